@@ -1,0 +1,121 @@
+/*
+ * alloc.h: which hosts a job gets, by placement policy.
+ *
+ * Input is plain data: a finished tp_topo, what every host is doing now
+ * (tp_host_use, one per host index), and the request.  Output is the chosen
+ * hosts with the leaves and pods they span and one paragraph saying why, or
+ * "cannot be met now: ..." when the occupancy does not allow it (the job
+ * should wait, not fall back), or TP_ERR_BUDGET when the decision took longer
+ * than its time budget (no opinion: the caller falls back to Slurm's choice).
+ *
+ * Policies (placement/policy.h):
+ *   leaf    whole leaves: never a leaf with another job's (or another job's
+ *           reserved) host on it.  Leaves under the fewest pods; among pods
+ *           the tightest fit (the pod whose free whole leaves fit the job
+ *           best), keeping whole free pods for big jobs; among leaves the
+ *           fewest, then the tightest for the last one.  Free hosts left on
+ *           the chosen leaves are returned as `reserved` for this job only.
+ *   shared  leaves shared only between compatible classes (jobclass.h: never
+ *           io_heavy beside comm_sensitive); on 3-level trees also pods free
+ *           of the incompatible class when there is room there, else the
+ *           reason says which pods could not be kept apart.
+ *   pack    fewest leaves (then fewest pods).
+ *   spread  most leaves (round robin over pods, then leaves).
+ *   off     no narrowing: all usable hosts, unchanged.
+ *   auto    must be resolved by the caller (TP_ERR_INVALID).
+ *
+ * Decisions are deterministic: ties go to the lower pod, leaf, host index.
+ *
+ * The occupancy a Slurm adapter passes should mark free hosts on the leaves
+ * of a running `leaf` job as TP_HOST_RESERVED for that job, so that later
+ * decisions keep those leaves whole.
+ */
+#ifndef TP_ALLOC_H
+#define TP_ALLOC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "jobclass.h"
+#include "policy.h"
+#include "topo.h"
+#include "tp_error.h"
+
+typedef enum tp_host_state {
+	TP_HOST_FREE = 0,
+	TP_HOST_BUSY,	  /* running job job_id of class job_class */
+	TP_HOST_RESERVED, /* idle, held for job job_id (its leaf's leftover) */
+	TP_HOST_DOWN,	  /* unusable, carries no traffic */
+} tp_host_state;
+
+/* What one host is doing; job_id and job_class matter for BUSY/RESERVED. */
+typedef struct tp_host_use {
+	tp_host_state state;
+	uint32_t job_id;
+	tp_jobclass job_class;
+} tp_host_use;
+
+/* Microseconds on a monotonic clock; tests inject a fake one. */
+typedef uint64_t (*tp_alloc_clock)(void *clock_data);
+
+typedef struct tp_alloc_request {
+	uint32_t nodes;	      /* hosts wanted, >= 1 */
+	tp_placement policy;  /* resolved: not TP_PLACEMENT_AUTO */
+	tp_jobclass job_class;
+	uint32_t job_id;      /* hosts RESERVED for this id are usable */
+	uint64_t budget_us;   /* 0: no limit */
+	tp_alloc_clock clock; /* NULL: CLOCK_MONOTONIC */
+	void *clock_data;
+} tp_alloc_request;
+
+#define TP_ALLOC_REASON_MAX 1024
+
+/*
+ * The decision.  Arrays are owned by the result: release them with
+ * tp_alloc_result_free.  When met is false only reason is meaningful.
+ */
+typedef struct tp_alloc_result {
+	bool met;
+	uint32_t *hosts;	 /* chosen (or allowed) hosts, ascending */
+	uint32_t host_count;
+	uint32_t *reserved;	 /* leftover hosts held for this job */
+	uint32_t reserved_count;
+	uint32_t *leaves;	 /* leaves used, ascending */
+	uint32_t leaf_count;
+	uint32_t *pods;		 /* pods used, ascending */
+	uint32_t pod_count;
+	char reason[TP_ALLOC_REASON_MAX];
+} tp_alloc_result;
+
+/*
+ * Choose exactly request->nodes hosts (policy off: every usable host) for
+ * the job.  @use has one entry per host of @topo.  @result is overwritten
+ * (call tp_alloc_result_free on it afterwards, whatever the status).
+ *
+ * Returns TP_OK with result->met true and the hosts, or TP_OK with met false
+ * and reason "cannot be met now: ..."; TP_ERR_BUDGET past the budget;
+ * TP_ERR_INVALID on a bad request (no nodes, policy auto or unknown, an
+ * unknown class or host state); TP_ERR_LIMIT when the fabric has fewer
+ * hosts than requested (never satisfiable); TP_ERR_NOMEM.
+ */
+tp_status tp_alloc_choose(const tp_topo *topo, const tp_host_use *use,
+			  const tp_alloc_request *request,
+			  tp_alloc_result *result, tp_error *err);
+
+/*
+ * The candidate set for a scheduler that makes the final pick itself
+ * (select/cons_tres): hosts such that ANY request->nodes of them still
+ * satisfy the policy.  leaf and pack: every usable host of the chosen leaves;
+ * shared: every usable host of the compatible leaves in the chosen pods;
+ * spread: one host per leaf when the job fits one per leaf (else the exact
+ * choice); off: every usable host.  Same statuses and ownership as
+ * tp_alloc_choose; result->hosts holds the allowed set.
+ */
+tp_status tp_alloc_allowed(const tp_topo *topo, const tp_host_use *use,
+			   const tp_alloc_request *request,
+			   tp_alloc_result *result, tp_error *err);
+
+/* Free the arrays of @result and reset it (NULL-safe). */
+void tp_alloc_result_free(tp_alloc_result *result);
+
+#endif /* TP_ALLOC_H */

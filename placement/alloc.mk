@@ -1,0 +1,26 @@
+# Leaf allocation policies, job classes and I/O server placement (issue 5),
+# with their unit tests, the `topoplace place` subcommand and the benchmark.
+placement_libtopoplace_la_SOURCES += \
+	placement/jobclass.c placement/jobclass.h \
+	placement/alloc.c placement/alloc.h
+
+TP_ALLOC_UNIT_TESTS = tests/unit/test_jobclass tests/unit/test_alloc
+TP_UNIT_TESTS += $(TP_ALLOC_UNIT_TESTS)
+check_PROGRAMS += $(TP_ALLOC_UNIT_TESTS)
+TESTS += $(TP_ALLOC_UNIT_TESTS)
+
+tests_unit_test_jobclass_SOURCES = tests/unit/test_jobclass.c
+tests_unit_test_jobclass_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_jobclass_LDADD = $(TP_UNIT_LDADD)
+
+tests_unit_test_alloc_SOURCES = tests/unit/test_alloc.c
+tests_unit_test_alloc_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_alloc_LDADD = $(TP_UNIT_LDADD)
+
+placement_libtopoplace_la_SOURCES += placement/ioserver.c placement/ioserver.h
+TP_UNIT_TESTS += tests/unit/test_ioserver
+check_PROGRAMS += tests/unit/test_ioserver
+TESTS += tests/unit/test_ioserver
+tests_unit_test_ioserver_SOURCES = tests/unit/test_ioserver.c
+tests_unit_test_ioserver_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_ioserver_LDADD = $(TP_UNIT_LDADD)

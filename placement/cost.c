@@ -1,0 +1,481 @@
+/*
+ * cost.c: hop-bytes, hop classes, leaf uplink loads and the node-aware
+ * max-rate prediction of a rank -> host mapping.
+ */
+#include "tp_config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+
+tp_cost_params tp_cost_default_params(void)
+{
+	/* Bienz et al., Table 1: intra-node and inter-node columns. */
+	tp_cost_params p = {
+	    .short_max_bytes = 512,
+	    .eager_max_bytes = 8192,
+	    .node =
+	        {
+	            [TP_COST_SHORT] = {8.3e-07, 4.8e08, INFINITY},
+	            [TP_COST_EAGER] = {1.2e-06, 9.6e08, INFINITY},
+	            [TP_COST_REND] = {2.5e-06, 6.2e09, INFINITY},
+	        },
+	    .net =
+	        {
+	            [TP_COST_SHORT] = {2.3e-06, 1.3e09, INFINITY},
+	            [TP_COST_EAGER] = {7.0e-06, 7.5e08, INFINITY},
+	            [TP_COST_REND] = {3.0e-06, 2.9e09, 6.6e09},
+	        },
+	    .queue_gamma_s = 8.4e-09,
+	    .contention_delta_s_per_byte = 1.0e-10,
+	    .leaf_uplinks = 1,
+	};
+
+	return p;
+}
+
+/* ---- parameter file ------------------------------------------------- */
+
+enum key_kind {
+	KEY_ALPHA,
+	KEY_RATE,
+	KEY_INJECTION,
+	KEY_NONNEG,
+	KEY_BYTES,
+	KEY_COUNT
+};
+
+struct key {
+	char name[40];
+	enum key_kind kind;
+	double *real;
+	uint64_t *whole;
+	uint32_t *small;
+};
+
+static const char *const proto_name[TP_COST_PROTOCOLS] = {"short", "eager",
+                                                          "rend"};
+
+/* The table of keys, pointing into @p; returns how many. */
+static size_t key_table(tp_cost_params *p, struct key *keys)
+{
+	size_t n = 0;
+
+	keys[n++] = (struct key){"short_max_bytes", KEY_BYTES, NULL,
+	                         &p->short_max_bytes, NULL};
+	keys[n++] = (struct key){"eager_max_bytes", KEY_BYTES, NULL,
+	                         &p->eager_max_bytes, NULL};
+	for (int k = 0; k < TP_COST_PROTOCOLS; k++) {
+		struct key *x;
+
+		x = &keys[n++];
+		*x = (struct key){"", KEY_ALPHA, &p->node[k].alpha_s, NULL,
+		                  NULL};
+		snprintf(x->name, sizeof(x->name), "node.%s.alpha_s",
+		         proto_name[k]);
+		x = &keys[n++];
+		*x = (struct key){"", KEY_RATE, &p->node[k].rate_Bps, NULL,
+		                  NULL};
+		snprintf(x->name, sizeof(x->name), "node.%s.rate_Bps",
+		         proto_name[k]);
+		x = &keys[n++];
+		*x =
+		    (struct key){"", KEY_ALPHA, &p->net[k].alpha_s, NULL, NULL};
+		snprintf(x->name, sizeof(x->name), "net.%s.alpha_s",
+		         proto_name[k]);
+		x = &keys[n++];
+		*x =
+		    (struct key){"", KEY_RATE, &p->net[k].rate_Bps, NULL, NULL};
+		snprintf(x->name, sizeof(x->name), "net.%s.rate_Bps",
+		         proto_name[k]);
+		x = &keys[n++];
+		*x = (struct key){"", KEY_INJECTION, &p->net[k].injection_Bps,
+		                  NULL, NULL};
+		snprintf(x->name, sizeof(x->name), "net.%s.injection_Bps",
+		         proto_name[k]);
+	}
+	keys[n++] = (struct key){"queue_gamma_s", KEY_NONNEG, &p->queue_gamma_s,
+	                         NULL, NULL};
+	keys[n++] = (struct key){"contention_delta_s_per_byte", KEY_NONNEG,
+	                         &p->contention_delta_s_per_byte, NULL, NULL};
+	keys[n++] = (struct key){"leaf_uplinks", KEY_COUNT, NULL, NULL,
+	                         &p->leaf_uplinks};
+	return n;
+}
+
+#define KEY_MAX 32
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+static tp_status set_value(const char *name, size_t line, struct key *k,
+                           const char *value, tp_error *err)
+{
+	char *end;
+
+	if (k->kind == KEY_BYTES || k->kind == KEY_COUNT) {
+		unsigned long long v;
+
+		if (*value < '0' || *value > '9')
+			goto bad_number;
+		errno = 0;
+		v = strtoull(value, &end, 10);
+		if (errno || *end)
+			goto bad_number;
+		if (k->kind == KEY_COUNT) {
+			if (v == 0 || v > UINT32_MAX)
+				return tp_error_set(err, TP_ERR_PARSE,
+				                    "%s: line %zu: %s must be "
+				                    "1..%u",
+				                    name, line, k->name,
+				                    UINT32_MAX);
+			*k->small = (uint32_t)v;
+		} else {
+			*k->whole = v;
+		}
+		return TP_OK;
+	}
+	if (k->kind == KEY_INJECTION &&
+	    (!strcmp(value, "inf") || !strcmp(value, "infinity"))) {
+		*k->real = INFINITY;
+		return TP_OK;
+	}
+	errno = 0;
+	double v = strtod(value, &end);
+
+	if (errno || end == value || *end || !isfinite(v))
+		goto bad_number;
+	if (k->kind == KEY_NONNEG ? v < 0 : v <= 0)
+		return tp_error_set(
+		    err, TP_ERR_PARSE, "%s: line %zu: %s must be %s, got %s",
+		    name, line, k->name, k->kind == KEY_NONNEG ? ">= 0" : "> 0",
+		    value);
+	*k->real = v;
+	return TP_OK;
+bad_number:
+	return tp_error_set(
+	    err, TP_ERR_PARSE, "%s: line %zu: %s: '%s' is not a %s", name, line,
+	    k->name, value,
+	    k->kind == KEY_BYTES || k->kind == KEY_COUNT ? "whole number"
+	                                                 : "finite number");
+}
+
+tp_status tp_cost_params_parse(const char *name, const char *text,
+                               tp_cost_params *params, tp_error *err)
+{
+	tp_cost_params p = tp_cost_default_params();
+	struct key keys[KEY_MAX];
+	int seen[KEY_MAX] = {0};
+	size_t nkeys = key_table(&p, keys), line = 0;
+	const char *cur = text;
+
+	while (*cur) {
+		const char *nl = strchr(cur, '\n');
+		size_t len = nl ? (size_t)(nl - cur) : strlen(cur);
+		char buf[256], *s, *eq, *key, *value;
+		size_t k;
+
+		line++;
+		if (len >= sizeof(buf))
+			return tp_error_set(err, TP_ERR_PARSE,
+			                    "%s: line %zu: longer than %zu "
+			                    "characters",
+			                    name, line, sizeof(buf) - 1);
+		memcpy(buf, cur, len);
+		buf[len] = '\0';
+		cur = nl ? nl + 1 : cur + len;
+		s = strchr(buf, '#');
+		if (s)
+			*s = '\0';
+		s = trim(buf);
+		if (!*s)
+			continue;
+		eq = strchr(s, '=');
+		if (!eq)
+			return tp_error_set(err, TP_ERR_PARSE,
+			                    "%s: line %zu: expected key = "
+			                    "value",
+			                    name, line);
+		*eq = '\0';
+		key = trim(s);
+		value = trim(eq + 1);
+		for (k = 0; k < nkeys; k++)
+			if (!strcmp(keys[k].name, key))
+				break;
+		if (k == nkeys)
+			return tp_error_set(err, TP_ERR_PARSE,
+			                    "%s: line %zu: unknown key '%s'",
+			                    name, line, key);
+		if (seen[k])
+			return tp_error_set(err, TP_ERR_PARSE,
+			                    "%s: line %zu: %s given twice",
+			                    name, line, key);
+		seen[k] = 1;
+		if (!*value)
+			return tp_error_set(err, TP_ERR_PARSE,
+			                    "%s: line %zu: %s has no value",
+			                    name, line, key);
+		tp_status rc = set_value(name, line, &keys[k], value, err);
+
+		if (rc != TP_OK)
+			return rc;
+	}
+	if (p.short_max_bytes >= p.eager_max_bytes)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: short_max_bytes %llu must be below "
+		                    "eager_max_bytes %llu",
+		                    name, (unsigned long long)p.short_max_bytes,
+		                    (unsigned long long)p.eager_max_bytes);
+	*params = p;
+	return TP_OK;
+}
+
+tp_status tp_cost_params_read_file(const char *path, tp_cost_params *params,
+                                   tp_error *err)
+{
+	/* A parameter file is a few dozen lines: refuse anything large. */
+	enum { MAX_BYTES = 64 * 1024 };
+	char *buf;
+	size_t got;
+	FILE *f;
+	tp_status rc;
+
+	f = fopen(path, "r");
+	if (!f)
+		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
+		                    strerror(errno));
+	buf = malloc(MAX_BYTES + 1);
+	if (!buf) {
+		fclose(f);
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    path);
+	}
+	got = fread(buf, 1, MAX_BYTES + 1, f);
+	if (ferror(f))
+		rc = tp_error_set(err, TP_ERR_IO, "%s: read error", path);
+	else if (got > MAX_BYTES)
+		rc = tp_error_set(err, TP_ERR_LIMIT, "%s: larger than %d bytes",
+		                  path, MAX_BYTES);
+	else if (memchr(buf, '\0', got))
+		rc = tp_error_set(err, TP_ERR_PARSE, "%s: NUL byte", path);
+	else {
+		buf[got] = '\0';
+		rc = tp_cost_params_parse(path, buf, params, err);
+	}
+	fclose(f);
+	free(buf);
+	return rc;
+}
+
+/* ---- evaluation ----------------------------------------------------- */
+
+/* Sums saturate at UINT64_MAX: a hostile matrix must not wrap to "cheap". */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	uint64_t p;
+
+	return __builtin_mul_overflow(a, b, &p) ? UINT64_MAX : p;
+}
+
+uint64_t tp_cost_hop_bytes(const tp_topo *topo, const tp_traffic *traffic,
+                           const uint32_t *rank_host)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < traffic->count; i++) {
+		const tp_traffic_entry *e = &traffic->entries[i];
+
+		sum = sat_add(
+		    sum,
+		    sat_mul(e->bytes, tp_topo_distance(topo, rank_host[e->src],
+		                                       rank_host[e->dst])));
+	}
+	return sum;
+}
+
+static int hop_class(const tp_topo *topo, uint32_t a, uint32_t b)
+{
+	uint32_t la, lb;
+
+	if (a == b)
+		return TP_COST_ON_NODE;
+	la = tp_topo_host_leaf(topo, a);
+	lb = tp_topo_host_leaf(topo, b);
+	if (la == lb)
+		return TP_COST_SAME_LEAF;
+	if (tp_topo_leaf_pod(topo, la) == tp_topo_leaf_pod(topo, lb))
+		return TP_COST_SAME_POD;
+	return TP_COST_OTHER_POD;
+}
+
+static int protocol(const tp_cost_params *p, double size_bytes)
+{
+	if (size_bytes <= (double)p->short_max_bytes)
+		return TP_COST_SHORT;
+	if (size_bytes <= (double)p->eager_max_bytes)
+		return TP_COST_EAGER;
+	return TP_COST_REND;
+}
+
+tp_status tp_cost_evaluate(const tp_topo *topo, const tp_traffic *traffic,
+                           const uint32_t *rank_host,
+                           const tp_cost_params *params, tp_cost_report *report,
+                           uint64_t *leaf_up_bytes, uint64_t *leaf_down_bytes,
+                           tp_error *err)
+{
+	tp_cost_params p = params ? *params : tp_cost_default_params();
+	uint32_t hosts = tp_topo_host_count(topo);
+	uint32_t leaves = tp_topo_leaf_count(topo);
+	uint32_t n = traffic->ranks;
+	uint64_t *up = NULL, *down = NULL, *recv_msgs = NULL;
+	uint32_t *ppn = NULL, *senders = NULL, *last_sender = NULL;
+	double *time_s = NULL;
+	uint8_t *sends_off = NULL;
+	tp_status rc = TP_OK;
+
+	memset(report, 0, sizeof(*report));
+	report->max_leaf = TP_TOPO_NONE;
+	for (uint32_t r = 0; r < n; r++)
+		if (rank_host[r] >= hosts)
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "cost: rank %u on host index %u, "
+			                    "fabric has %u hosts",
+			                    r, rank_host[r], hosts);
+	up = calloc(leaves, sizeof(*up));
+	down = calloc(leaves, sizeof(*down));
+	recv_msgs = calloc(n, sizeof(*recv_msgs));
+	ppn = calloc(hosts, sizeof(*ppn));
+	senders = calloc(n, sizeof(*senders));
+	last_sender = malloc((size_t)n * sizeof(*last_sender));
+	time_s = calloc(n, sizeof(*time_s));
+	sends_off = calloc(n, sizeof(*sends_off));
+	if (!up || !down || !recv_msgs || !ppn || !senders || !last_sender ||
+	    !time_s || !sends_off) {
+		rc = tp_error_set(err, TP_ERR_NOMEM,
+		                  "cost: out of memory for %u ranks", n);
+		goto out;
+	}
+	for (uint32_t r = 0; r < n; r++)
+		last_sender[r] = UINT32_MAX;
+
+	/* Pass 1: classes, links, and who sends off-node (for ppn). */
+	for (size_t i = 0; i < traffic->count; i++) {
+		const tp_traffic_entry *e = &traffic->entries[i];
+		uint32_t a = rank_host[e->src], b = rank_host[e->dst];
+		int cls = hop_class(topo, a, b);
+
+		report->hop_bytes =
+		    sat_add(report->hop_bytes,
+		            sat_mul(e->bytes, tp_topo_distance(topo, a, b)));
+		report->class_bytes[cls] =
+		    sat_add(report->class_bytes[cls], e->bytes);
+		report->class_msgs[cls] =
+		    sat_add(report->class_msgs[cls], e->msgs);
+		if (cls != TP_COST_ON_NODE)
+			sends_off[e->src] = 1;
+		if (cls >= TP_COST_SAME_POD) {
+			uint32_t la = tp_topo_host_leaf(topo, a);
+			uint32_t lb = tp_topo_host_leaf(topo, b);
+
+			up[la] = sat_add(up[la], e->bytes);
+			down[lb] = sat_add(down[lb], e->bytes);
+		}
+		recv_msgs[e->dst] =
+		    sat_add(recv_msgs[e->dst], e->msgs ? e->msgs : 1);
+		/* Entries are sorted by src, so a dst sees each src once. */
+		if (last_sender[e->dst] != e->src) {
+			last_sender[e->dst] = e->src;
+			senders[e->dst]++;
+		}
+	}
+	for (uint32_t r = 0; r < n; r++)
+		ppn[rank_host[r]] += sends_off[r];
+
+	/* Pass 2: max-rate time of each sender. */
+	for (size_t i = 0; i < traffic->count; i++) {
+		const tp_traffic_entry *e = &traffic->entries[i];
+		uint32_t a = rank_host[e->src], b = rank_host[e->dst];
+		double msgs = e->msgs ? (double)e->msgs : 1.0;
+		double s = (double)e->bytes / msgs;
+		const tp_cost_rate *rate;
+
+		if (a == b) {
+			rate = &p.node[protocol(&p, s)];
+			time_s[e->src] +=
+			    msgs * (rate->alpha_s + s / rate->rate_Bps);
+		} else {
+			double k = ppn[a] ? (double)ppn[a] : 1.0;
+			double bw;
+
+			rate = &p.net[protocol(&p, s)];
+			bw = fmin(rate->injection_Bps, k * rate->rate_Bps);
+			time_s[e->src] += msgs * (rate->alpha_s + k * s / bw);
+		}
+	}
+	for (uint32_t r = 0; r < n; r++) {
+		/* gamma * n^2 per exchange, rounds = received / n. */
+		double q =
+		    p.queue_gamma_s * (double)senders[r] * (double)recv_msgs[r];
+
+		if (time_s[r] + q > report->maxrate_s + report->queue_s) {
+			report->maxrate_s = time_s[r];
+			report->queue_s = q;
+		}
+	}
+	for (uint32_t l = 0; l < leaves; l++) {
+		uint64_t m = up[l] > down[l] ? up[l] : down[l];
+
+		if (up[l] > report->max_leaf_up_bytes)
+			report->max_leaf_up_bytes = up[l];
+		if (down[l] > report->max_leaf_down_bytes)
+			report->max_leaf_down_bytes = down[l];
+		if (m && (report->max_leaf == TP_TOPO_NONE ||
+		          m > (up[report->max_leaf] > down[report->max_leaf]
+		                   ? up[report->max_leaf]
+		                   : down[report->max_leaf])))
+			report->max_leaf = l;
+	}
+	{
+		uint64_t busiest =
+		    report->max_leaf_up_bytes > report->max_leaf_down_bytes
+		        ? report->max_leaf_up_bytes
+		        : report->max_leaf_down_bytes;
+
+		report->contention_s = p.contention_delta_s_per_byte *
+		                       (double)busiest / (double)p.leaf_uplinks;
+	}
+	report->predicted_s =
+	    report->maxrate_s + report->queue_s + report->contention_s;
+	if (leaf_up_bytes)
+		memcpy(leaf_up_bytes, up, leaves * sizeof(*up));
+	if (leaf_down_bytes)
+		memcpy(leaf_down_bytes, down, leaves * sizeof(*down));
+out:
+	free(up);
+	free(down);
+	free(recv_msgs);
+	free(ppn);
+	free(senders);
+	free(last_sender);
+	free(time_s);
+	free(sends_off);
+	return rc;
+}

@@ -1,0 +1,575 @@
+/*
+ * ioserver.c: I/O server placement (spread, isolated, random) and the
+ * uplink load of n clients -> m servers traffic.
+ */
+#include "tp_config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioserver.h"
+
+#define NAMES_LISTED 8
+
+struct place {
+	const tp_topo *topo;
+	const tp_ioserver_request *req;
+	uint32_t host_count, leaf_count;
+	uint8_t *job;	    /* host is the job's */
+	uint8_t *cand;	    /* host may serve */
+	uint8_t *taken;	    /* host chosen */
+	uint8_t *leaf_tier; /* preference, lower first */
+	uint32_t *leaf_cand;
+	uint32_t *order; /* leaves in preference order */
+	uint32_t order_count;
+	uint32_t *chosen;
+	uint32_t chosen_count;
+};
+
+static void say(char *buf, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(char *buf, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len + 1 >= TP_IOSERVER_REASON_MAX)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, TP_IOSERVER_REASON_MAX - *len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= TP_IOSERVER_REASON_MAX - *len) {
+		*len = TP_IOSERVER_REASON_MAX - 1;
+		memcpy(buf + TP_IOSERVER_REASON_MAX - 4, "...", 4);
+		return;
+	}
+	*len += (size_t)n;
+}
+
+static bool host_usable(const tp_ioserver_request *req, uint32_t h)
+{
+	const tp_host_use *u;
+
+	if (!req->use)
+		return true;
+	u = &req->use[h];
+	return u->state == TP_HOST_FREE ||
+	       (u->state == TP_HOST_RESERVED && u->job_id == req->job_id) ||
+	       (u->state == TP_HOST_BUSY && u->job_id == req->job_id);
+}
+
+/* Candidates by scope, leaf tiers, and leaves in preference order. */
+static void build_candidates(struct place *p)
+{
+	const tp_ioserver_request *req = p->req;
+	uint32_t pod_count = tp_topo_pod_count(p->topo);
+	uint8_t *job_pod = p->taken; /* borrowed, cleared below */
+	uint8_t *job_leaf = p->leaf_tier;
+
+	memset(job_pod, 0, pod_count);
+	for (uint32_t i = 0; i < req->job_host_count; i++) {
+		uint32_t leaf = tp_topo_host_leaf(p->topo, req->job_hosts[i]);
+
+		p->job[req->job_hosts[i]] = 1;
+		job_leaf[leaf] = 1;
+	}
+	for (uint32_t l = 0; l < p->leaf_count; l++)
+		if (job_leaf[l])
+			job_pod[tp_topo_leaf_pod(p->topo, l)] = 1;
+	for (uint32_t h = 0; h < p->host_count; h++) {
+		switch (req->scope) {
+		case TP_IOSERVER_AMONG:
+			p->cand[h] = p->job[h] &&
+				     (!req->use ||
+				      req->use[h].state != TP_HOST_DOWN);
+			break;
+		case TP_IOSERVER_BESIDE:
+			p->cand[h] = !p->job[h] && host_usable(req, h);
+			break;
+		default:
+			p->cand[h] = host_usable(req, h);
+			break;
+		}
+		if (p->cand[h])
+			p->leaf_cand[tp_topo_host_leaf(p->topo, h)]++;
+	}
+	/* Tiers.  BESIDE spread: the job's leaves (no uplink at all), its
+	 * pods, the rest.  BESIDE isolated: leaves of the job's pods without
+	 * its hosts, other leaves without its hosts, its own leaves last. */
+	for (uint32_t l = 0; l < p->leaf_count; l++) {
+		bool mine = job_leaf[l];
+		bool my_pod = job_pod[tp_topo_leaf_pod(p->topo, l)];
+		uint8_t tier = 0;
+
+		if (req->scope == TP_IOSERVER_BESIDE) {
+			if (req->policy == TP_IOSERVER_ISOLATED)
+				tier = mine ? 2 : my_pod ? 0 : 1;
+			else
+				tier = mine ? 0 : my_pod ? 1 : 2;
+		}
+		p->leaf_tier[l] = tier;
+	}
+	memset(job_pod, 0, pod_count);
+	p->order_count = 0;
+	for (uint8_t tier = 0; tier < 3; tier++)
+		for (uint32_t l = 0; l < p->leaf_count; l++)
+			if (p->leaf_tier[l] == tier && p->leaf_cand[l])
+				p->order[p->order_count++] = l;
+}
+
+/* The last candidate host of @leaf not yet taken, or TP_TOPO_NONE. */
+static uint32_t last_free_host(struct place *p, uint32_t leaf)
+{
+	uint32_t n;
+	const uint32_t *hosts = tp_topo_leaf_hosts(p->topo, leaf, &n);
+
+	for (uint32_t i = n; i-- > 0;)
+		if (p->cand[hosts[i]] && !p->taken[hosts[i]])
+			return hosts[i];
+	return TP_TOPO_NONE;
+}
+
+static void take(struct place *p, uint32_t h)
+{
+	p->taken[h] = 1;
+	p->chosen[p->chosen_count++] = h;
+}
+
+static void place_spread(struct place *p)
+{
+	uint32_t m = p->req->servers;
+
+	if (m < p->order_count) {
+		/* Evenly spaced over the shortest run of whole tiers that
+		 * has enough leaves, so site servers cover every pod. */
+		uint32_t span = 0;
+
+		while (span < p->order_count &&
+		       (span < m || (span > 0 &&
+				     p->leaf_tier[p->order[span]] ==
+					     p->leaf_tier[p->order[span - 1]])))
+			span++;
+		for (uint32_t i = 0; i < m; i++) {
+			uint32_t leaf = p->order[(uint64_t)i * span / m];
+
+			take(p, last_free_host(p, leaf));
+		}
+		return;
+	}
+	while (p->chosen_count < m) {
+		uint32_t before = p->chosen_count;
+
+		for (uint32_t i = 0; i < p->order_count && p->chosen_count < m;
+		     i++) {
+			uint32_t h = last_free_host(p, p->order[i]);
+
+			if (h != TP_TOPO_NONE)
+				take(p, h);
+		}
+		if (p->chosen_count == before)
+			break;
+	}
+}
+
+static void place_isolated(struct place *p)
+{
+	uint32_t m = p->req->servers;
+	bool site = p->req->scope == TP_IOSERVER_SITE;
+
+	while (p->chosen_count < m) {
+		uint32_t best = TP_TOPO_NONE;
+
+		/* Lowest tier, most candidates; ties: site-wide the last
+		 * leaf (storage racks sit at the end), per job the first. */
+		for (uint32_t i = 0; i < p->order_count; i++) {
+			uint32_t l = p->order[i];
+
+			if (!p->leaf_cand[l])
+				continue;
+			if (best == TP_TOPO_NONE ||
+			    p->leaf_tier[l] < p->leaf_tier[best] ||
+			    (p->leaf_tier[l] == p->leaf_tier[best] &&
+			     (p->leaf_cand[l] > p->leaf_cand[best] ||
+			      (p->leaf_cand[l] == p->leaf_cand[best] && site))))
+				best = l;
+		}
+		if (best == TP_TOPO_NONE)
+			break;
+		while (p->chosen_count < m && p->leaf_cand[best]) {
+			take(p, last_free_host(p, best));
+			p->leaf_cand[best]--;
+		}
+		p->leaf_cand[best] = 0;
+	}
+}
+
+/* splitmix64: small, seedable, same sequence on every platform. */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static tp_status place_random(struct place *p, tp_error *err)
+{
+	uint32_t n = 0, m = p->req->servers;
+	uint64_t state = p->req->seed;
+	uint32_t *pool = malloc(sizeof(uint32_t) * (size_t)p->host_count);
+
+	if (!pool)
+		return tp_error_set(err, TP_ERR_NOMEM,
+				    "I/O servers: no memory for %u hosts",
+				    p->host_count);
+	for (uint32_t h = 0; h < p->host_count; h++)
+		if (p->cand[h])
+			pool[n++] = h;
+	for (uint32_t i = 0; i < m && i < n; i++) {
+		uint32_t j = i + (uint32_t)(next_random(&state) % (n - i));
+		uint32_t t = pool[i];
+
+		pool[i] = pool[j];
+		pool[j] = t;
+		take(p, pool[i]);
+	}
+	free(pool);
+	return TP_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static const char *const scope_words[] = {
+	[TP_IOSERVER_SITE] = "site-wide",
+	[TP_IOSERVER_AMONG] = "among the job's hosts",
+	[TP_IOSERVER_BESIDE] = "beside the job's hosts",
+};
+
+static void explain(struct place *p, tp_ioserver_result *r)
+{
+	size_t len = 0;
+	uint32_t leaves = 0, same_leaf = 0;
+	uint8_t *seen = p->leaf_tier; /* reused: tiers are no longer needed */
+
+	memset(seen, 0, p->leaf_count);
+	for (uint32_t i = 0; i < r->server_count; i++) {
+		uint32_t l = tp_topo_host_leaf(p->topo, r->servers[i]);
+
+		leaves += !seen[l];
+		seen[l] = 1;
+	}
+	if (p->req->scope == TP_IOSERVER_BESIDE)
+		for (uint32_t i = 0; i < r->server_count; i++) {
+			uint32_t l = tp_topo_host_leaf(p->topo, r->servers[i]);
+
+			for (uint32_t k = 0; k < p->req->job_host_count; k++)
+				if (tp_topo_host_leaf(p->topo,
+						      p->req->job_hosts[k]) == l) {
+					same_leaf++;
+					break;
+				}
+		}
+	say(r->reason, &len, "%s: %u server%s %s on %u lea%s",
+	    tp_ioserver_policy_name(p->req->policy), r->server_count,
+	    r->server_count == 1 ? "" : "s", scope_words[p->req->scope],
+	    leaves, leaves == 1 ? "f" : "ves");
+	switch (p->req->policy) {
+	case TP_IOSERVER_SPREAD:
+		say(r->reason, &len,
+		    " (one per leaf on its last usable port: traffic to port k rides spine k only)");
+		break;
+	case TP_IOSERVER_ISOLATED:
+		say(r->reason, &len, " (packed on dedicated leaves)");
+		break;
+	default:
+		say(r->reason, &len, " (seed %llu)",
+		    (unsigned long long)p->req->seed);
+		break;
+	}
+	if (p->req->scope == TP_IOSERVER_BESIDE)
+		say(r->reason, &len, ", %u on the job's own leaves", same_leaf);
+	say(r->reason, &len, ":");
+	for (uint32_t i = 0; i < r->server_count && i < NAMES_LISTED; i++) {
+		uint32_t h = r->servers[i];
+
+		say(r->reason, &len, " %s (%s)", tp_topo_host_name(p->topo, h),
+		    tp_topo_leaf_name(p->topo, tp_topo_host_leaf(p->topo, h)));
+	}
+	if (r->server_count > NAMES_LISTED)
+		say(r->reason, &len, " (+%u more)",
+		    r->server_count - NAMES_LISTED);
+}
+
+static void place_free(struct place *p)
+{
+	free(p->job);
+	free(p->cand);
+	free(p->taken);
+	free(p->leaf_tier);
+	free(p->leaf_cand);
+	free(p->order);
+	free(p->chosen);
+}
+
+static tp_status check_request(const tp_topo *topo,
+			       const tp_ioserver_request *req, tp_error *err)
+{
+	uint32_t hosts = tp_topo_host_count(topo);
+
+	if (req->servers == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+				    "I/O servers: 0 servers requested");
+	if ((unsigned)req->policy > TP_IOSERVER_RANDOM)
+		return tp_error_set(err, TP_ERR_INVALID,
+				    "I/O servers: unknown policy %d",
+				    (int)req->policy);
+	if ((unsigned)req->scope > TP_IOSERVER_BESIDE)
+		return tp_error_set(err, TP_ERR_INVALID,
+				    "I/O servers: unknown scope %d",
+				    (int)req->scope);
+	if (req->scope != TP_IOSERVER_SITE &&
+	    (!req->job_hosts || !req->job_host_count))
+		return tp_error_set(err, TP_ERR_INVALID,
+				    "I/O servers %s: no job hosts given",
+				    scope_words[req->scope]);
+	for (uint32_t i = 0; i < req->job_host_count; i++)
+		if (req->job_hosts[i] >= hosts)
+			return tp_error_set(err, TP_ERR_INVALID,
+					    "I/O servers: job host #%u is index %u, the fabric has %u hosts",
+					    i, req->job_hosts[i], hosts);
+	return TP_OK;
+}
+
+tp_status tp_ioserver_place(const tp_topo *topo,
+			    const tp_ioserver_request *req,
+			    tp_ioserver_result *r, tp_error *err)
+{
+	struct place p = { 0 };
+	tp_status rc;
+	uint32_t usable = 0;
+
+	if (!r)
+		return tp_error_set(err, TP_ERR_INVALID,
+				    "I/O servers: NULL result");
+	memset(r, 0, sizeof(*r));
+	if (!topo || !req)
+		return tp_error_set(err, TP_ERR_INVALID,
+				    "I/O servers: NULL fabric or request");
+	rc = check_request(topo, req, err);
+	if (rc != TP_OK)
+		return rc;
+	p.topo = topo;
+	p.req = req;
+	p.host_count = tp_topo_host_count(topo);
+	p.leaf_count = tp_topo_leaf_count(topo);
+	p.job = calloc(p.host_count, 1);
+	p.cand = calloc(p.host_count, 1);
+	/* taken doubles as a per-pod scratch in build_candidates */
+	p.taken = calloc(p.host_count > tp_topo_pod_count(topo) ?
+				 p.host_count :
+				 tp_topo_pod_count(topo),
+			 1);
+	p.leaf_tier = calloc(p.leaf_count, 1);
+	p.leaf_cand = calloc(p.leaf_count, sizeof(uint32_t));
+	p.order = calloc(p.leaf_count, sizeof(uint32_t));
+	p.chosen = calloc(req->servers, sizeof(uint32_t));
+	if (!p.job || !p.cand || !p.taken || !p.leaf_tier || !p.leaf_cand ||
+	    !p.order || !p.chosen) {
+		place_free(&p);
+		return tp_error_set(err, TP_ERR_NOMEM,
+				    "I/O servers: no memory for %u hosts",
+				    p.host_count);
+	}
+	build_candidates(&p);
+	for (uint32_t l = 0; l < p.leaf_count; l++)
+		usable += p.leaf_cand[l];
+	if (usable < req->servers) {
+		place_free(&p);
+		return tp_error_set(err, TP_ERR_UNSUPPORTED,
+				    "I/O servers %s: %u wanted, only %u usable hosts",
+				    scope_words[req->scope], req->servers,
+				    usable);
+	}
+	switch (req->policy) {
+	case TP_IOSERVER_SPREAD:
+		place_spread(&p);
+		break;
+	case TP_IOSERVER_ISOLATED:
+		place_isolated(&p);
+		break;
+	default:
+		rc = place_random(&p, err);
+		break;
+	}
+	if (rc == TP_OK && p.chosen_count != req->servers)
+		rc = tp_error_set(err, TP_ERR_INTERNAL,
+				  "I/O servers: placed %u of %u",
+				  p.chosen_count, req->servers);
+	if (rc != TP_OK) {
+		place_free(&p);
+		return rc;
+	}
+	qsort(p.chosen, p.chosen_count, sizeof(uint32_t), cmp_u32);
+	r->servers = p.chosen;
+	r->server_count = p.chosen_count;
+	p.chosen = NULL;
+	explain(&p, r);
+	place_free(&p);
+	return TP_OK;
+}
+
+void tp_ioserver_result_free(tp_ioserver_result *result)
+{
+	if (!result)
+		return;
+	free(result->servers);
+	result->servers = NULL;
+	result->server_count = 0;
+}
+
+/* ---- load ------------------------------------------------------------ */
+
+tp_status tp_ioserver_load(const tp_topo *topo, const uint32_t *clients,
+			   uint32_t client_count, const uint32_t *servers,
+			   uint32_t server_count, double bytes_per_client,
+			   tp_io_load *load, tp_error *err)
+{
+	uint32_t hosts, leaves, pods;
+	uint32_t *leaf_c = NULL, *leaf_s = NULL, *pod_c = NULL, *pod_s = NULL;
+	double per_pair;
+	tp_status rc = TP_OK;
+
+	if (!load)
+		return tp_error_set(err, TP_ERR_INVALID, "I/O load: NULL result");
+	memset(load, 0, sizeof(*load));
+	if (!topo || !clients || !servers || !client_count || !server_count)
+		return tp_error_set(err, TP_ERR_INVALID,
+				    "I/O load: no clients or no servers");
+	if (!isfinite(bytes_per_client) || bytes_per_client < 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+				    "I/O load: bytes per client %g is not >= 0",
+				    bytes_per_client);
+	hosts = tp_topo_host_count(topo);
+	leaves = tp_topo_leaf_count(topo);
+	pods = tp_topo_pod_count(topo);
+	for (uint32_t i = 0; i < client_count; i++)
+		if (clients[i] >= hosts)
+			return tp_error_set(err, TP_ERR_INVALID,
+					    "I/O load: client #%u is host index %u, the fabric has %u hosts",
+					    i, clients[i], hosts);
+	for (uint32_t i = 0; i < server_count; i++)
+		if (servers[i] >= hosts)
+			return tp_error_set(err, TP_ERR_INVALID,
+					    "I/O load: server #%u is host index %u, the fabric has %u hosts",
+					    i, servers[i], hosts);
+	leaf_c = calloc(leaves, sizeof(uint32_t));
+	leaf_s = calloc(leaves, sizeof(uint32_t));
+	pod_c = calloc(pods, sizeof(uint32_t));
+	pod_s = calloc(pods, sizeof(uint32_t));
+	load->leaf_up_bytes = calloc(leaves, sizeof(double));
+	load->leaf_down_bytes = calloc(leaves, sizeof(double));
+	load->pod_up_bytes = calloc(pods, sizeof(double));
+	load->pod_down_bytes = calloc(pods, sizeof(double));
+	if (!leaf_c || !leaf_s || !pod_c || !pod_s || !load->leaf_up_bytes ||
+	    !load->leaf_down_bytes || !load->pod_up_bytes ||
+	    !load->pod_down_bytes) {
+		rc = tp_error_set(err, TP_ERR_NOMEM,
+				  "I/O load: no memory for %u leaves", leaves);
+		tp_io_load_free(load);
+		goto out;
+	}
+	load->leaf_count = leaves;
+	load->pod_count = pods;
+	for (uint32_t i = 0; i < client_count; i++) {
+		uint32_t l = tp_topo_host_leaf(topo, clients[i]);
+
+		leaf_c[l]++;
+		pod_c[tp_topo_leaf_pod(topo, l)]++;
+	}
+	for (uint32_t i = 0; i < server_count; i++) {
+		uint32_t l = tp_topo_host_leaf(topo, servers[i]);
+
+		leaf_s[l]++;
+		pod_s[tp_topo_leaf_pod(topo, l)]++;
+	}
+	/* Each client sends bytes/m to each server; a pair crosses a leaf's
+	 * uplink when exactly one end is on that leaf. */
+	per_pair = bytes_per_client / server_count;
+	for (uint32_t l = 0; l < leaves; l++) {
+		double up = per_pair * leaf_c[l] * (server_count - leaf_s[l]);
+		double down = per_pair * leaf_s[l] * (client_count - leaf_c[l]);
+
+		load->leaf_up_bytes[l] = up;
+		load->leaf_down_bytes[l] = down;
+		load->total_leaf_uplink_bytes += up + down;
+		load->loaded_leaves += up + down > 0;
+		if (down > load->max_leaf_down_bytes) {
+			load->max_leaf_down_bytes = down;
+			load->max_leaf = l;
+		}
+	}
+	for (uint32_t p = 0; p < pods; p++) {
+		load->pod_up_bytes[p] =
+			per_pair * pod_c[p] * (server_count - pod_s[p]);
+		load->pod_down_bytes[p] =
+			per_pair * pod_s[p] * (client_count - pod_c[p]);
+		if (load->pod_down_bytes[p] > load->max_pod_down_bytes)
+			load->max_pod_down_bytes = load->pod_down_bytes[p];
+	}
+out:
+	free(leaf_c);
+	free(leaf_s);
+	free(pod_c);
+	free(pod_s);
+	return rc;
+}
+
+void tp_io_load_free(tp_io_load *load)
+{
+	if (!load)
+		return;
+	free(load->leaf_up_bytes);
+	free(load->leaf_down_bytes);
+	free(load->pod_up_bytes);
+	free(load->pod_down_bytes);
+	memset(load, 0, sizeof(*load));
+}
+
+static const char *const policy_names[] = {
+	[TP_IOSERVER_SPREAD] = "spread",
+	[TP_IOSERVER_ISOLATED] = "isolated",
+	[TP_IOSERVER_RANDOM] = "random",
+};
+
+tp_status tp_ioserver_policy_parse(const char *text,
+				   tp_ioserver_policy *policy, tp_error *err)
+{
+	for (size_t i = 0; text && i < 3; i++) {
+		if (!strcmp(text, policy_names[i])) {
+			*policy = (tp_ioserver_policy)i;
+			return TP_OK;
+		}
+	}
+	return tp_error_set(err, TP_ERR_INVALID,
+			    "I/O server policy '%s': expected %s",
+			    text ? text : "", TP_IOSERVER_CHOICES);
+}
+
+const char *tp_ioserver_policy_name(tp_ioserver_policy policy)
+{
+	if ((unsigned)policy <= TP_IOSERVER_RANDOM)
+		return policy_names[policy];
+	return "unknown";
+}

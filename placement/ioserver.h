@@ -1,0 +1,113 @@
+/*
+ * ioserver.h: where I/O servers go, and what their traffic does to leaf
+ * uplinks.
+ *
+ * BACKGROUND.md section 2: of "isolated-target" (servers packed on a few
+ * dedicated leaves), "spread-target" (one server per leaf, on the leaf's
+ * last port) and "random-target", spread was best for both MPI and I/O:
+ * with standard fat-tree routing, traffic to port k of every leaf rides the
+ * k-th spine of the destination pod, so I/O is confined to a few spines.
+ *
+ * Scopes: site-wide servers (any usable host of the fabric), or a job's
+ * on-demand servers among its own hosts or beside them (free hosts, the
+ * job's own leaves first, then its pods, then the rest).
+ *
+ * Per-link load with real routes comes with the fabric model; until then
+ * tp_ioserver_load computes per-leaf-uplink and per-pod-uplink bytes of an
+ * n clients -> m servers pattern on the tp_topo hierarchy, so choices can be
+ * compared.
+ */
+#ifndef TP_IOSERVER_H
+#define TP_IOSERVER_H
+
+#include <stdint.h>
+
+#include "alloc.h"
+#include "topo.h"
+#include "tp_error.h"
+
+typedef enum tp_ioserver_policy {
+	TP_IOSERVER_SPREAD = 0,
+	TP_IOSERVER_ISOLATED,
+	TP_IOSERVER_RANDOM,
+} tp_ioserver_policy;
+
+#define TP_IOSERVER_CHOICES "spread|isolated|random"
+
+typedef enum tp_ioserver_scope {
+	TP_IOSERVER_SITE = 0, /* anywhere on the fabric */
+	TP_IOSERVER_AMONG,    /* on the job's own hosts */
+	TP_IOSERVER_BESIDE,   /* on usable hosts that are not the job's */
+} tp_ioserver_scope;
+
+typedef struct tp_ioserver_request {
+	uint32_t servers; /* >= 1 */
+	tp_ioserver_policy policy;
+	tp_ioserver_scope scope;
+	const uint32_t *job_hosts; /* AMONG and BESIDE: the job's hosts */
+	uint32_t job_host_count;
+	uint32_t job_id;	/* hosts RESERVED for it count as usable */
+	const tp_host_use *use; /* NULL: every host usable */
+	uint64_t seed;		/* random */
+} tp_ioserver_request;
+
+#define TP_IOSERVER_REASON_MAX 1024
+
+/* Servers chosen (ascending host indices), owned by the result. */
+typedef struct tp_ioserver_result {
+	uint32_t *servers;
+	uint32_t server_count;
+	char reason[TP_IOSERVER_REASON_MAX];
+} tp_ioserver_result;
+
+/*
+ * Place request->servers I/O servers.  spread: one per leaf on the leaf's
+ * last usable host (leaves evenly spaced when there are more leaves than
+ * servers; further rounds take the next-to-last host); isolated: packed on
+ * the fewest leaves, taking hosts from the last port down, leaves with the
+ * most usable hosts first (site-wide: the last leaves of the fabric, the
+ * usual place of storage racks; beside a job: leaves without the job's hosts
+ * in the job's pods first); random: a seeded uniform draw.  Deterministic
+ * for a given seed.  Fails with TP_ERR_INVALID (0 servers, unknown policy or
+ * scope, a job host out of range, no job hosts for AMONG/BESIDE),
+ * TP_ERR_UNSUPPORTED when fewer usable hosts than servers exist (the message
+ * says how many), TP_ERR_NOMEM.  Free with tp_ioserver_result_free.
+ */
+tp_status tp_ioserver_place(const tp_topo *topo,
+			    const tp_ioserver_request *request,
+			    tp_ioserver_result *result, tp_error *err);
+
+void tp_ioserver_result_free(tp_ioserver_result *result);
+
+/*
+ * Bytes on leaf and pod uplinks when each of @client_count clients writes
+ * @bytes_per_client striped evenly over @server_count servers (reads: swap
+ * up and down).  Traffic between hosts of one leaf never leaves it; traffic
+ * between leaves of one pod stays below the pod's top.  Arrays are indexed
+ * by leaf / pod and owned by @load (tp_io_load_free).
+ */
+typedef struct tp_io_load {
+	double *leaf_up_bytes, *leaf_down_bytes;
+	uint32_t leaf_count;
+	double *pod_up_bytes, *pod_down_bytes;
+	uint32_t pod_count;
+	double max_leaf_down_bytes; /* the busiest leaf toward servers */
+	uint32_t max_leaf;
+	double max_pod_down_bytes;
+	uint32_t loaded_leaves;	    /* leaves with any uplink traffic */
+	double total_leaf_uplink_bytes; /* up + down over all leaves */
+} tp_io_load;
+
+/* Fails with TP_ERR_INVALID on no clients/servers or an index out of range. */
+tp_status tp_ioserver_load(const tp_topo *topo, const uint32_t *clients,
+			   uint32_t client_count, const uint32_t *servers,
+			   uint32_t server_count, double bytes_per_client,
+			   tp_io_load *load, tp_error *err);
+
+void tp_io_load_free(tp_io_load *load);
+
+tp_status tp_ioserver_policy_parse(const char *text,
+				   tp_ioserver_policy *policy, tp_error *err);
+const char *tp_ioserver_policy_name(tp_ioserver_policy policy);
+
+#endif /* TP_IOSERVER_H */

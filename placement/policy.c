@@ -1,0 +1,42 @@
+/*
+ * policy.c: names of placement policies.
+ */
+#include "tp_config.h"
+
+#include <string.h>
+
+#include "policy.h"
+
+static const char *const placement_names[] = {
+	[TP_PLACEMENT_AUTO] = "auto",     [TP_PLACEMENT_LEAF] = "leaf",
+	[TP_PLACEMENT_SHARED] = "shared", [TP_PLACEMENT_PACK] = "pack",
+	[TP_PLACEMENT_SPREAD] = "spread", [TP_PLACEMENT_OFF] = "off",
+};
+
+#define PLACEMENT_COUNT (sizeof(placement_names) / sizeof(placement_names[0]))
+
+tp_status tp_placement_parse(const char *text, tp_placement *placement,
+			     tp_error *err)
+{
+	if (!text || !*text)
+		return tp_error_set(err, TP_ERR_INVALID,
+				    "empty placement policy (expected one of %s)",
+				    TP_PLACEMENT_CHOICES);
+	for (size_t i = 0; i < PLACEMENT_COUNT; i++) {
+		if (strcmp(text, placement_names[i]) == 0) {
+			*placement = (tp_placement)i;
+			return TP_OK;
+		}
+	}
+	return tp_error_set(err, TP_ERR_INVALID,
+			    "'%.64s%s' is not a placement policy (expected one of %s)",
+			    text, strlen(text) > 64 ? "..." : "",
+			    TP_PLACEMENT_CHOICES);
+}
+
+const char *tp_placement_name(tp_placement placement)
+{
+	if ((size_t)placement >= PLACEMENT_COUNT)
+		return "invalid";
+	return placement_names[placement];
+}

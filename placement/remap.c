@@ -1,0 +1,1356 @@
+/*
+ * remap.c: topology-aware rank placement (hierarchical METIS + hop-bytes
+ * refinement), the simple baselines, and hostlist expansion.
+ */
+#include "tp_config.h"
+
+#include <metis.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+#include "remap.h"
+
+#define NONE UINT32_MAX
+
+void tp_remap_mapping_free(tp_remap_mapping *mapping)
+{
+	if (!mapping)
+		return;
+	free(mapping->rank_host);
+	free(mapping->rank_slot);
+	mapping->rank_host = NULL;
+	mapping->rank_slot = NULL;
+	mapping->ranks = 0;
+}
+
+static const char *const method_names[] = {
+    [TP_REMAP_BLOCK] = "block",
+    [TP_REMAP_CYCLIC] = "cyclic",
+    [TP_REMAP_RANDOM] = "random",
+    [TP_REMAP_TOPO] = "remap",
+};
+
+const char *tp_remap_method_name(tp_remap_method method)
+{
+	if ((unsigned)method >= sizeof(method_names) / sizeof(*method_names))
+		return NULL;
+	return method_names[method];
+}
+
+tp_status tp_remap_method_parse(const char *name, tp_remap_method *method,
+                                tp_error *err)
+{
+	for (unsigned m = 0; m < sizeof(method_names) / sizeof(*method_names);
+	     m++) {
+		if (!strcmp(name, method_names[m])) {
+			*method = (tp_remap_method)m;
+			return TP_OK;
+		}
+	}
+	return tp_error_set(err, TP_ERR_INVALID,
+	                    "mapping method '%s': expected block, cyclic, "
+	                    "random or remap",
+	                    name);
+}
+
+/* splitmix64: small, seedable, the same on every platform. */
+static uint64_t rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t rng_below(uint64_t *state, uint32_t bound)
+{
+	return (uint32_t)(rng_next(state) % bound);
+}
+
+/* ---- hostlists ------------------------------------------------------ */
+
+#define HOSTS_MAX (1u << 20)
+
+static tp_status push_host(const tp_topo *topo, const char *expr,
+                           const char *name, uint32_t slots,
+                           tp_remap_host **hosts, uint32_t *count,
+                           uint32_t *cap, uint8_t *seen, tp_error *err)
+{
+	uint32_t h = tp_topo_find_host(topo, name);
+
+	if (h == TP_TOPO_NONE)
+		return tp_error_set(err, TP_ERR_NOTFOUND,
+		                    "hostlist '%s': host '%s' is not in the "
+		                    "fabric",
+		                    expr, name);
+	if (seen[h])
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "hostlist '%s': host '%s' listed twice",
+		                    expr, name);
+	if (*count >= HOSTS_MAX)
+		return tp_error_set(err, TP_ERR_LIMIT,
+		                    "hostlist '%s': more than %u hosts", expr,
+		                    HOSTS_MAX);
+	if (*count == *cap) {
+		uint32_t ncap = *cap ? *cap * 2 : 16;
+		tp_remap_host *n = realloc(*hosts, ncap * sizeof(*n));
+
+		if (!n)
+			return tp_error_set(err, TP_ERR_NOMEM,
+			                    "hostlist '%s': out of memory",
+			                    expr);
+		*hosts = n;
+		*cap = ncap;
+	}
+	seen[h] = 1;
+	(*hosts)[(*count)++] = (tp_remap_host){h, slots};
+	return TP_OK;
+}
+
+static bool parse_num(const char **p, const char *end, unsigned long *v,
+                      int *width)
+{
+	const char *s = *p;
+
+	*v = 0;
+	while (*p < end && **p >= '0' && **p <= '9') {
+		*v = *v * 10 + (unsigned long)(**p - '0');
+		if (*v > 999999999ul)
+			return false;
+		(*p)++;
+	}
+	*width = (int)(*p - s);
+	return *width > 0;
+}
+
+/* One item: prefix, optionally [ranges] and a suffix. */
+static tp_status expand_item(const tp_topo *topo, const char *expr,
+                             const char *item, const char *end, uint32_t slots,
+                             tp_remap_host **hosts, uint32_t *count,
+                             uint32_t *cap, uint8_t *seen, tp_error *err)
+{
+	const char *open = memchr(item, '[', (size_t)(end - item));
+	char name[256];
+	tp_status rc;
+
+	if (!open) {
+		if ((size_t)(end - item) >= sizeof(name) || end == item)
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "hostlist '%s': empty or too long "
+			                    "host name",
+			                    expr);
+		memcpy(name, item, (size_t)(end - item));
+		name[end - item] = '\0';
+		return push_host(topo, expr, name, slots, hosts, count, cap,
+		                 seen, err);
+	}
+	const char *close = memchr(open, ']', (size_t)(end - open));
+	size_t plen = (size_t)(open - item), slen;
+
+	if (!close || memchr(open + 1, '[', (size_t)(close - open - 1)) ||
+	    memchr(close + 1, '[', (size_t)(end - close - 1)))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "hostlist '%s': unbalanced or repeated "
+		                    "brackets",
+		                    expr);
+	slen = (size_t)(end - close - 1);
+	for (const char *p = open + 1; p < close;) {
+		unsigned long lo, hi;
+		int wlo, whi;
+
+		if (!parse_num(&p, close, &lo, &wlo))
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "hostlist '%s': bad range at "
+			                    "'%.*s'",
+			                    expr, (int)(close - p), p);
+		hi = lo;
+		if (p < close && *p == '-') {
+			p++;
+			if (!parse_num(&p, close, &hi, &whi) || hi < lo)
+				return tp_error_set(err, TP_ERR_INVALID,
+				                    "hostlist '%s': bad range "
+				                    "end",
+				                    expr);
+		}
+		if (p < close) {
+			if (*p != ',')
+				return tp_error_set(err, TP_ERR_INVALID,
+				                    "hostlist '%s': unexpected "
+				                    "'%c' in brackets",
+				                    expr, *p);
+			p++;
+		}
+		if (hi - lo >= HOSTS_MAX)
+			return tp_error_set(err, TP_ERR_LIMIT,
+			                    "hostlist '%s': more than %u "
+			                    "hosts",
+			                    expr, HOSTS_MAX);
+		for (unsigned long v = lo; v <= hi; v++) {
+			int n = snprintf(name, sizeof(name), "%.*s%0*lu%.*s",
+			                 (int)plen, item, wlo, v, (int)slen,
+			                 close + 1);
+
+			if (n < 0 || (size_t)n >= sizeof(name))
+				return tp_error_set(err, TP_ERR_INVALID,
+				                    "hostlist '%s': host name "
+				                    "too long",
+				                    expr);
+			rc = push_host(topo, expr, name, slots, hosts, count,
+			               cap, seen, err);
+			if (rc != TP_OK)
+				return rc;
+		}
+	}
+	return TP_OK;
+}
+
+tp_status tp_remap_hosts_parse(const tp_topo *topo, const char *hostlist,
+                               uint32_t slots, tp_remap_host **hosts,
+                               uint32_t *host_count, tp_error *err)
+{
+	uint8_t *seen;
+	uint32_t count = 0, cap = 0;
+	const char *p = hostlist, *end = hostlist + strlen(hostlist);
+	tp_status rc = TP_OK;
+
+	*hosts = NULL;
+	*host_count = 0;
+	if (slots == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "hostlist '%s': 0 slots per host",
+		                    hostlist);
+	seen = calloc(tp_topo_host_count(topo) + 1, 1);
+	if (!seen)
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "hostlist: out of memory");
+	while (p < end) {
+		const char *q = p;
+		int depth = 0;
+
+		/* An item ends at a comma outside brackets. */
+		while (q < end && (depth || *q != ',')) {
+			if (*q == '[')
+				depth++;
+			else if (*q == ']')
+				depth--;
+			q++;
+		}
+		rc = expand_item(topo, hostlist, p, q, slots, hosts, &count,
+		                 &cap, seen, err);
+		if (rc != TP_OK)
+			break;
+		p = q < end ? q + 1 : q;
+	}
+	if (rc == TP_OK && count == 0)
+		rc = tp_error_set(err, TP_ERR_INVALID, "hostlist '%s': no host",
+		                  hostlist);
+	free(seen);
+	if (rc != TP_OK) {
+		free(*hosts);
+		*hosts = NULL;
+		return rc;
+	}
+	*host_count = count;
+	return TP_OK;
+}
+
+/* ---- common checks and helpers ------------------------------------- */
+
+static tp_status check_hosts(const tp_topo *topo, uint32_t ranks,
+                             const tp_remap_host *hosts, uint32_t host_count,
+                             tp_error *err)
+{
+	uint32_t topo_hosts = tp_topo_host_count(topo);
+	uint64_t slots = 0;
+	uint8_t *seen;
+
+	if (ranks == 0)
+		return tp_error_set(err, TP_ERR_INVALID, "remap: 0 ranks");
+	if (host_count == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "remap: no allocated host");
+	seen = calloc(topo_hosts, 1);
+	if (!seen)
+		return tp_error_set(err, TP_ERR_NOMEM, "remap: out of memory");
+	for (uint32_t i = 0; i < host_count; i++) {
+		uint32_t h = hosts[i].host;
+
+		if (h >= topo_hosts) {
+			free(seen);
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "remap: allocated host #%u has "
+			                    "index %u, fabric has %u hosts",
+			                    i, h, topo_hosts);
+		}
+		if (seen[h]) {
+			free(seen);
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "remap: host %s allocated twice",
+			                    tp_topo_host_name(topo, h));
+		}
+		seen[h] = 1;
+		if (hosts[i].slots == 0) {
+			free(seen);
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "remap: host %s has 0 slots",
+			                    tp_topo_host_name(topo, h));
+		}
+		slots += hosts[i].slots;
+	}
+	free(seen);
+	if (ranks > slots)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "remap: %u ranks but only %llu slots on "
+		                    "%u hosts",
+		                    ranks, (unsigned long long)slots,
+		                    host_count);
+	return TP_OK;
+}
+
+static tp_status mapping_alloc(tp_remap_mapping *m, uint32_t ranks,
+                               tp_error *err)
+{
+	m->ranks = ranks;
+	m->rank_host = malloc((size_t)ranks * sizeof(*m->rank_host));
+	m->rank_slot = malloc((size_t)ranks * sizeof(*m->rank_slot));
+	if (!m->rank_host || !m->rank_slot) {
+		tp_remap_mapping_free(m);
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "remap: out of memory for %u ranks", ranks);
+	}
+	return TP_OK;
+}
+
+/*
+ * From rank -> allocated-host position to the output: slots numbered in
+ * rank order on each host, so a rankfile reads naturally.
+ */
+static tp_status finish_mapping(const tp_remap_host *hosts, uint32_t host_count,
+                                const uint32_t *rank_hl, uint32_t ranks,
+                                tp_remap_mapping *m, tp_error *err)
+{
+	uint32_t *next = calloc(host_count, sizeof(*next));
+	tp_status rc;
+
+	if (!next)
+		return tp_error_set(err, TP_ERR_NOMEM, "remap: out of memory");
+	rc = mapping_alloc(m, ranks, err);
+	if (rc != TP_OK) {
+		free(next);
+		return rc;
+	}
+	for (uint32_t r = 0; r < ranks; r++) {
+		m->rank_host[r] = hosts[rank_hl[r]].host;
+		m->rank_slot[r] = next[rank_hl[r]]++;
+	}
+	free(next);
+	return TP_OK;
+}
+
+static void block_positions(const tp_remap_host *hosts, uint32_t ranks,
+                            uint32_t *rank_hl)
+{
+	uint32_t h = 0, used = 0;
+
+	for (uint32_t r = 0; r < ranks; r++) {
+		if (used == hosts[h].slots) {
+			h++;
+			used = 0;
+		}
+		rank_hl[r] = h;
+		used++;
+	}
+}
+
+tp_status tp_remap_baseline(const tp_topo *topo, uint32_t ranks,
+                            const tp_remap_host *hosts, uint32_t host_count,
+                            tp_remap_method method, uint64_t seed,
+                            tp_remap_mapping *mapping, tp_error *err)
+{
+	uint32_t *rank_hl = NULL, *used = NULL, *slot_host = NULL;
+	uint64_t total = 0;
+	tp_status rc;
+
+	memset(mapping, 0, sizeof(*mapping));
+	rc = check_hosts(topo, ranks, hosts, host_count, err);
+	if (rc != TP_OK)
+		return rc;
+	if (method == TP_REMAP_TOPO)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "remap: 'remap' is not a baseline method");
+	for (uint32_t i = 0; i < host_count; i++)
+		total += hosts[i].slots;
+	rank_hl = malloc((size_t)ranks * sizeof(*rank_hl));
+	used = calloc(host_count, sizeof(*used));
+	if (method == TP_REMAP_RANDOM)
+		slot_host = malloc(total * sizeof(*slot_host));
+	if (!rank_hl || !used || (method == TP_REMAP_RANDOM && !slot_host)) {
+		rc = tp_error_set(err, TP_ERR_NOMEM, "remap: out of memory");
+		goto out;
+	}
+	switch (method) {
+	case TP_REMAP_CYCLIC: {
+		uint32_t h = 0;
+
+		for (uint32_t r = 0; r < ranks; r++) {
+			while (used[h] == hosts[h].slots)
+				h = (h + 1) % host_count;
+			rank_hl[r] = h;
+			used[h]++;
+			h = (h + 1) % host_count;
+		}
+		break;
+	}
+	case TP_REMAP_RANDOM: {
+		uint64_t state = seed, k = 0;
+
+		for (uint32_t i = 0; i < host_count; i++)
+			for (uint32_t s = 0; s < hosts[i].slots; s++)
+				slot_host[k++] = i;
+		/* Partial Fisher-Yates: the first @ranks slots. */
+		for (uint32_t r = 0; r < ranks; r++) {
+			uint64_t j = r + rng_next(&state) % (total - r);
+			uint32_t t = slot_host[r];
+
+			slot_host[r] = slot_host[j];
+			slot_host[j] = t;
+			rank_hl[r] = slot_host[r];
+		}
+		break;
+	}
+	default:
+		block_positions(hosts, ranks, rank_hl);
+		break;
+	}
+	rc = finish_mapping(hosts, host_count, rank_hl, ranks, mapping, err);
+out:
+	free(rank_hl);
+	free(used);
+	free(slot_host);
+	return rc;
+}
+
+/* ---- the hierarchy of the allocation --------------------------------- */
+
+/*
+ * A tree of the allocated hosts: root -> pods -> leaves -> hosts, children
+ * in order of first appearance in the allocation.  Leaves of the tree are
+ * hosts (host >= 0 = position in the allocation).
+ */
+struct tnode {
+	uint64_t cap;    /* slots below */
+	uint32_t child0; /* first child in struct tree.child */
+	uint32_t nchild;
+	uint32_t host; /* allocation position, NONE for inner nodes */
+};
+
+struct tree {
+	struct tnode *node;
+	uint32_t *child; /* node indices, grouped per parent */
+	uint32_t nnode;
+};
+
+static void tree_free(struct tree *t)
+{
+	free(t->node);
+	free(t->child);
+}
+
+static tp_status tree_build(const tp_topo *topo, const tp_remap_host *hosts,
+                            uint32_t host_count, struct tree *t, tp_error *err)
+{
+	uint32_t npods = tp_topo_pod_count(topo);
+	uint32_t nleaves = tp_topo_leaf_count(topo);
+	uint32_t *pod_node = malloc(npods * sizeof(*pod_node));
+	uint32_t *leaf_node = malloc(nleaves * sizeof(*leaf_node));
+	uint32_t *parent = NULL, *fill = NULL;
+	uint32_t max_nodes = 1 + 2 * host_count + host_count;
+	tp_status rc = TP_OK;
+
+	memset(t, 0, sizeof(*t));
+	t->node = calloc(max_nodes, sizeof(*t->node));
+	t->child = malloc(max_nodes * sizeof(*t->child));
+	parent = malloc(max_nodes * sizeof(*parent));
+	fill = calloc(max_nodes, sizeof(*fill));
+	if (!pod_node || !leaf_node || !t->node || !t->child || !parent ||
+	    !fill) {
+		rc = tp_error_set(err, TP_ERR_NOMEM, "remap: out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < npods; i++)
+		pod_node[i] = NONE;
+	for (uint32_t i = 0; i < nleaves; i++)
+		leaf_node[i] = NONE;
+	/* Nodes in creation order; parents always precede children. */
+	t->nnode = 1;
+	t->node[0].host = NONE;
+	parent[0] = NONE;
+	for (uint32_t i = 0; i < host_count; i++) {
+		uint32_t leaf = tp_topo_host_leaf(topo, hosts[i].host);
+		uint32_t pod = tp_topo_leaf_pod(topo, leaf);
+		uint32_t hn;
+
+		if (pod_node[pod] == NONE) {
+			pod_node[pod] = t->nnode;
+			t->node[t->nnode].host = NONE;
+			parent[t->nnode++] = 0;
+		}
+		if (leaf_node[leaf] == NONE) {
+			leaf_node[leaf] = t->nnode;
+			t->node[t->nnode].host = NONE;
+			parent[t->nnode++] = pod_node[pod];
+		}
+		hn = t->nnode++;
+		t->node[hn].host = i;
+		t->node[hn].cap = hosts[i].slots;
+		parent[hn] = leaf_node[leaf];
+	}
+	/* Capacities bottom-up: children were created after parents. */
+	for (uint32_t v = t->nnode; v-- > 1;) {
+		t->node[parent[v]].cap += t->node[v].cap;
+		t->node[parent[v]].nchild++;
+	}
+	for (uint32_t v = 0, next = 0; v < t->nnode; v++) {
+		t->node[v].child0 = next;
+		next += t->node[v].nchild;
+	}
+	for (uint32_t v = 1; v < t->nnode; v++) {
+		uint32_t p = parent[v];
+
+		t->child[t->node[p].child0 + fill[p]++] = v;
+	}
+out:
+	free(pod_node);
+	free(leaf_node);
+	free(parent);
+	free(fill);
+	if (rc != TP_OK)
+		tree_free(t);
+	return rc;
+}
+
+/* ---- hierarchical partitioning --------------------------------------- */
+
+struct part_ctx {
+	const tp_traffic_csr *g;
+	const tp_logger *log;
+	uint64_t seed;
+	int ncuts; /* METIS tries per split, best kept */
+	/* scratch sized by ranks */
+	uint32_t *local; /* rank -> position in the current segment */
+	uint32_t *owner; /* rank -> tree node it currently belongs to */
+	idx_t *xadj, *adjncy, *adjwgt, *part;
+	uint32_t *tmp;
+	/* scratch sized by max children */
+	uint64_t *target;
+	uint32_t *count;
+	int64_t *conn;
+	uint32_t *touched;
+};
+
+struct cand {
+	int64_t gain;
+	uint32_t v;
+	uint32_t to;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->gain != y->gain)
+		return x->gain > y->gain ? -1 : 1;
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Make part sizes exactly ctx->target: move vertices out of over-full
+ * parts to under-full ones, best connection gain first; whatever gain
+ * ordering cannot place is then moved in order.
+ */
+static tp_status repair_sizes(struct part_ctx *c, uint32_t nv, uint32_t k,
+                              tp_error *err)
+{
+	struct cand *cands = NULL;
+	size_t nc = 0;
+	bool over = false;
+
+	memset(c->count, 0, k * sizeof(*c->count));
+	for (uint32_t i = 0; i < nv; i++)
+		c->count[c->part[i]]++;
+	for (uint32_t p = 0; p < k; p++)
+		if (c->count[p] > c->target[p])
+			over = true;
+	if (!over)
+		return TP_OK;
+	cands = malloc(nv * sizeof(*cands));
+	if (!cands)
+		return tp_error_set(err, TP_ERR_NOMEM, "remap: out of memory");
+	for (uint32_t i = 0; i < nv; i++) {
+		uint32_t p = (uint32_t)c->part[i], nt = 0, best = NONE;
+		int64_t best_gain = INT64_MIN;
+
+		if (c->count[p] <= c->target[p])
+			continue;
+		for (idx_t e = c->xadj[i]; e < c->xadj[i + 1]; e++) {
+			uint32_t q = (uint32_t)c->part[c->adjncy[e]];
+
+			if (!c->conn[q])
+				c->touched[nt++] = q;
+			c->conn[q] += c->adjwgt[e];
+		}
+		for (uint32_t q = 0; q < k; q++) {
+			int64_t g;
+
+			if (c->count[q] >= c->target[q])
+				continue;
+			g = c->conn[q] - c->conn[p];
+			if (g > best_gain) {
+				best_gain = g;
+				best = q;
+			}
+		}
+		for (uint32_t t = 0; t < nt; t++)
+			c->conn[c->touched[t]] = 0;
+		if (best != NONE)
+			cands[nc++] = (struct cand){best_gain, i, best};
+	}
+	qsort(cands, nc, sizeof(*cands), cand_cmp);
+	for (size_t j = 0; j < nc; j++) {
+		uint32_t v = cands[j].v, p = (uint32_t)c->part[v];
+		uint32_t q = cands[j].to;
+
+		if (c->count[p] <= c->target[p] || c->count[q] >= c->target[q])
+			continue;
+		c->part[v] = (idx_t)q;
+		c->count[p]--;
+		c->count[q]++;
+	}
+	free(cands);
+	/* Whatever is left: first fit, in segment order. */
+	for (uint32_t i = 0, q = 0; i < nv; i++) {
+		uint32_t p = (uint32_t)c->part[i];
+
+		if (c->count[p] <= c->target[p])
+			continue;
+		while (c->count[q] >= c->target[q])
+			q++;
+		c->part[i] = (idx_t)q;
+		c->count[p]--;
+		c->count[q]++;
+	}
+	return TP_OK;
+}
+
+/* Split segment @seg (@nv ranks) into @k parts of sizes ctx->target. */
+static tp_status split_segment(struct part_ctx *c, const uint32_t *seg,
+                               uint32_t nv, uint32_t k, uint32_t node,
+                               tp_error *err)
+{
+	const tp_traffic_csr *g = c->g;
+	uint64_t total_w = 0;
+	size_t ne = 0;
+	double scale;
+
+	for (uint32_t i = 0; i < nv; i++)
+		c->local[seg[i]] = i;
+	c->xadj[0] = 0;
+	for (uint32_t i = 0; i < nv; i++) {
+		uint32_t r = seg[i];
+
+		for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1];
+		     e++) {
+			if (c->owner[g->col[e]] != node)
+				continue;
+			total_w = g->weight[e] > UINT64_MAX - total_w
+			              ? UINT64_MAX
+			              : total_w + g->weight[e];
+			c->adjncy[ne++] = (idx_t)c->local[g->col[e]];
+		}
+		c->xadj[i + 1] = (idx_t)ne;
+	}
+	if (ne == 0) {
+		/* Nothing to cut: contiguous runs in rank order. */
+		for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
+			while (used == c->target[p]) {
+				p++;
+				used = 0;
+			}
+			c->part[i] = (idx_t)p;
+			used++;
+		}
+		return TP_OK;
+	}
+	/* METIS sums weights in idx_t: keep the total below 2^29. */
+	scale = total_w > (1ull << 29) ? (double)(1ull << 29) / (double)total_w
+	                               : 1.0;
+	ne = 0;
+	for (uint32_t i = 0; i < nv; i++) {
+		uint32_t r = seg[i];
+
+		for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1];
+		     e++) {
+			double w;
+
+			if (c->owner[g->col[e]] != node)
+				continue;
+			/* Clamped: the double may round above 2^29. */
+			w = (double)g->weight[e] * scale;
+			c->adjwgt[ne++] = w < 1.0                 ? 1
+			                  : w > (double)(1 << 29) ? (1 << 29)
+			                                          : (idx_t)w;
+		}
+	}
+	{
+		idx_t nvtxs = (idx_t)nv, ncon = 1, nparts = (idx_t)k, objval;
+		idx_t options[METIS_NOPTIONS];
+		real_t *tpw = malloc(k * sizeof(*tpw));
+		real_t ub = 1.01f;
+		int mrc;
+
+		if (!tpw)
+			return tp_error_set(err, TP_ERR_NOMEM,
+			                    "remap: out of memory");
+		for (uint32_t p = 0; p < k; p++)
+			tpw[p] = (real_t)((double)c->target[p] / nv);
+		METIS_SetDefaultOptions(options);
+		options[METIS_OPTION_SEED] = (idx_t)(c->seed & 0x7fffffff);
+		options[METIS_OPTION_NUMBERING] = 0;
+		options[METIS_OPTION_NCUTS] = (idx_t)c->ncuts;
+		mrc = METIS_PartGraphRecursive(
+		    &nvtxs, &ncon, c->xadj, c->adjncy, NULL, NULL, c->adjwgt,
+		    &nparts, tpw, &ub, options, &objval, c->part);
+		free(tpw);
+		if (mrc != METIS_OK) {
+			tp_log(c->log, TP_LOG_WARNING,
+			       "remap: METIS failed (%d) on %u ranks into %u "
+			       "parts; using rank order there",
+			       mrc, nv, k);
+			for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
+				while (used == c->target[p]) {
+					p++;
+					used = 0;
+				}
+				c->part[i] = (idx_t)p;
+				used++;
+			}
+			return TP_OK;
+		}
+	}
+	return repair_sizes(c, nv, k, err);
+}
+
+/*
+ * Assign every rank an allocation position (rank_hl) by walking the tree
+ * top-down; @order holds ranks grouped by tree node, one segment each.
+ */
+static tp_status hierarchical_partition(const struct tree *t,
+                                        const tp_traffic_csr *g, uint64_t seed,
+                                        int ncuts, const tp_logger *log,
+                                        uint32_t *rank_hl, tp_error *err)
+{
+	uint32_t n = g->ranks, maxk = 1;
+	struct part_ctx c = {.g = g, .log = log, .seed = seed, .ncuts = ncuts};
+	uint32_t *order = NULL, *seg_start = NULL, *seg_len = NULL;
+	uint32_t *cidx = NULL;
+	size_t arcs = g->row_start[n];
+	tp_status rc = TP_OK;
+
+	for (uint32_t v = 0; v < t->nnode; v++)
+		if (t->node[v].nchild > maxk)
+			maxk = t->node[v].nchild;
+	order = malloc((size_t)n * sizeof(*order));
+	seg_start = calloc(t->nnode, sizeof(*seg_start));
+	seg_len = calloc(t->nnode, sizeof(*seg_len));
+	cidx = malloc(maxk * sizeof(*cidx));
+	c.local = malloc((size_t)n * sizeof(*c.local));
+	c.owner = malloc((size_t)n * sizeof(*c.owner));
+	c.xadj = malloc(((size_t)n + 1) * sizeof(*c.xadj));
+	c.adjncy = malloc((arcs ? arcs : 1) * sizeof(*c.adjncy));
+	c.adjwgt = malloc((arcs ? arcs : 1) * sizeof(*c.adjwgt));
+	c.tmp = malloc((size_t)n * sizeof(*c.tmp));
+	c.part = malloc((size_t)n * sizeof(*c.part));
+	c.target = malloc(maxk * sizeof(*c.target));
+	c.count = malloc(maxk * sizeof(*c.count));
+	c.conn = calloc(maxk, sizeof(*c.conn));
+	c.touched = malloc(maxk * sizeof(*c.touched));
+	if (!order || !seg_start || !seg_len || !cidx || !c.local || !c.owner ||
+	    !c.xadj || !c.adjncy || !c.adjwgt || !c.tmp || !c.part ||
+	    !c.target || !c.count || !c.conn || !c.touched) {
+		rc = tp_error_set(err, TP_ERR_NOMEM,
+		                  "remap: out of memory partitioning %u ranks",
+		                  n);
+		goto out;
+	}
+	for (uint32_t r = 0; r < n; r++) {
+		order[r] = r;
+		c.owner[r] = 0;
+	}
+	seg_start[0] = 0;
+	seg_len[0] = n;
+	/* Parents precede children in node order, so one forward sweep. */
+	for (uint32_t v = 0; v < t->nnode; v++) {
+		const struct tnode *tn = &t->node[v];
+		uint32_t *seg = order + seg_start[v], nv = seg_len[v];
+		uint32_t k = 0, used_children = 0;
+		uint64_t left = nv;
+
+		if (tn->host != NONE) {
+			for (uint32_t i = 0; i < nv; i++)
+				rank_hl[seg[i]] = tn->host;
+			continue;
+		}
+		if (nv == 0)
+			continue;
+		/*
+		 * Pack: the children with the most slots first (ties in
+		 * allocation order), each filled, so the job spans as few
+		 * pods, leaves and hosts as fit.
+		 */
+		for (uint32_t j = 0; j < tn->nchild; j++)
+			cidx[j] = t->child[tn->child0 + j];
+		for (uint32_t j = 1; j < tn->nchild; j++) {
+			uint32_t x = cidx[j], i = j;
+
+			while (i > 0 &&
+			       t->node[cidx[i - 1]].cap < t->node[x].cap) {
+				cidx[i] = cidx[i - 1];
+				i--;
+			}
+			cidx[i] = x;
+		}
+		for (uint32_t j = 0; j < tn->nchild && left; j++) {
+			uint64_t take = t->node[cidx[j]].cap < left
+			                    ? t->node[cidx[j]].cap
+			                    : left;
+
+			c.target[used_children++] = take;
+			left -= take;
+		}
+		k = used_children;
+		if (k == 1) {
+			for (uint32_t i = 0; i < nv; i++)
+				c.part[i] = 0;
+		} else if (k == nv) {
+			/*
+			 * One rank per child: every split cuts every edge,
+			 * so METIS has nothing to choose; refinement still
+			 * sees the distances.
+			 */
+			for (uint32_t i = 0; i < nv; i++)
+				c.part[i] = (idx_t)i;
+		} else {
+			rc = split_segment(&c, seg, nv, k, v, err);
+			if (rc != TP_OK)
+				goto out;
+		}
+		/* Stable counting sort of the segment by part. */
+		{
+			uint32_t start = seg_start[v];
+
+			memset(c.count, 0, k * sizeof(*c.count));
+			for (uint32_t i = 0; i < nv; i++)
+				c.count[c.part[i]]++;
+			for (uint32_t p = 0; p < k; p++) {
+				seg_start[cidx[p]] = start;
+				seg_len[cidx[p]] = c.count[p];
+				start += c.count[p];
+				c.count[p] = 0;
+			}
+			for (uint32_t i = 0; i < nv; i++) {
+				uint32_t p = (uint32_t)c.part[i];
+
+				c.local[seg[i]] = p; /* reuse as part label */
+			}
+			for (uint32_t i = 0; i < nv; i++) {
+				uint32_t r = seg[i], p = c.local[r];
+
+				c.tmp[seg_start[cidx[p]] - seg_start[v] +
+				      c.count[p]++] = r;
+			}
+			for (uint32_t i = 0; i < nv; i++) {
+				seg[i] = c.tmp[i];
+				c.owner[seg[i]] = NONE;
+			}
+			for (uint32_t p = 0; p < k; p++)
+				for (uint32_t i = 0; i < seg_len[cidx[p]]; i++)
+					c.owner[order[seg_start[cidx[p]] + i]] =
+					    cidx[p];
+		}
+	}
+out:
+	free(order);
+	free(seg_start);
+	free(seg_len);
+	free(cidx);
+	free(c.local);
+	free(c.owner);
+	free(c.xadj);
+	free(c.adjncy);
+	free(c.adjwgt);
+	free(c.tmp);
+	free(c.part);
+	free(c.target);
+	free(c.count);
+	free(c.conn);
+	free(c.touched);
+	return rc;
+}
+
+/* ---- refinement --------------------------------------------------------- */
+
+struct refine {
+	const tp_topo *topo;
+	const tp_remap_host *hosts;
+	const tp_traffic_csr *g;
+	uint32_t nhosts, n;
+	uint32_t *leaf;       /* allocation position -> topo leaf */
+	uint32_t *pos0;       /* first position of each host in `occ` */
+	uint32_t *used;       /* ranks on each host */
+	uint32_t *occ;        /* ranks by host, `used` of `slots` filled */
+	uint32_t *where;      /* rank -> index into occ */
+	uint32_t *rank_hl;    /* rank -> allocation position */
+	uint32_t *leaf_free;  /* free slots per topo leaf */
+	uint32_t *leaf_first; /* first allocation position on each leaf */
+	uint32_t *leaf_next;  /* next allocation position on the same leaf */
+	uint32_t *mark;       /* per allocation position: stamp */
+	int64_t *cost;        /* per candidate */
+	uint32_t *cands;
+	uint32_t stamp;
+};
+
+static unsigned hl_distance(const struct refine *f, uint32_t a, uint32_t b)
+{
+	if (a == b)
+		return 0;
+	if (f->leaf[a] == f->leaf[b])
+		return TP_HOPS_SAME_LEAF;
+	return tp_topo_leaf_distance(f->topo, f->leaf[a], f->leaf[b]);
+}
+
+/* Sum of w x d(host b, host of neighbour) over rank r's neighbours. */
+static int64_t rank_cost_at(const struct refine *f, uint32_t r, uint32_t b)
+{
+	const tp_traffic_csr *g = f->g;
+	int64_t sum = 0;
+
+	for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++) {
+		uint32_t nb = g->col[e];
+
+		sum +=
+		    (int64_t)g->weight[e] * hl_distance(f, b, f->rank_hl[nb]);
+	}
+	return sum;
+}
+
+static void occ_move(struct refine *f, uint32_t r, uint32_t b)
+{
+	uint32_t a = f->rank_hl[r];
+	uint32_t last = f->occ[f->pos0[a] + f->used[a] - 1];
+
+	/* Fill r's hole in a with a's last rank. */
+	f->occ[f->where[r]] = last;
+	f->where[last] = f->where[r];
+	f->used[a]--;
+	f->where[r] = f->pos0[b] + f->used[b];
+	f->occ[f->where[r]] = r;
+	f->used[b]++;
+	f->leaf_free[f->leaf[a]]++;
+	f->leaf_free[f->leaf[b]]--;
+	f->rank_hl[r] = b;
+}
+
+static void occ_swap(struct refine *f, uint32_t r, uint32_t s)
+{
+	uint32_t wr = f->where[r], ws = f->where[s];
+	uint32_t hr = f->rank_hl[r];
+
+	f->occ[wr] = s;
+	f->occ[ws] = r;
+	f->where[r] = ws;
+	f->where[s] = wr;
+	f->rank_hl[r] = f->rank_hl[s];
+	f->rank_hl[s] = hr;
+}
+
+/*
+ * One improving move of rank r, if any: to a host of one of its
+ * neighbours (or a host with a free slot on a neighbour's leaf), alone
+ * if a slot is free, else swapped with the rank there that gains most.
+ * Returns the hop-bytes saved (0: nothing done).
+ */
+static int64_t improve_rank(struct refine *f, uint32_t r)
+{
+	const tp_traffic_csr *g = f->g;
+	uint32_t a = f->rank_hl[r], nc = 0;
+	int64_t here, best_gain = 0;
+	uint32_t best_host = NONE, best_partner = NONE;
+	enum { TRY_SWAPS = 3 };
+
+	if (g->row_start[r] == g->row_start[r + 1])
+		return 0;
+	if (++f->stamp == 0) {
+		memset(f->mark, 0, f->nhosts * sizeof(*f->mark));
+		f->stamp = 1;
+	}
+	f->mark[a] = f->stamp;
+	for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++) {
+		uint32_t b = f->rank_hl[g->col[e]];
+
+		if (f->mark[b] != f->stamp) {
+			f->mark[b] = f->stamp;
+			f->cands[nc++] = b;
+		}
+		/* A free slot near the neighbour is as good as its host. */
+		if (f->leaf_free[f->leaf[b]] && f->used[b] == f->hosts[b].slots)
+			for (uint32_t h = f->leaf_first[f->leaf[b]]; h != NONE;
+			     h = f->leaf_next[h])
+				if (f->used[h] < f->hosts[h].slots) {
+					if (f->mark[h] != f->stamp) {
+						f->mark[h] = f->stamp;
+						f->cands[nc++] = h;
+					}
+					break;
+				}
+	}
+	if (nc == 0)
+		return 0;
+	here = rank_cost_at(f, r, a);
+	for (uint32_t i = 0; i < nc; i++)
+		f->cost[i] = rank_cost_at(f, r, f->cands[i]) - here;
+	/* Free slots first: a move is cheaper to check than a swap. */
+	for (uint32_t i = 0; i < nc; i++) {
+		uint32_t b = f->cands[i];
+
+		if (f->used[b] < f->hosts[b].slots && -f->cost[i] > best_gain) {
+			best_gain = -f->cost[i];
+			best_host = b;
+		}
+	}
+	/* Swaps on the few most attractive full hosts. */
+	for (int t = 0; t < TRY_SWAPS; t++) {
+		uint32_t bi = NONE;
+
+		for (uint32_t i = 0; i < nc; i++)
+			if (f->cost[i] < 0 &&
+			    (bi == NONE || f->cost[i] < f->cost[bi]) &&
+			    f->used[f->cands[i]] == f->hosts[f->cands[i]].slots)
+				bi = i;
+		if (bi == NONE)
+			break;
+		uint32_t b = f->cands[bi];
+		int64_t delta_r = f->cost[bi];
+		unsigned dab = hl_distance(f, a, b);
+
+		f->cost[bi] = INT64_MAX; /* taken */
+		for (uint32_t k = 0; k < f->used[b]; k++) {
+			uint32_t s = f->occ[f->pos0[b] + k];
+			int64_t delta_s = 0, w_rs = 0;
+
+			for (uint64_t e = g->row_start[s];
+			     e < g->row_start[s + 1]; e++) {
+				uint32_t nb = g->col[e];
+				uint32_t h = f->rank_hl[nb];
+				int64_t w = (int64_t)g->weight[e];
+
+				if (nb == r)
+					w_rs = w;
+				delta_s += w * ((int64_t)hl_distance(f, a, h) -
+				                (int64_t)hl_distance(f, b, h));
+			}
+			/* The r-s edge keeps its length: undo both counts. */
+			int64_t gain =
+			    -(delta_r + delta_s + 2 * w_rs * (int64_t)dab);
+
+			if (gain > best_gain) {
+				best_gain = gain;
+				best_host = b;
+				best_partner = s;
+			}
+		}
+	}
+	if (best_host == NONE)
+		return 0;
+	if (best_partner == NONE)
+		occ_move(f, r, best_host);
+	else
+		occ_swap(f, r, best_partner);
+	return best_gain;
+}
+
+static void refine_free(struct refine *f)
+{
+	free(f->leaf);
+	free(f->pos0);
+	free(f->used);
+	free(f->occ);
+	free(f->where);
+	free(f->leaf_free);
+	free(f->leaf_first);
+	free(f->leaf_next);
+	free(f->mark);
+	free(f->cost);
+	free(f->cands);
+}
+
+/*
+ * Lower the hop-bytes of @rank_hl in place by passes over the ranks in a
+ * seeded order until a pass saves less than 0.1% (at most 8 passes).
+ */
+static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
+                        uint32_t nhosts, const tp_traffic_csr *g, uint64_t seed,
+                        uint32_t *rank_hl, uint64_t *moves, tp_error *err)
+{
+	struct refine f = {.topo = topo,
+	                   .hosts = hosts,
+	                   .g = g,
+	                   .nhosts = nhosts,
+	                   .n = g->ranks,
+	                   .rank_hl = rank_hl};
+	uint32_t nleaves = tp_topo_leaf_count(topo), maxdeg = 0;
+	uint32_t *perm = NULL;
+	uint64_t total_slots = 0, state = seed ^ 0x5eedull;
+	int64_t current = 0;
+	tp_status rc = TP_OK;
+
+	/*
+	 * Gains are signed 64-bit sums of bytes x hops (at most 6): with
+	 * more than 2^58 bytes in the matrix they could overflow, so such a
+	 * job keeps the unrefined mapping.
+	 */
+	{
+		uint64_t total = 0, arcs = g->row_start[g->ranks];
+
+		for (uint64_t e = 0; e < arcs; e++) {
+			total += g->weight[e];
+			if (total > (1ull << 58) || g->weight[e] > (1ull << 58))
+				return TP_OK;
+		}
+	}
+	for (uint32_t i = 0; i < nhosts; i++)
+		total_slots += hosts[i].slots;
+	for (uint32_t r = 0; r < f.n; r++) {
+		uint64_t d = g->row_start[r + 1] - g->row_start[r];
+
+		if (d > maxdeg)
+			maxdeg = (uint32_t)d;
+	}
+	/* Each neighbour adds at most 2 candidates (its host, a free one). */
+	f.leaf = malloc(nhosts * sizeof(*f.leaf));
+	f.pos0 = malloc(nhosts * sizeof(*f.pos0));
+	f.used = calloc(nhosts, sizeof(*f.used));
+	f.occ = malloc(total_slots * sizeof(*f.occ));
+	f.where = malloc((size_t)f.n * sizeof(*f.where));
+	f.leaf_free = calloc(nleaves, sizeof(*f.leaf_free));
+	f.leaf_first = malloc(nleaves * sizeof(*f.leaf_first));
+	f.leaf_next = malloc(nhosts * sizeof(*f.leaf_next));
+	f.mark = calloc(nhosts, sizeof(*f.mark));
+	f.cost = malloc((2 * (size_t)maxdeg + 1) * sizeof(*f.cost));
+	f.cands = malloc((2 * (size_t)maxdeg + 1) * sizeof(*f.cands));
+	perm = malloc((size_t)f.n * sizeof(*perm));
+	if (!f.leaf || !f.pos0 || !f.used || !f.occ || !f.where ||
+	    !f.leaf_free || !f.leaf_first || !f.leaf_next || !f.mark ||
+	    !f.cost || !f.cands || !perm) {
+		rc =
+		    tp_error_set(err, TP_ERR_NOMEM,
+		                 "remap: out of memory refining %u ranks", f.n);
+		goto out;
+	}
+	for (uint32_t l = 0; l < nleaves; l++)
+		f.leaf_first[l] = NONE;
+	/* Backwards, so each leaf's list is in allocation order. */
+	for (uint32_t i = nhosts; i-- > 0;) {
+		f.leaf[i] = tp_topo_host_leaf(topo, hosts[i].host);
+		f.leaf_next[i] = f.leaf_first[f.leaf[i]];
+		f.leaf_first[f.leaf[i]] = i;
+	}
+	for (uint32_t i = 0, pos = 0; i < nhosts; i++) {
+		f.pos0[i] = pos;
+		pos += hosts[i].slots;
+		f.leaf_free[f.leaf[i]] += hosts[i].slots;
+	}
+	for (uint32_t r = 0; r < f.n; r++) {
+		uint32_t h = rank_hl[r];
+
+		f.where[r] = f.pos0[h] + f.used[h];
+		f.occ[f.where[r]] = r;
+		f.used[h]++;
+		f.leaf_free[f.leaf[h]]--;
+	}
+	for (uint32_t r = 0; r < f.n; r++)
+		for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++)
+			current +=
+			    (int64_t)g->weight[e] *
+			    hl_distance(&f, rank_hl[r], rank_hl[g->col[e]]);
+	current /= 2;
+	for (uint32_t r = 0; r < f.n; r++)
+		perm[r] = r;
+	for (uint32_t r = f.n; r > 1; r--) {
+		uint32_t j = rng_below(&state, r), t = perm[r - 1];
+
+		perm[r - 1] = perm[j];
+		perm[j] = t;
+	}
+	for (int pass = 0; pass < 8 && current > 0; pass++) {
+		int64_t saved = 0;
+
+		for (uint32_t i = 0; i < f.n; i++) {
+			int64_t g1 = improve_rank(&f, perm[i]);
+
+			if (g1 > 0) {
+				saved += g1;
+				(*moves)++;
+			}
+		}
+		current -= saved;
+		if (saved == 0 || saved < current / 1000)
+			break;
+	}
+out:
+	free(perm);
+	refine_free(&f);
+	return rc;
+}
+
+/* ---- the remapper -------------------------------------------------------- */
+
+/* Largest job that also gets the 4-try partition (see tp_remap_compute). */
+#define TRIAL_MAX_RANKS 16384
+
+/* Hop-bytes of positions @rank_hl, saturating like tp_cost_hop_bytes. */
+static uint64_t hl_hop_bytes(const tp_topo *topo, const tp_traffic *traffic,
+                             const tp_remap_host *hosts,
+                             const uint32_t *rank_hl)
+{
+	uint64_t sum = 0, term;
+
+	for (size_t i = 0; i < traffic->count; i++) {
+		const tp_traffic_entry *e = &traffic->entries[i];
+
+		if (__builtin_mul_overflow(
+		        e->bytes,
+		        (uint64_t)tp_topo_distance(topo,
+		                                   hosts[rank_hl[e->src]].host,
+		                                   hosts[rank_hl[e->dst]].host),
+		        &term) ||
+		    sum > UINT64_MAX - term)
+			return UINT64_MAX;
+		sum += term;
+	}
+	return sum;
+}
+
+tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
+                           const tp_remap_host *hosts, uint32_t host_count,
+                           uint64_t seed, const tp_logger *log,
+                           tp_remap_mapping *mapping, tp_remap_stats *stats,
+                           tp_error *err)
+{
+	uint32_t n = traffic->ranks;
+	uint32_t *block = NULL, *part = NULL, *block_ref = NULL;
+	uint32_t *trial_hl = NULL;
+	const uint32_t *best;
+	tp_traffic_csr *g = NULL;
+	struct tree t = {0};
+	tp_remap_stats st = {0};
+	uint64_t hb_block_ref;
+	tp_status rc;
+
+	memset(mapping, 0, sizeof(*mapping));
+	rc = check_hosts(topo, n, hosts, host_count, err);
+	if (rc != TP_OK)
+		return rc;
+	block = malloc((size_t)n * sizeof(*block));
+	part = malloc((size_t)n * sizeof(*part));
+	block_ref = malloc((size_t)n * sizeof(*block_ref));
+	trial_hl = malloc((size_t)n * sizeof(*trial_hl));
+	if (!block || !part || !block_ref || !trial_hl) {
+		rc = tp_error_set(err, TP_ERR_NOMEM,
+		                  "remap: out of memory for %u ranks", n);
+		goto out;
+	}
+	block_positions(hosts, n, block);
+	st.block_hop_bytes = hl_hop_bytes(topo, traffic, hosts, block);
+	best = block;
+	st.chosen = "block";
+	st.hop_bytes = st.block_hop_bytes;
+	st.partition_hop_bytes = st.refined_hop_bytes = st.block_hop_bytes;
+	if (st.block_hop_bytes == 0 || n == 1)
+		goto done; /* nothing crosses a host: block is optimal */
+
+	rc = tp_traffic_csr_build(traffic, TP_TRAFFIC_CSR_UNDIRECTED, &g, err);
+	if (rc == TP_OK)
+		rc = tree_build(topo, hosts, host_count, &t, err);
+	if (rc != TP_OK)
+		goto out;
+	/*
+	 * One METIS try per split, and for jobs small enough to afford it
+	 * (the 65,536-rank goal is 1 s) a second partition keeping the best
+	 * of 4 tries per split: cheap insurance, the better one is kept.
+	 */
+	for (int trial = 0; trial < 2; trial++) {
+		int ncuts = trial ? 4 : 1;
+		uint64_t hb_part, hb_ref;
+
+		if (trial && n > TRIAL_MAX_RANKS)
+			break;
+		rc = hierarchical_partition(&t, g, seed, ncuts, log, trial_hl,
+		                            err);
+		if (rc != TP_OK)
+			goto out;
+		hb_part = hl_hop_bytes(topo, traffic, hosts, trial_hl);
+		rc = refine(topo, hosts, host_count, g, seed, trial_hl,
+		            &st.moves, err);
+		if (rc != TP_OK)
+			goto out;
+		hb_ref = hl_hop_bytes(topo, traffic, hosts, trial_hl);
+		if (trial == 0 || hb_ref < st.refined_hop_bytes) {
+			st.partition_hop_bytes = hb_part;
+			st.refined_hop_bytes = hb_ref;
+			memcpy(part, trial_hl, (size_t)n * sizeof(*part));
+		}
+	}
+	memcpy(block_ref, block, (size_t)n * sizeof(*block));
+	rc =
+	    refine(topo, hosts, host_count, g, seed, block_ref, &st.moves, err);
+	if (rc != TP_OK)
+		goto out;
+	hb_block_ref = hl_hop_bytes(topo, traffic, hosts, block_ref);
+	/* Strictly better only: on a tie the job keeps its block mapping. */
+	if (hb_block_ref < st.hop_bytes) {
+		best = block_ref;
+		st.hop_bytes = hb_block_ref;
+		st.chosen = "block+refine";
+	}
+	if (st.refined_hop_bytes < st.hop_bytes ||
+	    (st.refined_hop_bytes == st.hop_bytes && best != block)) {
+		best = part;
+		st.hop_bytes = st.refined_hop_bytes;
+		st.chosen = "partition";
+	}
+	tp_log(log, TP_LOG_DEBUG,
+	       "remap: %u ranks on %u hosts: hop-bytes block %llu, "
+	       "partition %llu, refined %llu, block+refine %llu: %s",
+	       n, host_count, (unsigned long long)st.block_hop_bytes,
+	       (unsigned long long)st.partition_hop_bytes,
+	       (unsigned long long)st.refined_hop_bytes,
+	       (unsigned long long)hb_block_ref, st.chosen);
+done:
+	rc = finish_mapping(hosts, host_count, best, n, mapping, err);
+	if (rc == TP_OK && stats)
+		*stats = st;
+out:
+	free(block);
+	free(part);
+	free(block_ref);
+	free(trial_hl);
+	tp_traffic_csr_free(g);
+	tree_free(&t);
+	return rc;
+}

@@ -1,0 +1,102 @@
+/*
+ * remap.h: which rank runs on which allocated host and slot.
+ *
+ * Input: the job's traffic, the hosts Slurm allocated (indices into a
+ * tp_topo, each with a slot count; slot counts may differ, leaves may be
+ * used unevenly, ranks may be fewer than slots) and a seed.  Output:
+ * rank -> (host, slot).
+ *
+ * tp_remap_compute partitions the ranks following the fabric (pods ->
+ * leaves -> hosts) with METIS recursive bisection, each level's target part
+ * sizes being the children's slot capacities (packed into as few children
+ * as fit), repairs part sizes exactly, then refines by moves and swaps that
+ * directly lower hop-bytes, with gains from the CSR neighbour lists.  The
+ * block mapping (ranks filling the hosts in the given order, the mapping
+ * the job would get anyway) is always a candidate, refined and as is, and
+ * the lowest hop-bytes wins, ties to block: the result is never worse than
+ * block.  Deterministic for a seed.  Time and memory near-linear in ranks +
+ * nonzeros; nothing dense.
+ */
+#ifndef TP_REMAP_H
+#define TP_REMAP_H
+
+#include <stdint.h>
+
+#include "topo.h"
+#include "tp_error.h"
+#include "tp_log.h"
+#include "traffic.h"
+
+typedef struct tp_remap_host {
+	uint32_t host;  /* index into the tp_topo */
+	uint32_t slots; /* >= 1 */
+} tp_remap_host;
+
+/* A placement: two arrays of @ranks entries, owned by the struct. */
+typedef struct tp_remap_mapping {
+	uint32_t ranks;
+	uint32_t *rank_host; /* tp_topo host index of each rank */
+	uint32_t *rank_slot; /* 0 .. slots - 1 on that host */
+} tp_remap_mapping;
+
+/* Frees the arrays of @mapping (not the struct; NULL-safe). */
+void tp_remap_mapping_free(tp_remap_mapping *mapping);
+
+typedef enum tp_remap_method {
+	TP_REMAP_BLOCK,  /* fill hosts in order */
+	TP_REMAP_CYCLIC, /* round-robin over hosts with free slots */
+	TP_REMAP_RANDOM, /* a seeded random permutation of the slots */
+	TP_REMAP_TOPO,   /* tp_remap_compute */
+} tp_remap_method;
+
+/* "block", "cyclic", "random", "remap"; NULL for an unknown value. */
+const char *tp_remap_method_name(tp_remap_method method);
+
+/* Parse a method name; TP_ERR_INVALID names the bad value. */
+tp_status tp_remap_method_parse(const char *name, tp_remap_method *method,
+                                tp_error *err);
+
+typedef struct tp_remap_stats {
+	uint64_t block_hop_bytes;     /* the block mapping */
+	uint64_t partition_hop_bytes; /* hierarchical METIS, before refining */
+	uint64_t refined_hop_bytes;   /* hierarchical METIS + refinement */
+	uint64_t hop_bytes;           /* the mapping returned */
+	const char *chosen; /* "partition", "block+refine" or "block" */
+	uint64_t moves;     /* refinement moves and swaps applied */
+} tp_remap_stats;
+
+/*
+ * Expand a Slurm hostlist (`n[0001-0004,0007],m1`) into hosts of @topo with
+ * @slots slots each.  *hosts is malloc'd (caller frees).  Errors name the
+ * expression and the bad part: syntax, a host not in @topo, a repeated
+ * host, more than 1,048,576 hosts.
+ */
+tp_status tp_remap_hosts_parse(const tp_topo *topo, const char *hostlist,
+                               uint32_t slots, tp_remap_host **hosts,
+                               uint32_t *host_count, tp_error *err);
+
+/*
+ * A simple mapping of @ranks ranks onto @hosts (block, cyclic or random
+ * with @seed); TP_REMAP_TOPO is refused here.  Fills @mapping (free with
+ * tp_remap_mapping_free).  Errors: bad hosts (see tp_remap_compute), more
+ * ranks than slots.
+ */
+tp_status tp_remap_baseline(const tp_topo *topo, uint32_t ranks,
+                            const tp_remap_host *hosts, uint32_t host_count,
+                            tp_remap_method method, uint64_t seed,
+                            tp_remap_mapping *mapping, tp_error *err);
+
+/*
+ * The topology-aware mapping of @traffic (normalized) onto @hosts, see
+ * above.  Fills @mapping (free with tp_remap_mapping_free) and, if not
+ * NULL, @stats.  @log may be NULL.  Errors (TP_ERR_INVALID): no host, a
+ * host index outside @topo, a host listed twice, 0 slots, more ranks than
+ * slots; TP_ERR_NOMEM.
+ */
+tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
+                           const tp_remap_host *hosts, uint32_t host_count,
+                           uint64_t seed, const tp_logger *log,
+                           tp_remap_mapping *mapping, tp_remap_stats *stats,
+                           tp_error *err);
+
+#endif /* TP_REMAP_H */

@@ -1,0 +1,60 @@
+# Rank remapping, cost model, traffic matrices and rankfile writers
+# (issue 5).  Core sources go into libtopoplace.
+placement_libtopoplace_la_SOURCES += \
+	placement/traffic.c placement/traffic.h \
+	placement/cost.c placement/cost.h \
+	placement/remap.c placement/remap.h \
+	placement/rankfile.c placement/rankfile.h
+placement_libtopoplace_la_LIBADD += $(METIS_LIBS)
+
+TP_REMAP_UNIT_TESTS = tests/unit/test_traffic tests/unit/test_cost \
+	tests/unit/test_remap tests/unit/test_rankfile
+TP_UNIT_TESTS += $(TP_REMAP_UNIT_TESTS)
+check_PROGRAMS += $(TP_REMAP_UNIT_TESTS)
+TESTS += $(TP_REMAP_UNIT_TESTS)
+
+tests_unit_test_traffic_SOURCES = tests/unit/test_traffic.c
+tests_unit_test_traffic_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_traffic_LDADD = $(TP_UNIT_LDADD)
+
+tests_unit_test_cost_SOURCES = tests/unit/test_cost.c
+tests_unit_test_cost_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_cost_LDADD = $(TP_UNIT_LDADD) $(MATH_LIBS)
+
+tests_unit_test_remap_SOURCES = tests/unit/test_remap.c
+tests_unit_test_remap_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_remap_LDADD = $(TP_UNIT_LDADD)
+
+tests_unit_test_rankfile_SOURCES = tests/unit/test_rankfile.c
+tests_unit_test_rankfile_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_rankfile_LDADD = $(TP_UNIT_LDADD)
+
+
+# Mapping quality and time side by side (figures only; see bench/RESULTS.md).
+noinst_PROGRAMS += bench/remap_bench
+bench_remap_bench_SOURCES = bench/remap_bench.c
+bench_remap_bench_LDADD = placement/libtopoplace.la
+
+# Fuzz target and its seeds (built by the lead's fuzz script, not by make).
+EXTRA_DIST += tests/fuzz/fuzz_traffic.c \
+	tests/fuzz/corpus/traffic/lulesh8.txt \
+	tests/fuzz/corpus/traffic/noheader.txt \
+	tests/fuzz/corpus/traffic/header_crlf.txt \
+	tests/fuzz/corpus/traffic/overflow.txt
+
+# `topoplace remap` / `topoplace cost`, their man pages and integration
+# tests.  Left out until tools_topoplace_SOURCES can be appended to from
+# here: automake refuses `+=` before tools/cli.mk's `=`, and this fragment
+# is included first.  Once the lead fixes that (see the report), uncomment
+# these lines and add the two table lines to tools/topoplace.c and the two
+# declarations to tools/cli.h:
+#   { "remap", "map ranks onto hosts, write rankfiles", tp_cli_remap },
+#   { "cost", "compare mappings: hop-bytes, loads, time", tp_cli_cost },
+#   int tp_cli_remap(int argc, char **argv);
+#   int tp_cli_cost(int argc, char **argv);
+#tools_topoplace_SOURCES += tools/cli_remap.c tools/cli_remap.h \
+#	tools/cli_cost.c
+#dist_man1_MANS += doc/topoplace-remap.1 doc/topoplace-cost.1
+#dist_check_SCRIPTS += tests/integration/cli_remap.sh \
+#	tests/integration/rankfile_mpirun.sh
+#TESTS += tests/integration/cli_remap.sh tests/integration/rankfile_mpirun.sh

@@ -1,0 +1,72 @@
+# profiles/: the profile format, the munge-signed store, importers and
+# exporters (all in the core library), the `topoplace profile` subcommand
+# and their tests.
+placement_libtopoplace_la_SOURCES += \
+	profiles/sha256.c profiles/sha256.h \
+	profiles/profile.c profiles/profile.h \
+	profiles/store.c profiles/store.h \
+	profiles/munge_auth.c profiles/munge_auth.h \
+	profiles/convert.c profiles/convert.h
+placement_libtopoplace_la_CFLAGS += $(MUNGE_CFLAGS)
+placement_libtopoplace_la_LIBADD += $(MUNGE_LIBS)
+
+# `topoplace profile`
+tools_topoplace_SOURCES += tools/cli_profile.c
+dist_man1_MANS += doc/topoplace-profile.1
+dist_man5_MANS += doc/topoplace-profile.5
+
+TP_PROFILE_UNIT_TESTS = tests/unit/test_profile_format \
+	tests/unit/test_profile_store tests/unit/test_profile_convert
+TP_UNIT_TESTS += $(TP_PROFILE_UNIT_TESTS)
+check_PROGRAMS += $(TP_PROFILE_UNIT_TESTS)
+TESTS += $(TP_PROFILE_UNIT_TESTS)
+
+tests_unit_test_profile_format_SOURCES = tests/unit/test_profile_format.c
+tests_unit_test_profile_format_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_profile_format_LDADD = $(TP_UNIT_LDADD)
+
+tests_unit_test_profile_store_SOURCES = tests/unit/test_profile_store.c
+tests_unit_test_profile_store_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_profile_store_LDADD = $(TP_UNIT_LDADD)
+
+tests_unit_test_profile_convert_SOURCES = tests/unit/test_profile_convert.c
+tests_unit_test_profile_convert_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DTP_TOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_profile_convert_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_profile_convert_LDADD = $(TP_UNIT_LDADD)
+
+# Test fixtures and where they came from.
+EXTRA_DIST += profiles/testdata/ompi-ring4/README.md \
+	profiles/testdata/ompi-ring4/ring.c \
+	profiles/testdata/ompi-ring4/prof.0.prof \
+	profiles/testdata/ompi-ring4/prof.1.prof \
+	profiles/testdata/ompi-ring4/prof.2.prof \
+	profiles/testdata/ompi-ring4/prof.3.prof
+
+# Reading speed of profiles vs the text matrices (prints figures only; see
+# bench/RESULTS.md).
+noinst_PROGRAMS += bench/profile_bench
+bench_profile_bench_SOURCES = bench/profile_bench.c
+bench_profile_bench_LDADD = placement/libtopoplace.la
+
+# Real munged, real users: run by `make check` as root (skips otherwise).
+# It drives tests/integration/profile_cli, the subcommand's own code
+# behind a two-line main, so it does not depend on the topoplace table.
+check_PROGRAMS += tests/integration/profile_cli
+tests_integration_profile_cli_SOURCES = tests/integration/profile_cli_main.c \
+	tools/cli_profile.c tools/cli.c tools/cli.h
+tests_integration_profile_cli_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_integration_profile_cli_LDADD = placement/libtopoplace.la
+TESTS += tests/integration/profile_store_munge.sh
+dist_check_SCRIPTS += tests/integration/profile_store_munge.sh
+
+# libFuzzer targets and seeds (built by the lead's fuzz script).
+EXTRA_DIST += tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_ompi_monitoring.c \
+	tests/fuzz/fuzz_profile_coll.c \
+	tests/fuzz/corpus/profile/lulesh8-unsigned.tpp \
+	tests/fuzz/corpus/profile/lulesh8-signed.tpp \
+	tests/fuzz/corpus/profile/ring4-ompi.tpp \
+	tests/fuzz/corpus/ompi_monitoring/ring4-rank0.prof \
+	tests/fuzz/corpus/ompi_monitoring/ring4-rank3.prof \
+	tests/fuzz/corpus/profile_coll/LULESH-27.txt.coll \
+	tests/fuzz/corpus/profile_coll/HPCG-16.txt.coll

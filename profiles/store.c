@@ -1,0 +1,961 @@
+/*
+ * store.c: the per-user, munge-signed profile store (see store.h).
+ *
+ * Every step below the root goes through openat(O_NOFOLLOW) on a directory
+ * descriptor already checked, so a symlink planted anywhere in the store
+ * cannot lead a reader (slurmctld, often root) to a file outside it, and a
+ * directory renamed under our feet cannot either: we never re-resolve a
+ * path we have checked.
+ */
+#include "tp_config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store.h"
+
+#define PAYLOAD_MAX    (32 + 64 + 2 * TP_STORE_NAME_MAX + 8)
+#define PAYLOAD_TAG    "topoplace-profile-v1"
+#define TMP_PREFIX     ".tmp-"
+#define PROFILE_SUFFIX ".tpp"
+
+tp_store_options tp_store_default_options(void)
+{
+	tp_store_options opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.keep = TP_STORE_DEFAULT_KEEP;
+	opt.max_age_s = TP_STORE_DEFAULT_MAX_AGE_S;
+	opt.limits = tp_profile_default_limits();
+	return opt;
+}
+
+int tp_store_valid_name(const char *name)
+{
+	size_t n = strnlen(name, TP_STORE_NAME_MAX + 1);
+
+	if (n == 0 || n > TP_STORE_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		         (c >= '0' && c <= '9') || c == '_';
+
+		/* No leading '.', '-' or '+': no "..", no hidden, no option. */
+		if (!ok && !(i && (c == '.' || c == '-' || c == '+')))
+			return 0;
+	}
+	return 1;
+}
+
+/* A stored run's file name: hex digits and '-', then ".tpp". */
+static int valid_file_name(const char *file)
+{
+	size_t n = strnlen(file, TP_STORE_FILE_MAX + 1);
+	size_t suffix = strlen(PROFILE_SUFFIX);
+
+	if (n <= suffix || n > TP_STORE_FILE_MAX ||
+	    strcmp(file + n - suffix, PROFILE_SUFFIX))
+		return 0;
+	for (size_t i = 0; i < n - suffix; i++)
+		if (!((file[i] >= '0' && file[i] <= '9') ||
+		      (file[i] >= 'a' && file[i] <= 'f') || file[i] == '-'))
+			return 0;
+	return 1;
+}
+
+tp_status tp_store_namespace_owner(const char *ns, uid_t *uid, tp_error *err)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+	int rc;
+
+	if (!tp_store_valid_name(ns))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "namespace '%.64s': not a valid name", ns);
+	if (!strcmp(ns, TP_STORE_SITE_NAMESPACE)) {
+		*uid = 0;
+		return TP_OK;
+	}
+	rc = getpwnam_r(ns, &pw, buf, sizeof(buf), &found);
+	if (rc || !found)
+		return tp_error_set(err, TP_ERR_NOTFOUND,
+		                    "namespace '%s': no such user%s%s", ns,
+		                    rc ? ": " : "", rc ? strerror(rc) : "");
+	*uid = found->pw_uid;
+	return TP_OK;
+}
+
+void tp_store_payload(const uint8_t digest[TP_SHA256_BYTES], const char *ns,
+                      const char *name, char *out, size_t out_size)
+{
+	char hex[65];
+
+	tp_sha256_hex(digest, hex);
+	snprintf(out, out_size, "%s %s %s %s", PAYLOAD_TAG, hex, ns, name);
+}
+
+static tp_status check_options(const tp_store_options *opt, tp_error *err)
+{
+	if (!opt || !opt->root || !opt->auth || !opt->auth->sign ||
+	    !opt->auth->verify)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "profile store: root and auth must be set");
+	if (opt->keep == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "profile store %s: keep must be >= 1",
+		                    opt->root);
+	return TP_OK;
+}
+
+static tp_status check_names(const char *ns, const char *name, tp_error *err)
+{
+	if (!tp_store_valid_name(ns))
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "namespace '%.64s': not a valid name "
+		    "([A-Za-z0-9_][A-Za-z0-9_.+-]*, at most %d)",
+		    ns, TP_STORE_NAME_MAX);
+	if (name && !tp_store_valid_name(name))
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "profile name '%.64s': not a valid name "
+		    "([A-Za-z0-9_][A-Za-z0-9_.+-]*, at most %d)",
+		    name, TP_STORE_NAME_MAX);
+	return TP_OK;
+}
+
+/*
+ * Open the store root.  The path itself is configuration (trusted), but
+ * its last component must not be a symlink, and a root others can write
+ * must be sticky, else anyone could replace a namespace directory.
+ */
+static tp_status open_root(const tp_store_options *opt, int *fd, tp_error *err)
+{
+	struct stat st;
+	int saved;
+
+	*fd = open(opt->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0) {
+		saved = errno;
+		return tp_error_set(
+		    err, saved == ENOENT ? TP_ERR_NOTFOUND : TP_ERR_IO,
+		    "profile store %s: %s", opt->root,
+		    saved == ELOOP || saved == ENOTDIR
+		        ? "is a symbolic link or not a "
+		          "directory"
+		        : strerror(saved));
+	}
+	if (fstat(*fd, &st) ||
+	    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+		close(*fd);
+		*fd = -1;
+		return tp_error_set(err, TP_ERR_AUTH,
+		                    "profile store %s: writable by group or "
+		                    "others without the sticky bit: refused",
+		                    opt->root);
+	}
+	return TP_OK;
+}
+
+/*
+ * Open directory @entry under @parent without following a symlink, and
+ * check it belongs to @owner and only @owner can write it.  With @create,
+ * make it (0755) first if missing.  @label is the path shown in errors.
+ */
+static tp_status open_owned_dir(int parent, const char *entry, uid_t owner,
+                                int create, const char *label, int *fd,
+                                tp_error *err)
+{
+	struct stat st;
+	int saved;
+
+	*fd = openat(parent, entry,
+	             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0 && errno == ENOENT && create) {
+		if (mkdirat(parent, entry, 0755) && errno != EEXIST)
+			return tp_error_set(err, TP_ERR_IO, "%s: mkdir: %s",
+			                    label, strerror(errno));
+		*fd = openat(parent, entry,
+		             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (*fd < 0) {
+		saved = errno;
+		if (saved == ENOENT)
+			return tp_error_set(err, TP_ERR_NOTFOUND,
+			                    "%s: no such profile directory",
+			                    label);
+		return tp_error_set(err, TP_ERR_IO, "%s: %s", label,
+		                    saved == ELOOP || saved == ENOTDIR
+		                        ? "is a symbolic link or not a "
+		                          "directory: refused"
+		                        : strerror(saved));
+	}
+	if (fstat(*fd, &st)) {
+		saved = errno;
+		close(*fd);
+		*fd = -1;
+		return tp_error_set(err, TP_ERR_IO, "%s: fstat: %s", label,
+		                    strerror(saved));
+	}
+	if (st.st_uid != owner || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(*fd);
+		*fd = -1;
+		return tp_error_set(err, TP_ERR_AUTH,
+		                    "%s: directory owned by uid %u mode %03o, "
+		                    "namespace owner is uid %u and only it may "
+		                    "write: refused",
+		                    label, (unsigned)st.st_uid,
+		                    (unsigned)(st.st_mode & 0777),
+		                    (unsigned)owner);
+	}
+	return TP_OK;
+}
+
+/* Open the <ns>/<name> directory of the store (creating it for writers). */
+static tp_status open_name_dir(const tp_store_options *opt, const char *ns,
+                               const char *name, uid_t owner, int create,
+                               int *fd, tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	int root, nsfd;
+	tp_status st;
+
+	st = open_root(opt, &root, err);
+	if (st != TP_OK)
+		return st;
+	snprintf(label, sizeof(label), "%s/%s", opt->root, ns);
+	st = open_owned_dir(root, ns, owner, create, label, &nsfd, err);
+	close(root);
+	if (st != TP_OK)
+		return st;
+	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
+	st = open_owned_dir(nsfd, name, owner, create, label, fd, err);
+	close(nsfd);
+	return st;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The stored run files of a name directory, sorted oldest first. */
+static tp_status list_files(int dirfd, const char *label, char ***files,
+                            size_t *count, tp_error *err)
+{
+	size_t n = 0, cap = 0;
+	char **names = NULL;
+	struct dirent *d;
+	DIR *dir;
+	int dupfd = dup(dirfd);
+
+	*files = NULL;
+	*count = 0;
+	if (dupfd < 0 || !(dir = fdopendir(dupfd))) {
+		if (dupfd >= 0)
+			close(dupfd);
+		return tp_error_set(err, TP_ERR_IO, "%s: opendir: %s", label,
+		                    strerror(errno));
+	}
+	rewinddir(dir);
+	while ((d = readdir(dir))) {
+		if (!valid_file_name(d->d_name))
+			continue;
+		if (n == cap) {
+			size_t bigger = cap ? 2 * cap : 16;
+			char **grown = realloc(names, bigger * sizeof(*names));
+
+			if (!grown)
+				goto nomem;
+			names = grown;
+			cap = bigger;
+		}
+		names[n] = strdup(d->d_name);
+		if (!names[n])
+			goto nomem;
+		n++;
+	}
+	closedir(dir);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	*files = names;
+	*count = n;
+	return TP_OK;
+nomem:
+	closedir(dir);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", label);
+}
+
+static void free_files(char **files, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(files[i]);
+	free(files);
+}
+
+/* time-ns, pid, 32 random bits: sorts by time, unique across writers. */
+static void make_stamp(char *out, size_t size)
+{
+	struct timespec now;
+	uint32_t rnd = 0;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+		rnd ^= (uint32_t)now.tv_nsec * 2654435761u;
+	snprintf(out, size, "%016llx-%08x-%08x",
+	         (unsigned long long)now.tv_sec * 1000000000ull +
+	             (unsigned long long)now.tv_nsec,
+	         (unsigned)getpid(), rnd);
+}
+
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Drop the oldest runs beyond opt->keep; races with other pruners are
+ * harmless (ENOENT ignored). */
+static void prune(const tp_store_options *opt, int dirfd, const char *label)
+{
+	char **files;
+	size_t count;
+
+	if (list_files(dirfd, label, &files, &count, NULL) != TP_OK)
+		return;
+	for (size_t i = 0; i + opt->keep < count; i++)
+		if (unlinkat(dirfd, files[i], 0) && errno != ENOENT)
+			tp_log(opt->logger, TP_LOG_WARNING,
+			       "%s/%s: cannot remove old run: %s", label,
+			       files[i], strerror(errno));
+	free_files(files, count);
+}
+
+tp_status tp_store_put(const tp_store_options *opt, const char *ns,
+                       const char *name, tp_profile *profile,
+                       char file[TP_STORE_FILE_MAX + 1], tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX], payload[PAYLOAD_MAX];
+	char stamp[48], final[TP_STORE_FILE_MAX + 1], tmp[64];
+	char *cred = NULL;
+	uint8_t *buf = NULL;
+	size_t len;
+	uid_t owner;
+	tp_status st;
+	int dirfd = -1, fd = -1, saved;
+
+	if ((st = check_options(opt, err)) != TP_OK ||
+	    (st = check_names(ns, name, err)) != TP_OK ||
+	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
+		return st;
+	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
+	if (geteuid() != owner)
+		return tp_error_set(err, TP_ERR_AUTH,
+		                    "%s: namespace '%s' belongs to uid %u, you "
+		                    "are uid %u: readers would refuse it",
+		                    label, ns, (unsigned)owner,
+		                    (unsigned)geteuid());
+	st = tp_profile_compute_digest(profile, err);
+	if (st != TP_OK)
+		return tp_error_prefix(err, "%s", label);
+	tp_store_payload(profile->digest, ns, name, payload, sizeof(payload));
+	st = opt->auth->sign(opt->auth->data, payload, &cred, err);
+	if (st != TP_OK)
+		return tp_error_prefix(err, "%s: signing", label);
+	free(profile->credential);
+	profile->credential = cred;
+	st = tp_profile_encode(profile, &buf, &len, err);
+	if (st != TP_OK)
+		return tp_error_prefix(err, "%s", label);
+	st = open_name_dir(opt, ns, name, owner, 1, &dirfd, err);
+	if (st != TP_OK)
+		goto out;
+	make_stamp(stamp, sizeof(stamp));
+	snprintf(final, sizeof(final), "%s%s", stamp, PROFILE_SUFFIX);
+	snprintf(tmp, sizeof(tmp), "%s%s", TMP_PREFIX, stamp);
+	fd = openat(dirfd, tmp,
+	            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		st = tp_error_set(err, TP_ERR_IO, "%s/%s: create: %s", label,
+		                  tmp, strerror(errno));
+		goto out;
+	}
+	/* fsync before rename: the name must never point at lost data. */
+	if (write_all(fd, buf, len) || fsync(fd) || close(fd)) {
+		saved = errno;
+		if (fd >= 0)
+			close(fd);
+		unlinkat(dirfd, tmp, 0);
+		st = tp_error_set(err, TP_ERR_IO, "%s/%s: write: %s", label,
+		                  tmp, strerror(saved));
+		goto out;
+	}
+	if (renameat(dirfd, tmp, dirfd, final)) {
+		saved = errno;
+		unlinkat(dirfd, tmp, 0);
+		st = tp_error_set(err, TP_ERR_IO, "%s/%s: rename: %s", label,
+		                  final, strerror(saved));
+		goto out;
+	}
+	fsync(dirfd);
+	prune(opt, dirfd, label);
+	if (file)
+		memcpy(file, final, strlen(final) + 1);
+	tp_log(opt->logger, TP_LOG_DEBUG, "%s/%s: stored %zu bytes", label,
+	       final, len);
+out:
+	if (dirfd >= 0)
+		close(dirfd);
+	free(buf);
+	return st;
+}
+
+static void uid_label(uid_t uid, char *out, size_t size)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+
+	if (!getpwuid_r(uid, &pw, buf, sizeof(buf), &found) && found)
+		snprintf(out, size, "uid %u (%s)", (unsigned)uid,
+		         found->pw_name);
+	else
+		snprintf(out, size, "uid %u", (unsigned)uid);
+}
+
+tp_status tp_store_verify_profile(const tp_store_options *opt, const char *ns,
+                                  const char *name, const tp_profile *profile,
+                                  uid_t *cred_uid, tp_error *err)
+{
+	char expect[PAYLOAD_MAX], made_by[300], owner_by[300];
+	char tag[32], hex[80], cns[TP_STORE_NAME_MAX + 2],
+	    cname[TP_STORE_NAME_MAX + 2];
+	tp_store_cred cred;
+	time_t now = time(NULL);
+	uid_t owner;
+	tp_status st;
+
+	if ((st = check_options(opt, err)) != TP_OK ||
+	    (st = check_names(ns, name, err)) != TP_OK ||
+	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
+		return st;
+	if (!profile->credential || !profile->credential[0])
+		return tp_error_set(err, TP_ERR_AUTH,
+		                    "not signed (no credential): refused");
+	memset(&cred, 0, sizeof(cred));
+	st =
+	    opt->auth->verify(opt->auth->data, profile->credential, &cred, err);
+	if (st != TP_OK)
+		return tp_error_prefix(err, "credential refused");
+	if (cred_uid)
+		*cred_uid = cred.uid;
+	uid_label(cred.uid, made_by, sizeof(made_by));
+	uid_label(owner, owner_by, sizeof(owner_by));
+	if (cred.uid != owner) {
+		st = tp_error_set(err, TP_ERR_AUTH,
+		                  "credential made by %s, but namespace '%s' "
+		                  "belongs to %s: refused (wrong owner or "
+		                  "forged)",
+		                  made_by, ns, owner_by);
+		goto out;
+	}
+	tp_store_payload(profile->digest, ns, name, expect, sizeof(expect));
+	if (!cred.payload || strcmp(cred.payload, expect)) {
+		tag[0] = hex[0] = cns[0] = cname[0] = '\0';
+		if (cred.payload)
+			sscanf(cred.payload, "%31s %79s %65s %65s", tag, hex,
+			       cns, cname);
+		if (strcmp(tag, PAYLOAD_TAG))
+			st = tp_error_set(err, TP_ERR_AUTH,
+			                  "credential payload is not a "
+			                  "topoplace profile signature: "
+			                  "refused");
+		else if (strncmp(expect + strlen(PAYLOAD_TAG) + 1, hex, 64) ||
+		         strlen(hex) != 64)
+			st =
+			    tp_error_set(err, TP_ERR_AUTH,
+			                 "credential signs another profile "
+			                 "(digest %.16s..., file digest "
+			                 "%.16s...): tampered, refused",
+			                 hex, expect + strlen(PAYLOAD_TAG) + 1);
+		else
+			st = tp_error_set(err, TP_ERR_AUTH,
+			                  "credential was made for %s/%s but "
+			                  "the profile is in %s/%s: replayed, "
+			                  "refused",
+			                  cns, cname, ns, name);
+		goto out;
+	}
+	if (cred.rewound) {
+		st = tp_error_set(err, TP_ERR_AUTH,
+		                  "credential encoded in the future "
+		                  "(%lld s from now): refused",
+		                  (long long)(cred.encoded_s - now));
+		goto out;
+	}
+	if (opt->max_age_s == 0 && cred.backend_expired) {
+		st = tp_error_set(err, TP_ERR_AUTH,
+		                  "credential expired (munge TTL %lld s, "
+		                  "encoded %lld s ago): refused",
+		                  (long long)cred.ttl_s,
+		                  (long long)(now - cred.encoded_s));
+		goto out;
+	}
+	if (opt->max_age_s > 0 && now - cred.encoded_s > opt->max_age_s) {
+		st = tp_error_set(err, TP_ERR_AUTH,
+		                  "credential expired (encoded %lld s ago, "
+		                  "max age %lld s): refused",
+		                  (long long)(now - cred.encoded_s),
+		                  (long long)opt->max_age_s);
+		goto out;
+	}
+	st = TP_OK;
+out:
+	free(cred.payload);
+	return st;
+}
+
+/* Open, check, read, decode and verify @file in @dirfd. */
+static tp_status read_run(const tp_store_options *opt, int dirfd,
+                          const char *ns, const char *name, uid_t owner,
+                          const char *file, tp_profile **profile, tp_error *err)
+{
+	char label[4096 + 3 * TP_STORE_NAME_MAX];
+	struct stat sb;
+	uint8_t *buf;
+	size_t len;
+	tp_status st;
+	int fd;
+
+	*profile = NULL;
+	snprintf(label, sizeof(label), "%s/%s/%s/%s", opt->root, ns, name,
+	         file);
+	if (!valid_file_name(file))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: not a stored run's file name", label);
+	/* O_NONBLOCK: a FIFO planted here must not hang slurmctld. */
+	fd =
+	    openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		int saved = errno;
+
+		return tp_error_set(
+		    err, saved == ENOENT ? TP_ERR_NOTFOUND : TP_ERR_IO,
+		    "%s: %s", label,
+		    saved == ELOOP ? "is a symbolic link: "
+		                     "refused"
+		                   : strerror(saved));
+	}
+	if (fstat(fd, &sb)) {
+		close(fd);
+		return tp_error_set(err, TP_ERR_IO, "%s: fstat failed", label);
+	}
+	if (!S_ISREG(sb.st_mode) || sb.st_nlink != 1 || sb.st_uid != owner ||
+	    (sb.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		return tp_error_set(
+		    err, TP_ERR_AUTH,
+		    "%s: %s (owner uid %u, links %lu, mode "
+		    "%03o; namespace owner uid %u): refused",
+		    label,
+		    !S_ISREG(sb.st_mode) ? "not a regular file"
+		    : sb.st_uid != owner ? "not owned by the namespace's "
+		                           "owner"
+		                         : "hard-linked or writable by "
+		                           "others",
+		    (unsigned)sb.st_uid, (unsigned long)sb.st_nlink,
+		    (unsigned)(sb.st_mode & 0777), (unsigned)owner);
+	}
+	st = tp_profile_slurp_fd(fd, label, opt->limits.max_file_bytes, &buf,
+	                         &len, err);
+	close(fd);
+	if (st != TP_OK)
+		return st;
+	st = tp_profile_decode(label, buf, len, &opt->limits, profile, err);
+	free(buf);
+	if (st != TP_OK)
+		return st;
+	st = tp_store_verify_profile(opt, ns, name, *profile, NULL, err);
+	if (st != TP_OK) {
+		tp_error_prefix(err, "%s", label);
+		tp_profile_free(*profile);
+		*profile = NULL;
+	}
+	return st;
+}
+
+tp_status tp_store_get(const tp_store_options *opt, const char *ns,
+                       const char *name, const char *file, tp_profile **profile,
+                       tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	char **files = NULL;
+	size_t count = 0;
+	uid_t owner;
+	tp_status st;
+	int dirfd;
+
+	*profile = NULL;
+	if ((st = check_options(opt, err)) != TP_OK ||
+	    (st = check_names(ns, name, err)) != TP_OK ||
+	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
+		return st;
+	if (file && !valid_file_name(file))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s/%s/%s/%.64s: not a stored run's file "
+		                    "name",
+		                    opt->root, ns, name, file);
+	st = open_name_dir(opt, ns, name, owner, 0, &dirfd, err);
+	if (st != TP_OK)
+		return st;
+	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
+	if (file) {
+		st = read_run(opt, dirfd, ns, name, owner, file, profile, err);
+		close(dirfd);
+		return st;
+	}
+	/* The newest run may be pruned by a writer between listing and
+	 * opening it: list again a few times before giving up. */
+	for (int attempt = 0; attempt < 8; attempt++) {
+		st = list_files(dirfd, label, &files, &count, err);
+		if (st == TP_OK && count == 0)
+			st = tp_error_set(err, TP_ERR_NOTFOUND,
+			                  "%s: no stored run", label);
+		if (st == TP_OK)
+			st = read_run(opt, dirfd, ns, name, owner,
+			              files[count - 1], profile, err);
+		free_files(files, count);
+		files = NULL;
+		if (st != TP_ERR_NOTFOUND || count == 0)
+			break;
+		count = 0;
+	}
+	close(dirfd);
+	return st;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Add run @r's matrix, collectives and I/O totals into @acc. */
+static tp_status accumulate(tp_profile *acc, const tp_profile *r, tp_error *err)
+{
+	tp_status st;
+
+	for (size_t i = 0; i < r->pair_count; i++) {
+		st = tp_profile_add_pair(acc, r->pairs[i].src, r->pairs[i].dst,
+		                         r->pairs[i].bytes, r->pairs[i].msgs,
+		                         err);
+		if (st != TP_OK)
+			return st;
+	}
+	for (size_t i = 0; i < r->collective_count; i++) {
+		st = tp_profile_add_collective(acc, r->collectives[i].name,
+		                               r->collectives[i].calls,
+		                               r->collectives[i].bytes, err);
+		if (st != TP_OK)
+			return st;
+	}
+	acc->io.read_bytes = add_sat(acc->io.read_bytes, r->io.read_bytes);
+	acc->io.write_bytes = add_sat(acc->io.write_bytes, r->io.write_bytes);
+	acc->io.time_us = add_sat(acc->io.time_us, r->io.time_us);
+	for (int b = 0; b < TP_PROFILE_IO_BUCKETS; b++)
+		acc->io.size_hist[b] =
+		    add_sat(acc->io.size_hist[b], r->io.size_hist[b]);
+	/* Finish sums duplicate pairs: keep the array from growing runs-fold.
+	 */
+	return tp_profile_finish(acc, err);
+}
+
+tp_status tp_store_merged(const tp_store_options *opt, const char *ns,
+                          const char *name, tp_profile **profile,
+                          unsigned *runs, tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	char **files = NULL;
+	size_t count = 0;
+	tp_profile *acc = NULL, *newest = NULL;
+	unsigned merged = 0;
+	uid_t owner;
+	tp_status st;
+	int dirfd;
+
+	*profile = NULL;
+	*runs = 0;
+	if ((st = check_options(opt, err)) != TP_OK ||
+	    (st = check_names(ns, name, err)) != TP_OK ||
+	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
+		return st;
+	st = open_name_dir(opt, ns, name, owner, 0, &dirfd, err);
+	if (st != TP_OK)
+		return st;
+	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
+	st = list_files(dirfd, label, &files, &count, err);
+	/* Newest first: it fixes the header and the rank count. */
+	for (size_t i = count; st == TP_OK && i-- > 0;) {
+		tp_profile *run;
+		tp_error why;
+
+		if (read_run(opt, dirfd, ns, name, owner, files[i], &run,
+		             &why) != TP_OK) {
+			tp_log(opt->logger, TP_LOG_WARNING,
+			       "merge skips a run: %s", why.message);
+			continue;
+		}
+		if (!acc) {
+			st = tp_profile_new(&run->header, &acc, err);
+			newest = run;
+		} else if (run->header.ranks != acc->header.ranks) {
+			tp_log(opt->logger, TP_LOG_WARNING,
+			       "%s/%s: merge skips a run of %u ranks (newest "
+			       "has %u)",
+			       label, files[i], run->header.ranks,
+			       acc->header.ranks);
+			tp_profile_free(run);
+			continue;
+		}
+		if (st == TP_OK)
+			st = accumulate(acc, run, err);
+		if (st == TP_OK)
+			merged++;
+		if (run != newest)
+			tp_profile_free(run);
+	}
+	free_files(files, count);
+	close(dirfd);
+	if (st == TP_OK && !merged)
+		st = tp_error_set(err, TP_ERR_NOTFOUND,
+		                  "%s: no run that verifies", label);
+	if (st == TP_OK) {
+		/* Mean over runs: the merged view has one run's scale. */
+		for (size_t i = 0; i < acc->pair_count; i++) {
+			acc->pairs[i].bytes /= merged;
+			acc->pairs[i].msgs /= merged;
+		}
+		for (size_t i = 0; i < acc->collective_count; i++) {
+			acc->collectives[i].calls /= merged;
+			acc->collectives[i].bytes /= merged;
+		}
+		acc->io.requests = 0;
+		for (int b = 0; b < TP_PROFILE_IO_BUCKETS; b++) {
+			acc->io.size_hist[b] /= merged;
+			acc->io.requests += acc->io.size_hist[b];
+		}
+		acc->io.read_bytes /= merged;
+		acc->io.write_bytes /= merged;
+		acc->io.time_us /= merged;
+		for (size_t i = 0; st == TP_OK && i < newest->io.client_count;
+		     i++)
+			st = tp_profile_add_io_client(
+			    acc, &newest->io.clients[i], err);
+		if (st == TP_OK && newest->credential) {
+			acc->credential = strdup(newest->credential);
+			if (!acc->credential)
+				st = tp_error_set(err, TP_ERR_NOMEM,
+				                  "%s: out of memory", label);
+		}
+		if (st == TP_OK)
+			st = tp_profile_finish(acc, err);
+	}
+	tp_profile_free(newest);
+	if (st != TP_OK) {
+		tp_profile_free(acc);
+		return st;
+	}
+	*profile = acc;
+	*runs = merged;
+	return TP_OK;
+}
+
+static int add_entry(tp_store_list *list, size_t *cap, const char *ns,
+                     const char *name, const char *file, const struct stat *sb)
+{
+	tp_store_entry *e;
+
+	if (list->count == *cap) {
+		size_t bigger = *cap ? 2 * *cap : 16;
+		tp_store_entry *grown =
+		    realloc(list->entries, bigger * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		list->entries = grown;
+		*cap = bigger;
+	}
+	e = &list->entries[list->count++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->ns, sizeof(e->ns), "%s", ns);
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	snprintf(e->file, sizeof(e->file), "%s", file);
+	e->size_bytes = (uint64_t)sb->st_size;
+	e->mtime_s = sb->st_mtime;
+	return 0;
+}
+
+/* Valid-named subdirectories (not symlinks) of @dirfd, sorted. */
+static tp_status list_dirs(int dirfd, const char *label, char ***out,
+                           size_t *count, tp_error *err)
+{
+	size_t n = 0, cap = 0;
+	char **names = NULL;
+	struct dirent *d;
+	struct stat sb;
+	int dupfd = dup(dirfd);
+	DIR *dir;
+
+	*out = NULL;
+	*count = 0;
+	if (dupfd < 0 || !(dir = fdopendir(dupfd))) {
+		if (dupfd >= 0)
+			close(dupfd);
+		return tp_error_set(err, TP_ERR_IO, "%s: opendir: %s", label,
+		                    strerror(errno));
+	}
+	rewinddir(dir);
+	while ((d = readdir(dir))) {
+		if (!tp_store_valid_name(d->d_name) ||
+		    fstatat(dirfd, d->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISDIR(sb.st_mode))
+			continue;
+		if (n == cap) {
+			size_t bigger = cap ? 2 * cap : 16;
+			char **grown = realloc(names, bigger * sizeof(*names));
+
+			if (!grown)
+				goto nomem;
+			names = grown;
+			cap = bigger;
+		}
+		if (!(names[n] = strdup(d->d_name)))
+			goto nomem;
+		n++;
+	}
+	closedir(dir);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	*out = names;
+	*count = n;
+	return TP_OK;
+nomem:
+	closedir(dir);
+	free_files(names, n);
+	return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", label);
+}
+
+tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
+                             const char *name, tp_store_list *list,
+                             tp_error *err)
+{
+	char **nss = NULL, **names = NULL, **files = NULL;
+	size_t nns = 0, nnames = 0, nfiles = 0, cap = 0;
+	char label[4096 + 3 * TP_STORE_NAME_MAX];
+	tp_status st;
+	int root;
+
+	memset(list, 0, sizeof(*list));
+	if ((st = check_options(opt, err)) != TP_OK)
+		return st;
+	if (ns && (st = check_names(ns, name, err)) != TP_OK)
+		return st;
+	if ((st = open_root(opt, &root, err)) != TP_OK)
+		return st;
+	if (ns) {
+		nss = calloc(1, sizeof(*nss));
+		if (nss && !(nss[0] = strdup(ns))) {
+			free(nss);
+			nss = NULL;
+		}
+		nns = nss ? 1 : 0;
+		if (!nss)
+			st = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+	} else {
+		st = list_dirs(root, opt->root, &nss, &nns, err);
+	}
+	for (size_t i = 0; st == TP_OK && i < nns; i++) {
+		int nsfd =
+		    openat(root, nss[i],
+		           O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (nsfd < 0)
+			continue;
+		snprintf(label, sizeof(label), "%s/%s", opt->root, nss[i]);
+		if (name) {
+			names = calloc(1, sizeof(*names));
+			if (names && (names[0] = strdup(name)))
+				nnames = 1;
+			else
+				st = tp_error_set(err, TP_ERR_NOMEM,
+				                  "out of memory");
+		} else {
+			st = list_dirs(nsfd, label, &names, &nnames, err);
+		}
+		for (size_t j = 0; st == TP_OK && j < nnames; j++) {
+			int fd = openat(nsfd, names[j],
+			                O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			                    O_CLOEXEC);
+
+			if (fd < 0)
+				continue;
+			snprintf(label, sizeof(label), "%s/%s/%s", opt->root,
+			         nss[i], names[j]);
+			st = list_files(fd, label, &files, &nfiles, err);
+			for (size_t k = 0; st == TP_OK && k < nfiles; k++) {
+				struct stat sb;
+
+				if (fstatat(fd, files[k], &sb,
+				            AT_SYMLINK_NOFOLLOW) ||
+				    !S_ISREG(sb.st_mode))
+					continue;
+				if (add_entry(list, &cap, nss[i], names[j],
+				              files[k], &sb))
+					st = tp_error_set(err, TP_ERR_NOMEM,
+					                  "out of memory");
+			}
+			free_files(files, nfiles);
+			files = NULL;
+			nfiles = 0;
+			close(fd);
+		}
+		free_files(names, nnames);
+		names = NULL;
+		nnames = 0;
+		close(nsfd);
+	}
+	free_files(nss, nns);
+	close(root);
+	if (st != TP_OK)
+		tp_store_list_free(list);
+	return st;
+}
+
+void tp_store_list_free(tp_store_list *list)
+{
+	if (!list)
+		return;
+	free(list->entries);
+	list->entries = NULL;
+	list->count = 0;
+}

@@ -1,0 +1,173 @@
+/*
+ * store.h: the profile store, a directory of munge-signed profiles with one
+ * namespace per user.
+ *
+ *   <root>/<namespace>/<name>/<stamp>.tpp
+ *
+ * <namespace> is a user name (owned by that user) or "site" (owned by
+ * root: site-wide profiles only root may publish).  <name> names an
+ * application profile ("lulesh"); each put adds one run, the last @keep
+ * runs are kept.  <stamp> is time-ns-pid-random in hex, so names sort by
+ * write time and never collide.
+ *
+ * Writes are atomic: a temporary file in the name directory, fsync, rename,
+ * fsync of the directory.  Readers never see a torn file.
+ *
+ * Readers (slurmctld among them) treat the store as hostile: every path
+ * step below the root is opened with openat(O_NOFOLLOW), so no symlink
+ * leads out of the store; directories and files must be owned by the
+ * namespace's owner and not writable by others; files must be regular,
+ * with one link, smaller than the limit; the profile must decode (digest
+ * included) and its munge credential must verify: made by the namespace's
+ * owner, signing this digest, this namespace and this name, and not
+ * expired.  Each refusal is TP_ERR_AUTH (credential) or TP_ERR_IO /
+ * TP_ERR_PARSE / TP_ERR_LIMIT with a message naming the file and reason.
+ *
+ * The credential backend is pluggable (tp_store_auth) so the policy can be
+ * unit-tested; tp_munge_auth (munge_auth.h) is the real one.
+ */
+#ifndef TP_STORE_H
+#define TP_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile.h"
+#include "tp_error.h"
+#include "tp_log.h"
+
+#define TP_STORE_SITE_NAMESPACE "site"
+#define TP_STORE_NAME_MAX       64
+#define TP_STORE_FILE_MAX       64
+#define TP_STORE_DEFAULT_KEEP   8
+/* 30 days: a profile describes an application, not one run. */
+#define TP_STORE_DEFAULT_MAX_AGE_S (30 * 24 * 3600)
+
+/* What a credential backend says about one credential. */
+typedef struct tp_store_cred {
+	uid_t uid;           /* who made it */
+	int64_t encoded_s;   /* when (seconds since the epoch) */
+	int64_t ttl_s;       /* the backend's own lifetime */
+	int backend_expired; /* the backend's TTL has passed */
+	int rewound;         /* encoded in the future */
+	char *payload;       /* NUL-terminated, owned (free) */
+} tp_store_cred;
+
+/*
+ * A credential backend.  sign makes a credential over @payload as the
+ * calling user (*cred is malloc'd, caller frees).  verify checks @cred;
+ * it returns TP_OK and fills @out when the credential is authentic (even if
+ * expired: the store decides), TP_ERR_AUTH with the reason when it is not
+ * (forged, corrupt, another key), TP_ERR_IO when the daemon is unreachable.
+ */
+typedef struct tp_store_auth {
+	tp_status (*sign)(void *data, const char *payload, char **cred,
+	                  tp_error *err);
+	tp_status (*verify)(void *data, const char *cred, tp_store_cred *out,
+	                    tp_error *err);
+	void *data;
+} tp_store_auth;
+
+typedef struct tp_store_options {
+	const char *root;          /* the store directory (trusted path) */
+	const tp_store_auth *auth; /* required */
+	unsigned keep;             /* runs kept per name (>= 1) */
+	/*
+	 * Age bound on credentials.  0: the backend's TTL (munge's, at most
+	 * munged's --max-ttl) is enforced strictly.  > 0: a credential is
+	 * accepted up to max_age_s after it was encoded, even past the
+	 * backend's TTL (stored profiles outlive munge TTLs by design).
+	 */
+	int64_t max_age_s;
+	tp_profile_limits limits;
+	const tp_logger *logger; /* may be NULL */
+} tp_store_options;
+
+/* Defaults: keep TP_STORE_DEFAULT_KEEP, max_age TP_STORE_DEFAULT_MAX_AGE_S,
+ * default limits; root and auth left NULL for the caller. */
+tp_store_options tp_store_default_options(void);
+
+/* One stored run. */
+typedef struct tp_store_entry {
+	char ns[TP_STORE_NAME_MAX + 1];
+	char name[TP_STORE_NAME_MAX + 1];
+	char file[TP_STORE_FILE_MAX + 1];
+	uint64_t size_bytes;
+	int64_t mtime_s;
+} tp_store_entry;
+
+typedef struct tp_store_list {
+	size_t count;
+	tp_store_entry *entries; /* owned; sorted by ns, name, file */
+} tp_store_list;
+
+/* A namespace or profile name: [A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}. */
+int tp_store_valid_name(const char *name);
+
+/*
+ * The uid owning namespace @ns: 0 for "site", else the user named @ns.
+ * TP_ERR_NOTFOUND if no such user, TP_ERR_INVALID for a bad name.
+ */
+tp_status tp_store_namespace_owner(const char *ns, uid_t *uid, tp_error *err);
+
+/*
+ * Sign @profile (finished) for @ns/@name with opt->auth as the calling
+ * user and store it atomically; then drop runs beyond opt->keep.  The
+ * caller must own @ns (TP_ERR_AUTH otherwise: the readers would refuse
+ * it).  Directories are created 0755.  On success the stored file's name
+ * is copied to @file (may be NULL).  @profile->credential is replaced.
+ */
+tp_status tp_store_put(const tp_store_options *opt, const char *ns,
+                       const char *name, tp_profile *profile,
+                       char file[TP_STORE_FILE_MAX + 1], tp_error *err);
+
+/*
+ * Read and verify one run: @file, or the newest when @file is NULL.  The
+ * caller frees *@profile.  Errors as described at the top.
+ */
+tp_status tp_store_get(const tp_store_options *opt, const char *ns,
+                       const char *name, const char *file, tp_profile **profile,
+                       tp_error *err);
+
+/*
+ * The merged view of all kept runs of @ns/@name: each matrix entry,
+ * collective and I/O total is the mean over the runs (sum / runs, rounded
+ * down), so the merged profile has the scale of one run; the header, the
+ * I/O clients and the credential are the newest run's.  Runs that do not
+ * verify, or whose rank count differs from the newest, are skipped with a
+ * warning on opt->logger.  *@runs gets the number of runs merged.
+ */
+tp_status tp_store_merged(const tp_store_options *opt, const char *ns,
+                          const char *name, tp_profile **profile,
+                          unsigned *runs, tp_error *err);
+
+/*
+ * List stored runs (without verifying them): all namespaces when @ns is
+ * NULL, all names when @name is NULL.  Entries that are not directories or
+ * .tpp files, or are symlinks, are skipped.  Free with tp_store_list_free.
+ */
+tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
+                             const char *name, tp_store_list *list,
+                             tp_error *err);
+
+/* Frees the entries of @list (NULL-safe). */
+void tp_store_list_free(tp_store_list *list);
+
+/*
+ * The exact credential payload for a profile with digest @digest stored as
+ * @ns/@name, written to @out (at most @out_size bytes with the NUL):
+ * "topoplace-profile-v1 <sha256 hex> <ns> <name>".
+ */
+void tp_store_payload(const uint8_t digest[TP_SHA256_BYTES], const char *ns,
+                      const char *name, char *out, size_t out_size);
+
+/*
+ * Verify @profile's credential as if it were stored at @ns/@name (the
+ * check tp_store_get does after decoding).  Fills @cred_uid (may be NULL).
+ */
+tp_status tp_store_verify_profile(const tp_store_options *opt, const char *ns,
+                                  const char *name, const tp_profile *profile,
+                                  uid_t *cred_uid, tp_error *err);
+
+#endif /* TP_STORE_H */

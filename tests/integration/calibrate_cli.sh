@@ -1,0 +1,163 @@
+#!/bin/bash
+# `topoplace throttle` on bad input and on known tables.
+#
+# Every malformed sweep file and every nonsense window or size gives exactly
+# one line on stderr naming what and where (file:line:column for files), and
+# the documented exit status (1 for bad files, 2 for bad options).  A
+# synthetic sweep with a known knee gives that threshold; a threshold table
+# gives the documented window, cost and gain; the TBF rules and the admin
+# hook (run with arguments, no shell) behave as documented.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+: "${abs_top_srcdir:=$(cd "$here/../.." && pwd)}"
+: "${abs_top_builddir:=$abs_top_srcdir}"
+# shellcheck source=../lib/bed.sh
+. "$abs_top_srcdir/tests/lib/bed.sh"
+
+if "$abs_top_builddir/tools/topoplace" throttle --help >/dev/null 2>&1; then
+	throttle() { "$abs_top_builddir/tools/topoplace" throttle "$@"; }
+elif [[ -x $abs_top_builddir/tests/integration/throttle_tool ]]; then
+	throttle() { "$abs_top_builddir/tests/integration/throttle_tool" "$@"; }
+else
+	tp_skip "neither tools/topoplace throttle nor throttle_tool is built"
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tp-throttle-cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# expect_error NAME STATUS PATTERN CMD...: CMD exits STATUS with exactly
+# one stderr line matching PATTERN (extended regex) and nothing on stdout.
+expect_error() {
+	local name=$1 want=$2 pattern=$3 rc
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if ((rc == want)) && [[ $(wc -l <"$tmp/err") -eq 1 ]] &&
+		grep -qE "$pattern" "$tmp/err" && [[ ! -s $tmp/out ]]; then
+		tp_pass "$name"
+	else
+		tp_fail "$name" "exit $rc (want $want)" "stderr: $(cat "$tmp/err")" \
+			"stdout: $(head -3 "$tmp/out")" "pattern: $pattern"
+	fi
+}
+
+head='# topoplace-sweep v1
+request_bytes,clients,interval_us,client,start_us,latency_us'
+bad_sweep() { # NAME BODY PATTERN
+	printf '%s\n%b' "$head" "$2" >"$tmp/$1.csv"
+	expect_error "malformed sweep ($1): one clear error" 1 \
+		"^topoplace throttle thresholds: $tmp/$1.csv: line $3" \
+		throttle thresholds "$tmp/$1.csv"
+}
+bad_sweep negative-size '-4096,1,100,0,0,5\n' "3: column 1: request_bytes '-4096'"
+bad_sweep few-fields '4096,1,100,0,5\n' "3: 5 fields, expected 6"
+bad_sweep exponent '4096,1,1e3,0,0,5\n' "3: column 8: interval_us '1e3': not a plain decimal number"
+bad_sweep client-range '4096,2,100,2,0,5\n' "3: column 12: client 2 is not below clients 2"
+bad_sweep nan-latency '4096,1,100,0,0,nan\n' "3: column 16: latency_us 'nan'"
+bad_sweep binary '4096,1,100,0,0,5\n\x01\x02garbage\n' "4: column 1: control byte 0x01"
+printf 'request_bytes,clients,interval_us,client,start_us,latency_us\n4096,1,1,0,0,1\n' >"$tmp/nomagic.csv"
+expect_error "sweep without its magic line: one clear error" 1 \
+	"^topoplace throttle thresholds: $tmp/nomagic.csv: line 1: column 1: not a topoplace sweep" \
+	throttle thresholds "$tmp/nomagic.csv"
+expect_error "missing sweep file: one clear error naming it" 1 \
+	"^topoplace throttle thresholds: $tmp/none.csv: cannot open: No such file" \
+	throttle thresholds "$tmp/none.csv"
+
+# Nonsense windows, sizes and durations: usage errors naming the value.
+for w in -3ms '2 parsecs' 1e999s 2 0ms 0.5us 3601s; do
+	expect_error "nonsense window '$w': one clear error" 2 \
+		"^topoplace throttle window: --io-throttle='$w': .*; accepted: off\|auto\|<window>" \
+		throttle window --bytes 4M --clients 4 --interval 1ms --io-throttle="$w"
+done
+expect_error "nonsense size: one clear error" 2 \
+	"^topoplace throttle window: --bytes '4 MB': unknown suffix ' MB'" \
+	throttle window --bytes '4 MB' --clients 4 --interval 1ms
+expect_error "nonsense calibration interval: one clear error" 2 \
+	"^topoplace throttle calibrate: --intervals '-1ms': not a duration" \
+	throttle calibrate --dir "$tmp" --intervals 1ms,-1ms
+expect_error "missing calibration directory: one clear error naming it" 1 \
+	"^topoplace throttle calibrate: calibrate: target $tmp/absent: No such file or directory" \
+	throttle calibrate --dir "$tmp/absent" --intervals 1ms --duration 10ms
+expect_error "bad fsync policy: one clear error" 2 \
+	"^topoplace throttle calibrate: --fsync: fsync policy 'sometimes': use each\|end\|none" \
+	throttle calibrate --dir "$tmp" --fsync sometimes
+expect_error "unknown action: one clear error" 2 \
+	"^topoplace throttle: unknown action 'throttle'" throttle throttle
+
+# A synthetic sweep with a known knee: plateau 1000 us, latency
+# (2000 / interval)^2 x 1000 below 2000 us; 1.5 x plateau at 1633 us.
+awk 'BEGIN {
+	print "# topoplace-sweep v1 synthetic"
+	print "request_bytes,clients,interval_us,client,start_us,latency_us"
+	n = split("250 500 1000 1500 2000 3000 4000 8000", iv, " ")
+	for (i = 1; i <= n; i++)
+		for (k = 0; k < 20; k++) {
+			r = 2000 / iv[i]; m = r > 1 ? 1000 * r * r : 1000
+			printf "4194304,4,%d,%d,%d,%.3f\n", iv[i], k % 4, k * iv[i], m * (1 + (k % 5 - 2) / 100)
+		}
+}' >"$tmp/known.csv"
+tp_check "a sweep with a known knee gives a table" \
+	throttle thresholds "$tmp/known.csv" -o "$tmp/known-table.csv"
+thr=$(awk -F, '/^4194304,4,/ { print $3 }' "$tmp/known-table.csv")
+echo "# detected threshold: $thr us (true crossing 1633 us)"
+tp_check "the detected threshold is within 5% of the true 1633 us ($thr)" \
+	awk -v t="$thr" 'BEGIN { exit !(t > 1633 * 0.95 && t < 1633 * 1.05) }'
+
+cat >"$tmp/table.csv" <<'TABLE'
+# topoplace-thresholds v1
+request_bytes,clients,threshold_us,plateau_us,confidence
+4194304,64,1850.400,900.000,0.900
+TABLE
+out=$(throttle window --table "$tmp/table.csv" --bytes 4M --clients 64 \
+	--interval 1ms --requests 100)
+echo "$out" | sed 's/^/# /'
+tp_check_eq "window: the smallest keeping the mean at the threshold" \
+	"throttle=yes window_us=1851" \
+	"$(grep -E '^(throttle|window_us)=' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
+tp_check_eq "window: expected cost and gain are reported" \
+	"expected_cost=+85.1% (I/O phase at most this much longer)|io_phase_us=100000 -> 185100|expected_gain=offered load 1.85x -> 1.00x of the congestion threshold" \
+	"$(grep -E '^(expected_cost|io_phase_us|expected_gain)=' <<<"$out" | paste -sd'|')"
+out=$(throttle window --table "$tmp/table.csv" --bytes 4M --clients 256 --interval 1ms)
+tp_check_eq "window: beyond the table the threshold is flagged extrapolated" \
+	"threshold_extrapolated=yes" "$(grep '^threshold_extrapolated=' <<<"$out")"
+out=$(throttle window --table "$tmp/table.csv" --bytes 4M --clients 64 \
+	--interval 1ms --io-throttle=off)
+tp_check_eq "window: the user's off is respected" "throttle=no" "$(grep '^throttle=' <<<"$out")"
+out=$(throttle window --table "$tmp/table.csv" --bytes 4M --clients 64 \
+	--interval 1ms --io-throttle=5ms --max-window 3ms)
+tp_check_eq "window: the user's window is held to the site maximum" \
+	"window_us=3000" "$(grep '^window_us=' <<<"$out")"
+out=$(throttle window --table "$tmp/table.csv" --bytes 4M --clients 64 \
+	--interval 1ms --class batch --throttled-classes io,checkpoint)
+tp_check_eq "window: classes the site does not throttle are left alone" \
+	"throttle=no" "$(grep '^throttle=' <<<"$out")"
+
+out=$(throttle tbf --name tp_42 --jobid 42 --window 2ms --bytes 4M --clients 64)
+tp_check_eq "tbf: start and stop rules from window and RPC size" \
+	"start tp_42 jobid={42} rate=128000|stop tp_42" "$(paste -sd'|' <<<"$out")"
+cat >"$tmp/hook" <<HOOK
+#!/bin/sh
+printf '%s\n' "\$@" > "$tmp/hook.args"
+HOOK
+chmod +x "$tmp/hook"
+tp_check "tbf: the admin hook runs" \
+	throttle tbf --name tp_42 --jobid 42 --window 2ms --bytes 4M --clients 64 \
+	--hook "$tmp/hook" --hook-arg ost.OSS.ost_io
+tp_check_eq "tbf: the hook gets its own argument, the action and the rule" \
+	"ost.OSS.ost_io|start|start tp_42 jobid={42} rate=128000" \
+	"$(paste -sd'|' "$tmp/hook.args")"
+throttle tbf --name tp_42 --jobid 42 --window 2ms --bytes 4M --clients 64 \
+	--hook "$tmp/hook" --stop >/dev/null
+tp_check_eq "tbf: --stop passes the stop rule" "stop|stop tp_42" \
+	"$(paste -sd'|' "$tmp/hook.args")"
+throttle tbf --name tp_42 --jobid 42 --window 2ms --bytes 4M --clients 64 \
+	--hook /bin/false >/dev/null 2>"$tmp/err"
+tp_check_eq "tbf: a failing hook is reported with its status" \
+	"topoplace throttle tbf: TBF hook /bin/false start: exited with status 1" \
+	"$(cat "$tmp/err")"
+expect_error "tbf: an unsafe job id is refused" 2 \
+	"^topoplace throttle tbf: TBF job id '1\} rate=1 \{'" \
+	throttle tbf --name r --jobid '1} rate=1 {' --window 2ms --bytes 4M --clients 1
+
+tp_done

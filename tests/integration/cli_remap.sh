@@ -1,0 +1,130 @@
+#!/bin/bash
+# cli_remap.sh: `topoplace remap` and `topoplace cost` on real matrices:
+# output, files, agreement between the two, and one clear error (naming the
+# file, line or option) for each bad input they read.
+#
+# Env: abs_top_builddir, abs_top_srcdir (make check); TP_TOPOPLACE to use
+# another topoplace binary.
+set -u
+
+: "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
+: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
+. "$abs_top_srcdir/tests/lib/bed.sh"
+tp=${TP_TOPOPLACE:-$abs_top_builddir/tools/topoplace}
+mdir=$abs_top_srcdir/tests/data/matrices
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+
+"$tp" remap --help >/dev/null 2>&1 || tp_skip "$tp has no remap subcommand"
+
+# expect_fail NAME STATUS MESSAGE CMD...: CMD exits STATUS and its stderr
+# is exactly one line equal to MESSAGE.
+expect_fail() {
+	local name=$1 status=$2 message=$3 err rc
+	shift 3
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if ((rc == status)) && [[ $err == "$message" ]]; then
+		tp_pass "$name"
+	else
+		tp_fail "$name" "exit $rc (want $status)" "stderr: $err" \
+			"want:   $message"
+	fi
+}
+
+# ---- remap: output and files ----------------------------------------------
+out=$("$tp" remap --matrix "$mdir/LULESH-64.txt" --hosts 'n[0001-0004]' \
+	--slots 16 --fabric 2x4x4 --seed 3 --rankfile "$work/rf" \
+	--machinefile "$work/mf" --hostfile-out "$work/hf" 2>&1)
+tp_check_eq "remap succeeds" 0 $?
+before=$(sed -n 's/^hop-bytes before (block): \([0-9]*\)$/\1/p' <<<"$out")
+after=$(sed -n 's/^hop-bytes after ([a-z+]*): \([0-9]*\) .*/\1/p' <<<"$out")
+tp_check "remap prints hop-bytes before and after, after <= before" \
+	bash -c '[ -n "$1" ] && [ -n "$2" ] && [ "$2" -le "$1" ]' _ "$before" "$after"
+tp_check "remap improves LULESH-64 at 16 ranks/host" [ "${after:-0}" -lt "${before:-0}" ]
+tp_check_eq "the rankfile has a line per rank" 64 "$(grep -c '^rank [0-9]*=n000[1-4] slot=[0-9]*$' "$work/rf")"
+tp_check_eq "the hostfile has a line per rank" 64 "$(grep -c '^n000[1-4]$' "$work/hf")"
+tp_check_eq "no host gets more than its 16 slots" "" \
+	"$(sort "$work/hf" | uniq -c | awk '$1 > 16')"
+out2=$("$tp" remap --matrix "$mdir/LULESH-64.txt" --hosts 'n[0001-0004]' \
+	--slots 16 --fabric 2x4x4 --seed 3 --rankfile "$work/rf2" 2>&1)
+tp_check "the same seed gives the same rankfile" cmp "$work/rf" "$work/rf2"
+printf 'n0003:8\n# comment\nn0004 slots=8\nn0001\n\n' >"$work/hosts"
+tp_check "remap reads a host file with per-host slots" \
+	"$tp" remap --matrix "$mdir/HPCG-16.txt" --hostfile "$work/hosts" \
+	--slots 1 --fabric 2x4x4 --hostfile-out "$work/hf3"
+# 16 ranks on 8 + 8 + 1 slots: the two 8-slot hosts hold them all.
+tp_check_eq "host file slots are honoured (8, 8, 1 slots; 16 ranks)" \
+	"n0003<=8 n0004<=8 total=16" \
+	"$(sort "$work/hf3" | uniq -c | awk '{ n += $1; m = ($2 == "n0001") ? 1 : 8; printf "%s%s<=%s", (NR > 1 ? " " : ""), $2, ($1 <= m ? m : "OVER") } END { print " total=" n }')"
+
+# ---- cost: side by side, imported mappings agree with remap ---------------
+out=$("$tp" cost --matrix "$mdir/LULESH-64.txt" --hosts 'n[0001-0004]' \
+	--slots 16 --fabric 2x4x4 --seed 3 \
+	--mapping block,cyclic,random,remap --mapping "$work/rf,$work/mf" \
+	--mapping "$work/hf" 2>&1)
+tp_check_eq "cost succeeds" 0 $?
+row=$(awk '$1 == "hop-bytes" { $1 = ""; print substr($0, 2) }' <<<"$out")
+read -r c_block c_cyclic c_random c_remap c_rf c_mf c_hf <<<"$row"
+tp_check_eq "cost: block matches remap's 'before'" "$before" "$c_block"
+tp_check_eq "cost: remap matches remap's 'after'" "$after" "$c_remap"
+tp_check_eq "cost: the imported rankfile, machinefile and hostfile agree" \
+	"$after $after $after" "$c_rf $c_mf $c_hf"
+tp_check "cost prints hop classes, leaf loads and predicted time" \
+	bash -c 'for k in "bytes on-node" "bytes other-pod" "max leaf up bytes" "predicted time s" "queue search s" "contention s"; do grep -q "^ *$k " <<<"$1" || exit 1; done' _ "$out"
+printf 'leaf_uplinks = 2\nqueue_gamma_s = 0\n' >"$work/params"
+tp_check_eq "cost: gamma 0 from a parameter file zeroes queue search" \
+	"0 0" "$("$tp" cost --matrix "$mdir/CoMD-16.txt" --fabric 1x2x8 \
+		--mapping block,remap --params "$work/params" |
+		awk '$1 == "queue" { print $4, $5 }')"
+
+# ---- one clear error per bad input ------------------------------------------
+expect_fail "remap: bad --fabric" 2 \
+	"topoplace remap: --fabric '2x4': expected PODSxLEAVESxHOSTS, e.g. 2x4x4" \
+	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts n0001 --fabric 2x4
+expect_fail "remap: --slots 0" 2 "topoplace remap: --slots must be >= 1" \
+	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts n0001 --slots 0 --fabric 2x4x4
+expect_fail "remap: both --hosts and --hostfile" 2 \
+	"topoplace remap: give one of --hosts and --hostfile" \
+	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts n0001 --hostfile x --fabric 2x4x4
+expect_fail "remap: unknown option" 2 "topoplace remap: unknown option '--bogus'" \
+	"$tp" remap --bogus
+expect_fail "remap: more ranks than slots" 1 \
+	"topoplace remap: remap: 16 ranks but only 8 slots on 2 hosts" \
+	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts 'n[0001-0002]' --slots 4 --fabric 2x4x4
+expect_fail "remap: host not in the fabric" 1 \
+	"topoplace remap: hostlist 'n[0031-0033]': host 'n0033' is not in the fabric" \
+	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts 'n[0031-0033]' --slots 16 --fabric 2x4x4
+printf 'n0001\nzz9\n' >"$work/badhosts"
+expect_fail "remap: host file names the bad line" 1 \
+	"topoplace remap: $work/badhosts: line 2: host 'zz9' is not in the fabric" \
+	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hostfile "$work/badhosts" --fabric 2x4x4
+printf 'n0001:x\n' >"$work/badslots"
+expect_fail "remap: host file bad slot count" 1 \
+	"topoplace remap: $work/badslots: line 1: bad slot count 'x'" \
+	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hostfile "$work/badslots" --fabric 2x4x4
+printf '0 1 10\n1 two 5\n' >"$work/badm"
+expect_fail "remap: matrix names file and line" 1 \
+	"topoplace remap: $work/badm: line 2: dst is not a decimal number" \
+	"$tp" remap --matrix "$work/badm" --hosts n0001 --fabric 2x4x4
+expect_fail "remap: unwritable rankfile" 1 \
+	"topoplace remap: /nonexistent/rf: cannot create a temporary file beside it: No such file or directory" \
+	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts n0001 --slots 16 \
+	--fabric 2x4x4 --rankfile /nonexistent/rf
+printf 'rank 0=n0001 slot=0\nrank 0=n0002 slot=0\n' >"$work/dup"
+expect_fail "cost: imported mapping placing a rank twice" 1 \
+	"topoplace cost: $work/dup: line 2: rank 0 placed twice" \
+	"$tp" cost --matrix "$mdir/LULESH-8.txt" --fabric 1x2x4 --mapping "$work/dup"
+printf 'n0001\nn0002\n' >"$work/short"
+expect_fail "cost: imported mapping missing ranks" 1 \
+	"topoplace cost: $work/short: rank 2 is not placed" \
+	"$tp" cost --matrix "$mdir/LULESH-8.txt" --fabric 1x2x4 --mapping "$work/short"
+expect_fail "cost: unknown mapping is read as a file" 1 \
+	"topoplace cost: greedy: cannot open: No such file or directory" \
+	"$tp" cost --matrix "$mdir/LULESH-8.txt" --fabric 1x2x4 --mapping greedy
+printf 'leaf_uplinks = 2\nalpha = 1\n' >"$work/badparams"
+expect_fail "cost: bad parameter file names line and key" 1 \
+	"topoplace cost: $work/badparams: line 2: unknown key 'alpha'" \
+	"$tp" cost --matrix "$mdir/LULESH-8.txt" --fabric 1x2x4 --params "$work/badparams"
+
+tp_done

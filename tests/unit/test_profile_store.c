@@ -1,0 +1,556 @@
+/*
+ * test_profile_store.c: the store's policy (ownership, symlinks, payload
+ * binding, age, keep-K, merge, atomicity under 200 concurrent writers),
+ * with a fake credential backend so it runs without munged.  The real
+ * munged is exercised by tests/integration/profile_store_munge.sh.
+ */
+#include "tp_config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "profile.h"
+#include "store.h"
+
+/*
+ * Fake backend: "FAKE:<uid>:<encoded_s>:<ttl_s>:<payload>".  Like munge,
+ * it reports who signed and when; unlike munge anyone can forge it, which
+ * is exactly what lets the tests drive every branch of the store's policy.
+ */
+struct fake {
+	long uid;   /* -1: the caller's euid */
+	long age_s; /* back-date the credential */
+	long ttl_s;
+};
+
+static tp_status fake_sign(void *data, const char *payload, char **cred,
+                           tp_error *err)
+{
+	struct fake *f = data;
+	char *out = malloc(strlen(payload) + 128);
+
+	(void)err;
+	if (!out)
+		return TP_ERR_NOMEM;
+	sprintf(out, "FAKE:%ld:%lld:%ld:%s",
+	        f->uid < 0 ? (long)geteuid() : f->uid,
+	        (long long)time(NULL) - f->age_s, f->ttl_s, payload);
+	/* Spaces are not printable credential bytes in the file format. */
+	for (char *p = out; *p; p++)
+		if (*p == ' ')
+			*p = '|';
+	*cred = out;
+	return TP_OK;
+}
+
+static tp_status fake_verify(void *data, const char *cred, tp_store_cred *out,
+                             tp_error *err)
+{
+	long uid, ttl;
+	long long enc;
+	int n = 0;
+
+	(void)data;
+	if (sscanf(cred, "FAKE:%ld:%lld:%ld:%n", &uid, &enc, &ttl, &n) != 3 ||
+	    !n)
+		return tp_error_set(err, TP_ERR_AUTH, "fake: bad credential");
+	out->uid = (uid_t)uid;
+	out->encoded_s = enc;
+	out->ttl_s = ttl;
+	out->backend_expired = time(NULL) > enc + ttl;
+	out->payload = strdup(cred + n);
+	for (char *p = out->payload; p && *p; p++)
+		if (*p == '|')
+			*p = ' ';
+	return out->payload ? TP_OK : TP_ERR_NOMEM;
+}
+
+struct fixture {
+	char root[64];
+	char ns[64];
+	struct fake fake;
+	tp_store_auth auth;
+	tp_store_options opt;
+};
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct passwd *pw = getpwuid(geteuid());
+
+	if (!fx || !pw)
+		return -1;
+	strcpy(fx->root, "/tmp/tp_store_test.XXXXXX");
+	if (!mkdtemp(fx->root))
+		return -1;
+	snprintf(fx->ns, sizeof(fx->ns), "%s", pw->pw_name);
+	fx->fake.uid = -1;
+	fx->fake.ttl_s = 300;
+	fx->auth.sign = fake_sign;
+	fx->auth.verify = fake_verify;
+	fx->auth.data = &fx->fake;
+	fx->opt = tp_store_default_options();
+	fx->opt.root = fx->root;
+	fx->opt.auth = &fx->auth;
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->root);
+	if (system(cmd) != 0)
+		return -1;
+	free(fx);
+	return 0;
+}
+
+static tp_profile *run_profile(uint64_t bytes, size_t pairs)
+{
+	tp_profile_header h = {.ranks = 64, .ranks_per_node = 8};
+	tp_profile *p;
+
+	strcpy(h.app, "lulesh");
+	assert_int_equal(tp_profile_new(&h, &p, NULL), TP_OK);
+	for (size_t i = 0; i < pairs; i++)
+		assert_int_equal(tp_profile_add_pair(p, (uint32_t)(i % 64),
+		                                     (uint32_t)(i / 64 % 64),
+		                                     bytes, 1, NULL),
+		                 TP_OK);
+	assert_int_equal(
+	    tp_profile_add_collective(p, "Allreduce", 10, bytes, NULL), TP_OK);
+	assert_int_equal(tp_profile_finish(p, NULL), TP_OK);
+	return p;
+}
+
+static void put(struct fixture *fx, const char *name, uint64_t bytes,
+                char file[TP_STORE_FILE_MAX + 1])
+{
+	tp_profile *p = run_profile(bytes, 3);
+	tp_error err;
+
+	if (tp_store_put(&fx->opt, fx->ns, name, p, file, &err) != TP_OK)
+		fail_msg("put: %s", err.message);
+	tp_profile_free(p);
+}
+
+static void path_of(struct fixture *fx, const char *name, const char *file,
+                    char *out, size_t size)
+{
+	snprintf(out, size, "%s/%s/%s/%s", fx->root, fx->ns, name, file);
+}
+
+static void expect_get_refused(struct fixture *fx, const char *name,
+                               const char *file, tp_status code,
+                               const char *needle)
+{
+	tp_profile *p = (tp_profile *)1;
+	tp_error err;
+
+	assert_int_equal(tp_store_get(&fx->opt, fx->ns, name, file, &p, &err),
+	                 code);
+	assert_null(p);
+	if (!strstr(err.message, needle))
+		fail_msg("message '%s' lacks '%s'", err.message, needle);
+}
+
+static void test_put_then_get_returns_the_same_profile(void **state)
+{
+	struct fixture *fx = *state;
+	char file[TP_STORE_FILE_MAX + 1], path[512];
+	tp_profile *p;
+	tp_error err;
+	struct stat sb;
+
+	put(fx, "lulesh", 100, file);
+	path_of(fx, "lulesh", file, path, sizeof(path));
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0644 & ~0022 & 0777);
+	assert_int_equal(
+	    tp_store_get(&fx->opt, fx->ns, "lulesh", NULL, &p, &err), TP_OK);
+	assert_int_equal(p->pair_count, 3);
+	assert_int_equal(p->pairs[0].bytes, 100);
+	assert_non_null(strstr(p->credential, "topoplace-profile-v1"));
+	tp_profile_free(p);
+}
+
+static void test_keeps_only_the_last_k_runs_newest_wins(void **state)
+{
+	struct fixture *fx = *state;
+	char file[TP_STORE_FILE_MAX + 1];
+	tp_store_list list;
+	tp_profile *p;
+	tp_error err;
+
+	fx->opt.keep = 3;
+	for (int i = 1; i <= 5; i++)
+		put(fx, "hpcg", 100 * (uint64_t)i, file);
+	assert_int_equal(
+	    tp_store_list_runs(&fx->opt, fx->ns, "hpcg", &list, &err), TP_OK);
+	assert_int_equal(list.count, 3);
+	assert_string_equal(list.entries[2].file, file);
+	tp_store_list_free(&list);
+	assert_int_equal(tp_store_get(&fx->opt, fx->ns, "hpcg", NULL, &p, &err),
+	                 TP_OK);
+	assert_int_equal(p->pairs[0].bytes, 500);
+	tp_profile_free(p);
+}
+
+static void test_merged_view_is_the_mean_over_kept_runs(void **state)
+{
+	struct fixture *fx = *state;
+	tp_profile *p;
+	unsigned runs;
+	tp_error err;
+
+	put(fx, "comd", 100, NULL);
+	put(fx, "comd", 200, NULL);
+	put(fx, "comd", 600, NULL);
+	assert_int_equal(
+	    tp_store_merged(&fx->opt, fx->ns, "comd", &p, &runs, &err), TP_OK);
+	assert_int_equal(runs, 3);
+	assert_int_equal(p->pair_count, 3);
+	assert_int_equal(p->pairs[0].bytes, 300);
+	assert_int_equal(p->pairs[0].msgs, 1);
+	assert_int_equal(p->collectives[0].bytes, 300);
+	assert_int_equal(p->collectives[0].calls, 10);
+	tp_profile_free(p);
+}
+
+/* Rewrite a stored file in place (as its owner could) after @edit. */
+static void edit_file(const char *path, void (*edit)(uint8_t *, size_t))
+{
+	FILE *f = fopen(path, "r+b");
+	uint8_t buf[8192];
+	size_t len;
+
+	assert_non_null(f);
+	len = fread(buf, 1, sizeof(buf), f);
+	edit(buf, len);
+	rewind(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	fclose(f);
+}
+
+static void bump_bytes_and_digest(uint8_t *buf, size_t len)
+{
+	uint64_t body = 0;
+	size_t first_pair = TP_PROFILE_HEADER_BYTES + 16 + 40 + 6 + 16 + 8;
+
+	(void)len;
+	buf[first_pair + 8] ^= 0x40; /* 100 bytes -> 36: less traffic */
+	for (int i = 0; i < 8; i++)
+		body |= (uint64_t)buf[16 + i] << (8 * i);
+	tp_sha256(buf, TP_PROFILE_HEADER_BYTES + body,
+	          buf + TP_PROFILE_HEADER_BYTES + body);
+}
+
+static void flip_one_bit(uint8_t *buf, size_t len)
+{
+	buf[len / 3] ^= 1;
+}
+
+static void test_tampered_profile_with_fixed_digest_is_refused(void **state)
+{
+	struct fixture *fx = *state;
+	char file[TP_STORE_FILE_MAX + 1], path[512];
+
+	put(fx, "lulesh", 100, file);
+	path_of(fx, "lulesh", file, path, sizeof(path));
+	edit_file(path, bump_bytes_and_digest);
+	expect_get_refused(fx, "lulesh", NULL, TP_ERR_AUTH,
+	                   "credential signs another profile");
+}
+
+static void test_flipped_bit_is_refused_as_checksum_mismatch(void **state)
+{
+	struct fixture *fx = *state;
+	char file[TP_STORE_FILE_MAX + 1], path[512];
+
+	put(fx, "lulesh", 100, file);
+	path_of(fx, "lulesh", file, path, sizeof(path));
+	edit_file(path, flip_one_bit);
+	expect_get_refused(fx, "lulesh", file, TP_ERR_PARSE,
+	                   "checksum mismatch");
+}
+
+static void test_credential_of_another_uid_is_refused(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->fake.uid = (long)geteuid() + 4242;
+	put(fx, "lulesh", 100, NULL);
+	fx->fake.uid = -1;
+	expect_get_refused(fx, "lulesh", NULL, TP_ERR_AUTH, "belongs to uid");
+	expect_get_refused(fx, "lulesh", NULL, TP_ERR_AUTH,
+	                   "wrong owner or forged");
+}
+
+static void test_profile_replayed_under_another_name_is_refused(void **st)
+{
+	struct fixture *fx = *st;
+	char file[TP_STORE_FILE_MAX + 1], from[512], to[512], cmd[1200];
+
+	put(fx, "lulesh", 100, file);
+	put(fx, "hpcg", 100, NULL);
+	path_of(fx, "lulesh", file, from, sizeof(from));
+	path_of(fx, "hpcg", file, to, sizeof(to));
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
+	assert_int_equal(system(cmd), 0);
+	expect_get_refused(fx, "hpcg", file, TP_ERR_AUTH, "replayed");
+	expect_get_refused(fx, "hpcg", file, TP_ERR_AUTH, "made for ");
+}
+
+static void test_expired_credentials_are_refused(void **state)
+{
+	struct fixture *fx = *state;
+	tp_profile *p;
+	tp_error err;
+
+	fx->fake.age_s = 100;
+	fx->fake.ttl_s = 10;
+	put(fx, "lulesh", 100, NULL);
+	/* Default policy: a long max age overrides the backend's TTL. */
+	assert_int_equal(
+	    tp_store_get(&fx->opt, fx->ns, "lulesh", NULL, &p, &err), TP_OK);
+	tp_profile_free(p);
+	fx->opt.max_age_s = 0;
+	expect_get_refused(fx, "lulesh", NULL, TP_ERR_AUTH,
+	                   "expired (munge TTL 10 s");
+	fx->opt.max_age_s = 50;
+	expect_get_refused(fx, "lulesh", NULL, TP_ERR_AUTH, "max age 50 s");
+}
+
+static void test_unsigned_and_garbage_credentials_are_refused(void **st)
+{
+	struct fixture *fx = *st;
+	char dir[512], path[600];
+	tp_profile *p = run_profile(100, 3);
+
+	put(fx, "lulesh", 100, NULL);
+	snprintf(dir, sizeof(dir), "%s/%s/lulesh", fx->root, fx->ns);
+	snprintf(path, sizeof(path), "%s/0000000000000001-1-1.tpp", dir);
+	assert_int_equal(tp_profile_write_file(path, p, NULL), TP_OK);
+	expect_get_refused(fx, "lulesh", "0000000000000001-1-1.tpp",
+	                   TP_ERR_AUTH, "not signed");
+	p->credential = strdup("MUNGE:garbage:");
+	assert_int_equal(tp_profile_write_file(path, p, NULL), TP_OK);
+	expect_get_refused(fx, "lulesh", "0000000000000001-1-1.tpp",
+	                   TP_ERR_AUTH, "credential refused: fake: bad");
+	tp_profile_free(p);
+}
+
+static void test_symlinks_never_lead_out_of_the_store(void **state)
+{
+	struct fixture *fx = *state;
+	char file[TP_STORE_FILE_MAX + 1], real[1024], link[512], out[128];
+	char cmd[2048];
+
+	put(fx, "lulesh", 100, file);
+	/* A valid profile outside the store, reached through links. */
+	snprintf(out, sizeof(out), "%s.outside", fx->root);
+	snprintf(cmd, sizeof(cmd),
+	         "rm -rf '%s' && mkdir '%s' && cp -a '%s/%s' '%s/'", out, out,
+	         fx->root, fx->ns, out);
+	assert_int_equal(system(cmd), 0);
+
+	snprintf(real, sizeof(real), "%s/%s/lulesh/%s", out, fx->ns, file);
+	path_of(fx, "lulesh", "00000000000000ff-1-1.tpp", link, sizeof(link));
+	assert_int_equal(symlink(real, link), 0);
+	expect_get_refused(fx, "lulesh", "00000000000000ff-1-1.tpp", TP_ERR_IO,
+	                   "symbolic link");
+
+	snprintf(real, sizeof(real), "%s/%s/lulesh", out, fx->ns);
+	snprintf(link, sizeof(link), "%s/%s/linked", fx->root, fx->ns);
+	assert_int_equal(symlink(real, link), 0);
+	expect_get_refused(fx, "linked", NULL, TP_ERR_IO, "symbolic link");
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", out);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_bad_names_are_refused_before_any_file_access(void **st)
+{
+	struct fixture *fx = *st;
+	const char *bad[] = {"..", ".hidden", "a/b", "", "-rf", "x y"};
+	tp_profile *p = run_profile(1, 1), *q;
+	tp_error err;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(
+		    tp_store_put(&fx->opt, fx->ns, bad[i], p, NULL, &err),
+		    TP_ERR_INVALID);
+		assert_non_null(strstr(err.message, "not a valid name"));
+		assert_int_equal(
+		    tp_store_get(&fx->opt, bad[i], "x", NULL, &q, &err),
+		    TP_ERR_INVALID);
+	}
+	assert_int_equal(tp_store_get(&fx->opt, fx->ns, "lulesh",
+	                              "../../etc/passwd", &q, &err),
+	                 TP_ERR_INVALID);
+	tp_profile_free(p);
+}
+
+static void test_writing_another_users_namespace_is_refused(void **state)
+{
+	struct fixture *fx = *state;
+	tp_profile *p = run_profile(1, 1);
+	const char *other = geteuid() == 0 ? "daemon" : "root";
+	tp_error err;
+
+	assert_int_equal(tp_store_put(&fx->opt, other, "x", p, NULL, &err),
+	                 TP_ERR_AUTH);
+	assert_non_null(strstr(err.message, "belongs to uid"));
+	tp_profile_free(p);
+}
+
+static void test_group_writable_dirs_and_open_root_are_refused(void **st)
+{
+	struct fixture *fx = *st;
+	char dir[512];
+
+	put(fx, "lulesh", 100, NULL);
+	snprintf(dir, sizeof(dir), "%s/%s/lulesh", fx->root, fx->ns);
+	assert_int_equal(chmod(dir, 0775), 0);
+	expect_get_refused(fx, "lulesh", NULL, TP_ERR_AUTH, "only it may");
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(chmod(fx->root, 0777), 0);
+	expect_get_refused(fx, "lulesh", NULL, TP_ERR_AUTH, "sticky bit");
+	assert_int_equal(chmod(fx->root, 01777), 0);
+	expect_get_refused(fx, "lulesh", "nothere.tpp", TP_ERR_INVALID,
+	                   "not a stored run");
+}
+
+static void test_files_of_another_owner_are_refused(void **state)
+{
+	struct fixture *fx = *state;
+	char file[TP_STORE_FILE_MAX + 1], path[512], dir[512];
+
+	if (geteuid() != 0)
+		skip(); /* chown needs root */
+	put(fx, "lulesh", 100, file);
+	path_of(fx, "lulesh", file, path, sizeof(path));
+	assert_int_equal(chown(path, 1, 1), 0);
+	expect_get_refused(fx, "lulesh", file, TP_ERR_AUTH,
+	                   "not owned by the namespace's owner");
+	assert_int_equal(chown(path, 0, 0), 0);
+	snprintf(dir, sizeof(dir), "%s/%s", fx->root, fx->ns);
+	assert_int_equal(chown(dir, 1, 1), 0);
+	expect_get_refused(fx, "lulesh", file, TP_ERR_AUTH,
+	                   "directory owned by uid 1");
+	assert_int_equal(chown(dir, 0, 0), 0);
+}
+
+#define WRITERS 200
+
+/*
+ * 200 processes store runs of one name at once while this process reads
+ * the newest run again and again: every read must succeed or find no run
+ * yet; afterwards exactly `keep` runs remain, all valid, and no temporary
+ * file is left.
+ */
+static void test_200_concurrent_writers_leave_no_torn_file(void **state)
+{
+	struct fixture *fx = *state;
+	pid_t pids[WRITERS];
+	tp_store_list list;
+	int reads_ok = 0, status;
+	char dir[512];
+	tp_error err;
+	DIR *d;
+	struct dirent *e;
+
+	fx->opt.keep = 5;
+	for (int i = 0; i < WRITERS; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			/* ~100 KB each: big enough for writes to interleave. */
+			tp_profile *p = run_profile((uint64_t)i + 1, 4096);
+			tp_status s = tp_store_put(&fx->opt, fx->ns, "storm", p,
+			                           NULL, &err);
+
+			tp_profile_free(p);
+			_exit(s == TP_OK ? 0 : 1);
+		}
+	}
+	for (int round = 0; round < 200; round++) {
+		tp_profile *p;
+		tp_status s =
+		    tp_store_get(&fx->opt, fx->ns, "storm", NULL, &p, &err);
+
+		if (s == TP_OK) {
+			assert_int_equal(p->pair_count, 4096);
+			reads_ok++;
+			tp_profile_free(p);
+		} else if (s != TP_ERR_NOTFOUND) {
+			fail_msg("concurrent read: %s", err.message);
+		}
+	}
+	for (int i = 0; i < WRITERS; i++) {
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	print_message("%d of 200 concurrent reads saw a complete run\n",
+	              reads_ok);
+	assert_int_equal(
+	    tp_store_list_runs(&fx->opt, fx->ns, "storm", &list, &err), TP_OK);
+	assert_int_equal(list.count, 5);
+	for (size_t i = 0; i < list.count; i++) {
+		tp_profile *p;
+
+		if (tp_store_get(&fx->opt, fx->ns, "storm",
+		                 list.entries[i].file, &p, &err) != TP_OK)
+			fail_msg("%s", err.message);
+		tp_profile_free(p);
+	}
+	tp_store_list_free(&list);
+	snprintf(dir, sizeof(dir), "%s/%s/storm", fx->root, fx->ns);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, ".tmp", 4))
+			fail_msg("temporary file left: %s", e->d_name);
+	closedir(d);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+	    T(test_put_then_get_returns_the_same_profile),
+	    T(test_keeps_only_the_last_k_runs_newest_wins),
+	    T(test_merged_view_is_the_mean_over_kept_runs),
+	    T(test_tampered_profile_with_fixed_digest_is_refused),
+	    T(test_flipped_bit_is_refused_as_checksum_mismatch),
+	    T(test_credential_of_another_uid_is_refused),
+	    T(test_profile_replayed_under_another_name_is_refused),
+	    T(test_expired_credentials_are_refused),
+	    T(test_unsigned_and_garbage_credentials_are_refused),
+	    T(test_symlinks_never_lead_out_of_the_store),
+	    T(test_bad_names_are_refused_before_any_file_access),
+	    T(test_writing_another_users_namespace_is_refused),
+	    T(test_group_writable_dirs_and_open_root_are_refused),
+	    T(test_files_of_another_owner_are_refused),
+	    T(test_200_concurrent_writers_leave_no_torn_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,229 @@
+/*
+ * test_sweep.c: the sweep reader accepts the documented format and refuses
+ * every malformed input with one message naming file, line and column.
+ */
+#include "tp_config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sweep.h"
+
+#define HEAD TP_SWEEP_MAGIC "\n" TP_SWEEP_HEADER "\n"
+
+static tp_status parse(const char *text, tp_sweep **out, tp_error *err)
+{
+	return tp_sweep_parse("s.csv", text, strlen(text), 0, out, err);
+}
+
+static void test_valid_sweep_is_read_with_every_field(void **state)
+{
+	const char *text =
+	    TP_SWEEP_MAGIC " made by hand\r\n"
+	                   "# a comment\n\n" TP_SWEEP_HEADER "\r\n"
+	                   "4194304,4,2000,3,10.5,812.25\n"
+	                   "4194304,4,2000,0,0,800";
+	tp_sweep *sweep = NULL;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(parse(text, &sweep, &err), TP_OK);
+	assert_int_equal(sweep->count, 2);
+	assert_int_equal(sweep->samples[0].request_bytes, 4194304);
+	assert_int_equal(sweep->samples[0].clients, 4);
+	assert_int_equal(sweep->samples[0].client, 3);
+	assert_true(sweep->samples[0].interval_us == 2000.0);
+	assert_true(sweep->samples[0].start_us == 10.5);
+	assert_true(sweep->samples[0].latency_us == 812.25);
+	tp_sweep_free(sweep);
+}
+
+static void test_formatted_sample_reads_back(void **state)
+{
+	tp_sweep_sample s = {1048576, 2, 1, 750, 1234.5, 99.125};
+	char text[512], line[128];
+	tp_sweep *sweep = NULL;
+	tp_error err;
+
+	(void)state;
+	assert_true(tp_sweep_format_sample(&s, line, sizeof(line)) > 0);
+	snprintf(text, sizeof(text), "%s%s", HEAD, line);
+	assert_int_equal(parse(text, &sweep, &err), TP_OK);
+	assert_int_equal(sweep->count, 1);
+	assert_memory_equal(&sweep->samples[0], &s, sizeof(s));
+	tp_sweep_free(sweep);
+	assert_int_equal(tp_sweep_format_sample(&s, line, 8), -1);
+}
+
+/* Each malformed input: the error code and the pieces of its one line. */
+static const struct {
+	const char *text;
+	tp_status code;
+	const char *where;
+	const char *what;
+} bad[] = {
+    {"", TP_ERR_PARSE, "s.csv: line 1", "missing"},
+    {"request_bytes,clients\n", TP_ERR_PARSE, "line 1: column 1",
+     "not a topoplace sweep"},
+    {TP_SWEEP_MAGIC "x\n", TP_ERR_PARSE, "line 1: column 1",
+     "not a topoplace sweep"},
+    {TP_SWEEP_MAGIC "\n", TP_ERR_PARSE, "line 2", "column header"},
+    {TP_SWEEP_MAGIC "\nbytes,clients\n", TP_ERR_PARSE, "line 2: column 1",
+     "expected the column header"},
+    {HEAD "4194304,4,2000,0,0\n", TP_ERR_PARSE, "line 3",
+     "5 fields, expected 6"},
+    {HEAD "4194304,4,2000,0,0,1,7\n", TP_ERR_PARSE, "line 3: column 22",
+     "more than 6 fields"},
+    {HEAD "-4194304,4,2000,0,0,1\n", TP_ERR_PARSE, "line 3: column 1",
+     "request_bytes '-4194304'"},
+    {HEAD "4194304,0,2000,0,0,1\n", TP_ERR_PARSE, "line 3: column 9",
+     "clients '0': out of range"},
+    {HEAD "4194304,4,2e3,0,0,1\n", TP_ERR_PARSE, "line 3: column 11",
+     "interval_us '2e3': not a plain decimal"},
+    {HEAD "4194304,4,2000,4,0,1\n", TP_ERR_PARSE, "line 3: column 16",
+     "client 4 is not below clients 4"},
+    {HEAD "4194304,4,2000,0,0,nan\n", TP_ERR_PARSE, "line 3: column 20",
+     "latency_us 'nan'"},
+    {HEAD "4194304,4,2000,0,0,\n", TP_ERR_PARSE, "line 3: column 20",
+     "empty field"},
+    {HEAD "4194304,4,2000,0,0,1.\n", TP_ERR_PARSE, "line 3: column 20",
+     "not a plain decimal"},
+    {HEAD "4194304,4, 2000,0,0,1\n", TP_ERR_PARSE, "line 3: column 11",
+     "interval_us ' 2000'"},
+    {HEAD "4194304,4,9999999999999999,0,0,1\n", TP_ERR_PARSE,
+     "line 3: column 11", "out of range"},
+    {HEAD "99999999999999999999999,4,1,0,0,1\n", TP_ERR_PARSE,
+     "line 3: column 1", "out of range"},
+    {HEAD "4194304,4,2000,0,0,1\r\r\n", TP_ERR_PARSE, "line 3: column 21",
+     "stray carriage return"},
+    {HEAD "4194304,4,2000,0,0,1\x01\n", TP_ERR_PARSE, "line 3: column 21",
+     "control byte 0x01"},
+};
+
+static void test_each_malformed_sweep_gives_one_clear_error(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tp_sweep *sweep = NULL;
+		tp_error err;
+
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(parse(bad[i].text, &sweep, &err), bad[i].code);
+		assert_null(sweep);
+		if (!strstr(err.message, bad[i].where) ||
+		    !strstr(err.message, bad[i].what) ||
+		    strchr(err.message, '\n'))
+			fail_msg("case %zu: message '%s' lacks '%s' / '%s'", i,
+			         err.message, bad[i].where, bad[i].what);
+	}
+}
+
+static void test_nul_byte_inside_input_is_refused(void **state)
+{
+	const char text[] = HEAD "4194304,4,2000,0,0\0,1\n";
+	tp_sweep *sweep = NULL;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(
+	    tp_sweep_parse("s.csv", text, sizeof(text) - 1, 0, &sweep, &err),
+	    TP_ERR_PARSE);
+	assert_non_null(
+	    strstr(err.message, "line 3: column 19: control byte 0x00"));
+}
+
+static void test_overlong_line_is_refused(void **state)
+{
+	char *text = malloc(4096);
+	tp_sweep *sweep = NULL;
+	tp_error err;
+
+	(void)state;
+	assert_non_null(text);
+	snprintf(text, 4096, "%s", HEAD);
+	memset(text + strlen(text), '1', 2000);
+	text[strlen(HEAD) + 2000] = '\0';
+	assert_int_equal(parse(text, &sweep, &err), TP_ERR_PARSE);
+	assert_non_null(strstr(err.message, "line 3: longer than 1024 bytes"));
+	free(text);
+}
+
+static void test_sample_limit_is_enforced(void **state)
+{
+	const char *text = HEAD "1,1,1,0,0,1\n1,1,1,0,0,1\n1,1,1,0,0,1\n";
+	tp_sweep *sweep = NULL;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(
+	    tp_sweep_parse("s.csv", text, strlen(text), 2, &sweep, &err),
+	    TP_ERR_LIMIT);
+	assert_non_null(strstr(err.message, "line 5: more than 2 samples"));
+}
+
+static void test_missing_file_is_named(void **state)
+{
+	tp_sweep *sweep = NULL;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(
+	    tp_sweep_read("/nonexistent/sweep.csv", 0, &sweep, &err),
+	    TP_ERR_IO);
+	assert_non_null(strstr(err.message, "/nonexistent/sweep.csv"));
+}
+
+static void test_points_summarise_median_mean_and_p95(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_sweep_point *points;
+	size_t count;
+	tp_error err;
+
+	(void)state;
+	assert_non_null(sweep);
+	/* Two intervals; latencies 1..100 at 500 us, 7 at 1000 us. */
+	for (int i = 1; i <= 100; i++) {
+		tp_sweep_sample s = {4096, 1, 0, 500, i, (double)i};
+
+		assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
+	}
+	{
+		tp_sweep_sample s = {4096, 1, 0, 1000, 0, 7};
+
+		assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
+	}
+	assert_int_equal(tp_sweep_points(sweep, &points, &count, &err), TP_OK);
+	assert_int_equal(count, 2);
+	assert_true(points[0].interval_us == 500);
+	assert_int_equal(points[0].samples, 100);
+	assert_true(points[0].median_us == 50.5);
+	assert_true(points[0].mean_us == 50.5);
+	assert_true(points[0].p95_us > 95 && points[0].p95_us < 96);
+	assert_true(points[1].median_us == 7);
+	free(points);
+	tp_sweep_free(sweep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_valid_sweep_is_read_with_every_field),
+	    cmocka_unit_test(test_formatted_sample_reads_back),
+	    cmocka_unit_test(test_each_malformed_sweep_gives_one_clear_error),
+	    cmocka_unit_test(test_nul_byte_inside_input_is_refused),
+	    cmocka_unit_test(test_overlong_line_is_refused),
+	    cmocka_unit_test(test_sample_limit_is_enforced),
+	    cmocka_unit_test(test_missing_file_is_named),
+	    cmocka_unit_test(test_points_summarise_median_mean_and_p95),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

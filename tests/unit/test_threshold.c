@@ -1,0 +1,366 @@
+/*
+ * test_threshold.c: knee detection on synthetic curves (clean, noisy, no
+ * knee, too few points), the threshold table file and log-log
+ * interpolation with its extrapolated flag.
+ */
+#include "tp_config.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "threshold.h"
+
+static const double intervals[] = {250,  500,  1000, 1500,
+                                   2000, 3000, 4000, 8000};
+#define NINTERVALS (sizeof(intervals) / sizeof(intervals[0]))
+
+/* Deterministic uniform noise in [-1, 1]. */
+static double noise(uint32_t *seed)
+{
+	*seed = *seed * 1664525u + 1013904223u;
+	return (double)(*seed >> 8) / (double)(1u << 23) - 1.0;
+}
+
+/* The true curve: plateau 1000 us; below 2000 us latency grows as
+ * (2000 / interval)^2, so it crosses 1.5 x plateau at 2000/sqrt(1.5). */
+static double true_median(double interval_us)
+{
+	double r = 2000.0 / interval_us;
+
+	return 1000.0 * (r > 1 ? r * r : 1);
+}
+
+/* Samples of one (size, clients) curve; @spread relative noise; every
+ * @outlier_every-th sample (0: none) is 5x slower (heavy tail). */
+static void add_curve(tp_sweep *sweep, uint64_t bytes, uint32_t clients,
+                      double (*curve)(double), size_t samples, double spread,
+                      int outlier_every, uint32_t seed)
+{
+	tp_error err;
+
+	for (size_t i = 0; i < NINTERVALS; i++)
+		for (size_t k = 0; k < samples; k++) {
+			double lat =
+			    curve(intervals[i]) * (1 + spread * noise(&seed));
+			tp_sweep_sample s = {bytes,
+			                     clients,
+			                     (uint32_t)(k % clients),
+			                     intervals[i],
+			                     (double)k * intervals[i],
+			                     0};
+
+			if (outlier_every && k % (size_t)outlier_every == 0)
+				lat *= 5;
+			s.latency_us = lat;
+			assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
+		}
+}
+
+static tp_status detect(tp_sweep *sweep, tp_threshold *th, tp_error *err)
+{
+	tp_sweep_point *points;
+	size_t count;
+	tp_status st;
+
+	assert_int_equal(tp_sweep_points(sweep, &points, &count, err), TP_OK);
+	st = tp_threshold_detect(points, count, NULL, th, err);
+	free(points);
+	return st;
+}
+
+static void test_clean_curve_threshold_is_at_the_known_knee(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	double expected = 2000.0 / sqrt(1.5); /* 1633 us */
+	tp_threshold th;
+	tp_error err;
+
+	(void)state;
+	add_curve(sweep, 4194304, 4, true_median, 30, 0.02, 0, 1);
+	assert_int_equal(detect(sweep, &th, &err), TP_OK);
+	assert_true(th.knee_us == 1500 && th.safe_us == 2000);
+	assert_true(fabs(th.threshold_us - expected) / expected < 0.05);
+	assert_true(fabs(th.plateau_us - 1000) < 30);
+	assert_true(th.confidence > 0.8 && th.confidence <= 1);
+	tp_sweep_free(sweep);
+}
+
+static void test_noisy_heavy_tailed_curve_still_finds_the_knee(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold th;
+	tp_error err;
+
+	(void)state;
+	/* +-30 % noise and one sample in 7 five times slower. */
+	add_curve(sweep, 4194304, 4, true_median, 40, 0.3, 7, 42);
+	assert_int_equal(detect(sweep, &th, &err), TP_OK);
+	assert_true(th.threshold_us >= 1500 && th.threshold_us <= 2000);
+	assert_true(th.confidence > 0 && th.confidence <= 1);
+	tp_sweep_free(sweep);
+}
+
+static double spike_median(double interval_us)
+{
+	/* A lone congested point at 3000 us is noise, not a knee. */
+	return interval_us == 3000 ? 3000 : true_median(interval_us);
+}
+
+static void test_single_congested_point_is_not_a_knee(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold th;
+	tp_error err;
+
+	(void)state;
+	add_curve(sweep, 1048576, 2, spike_median, 20, 0.01, 0, 5);
+	assert_int_equal(detect(sweep, &th, &err), TP_OK);
+	assert_true(th.knee_us == 1500);
+	/* The bracket skips the spike: crossing below the next calm point. */
+	assert_true(th.threshold_us >= 1500 && th.threshold_us <= 2000);
+	tp_sweep_free(sweep);
+}
+
+static double flat(double interval_us)
+{
+	(void)interval_us;
+	return 900;
+}
+
+static void test_flat_curve_says_no_knee(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold th;
+	tp_error err;
+
+	(void)state;
+	add_curve(sweep, 524288, 8, flat, 20, 0.1, 0, 9);
+	assert_int_equal(detect(sweep, &th, &err), TP_ERR_NOTFOUND);
+	assert_non_null(
+	    strstr(err.message, "524288 bytes x 8 clients: no knee"));
+	tp_sweep_free(sweep);
+}
+
+static double always_rising(double interval_us)
+{
+	return 1e7 / interval_us;
+}
+
+static void test_curve_congested_everywhere_says_no_knee(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold th;
+	tp_error err;
+
+	(void)state;
+	add_curve(sweep, 524288, 8, always_rising, 20, 0.0, 0, 9);
+	assert_int_equal(detect(sweep, &th, &err), TP_ERR_NOTFOUND);
+	assert_non_null(strstr(err.message, "no knee: latency never settles"));
+	tp_sweep_free(sweep);
+}
+
+static void test_too_few_points_are_refused(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold th;
+	tp_error err;
+
+	(void)state;
+	/* 3 samples per interval: below min_samples 5, so no usable one. */
+	add_curve(sweep, 4096, 1, true_median, 3, 0.0, 0, 3);
+	assert_int_equal(detect(sweep, &th, &err), TP_ERR_INVALID);
+	assert_non_null(strstr(err.message,
+	                       "4096 bytes x 1 clients: too few points: 0 "
+	                       "intervals with at least 5 samples, need 5"));
+	tp_sweep_free(sweep);
+}
+
+struct warnings {
+	int count;
+	char last[TP_ERROR_MESSAGE_MAX];
+};
+
+static void count_warnings(void *data, tp_log_level level, const char *msg)
+{
+	struct warnings *w = data;
+
+	if (level == TP_LOG_WARNING) {
+		w->count++;
+		snprintf(w->last, sizeof(w->last), "%s", msg);
+	}
+}
+
+static void
+test_table_from_sweep_keeps_good_groups_and_logs_refusals(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold_table *table = NULL;
+	struct warnings w = {0, ""};
+	tp_logger logger = {count_warnings, &w, TP_LOG_DEBUG};
+	tp_error err;
+
+	(void)state;
+	add_curve(sweep, 4194304, 4, true_median, 20, 0.01, 0, 1);
+	add_curve(sweep, 524288, 4, flat, 20, 0.01, 0, 2);
+	assert_int_equal(
+	    tp_threshold_table_from_sweep(sweep, NULL, &logger, &table, &err),
+	    TP_OK);
+	assert_int_equal(table->count, 1);
+	assert_int_equal(table->entries[0].request_bytes, 4194304);
+	assert_int_equal(w.count, 1);
+	assert_non_null(strstr(w.last, "524288 bytes x 4 clients: no knee"));
+	tp_threshold_table_free(table);
+	tp_sweep_free(sweep);
+}
+
+static void test_sweep_without_any_knee_gives_no_table(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold_table *table = NULL;
+	tp_error err;
+
+	(void)state;
+	add_curve(sweep, 524288, 4, flat, 20, 0.01, 0, 2);
+	assert_int_equal(
+	    tp_threshold_table_from_sweep(sweep, NULL, NULL, &table, &err),
+	    TP_ERR_NOTFOUND);
+	assert_null(table);
+	assert_non_null(strstr(err.message, "no threshold in the sweep"));
+	assert_non_null(strstr(err.message, "no knee"));
+	tp_sweep_free(sweep);
+}
+
+static tp_threshold_table *grid(void)
+{
+	tp_threshold_table *t = calloc(1, sizeof(*t));
+	const tp_threshold e[] = {
+	    {1 << 20, 1, 500, 100, 1, 0, 0},
+	    {4 << 20, 1, 2000, 400, 1, 0, 0},
+	    {1 << 20, 4, 2000, 100, 1, 0, 0},
+	    {4 << 20, 4, 8000, 400, 1, 0, 0},
+	};
+	tp_error err;
+
+	assert_non_null(t);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(tp_threshold_table_add(t, &e[i], &err), TP_OK);
+	return t;
+}
+
+static void test_lookup_interpolates_log_log_between_measurements(void **state)
+{
+	tp_threshold_table *t = grid();
+	tp_threshold_estimate est;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_threshold_lookup(t, 4 << 20, 4, &est, &err), TP_OK);
+	assert_true(est.exact && !est.extrapolated);
+	assert_true(est.threshold_us == 8000);
+	/* 2 MiB x 2 clients: geometric middle of both axes. */
+	assert_int_equal(tp_threshold_lookup(t, 2 << 20, 2, &est, &err), TP_OK);
+	assert_false(est.exact);
+	assert_false(est.extrapolated);
+	assert_true(fabs(est.threshold_us - 2000) < 1e-6);
+	tp_threshold_table_free(t);
+}
+
+static void test_lookup_outside_the_table_says_extrapolated(void **state)
+{
+	tp_threshold_table *t = grid();
+	tp_threshold_estimate est;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_threshold_lookup(t, 8 << 20, 4, &est, &err), TP_OK);
+	assert_true(est.extrapolated);
+	assert_true(fabs(est.threshold_us - 16000) < 1e-6);
+	assert_int_equal(tp_threshold_lookup(t, 2 << 20, 64, &est, &err),
+	                 TP_OK);
+	assert_true(est.extrapolated);
+	assert_true(est.threshold_us > 4000); /* grows with clients */
+	tp_threshold_table_free(t);
+}
+
+static void test_table_file_round_trips_and_bad_tables_are_refused(void **state)
+{
+	tp_threshold_table *t = grid(), *back = NULL;
+	char text[1024], line[128];
+	size_t n;
+	tp_error err;
+	static const struct {
+		const char *text, *what;
+	} bad[] = {
+	    {"# topoplace-sweep v1\n", "line 1: column 1: not a topoplace "
+	                               "threshold table"},
+	    {TP_THRESHOLD_MAGIC "\n" TP_THRESHOLD_HEADER "\n",
+	     "no thresholds in the table"},
+	    {TP_THRESHOLD_MAGIC "\n" TP_THRESHOLD_HEADER "\n1024,1,0,1,1\n",
+	     "line 3: column 8: threshold_us '0': out of range"},
+	    {TP_THRESHOLD_MAGIC "\n" TP_THRESHOLD_HEADER "\n1024,1,10,1,1.5\n",
+	     "line 3: column 13: confidence '1.5': out of range"},
+	    {TP_THRESHOLD_MAGIC "\n" TP_THRESHOLD_HEADER
+	                        "\n1024,1,10,1,1\n1024,1,20,1,1\n",
+	     "t.csv: line 4: threshold table: 1024 bytes x 1 clients "
+	     "given twice"},
+	};
+
+	(void)state;
+	n = (size_t)snprintf(text, sizeof(text), "%s\n%s\n", TP_THRESHOLD_MAGIC,
+	                     TP_THRESHOLD_HEADER);
+	for (size_t i = 0; i < t->count; i++) {
+		assert_true(tp_threshold_format(&t->entries[i], line,
+		                                sizeof(line)) > 0);
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", line);
+	}
+	assert_int_equal(
+	    tp_threshold_table_parse("t.csv", text, n, &back, &err), TP_OK);
+	assert_int_equal(back->count, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_true(back->entries[i].threshold_us ==
+		            t->entries[i].threshold_us);
+	tp_threshold_table_free(back);
+	tp_threshold_table_free(t);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		back = NULL;
+		assert_int_not_equal(
+		    tp_threshold_table_parse("t.csv", bad[i].text,
+		                             strlen(bad[i].text), &back, &err),
+		    TP_OK);
+		assert_null(back);
+		if (!strstr(err.message, bad[i].what))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.message,
+			         bad[i].what);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_clean_curve_threshold_is_at_the_known_knee),
+	    cmocka_unit_test(
+	        test_noisy_heavy_tailed_curve_still_finds_the_knee),
+	    cmocka_unit_test(test_single_congested_point_is_not_a_knee),
+	    cmocka_unit_test(test_flat_curve_says_no_knee),
+	    cmocka_unit_test(test_curve_congested_everywhere_says_no_knee),
+	    cmocka_unit_test(test_too_few_points_are_refused),
+	    cmocka_unit_test(
+	        test_table_from_sweep_keeps_good_groups_and_logs_refusals),
+	    cmocka_unit_test(test_sweep_without_any_knee_gives_no_table),
+	    cmocka_unit_test(
+	        test_lookup_interpolates_log_log_between_measurements),
+	    cmocka_unit_test(test_lookup_outside_the_table_says_extrapolated),
+	    cmocka_unit_test(
+	        test_table_file_round_trips_and_bad_tables_are_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

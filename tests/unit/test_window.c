@@ -1,0 +1,295 @@
+/*
+ * test_window.c: --io-throttle parsing (strict, one clear error for
+ * nonsense) and the window decision: smallest window keeping the mean
+ * interval at the threshold, cost and gain, user override, admin policy.
+ */
+#include "tp_config.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "units.h"
+#include "window.h"
+
+static void test_throttle_values_parse_to_modes_and_microseconds(void **state)
+{
+	static const struct {
+		const char *text;
+		tp_throttle_mode mode;
+		uint64_t window_us;
+	} good[] = {
+	    {"off", TP_THROTTLE_OFF, 0},
+	    {"auto", TP_THROTTLE_AUTO, 0},
+	    {"2ms", TP_THROTTLE_FIXED, 2000},
+	    {"800us", TP_THROTTLE_FIXED, 800},
+	    {"1.5s", TP_THROTTLE_FIXED, 1500000},
+	    {"0.25ms", TP_THROTTLE_FIXED, 250},
+	    {"3600s", TP_THROTTLE_FIXED, 3600000000ULL},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		tp_throttle_request r = {TP_THROTTLE_AUTO, 99};
+		tp_error err;
+
+		assert_int_equal(tp_throttle_parse(good[i].text, &r, &err),
+		                 TP_OK);
+		assert_int_equal(r.mode, good[i].mode);
+		assert_int_equal(r.window_us, good[i].window_us);
+	}
+}
+
+static void test_nonsense_windows_each_give_one_clear_error(void **state)
+{
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+	    {"-3ms", "not a duration"},
+	    {"2 parsecs", "unknown unit ' parsecs'"},
+	    {"2parsecs", "unknown unit 'parsecs'"},
+	    {"1e999s", "unknown unit 'e999s'"},
+	    {"2", "missing unit"},
+	    {"", "empty duration"},
+	    {"ms", "not a duration"},
+	    {"0ms", "below the minimum of 1 us"},
+	    {"0.5us", "not a whole number of microseconds"},
+	    {"3601s", "longer than the maximum of 3600 s"},
+	    {"99999999999999999999s", "not a duration"},
+	    {"2MS", "unknown unit 'MS'"},
+	    {"2ms ", "unknown unit 'ms '"},
+	    {"Off", "not a duration"},
+	    {".5ms", "not a duration"},
+	    {"0x10ms", "unknown unit 'x10ms'"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tp_throttle_request r = {TP_THROTTLE_OFF, 7};
+		char quoted[64];
+		tp_error err;
+
+		assert_int_equal(tp_throttle_parse(bad[i].text, &r, &err),
+		                 TP_ERR_INVALID);
+		assert_int_equal(r.mode, TP_THROTTLE_OFF); /* untouched */
+		assert_int_equal(r.window_us, 7);
+		snprintf(quoted, sizeof(quoted), "--io-throttle='%s'",
+		         bad[i].text);
+		if (!strstr(err.message, quoted) ||
+		    !strstr(err.message, bad[i].why) ||
+		    !strstr(err.message, TP_THROTTLE_CHOICES) ||
+		    strchr(err.message, '\n'))
+			fail_msg("case '%s': message '%s'", bad[i].text,
+			         err.message);
+	}
+}
+
+static void test_byte_counts_and_counts_are_strict(void **state)
+{
+	uint64_t v = 0;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_units_parse_bytes("size", "4M", &v, &err), TP_OK);
+	assert_int_equal(v, 4 << 20);
+	assert_int_equal(tp_units_parse_bytes("size", "512KiB", &v, &err),
+	                 TP_OK);
+	assert_int_equal(v, 512 << 10);
+	assert_int_equal(tp_units_parse_bytes("size", "4MB", &v, &err),
+	                 TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, "size '4MB': unknown suffix 'MB'"));
+	assert_int_equal(tp_units_parse_bytes("size", "0", &v, &err),
+	                 TP_ERR_INVALID);
+	assert_int_equal(tp_units_parse_bytes("size", "2048G", &v, &err),
+	                 TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, "larger than 1 TiB"));
+	assert_int_equal(tp_units_parse_count("writers", "17", 1, 16, &v, &err),
+	                 TP_ERR_INVALID);
+	assert_non_null(
+	    strstr(err.message, "writers '17': out of range 1..16"));
+}
+
+static tp_threshold_table *table_4m(void)
+{
+	tp_threshold_table *t = calloc(1, sizeof(*t));
+	tp_threshold e = {4 << 20, 64, 1850.4, 900, 0.9, 1500, 2000};
+	tp_error err;
+
+	assert_non_null(t);
+	assert_int_equal(tp_threshold_table_add(t, &e, &err), TP_OK);
+	return t;
+}
+
+static const char *const all_classes[] = {"*"};
+
+static void test_auto_window_is_smallest_keeping_mean_at_threshold(void **state)
+{
+	tp_threshold_table *t = table_4m();
+	tp_throttle_policy policy = {0, 0, all_classes, 1, true};
+	tp_io_pattern job = {4 << 20, 64, 1000, 100, "batch"};
+	tp_window_decision d;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_window_decide(&job, t, &policy, NULL, &d, &err),
+	                 TP_OK);
+	assert_true(d.throttle);
+	assert_int_equal(d.window_us, 1851); /* ceil(1850.4) */
+	assert_false(d.threshold_extrapolated);
+	assert_true(d.interval_after_us >= d.threshold_us);
+	assert_true(fabs(d.cost_fraction - 0.851) < 1e-9);
+	assert_true(fabs(d.phase_before_us - 100000) < 1e-6);
+	assert_true(fabs(d.phase_after_us - 185100) < 1e-6);
+	assert_true(d.load_before > 1.8 && d.load_after <= 1.0);
+	/* One microsecond less would leave the mean below the threshold. */
+	assert_true((double)(d.window_us - 1) < d.threshold_us);
+	tp_threshold_table_free(t);
+}
+
+static void test_job_already_above_threshold_is_not_throttled(void **state)
+{
+	tp_threshold_table *t = table_4m();
+	tp_throttle_policy policy = {0, 0, all_classes, 1, true};
+	tp_io_pattern job = {4 << 20, 64, 5000, 0, NULL};
+	tp_window_decision d;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_window_decide(&job, t, &policy, NULL, &d, &err),
+	                 TP_OK);
+	assert_false(d.throttle);
+	assert_int_equal(d.window_us, 0);
+	assert_non_null(strstr(d.reason, "already at or above"));
+	tp_threshold_table_free(t);
+}
+
+static void test_policy_bounds_and_classes_are_respected(void **state)
+{
+	tp_threshold_table *t = table_4m();
+	const char *const io_only[] = {"io"};
+	tp_throttle_policy capped = {0, 1200, all_classes, 1, true};
+	tp_throttle_policy raised = {3000, 0, all_classes, 1, true};
+	tp_throttle_policy io_class = {0, 0, io_only, 1, true};
+	tp_io_pattern job = {4 << 20, 64, 1000, 0, "batch"};
+	tp_throttle_policy bad = {5000, 1000, all_classes, 1, true};
+	tp_window_decision d;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_window_decide(&job, t, &capped, NULL, &d, &err),
+	                 TP_OK);
+	assert_int_equal(d.window_us, 1200);
+	assert_non_null(strstr(d.reason, "capped at the site maximum"));
+	assert_int_equal(tp_window_decide(&job, t, &raised, NULL, &d, &err),
+	                 TP_OK);
+	assert_int_equal(d.window_us, 3000);
+	assert_int_equal(tp_window_decide(&job, t, &io_class, NULL, &d, &err),
+	                 TP_OK);
+	assert_false(d.throttle);
+	assert_non_null(strstr(d.reason, "class 'batch' is not throttled"));
+	job.job_class = "io";
+	assert_int_equal(tp_window_decide(&job, t, &io_class, NULL, &d, &err),
+	                 TP_OK);
+	assert_true(d.throttle);
+	assert_int_equal(tp_window_decide(&job, t, &bad, NULL, &d, &err),
+	                 TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, "minimum window 5000 us above "
+	                                    "maximum 1000 us"));
+	tp_threshold_table_free(t);
+}
+
+static void test_user_override_off_and_fixed_window(void **state)
+{
+	tp_threshold_table *t = table_4m();
+	tp_throttle_policy policy = {0, 2500, all_classes, 1, true};
+	tp_throttle_policy enforced = {0, 0, all_classes, 1, false};
+	tp_io_pattern job = {4 << 20, 64, 1000, 0, "batch"};
+	tp_throttle_request off = {TP_THROTTLE_OFF, 0};
+	tp_throttle_request fixed = {TP_THROTTLE_FIXED, 2000};
+	tp_throttle_request huge = {TP_THROTTLE_FIXED, 9000};
+	tp_window_decision d;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_window_decide(&job, t, &policy, &off, &d, &err),
+	                 TP_OK);
+	assert_false(d.throttle);
+	assert_non_null(strstr(d.reason, "the user asked for off"));
+	/* A site that forbids opting out throttles anyway. */
+	assert_int_equal(tp_window_decide(&job, t, &enforced, &off, &d, &err),
+	                 TP_OK);
+	assert_true(d.throttle);
+	assert_int_equal(d.window_us, 1851);
+	assert_int_equal(tp_window_decide(&job, t, &policy, &fixed, &d, &err),
+	                 TP_OK);
+	assert_true(d.throttle);
+	assert_int_equal(d.window_us, 2000);
+	assert_true(fabs(d.cost_fraction - 1.0) < 1e-9);
+	assert_int_equal(tp_window_decide(&job, t, &policy, &huge, &d, &err),
+	                 TP_OK);
+	assert_int_equal(d.window_us, 2500);
+	assert_non_null(strstr(d.reason, "lowered to the site maximum"));
+	tp_threshold_table_free(t);
+}
+
+static void test_extrapolated_threshold_is_flagged_in_decision(void **state)
+{
+	tp_threshold_table *t = table_4m();
+	tp_throttle_policy policy = {0, 0, all_classes, 1, true};
+	tp_io_pattern job = {4 << 20, 128, 1000, 0, NULL};
+	tp_window_decision d;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_window_decide(&job, t, &policy, NULL, &d, &err),
+	                 TP_OK);
+	assert_true(d.threshold_extrapolated);
+	assert_non_null(strstr(d.reason, "(extrapolated)"));
+	assert_true(d.window_us > 1851); /* more clients, longer window */
+	tp_threshold_table_free(t);
+}
+
+static void test_impossible_patterns_are_refused(void **state)
+{
+	tp_io_pattern zero = {4 << 20, 64, 0, 0, NULL};
+	tp_io_pattern no_clients = {4 << 20, 0, 1000, 0, NULL};
+	tp_window_decision d;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_window_decide(&zero, NULL, NULL, NULL, &d, &err),
+	                 TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, "mean interval must be a finite "
+	                                    "number > 0 us"));
+	assert_int_equal(
+	    tp_window_decide(&no_clients, NULL, NULL, NULL, &d, &err),
+	    TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, "request size and clients must "
+	                                    "be positive"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(
+	        test_throttle_values_parse_to_modes_and_microseconds),
+	    cmocka_unit_test(test_nonsense_windows_each_give_one_clear_error),
+	    cmocka_unit_test(test_byte_counts_and_counts_are_strict),
+	    cmocka_unit_test(
+	        test_auto_window_is_smallest_keeping_mean_at_threshold),
+	    cmocka_unit_test(test_job_already_above_threshold_is_not_throttled),
+	    cmocka_unit_test(test_policy_bounds_and_classes_are_respected),
+	    cmocka_unit_test(test_user_override_off_and_fixed_window),
+	    cmocka_unit_test(
+	        test_extrapolated_threshold_is_flagged_in_decision),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

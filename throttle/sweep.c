@@ -1,0 +1,295 @@
+/*
+ * sweep.c: the sweep file reader and per-point summaries (see sweep.h and
+ * topoplace-sweep(5)).
+ */
+#include "tp_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "sweep.h"
+#include "units.h"
+
+tp_sweep *tp_sweep_new(void)
+{
+	return calloc(1, sizeof(tp_sweep));
+}
+
+void tp_sweep_free(tp_sweep *sweep)
+{
+	if (!sweep)
+		return;
+	free(sweep->samples);
+	free(sweep);
+}
+
+static tp_status check_sample(const tp_sweep_sample *s, tp_error *err)
+{
+	if (s->request_bytes < 1 || s->request_bytes > TP_UNITS_MAX_BYTES)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "sample: request_bytes %llu out of range",
+		                    (unsigned long long)s->request_bytes);
+	if (s->clients < 1 || s->clients > TP_SWEEP_MAX_CLIENTS)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "sample: clients %u out of range",
+		                    s->clients);
+	if (s->client >= s->clients)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "sample: client %u >= clients %u",
+		                    s->client, s->clients);
+	if (!(s->interval_us >= 0 &&
+	      s->interval_us <= TP_SWEEP_MAX_INTERVAL_US) ||
+	    !(s->start_us >= 0 && s->start_us <= TP_SWEEP_MAX_START_US) ||
+	    !(s->latency_us >= 0 && s->latency_us <= TP_SWEEP_MAX_LATENCY_US))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "sample: time out of range");
+	return TP_OK;
+}
+
+tp_status tp_sweep_add(tp_sweep *sweep, const tp_sweep_sample *sample,
+                       tp_error *err)
+{
+	tp_status st = check_sample(sample, err);
+
+	if (st != TP_OK)
+		return st;
+	if (sweep->count == sweep->capacity) {
+		size_t cap = sweep->capacity ? sweep->capacity * 2 : 256;
+		tp_sweep_sample *grown;
+
+		if (cap > SIZE_MAX / sizeof(*grown))
+			return tp_error_set(err, TP_ERR_LIMIT,
+			                    "sweep: too many samples");
+		grown = realloc(sweep->samples, cap * sizeof(*grown));
+		if (!grown)
+			return tp_error_set(err, TP_ERR_NOMEM,
+			                    "sweep: out of memory at %zu "
+			                    "samples",
+			                    sweep->count);
+		sweep->samples = grown;
+		sweep->capacity = cap;
+	}
+	sweep->samples[sweep->count++] = *sample;
+	return TP_OK;
+}
+
+static tp_status parse_row(tp_csv *csv, tp_sweep_sample *s, tp_error *err)
+{
+	uint64_t v;
+	tp_status st;
+
+	if ((st = tp_csv_split(csv, 6, err)) != TP_OK)
+		return st;
+	if ((st = tp_csv_uint(csv, 0, "request_bytes", 1, TP_UNITS_MAX_BYTES,
+	                      &s->request_bytes, err)) != TP_OK)
+		return st;
+	if ((st = tp_csv_uint(csv, 1, "clients", 1, TP_SWEEP_MAX_CLIENTS, &v,
+	                      err)) != TP_OK)
+		return st;
+	s->clients = (uint32_t)v;
+	if ((st = tp_csv_decimal(csv, 2, "interval_us", 0,
+	                         TP_SWEEP_MAX_INTERVAL_US, &s->interval_us,
+	                         err)) != TP_OK)
+		return st;
+	if ((st = tp_csv_uint(csv, 3, "client", 0, TP_SWEEP_MAX_CLIENTS, &v,
+	                      err)) != TP_OK)
+		return st;
+	if (v >= s->clients)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: line %lu: column %u: client %llu is "
+		                    "not below clients %u",
+		                    csv->name, csv->line_no, csv->columns[3],
+		                    (unsigned long long)v, s->clients);
+	s->client = (uint32_t)v;
+	if ((st = tp_csv_decimal(csv, 4, "start_us", 0, TP_SWEEP_MAX_START_US,
+	                         &s->start_us, err)) != TP_OK)
+		return st;
+	return tp_csv_decimal(csv, 5, "latency_us", 0, TP_SWEEP_MAX_LATENCY_US,
+	                      &s->latency_us, err);
+}
+
+tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
+                         size_t max_samples, tp_sweep **out, tp_error *err)
+{
+	tp_sweep *sweep;
+	tp_csv csv;
+	int have, seen_magic = 0, seen_header = 0;
+	tp_status st = TP_OK;
+
+	if (!max_samples)
+		max_samples = TP_SWEEP_DEFAULT_MAX_SAMPLES;
+	sweep = tp_sweep_new();
+	if (!sweep)
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    name ? name : "(input)");
+	tp_csv_init(&csv, name, text, len);
+	for (;;) {
+		tp_sweep_sample s = {0};
+
+		if ((st = tp_csv_next_line(&csv, &have, err)) != TP_OK)
+			goto fail;
+		if (!have)
+			break;
+		if (!seen_magic) {
+			/* The magic line is the first line, byte for byte
+			 * (trailing text after a space is a free comment). */
+			size_t m = strlen(TP_SWEEP_MAGIC);
+
+			if (strncmp(csv.line, TP_SWEEP_MAGIC, m) ||
+			    (csv.line[m] && csv.line[m] != ' ')) {
+				st = tp_error_set(err, TP_ERR_PARSE,
+				                  "%s: line %lu: column 1: not "
+				                  "a topoplace sweep (first "
+				                  "line must be '%s')",
+				                  csv.name, csv.line_no,
+				                  TP_SWEEP_MAGIC);
+				goto fail;
+			}
+			seen_magic = 1;
+			continue;
+		}
+		if (csv.line[0] == '#' || csv.line[0] == '\0')
+			continue;
+		if (!seen_header) {
+			if (strcmp(csv.line, TP_SWEEP_HEADER)) {
+				st = tp_error_set(err, TP_ERR_PARSE,
+				                  "%s: line %lu: column 1: "
+				                  "expected the column header "
+				                  "'%s'",
+				                  csv.name, csv.line_no,
+				                  TP_SWEEP_HEADER);
+				goto fail;
+			}
+			seen_header = 1;
+			continue;
+		}
+		if (sweep->count >= max_samples) {
+			st = tp_error_set(err, TP_ERR_LIMIT,
+			                  "%s: line %lu: more than %zu samples",
+			                  csv.name, csv.line_no, max_samples);
+			goto fail;
+		}
+		if ((st = parse_row(&csv, &s, err)) != TP_OK)
+			goto fail;
+		if ((st = tp_sweep_add(sweep, &s, err)) != TP_OK) {
+			tp_error_prefix(err, "%s: line %lu", csv.name,
+			                csv.line_no);
+			goto fail;
+		}
+	}
+	if (!seen_magic || !seen_header) {
+		st = tp_error_set(err, TP_ERR_PARSE, "%s: line %lu: %s missing",
+		                  csv.name, csv.line_no + 1,
+		                  seen_magic ? "column header"
+		                             : "'" TP_SWEEP_MAGIC "' line");
+		goto fail;
+	}
+	*out = sweep;
+	return TP_OK;
+fail:
+	tp_sweep_free(sweep);
+	return st;
+}
+
+tp_status tp_sweep_read(const char *path, size_t max_samples, tp_sweep **out,
+                        tp_error *err)
+{
+	char *text;
+	size_t len;
+	tp_status st;
+
+	st = tp_csv_read_file(path, (size_t)1 << 30, &text, &len, err);
+	if (st != TP_OK)
+		return st;
+	st = tp_sweep_parse(path, text, len, max_samples, out, err);
+	free(text);
+	return st;
+}
+
+int tp_sweep_format_sample(const tp_sweep_sample *s, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%llu,%u,%.3f,%u,%.3f,%.3f\n",
+	                 (unsigned long long)s->request_bytes, s->clients,
+	                 s->interval_us, s->client, s->start_us, s->latency_us);
+
+	return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
+static int cmp_sample_key(const void *a, const void *b)
+{
+	const tp_sweep_sample *x = a, *y = b;
+
+	if (x->request_bytes != y->request_bytes)
+		return x->request_bytes < y->request_bytes ? -1 : 1;
+	if (x->clients != y->clients)
+		return x->clients < y->clients ? -1 : 1;
+	if (x->interval_us != y->interval_us)
+		return x->interval_us < y->interval_us ? -1 : 1;
+	if (x->latency_us != y->latency_us)
+		return x->latency_us < y->latency_us ? -1 : 1;
+	return 0;
+}
+
+/* The @q quantile (0..1) of sorted @v[n] by linear interpolation. */
+static double quantile(const tp_sweep_sample *v, size_t n, double q)
+{
+	double pos = q * (double)(n - 1);
+	size_t lo = (size_t)pos;
+	double frac = pos - (double)lo;
+
+	if (lo + 1 >= n)
+		return v[n - 1].latency_us;
+	return v[lo].latency_us * (1 - frac) + v[lo + 1].latency_us * frac;
+}
+
+tp_status tp_sweep_points(const tp_sweep *sweep, tp_sweep_point **points,
+                          size_t *count, tp_error *err)
+{
+	tp_sweep_sample *sorted;
+	tp_sweep_point *out;
+	size_t n = sweep ? sweep->count : 0, k = 0;
+
+	*points = NULL;
+	*count = 0;
+	if (n == 0)
+		return tp_error_set(err, TP_ERR_INVALID, "sweep: no samples");
+	sorted = malloc(n * sizeof(*sorted));
+	out = malloc(n * sizeof(*out));
+	if (!sorted || !out) {
+		free(sorted);
+		free(out);
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "sweep: out of memory summarising %zu "
+		                    "samples",
+		                    n);
+	}
+	memcpy(sorted, sweep->samples, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_sample_key);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		double sum = 0;
+
+		while (j < n &&
+		       sorted[j].request_bytes == sorted[i].request_bytes &&
+		       sorted[j].clients == sorted[i].clients &&
+		       sorted[j].interval_us == sorted[i].interval_us) {
+			sum += sorted[j].latency_us;
+			j++;
+		}
+		out[k].request_bytes = sorted[i].request_bytes;
+		out[k].clients = sorted[i].clients;
+		out[k].interval_us = sorted[i].interval_us;
+		out[k].samples = j - i;
+		out[k].median_us = quantile(sorted + i, j - i, 0.5);
+		out[k].p95_us = quantile(sorted + i, j - i, 0.95);
+		out[k].mean_us = sum / (double)(j - i);
+		k++;
+		i = j;
+	}
+	free(sorted);
+	*points = out;
+	*count = k;
+	return TP_OK;
+}

@@ -1,0 +1,94 @@
+/*
+ * sweep.h: I/O-congestion sweeps, the measurements thresholds come from.
+ *
+ * A sweep is a set of per-request latency samples, each tagged with the
+ * request size, the number of clients issuing requests together, the
+ * interval each client kept between request starts, the client and the
+ * start time.  The file format is topoplace-sweep(5):
+ *
+ *   # topoplace-sweep v1
+ *   request_bytes,clients,interval_us,client,start_us,latency_us
+ *   4194304,4,2000,0,0.000,812.500
+ *
+ * The reader treats its input as hostile: bounded line length and sample
+ * count, strict numbers, and every error names file, line and column.
+ */
+#ifndef TP_SWEEP_H
+#define TP_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tp_error.h"
+
+#define TP_SWEEP_MAGIC "# topoplace-sweep v1"
+#define TP_SWEEP_HEADER                                                        \
+	"request_bytes,clients,interval_us,client,start_us,latency_us"
+#define TP_SWEEP_MAX_CLIENTS     1000000
+#define TP_SWEEP_MAX_INTERVAL_US 3600000000.0
+#define TP_SWEEP_MAX_LATENCY_US  3600000000.0
+#define TP_SWEEP_MAX_START_US    1.0e12
+/* Default bound on the number of samples a reader accepts. */
+#define TP_SWEEP_DEFAULT_MAX_SAMPLES 10000000
+
+typedef struct tp_sweep_sample {
+	uint64_t request_bytes;
+	uint32_t clients;
+	uint32_t client;    /* 0 .. clients - 1 */
+	double interval_us; /* 0: back to back */
+	double start_us;    /* from the start of the run of this point */
+	double latency_us;  /* request start to completion */
+} tp_sweep_sample;
+
+typedef struct tp_sweep {
+	tp_sweep_sample *samples;
+	size_t count, capacity;
+} tp_sweep;
+
+/* The summary of one measured point: all samples of one (size, clients,
+ * interval). */
+typedef struct tp_sweep_point {
+	uint64_t request_bytes;
+	uint32_t clients;
+	double interval_us;
+	size_t samples;
+	double median_us, mean_us, p95_us;
+} tp_sweep_point;
+
+/* A new empty sweep, or NULL when out of memory.  Free with tp_sweep_free. */
+tp_sweep *tp_sweep_new(void);
+
+/* Free @sweep and its samples (NULL-safe). */
+void tp_sweep_free(tp_sweep *sweep);
+
+/* Append a copy of @sample; validates it like the reader does. */
+tp_status tp_sweep_add(tp_sweep *sweep, const tp_sweep_sample *sample,
+                       tp_error *err);
+
+/*
+ * Parse the sweep text @text of @len bytes (need not be NUL-terminated);
+ * @name names it in messages.  At most @max_samples samples (0: the
+ * default).  On success *out is a new sweep the caller frees.  Errors:
+ * TP_ERR_PARSE ("name: line L: column C: ..."), TP_ERR_LIMIT, TP_ERR_NOMEM.
+ */
+tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
+                         size_t max_samples, tp_sweep **out, tp_error *err);
+
+/* Read and parse the file at @path (at most 1 GiB); as tp_sweep_parse plus
+ * TP_ERR_IO naming the path. */
+tp_status tp_sweep_read(const char *path, size_t max_samples, tp_sweep **out,
+                        tp_error *err);
+
+/* Format @sample as one CSV line with its newline into @buf.  Returns the
+ * length, or -1 if @size is too small. */
+int tp_sweep_format_sample(const tp_sweep_sample *sample, char *buf,
+                           size_t size);
+
+/*
+ * Summarise @sweep into points sorted by (request_bytes, clients,
+ * interval_us).  *points is a new array the caller frees with free().
+ */
+tp_status tp_sweep_points(const tp_sweep *sweep, tp_sweep_point **points,
+                          size_t *count, tp_error *err);
+
+#endif /* TP_SWEEP_H */

@@ -1,0 +1,570 @@
+/*
+ * threshold.c: knee detection on median latency against interval, the
+ * threshold table, its file format and log-log interpolation (see
+ * threshold.h for the method).
+ */
+#include "tp_config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "threshold.h"
+#include "units.h"
+
+#define TABLE_MAX_ENTRIES 100000
+/* Samples at the bracketing intervals for full confidence. */
+#define CONFIDENT_SAMPLES 20.0
+
+void tp_threshold_params_default(tp_threshold_params *params)
+{
+	params->rise = 0.5;
+	params->min_intervals = 5;
+	params->min_samples = 5;
+	params->plateau_intervals = 2;
+	params->consecutive = 2;
+}
+
+static int cmp_point_interval(const void *a, const void *b)
+{
+	const tp_sweep_point *x = a, *y = b;
+
+	if (x->interval_us != y->interval_us)
+		return x->interval_us < y->interval_us ? -1 : 1;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Where the line through (x1, y1), (x2, y2) reaches @y: in log-log when
+ * both x are positive, linear otherwise (an interval of 0, back to back). */
+static double crossing(double x1, double y1, double x2, double y2, double y)
+{
+	double t;
+
+	if (y1 <= 0 || y2 <= 0 || y <= 0)
+		return x2;
+	if (x1 > 0 && x2 > 0) {
+		t = (log(y) - log(y1)) / (log(y2) - log(y1));
+		return exp(log(x1) + t * (log(x2) - log(x1)));
+	}
+	t = (y - y1) / (y2 - y1);
+	return x1 + t * (x2 - x1);
+}
+
+tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
+                              const tp_threshold_params *params,
+                              tp_threshold *out, tp_error *err)
+{
+	tp_threshold_params defaults;
+	tp_sweep_point *usable;
+	double plateau_medians[64], plateau, limit, spread;
+	size_t n = 0, knee, safe, congested_below = 0, np;
+	bool found = false;
+	char group[64];
+
+	if (!params) {
+		tp_threshold_params_default(&defaults);
+		params = &defaults;
+	}
+	if (!(params->rise > 0) || params->plateau_intervals < 1 ||
+	    params->plateau_intervals > 64 || params->consecutive < 1 ||
+	    params->min_intervals < params->plateau_intervals + 1)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "threshold: bad parameters (rise > 0, "
+		                    "1 <= plateau intervals <= 64, "
+		                    "min intervals > plateau intervals)");
+	if (count == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "threshold: too few points: none");
+	snprintf(group, sizeof(group), "%llu bytes x %u clients",
+	         (unsigned long long)points[0].request_bytes,
+	         points[0].clients);
+	usable = malloc(count * sizeof(*usable));
+	if (!usable)
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    group);
+	for (size_t i = 0; i < count; i++) {
+		if (points[i].request_bytes != points[0].request_bytes ||
+		    points[i].clients != points[0].clients) {
+			free(usable);
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "%s: points of another size or "
+			                    "client count mixed in",
+			                    group);
+		}
+		if (points[i].samples >= params->min_samples)
+			usable[n++] = points[i];
+	}
+	qsort(usable, n, sizeof(*usable), cmp_point_interval);
+	for (size_t i = 1; i < n; i++)
+		if (usable[i].interval_us == usable[i - 1].interval_us) {
+			double twice = usable[i].interval_us;
+
+			free(usable);
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "%s: interval %.3f us given twice",
+			                    group, twice);
+		}
+	if (n < params->min_intervals) {
+		free(usable);
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: too few points: %zu intervals with at "
+		                    "least %zu samples, need %zu",
+		                    group, n, params->min_samples,
+		                    params->min_intervals);
+	}
+
+	np = params->plateau_intervals;
+	for (size_t i = 0; i < np; i++)
+		plateau_medians[i] = usable[n - np + i].median_us;
+	qsort(plateau_medians, np, sizeof(double), cmp_double);
+	plateau =
+	    np % 2
+	        ? plateau_medians[np / 2]
+	        : (plateau_medians[np / 2 - 1] + plateau_medians[np / 2]) / 2;
+	limit = plateau * (1 + params->rise);
+
+	spread = (plateau_medians[np - 1] - plateau_medians[0]) /
+	         (plateau > 0 ? plateau : 1);
+	/* The longest intervals must agree with each other as closely as
+	 * the congestion criterion itself, or there is no low-load level to
+	 * compare against. */
+	if (spread > params->rise) {
+		tp_error_set(err, TP_ERR_NOTFOUND,
+		             "%s: no knee: latency never settles to a low-load "
+		             "plateau (the %zu longest intervals differ by "
+		             "%.0f%%; measure longer ones)",
+		             group, np, spread * 100);
+		free(usable);
+		return TP_ERR_NOTFOUND;
+	}
+
+	/* Longest interval down: the first run of congested points. */
+	knee = 0;
+	for (size_t top = n; top-- > 0;) {
+		size_t run = 0;
+
+		if (top + 1 < params->consecutive)
+			break;
+		while (run < params->consecutive &&
+		       usable[top - run].median_us > limit)
+			run++;
+		if (run == params->consecutive) {
+			knee = top;
+			found = true;
+			break;
+		}
+	}
+	if (!found) {
+		double worst = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (usable[i].median_us > worst)
+				worst = usable[i].median_us;
+		tp_error_set(err, TP_ERR_NOTFOUND,
+		             "%s: no knee: median latency stays within +%.0f%% "
+		             "of the plateau %.1f us (highest %.1f us) down to "
+		             "the shortest interval %.1f us",
+		             group, params->rise * 100, plateau, worst,
+		             usable[0].interval_us);
+		free(usable);
+		return TP_ERR_NOTFOUND;
+	}
+	/* The nearest longer uncongested interval brackets the crossing. */
+	for (safe = knee + 1; safe < n && usable[safe].median_us > limit;
+	     safe++)
+		;
+	if (knee >= n - np || safe >= n) {
+		tp_error_set(err, TP_ERR_NOTFOUND,
+		             "%s: no knee: latency never settles to a low-load "
+		             "plateau (congested up to the longest intervals; "
+		             "measure longer ones)",
+		             group);
+		free(usable);
+		return TP_ERR_NOTFOUND;
+	}
+	for (size_t i = 0; i <= knee; i++)
+		if (usable[i].median_us > limit)
+			congested_below++;
+
+	out->request_bytes = usable[0].request_bytes;
+	out->clients = usable[0].clients;
+	out->plateau_us = plateau;
+	out->knee_us = usable[knee].interval_us;
+	out->safe_us = usable[safe].interval_us;
+	out->threshold_us =
+	    crossing(usable[knee].interval_us, usable[knee].median_us,
+	             usable[safe].interval_us, usable[safe].median_us, limit);
+	if (!(out->threshold_us >= out->knee_us))
+		out->threshold_us = out->knee_us;
+	if (!(out->threshold_us <= out->safe_us))
+		out->threshold_us = out->safe_us;
+	out->confidence =
+	    (double)congested_below / (double)(knee + 1) * fmax(0, 1 - spread) *
+	    fmin(1, (double)(usable[knee].samples < usable[safe].samples
+	                         ? usable[knee].samples
+	                         : usable[safe].samples) /
+	                CONFIDENT_SAMPLES);
+	free(usable);
+	return TP_OK;
+}
+
+void tp_threshold_table_free(tp_threshold_table *table)
+{
+	if (!table)
+		return;
+	free(table->entries);
+	free(table);
+}
+
+static int key_cmp(uint64_t b1, uint32_t c1, uint64_t b2, uint32_t c2)
+{
+	if (b1 != b2)
+		return b1 < b2 ? -1 : 1;
+	if (c1 != c2)
+		return c1 < c2 ? -1 : 1;
+	return 0;
+}
+
+tp_status tp_threshold_table_add(tp_threshold_table *table,
+                                 const tp_threshold *entry, tp_error *err)
+{
+	tp_threshold *grown;
+	size_t at = table->count;
+
+	if (!(entry->threshold_us > 0) ||
+	    !(entry->threshold_us <= TP_SWEEP_MAX_INTERVAL_US) ||
+	    entry->request_bytes == 0 || entry->clients == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "threshold table: entry %llu bytes x %u "
+		                    "clients: threshold must be > 0",
+		                    (unsigned long long)entry->request_bytes,
+		                    entry->clients);
+	if (table->count >= TABLE_MAX_ENTRIES)
+		return tp_error_set(err, TP_ERR_LIMIT,
+		                    "threshold table: more than %d entries",
+		                    TABLE_MAX_ENTRIES);
+	while (at > 0) {
+		int c = key_cmp(table->entries[at - 1].request_bytes,
+		                table->entries[at - 1].clients,
+		                entry->request_bytes, entry->clients);
+
+		if (c == 0)
+			return tp_error_set(
+			    err, TP_ERR_INVALID,
+			    "threshold table: %llu bytes x %u clients "
+			    "given twice",
+			    (unsigned long long)entry->request_bytes,
+			    entry->clients);
+		if (c < 0)
+			break;
+		at--;
+	}
+	grown = realloc(table->entries,
+	                (table->count + 1) * sizeof(*table->entries));
+	if (!grown)
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "threshold table: out of memory");
+	table->entries = grown;
+	memmove(grown + at + 1, grown + at,
+	        (table->count - at) * sizeof(*grown));
+	grown[at] = *entry;
+	table->count++;
+	return TP_OK;
+}
+
+tp_status tp_threshold_table_from_sweep(const tp_sweep *sweep,
+                                        const tp_threshold_params *params,
+                                        const tp_logger *logger,
+                                        tp_threshold_table **table,
+                                        tp_error *err)
+{
+	tp_sweep_point *points;
+	tp_threshold_table *t;
+	tp_error first = {TP_OK, ""};
+	size_t count;
+	tp_status st;
+
+	st = tp_sweep_points(sweep, &points, &count, err);
+	if (st != TP_OK)
+		return st;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		free(points);
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "threshold table: out of memory");
+	}
+	for (size_t i = 0; i < count;) {
+		size_t j = i;
+		tp_threshold th;
+		tp_error e;
+
+		while (j < count &&
+		       points[j].request_bytes == points[i].request_bytes &&
+		       points[j].clients == points[i].clients)
+			j++;
+		st = tp_threshold_detect(points + i, j - i, params, &th, &e);
+		if (st == TP_OK) {
+			st = tp_threshold_table_add(t, &th, err);
+			if (st != TP_OK) {
+				free(points);
+				tp_threshold_table_free(t);
+				return st;
+			}
+		} else if (st == TP_ERR_NOMEM) {
+			*err = e;
+			free(points);
+			tp_threshold_table_free(t);
+			return st;
+		} else {
+			tp_log(logger, TP_LOG_WARNING, "%s", e.message);
+			if (first.code == TP_OK)
+				first = e;
+		}
+		i = j;
+	}
+	free(points);
+	if (t->count == 0) {
+		tp_threshold_table_free(t);
+		return tp_error_set(err, TP_ERR_NOTFOUND,
+		                    "no threshold in the sweep: %s",
+		                    first.message);
+	}
+	*table = t;
+	return TP_OK;
+}
+
+int tp_threshold_format(const tp_threshold *e, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%llu,%u,%.3f,%.3f,%.3f\n",
+	                 (unsigned long long)e->request_bytes, e->clients,
+	                 e->threshold_us, e->plateau_us, e->confidence);
+
+	return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
+tp_status tp_threshold_table_parse(const char *name, const char *text,
+                                   size_t len, tp_threshold_table **table,
+                                   tp_error *err)
+{
+	tp_threshold_table *t;
+	int have, seen_magic = 0, seen_header = 0;
+	tp_status st;
+	tp_csv csv;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    name ? name : "(input)");
+	tp_csv_init(&csv, name, text, len);
+	for (;;) {
+		tp_threshold e = {0};
+		uint64_t v;
+
+		if ((st = tp_csv_next_line(&csv, &have, err)) != TP_OK)
+			goto fail;
+		if (!have)
+			break;
+		if (!seen_magic) {
+			size_t m = strlen(TP_THRESHOLD_MAGIC);
+
+			if (strncmp(csv.line, TP_THRESHOLD_MAGIC, m) ||
+			    (csv.line[m] && csv.line[m] != ' ')) {
+				st = tp_error_set(err, TP_ERR_PARSE,
+				                  "%s: line %lu: column 1: not "
+				                  "a topoplace threshold table "
+				                  "(first line must be '%s')",
+				                  csv.name, csv.line_no,
+				                  TP_THRESHOLD_MAGIC);
+				goto fail;
+			}
+			seen_magic = 1;
+			continue;
+		}
+		if (csv.line[0] == '#' || csv.line[0] == '\0')
+			continue;
+		if (!seen_header) {
+			if (strcmp(csv.line, TP_THRESHOLD_HEADER)) {
+				st = tp_error_set(err, TP_ERR_PARSE,
+				                  "%s: line %lu: column 1: "
+				                  "expected the column header "
+				                  "'%s'",
+				                  csv.name, csv.line_no,
+				                  TP_THRESHOLD_HEADER);
+				goto fail;
+			}
+			seen_header = 1;
+			continue;
+		}
+		if ((st = tp_csv_split(&csv, 5, err)) != TP_OK ||
+		    (st = tp_csv_uint(&csv, 0, "request_bytes", 1,
+		                      TP_UNITS_MAX_BYTES, &e.request_bytes,
+		                      err)) != TP_OK ||
+		    (st = tp_csv_uint(&csv, 1, "clients", 1,
+		                      TP_SWEEP_MAX_CLIENTS, &v, err)) != TP_OK)
+			goto fail;
+		e.clients = (uint32_t)v;
+		if ((st = tp_csv_decimal(&csv, 2, "threshold_us", 0.001,
+		                         TP_SWEEP_MAX_INTERVAL_US,
+		                         &e.threshold_us, err)) != TP_OK ||
+		    (st = tp_csv_decimal(&csv, 3, "plateau_us", 0,
+		                         TP_SWEEP_MAX_LATENCY_US, &e.plateau_us,
+		                         err)) != TP_OK ||
+		    (st = tp_csv_decimal(&csv, 4, "confidence", 0, 1,
+		                         &e.confidence, err)) != TP_OK)
+			goto fail;
+		e.knee_us = e.safe_us = e.threshold_us;
+		if ((st = tp_threshold_table_add(t, &e, err)) != TP_OK) {
+			tp_error_prefix(err, "%s: line %lu", csv.name,
+			                csv.line_no);
+			goto fail;
+		}
+	}
+	if (!seen_magic || !seen_header || t->count == 0) {
+		st = tp_error_set(
+		    err, TP_ERR_PARSE, "%s: line %lu: %s", csv.name,
+		    csv.line_no + 1,
+		    !seen_magic    ? "'" TP_THRESHOLD_MAGIC "' line missing"
+		    : !seen_header ? "column header missing"
+		                   : "no thresholds in the table");
+		goto fail;
+	}
+	*table = t;
+	return TP_OK;
+fail:
+	tp_threshold_table_free(t);
+	return st;
+}
+
+tp_status tp_threshold_table_read(const char *path, tp_threshold_table **table,
+                                  tp_error *err)
+{
+	char *text;
+	size_t len;
+	tp_status st;
+
+	st = tp_csv_read_file(path, (size_t)16 << 20, &text, &len, err);
+	if (st != TP_OK)
+		return st;
+	st = tp_threshold_table_parse(path, text, len, table, err);
+	free(text);
+	return st;
+}
+
+/*
+ * y at x on the log-log line through the points @xs/@ys (sorted, n >= 1).
+ * Outside [xs[0], xs[n-1]] the nearest two points' slope, clamped to
+ * [0, 2] (thresholds do not fall with more load), and *extrapolated set.
+ */
+static double loglog(const double *xs, const double *ys, size_t n, double x,
+                     bool *exact, bool *extrapolated)
+{
+	size_t i;
+	double slope;
+
+	*exact = false;
+	for (i = 0; i < n; i++)
+		if (xs[i] == x) {
+			*exact = true;
+			return ys[i];
+		}
+	if (n == 1) {
+		*extrapolated = true;
+		return ys[0] * x / xs[0];
+	}
+	if (x < xs[0]) {
+		i = 0;
+		*extrapolated = true;
+	} else if (x > xs[n - 1]) {
+		i = n - 2;
+		*extrapolated = true;
+	} else {
+		for (i = 0; i + 2 < n && xs[i + 1] < x; i++)
+			;
+	}
+	slope = (log(ys[i + 1]) - log(ys[i])) / (log(xs[i + 1]) - log(xs[i]));
+	if (*extrapolated)
+		slope = fmin(2, fmax(0, slope));
+	return exp(log(ys[i]) + slope * (log(x) - log(xs[i])));
+}
+
+tp_status tp_threshold_lookup(const tp_threshold_table *table,
+                              uint64_t request_bytes, uint32_t clients,
+                              tp_threshold_estimate *estimate, tp_error *err)
+{
+	double *xs, *ys, *cx, *cy;
+	size_t n = table ? table->count : 0, nc = 0;
+	bool all_exact = true, extrapolated = false, exact;
+
+	if (n == 0)
+		return tp_error_set(err, TP_ERR_NOTFOUND,
+		                    "threshold table is empty");
+	if (request_bytes == 0 || clients == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "threshold lookup: request size and "
+		                    "clients must be positive");
+	xs = malloc(4 * n * sizeof(double));
+	if (!xs)
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "threshold lookup: out of memory");
+	ys = xs + n;
+	cx = ys + n;
+	cy = cx + n;
+	/* Per client count (the table is sorted by size, then clients):
+	 * interpolate across sizes. */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = table->entries[i].clients;
+		size_t k = 0;
+		bool seen = false;
+
+		for (size_t j = 0; j < nc; j++)
+			if (cx[j] == (double)c)
+				seen = true;
+		if (seen)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (table->entries[j].clients == c) {
+				xs[k] = (double)table->entries[j].request_bytes;
+				ys[k] = table->entries[j].threshold_us;
+				k++;
+			}
+		cy[nc] = loglog(xs, ys, k, (double)request_bytes, &exact,
+		                &extrapolated);
+		cx[nc] = (double)c;
+		nc++;
+		if (!exact)
+			all_exact = false;
+	}
+	/* Then across client counts (sorted for the 1-D interpolation). */
+	for (size_t i = 1; i < nc; i++)
+		for (size_t j = i; j > 0 && cx[j - 1] > cx[j]; j--) {
+			double tx = cx[j], ty = cy[j];
+
+			cx[j] = cx[j - 1];
+			cy[j] = cy[j - 1];
+			cx[j - 1] = tx;
+			cy[j - 1] = ty;
+		}
+	estimate->threshold_us =
+	    loglog(cx, cy, nc, (double)clients, &exact, &extrapolated);
+	estimate->exact = false;
+	for (size_t i = 0; i < n; i++)
+		if (table->entries[i].request_bytes == request_bytes &&
+		    table->entries[i].clients == clients) {
+			estimate->exact = true;
+			estimate->threshold_us = table->entries[i].threshold_us;
+			extrapolated = false;
+		}
+	(void)all_exact;
+	estimate->extrapolated = extrapolated;
+	free(xs);
+	return TP_OK;
+}

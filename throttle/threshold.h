@@ -1,0 +1,129 @@
+/*
+ * threshold.h: I/O-congestion thresholds from a sweep, and a table of them
+ * that interpolates across request sizes and client counts.
+ *
+ * Method (documented for users in topoplace-throttle(1)), per (request
+ * size, clients), over the intervals measured with enough samples:
+ *   1. plateau = median of the median latencies of the longest
+ *      @plateau_intervals intervals (the low-load level);
+ *   2. an interval is congested when its median latency exceeds
+ *      plateau x (1 + @rise);
+ *   3. walking from the longest interval down, the knee is the first
+ *      interval that is congested together with the @consecutive - 1 next
+ *      shorter ones (one noisy point is not a knee);
+ *   4. threshold_us = where the median-latency curve, linear in log-log
+ *      between the knee and the next longer (uncongested) interval, crosses
+ *      plateau x (1 + rise).  Requests issued at shorter mean intervals
+ *      congest.
+ * Confidence in [0, 1] = (fraction of intervals at and below the knee that
+ * are congested: monotonicity) x (plateau flatness: 1 - spread of the
+ * plateau medians relative to the plateau, floored at 0) x (min(1, samples
+ * at the two bracketing intervals / 20)).
+ * Refusals: fewer than @min_intervals usable intervals ("too few points"),
+ * no congested run ("no knee"), or a knee inside the plateau intervals
+ * ("no knee: latency never settles").
+ */
+#ifndef TP_THRESHOLD_H
+#define TP_THRESHOLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sweep.h"
+#include "tp_error.h"
+#include "tp_log.h"
+
+#define TP_THRESHOLD_MAGIC "# topoplace-thresholds v1"
+#define TP_THRESHOLD_HEADER                                                    \
+	"request_bytes,clients,threshold_us,plateau_us,confidence"
+
+typedef struct tp_threshold_params {
+	double rise;              /* k: congested above plateau x (1 + k) */
+	size_t min_intervals;     /* usable intervals needed */
+	size_t min_samples;       /* samples for an interval to be usable */
+	size_t plateau_intervals; /* longest intervals forming the plateau */
+	size_t consecutive;       /* congested points in a row for a knee */
+} tp_threshold_params;
+
+typedef struct tp_threshold {
+	uint64_t request_bytes;
+	uint32_t clients;
+	double threshold_us; /* mean intervals below this congest */
+	double plateau_us;   /* low-load median latency */
+	double confidence;   /* 0 .. 1 */
+	double knee_us;      /* longest congested interval measured */
+	double safe_us;      /* shortest uncongested interval above it */
+} tp_threshold;
+
+/* A table of thresholds, sorted by (request_bytes, clients). */
+typedef struct tp_threshold_table {
+	tp_threshold *entries;
+	size_t count;
+} tp_threshold_table;
+
+typedef struct tp_threshold_estimate {
+	double threshold_us;
+	bool exact;        /* a measured (size, clients) */
+	bool extrapolated; /* outside the measured sizes or client counts */
+} tp_threshold_estimate;
+
+/* rise 0.5, min_intervals 5, min_samples 5, plateau_intervals 2,
+ * consecutive 2. */
+void tp_threshold_params_default(tp_threshold_params *params);
+
+/*
+ * Detect the threshold of one (request size, clients) from @points[@count]
+ * (all of that size and client count, any order).  Errors: TP_ERR_INVALID
+ * "too few points ...", TP_ERR_NOTFOUND "no knee ...", each naming the size
+ * and clients.
+ */
+tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
+                              const tp_threshold_params *params,
+                              tp_threshold *out, tp_error *err);
+
+/*
+ * Detect every (size, clients) of @sweep.  Groups refused (too few points,
+ * no knee) are logged at warning level through @logger and left out.
+ * *table is new (free with tp_threshold_table_free); TP_ERR_NOTFOUND when no
+ * group yields a threshold (the message gives the first refusal).
+ */
+tp_status tp_threshold_table_from_sweep(const tp_sweep *sweep,
+                                        const tp_threshold_params *params,
+                                        const tp_logger *logger,
+                                        tp_threshold_table **table,
+                                        tp_error *err);
+
+void tp_threshold_table_free(tp_threshold_table *table);
+
+/*
+ * Add @entry (copied), keeping the order.  A second entry for the same
+ * (size, clients) is TP_ERR_INVALID.
+ */
+tp_status tp_threshold_table_add(tp_threshold_table *table,
+                                 const tp_threshold *entry, tp_error *err);
+
+/* Parse / read a threshold table file (topoplace-sweep(5) describes both
+ * formats); errors name file, line and column. *table is new. */
+tp_status tp_threshold_table_parse(const char *name, const char *text,
+                                   size_t len, tp_threshold_table **table,
+                                   tp_error *err);
+tp_status tp_threshold_table_read(const char *path, tp_threshold_table **table,
+                                  tp_error *err);
+
+/* One table line (with newline) for @entry into @buf; length or -1. */
+int tp_threshold_format(const tp_threshold *entry, char *buf, size_t size);
+
+/*
+ * The threshold for @request_bytes and @clients: exact if measured, else
+ * interpolated linearly in log-log, first across sizes for each measured
+ * client count, then across client counts.  Outside the measured range it
+ * extrapolates with the nearest two points' log-log slope (slope 1 when only
+ * one point: threshold proportional to bytes and to clients, the offered
+ * load) and sets extrapolated.  TP_ERR_NOTFOUND on an empty table.
+ */
+tp_status tp_threshold_lookup(const tp_threshold_table *table,
+                              uint64_t request_bytes, uint32_t clients,
+                              tp_threshold_estimate *estimate, tp_error *err);
+
+#endif /* TP_THRESHOLD_H */

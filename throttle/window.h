@@ -1,0 +1,94 @@
+/*
+ * window.h: choosing a job's I/O throttle window.
+ *
+ * The throttle window is the minimum time between the STARTS of two
+ * consecutive requests of one client (not a gap after completion).  From a
+ * job's I/O pattern and the threshold table, the window is the smallest one
+ * that keeps the job's mean request interval at or above the job's
+ * I/O-congestion threshold; the user's --io-throttle setting and the admin
+ * policy (throttled job classes, minimum and maximum window) are applied on
+ * top.  The decision carries its expected cost and gain.
+ */
+#ifndef TP_WINDOW_H
+#define TP_WINDOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "threshold.h"
+#include "tp_error.h"
+
+#define TP_THROTTLE_CHOICES "off|auto|<window> (e.g. 2ms, 800us, 1s)"
+
+typedef enum tp_throttle_mode {
+	TP_THROTTLE_AUTO = 0,
+	TP_THROTTLE_OFF,
+	TP_THROTTLE_FIXED,
+} tp_throttle_mode;
+
+/* The user's --io-throttle value. */
+typedef struct tp_throttle_request {
+	tp_throttle_mode mode;
+	uint64_t window_us; /* TP_THROTTLE_FIXED only */
+} tp_throttle_request;
+
+/* What a job does, from its profile. */
+typedef struct tp_io_pattern {
+	uint64_t request_bytes;
+	uint32_t clients;             /* processes issuing requests */
+	double mean_interval_us;      /* per client, start to start; > 0 */
+	uint64_t requests_per_client; /* in one I/O phase; 0 if unknown */
+	const char *job_class;        /* e.g. partition or QOS; may be NULL */
+} tp_io_pattern;
+
+/* The admin's policy (topoplace.conf). */
+typedef struct tp_throttle_policy {
+	uint64_t min_window_us; /* 0: no minimum */
+	uint64_t max_window_us; /* 0: no maximum */
+	/* Classes throttled automatically; "*" matches every class.  With
+	 * class_count 0 no job is throttled automatically. */
+	const char *const *classes;
+	size_t class_count;
+	bool allow_user_off; /* may a user turn throttling off? */
+} tp_throttle_policy;
+
+typedef struct tp_window_decision {
+	bool throttle;
+	uint64_t window_us;  /* 0 when not throttling */
+	double threshold_us; /* 0 when no table was consulted */
+	bool threshold_extrapolated;
+	double interval_before_us, interval_after_us; /* mean, per client */
+	/* Expected cost: the I/O phase lasts at most this much longer
+	 * (interval_after / interval_before - 1; an upper bound, as request
+	 * latency itself drops once the traffic is below the threshold). */
+	double cost_fraction;
+	double phase_before_us, phase_after_us; /* when requests known */
+	/* Expected gain: offered load relative to the threshold load, before
+	 * and after (> 1 congests). */
+	double load_before, load_after;
+	char reason[200]; /* one line: why this decision */
+} tp_window_decision;
+
+/*
+ * Parse an --io-throttle value: "off", "auto" or a window (strict: digits
+ * with an optional fraction and a unit us/ms/s, whole microseconds, at least
+ * 1 us and at most 1 hour).  One TP_ERR_INVALID message naming the text.
+ */
+tp_status tp_throttle_parse(const char *text, tp_throttle_request *request,
+                            tp_error *err);
+
+/*
+ * Decide the window for @pattern.  @table may be NULL (then AUTO cannot
+ * throttle and says so); @policy may be NULL (nothing throttled
+ * automatically, user windows unbounded); @request may be NULL (auto).
+ * Errors: TP_ERR_INVALID for an impossible pattern or policy
+ * (min > max), naming the field.
+ */
+tp_status tp_window_decide(const tp_io_pattern *pattern,
+                           const tp_threshold_table *table,
+                           const tp_throttle_policy *policy,
+                           const tp_throttle_request *request,
+                           tp_window_decision *decision, tp_error *err);
+
+#endif /* TP_WINDOW_H */

@@ -1,0 +1,7 @@
+# The `topoplace` command.  Subcommands live in tools/cli_<name>.c; the
+# fragment that owns a subcommand adds its file to tools_topoplace_SOURCES
+# and its line to the table in tools/topoplace.c.
+bin_PROGRAMS += tools/topoplace
+tools_topoplace_SOURCES = tools/topoplace.c tools/cli.c tools/cli.h
+tools_topoplace_LDADD = placement/libtopoplace.la
+dist_man1_MANS += doc/topoplace.1

@@ -1,0 +1,642 @@
+/*
+ * cli_fabric.c: `topoplace fabric show|cache|topology|diff|route`.
+ *
+ * The fabric comes from live libibnetdisc discovery (default), an
+ * ibnetdiscover cache (--cache FILE) or Slurm's topology.conf
+ * (--topology-conf FILE).  See topoplace-fabric(1).
+ */
+#include "tp_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "discover.h"
+#include "fabric.h"
+#include "route.h"
+
+#define WHAT "fabric"
+
+struct opts {
+	const char *cache, *conf, *map, *ca, *output;
+	const char *before_cache, *before_conf;
+	const char *matrix, *hosts;
+	int port;
+	bool dmodk, all_leaves;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: topoplace fabric show     [SOURCE]\n"
+	        "       topoplace fabric cache    [--ca DEV] [--port N] FILE\n"
+	        "       topoplace fabric topology [SOURCE] [-o FILE]\n"
+	        "       topoplace fabric diff     [SOURCE] (--before-cache F | "
+	        "--before-topology-conf F)\n"
+	        "       topoplace fabric route    [SOURCE] [--dmodk] (SRC DST "
+	        "| --all-leaves)\n"
+	        "       topoplace fabric load     [SOURCE] [--dmodk] --matrix "
+	        "FILE [--hosts LIST]\n"
+	        "SOURCE: live discovery (default; --ca DEV --port N), --cache "
+	        "FILE,\n"
+	        "        --topology-conf FILE; --node-name-map FILE maps GUIDs "
+	        "to names.\n");
+}
+
+static int load(const struct opts *o, tp_fabric **f)
+{
+	tp_fabric_name_map *map = NULL;
+	tp_error err = {0};
+	tp_status rc;
+
+	*f = NULL;
+	if (o->map != NULL &&
+	    tp_fabric_name_map_load(o->map, &map, &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	if (o->conf != NULL)
+		rc = tp_discover_load_topology_conf(o->conf, f, &err);
+	else if (o->cache != NULL)
+		rc = tp_discover_load_cache(o->cache, map, f, &err);
+	else
+		rc = tp_discover_live(o->ca, o->port, NULL, map, f, &err);
+	tp_fabric_name_map_free(map);
+	if (rc != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	return TP_EXIT_OK;
+}
+
+static void print_findings(const tp_fabric_findings *fs, const char *tag)
+{
+	for (size_t i = 0; i < fs->count; i++)
+		printf("%s: %s\n", tag, fs->items[i].text);
+}
+
+static int cmd_show(tp_fabric *f)
+{
+	uint32_t switches = 0, cas = 0, unmapped = 0;
+
+	for (uint32_t i = 0; i < tp_fabric_node_count(f); i++) {
+		const tp_fabric_node *n = tp_fabric_node_at(f, i);
+
+		switches += n->type == TP_FABRIC_SWITCH;
+		cas += n->type == TP_FABRIC_CA;
+	}
+	for (uint32_t h = 0; h < tp_fabric_host_count(f); h++)
+		unmapped += !tp_fabric_host_at(f, h)->mapped;
+	printf("source: %s\n", tp_fabric_source(f));
+	printf("summary: switches=%" PRIu32 " cas=%" PRIu32 " hosts=%" PRIu32
+	       " unmapped=%" PRIu32 " leaves=%" PRIu32 " pods=%" PRIu32
+	       " levels=%d links=%" PRIu32 "\n",
+	       switches, cas, tp_fabric_host_count(f), unmapped,
+	       tp_fabric_leaf_count(f), tp_fabric_pod_count(f),
+	       tp_fabric_max_level(f), tp_fabric_link_count(f));
+	for (int l = 1; l <= tp_fabric_max_level(f); l++)
+		printf("level %d: %" PRIu32 " switches\n", l,
+		       tp_fabric_switches_at(f, l));
+	for (uint32_t p = 0; p < tp_fabric_pod_count(f); p++) {
+		printf("pod %s:", tp_fabric_pod_name(f, p));
+		for (uint32_t k = 0; k < tp_fabric_leaf_count(f); k++)
+			if (tp_fabric_leaf_pod(f, k) == p)
+				printf(" %s", tp_fabric_node_at(
+				                  f, tp_fabric_leaf_node(f, k))
+				                  ->name);
+		printf("\n");
+	}
+	for (uint32_t k = 0; k < tp_fabric_leaf_count(f); k++) {
+		uint32_t n;
+		const uint32_t *hosts = tp_fabric_leaf_hosts(f, k, &n);
+
+		printf("leaf %s %s hosts=%" PRIu32 ":",
+		       tp_fabric_node_at(f, tp_fabric_leaf_node(f, k))->name,
+		       tp_fabric_pod_name(f, tp_fabric_leaf_pod(f, k)), n);
+		for (uint32_t i = 0; i < n; i++)
+			printf(" %s%s", tp_fabric_host_at(f, hosts[i])->name,
+			       tp_fabric_host_at(f, hosts[i])->mapped
+			           ? ""
+			           : "(unmapped)");
+		printf("\n");
+	}
+	print_findings(tp_fabric_anomalies(f), "finding");
+	if (tp_fabric_anomalies(f)->count == 0)
+		printf("finding: none\n");
+	return fflush(stdout) == 0 ? TP_EXIT_OK : TP_EXIT_FAILURE;
+}
+
+static int cmd_cache(const struct opts *o, const char *file)
+{
+	tp_fabric *f;
+	tp_error err = {0};
+
+	if (tp_discover_live(o->ca, o->port, file, NULL, &f, &err) != TP_OK)
+		return tp_cli_fail(WHAT " cache", &err);
+	printf("wrote %s: %" PRIu32 " nodes, %" PRIu32 " hosts, %" PRIu32
+	       " leaves\n",
+	       file, tp_fabric_node_count(f), tp_fabric_host_count(f),
+	       tp_fabric_leaf_count(f));
+	tp_fabric_free(f);
+	return TP_EXIT_OK;
+}
+
+static int cmd_topology(tp_fabric *f, const char *output)
+{
+	tp_error err = {0};
+	FILE *out = stdout;
+	int status = TP_EXIT_OK;
+
+	if (output != NULL) {
+		out = fopen(output, "w");
+		if (out == NULL) {
+			tp_error_set(&err, TP_ERR_IO, "%s: cannot create: %s",
+			             output, strerror(errno));
+			return tp_cli_fail(WHAT " topology", &err);
+		}
+	}
+	if (tp_fabric_write_topology_conf(
+	        f, out, output ? output : "standard output", &err) != TP_OK)
+		status = tp_cli_fail(WHAT " topology", &err);
+	if (output != NULL && fclose(out) != 0 && status == TP_EXIT_OK) {
+		tp_error_set(&err, TP_ERR_IO, "%s: write error: %s", output,
+		             strerror(errno));
+		status = tp_cli_fail(WHAT " topology", &err);
+	}
+	return status;
+}
+
+static int cmd_diff(const struct opts *o, tp_fabric *f)
+{
+	struct opts before = {0};
+	tp_fabric *old;
+	tp_fabric_findings fs = {0};
+	tp_error err = {0};
+	int status;
+
+	before.cache = o->before_cache;
+	before.conf = o->before_conf;
+	before.map = o->map;
+	if ((status = load(&before, &old)) != TP_EXIT_OK)
+		return status;
+	if (tp_fabric_diff(old, f, &fs, &err) != TP_OK) {
+		tp_fabric_free(old);
+		return tp_cli_fail(WHAT " diff", &err);
+	}
+	printf("before: %s\nafter: %s\n", tp_fabric_source(old),
+	       tp_fabric_source(f));
+	print_findings(&fs, "diff");
+	printf("differences: %zu\n", fs.count);
+	tp_fabric_findings_free(&fs);
+	tp_fabric_free(old);
+	return TP_EXIT_OK;
+}
+
+static void print_path(const tp_fabric *f, const uint32_t *path, size_t n,
+                       uint32_t dst)
+{
+	for (size_t i = 0; i < n; i++) {
+		const tp_fabric_port *p = tp_fabric_port_at(f, path[i]);
+		const tp_fabric_port *q = tp_fabric_peer(f, path[i]);
+
+		printf("%s[%" PRIu32 "] -> ",
+		       tp_fabric_node_at(f, p->node)->name, p->num);
+		(void)q;
+	}
+	printf("%s\n", tp_fabric_host_at(f, dst)->name);
+}
+
+static int cmd_route(const struct opts *o, tp_fabric *f, int argc, char **argv)
+{
+	tp_routes *r = NULL;
+	tp_error err = {0};
+	uint32_t path[TP_ROUTE_MAX_HOPS];
+	size_t n;
+	int status = TP_EXIT_OK;
+
+	if (!o->all_leaves && argc != 2)
+		return tp_cli_usage_error(WHAT " route",
+		                          "need SRC and DST host names (or "
+		                          "--all-leaves)");
+	if (!o->dmodk) {
+		if (tp_routes_read_live(f, o->ca, o->port, &r, &err) != TP_OK) {
+			fprintf(stderr,
+			        "topoplace fabric route: no forwarding tables "
+			        "(%s); using the D-mod-k model\n",
+			        err.message);
+			r = NULL;
+		}
+	}
+	if (r == NULL && tp_routes_new_dmodk(f, &r, &err) != TP_OK)
+		return tp_cli_fail(WHAT " route", &err);
+	printf("routes: %s\n",
+	       tp_routes_kind_of(r) == TP_ROUTES_LFT
+	           ? "forwarding tables read from the switches"
+	           : "D-mod-k model (not read from the fabric)");
+	if (o->all_leaves) {
+		uint32_t L = tp_fabric_leaf_count(f), pairs = 0, updown = 0;
+
+		for (uint32_t a = 0; a < L; a++) {
+			uint32_t na, nb;
+			const uint32_t *ha = tp_fabric_leaf_hosts(f, a, &na);
+
+			for (uint32_t b = 0; b < L && na > 0; b++) {
+				const uint32_t *hb =
+				    tp_fabric_leaf_hosts(f, b, &nb);
+
+				if (a == b || nb == 0)
+					continue;
+				pairs++;
+				if (tp_routes_path(r, ha[0], hb[0], path,
+				                   TP_ROUTE_MAX_HOPS, &n,
+				                   &err) != TP_OK) {
+					printf("error: %s\n", err.message);
+					continue;
+				}
+				if (tp_routes_path_is_updown(f, path, n))
+					updown++;
+				else {
+					printf("not up-down: ");
+					print_path(f, path, n, hb[0]);
+				}
+				if (o->output != NULL) {
+					printf("path: ");
+					print_path(f, path, n, hb[0]);
+				}
+			}
+		}
+		printf("leaf pairs: %" PRIu32 " up-down: %" PRIu32 "\n", pairs,
+		       updown);
+		if (updown != pairs)
+			status = TP_EXIT_FAILURE;
+	} else {
+		uint32_t s = tp_fabric_find_host(f, argv[0]);
+		uint32_t d = tp_fabric_find_host(f, argv[1]);
+
+		if (s == TP_FABRIC_NONE || d == TP_FABRIC_NONE) {
+			tp_error_set(&err, TP_ERR_NOTFOUND,
+			             "%s: no host %s in the fabric",
+			             tp_fabric_source(f),
+			             s == TP_FABRIC_NONE ? argv[0] : argv[1]);
+			status = tp_cli_fail(WHAT " route", &err);
+		} else if (tp_routes_path(r, s, d, path, TP_ROUTE_MAX_HOPS, &n,
+		                          &err) != TP_OK) {
+			status = tp_cli_fail(WHAT " route", &err);
+		} else {
+			printf("path: ");
+			print_path(f, path, n, d);
+			if (n > 0)
+				printf("lids: %u %u\n",
+				       tp_fabric_port_at(f, path[0])->lid,
+				       tp_fabric_peer(f, path[n - 1])->lid);
+			printf("hops: %u\nup-down: %s\n",
+			       tp_fabric_host_distance(f, s, d),
+			       tp_routes_path_is_updown(f, path, n) ? "yes"
+			                                            : "no");
+		}
+	}
+	tp_routes_free(r);
+	return status;
+}
+
+struct hostvec {
+	char **v;
+	size_t n, cap;
+};
+
+static tp_status add_host(void *ctx, const char *name, tp_error *err)
+{
+	struct hostvec *h = ctx;
+
+	if (h->n == h->cap) {
+		size_t ncap = h->cap ? h->cap * 2 : 64;
+		char **p = realloc(h->v, ncap * sizeof(*p));
+
+		if (p == NULL)
+			return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+		h->v = p;
+		h->cap = ncap;
+	}
+	h->v[h->n] = strdup(name);
+	if (h->v[h->n] == NULL)
+		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+	h->n++;
+	return TP_OK;
+}
+
+/*
+ * Read a communication matrix (tests/data/matrices format: '#' lines, then
+ * "src dst bytes msgs" per line) into flows between the hosts rank r runs
+ * on (@hosts->v[r]).
+ */
+static tp_status read_matrix(const char *path, const struct hostvec *hosts,
+                             tp_route_flow **flows, size_t *count,
+                             tp_error *err)
+{
+	FILE *in = fopen(path, "r");
+	char line[256];
+	unsigned lineno = 0;
+	size_t n = 0, cap = 0;
+	tp_route_flow *v = NULL;
+
+	*flows = NULL;
+	*count = 0;
+	if (in == NULL)
+		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
+		                    strerror(errno));
+	while (fgets(line, sizeof(line), in) != NULL) {
+		unsigned long src, dst;
+		unsigned long long bytes, msgs;
+		char extra;
+
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%lu %lu %llu %llu %c", &src, &dst, &bytes,
+		           &msgs, &extra) != 4) {
+			free(v);
+			fclose(in);
+			return tp_error_set(err, TP_ERR_PARSE,
+			                    "%s: line %u: expected \"src dst "
+			                    "bytes msgs\"",
+			                    path, lineno);
+		}
+		if (src >= hosts->n || dst >= hosts->n) {
+			free(v);
+			fclose(in);
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "%s: line %u: rank %lu has no host "
+			                    "(%zu hosts)",
+			                    path, lineno,
+			                    src >= hosts->n ? src : dst,
+			                    hosts->n);
+		}
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			tp_route_flow *p = realloc(v, ncap * sizeof(*p));
+
+			if (p == NULL) {
+				free(v);
+				fclose(in);
+				return tp_error_set(err, TP_ERR_NOMEM,
+				                    "out of memory");
+			}
+			v = p;
+			cap = ncap;
+		}
+		v[n].src = hosts->v[src];
+		v[n].dst = hosts->v[dst];
+		v[n].bytes = bytes;
+		n++;
+	}
+	fclose(in);
+	*flows = v;
+	*count = n;
+	return TP_OK;
+}
+
+static int cmd_load(const struct opts *o, tp_fabric *f)
+{
+	struct hostvec hosts = {0};
+	tp_route_flow *flows = NULL;
+	size_t nflows = 0;
+	uint64_t *bytes = NULL, total = 0, hop_bytes = 0, max = 0;
+	uint32_t max_port = TP_FABRIC_NONE, loaded = 0;
+	tp_routes *r = NULL;
+	tp_error err = {0};
+	int status = TP_EXIT_OK;
+	const char *matrix = o->matrix;
+
+	if (matrix == NULL)
+		return tp_cli_usage_error(WHAT " load", "need --matrix FILE");
+	if (o->hosts != NULL) {
+		if (tp_discover_hostlist_expand(o->hosts, 1u << 20, add_host,
+		                                &hosts, &err) != TP_OK) {
+			tp_error_prefix(&err, "--hosts %s", o->hosts);
+			status = tp_cli_fail(WHAT " load", &err);
+			goto out;
+		}
+	} else {
+		for (uint32_t h = 0; h < tp_fabric_host_count(f); h++)
+			if (tp_fabric_host_at(f, h)->mapped &&
+			    add_host(&hosts, tp_fabric_host_at(f, h)->name,
+			             &err) != TP_OK) {
+				status = tp_cli_fail(WHAT " load", &err);
+				goto out;
+			}
+	}
+	if (read_matrix(matrix, &hosts, &flows, &nflows, &err) != TP_OK) {
+		status = tp_cli_fail(WHAT " load", &err);
+		goto out;
+	}
+	if (!o->dmodk &&
+	    tp_routes_read_live(f, o->ca, o->port, &r, &err) != TP_OK) {
+		fprintf(stderr,
+		        "topoplace fabric load: no forwarding tables (%s); "
+		        "using the D-mod-k model\n",
+		        err.message);
+		r = NULL;
+	}
+	if (r == NULL && tp_routes_new_dmodk(f, &r, &err) != TP_OK) {
+		status = tp_cli_fail(WHAT " load", &err);
+		goto out;
+	}
+	bytes = calloc((size_t)tp_fabric_port_count(f) + 1, sizeof(*bytes));
+	if (bytes == NULL) {
+		tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
+		status = tp_cli_fail(WHAT " load", &err);
+		goto out;
+	}
+	if (tp_routes_load(r, flows, nflows, bytes, &err) != TP_OK) {
+		tp_error_prefix(&err, "%s", matrix);
+		status = tp_cli_fail(WHAT " load", &err);
+		goto out;
+	}
+	for (size_t i = 0; i < nflows; i++)
+		total += flows[i].bytes;
+	for (uint32_t p = 0; p < tp_fabric_port_count(f); p++) {
+		hop_bytes += bytes[p];
+		loaded += bytes[p] > 0;
+		if (bytes[p] > max) {
+			max = bytes[p];
+			max_port = p;
+		}
+	}
+	printf("routes: %s\n",
+	       tp_routes_kind_of(r) == TP_ROUTES_LFT
+	           ? "forwarding tables read from the switches"
+	           : "D-mod-k model (not read from the fabric)");
+	printf("traffic: %zu flows, %" PRIu64 " bytes, hop-bytes %" PRIu64 "\n",
+	       nflows, total, hop_bytes);
+	printf("link directions loaded: %" PRIu32 "\n", loaded);
+	if (max_port != TP_FABRIC_NONE) {
+		const tp_fabric_port *p = tp_fabric_port_at(f, max_port);
+		const tp_fabric_port *q = tp_fabric_peer(f, max_port);
+
+		printf("max link load: %" PRIu64 " bytes %s[%" PRIu32
+		       "] -> %s[%" PRIu32 "]\n",
+		       max, tp_fabric_node_at(f, p->node)->name, p->num,
+		       tp_fabric_node_at(f, q->node)->name, q->num);
+	}
+out:
+	for (size_t i = 0; i < hosts.n; i++)
+		free(hosts.v[i]);
+	free(hosts.v);
+	free(flows);
+	free(bytes);
+	tp_routes_free(r);
+	return status;
+}
+
+int tp_cli_fabric(int argc, char **argv)
+{
+	enum {
+		O_CACHE = 256,
+		O_CONF,
+		O_MAP,
+		O_CA,
+		O_PORT,
+		O_BCACHE,
+		O_BCONF,
+		O_DMODK,
+		O_ALL,
+		O_PATHS,
+		O_MATRIX,
+		O_HOSTS
+	};
+	static const struct option lo[] = {
+	    {"cache", required_argument, NULL, O_CACHE},
+	    {"topology-conf", required_argument, NULL, O_CONF},
+	    {"node-name-map", required_argument, NULL, O_MAP},
+	    {"ca", required_argument, NULL, O_CA},
+	    {"port", required_argument, NULL, O_PORT},
+	    {"before-cache", required_argument, NULL, O_BCACHE},
+	    {"before-topology-conf", required_argument, NULL, O_BCONF},
+	    {"dmodk", no_argument, NULL, O_DMODK},
+	    {"all-leaves", no_argument, NULL, O_ALL},
+	    {"print-paths", no_argument, NULL, O_PATHS},
+	    {"matrix", required_argument, NULL, O_MATRIX},
+	    {"hosts", required_argument, NULL, O_HOSTS},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct opts o = {0};
+	const char *sub;
+	tp_fabric *f = NULL;
+	int c, status;
+
+	if (argc < 2) {
+		usage(stderr);
+		return TP_EXIT_USAGE;
+	}
+	sub = argv[1];
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h") ||
+	    !strcmp(sub, "help")) {
+		usage(stdout);
+		return TP_EXIT_OK;
+	}
+	if (strcmp(sub, "show") && strcmp(sub, "cache") &&
+	    strcmp(sub, "topology") && strcmp(sub, "diff") &&
+	    strcmp(sub, "route") && strcmp(sub, "load"))
+		return tp_cli_usage_error(WHAT,
+		                          "unknown action '%s' (show, cache, "
+		                          "topology, diff, route, load)",
+		                          sub);
+	argc--;
+	argv++;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case O_CACHE:
+			o.cache = optarg;
+			break;
+		case O_CONF:
+			o.conf = optarg;
+			break;
+		case O_MAP:
+			o.map = optarg;
+			break;
+		case O_CA:
+			o.ca = optarg;
+			break;
+		case O_PORT:
+			errno = 0;
+			o.port = (int)strtol(optarg, &end, 10);
+			if (errno || *end || o.port < 0 || o.port > 254)
+				return tp_cli_usage_error(
+				    WHAT, "--port '%s' is not a port number",
+				    optarg);
+			break;
+		case O_BCACHE:
+			o.before_cache = optarg;
+			break;
+		case O_BCONF:
+			o.before_conf = optarg;
+			break;
+		case O_DMODK:
+			o.dmodk = true;
+			break;
+		case O_ALL:
+			o.all_leaves = true;
+			break;
+		case O_PATHS:
+			o.output = "paths";
+			break;
+		case O_MATRIX:
+			o.matrix = optarg;
+			break;
+		case O_HOSTS:
+			o.hosts = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return TP_EXIT_OK;
+		case ':':
+			return tp_cli_usage_error(WHAT, "%s needs a value",
+			                          argv[optind - 1]);
+		default:
+			return tp_cli_usage_error(WHAT, "unknown option '%s'",
+			                          argv[optind - 1]);
+		}
+	}
+	if (o.cache != NULL && o.conf != NULL)
+		return tp_cli_usage_error(WHAT, "--cache and --topology-conf "
+		                                "are two sources: give one");
+	if (!strcmp(sub, "cache")) {
+		if (argc - optind != 1)
+			return tp_cli_usage_error(WHAT " cache",
+			                          "need one output FILE");
+		return cmd_cache(&o, argv[optind]);
+	}
+	if (!strcmp(sub, "diff") &&
+	    (o.before_cache == NULL) == (o.before_conf == NULL))
+		return tp_cli_usage_error(WHAT " diff",
+		                          "need one of --before-cache FILE, "
+		                          "--before-topology-conf FILE");
+	if (!strcmp(sub, "load") && o.matrix == NULL)
+		return tp_cli_usage_error(WHAT " load", "need --matrix FILE");
+	if (strcmp(sub, "route") && optind != argc)
+		return tp_cli_usage_error(WHAT, "unexpected argument '%s'",
+		                          argv[optind]);
+	if ((status = load(&o, &f)) != TP_EXIT_OK)
+		return status;
+	if (!strcmp(sub, "show"))
+		status = cmd_show(f);
+	else if (!strcmp(sub, "topology"))
+		status = cmd_topology(f, o.output);
+	else if (!strcmp(sub, "diff"))
+		status = cmd_diff(&o, f);
+	else if (!strcmp(sub, "load"))
+		status = cmd_load(&o, f);
+	else
+		status = cmd_route(&o, f, argc - optind, argv + optind);
+	tp_fabric_free(f);
+	return status;
+}

@@ -1,0 +1,737 @@
+/*
+ * cli_profile.c: `topoplace profile`: show, list, verify, import, export
+ * and put (sign + store) communication profiles.  See topoplace-profile(1).
+ *
+ * A PROFILE argument is a file path, or, when --store is given, a store
+ * reference NS/NAME (newest run) or NS/NAME/RUN.
+ */
+#include "tp_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "convert.h"
+#include "munge_auth.h"
+#include "profile.h"
+#include "store.h"
+
+#define WHAT "profile"
+
+struct common {
+	const char *store;
+	const char *socket;
+	int64_t max_age_s;
+	unsigned keep;
+	int ttl_s;
+	int merged;
+	unsigned top;
+	int verbose;
+	tp_munge_config munge;
+	tp_store_auth auth;
+	tp_logger logger;
+	tp_store_options opt;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: topoplace profile <action> [options] [args]\n"
+	    "actions:\n"
+	    "  show [--pairs N] [--merged] PROFILE summary, top pairs, I/O "
+	    "pattern\n"
+	    "  list [NS[/NAME]]                    stored runs (needs "
+	    "--store)\n"
+	    "  verify PROFILE... | --as NS/NAME FILE\n"
+	    "                                      check digest and munge "
+	    "credential\n"
+	    "  import --from matrix|ompi [--app NAME] [--ranks N] -o OUT "
+	    "INPUT...\n"
+	    "  export --to dense|dense-sym|scotch|matrix [-o OUT] PROFILE\n"
+	    "  put FILE NS/NAME                    sign with munge and store "
+	    "(needs --store)\n"
+	    "common options (before or after the action):\n"
+	    "  --store DIR          profile store (default "
+	    "$TOPOPLACE_PROFILE_STORE)\n"
+	    "  --munge-socket PATH  munged socket (default munge's)\n"
+	    "  --max-age SECONDS    accept credentials this old (default %d; 0 "
+	    "= munge TTL)\n"
+	    "  --keep K             runs kept per name by put (default %d)\n"
+	    "  --ttl SECONDS        munge credential TTL for put\n"
+	    "PROFILE is a file, or NS/NAME[/RUN] in the store when --store is "
+	    "given.\n",
+	    TP_STORE_DEFAULT_MAX_AGE_S, TP_STORE_DEFAULT_KEEP);
+}
+
+static int parse_uint(const char *s, unsigned long long max,
+                      unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	if (!s[0] || s[0] == '-')
+		return -1;
+	*out = strtoull(s, &end, 10);
+	return errno || *end || *out > max ? -1 : 0;
+}
+
+/* Split "NS/NAME[/RUN]" in place; 0 on success. */
+static int split_ref(char *ref, char **ns, char **name, char **run)
+{
+	char *a = strchr(ref, '/'), *b;
+
+	if (!a)
+		return -1;
+	*a = '\0';
+	*ns = ref;
+	*name = a + 1;
+	b = strchr(*name, '/');
+	*run = NULL;
+	if (b) {
+		*b = '\0';
+		*run = b + 1;
+	}
+	return tp_store_valid_name(*ns) && tp_store_valid_name(*name) ? 0 : -1;
+}
+
+/* Load PROFILE: a file, or a verified store run (or merged view). */
+static int load(struct common *c, const char *arg, tp_profile **p,
+                int *verified, unsigned *runs)
+{
+	char ref[512], *ns, *name, *run;
+	tp_error err;
+	tp_status st;
+
+	*verified = 0;
+	*runs = 1;
+	if (!c->store) {
+		if (c->merged)
+			return tp_cli_usage_error(WHAT,
+			                          "--merged needs --store");
+		st = tp_profile_read_file(arg, &c->opt.limits, p, &err);
+		return st == TP_OK ? 0 : tp_cli_fail(WHAT, &err);
+	}
+	snprintf(ref, sizeof(ref), "%s", arg);
+	if (split_ref(ref, &ns, &name, &run))
+		return tp_cli_usage_error(WHAT,
+		                          "'%s': expected NS/NAME[/RUN] in the "
+		                          "store",
+		                          arg);
+	if (c->merged)
+		st = tp_store_merged(&c->opt, ns, name, p, runs, &err);
+	else
+		st = tp_store_get(&c->opt, ns, name, run, p, &err);
+	if (st != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	*verified = 1;
+	return 0;
+}
+
+static void print_time(const char *label, int64_t us)
+{
+	time_t t = (time_t)(us / 1000000);
+	struct tm tm;
+	char buf[64];
+
+	if (us && gmtime_r(&t, &tm) &&
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		printf("%-13s %s\n", label, buf);
+	else
+		printf("%-13s unknown\n", label);
+}
+
+static int cmp_pair_bytes_desc(const void *a, const void *b)
+{
+	const tp_profile_pair *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+static void show(const struct common *c, const char *arg, tp_profile *p,
+                 int verified, unsigned runs)
+{
+	uint64_t total = tp_profile_total_bytes(p);
+	tp_profile_pair *top;
+	char hex[65];
+	size_t n;
+
+	tp_sha256_hex(p->digest, hex);
+	printf("%-13s %s%s\n", "profile:", arg, c->merged ? " (merged)" : "");
+	printf("%-13s %s\n", "application:", p->header.app);
+	printf("%-13s %u\n", "owner uid:", p->header.owner_uid);
+	printf("%-13s %u", "ranks:", p->header.ranks);
+	if (p->header.ranks_per_node)
+		printf(" (%u per node)", p->header.ranks_per_node);
+	printf("\n%-13s %llu\n",
+	       "job id:", (unsigned long long)p->header.job_id);
+	print_time("start:", p->header.start_us);
+	printf("%-13s %.3f s\n", "duration:", p->header.duration_us / 1e6);
+	if (c->merged)
+		printf("%-13s mean of %u runs\n", "merged:", runs);
+	else
+		printf("%-13s sha256:%s\n", "digest:", hex);
+	printf("%-13s %s\n", "credential:",
+	       !p->credential ? "none (unsigned)"
+	       : verified     ? "verified by munge for this store location"
+	                      : "present, not verified (use verify --as)");
+	printf("%-13s %zu pairs, %llu bytes, %llu messages\n",
+	       "matrix:", p->pair_count, (unsigned long long)total,
+	       (unsigned long long)tp_profile_total_msgs(p));
+	n = p->pair_count < c->top ? p->pair_count : c->top;
+	top = malloc((p->pair_count ? p->pair_count : 1) * sizeof(*top));
+	if (top && n) {
+		memcpy(top, p->pairs, p->pair_count * sizeof(*top));
+		qsort(top, p->pair_count, sizeof(*top), cmp_pair_bytes_desc);
+		printf("top pairs:\n  %8s %8s %16s %12s %7s\n", "src", "dst",
+		       "bytes", "msgs", "share");
+		for (size_t i = 0; i < n; i++)
+			printf("  %8u %8u %16llu %12llu %6.2f%%\n", top[i].src,
+			       top[i].dst, (unsigned long long)top[i].bytes,
+			       (unsigned long long)top[i].msgs,
+			       total ? 100.0 * (double)top[i].bytes /
+			                   (double)total
+			             : 0.0);
+	}
+	free(top);
+	if (p->collective_count) {
+		printf("collectives:\n  %-20s %12s %16s\n", "name", "calls",
+		       "bytes");
+		for (size_t i = 0; i < p->collective_count; i++)
+			printf("  %-20s %12llu %16llu\n",
+			       p->collectives[i].name,
+			       (unsigned long long)p->collectives[i].calls,
+			       (unsigned long long)p->collectives[i].bytes);
+	}
+	printf("io:           %llu requests, %llu bytes read, %llu written, "
+	       "%.3f s, %zu clients\n",
+	       (unsigned long long)p->io.requests,
+	       (unsigned long long)p->io.read_bytes,
+	       (unsigned long long)p->io.write_bytes, p->io.time_us / 1e6,
+	       p->io.client_count);
+	for (int b = 0; b < TP_PROFILE_IO_BUCKETS; b++)
+		if (p->io.size_hist[b])
+			printf("  size [2^%d, 2^%d): %llu\n", b ? b : 0, b + 1,
+			       (unsigned long long)p->io.size_hist[b]);
+	for (size_t i = 0; i < p->io.client_count; i++) {
+		const tp_profile_io_client *k = &p->io.clients[i];
+
+		printf(
+		    "  client rank %u: %llu requests, %llu bytes, "
+		    "start-to-start p10/p50/p90/p99 %llu/%llu/%llu/%llu us\n",
+		    k->rank, (unsigned long long)k->requests,
+		    (unsigned long long)k->bytes,
+		    (unsigned long long)k->interval_p10_us,
+		    (unsigned long long)k->interval_p50_us,
+		    (unsigned long long)k->interval_p90_us,
+		    (unsigned long long)k->interval_p99_us);
+	}
+}
+
+static int write_out(const char *path, const char *text, size_t len)
+{
+	FILE *f = path && strcmp(path, "-") ? fopen(path, "we") : stdout;
+
+	if (!f) {
+		fprintf(stderr, "topoplace %s: %s: %s\n", WHAT, path,
+		        strerror(errno));
+		return TP_EXIT_FAILURE;
+	}
+	if (fwrite(text, 1, len, f) != len || (f != stdout && fclose(f))) {
+		fprintf(stderr, "topoplace %s: %s: write failed\n", WHAT,
+		        path ? path : "stdout");
+		return TP_EXIT_FAILURE;
+	}
+	return f == stdout && fflush(stdout) ? TP_EXIT_FAILURE : TP_EXIT_OK;
+}
+
+static int action_show(struct common *c, int argc, char **argv)
+{
+	tp_profile *p;
+	int verified;
+	unsigned runs;
+	int rc;
+
+	if (argc != 1)
+		return tp_cli_usage_error(WHAT, "show: expected one PROFILE");
+	rc = load(c, argv[0], &p, &verified, &runs);
+	if (rc)
+		return rc;
+	show(c, argv[0], p, verified, runs);
+	tp_profile_free(p);
+	return TP_EXIT_OK;
+}
+
+static int action_list(struct common *c, int argc, char **argv)
+{
+	char ref[512], *ns = NULL, *name = NULL, *run = NULL;
+	tp_store_list list;
+	tp_error err;
+
+	if (!c->store)
+		return tp_cli_usage_error(WHAT, "list: --store is required");
+	if (argc > 1)
+		return tp_cli_usage_error(WHAT, "list: at most one NS[/NAME]");
+	if (argc == 1) {
+		snprintf(ref, sizeof(ref), "%s", argv[0]);
+		ns = ref;
+		if (strchr(ref, '/') && split_ref(ref, &ns, &name, &run))
+			return tp_cli_usage_error(WHAT, "list: bad '%s'",
+			                          argv[0]);
+		if (!tp_store_valid_name(ns))
+			return tp_cli_usage_error(WHAT, "list: bad '%s'",
+			                          argv[0]);
+	}
+	if (tp_store_list_runs(&c->opt, ns, name, &list, &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	for (size_t i = 0; i < list.count; i++) {
+		const tp_store_entry *e = &list.entries[i];
+		time_t t = e->mtime_s;
+		struct tm tm;
+		char when[32] = "?";
+
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		printf("%s/%s/%s\t%llu\t%s\n", e->ns, e->name, e->file,
+		       (unsigned long long)e->size_bytes, when);
+	}
+	tp_store_list_free(&list);
+	return TP_EXIT_OK;
+}
+
+static int action_verify(struct common *c, int argc, char **argv)
+{
+	const char *as = NULL;
+	int failed = 0;
+
+	if (argc >= 2 && !strcmp(argv[0], "--as")) {
+		as = argv[1];
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 1)
+		return tp_cli_usage_error(WHAT, "verify: expected PROFILE...");
+	if (as) {
+		char ref[512], *ns, *name, *run;
+		tp_profile *p;
+		tp_error err;
+
+		snprintf(ref, sizeof(ref), "%s", as);
+		if (split_ref(ref, &ns, &name, &run) || run || argc != 1)
+			return tp_cli_usage_error(WHAT,
+			                          "verify --as NS/NAME FILE");
+		if (tp_profile_read_file(argv[0], &c->opt.limits, &p, &err))
+			return tp_cli_fail(WHAT, &err);
+		if (tp_store_verify_profile(&c->opt, ns, name, p, NULL, &err) !=
+		    TP_OK) {
+			tp_profile_free(p);
+			tp_error_prefix(&err, "%s as %s", argv[0], as);
+			return tp_cli_fail(WHAT, &err);
+		}
+		tp_profile_free(p);
+		printf("%s: OK as %s\n", argv[0], as);
+		return TP_EXIT_OK;
+	}
+	if (!c->store) {
+		/* Without a store only the structure and digest are checked. */
+		for (int i = 0; i < argc; i++) {
+			tp_profile *p;
+			tp_error err;
+
+			if (tp_profile_read_file(argv[i], &c->opt.limits, &p,
+			                         &err) != TP_OK) {
+				tp_cli_fail(WHAT, &err);
+				failed = 1;
+				continue;
+			}
+			printf("%s: format and digest OK (credential not "
+			       "verified: use --store or --as)\n",
+			       argv[i]);
+			tp_profile_free(p);
+		}
+		return failed ? TP_EXIT_FAILURE : TP_EXIT_OK;
+	}
+	for (int i = 0; i < argc; i++) {
+		char ref[512], *ns, *name, *run;
+		tp_store_list list;
+		tp_error err;
+
+		snprintf(ref, sizeof(ref), "%s", argv[i]);
+		if (split_ref(ref, &ns, &name, &run))
+			return tp_cli_usage_error(WHAT, "verify: bad '%s'",
+			                          argv[i]);
+		if (run) {
+			tp_profile *p;
+
+			/* Named directly: a run the listing would skip (a
+			 * symlink, say) must be refused, not ignored. */
+			if (tp_store_get(&c->opt, ns, name, run, &p, &err)) {
+				printf("%s/%s/%s: REFUSED: %s\n", ns, name, run,
+				       err.message);
+				failed = 1;
+				continue;
+			}
+			printf("%s/%s/%s: OK\n", ns, name, run);
+			tp_profile_free(p);
+			continue;
+		}
+		if (tp_store_list_runs(&c->opt, ns, name, &list, &err)) {
+			tp_cli_fail(WHAT, &err);
+			failed = 1;
+			continue;
+		}
+		for (size_t k = 0; k < list.count; k++) {
+			tp_profile *p;
+
+			if (tp_store_get(&c->opt, ns, name,
+			                 list.entries[k].file, &p,
+			                 &err) != TP_OK) {
+				printf("%s/%s/%s: REFUSED: %s\n", ns, name,
+				       list.entries[k].file, err.message);
+				failed = 1;
+				continue;
+			}
+			printf("%s/%s/%s: OK\n", ns, name,
+			       list.entries[k].file);
+			tp_profile_free(p);
+		}
+		if (list.count == 0) {
+			printf("%s/%s: no stored run\n", ns, name);
+			failed = 1;
+		}
+		tp_store_list_free(&list);
+	}
+	return failed ? TP_EXIT_FAILURE : TP_EXIT_OK;
+}
+
+static int action_import(struct common *c, int argc, char **argv)
+{
+	const char *from = NULL, *app = NULL, *out = NULL;
+	unsigned long long ranks = 0;
+	tp_profile *p = NULL;
+	tp_error err;
+	tp_status st;
+	int i = 0, npos = 0;
+
+	/* Options anywhere; positional arguments compacted to the front. */
+	for (int a = 0; a < argc; a++) {
+		if (argv[a][0] != '-' || !argv[a][1]) {
+			argv[npos++] = argv[a];
+			continue;
+		}
+		i = a;
+		a++;
+		if (a >= argc)
+			return tp_cli_usage_error(WHAT,
+			                          "import: %s needs a "
+			                          "value",
+			                          argv[i]);
+		if (!strcmp(argv[i], "--from"))
+			from = argv[i + 1];
+		else if (!strcmp(argv[i], "--app"))
+			app = argv[i + 1];
+		else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output"))
+			out = argv[i + 1];
+		else if (!strcmp(argv[i], "--ranks")) {
+			if (parse_uint(argv[i + 1],
+			               TP_PROFILE_DEFAULT_MAX_RANKS, &ranks) ||
+			    ranks == 0)
+				return tp_cli_usage_error(
+				    WHAT, "import: bad --ranks '%s'",
+				    argv[i + 1]);
+		} else
+			return tp_cli_usage_error(
+			    WHAT, "import: unknown option '%s'", argv[i]);
+	}
+	if (!from || !out || npos == 0)
+		return tp_cli_usage_error(WHAT,
+		                          "import: expected --from FORMAT "
+		                          "-o OUT INPUT...");
+	if (!strcmp(from, "matrix")) {
+		if (npos != 1)
+			return tp_cli_usage_error(WHAT, "import: one matrix "
+			                                "file");
+		st = tp_profile_import_matrix(argv[0], app, NULL, &p, &err);
+		if (st == TP_OK && ranks && ranks != p->header.ranks)
+			st = tp_error_set(&err, TP_ERR_INVALID,
+			                  "%s: has %u ranks, --ranks says %llu",
+			                  argv[0], p->header.ranks, ranks);
+	} else if (!strcmp(from, "ompi")) {
+		st = tp_profile_import_ompi_monitoring(
+		    (const char *const *)argv, (size_t)npos, app,
+		    (uint32_t)ranks, (size_t)64 << 20, &p, &err);
+	} else {
+		return tp_cli_usage_error(WHAT,
+		                          "import: unknown --from '%s' "
+		                          "(matrix, ompi)",
+		                          from);
+	}
+	if (st == TP_OK) {
+		p->header.owner_uid = (uint32_t)getuid();
+		st = tp_profile_write_file(out, p, &err);
+	}
+	if (st != TP_OK) {
+		tp_profile_free(p);
+		return tp_cli_fail(WHAT, &err);
+	}
+	printf("%s: %s, %u ranks, %zu pairs, %zu collectives (unsigned: "
+	       "'topoplace profile put' signs and stores it)\n",
+	       out, p->header.app, p->header.ranks, p->pair_count,
+	       p->collective_count);
+	tp_profile_free(p);
+	return TP_EXIT_OK;
+}
+
+static int action_export(struct common *c, int argc, char **argv)
+{
+	const char *to = NULL, *out = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	tp_profile *p;
+	tp_error err;
+	tp_status st;
+	unsigned runs;
+	int i = 0, npos = 0, verified, rc;
+
+	for (int a = 0; a < argc; a++) {
+		if (argv[a][0] != '-' || !argv[a][1]) {
+			argv[npos++] = argv[a];
+			continue;
+		}
+		i = a;
+		a++;
+		if (a >= argc)
+			return tp_cli_usage_error(WHAT,
+			                          "export: %s needs a "
+			                          "value",
+			                          argv[i]);
+		if (!strcmp(argv[i], "--to"))
+			to = argv[i + 1];
+		else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output"))
+			out = argv[i + 1];
+		else
+			return tp_cli_usage_error(
+			    WHAT, "export: unknown option '%s'", argv[i]);
+	}
+	if (!to || npos != 1)
+		return tp_cli_usage_error(WHAT, "export: expected --to FORMAT "
+		                                "PROFILE");
+	if (strcmp(to, "dense") && strcmp(to, "dense-sym") &&
+	    strcmp(to, "scotch") && strcmp(to, "matrix"))
+		return tp_cli_usage_error(WHAT,
+		                          "export: unknown --to '%s' "
+		                          "(dense, dense-sym, scotch, matrix)",
+		                          to);
+	rc = load(c, argv[0], &p, &verified, &runs);
+	if (rc)
+		return rc;
+	if (!strcmp(to, "scotch")) {
+		st = tp_profile_export_scotch(p, &text, &len, &err);
+	} else if (!strcmp(to, "matrix")) {
+		/* The commprof-v1 text of tests/data/matrices. */
+		size_t cap = 256 + p->pair_count * 64;
+
+		st = TP_OK;
+		text = malloc(cap);
+		if (!text)
+			st = tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
+		else {
+			len = (size_t)snprintf(
+			    text, cap,
+			    "# commprof-v1 app=%s ranks=%u total_bytes=%llu "
+			    "total_msgs=%llu nnz_pairs=%zu runtime_s=%.2f\n",
+			    p->header.app, p->header.ranks,
+			    (unsigned long long)tp_profile_total_bytes(p),
+			    (unsigned long long)tp_profile_total_msgs(p),
+			    p->pair_count, p->header.duration_us / 1e6);
+			for (size_t k = 0; k < p->pair_count && len < cap; k++)
+				len += (size_t)snprintf(
+				    text + len, cap - len, "%u %u %llu %llu\n",
+				    p->pairs[k].src, p->pairs[k].dst,
+				    (unsigned long long)p->pairs[k].bytes,
+				    (unsigned long long)p->pairs[k].msgs);
+		}
+	} else {
+		st = tp_profile_export_dense(p, !strcmp(to, "dense-sym"), 16384,
+		                             &text, &len, &err);
+	}
+	tp_profile_free(p);
+	if (st != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	rc = write_out(out, text, len);
+	free(text);
+	return rc;
+}
+
+static int action_put(struct common *c, int argc, char **argv)
+{
+	char ref[512], *ns, *name, *run, file[TP_STORE_FILE_MAX + 1];
+	tp_profile *p;
+	tp_error err;
+
+	if (!c->store)
+		return tp_cli_usage_error(WHAT, "put: --store is required");
+	if (argc != 2)
+		return tp_cli_usage_error(WHAT, "put: expected FILE NS/NAME");
+	snprintf(ref, sizeof(ref), "%s", argv[1]);
+	if (split_ref(ref, &ns, &name, &run) || run)
+		return tp_cli_usage_error(WHAT, "put: bad NS/NAME '%s'",
+		                          argv[1]);
+	if (tp_profile_read_file(argv[0], &c->opt.limits, &p, &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	if (tp_store_put(&c->opt, ns, name, p, file, &err) != TP_OK) {
+		tp_profile_free(p);
+		return tp_cli_fail(WHAT, &err);
+	}
+	printf("%s/%s/%s\n", ns, name, file);
+	tp_profile_free(p);
+	return TP_EXIT_OK;
+}
+
+int tp_cli_profile(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"store", required_argument, NULL, 's'},
+	    {"munge-socket", required_argument, NULL, 'm'},
+	    {"max-age", required_argument, NULL, 'a'},
+	    {"keep", required_argument, NULL, 'k'},
+	    {"ttl", required_argument, NULL, 't'},
+	    {"pairs", required_argument, NULL, 'n'},
+	    {"merged", no_argument, NULL, 'M'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct common c;
+	unsigned long long v;
+	const char *action;
+	char **rest;
+	int nrest = 0, opt;
+
+	memset(&c, 0, sizeof(c));
+	c.store = getenv("TOPOPLACE_PROFILE_STORE");
+	if (c.store && !c.store[0])
+		c.store = NULL;
+	c.max_age_s = TP_STORE_DEFAULT_MAX_AGE_S;
+	c.keep = TP_STORE_DEFAULT_KEEP;
+	c.top = 10;
+	/* Options may come before or after the action; positional arguments
+	 * (and the per-action options import/export/verify parse themselves)
+	 * are collected in order. */
+	rest = calloc((size_t)argc + 1, sizeof(*rest));
+	if (!rest)
+		return TP_EXIT_FAILURE;
+	opterr = 0;
+	optind = 1;
+	while (optind < argc) {
+		opt = getopt_long(argc, argv, "+h", longopts, NULL);
+		if (opt == -1 || opt == '?') {
+			/* Not ours: keep it (and its value) for the action. */
+			int at = opt == -1 ? optind : optind - 1;
+
+			if (opt == -1)
+				optind++;
+			rest[nrest++] = argv[at];
+			continue;
+		}
+		switch (opt) {
+		case 's':
+			c.store = optarg;
+			break;
+		case 'm':
+			c.socket = optarg;
+			break;
+		case 'a':
+			if (parse_uint(optarg, INT64_MAX, &v)) {
+				free(rest);
+				return tp_cli_usage_error(
+				    WHAT, "bad --max-age '%s'", optarg);
+			}
+			c.max_age_s = (int64_t)v;
+			break;
+		case 'k':
+			if (parse_uint(optarg, 100000, &v) || v == 0) {
+				free(rest);
+				return tp_cli_usage_error(
+				    WHAT, "bad --keep '%s'", optarg);
+			}
+			c.keep = (unsigned)v;
+			break;
+		case 't':
+			if (parse_uint(optarg, 86400 * 365, &v)) {
+				free(rest);
+				return tp_cli_usage_error(
+				    WHAT, "bad --ttl '%s'", optarg);
+			}
+			c.ttl_s = (int)v;
+			break;
+		case 'n':
+			if (parse_uint(optarg, 1u << 30, &v)) {
+				free(rest);
+				return tp_cli_usage_error(
+				    WHAT, "bad --pairs '%s'", optarg);
+			}
+			c.top = (unsigned)v;
+			break;
+		case 'M':
+			c.merged = 1;
+			break;
+		case 'v':
+			c.verbose = 1;
+			break;
+		case 'h':
+			free(rest);
+			usage(stdout);
+			return TP_EXIT_OK;
+		}
+	}
+	if (nrest == 0) {
+		free(rest);
+		usage(stderr);
+		return TP_EXIT_USAGE;
+	}
+	c.munge.socket = c.socket;
+	c.munge.ttl_s = c.ttl_s;
+	tp_munge_auth_init(&c.auth, &c.munge);
+	c.logger = tp_cli_logger(c.verbose ? TP_LOG_DEBUG : TP_LOG_WARNING);
+	c.opt = tp_store_default_options();
+	c.opt.root = c.store;
+	c.opt.auth = &c.auth;
+	c.opt.keep = c.keep;
+	c.opt.max_age_s = c.max_age_s;
+	c.opt.logger = &c.logger;
+	action = rest[0];
+	{
+		int rc;
+
+		if (!strcmp(action, "show"))
+			rc = action_show(&c, nrest - 1, rest + 1);
+		else if (!strcmp(action, "list"))
+			rc = action_list(&c, nrest - 1, rest + 1);
+		else if (!strcmp(action, "verify"))
+			rc = action_verify(&c, nrest - 1, rest + 1);
+		else if (!strcmp(action, "import"))
+			rc = action_import(&c, nrest - 1, rest + 1);
+		else if (!strcmp(action, "export"))
+			rc = action_export(&c, nrest - 1, rest + 1);
+		else if (!strcmp(action, "put") || !strcmp(action, "sign"))
+			rc = action_put(&c, nrest - 1, rest + 1);
+		else
+			rc = tp_cli_usage_error(WHAT,
+			                        "unknown action '%s' (show, "
+			                        "list, verify, import, export, "
+			                        "put)",
+			                        action);
+		free(rest);
+		return rc;
+	}
+}

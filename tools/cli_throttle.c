@@ -1,0 +1,645 @@
+/*
+ * cli_throttle.c: `topoplace throttle`: measure I/O-congestion thresholds,
+ * turn them into throttle windows and Lustre TBF rules.
+ *
+ *   topoplace throttle calibrate --dir DIR [options]     run a sweep
+ *   topoplace throttle thresholds SWEEP [options]        detect thresholds
+ *   topoplace throttle window --table FILE [options]     choose a window
+ *   topoplace throttle tbf --name N --jobid ID [options] Lustre TBF rules
+ *
+ * See doc/topoplace-throttle.1 and doc/topoplace-sweep.5.
+ */
+#include "tp_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate.h"
+#include "cli.h"
+#include "sweep.h"
+#include "tbf.h"
+#include "threshold.h"
+#include "units.h"
+#include "window.h"
+
+#define MAX_LIST 64
+
+static void usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: topoplace throttle <action> [options]\n"
+	    "\n"
+	    "  calibrate --dir DIR [--sizes 1M,4M] [--writers 1,2]\n"
+	    "            [--intervals 500us,1ms,...] [--duration 1s]\n"
+	    "            [--fsync each|end|none] [--file-bytes 64M] [-o "
+	    "SWEEP]\n"
+	    "      write for real and record every request's latency\n"
+	    "  thresholds SWEEP [--rise 0.5] [--min-intervals 5]\n"
+	    "            [--min-samples 5] [--plateau 2] [--consecutive 2]\n"
+	    "            [-o TABLE]\n"
+	    "      detect the I/O-congestion threshold per size and clients\n"
+	    "  window --table TABLE --bytes 4M --clients N --interval 800us\n"
+	    "            [--requests N] [--class C] "
+	    "[--io-throttle " TP_THROTTLE_CHOICES "]\n"
+	    "            [--min-window W] [--max-window W] "
+	    "[--throttled-classes a,b|*]\n"
+	    "            [--no-user-off]\n"
+	    "      the smallest window keeping the mean interval above the "
+	    "threshold\n"
+	    "  tbf --name N --jobid ID --window W --bytes 4M --clients N\n"
+	    "            [--rpc-bytes 1M] [--servers 1] [--stop]\n"
+	    "            [--hook CMD [--hook-arg ARG]... [--hook-timeout "
+	    "10s]]\n"
+	    "      Lustre NRS TBF start/stop rules, optionally passed to a "
+	    "hook\n");
+}
+
+/* Split a comma list into at most MAX_LIST items (in place). */
+static int split_list(char *text, char **items)
+{
+	int n = 0;
+
+	for (char *tok = strtok(text, ","); tok; tok = strtok(NULL, ",")) {
+		if (n == MAX_LIST)
+			return -1;
+		items[n++] = tok;
+	}
+	return n;
+}
+
+static FILE *open_output(const char *path, const char *what, int *rc)
+{
+	FILE *f;
+
+	if (!path || !strcmp(path, "-"))
+		return stdout;
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "topoplace %s: %s: %s\n", what, path,
+		        strerror(errno));
+		*rc = TP_EXIT_FAILURE;
+	}
+	return f;
+}
+
+static int close_output(FILE *f, const char *path, const char *what)
+{
+	int bad = ferror(f);
+
+	if (f != stdout)
+		bad |= fclose(f) != 0;
+	else
+		bad |= fflush(f) != 0;
+	if (bad) {
+		fprintf(stderr, "topoplace %s: %s: write error\n", what,
+		        path ? path : "stdout");
+		return TP_EXIT_FAILURE;
+	}
+	return TP_EXIT_OK;
+}
+
+/* ---- calibrate ---------------------------------------------------------- */
+
+static int run_calibrate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"dir", required_argument, NULL, 'd'},
+	    {"sizes", required_argument, NULL, 's'},
+	    {"writers", required_argument, NULL, 'w'},
+	    {"intervals", required_argument, NULL, 'i'},
+	    {"duration", required_argument, NULL, 't'},
+	    {"fsync", required_argument, NULL, 'f'},
+	    {"file-bytes", required_argument, NULL, 'b'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *what = "throttle calibrate";
+	char sizes_text[1024] = "1M", writers_text[1024] = "1",
+	     intervals_text[1024] = "0us,1ms,2ms,5ms,10ms,20ms";
+	char *items[MAX_LIST];
+	uint64_t sizes[MAX_LIST], writers[MAX_LIST], intervals[MAX_LIST];
+	int nsizes, nwriters, nintervals, c, rc = TP_EXIT_OK;
+	tp_calibrate_params p = {0};
+	const char *output = NULL;
+	tp_log_level level = TP_LOG_WARNING;
+	tp_logger logger;
+	tp_sweep *sweep;
+	tp_error err;
+	FILE *out;
+
+	p.duration_us = 1000000;
+	while ((c = getopt_long(argc, argv, "o:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			p.directory = optarg;
+			break;
+		case 's':
+			snprintf(sizes_text, sizeof(sizes_text), "%s", optarg);
+			break;
+		case 'w':
+			snprintf(writers_text, sizeof(writers_text), "%s",
+			         optarg);
+			break;
+		case 'i':
+			snprintf(intervals_text, sizeof(intervals_text), "%s",
+			         optarg);
+			break;
+		case 't':
+			if (tp_units_parse_duration_us("--duration", optarg, 1,
+			                               &p.duration_us,
+			                               &err) != TP_OK)
+				return tp_cli_usage_error(what, "%s",
+				                          err.message);
+			break;
+		case 'f':
+			if (tp_fsync_policy_parse(optarg, &p.fsync_policy,
+			                          &err) != TP_OK)
+				return tp_cli_usage_error(what, "--fsync: %s",
+				                          err.message);
+			break;
+		case 'b':
+			if (tp_units_parse_bytes("--file-bytes", optarg,
+			                         &p.file_bytes, &err) != TP_OK)
+				return tp_cli_usage_error(what, "%s",
+				                          err.message);
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'v':
+			level = TP_LOG_INFO;
+			break;
+		case 'h':
+			usage(stdout);
+			return TP_EXIT_OK;
+		default:
+			return tp_cli_usage_error(what, "bad option (try "
+			                                "'topoplace throttle "
+			                                "--help')");
+		}
+	}
+	if (optind != argc)
+		return tp_cli_usage_error(what, "unexpected argument '%s'",
+		                          argv[optind]);
+	if (!p.directory)
+		return tp_cli_usage_error(what, "--dir DIR is required");
+	nsizes = split_list(sizes_text, items);
+	if (nsizes <= 0)
+		return tp_cli_usage_error(what, "--sizes: give 1..%d sizes",
+		                          MAX_LIST);
+	for (int i = 0; i < nsizes; i++)
+		if (tp_units_parse_bytes("--sizes", items[i], &sizes[i],
+		                         &err) != TP_OK)
+			return tp_cli_usage_error(what, "%s", err.message);
+	nwriters = split_list(writers_text, items);
+	if (nwriters <= 0)
+		return tp_cli_usage_error(what, "--writers: give 1..%d counts",
+		                          MAX_LIST);
+	for (int i = 0; i < nwriters; i++)
+		if (tp_units_parse_count("--writers", items[i], 1, 4096,
+		                         &writers[i], &err) != TP_OK)
+			return tp_cli_usage_error(what, "%s", err.message);
+	nintervals = split_list(intervals_text, items);
+	if (nintervals <= 0)
+		return tp_cli_usage_error(
+		    what, "--intervals: give 1..%d durations", MAX_LIST);
+	for (int i = 0; i < nintervals; i++)
+		if (tp_units_parse_duration_us("--intervals", items[i], 0,
+		                               &intervals[i], &err) != TP_OK)
+			return tp_cli_usage_error(what, "%s", err.message);
+
+	logger = tp_cli_logger(level);
+	sweep = tp_sweep_new();
+	if (!sweep) {
+		tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
+		return tp_cli_fail(what, &err);
+	}
+	for (int s = 0; s < nsizes; s++)
+		for (int w = 0; w < nwriters; w++)
+			for (int i = 0; i < nintervals; i++) {
+				p.request_bytes = sizes[s];
+				p.writers = (uint32_t)writers[w];
+				p.interval_us = intervals[i];
+				if (tp_calibrate_run(&p, sweep, &logger,
+				                     &err) != TP_OK) {
+					tp_sweep_free(sweep);
+					return tp_cli_fail(what, &err);
+				}
+			}
+	out = open_output(output, what, &rc);
+	if (!out) {
+		tp_sweep_free(sweep);
+		return rc;
+	}
+	fprintf(out, "%s calibrate dir=%s fsync=%s duration_us=%llu\n",
+	        TP_SWEEP_MAGIC, p.directory,
+	        tp_fsync_policy_name(p.fsync_policy),
+	        (unsigned long long)p.duration_us);
+	fprintf(out, "%s\n", TP_SWEEP_HEADER);
+	for (size_t k = 0; k < sweep->count; k++) {
+		char line[256];
+
+		if (tp_sweep_format_sample(&sweep->samples[k], line,
+		                           sizeof(line)) > 0)
+			fputs(line, out);
+	}
+	tp_log(&logger, TP_LOG_INFO, "calibrate: %zu samples", sweep->count);
+	tp_sweep_free(sweep);
+	return close_output(out, output, what);
+}
+
+/* ---- thresholds --------------------------------------------------------- */
+
+static int run_thresholds(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"rise", required_argument, NULL, 'r'},
+	    {"min-intervals", required_argument, NULL, 'n'},
+	    {"min-samples", required_argument, NULL, 'm'},
+	    {"plateau", required_argument, NULL, 'p'},
+	    {"consecutive", required_argument, NULL, 'c'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *what = "throttle thresholds", *output = NULL;
+	tp_threshold_params params;
+	tp_threshold_table *table;
+	tp_logger logger = tp_cli_logger(TP_LOG_WARNING);
+	tp_sweep *sweep;
+	tp_error err;
+	uint64_t v;
+	int c, rc = TP_EXIT_OK;
+	FILE *out;
+
+	tp_threshold_params_default(&params);
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			/* k as a plain fraction: 0.5 = 50 % over the plateau.
+			 */
+			if (!*optarg ||
+			    strspn(optarg, "0123456789.") != strlen(optarg) ||
+			    sscanf(optarg, "%lf", &params.rise) != 1 ||
+			    !(params.rise > 0 && params.rise <= 100))
+				return tp_cli_usage_error(
+				    what,
+				    "--rise '%s': a plain number in "
+				    "(0, 100] (0.5 means 50%% over the "
+				    "plateau)",
+				    optarg);
+			break;
+		case 'n':
+		case 'm':
+		case 'p':
+		case 'c':
+			if (tp_units_parse_count(c == 'n'   ? "--min-intervals"
+			                         : c == 'm' ? "--min-samples"
+			                         : c == 'p' ? "--plateau"
+			                                    : "--consecutive",
+			                         optarg, 1, 64, &v,
+			                         &err) != TP_OK)
+				return tp_cli_usage_error(what, "%s",
+				                          err.message);
+			if (c == 'n')
+				params.min_intervals = v;
+			else if (c == 'm')
+				params.min_samples = v;
+			else if (c == 'p')
+				params.plateau_intervals = v;
+			else
+				params.consecutive = v;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return TP_EXIT_OK;
+		default:
+			return tp_cli_usage_error(what, "bad option (try "
+			                                "'topoplace throttle "
+			                                "--help')");
+		}
+	}
+	if (optind + 1 != argc)
+		return tp_cli_usage_error(what, "give exactly one sweep file");
+	if (tp_sweep_read(argv[optind], 0, &sweep, &err) != TP_OK)
+		return tp_cli_fail(what, &err);
+	if (tp_threshold_table_from_sweep(sweep, &params, &logger, &table,
+	                                  &err) != TP_OK) {
+		tp_sweep_free(sweep);
+		return tp_cli_fail(what, &err);
+	}
+	tp_sweep_free(sweep);
+	out = open_output(output, what, &rc);
+	if (!out) {
+		tp_threshold_table_free(table);
+		return rc;
+	}
+	fprintf(out, "%s from %s rise=%g\n%s\n", TP_THRESHOLD_MAGIC,
+	        argv[optind], params.rise, TP_THRESHOLD_HEADER);
+	for (size_t i = 0; i < table->count; i++) {
+		const tp_threshold *e = &table->entries[i];
+		char line[256];
+
+		fprintf(out,
+		        "# %llu bytes x %u clients: knee %.1f us, calm at "
+		        "%.1f us\n",
+		        (unsigned long long)e->request_bytes, e->clients,
+		        e->knee_us, e->safe_us);
+		if (tp_threshold_format(e, line, sizeof(line)) > 0)
+			fputs(line, out);
+	}
+	tp_threshold_table_free(table);
+	return close_output(out, output, what);
+}
+
+/* ---- window ------------------------------------------------------------- */
+
+static int run_window(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"table", required_argument, NULL, 'T'},
+	    {"bytes", required_argument, NULL, 'b'},
+	    {"clients", required_argument, NULL, 'c'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"requests", required_argument, NULL, 'n'},
+	    {"class", required_argument, NULL, 'k'},
+	    {"io-throttle", required_argument, NULL, 'u'},
+	    {"min-window", required_argument, NULL, 'm'},
+	    {"max-window", required_argument, NULL, 'M'},
+	    {"throttled-classes", required_argument, NULL, 'C'},
+	    {"no-user-off", no_argument, NULL, 'O'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *what = "throttle window", *table_path = NULL;
+	static char classes_text[1024] = "*";
+	char *classes[MAX_LIST];
+	tp_throttle_policy policy = {0, 0, NULL, 0, true};
+	tp_throttle_request request = {TP_THROTTLE_AUTO, 0};
+	tp_io_pattern job = {0, 0, 0, 0, NULL};
+	tp_threshold_table *table = NULL;
+	tp_window_decision d;
+	uint64_t v, interval_us = 0;
+	int c, have_interval = 0, nclasses;
+	tp_error err;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		tp_status st = TP_OK;
+
+		switch (c) {
+		case 'T':
+			table_path = optarg;
+			break;
+		case 'b':
+			st = tp_units_parse_bytes("--bytes", optarg,
+			                          &job.request_bytes, &err);
+			break;
+		case 'c':
+			st = tp_units_parse_count("--clients", optarg, 1,
+			                          TP_SWEEP_MAX_CLIENTS, &v,
+			                          &err);
+			job.clients = (uint32_t)v;
+			break;
+		case 'i':
+			st = tp_units_parse_duration_us("--interval", optarg, 1,
+			                                &interval_us, &err);
+			have_interval = 1;
+			break;
+		case 'n':
+			st = tp_units_parse_count(
+			    "--requests", optarg, 1, UINT64_MAX,
+			    &job.requests_per_client, &err);
+			break;
+		case 'k':
+			job.job_class = optarg;
+			break;
+		case 'u':
+			st = tp_throttle_parse(optarg, &request, &err);
+			break;
+		case 'm':
+			st = tp_units_parse_duration_us(
+			    "--min-window", optarg, 0, &policy.min_window_us,
+			    &err);
+			break;
+		case 'M':
+			st = tp_units_parse_duration_us(
+			    "--max-window", optarg, 1, &policy.max_window_us,
+			    &err);
+			break;
+		case 'C':
+			snprintf(classes_text, sizeof(classes_text), "%s",
+			         optarg);
+			break;
+		case 'O':
+			policy.allow_user_off = false;
+			break;
+		case 'h':
+			usage(stdout);
+			return TP_EXIT_OK;
+		default:
+			return tp_cli_usage_error(what, "bad option (try "
+			                                "'topoplace throttle "
+			                                "--help')");
+		}
+		if (st != TP_OK)
+			return tp_cli_usage_error(what, "%s", err.message);
+	}
+	if (optind != argc)
+		return tp_cli_usage_error(what, "unexpected argument '%s'",
+		                          argv[optind]);
+	if (!job.request_bytes || !job.clients || !have_interval)
+		return tp_cli_usage_error(what, "--bytes, --clients and "
+		                                "--interval are required");
+	nclasses = split_list(classes_text, classes);
+	if (nclasses < 0)
+		return tp_cli_usage_error(what,
+		                          "--throttled-classes: at most "
+		                          "%d classes",
+		                          MAX_LIST);
+	policy.classes = (const char *const *)classes;
+	policy.class_count = (size_t)nclasses;
+	job.mean_interval_us = (double)interval_us;
+	if (table_path &&
+	    tp_threshold_table_read(table_path, &table, &err) != TP_OK)
+		return tp_cli_fail(what, &err);
+	if (tp_window_decide(&job, table, &policy, &request, &d, &err) !=
+	    TP_OK) {
+		tp_threshold_table_free(table);
+		return tp_cli_fail(what, &err);
+	}
+	tp_threshold_table_free(table);
+	printf("throttle=%s\nwindow_us=%llu\n", d.throttle ? "yes" : "no",
+	       (unsigned long long)d.window_us);
+	if (d.threshold_us > 0)
+		printf("threshold_us=%.1f\nthreshold_extrapolated=%s\n",
+		       d.threshold_us, d.threshold_extrapolated ? "yes" : "no");
+	printf("interval_before_us=%.1f\ninterval_after_us=%.1f\n"
+	       "expected_cost=+%.1f%% (I/O phase at most this much longer)\n",
+	       d.interval_before_us, d.interval_after_us,
+	       d.cost_fraction * 100);
+	if (d.phase_before_us > 0)
+		printf("io_phase_us=%.0f -> %.0f\n", d.phase_before_us,
+		       d.phase_after_us);
+	if (d.threshold_us > 0)
+		printf("expected_gain=offered load %.2fx -> %.2fx of the "
+		       "congestion threshold\n",
+		       d.load_before, d.load_after);
+	printf("reason=%s\n", d.reason);
+	return TP_EXIT_OK;
+}
+
+/* ---- tbf ---------------------------------------------------------------- */
+
+static int run_tbf(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"name", required_argument, NULL, 'N'},
+	    {"jobid", required_argument, NULL, 'j'},
+	    {"window", required_argument, NULL, 'w'},
+	    {"bytes", required_argument, NULL, 'b'},
+	    {"clients", required_argument, NULL, 'c'},
+	    {"rpc-bytes", required_argument, NULL, 'r'},
+	    {"servers", required_argument, NULL, 's'},
+	    {"stop", no_argument, NULL, 'S'},
+	    {"hook", required_argument, NULL, 'H'},
+	    {"hook-arg", required_argument, NULL, 'a'},
+	    {"hook-timeout", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *what = "throttle tbf", *name = NULL, *jobid = NULL;
+	uint64_t window_us = 0, bytes = 0, rpc_bytes = 1 << 20, clients = 0,
+	         servers = 1, timeout_us = 10000000;
+	char *hook[MAX_LIST + 1];
+	int nhook = 0, stop = 0, c;
+	tp_tbf_rule rule;
+	tp_error err;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		tp_status st = TP_OK;
+
+		switch (c) {
+		case 'N':
+			name = optarg;
+			break;
+		case 'j':
+			jobid = optarg;
+			break;
+		case 'w':
+			st = tp_units_parse_duration_us("--window", optarg, 1,
+			                                &window_us, &err);
+			break;
+		case 'b':
+			st = tp_units_parse_bytes("--bytes", optarg, &bytes,
+			                          &err);
+			break;
+		case 'c':
+			st = tp_units_parse_count("--clients", optarg, 1,
+			                          TP_SWEEP_MAX_CLIENTS,
+			                          &clients, &err);
+			break;
+		case 'r':
+			st = tp_units_parse_bytes("--rpc-bytes", optarg,
+			                          &rpc_bytes, &err);
+			break;
+		case 's':
+			st = tp_units_parse_count("--servers", optarg, 1,
+			                          100000, &servers, &err);
+			break;
+		case 'S':
+			stop = 1;
+			break;
+		case 'H':
+			if (nhook > 0)
+				return tp_cli_usage_error(what,
+				                          "--hook given twice");
+			hook[nhook++] = optarg;
+			break;
+		case 'a':
+			if (nhook == 0)
+				return tp_cli_usage_error(
+				    what, "--hook-arg before --hook");
+			if (nhook == MAX_LIST - 2)
+				return tp_cli_usage_error(
+				    what, "too many --hook-arg");
+			hook[nhook++] = optarg;
+			break;
+		case 't':
+			st = tp_units_parse_duration_us(
+			    "--hook-timeout", optarg, 1000, &timeout_us, &err);
+			break;
+		case 'h':
+			usage(stdout);
+			return TP_EXIT_OK;
+		default:
+			return tp_cli_usage_error(what, "bad option (try "
+			                                "'topoplace throttle "
+			                                "--help')");
+		}
+		if (st != TP_OK)
+			return tp_cli_usage_error(what, "%s", err.message);
+	}
+	if (optind != argc)
+		return tp_cli_usage_error(what, "unexpected argument '%s'",
+		                          argv[optind]);
+	if (!name || !jobid || !window_us || !bytes || !clients)
+		return tp_cli_usage_error(what,
+		                          "--name, --jobid, --window, --bytes "
+		                          "and --clients are required");
+	if (tp_tbf_rule_make(name, jobid, window_us, bytes, rpc_bytes,
+	                     (uint32_t)clients, (uint32_t)servers, &rule,
+	                     &err) != TP_OK)
+		return tp_cli_usage_error(what, "%s", err.message);
+	printf("%s\n%s\n", rule.start, rule.stop);
+	if (nhook) {
+		hook[nhook] = NULL;
+		if (fflush(stdout) != 0 ||
+		    tp_tbf_run_hook(hook, stop ? "stop" : "start",
+		                    stop ? rule.stop : rule.start,
+		                    (unsigned)(timeout_us / 1000),
+		                    &err) != TP_OK)
+			return tp_cli_fail(what, &err);
+	}
+	return TP_EXIT_OK;
+}
+
+int tp_cli_throttle(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(int, char **);
+	} actions[] = {
+	    {"calibrate", run_calibrate},
+	    {"thresholds", run_thresholds},
+	    {"window", run_window},
+	    {"tbf", run_tbf},
+	};
+
+	if (argc < 2) {
+		usage(stderr);
+		return TP_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return TP_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
+		if (!strcmp(argv[1], actions[i].name)) {
+			optind = 1;
+			return actions[i].run(argc - 1, argv + 1);
+		}
+	return tp_cli_usage_error("throttle",
+	                          "unknown action '%s' (calibrate, "
+	                          "thresholds, window, tbf)",
+	                          argv[1]);
+}
