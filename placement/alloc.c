@@ -96,7 +96,7 @@ static bool budget_tick(struct ctx *c, uint64_t units)
 }
 
 static void say(struct ctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void say(struct ctx *c, const char *fmt, ...)
 {
@@ -107,7 +107,7 @@ static void say(struct ctx *c, const char *fmt, ...)
 		return;
 	va_start(ap, fmt);
 	n = vsnprintf(c->reason + c->reason_len,
-		      TP_ALLOC_REASON_MAX - c->reason_len, fmt, ap);
+	              TP_ALLOC_REASON_MAX - c->reason_len, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
@@ -173,8 +173,8 @@ static tp_status ctx_alloc(struct ctx *c, tp_error *err)
 	    !c->pod_class || !c->pod_ok || !c->pod_whole_free || !c->pod_used ||
 	    !c->pod_take)
 		return tp_error_set(err, TP_ERR_NOMEM,
-				    "allocation: no memory for %u leaves",
-				    c->leaf_count);
+		                    "allocation: no memory for %u leaves",
+		                    c->leaf_count);
 	return TP_OK;
 }
 
@@ -190,18 +190,19 @@ static tp_status scan_occupancy(struct ctx *c, tp_error *err)
 			const tp_host_use *u = &c->use[h];
 
 			if ((unsigned)u->state > TP_HOST_DOWN)
-				return tp_error_set(err, TP_ERR_INVALID,
-						    "occupancy: host %s: unknown state %d",
-						    tp_topo_host_name(c->topo, h),
-						    (int)u->state);
+				return tp_error_set(
+				    err, TP_ERR_INVALID,
+				    "occupancy: host %s: unknown state %d",
+				    tp_topo_host_name(c->topo, h),
+				    (int)u->state);
 			if ((u->state == TP_HOST_BUSY ||
 			     u->state == TP_HOST_RESERVED) &&
-			    (unsigned)u->job_class >
-				    TP_JOBCLASS_COMM_SENSITIVE)
-				return tp_error_set(err, TP_ERR_INVALID,
-						    "occupancy: host %s: unknown job class %d",
-						    tp_topo_host_name(c->topo, h),
-						    (int)u->job_class);
+			    (unsigned)u->job_class > TP_JOBCLASS_COMM_SENSITIVE)
+				return tp_error_set(
+				    err, TP_ERR_INVALID,
+				    "occupancy: host %s: unknown job class %d",
+				    tp_topo_host_name(c->topo, h),
+				    (int)u->job_class);
 			if (host_usable(c, h)) {
 				c->leaf_free[leaf]++;
 				c->usable++;
@@ -265,7 +266,7 @@ static uint32_t cover_pods(struct ctx *c, uint32_t need)
 
 	while (covered < need) {
 		uint32_t rest = need - covered, fit = TP_TOPO_NONE,
-			 big = TP_TOPO_NONE;
+		         big = TP_TOPO_NONE;
 
 		for (uint32_t p = 0; p < c->pod_count; p++) {
 			uint32_t cap = c->pod_cap[p];
@@ -313,7 +314,7 @@ static uint32_t cover_leaves(struct ctx *c, uint32_t pod, uint32_t need)
 	}
 	while (covered < need) {
 		uint32_t rest = need - covered, fit = TP_TOPO_NONE,
-			 big = TP_TOPO_NONE, pick;
+		         big = TP_TOPO_NONE, pick;
 
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t l = leaves ? leaves[i] : i, cap;
@@ -340,8 +341,8 @@ static uint32_t cover_leaves(struct ctx *c, uint32_t pod, uint32_t need)
 				fit = l;
 				continue;
 			}
-			if (!leaves && leaf_whole_free(c, fit) ==
-					       leaf_whole_free(c, l) &&
+			if (!leaves &&
+			    leaf_whole_free(c, fit) == leaf_whole_free(c, l) &&
 			    pod_used[tp_topo_leaf_pod(c->topo, l)] &&
 			    !pod_used[tp_topo_leaf_pod(c->topo, fit)])
 				fit = l;
@@ -351,8 +352,8 @@ static uint32_t cover_leaves(struct ctx *c, uint32_t pod, uint32_t need)
 		if (fit == TP_TOPO_NONE && big == TP_TOPO_NONE)
 			break;
 		pick = fit != TP_TOPO_NONE ? fit : big;
-		c->leaf_take[pick] = fit != TP_TOPO_NONE ? rest :
-							   c->leaf_free[pick];
+		c->leaf_take[pick] =
+		    fit != TP_TOPO_NONE ? rest : c->leaf_free[pick];
 		covered += c->leaf_take[pick];
 		if (!leaves)
 			pod_used[tp_topo_leaf_pod(c->topo, pick)] = 1;
@@ -360,15 +361,16 @@ static uint32_t cover_leaves(struct ctx *c, uint32_t pod, uint32_t need)
 	return covered;
 }
 
-/* Append up to NAMES_LISTED names of marked objects, then "(+N more)". */
+/* Append up to NAMES_LISTED names of objects with marks[i] != 0, then
+ * "(+N more)". */
 static void say_names(struct ctx *c, uint32_t count,
-		      const char *(*name)(const tp_topo *, uint32_t),
-		      const uint32_t *marks, const uint8_t *flags)
+                      const char *(*name)(const tp_topo *, uint32_t),
+                      const uint32_t *marks)
 {
 	uint32_t listed = 0, total = 0;
 
 	for (uint32_t i = 0; i < count; i++) {
-		if (marks ? !marks[i] : !flags[i])
+		if (!marks[i])
 			continue;
 		if (listed < NAMES_LISTED) {
 			say(c, "%s%s", listed ? " " : "", name(c->topo, i));
@@ -399,10 +401,78 @@ static void say_occupancy(struct ctx *c)
 	    c->usable, c->busy, c->held, c->down);
 }
 
+/* Bit mask of the job classes that must not neighbour this job. */
+static uint8_t incompatible_classes(tp_jobclass mine)
+{
+	uint8_t bad = 0;
+
+	for (int k = 0; k <= TP_JOBCLASS_COMM_SENSITIVE; k++)
+		if (!tp_jobclass_compatible(mine, (tp_jobclass)k))
+			bad |= (uint8_t)(1u << k);
+	return bad;
+}
+
+/*
+ * Pick pods for @need hosts (sum_pods done), keeping the job out of pods
+ * where jobs of the @bad classes run when their capacity allows: on a
+ * 3-level tree whole leaves alone left MPI 4.5x slower when I/O backed up
+ * the aggregation and core switches (BACKGROUND.md section 2).  Returns the
+ * number of pods with such jobs that had to be used; *clean_cap is the room
+ * in the other pods.
+ */
+static uint32_t cover_pods_apart(struct ctx *c, uint32_t need, uint8_t bad,
+                                 uint32_t *clean_cap)
+{
+	uint32_t got, intruded = 0;
+
+	*clean_cap = 0;
+	for (uint32_t p = 0; p < c->pod_count; p++) {
+		c->pod_ok[p] = !(c->pod_class[p] & bad) && c->pod_cap[p] > 0;
+		*clean_cap += c->pod_ok[p] ? c->pod_cap[p] : 0;
+	}
+	if (*clean_cap >= need) {
+		cover_pods(c, need);
+		return 0;
+	}
+	got = cover_pods(c, *clean_cap);
+	for (uint32_t p = 0; p < c->pod_count; p++)
+		c->pod_ok[p] = (c->pod_class[p] & bad) && c->pod_cap[p] > 0;
+	cover_pods(c, need - got);
+	for (uint32_t p = 0; p < c->pod_count; p++)
+		intruded += c->pod_ok[p] && c->pod_take[p];
+	return intruded;
+}
+
+/* Say whether the job could be kept out of pods of incompatible jobs. */
+static void say_pods_apart(struct ctx *c, uint8_t bad, uint32_t intruded,
+                           uint32_t clean_cap)
+{
+	const char *other = c->req->job_class == TP_JOBCLASS_IO_HEAVY
+	                        ? "comm_sensitive"
+	                        : "io_heavy";
+
+	if (c->pod_count < 2 || !bad)
+		return;
+	if (!intruded) {
+		say(c, "; kept out of pods with %s jobs", other);
+		return;
+	}
+	say(c,
+	    "; NOT possible to keep it out of pods with %s jobs: only %u hosts "
+	    "in other pods, so it also uses ",
+	    other, clean_cap);
+	for (uint32_t p = 0, k = 0; p < c->pod_count; p++) {
+		if (!(c->pod_ok[p] && c->pod_take[p]))
+			continue;
+		say(c, "%s%s", k++ ? " " : "", tp_topo_pod_name(c->topo, p));
+	}
+}
+
 static bool policy_leaf(struct ctx *c)
 {
 	uint32_t need = c->req->nodes, ok_leaves = 0, cap = 0, dirty = 0;
-	uint32_t pods_used, leaves_used, whole_pods = 0;
+	uint32_t pods_used, leaves_used, whole_pods = 0, intruded, clean_cap;
+	uint8_t bad = incompatible_classes(c->req->job_class);
 
 	for (uint32_t l = 0; l < c->leaf_count; l++) {
 		c->leaf_ok[l] = !c->leaf_foreign[l] && c->leaf_free[l] > 0;
@@ -411,18 +481,19 @@ static bool policy_leaf(struct ctx *c)
 		dirty += c->leaf_foreign[l];
 	}
 	if (cap < need) {
-		say(c, "cannot be met now: leaf policy needs %u hosts on leaves with no other job; %u such leaves hold %u usable hosts (%u leaves have other jobs' hosts; ",
+		say(c,
+		    "cannot be met now: leaf policy needs %u hosts on leaves "
+		    "with no other job; %u such leaves hold %u usable hosts "
+		    "(%u leaves have other jobs' hosts; ",
 		    need, ok_leaves, cap, dirty);
 		say_occupancy(c);
 		say(c, ")");
 		return false;
 	}
 	sum_pods(c);
-	for (uint32_t p = 0; p < c->pod_count; p++) {
-		c->pod_ok[p] = c->pod_cap[p] > 0;
-		whole_pods += c->pod_whole_free[p];
-	}
-	cover_pods(c, need);
+	intruded = cover_pods_apart(c, need, bad, &clean_cap);
+	for (uint32_t p = 0; p < c->pod_count; p++)
+		whole_pods += c->pod_whole_free[p] && !c->pod_take[p];
 	for (uint32_t p = 0; p < c->pod_count; p++)
 		if (c->pod_take[p])
 			cover_leaves(c, p, c->pod_take[p]);
@@ -432,64 +503,49 @@ static bool policy_leaf(struct ctx *c)
 	leaves_used = count_marked(c->leaf_take, c->leaf_count);
 	say(c, "leaf: %u hosts on %u whole leaf switch%s (", need, leaves_used,
 	    leaves_used == 1 ? "" : "es");
-	say_names(c, c->leaf_count, tp_topo_leaf_name, c->leaf_take, NULL);
+	say_names(c, c->leaf_count, tp_topo_leaf_name, c->leaf_take);
 	say(c, ") under %u pod%s (", pods_used, pods_used == 1 ? "" : "s");
-	say_names(c, c->pod_count, tp_topo_pod_name, c->pod_take, NULL);
+	say_names(c, c->pod_count, tp_topo_pod_name, c->pod_take);
 	say(c, "), the fewest that hold the job");
 	if (c->pod_count > 1) {
 		say(c, "; pods by tightest fit of their free whole leaves");
 		if (whole_pods)
-			say(c, ", %u wholly free pod%s kept for bigger jobs where possible",
+			say(c,
+			    ", %u wholly free pod%s left whole for bigger jobs",
 			    whole_pods, whole_pods == 1 ? "" : "s");
 	}
 	say(c, "; %u leaves skipped for other jobs' hosts", dirty);
+	say_pods_apart(c, bad, intruded, clean_cap);
 	return true;
 }
 
 static bool policy_shared(struct ctx *c)
 {
 	tp_jobclass mine = c->req->job_class;
-	uint8_t bad = 0;
-	uint32_t need = c->req->nodes, cap = 0, refused = 0, clean_cap = 0;
-	uint32_t pods_used, leaves_used, intruded = 0;
-	bool three_level = c->pod_count > 1;
-
-	for (int k = 0; k <= TP_JOBCLASS_COMM_SENSITIVE; k++)
-		if (!tp_jobclass_compatible(mine, (tp_jobclass)k))
-			bad |= (uint8_t)(1u << k);
+	uint8_t bad = incompatible_classes(mine);
+	uint32_t need = c->req->nodes, cap = 0, refused = 0, clean_cap;
+	uint32_t pods_used, leaves_used, intruded;
 	for (uint32_t l = 0; l < c->leaf_count; l++) {
 		bool compatible = !(c->leaf_class[l] & bad);
 
-		c->leaf_ok[l] = compatible && !c->leaf_held[l] &&
-				c->leaf_free[l] > 0;
+		c->leaf_ok[l] =
+		    compatible && !c->leaf_held[l] && c->leaf_free[l] > 0;
 		refused += !compatible && c->leaf_free[l] > 0;
 		cap += c->leaf_ok[l] ? c->leaf_free[l] : 0;
 	}
 	if (cap < need) {
-		say(c, "cannot be met now: shared policy for a %s job needs %u hosts on leaves without incompatible jobs; they hold %u usable hosts (%u leaves with free hosts refused for incompatible neighbours; ",
+		say(c,
+		    "cannot be met now: shared policy for a %s job needs %u "
+		    "hosts on leaves without incompatible jobs; they hold %u "
+		    "usable hosts (%u leaves with free hosts refused for "
+		    "incompatible neighbours; ",
 		    tp_jobclass_name(mine), need, cap, refused);
 		say_occupancy(c);
 		say(c, ")");
 		return false;
 	}
 	sum_pods(c);
-	/* Pods free of the incompatible class first; others only if needed. */
-	for (uint32_t p = 0; p < c->pod_count; p++) {
-		c->pod_ok[p] = !(c->pod_class[p] & bad) && c->pod_cap[p] > 0;
-		clean_cap += c->pod_ok[p] ? c->pod_cap[p] : 0;
-	}
-	if (clean_cap >= need) {
-		cover_pods(c, need);
-	} else {
-		uint32_t got = cover_pods(c, clean_cap);
-
-		for (uint32_t p = 0; p < c->pod_count; p++)
-			c->pod_ok[p] = (c->pod_class[p] & bad) &&
-				       c->pod_cap[p] > 0;
-		cover_pods(c, need - got);
-		for (uint32_t p = 0; p < c->pod_count; p++)
-			intruded += c->pod_ok[p] && c->pod_take[p];
-	}
+	intruded = cover_pods_apart(c, need, bad, &clean_cap);
 	for (uint32_t p = 0; p < c->pod_count; p++)
 		if (c->pod_take[p])
 			cover_leaves(c, p, c->pod_take[p]);
@@ -497,34 +553,17 @@ static bool policy_shared(struct ctx *c)
 		return false;
 	pods_used = count_marked(c->pod_take, c->pod_count);
 	leaves_used = count_marked(c->leaf_take, c->leaf_count);
-	say(c, "shared: %s job, %u hosts on %u leaves (", tp_jobclass_name(mine),
-	    need, leaves_used);
-	say_names(c, c->leaf_count, tp_topo_leaf_name, c->leaf_take, NULL);
+	say(c, "shared: %s job, %u hosts on %u leaves (",
+	    tp_jobclass_name(mine), need, leaves_used);
+	say_names(c, c->leaf_count, tp_topo_leaf_name, c->leaf_take);
 	say(c, ") under %u pod%s (", pods_used, pods_used == 1 ? "" : "s");
-	say_names(c, c->pod_count, tp_topo_pod_name, c->pod_take, NULL);
+	say_names(c, c->pod_count, tp_topo_pod_name, c->pod_take);
 	say(c, "); leaves shared only with compatible jobs");
 	if (bad)
 		say(c, " (%u leaves refused for %s neighbours)", refused,
-		    mine == TP_JOBCLASS_IO_HEAVY ? "comm_sensitive" :
-						   "io_heavy");
-	if (three_level && bad) {
-		if (!intruded) {
-			say(c, "; kept out of pods with %s jobs",
-			    mine == TP_JOBCLASS_IO_HEAVY ? "comm_sensitive" :
-							   "io_heavy");
-		} else {
-			say(c, "; NOT possible to keep it out of pods with %s jobs: only %u hosts in other pods, so it also uses ",
-			    mine == TP_JOBCLASS_IO_HEAVY ? "comm_sensitive" :
-							   "io_heavy",
-			    clean_cap);
-			for (uint32_t p = 0, k = 0; p < c->pod_count; p++) {
-				if (!(c->pod_ok[p] && c->pod_take[p]))
-					continue;
-				say(c, "%s%s", k++ ? " " : "",
-				    tp_topo_pod_name(c->topo, p));
-			}
-		}
-	}
+		    mine == TP_JOBCLASS_IO_HEAVY ? "comm_sensitive"
+		                                 : "io_heavy");
+	say_pods_apart(c, bad, intruded, clean_cap);
 	return true;
 }
 
@@ -546,11 +585,13 @@ static bool policy_pack(struct ctx *c)
 			c->pod_take[tp_topo_leaf_pod(c->topo, l)] = 1;
 	leaves_used = count_marked(c->leaf_take, c->leaf_count);
 	say(c, "pack: %u hosts on %u leaves (", need, leaves_used);
-	say_names(c, c->leaf_count, tp_topo_leaf_name, c->leaf_take, NULL);
-	say(c, "), the fewest leaves with free hosts that hold the job, under %u pod%s (",
+	say_names(c, c->leaf_count, tp_topo_leaf_name, c->leaf_take);
+	say(c,
+	    "), the fewest leaves with free hosts that hold the job, under %u "
+	    "pod%s (",
 	    count_marked(c->pod_take, c->pod_count),
 	    count_marked(c->pod_take, c->pod_count) == 1 ? "" : "s");
-	say_names(c, c->pod_count, tp_topo_pod_name, c->pod_take, NULL);
+	say_names(c, c->pod_count, tp_topo_pod_name, c->pod_take);
 	say(c, ")");
 	return true;
 }
@@ -579,7 +620,7 @@ static bool policy_spread(struct ctx *c)
 			     p++) {
 				uint32_t n, l;
 				const uint32_t *leaves =
-					tp_topo_pod_leaves(c->topo, p, &n);
+				    tp_topo_pod_leaves(c->topo, p, &n);
 
 				if (i >= n)
 					continue;
@@ -606,11 +647,11 @@ static bool policy_spread(struct ctx *c)
 			c->pod_take[tp_topo_leaf_pod(c->topo, l)] = 1;
 	say(c, "spread: %u hosts on %u leaves (", need,
 	    count_marked(c->leaf_take, c->leaf_count));
-	say_names(c, c->leaf_count, tp_topo_leaf_name, c->leaf_take, NULL);
-	say(c, ") of %u with free hosts, round robin over %u pod%s (", ok_leaves,
-	    count_marked(c->pod_take, c->pod_count),
+	say_names(c, c->leaf_count, tp_topo_leaf_name, c->leaf_take);
+	say(c, ") of %u with free hosts, round robin over %u pod%s (",
+	    ok_leaves, count_marked(c->pod_take, c->pod_count),
 	    count_marked(c->pod_take, c->pod_count) == 1 ? "" : "s");
-	say_names(c, c->pod_count, tp_topo_pod_name, c->pod_take, NULL);
+	say_names(c, c->pod_count, tp_topo_pod_name, c->pod_take);
 	say(c, ")");
 	return true;
 }
@@ -627,7 +668,9 @@ static bool policy_off(struct ctx *c)
 		if (c->leaf_free[l])
 			c->pod_take[tp_topo_leaf_pod(c->topo, l)] = 1;
 	}
-	say(c, "off: no narrowing: all %u usable hosts (%u wanted) left to the scheduler",
+	say(c,
+	    "off: no narrowing: all %u usable hosts (%u wanted) left to the "
+	    "scheduler",
 	    c->usable, c->req->nodes);
 	return true;
 }
@@ -635,16 +678,16 @@ static bool policy_off(struct ctx *c)
 /* ---- output ---------------------------------------------------------- */
 
 /* Which hosts of a leaf go to the result: first @take usable hosts. */
-static tp_status fill_result(struct ctx *c, bool allowed,
-			     tp_alloc_result *r, tp_error *err)
+static tp_status fill_result(struct ctx *c, bool allowed, tp_alloc_result *r,
+                             tp_error *err)
 {
 	uint32_t nh = 0, nr = 0, nl = 0, np = 0;
 	tp_placement policy = c->req->policy;
 	/* spread, allowed: one host per leaf keeps any pick on distinct
 	 * leaves, as long as the job fits one host per leaf. */
-	bool one_per_leaf = allowed && policy == TP_PLACEMENT_SPREAD &&
-			    c->req->nodes <=
-				    count_marked(c->leaf_take, c->leaf_count);
+	bool one_per_leaf =
+	    allowed && policy == TP_PLACEMENT_SPREAD &&
+	    c->req->nodes <= count_marked(c->leaf_take, c->leaf_count);
 
 	r->hosts = malloc(sizeof(uint32_t) * (size_t)c->host_count);
 	r->reserved = malloc(sizeof(uint32_t) * (size_t)c->host_count);
@@ -652,8 +695,8 @@ static tp_status fill_result(struct ctx *c, bool allowed,
 	r->pods = malloc(sizeof(uint32_t) * (size_t)c->pod_count);
 	if (!r->hosts || !r->reserved || !r->leaves || !r->pods)
 		return tp_error_set(err, TP_ERR_NOMEM,
-				    "allocation: no memory for %u hosts",
-				    c->host_count);
+		                    "allocation: no memory for %u hosts",
+		                    c->host_count);
 
 	/* shared, allowed: every eligible leaf of the chosen pods. */
 	if (allowed && policy == TP_PLACEMENT_SHARED)
@@ -667,8 +710,8 @@ static tp_status fill_result(struct ctx *c, bool allowed,
 		uint32_t n, taken = 0, take = c->leaf_take[l];
 		const uint32_t *hosts = tp_topo_leaf_hosts(c->topo, l, &n);
 		bool whole = allowed && (policy == TP_PLACEMENT_LEAF ||
-					 policy == TP_PLACEMENT_PACK ||
-					 policy == TP_PLACEMENT_SHARED);
+		                         policy == TP_PLACEMENT_PACK ||
+		                         policy == TP_PLACEMENT_SHARED);
 
 		if (!take)
 			continue;
@@ -722,42 +765,59 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static tp_status decide(const tp_topo *topo, const tp_host_use *use,
-			const tp_alloc_request *req, bool allowed,
-			tp_alloc_result *r, tp_error *err)
+/* Hosts come out leaf by leaf, which is already ascending on fabrics
+ * numbered leaf by leaf: sort only when needed. */
+static void sort_hosts(uint32_t *hosts, uint32_t count)
 {
-	struct ctx c = { 0 };
+	for (uint32_t i = 1; i < count; i++) {
+		if (hosts[i - 1] > hosts[i]) {
+			qsort(hosts, count, sizeof(uint32_t), cmp_u32);
+			return;
+		}
+	}
+}
+
+static tp_status decide(const tp_topo *topo, const tp_host_use *use,
+                        const tp_alloc_request *req, bool allowed,
+                        tp_alloc_result *r, tp_error *err)
+{
+	struct ctx c = {0};
 	tp_status rc;
 	bool met = false;
 
 	if (!r)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "allocation: NULL result");
+		                    "allocation: NULL result");
 	memset(r, 0, sizeof(*r));
 	if (!topo || !use || !req)
-		return tp_error_set(err, TP_ERR_INVALID,
-				    "allocation: NULL fabric, occupancy or request");
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "allocation: NULL fabric, occupancy or request");
 	if (req->nodes == 0)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "allocation request for job %u: 0 nodes",
-				    req->job_id);
+		                    "allocation request for job %u: 0 nodes",
+		                    req->job_id);
 	if (req->policy == TP_PLACEMENT_AUTO)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "allocation request for job %u: policy auto must be resolved by the caller",
-				    req->job_id);
+		                    "allocation request for job %u: policy "
+		                    "auto must be resolved by the caller",
+		                    req->job_id);
 	if ((unsigned)req->policy > TP_PLACEMENT_OFF)
-		return tp_error_set(err, TP_ERR_INVALID,
-				    "allocation request for job %u: unknown policy %d",
-				    req->job_id, (int)req->policy);
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "allocation request for job %u: unknown policy %d",
+		    req->job_id, (int)req->policy);
 	if ((unsigned)req->job_class > TP_JOBCLASS_COMM_SENSITIVE)
-		return tp_error_set(err, TP_ERR_INVALID,
-				    "allocation request for job %u: unknown job class %d",
-				    req->job_id, (int)req->job_class);
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "allocation request for job %u: unknown job class %d",
+		    req->job_id, (int)req->job_class);
 	if (req->nodes > tp_topo_host_count(topo))
 		return tp_error_set(err, TP_ERR_LIMIT,
-				    "allocation request for job %u: %u nodes, but the fabric has only %u hosts",
-				    req->job_id, req->nodes,
-				    tp_topo_host_count(topo));
+		                    "allocation request for job %u: %u nodes, "
+		                    "but the fabric has only %u hosts",
+		                    req->job_id, req->nodes,
+		                    tp_topo_host_count(topo));
 
 	c.topo = topo;
 	c.use = use;
@@ -799,18 +859,17 @@ static tp_status decide(const tp_topo *topo, const tp_host_use *use,
 	if (rc == TP_ERR_BUDGET) {
 		tp_alloc_result_free(r);
 		rc = tp_error_set(err, TP_ERR_BUDGET,
-				  "allocation for job %u (%s, %u nodes): time budget of %llu us spent: no opinion",
-				  req->job_id, tp_placement_name(req->policy),
-				  req->nodes,
-				  (unsigned long long)req->budget_us);
+		                  "allocation for job %u (%s, %u nodes): time "
+		                  "budget of %llu us spent: no opinion",
+		                  req->job_id, tp_placement_name(req->policy),
+		                  req->nodes,
+		                  (unsigned long long)req->budget_us);
 	} else if (rc == TP_OK) {
 		r->met = met;
-		if (met)
-			qsort(r->hosts, r->host_count, sizeof(uint32_t),
-			      cmp_u32);
-		if (met)
-			qsort(r->reserved, r->reserved_count,
-			      sizeof(uint32_t), cmp_u32);
+		if (met) {
+			sort_hosts(r->hosts, r->host_count);
+			sort_hosts(r->reserved, r->reserved_count);
+		}
 	} else {
 		tp_alloc_result_free(r);
 	}
@@ -819,15 +878,15 @@ static tp_status decide(const tp_topo *topo, const tp_host_use *use,
 }
 
 tp_status tp_alloc_choose(const tp_topo *topo, const tp_host_use *use,
-			  const tp_alloc_request *request,
-			  tp_alloc_result *result, tp_error *err)
+                          const tp_alloc_request *request,
+                          tp_alloc_result *result, tp_error *err)
 {
 	return decide(topo, use, request, false, result, err);
 }
 
 tp_status tp_alloc_allowed(const tp_topo *topo, const tp_host_use *use,
-			   const tp_alloc_request *request,
-			   tp_alloc_result *result, tp_error *err)
+                           const tp_alloc_request *request,
+                           tp_alloc_result *result, tp_error *err)
 {
 	return decide(topo, use, request, true, result, err);
 }

@@ -15,6 +15,8 @@
  *           best), keeping whole free pods for big jobs; among leaves the
  *           fewest, then the tightest for the last one.  Free hosts left on
  *           the chosen leaves are returned as `reserved` for this job only.
+ *           On 3-level trees, as under `shared`, pods of incompatible jobs
+ *           are avoided first (said in the reason when not possible).
  *   shared  leaves shared only between compatible classes (jobclass.h: never
  *           io_heavy beside comm_sensitive); on 3-level trees also pods free
  *           of the incompatible class when there is room there, else the
@@ -43,9 +45,9 @@
 
 typedef enum tp_host_state {
 	TP_HOST_FREE = 0,
-	TP_HOST_BUSY,	  /* running job job_id of class job_class */
+	TP_HOST_BUSY,     /* running job job_id of class job_class */
 	TP_HOST_RESERVED, /* idle, held for job job_id (its leaf's leftover) */
-	TP_HOST_DOWN,	  /* unusable, carries no traffic */
+	TP_HOST_DOWN,     /* unusable, carries no traffic */
 } tp_host_state;
 
 /* What one host is doing; job_id and job_class matter for BUSY/RESERVED. */
@@ -59,8 +61,8 @@ typedef struct tp_host_use {
 typedef uint64_t (*tp_alloc_clock)(void *clock_data);
 
 typedef struct tp_alloc_request {
-	uint32_t nodes;	      /* hosts wanted, >= 1 */
-	tp_placement policy;  /* resolved: not TP_PLACEMENT_AUTO */
+	uint32_t nodes;      /* hosts wanted, >= 1 */
+	tp_placement policy; /* resolved: not TP_PLACEMENT_AUTO */
 	tp_jobclass job_class;
 	uint32_t job_id;      /* hosts RESERVED for this id are usable */
 	uint64_t budget_us;   /* 0: no limit */
@@ -76,13 +78,13 @@ typedef struct tp_alloc_request {
  */
 typedef struct tp_alloc_result {
 	bool met;
-	uint32_t *hosts;	 /* chosen (or allowed) hosts, ascending */
+	uint32_t *hosts; /* chosen (or allowed) hosts, ascending */
 	uint32_t host_count;
-	uint32_t *reserved;	 /* leftover hosts held for this job */
+	uint32_t *reserved; /* leftover hosts held for this job */
 	uint32_t reserved_count;
-	uint32_t *leaves;	 /* leaves used, ascending */
+	uint32_t *leaves; /* leaves used, ascending */
 	uint32_t leaf_count;
-	uint32_t *pods;		 /* pods used, ascending */
+	uint32_t *pods; /* pods used, ascending */
 	uint32_t pod_count;
 	char reason[TP_ALLOC_REASON_MAX];
 } tp_alloc_result;
@@ -99,8 +101,8 @@ typedef struct tp_alloc_result {
  * hosts than requested (never satisfiable); TP_ERR_NOMEM.
  */
 tp_status tp_alloc_choose(const tp_topo *topo, const tp_host_use *use,
-			  const tp_alloc_request *request,
-			  tp_alloc_result *result, tp_error *err);
+                          const tp_alloc_request *request,
+                          tp_alloc_result *result, tp_error *err);
 
 /*
  * The candidate set for a scheduler that makes the final pick itself
@@ -112,8 +114,8 @@ tp_status tp_alloc_choose(const tp_topo *topo, const tp_host_use *use,
  * tp_alloc_choose; result->hosts holds the allowed set.
  */
 tp_status tp_alloc_allowed(const tp_topo *topo, const tp_host_use *use,
-			   const tp_alloc_request *request,
-			   tp_alloc_result *result, tp_error *err);
+                           const tp_alloc_request *request,
+                           tp_alloc_result *result, tp_error *err);
 
 /* Free the arrays of @result and reset it (NULL-safe). */
 void tp_alloc_result_free(tp_alloc_result *result);

@@ -24,3 +24,9 @@ TESTS += tests/unit/test_ioserver
 tests_unit_test_ioserver_SOURCES = tests/unit/test_ioserver.c
 tests_unit_test_ioserver_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_ioserver_LDADD = $(TP_UNIT_LDADD)
+
+# `topoplace place`
+tools_topoplace_SOURCES += tools/cli_place.c
+dist_man1_MANS += doc/topoplace-place.1
+dist_check_SCRIPTS += tests/integration/cli_place.sh
+TESTS += tests/integration/cli_place.sh

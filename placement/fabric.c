@@ -943,8 +943,12 @@ static tp_status measure_leaves(tp_fabric *f, tp_error *err)
 	for (size_t a = 0; a < L; a++) {
 		uint32_t head = 0, tail = 0;
 
-		for (uint32_t i = 0; i < f->node_count; i++)
-			dist[i] = UINT32_MAX;
+		/* only switches are ever reached: after the first search,
+		 * reset just what the last one touched (L x switches, not
+		 * L x all nodes) */
+		if (a == 0)
+			for (uint32_t i = 0; i < f->node_count; i++)
+				dist[i] = UINT32_MAX;
 		dist[f->leaves[a]] = 0;
 		queue[tail++] = f->leaves[a];
 		while (head < tail) {
@@ -973,6 +977,8 @@ static tp_status measure_leaves(tp_fabric *f, tp_error *err)
 			        ? (uint8_t)TP_FABRIC_UNREACHABLE
 			        : (uint8_t)(d + 2);
 		}
+		for (uint32_t q = 0; q < tail; q++)
+			dist[queue[q]] = UINT32_MAX;
 	}
 	free(dist);
 	free(queue);

@@ -7,8 +7,7 @@ placement_libtopoplace_la_CFLAGS += $(IBNETDISC_CFLAGS) $(IBMAD_CFLAGS)
 placement_libtopoplace_la_LIBADD += $(IBNETDISC_LIBS) $(IBMAD_LIBS)
 
 # `topoplace fabric ...`
-# (tools_topoplace_SOURCES += tools/cli_fabric.c needs tools/cli.mk to be
-# included before this fragment: see the report to the lead.)
+tools_topoplace_SOURCES += tools/cli_fabric.c
 dist_man1_MANS += doc/topoplace-fabric.1
 
 # The fabric subcommand as a test program of its own (see its header).
@@ -46,7 +45,7 @@ EXTRA_DIST += tests/data/fabric/README.md tests/data/fabric/make-caches.sh \
 # slurmctld for the written topology.conf (see each script's header).
 TP_FABRIC_INTEGRATION = tests/integration/fabric_discover.sh \
 	tests/integration/fabric_routes.sh tests/integration/fabric_faults.sh \
-	tests/integration/fabric_errors.sh
+	tests/integration/fabric_errors.sh tests/integration/fabric_load.sh
 TESTS += $(TP_FABRIC_INTEGRATION)
 dist_check_SCRIPTS += $(TP_FABRIC_INTEGRATION) tests/integration/fabric_slurm.sh
 if WITH_SLURM

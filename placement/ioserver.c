@@ -18,10 +18,11 @@ struct place {
 	const tp_topo *topo;
 	const tp_ioserver_request *req;
 	uint32_t host_count, leaf_count;
-	uint8_t *job;	    /* host is the job's */
-	uint8_t *cand;	    /* host may serve */
-	uint8_t *taken;	    /* host chosen */
-	uint8_t *leaf_tier; /* preference, lower first */
+	uint8_t *job;                  /* host is the job's */
+	uint8_t *cand;                 /* host may serve */
+	uint8_t *taken;                /* host chosen */
+	uint8_t *leaf_tier;            /* preference, lower first */
+	uint8_t *comm_leaf, *comm_pod; /* a comm_sensitive job runs there */
 	uint32_t *leaf_cand;
 	uint32_t *order; /* leaves in preference order */
 	uint32_t order_count;
@@ -30,7 +31,7 @@ struct place {
 };
 
 static void say(char *buf, size_t *len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void say(char *buf, size_t *len, const char *fmt, ...)
 {
@@ -71,6 +72,7 @@ static void build_candidates(struct place *p)
 	uint32_t pod_count = tp_topo_pod_count(p->topo);
 	uint8_t *job_pod = p->taken; /* borrowed, cleared below */
 	uint8_t *job_leaf = p->leaf_tier;
+	const uint8_t *comm_leaf = p->comm_leaf, *comm_pod = p->comm_pod;
 
 	memset(job_pod, 0, pod_count);
 	for (uint32_t i = 0; i < req->job_host_count; i++) {
@@ -82,12 +84,22 @@ static void build_candidates(struct place *p)
 	for (uint32_t l = 0; l < p->leaf_count; l++)
 		if (job_leaf[l])
 			job_pod[tp_topo_leaf_pod(p->topo, l)] = 1;
+	for (uint32_t h = 0; req->use && h < p->host_count; h++) {
+		const tp_host_use *u = &req->use[h];
+		uint32_t leaf = tp_topo_host_leaf(p->topo, h);
+
+		if (u->state == TP_HOST_BUSY && u->job_id != req->job_id &&
+		    u->job_class == TP_JOBCLASS_COMM_SENSITIVE) {
+			p->comm_leaf[leaf] = 1;
+			p->comm_pod[tp_topo_leaf_pod(p->topo, leaf)] = 1;
+		}
+	}
 	for (uint32_t h = 0; h < p->host_count; h++) {
 		switch (req->scope) {
 		case TP_IOSERVER_AMONG:
-			p->cand[h] = p->job[h] &&
-				     (!req->use ||
-				      req->use[h].state != TP_HOST_DOWN);
+			p->cand[h] =
+			    p->job[h] &&
+			    (!req->use || req->use[h].state != TP_HOST_DOWN);
 			break;
 		case TP_IOSERVER_BESIDE:
 			p->cand[h] = !p->job[h] && host_usable(req, h);
@@ -113,11 +125,17 @@ static void build_candidates(struct place *p)
 			else
 				tier = mine ? 0 : my_pod ? 1 : 2;
 		}
+		/* Server ends of I/O converge on their leaf and pod: keep
+		 * them off leaves, then pods, of comm_sensitive jobs. */
+		if (comm_leaf[l])
+			tier += 6;
+		else if (comm_pod[tp_topo_leaf_pod(p->topo, l)])
+			tier += 3;
 		p->leaf_tier[l] = tier;
 	}
 	memset(job_pod, 0, pod_count);
 	p->order_count = 0;
-	for (uint8_t tier = 0; tier < 3; tier++)
+	for (uint8_t tier = 0; tier < 9; tier++)
 		for (uint32_t l = 0; l < p->leaf_count; l++)
 			if (p->leaf_tier[l] == tier && p->leaf_cand[l])
 				p->order[p->order_count++] = l;
@@ -146,19 +164,31 @@ static void place_spread(struct place *p)
 	uint32_t m = p->req->servers;
 
 	if (m < p->order_count) {
-		/* Evenly spaced over the shortest run of whole tiers that
-		 * has enough leaves, so site servers cover every pod. */
-		uint32_t span = 0;
+		/* Whole tiers while they fit, then evenly spaced over the
+		 * tier where the servers run out, so site-wide servers
+		 * cover every pod. */
+		uint32_t a = 0;
 
-		while (span < p->order_count &&
-		       (span < m || (span > 0 &&
-				     p->leaf_tier[p->order[span]] ==
-					     p->leaf_tier[p->order[span - 1]])))
-			span++;
-		for (uint32_t i = 0; i < m; i++) {
-			uint32_t leaf = p->order[(uint64_t)i * span / m];
+		while (p->chosen_count < m) {
+			uint32_t b = a, rest = m - p->chosen_count;
 
-			take(p, last_free_host(p, leaf));
+			while (b < p->order_count &&
+			       p->leaf_tier[p->order[b]] ==
+			           p->leaf_tier[p->order[a]])
+				b++;
+			if (b - a <= rest) {
+				for (uint32_t i = a; i < b; i++)
+					take(p, last_free_host(p, p->order[i]));
+			} else {
+				for (uint32_t i = 0; i < rest; i++) {
+					uint32_t leaf =
+					    p->order[a + (uint64_t)i * (b - a) /
+					                     rest];
+
+					take(p, last_free_host(p, leaf));
+				}
+			}
+			a = b;
 		}
 		return;
 	}
@@ -227,8 +257,8 @@ static tp_status place_random(struct place *p, tp_error *err)
 
 	if (!pool)
 		return tp_error_set(err, TP_ERR_NOMEM,
-				    "I/O servers: no memory for %u hosts",
-				    p->host_count);
+		                    "I/O servers: no memory for %u hosts",
+		                    p->host_count);
 	for (uint32_t h = 0; h < p->host_count; h++)
 		if (p->cand[h])
 			pool[n++] = h;
@@ -252,9 +282,9 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 static const char *const scope_words[] = {
-	[TP_IOSERVER_SITE] = "site-wide",
-	[TP_IOSERVER_AMONG] = "among the job's hosts",
-	[TP_IOSERVER_BESIDE] = "beside the job's hosts",
+    [TP_IOSERVER_SITE] = "site-wide",
+    [TP_IOSERVER_AMONG] = "among the job's hosts",
+    [TP_IOSERVER_BESIDE] = "beside the job's hosts",
 };
 
 static void explain(struct place *p, tp_ioserver_result *r)
@@ -275,20 +305,21 @@ static void explain(struct place *p, tp_ioserver_result *r)
 			uint32_t l = tp_topo_host_leaf(p->topo, r->servers[i]);
 
 			for (uint32_t k = 0; k < p->req->job_host_count; k++)
-				if (tp_topo_host_leaf(p->topo,
-						      p->req->job_hosts[k]) == l) {
+				if (tp_topo_host_leaf(
+				        p->topo, p->req->job_hosts[k]) == l) {
 					same_leaf++;
 					break;
 				}
 		}
 	say(r->reason, &len, "%s: %u server%s %s on %u lea%s",
 	    tp_ioserver_policy_name(p->req->policy), r->server_count,
-	    r->server_count == 1 ? "" : "s", scope_words[p->req->scope],
-	    leaves, leaves == 1 ? "f" : "ves");
+	    r->server_count == 1 ? "" : "s", scope_words[p->req->scope], leaves,
+	    leaves == 1 ? "f" : "ves");
 	switch (p->req->policy) {
 	case TP_IOSERVER_SPREAD:
 		say(r->reason, &len,
-		    " (one per leaf on its last usable port: traffic to port k rides spine k only)");
+		    " (one per leaf on its last usable port: traffic to port k "
+		    "rides spine k only)");
 		break;
 	case TP_IOSERVER_ISOLATED:
 		say(r->reason, &len, " (packed on dedicated leaves)");
@@ -300,6 +331,22 @@ static void explain(struct place *p, tp_ioserver_result *r)
 	}
 	if (p->req->scope == TP_IOSERVER_BESIDE)
 		say(r->reason, &len, ", %u on the job's own leaves", same_leaf);
+	{
+		uint32_t near_leaf = 0, near_pod = 0;
+
+		for (uint32_t i = 0; i < r->server_count; i++) {
+			uint32_t l = tp_topo_host_leaf(p->topo, r->servers[i]);
+
+			near_leaf += p->comm_leaf[l];
+			near_pod += !p->comm_leaf[l] &&
+			            p->comm_pod[tp_topo_leaf_pod(p->topo, l)];
+		}
+		if (near_leaf || near_pod)
+			say(r->reason, &len,
+			    ", %u on leaves and %u more in pods of "
+			    "comm_sensitive jobs (no room elsewhere or random)",
+			    near_leaf, near_pod);
+	}
 	say(r->reason, &len, ":");
 	for (uint32_t i = 0; i < r->server_count && i < NAMES_LISTED; i++) {
 		uint32_t h = r->servers[i];
@@ -318,55 +365,57 @@ static void place_free(struct place *p)
 	free(p->cand);
 	free(p->taken);
 	free(p->leaf_tier);
+	free(p->comm_leaf);
+	free(p->comm_pod);
 	free(p->leaf_cand);
 	free(p->order);
 	free(p->chosen);
 }
 
 static tp_status check_request(const tp_topo *topo,
-			       const tp_ioserver_request *req, tp_error *err)
+                               const tp_ioserver_request *req, tp_error *err)
 {
 	uint32_t hosts = tp_topo_host_count(topo);
 
 	if (req->servers == 0)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "I/O servers: 0 servers requested");
+		                    "I/O servers: 0 servers requested");
 	if ((unsigned)req->policy > TP_IOSERVER_RANDOM)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "I/O servers: unknown policy %d",
-				    (int)req->policy);
+		                    "I/O servers: unknown policy %d",
+		                    (int)req->policy);
 	if ((unsigned)req->scope > TP_IOSERVER_BESIDE)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "I/O servers: unknown scope %d",
-				    (int)req->scope);
+		                    "I/O servers: unknown scope %d",
+		                    (int)req->scope);
 	if (req->scope != TP_IOSERVER_SITE &&
 	    (!req->job_hosts || !req->job_host_count))
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "I/O servers %s: no job hosts given",
-				    scope_words[req->scope]);
+		                    "I/O servers %s: no job hosts given",
+		                    scope_words[req->scope]);
 	for (uint32_t i = 0; i < req->job_host_count; i++)
 		if (req->job_hosts[i] >= hosts)
 			return tp_error_set(err, TP_ERR_INVALID,
-					    "I/O servers: job host #%u is index %u, the fabric has %u hosts",
-					    i, req->job_hosts[i], hosts);
+			                    "I/O servers: job host #%u is "
+			                    "index %u, the fabric has %u hosts",
+			                    i, req->job_hosts[i], hosts);
 	return TP_OK;
 }
 
-tp_status tp_ioserver_place(const tp_topo *topo,
-			    const tp_ioserver_request *req,
-			    tp_ioserver_result *r, tp_error *err)
+tp_status tp_ioserver_place(const tp_topo *topo, const tp_ioserver_request *req,
+                            tp_ioserver_result *r, tp_error *err)
 {
-	struct place p = { 0 };
+	struct place p = {0};
 	tp_status rc;
 	uint32_t usable = 0;
 
 	if (!r)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "I/O servers: NULL result");
+		                    "I/O servers: NULL result");
 	memset(r, 0, sizeof(*r));
 	if (!topo || !req)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "I/O servers: NULL fabric or request");
+		                    "I/O servers: NULL fabric or request");
 	rc = check_request(topo, req, err);
 	if (rc != TP_OK)
 		return rc;
@@ -377,30 +426,32 @@ tp_status tp_ioserver_place(const tp_topo *topo,
 	p.job = calloc(p.host_count, 1);
 	p.cand = calloc(p.host_count, 1);
 	/* taken doubles as a per-pod scratch in build_candidates */
-	p.taken = calloc(p.host_count > tp_topo_pod_count(topo) ?
-				 p.host_count :
-				 tp_topo_pod_count(topo),
-			 1);
+	p.taken = calloc(p.host_count > tp_topo_pod_count(topo)
+	                     ? p.host_count
+	                     : tp_topo_pod_count(topo),
+	                 1);
 	p.leaf_tier = calloc(p.leaf_count, 1);
+	p.comm_leaf = calloc(p.leaf_count, 1);
+	p.comm_pod = calloc(tp_topo_pod_count(topo), 1);
 	p.leaf_cand = calloc(p.leaf_count, sizeof(uint32_t));
 	p.order = calloc(p.leaf_count, sizeof(uint32_t));
 	p.chosen = calloc(req->servers, sizeof(uint32_t));
-	if (!p.job || !p.cand || !p.taken || !p.leaf_tier || !p.leaf_cand ||
-	    !p.order || !p.chosen) {
+	if (!p.job || !p.cand || !p.taken || !p.leaf_tier || !p.comm_leaf ||
+	    !p.comm_pod || !p.leaf_cand || !p.order || !p.chosen) {
 		place_free(&p);
 		return tp_error_set(err, TP_ERR_NOMEM,
-				    "I/O servers: no memory for %u hosts",
-				    p.host_count);
+		                    "I/O servers: no memory for %u hosts",
+		                    p.host_count);
 	}
 	build_candidates(&p);
 	for (uint32_t l = 0; l < p.leaf_count; l++)
 		usable += p.leaf_cand[l];
 	if (usable < req->servers) {
 		place_free(&p);
-		return tp_error_set(err, TP_ERR_UNSUPPORTED,
-				    "I/O servers %s: %u wanted, only %u usable hosts",
-				    scope_words[req->scope], req->servers,
-				    usable);
+		return tp_error_set(
+		    err, TP_ERR_UNSUPPORTED,
+		    "I/O servers %s: %u wanted, only %u usable hosts",
+		    scope_words[req->scope], req->servers, usable);
 	}
 	switch (req->policy) {
 	case TP_IOSERVER_SPREAD:
@@ -415,8 +466,8 @@ tp_status tp_ioserver_place(const tp_topo *topo,
 	}
 	if (rc == TP_OK && p.chosen_count != req->servers)
 		rc = tp_error_set(err, TP_ERR_INTERNAL,
-				  "I/O servers: placed %u of %u",
-				  p.chosen_count, req->servers);
+		                  "I/O servers: placed %u of %u",
+		                  p.chosen_count, req->servers);
 	if (rc != TP_OK) {
 		place_free(&p);
 		return rc;
@@ -442,9 +493,9 @@ void tp_ioserver_result_free(tp_ioserver_result *result)
 /* ---- load ------------------------------------------------------------ */
 
 tp_status tp_ioserver_load(const tp_topo *topo, const uint32_t *clients,
-			   uint32_t client_count, const uint32_t *servers,
-			   uint32_t server_count, double bytes_per_client,
-			   tp_io_load *load, tp_error *err)
+                           uint32_t client_count, const uint32_t *servers,
+                           uint32_t server_count, double bytes_per_client,
+                           tp_io_load *load, tp_error *err)
 {
 	uint32_t hosts, leaves, pods;
 	uint32_t *leaf_c = NULL, *leaf_s = NULL, *pod_c = NULL, *pod_s = NULL;
@@ -452,28 +503,31 @@ tp_status tp_ioserver_load(const tp_topo *topo, const uint32_t *clients,
 	tp_status rc = TP_OK;
 
 	if (!load)
-		return tp_error_set(err, TP_ERR_INVALID, "I/O load: NULL result");
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "I/O load: NULL result");
 	memset(load, 0, sizeof(*load));
 	if (!topo || !clients || !servers || !client_count || !server_count)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "I/O load: no clients or no servers");
+		                    "I/O load: no clients or no servers");
 	if (!isfinite(bytes_per_client) || bytes_per_client < 0)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "I/O load: bytes per client %g is not >= 0",
-				    bytes_per_client);
+		                    "I/O load: bytes per client %g is not >= 0",
+		                    bytes_per_client);
 	hosts = tp_topo_host_count(topo);
 	leaves = tp_topo_leaf_count(topo);
 	pods = tp_topo_pod_count(topo);
 	for (uint32_t i = 0; i < client_count; i++)
 		if (clients[i] >= hosts)
 			return tp_error_set(err, TP_ERR_INVALID,
-					    "I/O load: client #%u is host index %u, the fabric has %u hosts",
-					    i, clients[i], hosts);
+			                    "I/O load: client #%u is host "
+			                    "index %u, the fabric has %u hosts",
+			                    i, clients[i], hosts);
 	for (uint32_t i = 0; i < server_count; i++)
 		if (servers[i] >= hosts)
 			return tp_error_set(err, TP_ERR_INVALID,
-					    "I/O load: server #%u is host index %u, the fabric has %u hosts",
-					    i, servers[i], hosts);
+			                    "I/O load: server #%u is host "
+			                    "index %u, the fabric has %u hosts",
+			                    i, servers[i], hosts);
 	leaf_c = calloc(leaves, sizeof(uint32_t));
 	leaf_s = calloc(leaves, sizeof(uint32_t));
 	pod_c = calloc(pods, sizeof(uint32_t));
@@ -486,7 +540,7 @@ tp_status tp_ioserver_load(const tp_topo *topo, const uint32_t *clients,
 	    !load->leaf_down_bytes || !load->pod_up_bytes ||
 	    !load->pod_down_bytes) {
 		rc = tp_error_set(err, TP_ERR_NOMEM,
-				  "I/O load: no memory for %u leaves", leaves);
+		                  "I/O load: no memory for %u leaves", leaves);
 		tp_io_load_free(load);
 		goto out;
 	}
@@ -522,9 +576,9 @@ tp_status tp_ioserver_load(const tp_topo *topo, const uint32_t *clients,
 	}
 	for (uint32_t p = 0; p < pods; p++) {
 		load->pod_up_bytes[p] =
-			per_pair * pod_c[p] * (server_count - pod_s[p]);
+		    per_pair * pod_c[p] * (server_count - pod_s[p]);
 		load->pod_down_bytes[p] =
-			per_pair * pod_s[p] * (client_count - pod_c[p]);
+		    per_pair * pod_s[p] * (client_count - pod_c[p]);
 		if (load->pod_down_bytes[p] > load->max_pod_down_bytes)
 			load->max_pod_down_bytes = load->pod_down_bytes[p];
 	}
@@ -548,13 +602,13 @@ void tp_io_load_free(tp_io_load *load)
 }
 
 static const char *const policy_names[] = {
-	[TP_IOSERVER_SPREAD] = "spread",
-	[TP_IOSERVER_ISOLATED] = "isolated",
-	[TP_IOSERVER_RANDOM] = "random",
+    [TP_IOSERVER_SPREAD] = "spread",
+    [TP_IOSERVER_ISOLATED] = "isolated",
+    [TP_IOSERVER_RANDOM] = "random",
 };
 
-tp_status tp_ioserver_policy_parse(const char *text,
-				   tp_ioserver_policy *policy, tp_error *err)
+tp_status tp_ioserver_policy_parse(const char *text, tp_ioserver_policy *policy,
+                                   tp_error *err)
 {
 	for (size_t i = 0; text && i < 3; i++) {
 		if (!strcmp(text, policy_names[i])) {
@@ -563,8 +617,8 @@ tp_status tp_ioserver_policy_parse(const char *text,
 		}
 	}
 	return tp_error_set(err, TP_ERR_INVALID,
-			    "I/O server policy '%s': expected %s",
-			    text ? text : "", TP_IOSERVER_CHOICES);
+	                    "I/O server policy '%s': expected %s",
+	                    text ? text : "", TP_IOSERVER_CHOICES);
 }
 
 const char *tp_ioserver_policy_name(tp_ioserver_policy policy)

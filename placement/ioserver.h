@@ -46,9 +46,9 @@ typedef struct tp_ioserver_request {
 	tp_ioserver_scope scope;
 	const uint32_t *job_hosts; /* AMONG and BESIDE: the job's hosts */
 	uint32_t job_host_count;
-	uint32_t job_id;	/* hosts RESERVED for it count as usable */
+	uint32_t job_id;        /* hosts RESERVED for it count as usable */
 	const tp_host_use *use; /* NULL: every host usable */
-	uint64_t seed;		/* random */
+	uint64_t seed;          /* random */
 } tp_ioserver_request;
 
 #define TP_IOSERVER_REASON_MAX 1024
@@ -74,8 +74,8 @@ typedef struct tp_ioserver_result {
  * says how many), TP_ERR_NOMEM.  Free with tp_ioserver_result_free.
  */
 tp_status tp_ioserver_place(const tp_topo *topo,
-			    const tp_ioserver_request *request,
-			    tp_ioserver_result *result, tp_error *err);
+                            const tp_ioserver_request *request,
+                            tp_ioserver_result *result, tp_error *err);
 
 void tp_ioserver_result_free(tp_ioserver_result *result);
 
@@ -94,20 +94,20 @@ typedef struct tp_io_load {
 	double max_leaf_down_bytes; /* the busiest leaf toward servers */
 	uint32_t max_leaf;
 	double max_pod_down_bytes;
-	uint32_t loaded_leaves;	    /* leaves with any uplink traffic */
+	uint32_t loaded_leaves;         /* leaves with any uplink traffic */
 	double total_leaf_uplink_bytes; /* up + down over all leaves */
 } tp_io_load;
 
 /* Fails with TP_ERR_INVALID on no clients/servers or an index out of range. */
 tp_status tp_ioserver_load(const tp_topo *topo, const uint32_t *clients,
-			   uint32_t client_count, const uint32_t *servers,
-			   uint32_t server_count, double bytes_per_client,
-			   tp_io_load *load, tp_error *err);
+                           uint32_t client_count, const uint32_t *servers,
+                           uint32_t server_count, double bytes_per_client,
+                           tp_io_load *load, tp_error *err);
 
 void tp_io_load_free(tp_io_load *load);
 
-tp_status tp_ioserver_policy_parse(const char *text,
-				   tp_ioserver_policy *policy, tp_error *err);
+tp_status tp_ioserver_policy_parse(const char *text, tp_ioserver_policy *policy,
+                                   tp_error *err);
 const char *tp_ioserver_policy_name(tp_ioserver_policy policy);
 
 #endif /* TP_IOSERVER_H */

@@ -76,43 +76,51 @@ static bool bad_rate(double value)
 }
 
 static tp_status check_input(const tp_job_summary *s,
-			     const tp_jobclass_thresholds *t, tp_error *err)
+                             const tp_jobclass_thresholds *t, tp_error *err)
 {
 	if (bad_rate(s->io_requests_per_s))
-		return tp_error_set(err, TP_ERR_INVALID,
-				    "job summary: io_requests_per_s %g is not a rate >= 0",
-				    s->io_requests_per_s);
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "job summary: io_requests_per_s %g is not a rate >= 0",
+		    s->io_requests_per_s);
 	if (bad_rate(s->net_bytes_per_s))
-		return tp_error_set(err, TP_ERR_INVALID,
-				    "job summary: net_bytes_per_s %g is not a rate >= 0",
-				    s->net_bytes_per_s);
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "job summary: net_bytes_per_s %g is not a rate >= 0",
+		    s->net_bytes_per_s);
 	if (s->ranks == 0)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "job summary: ranks is 0");
+		                    "job summary: ranks is 0");
 	if (bad_rate(t->io_client_bytes_per_s_min) ||
 	    t->io_client_bytes_per_s_min == 0)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "job class thresholds: io_client_bytes_per_s_min %g is not > 0",
-				    t->io_client_bytes_per_s_min);
+		                    "job class thresholds: "
+		                    "io_client_bytes_per_s_min %g is not > 0",
+		                    t->io_client_bytes_per_s_min);
 	if (t->io_reference_clients == 0)
-		return tp_error_set(err, TP_ERR_INVALID,
-				    "job class thresholds: io_reference_clients is 0");
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "job class thresholds: io_reference_clients is 0");
 	if (bad_rate(t->comm_messages_per_s_per_rank_min) ||
 	    t->comm_messages_per_s_per_rank_min == 0)
-		return tp_error_set(err, TP_ERR_INVALID,
-				    "job class thresholds: comm_messages_per_s_per_rank_min %g is not > 0",
-				    t->comm_messages_per_s_per_rank_min);
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "job class thresholds: comm_messages_per_s_per_rank_min %g "
+		    "is not > 0",
+		    t->comm_messages_per_s_per_rank_min);
 	if (bad_rate(t->comm_bytes_per_s_per_rank_min) ||
 	    t->comm_bytes_per_s_per_rank_min == 0)
-		return tp_error_set(err, TP_ERR_INVALID,
-				    "job class thresholds: comm_bytes_per_s_per_rank_min %g is not > 0",
-				    t->comm_bytes_per_s_per_rank_min);
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "job class thresholds: comm_bytes_per_s_per_rank_min %g is "
+		    "not > 0",
+		    t->comm_bytes_per_s_per_rank_min);
 	return TP_OK;
 }
 
 tp_status tp_jobclass_classify(const tp_job_summary *summary,
-			       const tp_jobclass_thresholds *thresholds,
-			       tp_jobclass_result *result, tp_error *err)
+                               const tp_jobclass_thresholds *thresholds,
+                               tp_jobclass_result *result, tp_error *err)
 {
 	tp_jobclass_thresholds defaults;
 	const tp_jobclass_thresholds *t = thresholds;
@@ -124,7 +132,7 @@ tp_status tp_jobclass_classify(const tp_job_summary *summary,
 
 	if (!summary || !result)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "job class: NULL summary or result");
+		                    "job class: NULL summary or result");
 	if (!t) {
 		tp_jobclass_defaults(&defaults);
 		t = &defaults;
@@ -135,21 +143,21 @@ tp_status tp_jobclass_classify(const tp_job_summary *summary,
 
 	clients = summary->io_clients ? summary->io_clients : summary->ranks;
 	client_rate =
-		summary->io_requests_per_s * (double)summary->io_request_bytes;
+	    summary->io_requests_per_s * (double)summary->io_request_bytes;
 	io_threshold = t->io_client_bytes_per_s_min;
 	if (clients > t->io_reference_clients)
 		io_threshold *= (double)t->io_reference_clients / clients;
 	io_heavy = summary->io_bytes >= t->io_bytes_min &&
-		   client_rate >= io_threshold && client_rate > 0;
+	           client_rate >= io_threshold && client_rate > 0;
 
 	bytes_per_rank = summary->net_bytes_per_s / summary->ranks;
-	msgs_per_rank = summary->mean_message_bytes ?
-				bytes_per_rank / summary->mean_message_bytes :
-				0;
-	latency_bound = summary->mean_message_bytes > 0 &&
-			summary->mean_message_bytes <=
-				t->comm_small_message_bytes_max &&
-			msgs_per_rank >= t->comm_messages_per_s_per_rank_min;
+	msgs_per_rank = summary->mean_message_bytes
+	                    ? bytes_per_rank / summary->mean_message_bytes
+	                    : 0;
+	latency_bound =
+	    summary->mean_message_bytes > 0 &&
+	    summary->mean_message_bytes <= t->comm_small_message_bytes_max &&
+	    msgs_per_rank >= t->comm_messages_per_s_per_rank_min;
 	bandwidth_bound = bytes_per_rank >= t->comm_bytes_per_s_per_rank_min;
 
 	format_rate(rate, sizeof(rate), client_rate);
@@ -161,52 +169,55 @@ tp_status tp_jobclass_classify(const tp_job_summary *summary,
 	if (io_heavy) {
 		result->job_class = TP_JOBCLASS_IO_HEAVY;
 		snprintf(result->reason, sizeof(result->reason),
-			 "io_heavy: %s of I/O, %s per client in %s requests (%.0f/s) over %u clients%s",
-			 volume, rate, size, summary->io_requests_per_s,
-			 clients,
-			 latency_bound || bandwidth_bound ?
-				 "; also communication-intensive, but its I/O must be kept from comm_sensitive neighbours" :
-				 "");
+		         "io_heavy: %s of I/O, %s per client in %s requests "
+		         "(%.0f/s) over %u clients%s",
+		         volume, rate, size, summary->io_requests_per_s,
+		         clients,
+		         latency_bound || bandwidth_bound
+		             ? "; also communication-intensive, but its I/O "
+		               "must be kept from comm_sensitive neighbours"
+		             : "");
 	} else if (latency_bound || bandwidth_bound) {
 		result->job_class = TP_JOBCLASS_COMM_SENSITIVE;
 		snprintf(result->reason, sizeof(result->reason),
-			 "comm_sensitive: %s on the network, mean message %s (%.0f messages/s per rank%s)",
-			 net, msg, msgs_per_rank,
-			 latency_bound ? ", latency-bound" :
-					 ", bandwidth-bound");
+		         "comm_sensitive: %s on the network, mean message %s "
+		         "(%.0f messages/s per rank%s)",
+		         net, msg, msgs_per_rank,
+		         latency_bound ? ", latency-bound"
+		                       : ", bandwidth-bound");
 	} else {
 		result->job_class = TP_JOBCLASS_QUIET;
 		snprintf(result->reason, sizeof(result->reason),
-			 "quiet: %s of I/O at %s per client, %s on the network, mean message %s",
-			 volume, rate, net, msg);
+		         "quiet: %s of I/O at %s per client, %s on the "
+		         "network, mean message %s",
+		         volume, rate, net, msg);
 	}
 	return TP_OK;
 }
 
 static const char *const class_names[] = {
-	[TP_JOBCLASS_QUIET] = "quiet",
-	[TP_JOBCLASS_IO_HEAVY] = "io_heavy",
-	[TP_JOBCLASS_COMM_SENSITIVE] = "comm_sensitive",
+    [TP_JOBCLASS_QUIET] = "quiet",
+    [TP_JOBCLASS_IO_HEAVY] = "io_heavy",
+    [TP_JOBCLASS_COMM_SENSITIVE] = "comm_sensitive",
 };
 
 #define CLASS_COUNT (sizeof(class_names) / sizeof(class_names[0]))
 
 tp_status tp_jobclass_parse(const char *text, tp_jobclass *job_class,
-			    tp_error *err)
+                            tp_error *err)
 {
 	if (!text)
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "job class: missing (expected %s)",
-				    TP_JOBCLASS_CHOICES);
+		                    "job class: missing (expected %s)",
+		                    TP_JOBCLASS_CHOICES);
 	for (size_t i = 0; i < CLASS_COUNT; i++) {
 		if (!strcmp(text, class_names[i])) {
 			*job_class = (tp_jobclass)i;
 			return TP_OK;
 		}
 	}
-	return tp_error_set(err, TP_ERR_INVALID,
-			    "job class '%s': expected %s", text,
-			    TP_JOBCLASS_CHOICES);
+	return tp_error_set(err, TP_ERR_INVALID, "job class '%s': expected %s",
+	                    text, TP_JOBCLASS_CHOICES);
 }
 
 const char *tp_jobclass_name(tp_jobclass job_class)
@@ -218,7 +229,7 @@ const char *tp_jobclass_name(tp_jobclass job_class)
 
 bool tp_jobclass_compatible(tp_jobclass a, tp_jobclass b)
 {
-	return !((a == TP_JOBCLASS_IO_HEAVY &&
-		  b == TP_JOBCLASS_COMM_SENSITIVE) ||
-		 (a == TP_JOBCLASS_COMM_SENSITIVE && b == TP_JOBCLASS_IO_HEAVY));
+	return !(
+	    (a == TP_JOBCLASS_IO_HEAVY && b == TP_JOBCLASS_COMM_SENSITIVE) ||
+	    (a == TP_JOBCLASS_COMM_SENSITIVE && b == TP_JOBCLASS_IO_HEAVY));
 }

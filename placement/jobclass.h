@@ -39,12 +39,12 @@ typedef enum tp_jobclass {
  * Rates are means over the job's run time.
  */
 typedef struct tp_job_summary {
-	uint64_t io_bytes;	       /* read + written by the whole job */
-	double io_requests_per_s;      /* per I/O client */
-	uint64_t io_request_bytes;     /* typical (median) request size */
-	uint32_t io_clients;	       /* 0: every rank is a client */
-	double net_bytes_per_s;	       /* whole job, leaving the nodes */
-	uint64_t mean_message_bytes;   /* point-to-point, leaving the nodes */
+	uint64_t io_bytes;           /* read + written by the whole job */
+	double io_requests_per_s;    /* per I/O client */
+	uint64_t io_request_bytes;   /* typical (median) request size */
+	uint32_t io_clients;         /* 0: every rank is a client */
+	double net_bytes_per_s;      /* whole job, leaving the nodes */
+	uint64_t mean_message_bytes; /* point-to-point, leaving the nodes */
 	uint32_t ranks;
 } tp_job_summary;
 
@@ -87,15 +87,15 @@ void tp_jobclass_defaults(tp_jobclass_thresholds *thresholds);
  * ranks, or thresholds that are zero where a divisor is needed.
  */
 tp_status tp_jobclass_classify(const tp_job_summary *summary,
-			       const tp_jobclass_thresholds *thresholds,
-			       tp_jobclass_result *result, tp_error *err);
+                               const tp_jobclass_thresholds *thresholds,
+                               tp_jobclass_result *result, tp_error *err);
 
 /*
  * Parse a class name (exact, lower case: TP_JOBCLASS_CHOICES).  On failure
  * returns TP_ERR_INVALID naming the refused text and the accepted ones.
  */
 tp_status tp_jobclass_parse(const char *text, tp_jobclass *job_class,
-			    tp_error *err);
+                            tp_error *err);
 
 /* The canonical name of @job_class ("io_heavy", ...). */
 const char *tp_jobclass_name(tp_jobclass job_class);

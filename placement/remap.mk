@@ -43,18 +43,11 @@ EXTRA_DIST += tests/fuzz/fuzz_traffic.c \
 	tests/fuzz/corpus/traffic/overflow.txt
 
 # `topoplace remap` / `topoplace cost`, their man pages and integration
-# tests.  Left out until tools_topoplace_SOURCES can be appended to from
-# here: automake refuses `+=` before tools/cli.mk's `=`, and this fragment
-# is included first.  Once the lead fixes that (see the report), uncomment
-# these lines and add the two table lines to tools/topoplace.c and the two
-# declarations to tools/cli.h:
-#   { "remap", "map ranks onto hosts, write rankfiles", tp_cli_remap },
-#   { "cost", "compare mappings: hop-bytes, loads, time", tp_cli_cost },
-#   int tp_cli_remap(int argc, char **argv);
-#   int tp_cli_cost(int argc, char **argv);
-#tools_topoplace_SOURCES += tools/cli_remap.c tools/cli_remap.h \
-#	tools/cli_cost.c
-#dist_man1_MANS += doc/topoplace-remap.1 doc/topoplace-cost.1
-#dist_check_SCRIPTS += tests/integration/cli_remap.sh \
-#	tests/integration/rankfile_mpirun.sh
-#TESTS += tests/integration/cli_remap.sh tests/integration/rankfile_mpirun.sh
+# tests (cli_remap.sh: CLI output and errors; rankfile_mpirun.sh: the files
+# launched with Open MPI's mpirun and with srun -m arbitrary in a tp-bed).
+tools_topoplace_SOURCES += tools/cli_remap.c \
+	tools/cli_cost.c
+dist_man1_MANS += doc/topoplace-remap.1 doc/topoplace-cost.1
+dist_check_SCRIPTS += tests/integration/cli_remap.sh \
+	tests/integration/rankfile_mpirun.sh
+TESTS += tests/integration/cli_remap.sh tests/integration/rankfile_mpirun.sh

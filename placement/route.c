@@ -19,7 +19,8 @@ struct tp_routes {
 	struct lft *lfts; /* per node */
 	/* D-mod-k: per switch node, a bitset of leaves reachable downward */
 	uint64_t *down;
-	size_t words; /* per switch */
+	size_t words;        /* per switch */
+	uint32_t *host_port; /* per host: its CA port on its leaf, or NONE */
 };
 
 static tp_status nomem(tp_error *err)
@@ -38,9 +39,40 @@ static tp_status routes_alloc(const tp_fabric *f, tp_routes_kind kind,
 	r->fabric = f;
 	r->kind = kind;
 	r->lfts = calloc((size_t)tp_fabric_node_count(f) + 1, sizeof(*r->lfts));
-	if (r->lfts == NULL) {
+	r->host_port = malloc(((size_t)tp_fabric_host_count(f) + 1) *
+	                      sizeof(*r->host_port));
+	if (r->lfts == NULL || r->host_port == NULL) {
+		free(r->lfts);
+		free(r->host_port);
 		free(r);
 		return nomem(err);
+	}
+	/* each host's port: of a CA cabled to the host's leaf, else any */
+	for (uint32_t h = 0; h < tp_fabric_host_count(f); h++)
+		r->host_port[h] = TP_FABRIC_NONE;
+	for (uint32_t i = 0; i < tp_fabric_node_count(f); i++) {
+		const tp_fabric_node *n = tp_fabric_node_at(f, i);
+		uint32_t leaf;
+
+		if (n->type != TP_FABRIC_CA || n->host == TP_FABRIC_NONE)
+			continue;
+		leaf = tp_fabric_host_at(f, n->host)->leaf;
+		for (uint32_t p = 0; p < n->port_count; p++) {
+			const tp_fabric_port *peer =
+			    tp_fabric_peer(f, n->first_port + p);
+			uint32_t *slot = &r->host_port[n->host];
+			bool on_leaf;
+
+			if (peer == NULL)
+				continue;
+			on_leaf =
+			    tp_fabric_node_at(f, peer->node)->leaf == leaf;
+			if (*slot == TP_FABRIC_NONE ||
+			    (on_leaf && tp_fabric_node_at(
+			                    f, tp_fabric_peer(f, *slot)->node)
+			                        ->leaf != leaf))
+				*slot = n->first_port + p;
+		}
 	}
 	*out = r;
 	return TP_OK;
@@ -59,6 +91,7 @@ void tp_routes_free(tp_routes *r)
 		free(r->lfts[i].ports);
 	free(r->lfts);
 	free(r->down);
+	free(r->host_port);
 	free(r);
 }
 
@@ -231,33 +264,6 @@ tp_status tp_routes_read_live(const tp_fabric *f, const char *ca_name,
 	return TP_OK;
 }
 
-/* The port of a CA of host @h cabled to the host's leaf (else any cabled). */
-static uint32_t host_port(const tp_fabric *f, uint32_t h)
-{
-	const tp_fabric_host *host = tp_fabric_host_at(f, h);
-	uint32_t any = TP_FABRIC_NONE;
-
-	for (uint32_t i = 0; i < tp_fabric_node_count(f); i++) {
-		const tp_fabric_node *n = tp_fabric_node_at(f, i);
-
-		if (n->type != TP_FABRIC_CA || n->host != h)
-			continue;
-		for (uint32_t p = 0; p < n->port_count; p++) {
-			const tp_fabric_port *peer =
-			    tp_fabric_peer(f, n->first_port + p);
-
-			if (peer == NULL)
-				continue;
-			if (any == TP_FABRIC_NONE)
-				any = n->first_port + p;
-			if (tp_fabric_node_at(f, peer->node)->leaf ==
-			    host->leaf)
-				return n->first_port + p;
-		}
-	}
-	return any;
-}
-
 static bool reaches_down(const tp_routes *r, uint32_t node, uint32_t leaf)
 {
 	return (r->down[(size_t)node * r->words + leaf / 64] >> (leaf % 64)) &
@@ -319,8 +325,8 @@ tp_status tp_routes_path(const tp_routes *r, uint32_t src, uint32_t dst,
 		                    "routes: host index out of range");
 	if (src == dst)
 		return TP_OK;
-	sport = host_port(f, src);
-	dport = host_port(f, dst);
+	sport = r->host_port[src];
+	dport = r->host_port[dst];
 	if (sport == TP_FABRIC_NONE || dport == TP_FABRIC_NONE)
 		return tp_error_set(
 		    err, TP_ERR_NOTFOUND, "routes: host %s is not cabled",

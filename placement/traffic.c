@@ -311,15 +311,15 @@ tp_status tp_traffic_parse(const char *name, const char *text, size_t len,
 		return rc;
 	while (cur < stop) {
 		const char *nl = memchr(cur, '\n', (size_t)(stop - cur));
-		const char *line_end = nl ? nl : stop;
+		size_t line_len = (size_t)((nl ? nl : stop) - cur);
 
+		if (line_len > 0 && cur[line_len - 1] == '\r')
+			line_len--;
 		r.line++;
 		r.p = cur;
-		r.end = line_end;
-		if (r.end > r.p && r.end[-1] == '\r')
-			r.end--;
+		r.end = cur + line_len;
 		cur = nl ? nl + 1 : stop;
-		if (memchr(r.p, '\0', (size_t)(r.end - r.p))) {
+		if (memchr(r.p, '\0', line_len)) {
 			rc = tp_error_set(err, TP_ERR_PARSE,
 			                  "%s: line %zu: NUL byte", r.name,
 			                  r.line);

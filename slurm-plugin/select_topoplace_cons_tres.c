@@ -25,8 +25,13 @@
 
 #include "src/common/slurm_xlator.h"
 
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "src/common/node_conf.h"
 #include "src/common/plugin.h"
@@ -34,7 +39,13 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "src/common/run_in_daemon.h"
+#include "src/common/uid.h"
+
+#include "alloc.h"
 #include "spank_env.h"
+#include "tp_slurm_core.h"
+#include "tp_slurm_options.h"
 
 const char plugin_name[] = "topoplace fabric-aware placement over cons_tres";
 const char plugin_type[] = "select/topoplace_cons_tres";
@@ -86,28 +97,457 @@ static const char *select_syms[] = {
 static slurm_select_ops_t inner;
 static plugin_context_t *inner_context = NULL;
 
-extern int init(void)
+/*
+ * ---- topoplace state (slurmctld only) --------------------------------------
+ *
+ * Everything below is touched only when running_in_slurmctld(): clients
+ * load this plugin too and must get plain forwarding.  Entry points that
+ * read or change it are called by slurmctld with its job and node locks
+ * held; the mutex only protects against the rare entry point that is not
+ * (and costs nothing uncontended).
+ *
+ * The loaded model: topoplace.conf, the fabric as a tp_topo and the map
+ * between Slurm's node index and the topo's host index.  Loaded at init
+ * and on reconfigure (never in the scheduling path); a failed reload keeps
+ * the previous one.
+ */
+typedef struct tp_model {
+	tp_config *config;
+	tp_topo *topo;             /* NULL: no fabric, plain cons_tres */
+	uint32_t *node_host;       /* Slurm node index -> topo host / NONE */
+	uint32_t *host_node;       /* topo host -> Slurm node index / NONE */
+	int node_count;            /* entries of node_host */
+	char munge_socket[256];
+} tp_model;
+
+#define TP_NONE UINT32_MAX
+
+/* A running job: what it was placed as and where (topo host indices). */
+typedef struct tp_running {
+	uint32_t job_id;
+	tp_placement policy;
+	tp_jobclass job_class;
+	uint32_t *hosts;
+	uint32_t host_count;
+} tp_running;
+
+/* What job_test decided for a pending job: kept until begin/fini. */
+typedef struct tp_decision {
+	uint32_t job_id;
+	bool profile_read;   /* profile looked up (found or not) */
+	bool has_profile;
+	bool failed;         /* error logged once: plain cons_tres */
+	bool waiting_logged; /* "cannot be met now" logged once */
+	tp_jobclass job_class;
+	tp_placement policy;
+	char class_reason[TP_JOBCLASS_REASON_MAX];
+} tp_decision;
+
+/* Decisions of pending jobs cached at most (jobs that never start). */
+#define TP_DECISIONS_MAX 8192
+
+static pthread_mutex_t tp_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool tp_active = false; /* running in slurmctld */
+static tp_model *tp_cur = NULL;
+static tp_running *tp_run = NULL;
+static size_t tp_run_count = 0, tp_run_cap = 0;
+static tp_decision *tp_dec = NULL;
+static size_t tp_dec_count = 0, tp_dec_cap = 0;
+static tp_host_use *tp_use = NULL; /* scratch, one per topo host */
+static uint32_t tp_use_cap = 0;
+
+static void _model_free(tp_model *m)
 {
-	inner_context = plugin_context_create("select", "select/cons_tres",
-					      (void **)&inner, select_syms,
-					      sizeof(select_syms));
-	if (!inner_context) {
-		error("%s: cannot load select/cons_tres to wrap", plugin_type);
-		return SLURM_ERROR;
-	}
-	debug("%s loaded (wrapping select/cons_tres)", plugin_type);
-	return SLURM_SUCCESS;
+	if (!m)
+		return;
+	tp_config_free(m->config);
+	tp_topo_free(m->topo);
+	xfree(m->node_host);
+	xfree(m->host_node);
+	xfree(m);
 }
 
-extern int fini(void)
+/* Map Slurm's nodes onto the topo by NodeName. */
+static void _model_map_nodes(tp_model *m)
 {
-	int rc = SLURM_SUCCESS;
+	uint32_t hosts;
 
-	if (inner_context)
-		rc = plugin_context_destroy(inner_context);
-	inner_context = NULL;
-	memset(&inner, 0, sizeof(inner));
-	return rc;
+	xfree(m->node_host);
+	xfree(m->host_node);
+	m->node_count = 0;
+	if (!m->topo)
+		return;
+	hosts = tp_topo_host_count(m->topo);
+	m->node_count = node_record_count;
+	m->node_host = xcalloc(node_record_count + 1, sizeof(uint32_t));
+	m->host_node = xcalloc(hosts + 1, sizeof(uint32_t));
+	for (uint32_t h = 0; h < hosts; h++)
+		m->host_node[h] = TP_NONE;
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *node = node_record_table_ptr[i];
+		uint32_t h = node ? tp_topo_find_host(m->topo, node->name)
+				  : TP_NONE;
+
+		m->node_host[i] = h;
+		if (h != TP_NONE && h < hosts)
+			m->host_node[h] = i;
+		else
+			m->node_host[i] = TP_NONE;
+	}
+}
+
+/*
+ * Read topoplace.conf and the fabric.  Returns NULL (error logged, one
+ * line) when the config is bad; a model without topo when only the fabric
+ * could not be loaded (jobs then go to plain cons_tres).
+ */
+static tp_model *_model_load(const char *why)
+{
+	char path[1024];
+	tp_model *m = xmalloc(sizeof(*m));
+	tp_error err;
+	int missing = 0;
+
+	tp_sc_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
+	if (tp_sc_load_config(path, &m->config, &missing, &err) != TP_OK) {
+		error("topoplace: %s: %s", why, err.message);
+		xfree(m);
+		return NULL;
+	}
+	if (missing)
+		info("topoplace: %s: %s not found: using defaults", why, path);
+	tp_sc_munge_socket(slurm_conf.authinfo, m->munge_socket,
+			   sizeof(m->munge_socket));
+	if (tp_sc_load_topo(m->config, &m->topo, &err) != TP_OK) {
+		error("topoplace: %s: fabric: %s: jobs are placed by plain "
+		      "cons_tres", why, err.message);
+		m->topo = NULL;
+		return m;
+	}
+	_model_map_nodes(m);
+	info("topoplace: %s: %s: fabric of %u hosts, %u leaves, %u pods", why,
+	     path, tp_topo_host_count(m->topo), tp_topo_leaf_count(m->topo),
+	     tp_topo_pod_count(m->topo));
+	return m;
+}
+
+static tp_decision *_decision_find(uint32_t job_id)
+{
+	for (size_t i = 0; i < tp_dec_count; i++)
+		if (tp_dec[i].job_id == job_id)
+			return &tp_dec[i];
+	return NULL;
+}
+
+static tp_decision *_decision_get(uint32_t job_id)
+{
+	tp_decision *d = _decision_find(job_id);
+
+	if (d)
+		return d;
+	if (tp_dec_count >= TP_DECISIONS_MAX)
+		tp_dec_count = 0; /* forget all: re-read as needed */
+	if (tp_dec_count == tp_dec_cap) {
+		tp_dec_cap = tp_dec_cap ? tp_dec_cap * 2 : 64;
+		xrecalloc(tp_dec, tp_dec_cap, sizeof(*tp_dec));
+	}
+	d = &tp_dec[tp_dec_count++];
+	memset(d, 0, sizeof(*d));
+	d->job_id = job_id;
+	return d;
+}
+
+static void _decision_drop(uint32_t job_id)
+{
+	tp_decision *d = _decision_find(job_id);
+
+	if (d)
+		*d = tp_dec[--tp_dec_count];
+}
+
+static void _running_drop(uint32_t job_id)
+{
+	for (size_t i = 0; i < tp_run_count; i++) {
+		if (tp_run[i].job_id != job_id)
+			continue;
+		xfree(tp_run[i].hosts);
+		tp_run[i] = tp_run[--tp_run_count];
+		return;
+	}
+}
+
+static void _running_add(tp_model *m, job_record_t *job_ptr,
+			 tp_placement policy, tp_jobclass job_class)
+{
+	tp_running *r;
+
+	_running_drop(job_ptr->job_id);
+	if (!m || !m->topo || !job_ptr->node_bitmap)
+		return;
+	if (tp_run_count == tp_run_cap) {
+		tp_run_cap = tp_run_cap ? tp_run_cap * 2 : 64;
+		xrecalloc(tp_run, tp_run_cap, sizeof(*tp_run));
+	}
+	r = &tp_run[tp_run_count++];
+	memset(r, 0, sizeof(*r));
+	r->job_id = job_ptr->job_id;
+	r->policy = policy;
+	r->job_class = job_class;
+	r->hosts = xcalloc(bit_set_count(job_ptr->node_bitmap) + 1,
+			   sizeof(uint32_t));
+	for (int i = 0; i < m->node_count; i++) {
+		if (i < bit_size(job_ptr->node_bitmap) &&
+		    bit_test(job_ptr->node_bitmap, i) &&
+		    m->node_host[i] != TP_NONE)
+			r->hosts[r->host_count++] = m->node_host[i];
+	}
+}
+
+/*
+ * The occupancy the core sees: running jobs' hosts BUSY, the free hosts on
+ * running whole-leaf jobs' leaves RESERVED for them, hosts Slurm does not
+ * offer (@avail) or that are no Slurm node DOWN.  O(hosts + running jobs'
+ * hosts).
+ */
+static tp_host_use *_occupancy(tp_model *m, bitstr_t *avail)
+{
+	uint32_t hosts = tp_topo_host_count(m->topo);
+
+	if (tp_use_cap < hosts) {
+		xrecalloc(tp_use, hosts, sizeof(*tp_use));
+		tp_use_cap = hosts;
+	}
+	memset(tp_use, 0, hosts * sizeof(*tp_use));
+	for (size_t j = 0; j < tp_run_count; j++) {
+		for (uint32_t k = 0; k < tp_run[j].host_count; k++) {
+			tp_host_use *u = &tp_use[tp_run[j].hosts[k]];
+
+			u->state = TP_HOST_BUSY;
+			u->job_id = tp_run[j].job_id;
+			u->job_class = tp_run[j].job_class;
+		}
+	}
+	for (size_t j = 0; j < tp_run_count; j++) {
+		if (tp_run[j].policy != TP_PLACEMENT_LEAF)
+			continue;
+		for (uint32_t k = 0; k < tp_run[j].host_count; k++) {
+			uint32_t leaf = tp_topo_host_leaf(m->topo,
+							  tp_run[j].hosts[k]);
+			uint32_t n = 0;
+			const uint32_t *on = tp_topo_leaf_hosts(m->topo, leaf,
+								&n);
+
+			for (uint32_t x = 0; x < n; x++) {
+				tp_host_use *u = &tp_use[on[x]];
+
+				if (u->state != TP_HOST_FREE)
+					continue;
+				u->state = TP_HOST_RESERVED;
+				u->job_id = tp_run[j].job_id;
+				u->job_class = tp_run[j].job_class;
+			}
+		}
+	}
+	for (uint32_t h = 0; h < hosts; h++) {
+		uint32_t node = m->host_node[h];
+
+		if (tp_use[h].state != TP_HOST_FREE)
+			continue;
+		if (node == TP_NONE || !bit_test(avail, node))
+			tp_use[h].state = TP_HOST_DOWN;
+	}
+	return tp_use;
+}
+
+/* Slurm nodes the job may not use: other jobs' held leaves. */
+static void _clear_reserved(tp_model *m, bitstr_t *node_bitmap,
+			    uint32_t job_id)
+{
+	uint32_t hosts = tp_topo_host_count(m->topo);
+
+	for (uint32_t h = 0; h < hosts; h++) {
+		uint32_t node = m->host_node[h];
+
+		if (tp_use[h].state == TP_HOST_RESERVED &&
+		    tp_use[h].job_id != job_id && node != TP_NONE)
+			bit_clear(node_bitmap, node);
+	}
+}
+
+/*
+ * The job's flags, its profile's class (read once per job: the store read
+ * and munge verification are the slow part) and the resolved policy.
+ */
+static void _decide_policy(tp_model *m, job_record_t *job_ptr, tp_decision *d)
+{
+	const tp_config_settings *settings;
+	tp_opt_values opts;
+	tp_error err;
+	const char *value;
+	const char *part = job_ptr->part_ptr ? job_ptr->part_ptr->name : NULL;
+
+	tp_opt_values_init(&opts);
+	for (int i = 0; i < TP_OPT_COUNT; i++) {
+		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
+
+		value = tp_spank_job_option(job_ptr->spank_job_env,
+					    job_ptr->spank_job_env_size,
+					    info->name);
+		if (value && tp_opt_values_set(&opts, (tp_opt_id)i, value,
+					       &err) != TP_OK) {
+			/* Set by hand past the SPANK check. */
+			error("topoplace: %pJ: %s: placed by plain cons_tres",
+			      job_ptr, err.message);
+			d->failed = true;
+			return;
+		}
+	}
+	settings = tp_config_for_partition(m->config, part);
+	if (!d->profile_read && opts.placement != TP_PLACEMENT_OFF) {
+		const char *name = opts.comm_profile[0] ? opts.comm_profile
+							: job_ptr->name;
+		char *user = uid_to_string_cached(job_ptr->user_id);
+		tp_profile *profile = NULL;
+		tp_status rc = TP_ERR_NOTFOUND;
+
+		d->profile_read = true;
+		if (name && tp_store_valid_name(name) && user &&
+		    tp_store_valid_name(user))
+			rc = tp_sc_read_profile(m->config, m->munge_socket,
+						user, name, &profile, &err);
+		if (rc == TP_OK) {
+			tp_job_summary summary;
+			tp_jobclass_result cls;
+
+			tp_sc_profile_summary(profile, &summary);
+			tp_profile_free(profile);
+			if (tp_jobclass_classify(&summary,
+						 &settings->thresholds, &cls,
+						 &err) != TP_OK) {
+				error("topoplace: %pJ: profile %s/%s: %s: "
+				      "placed by plain cons_tres",
+				      job_ptr, user, name, err.message);
+				d->failed = true;
+				return;
+			}
+			d->has_profile = true;
+			d->job_class = cls.job_class;
+			snprintf(d->class_reason, sizeof(d->class_reason),
+				 "%s", cls.reason);
+		} else if (rc != TP_ERR_NOTFOUND) {
+			error("topoplace: %pJ: profile: %s: placed by plain "
+			      "cons_tres",
+			      job_ptr, err.message);
+			d->failed = true;
+			return;
+		} else if (opts.comm_profile[0]) {
+			/* Named explicitly: the user expects it to exist. */
+			error("topoplace: %pJ: --comm-profile=%s: %s",
+			      job_ptr, opts.comm_profile, err.message);
+		}
+	}
+	d->policy = tp_config_resolve_placement(settings, opts.placement,
+						d->has_profile);
+}
+
+/* Microseconds, for the decision's own log line. */
+static uint64_t _now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/*
+ * Narrow @node_bitmap for the job, in RUN_NOW mode.  Returns SLURM_SUCCESS
+ * to forward (narrowed or not), SLURM_ERROR when the policy cannot be met
+ * now (the job waits).
+ */
+static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
+		   uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes)
+{
+	tp_model *m = tp_cur;
+	tp_decision *d;
+	tp_alloc_request req = {0};
+	tp_alloc_result res = {0};
+	const tp_config_settings *settings;
+	tp_error err;
+	tp_status rc;
+	uint64_t t0 = _now_us();
+	int out = SLURM_SUCCESS;
+
+	if (!m || !m->topo)
+		return SLURM_SUCCESS;
+	d = _decision_get(job_ptr->job_id);
+	if (d->failed)
+		return SLURM_SUCCESS;
+	_decide_policy(m, job_ptr, d);
+	if (d->failed)
+		return SLURM_SUCCESS;
+	(void)_occupancy(m, node_bitmap);
+	if (d->policy == TP_PLACEMENT_OFF) {
+		_clear_reserved(m, node_bitmap, job_ptr->job_id);
+		return SLURM_SUCCESS;
+	}
+	settings = tp_config_for_partition(
+	    m->config, job_ptr->part_ptr ? job_ptr->part_ptr->name : NULL);
+	req.nodes = req_nodes > min_nodes ? req_nodes : min_nodes;
+	if (max_nodes && req.nodes > max_nodes)
+		req.nodes = max_nodes;
+	if (!req.nodes)
+		req.nodes = 1;
+	req.policy = d->policy;
+	req.job_class = d->job_class;
+	req.job_id = job_ptr->job_id;
+	req.budget_us = settings->decision_budget_us;
+	rc = tp_alloc_allowed(m->topo, tp_use, &req, &res, &err);
+	if (rc == TP_ERR_BUDGET) {
+		error("topoplace: %pJ: %s: placed by plain cons_tres", job_ptr,
+		      err.message);
+		d->failed = true;
+		_clear_reserved(m, node_bitmap, job_ptr->job_id);
+	} else if (rc != TP_OK) {
+		error("topoplace: %pJ: placement %s: %s: placed by plain "
+		      "cons_tres",
+		      job_ptr, tp_placement_name(d->policy), err.message);
+		d->failed = true;
+		_clear_reserved(m, node_bitmap, job_ptr->job_id);
+	} else if (!res.met) {
+		if (!d->waiting_logged)
+			info("topoplace: %pJ: placement=%s class=%s: waits: %s",
+			     job_ptr, tp_placement_name(d->policy),
+			     tp_jobclass_name(d->job_class), res.reason);
+		d->waiting_logged = true;
+		out = SLURM_ERROR;
+	} else {
+		bitstr_t *allowed = bit_alloc(bit_size(node_bitmap));
+		char leaves[256] = "";
+		size_t used = 0;
+
+		for (uint32_t k = 0; k < res.host_count; k++) {
+			uint32_t node = m->host_node[res.hosts[k]];
+
+			if (node != TP_NONE)
+				bit_set(allowed, node);
+		}
+		bit_and(node_bitmap, allowed);
+		FREE_NULL_BITMAP(allowed);
+		for (uint32_t k = 0; k < res.leaf_count && used < 200; k++)
+			used += snprintf(leaves + used, sizeof(leaves) - used,
+					 "%s%s", k ? "," : "",
+					 tp_topo_leaf_name(m->topo,
+							   res.leaves[k]));
+		info("topoplace: %pJ: placement=%s class=%s allowed=%u hosts "
+		     "on leaves %s (%" PRIu64 " us): %s%s%s",
+		     job_ptr, tp_placement_name(d->policy),
+		     tp_jobclass_name(d->job_class), res.host_count, leaves,
+		     _now_us() - t0, res.reason,
+		     d->has_profile ? "; class: " : "",
+		     d->has_profile ? d->class_reason : "");
+	}
+	tp_alloc_result_free(&res);
+	return out;
 }
 
 /*
@@ -122,6 +562,49 @@ static const char *_requested_placement(job_record_t *job_ptr)
 	return value ? value : "auto";
 }
 
+extern int init(void)
+{
+	inner_context = plugin_context_create("select", "select/cons_tres",
+					      (void **)&inner, select_syms,
+					      sizeof(select_syms));
+	if (!inner_context) {
+		error("%s: cannot load select/cons_tres to wrap", plugin_type);
+		return SLURM_ERROR;
+	}
+	debug("%s loaded (wrapping select/cons_tres)", plugin_type);
+	/* Clients load this plugin too: they only forward. */
+	if (running_in_slurmctld()) {
+		tp_active = true;
+		tp_cur = _model_load("init");
+	}
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	int rc = SLURM_SUCCESS;
+
+	if (inner_context)
+		rc = plugin_context_destroy(inner_context);
+	inner_context = NULL;
+	memset(&inner, 0, sizeof(inner));
+	if (tp_active) {
+		slurm_mutex_lock(&tp_lock);
+		_model_free(tp_cur);
+		tp_cur = NULL;
+		while (tp_run_count)
+			_running_drop(tp_run[0].job_id);
+		xfree(tp_run);
+		tp_run_cap = 0;
+		xfree(tp_dec);
+		tp_dec_count = tp_dec_cap = 0;
+		xfree(tp_use);
+		tp_use_cap = 0;
+		slurm_mutex_unlock(&tp_lock);
+	}
+	return rc;
+}
+
 extern int select_p_state_save(char *dir_name)
 {
 	return (*inner.state_save)(dir_name);
@@ -132,14 +615,51 @@ extern int select_p_state_restore(char *dir_name)
 	return (*inner.state_restore)(dir_name);
 }
 
+/*
+ * slurmctld (re)start: re-learn the running jobs.  Their profiles are not
+ * re-read here (it would be slow I/O under the locks): policies come from
+ * their flags and partition, classes default to quiet.
+ */
 extern int select_p_job_init(List job_list)
 {
-	return (*inner.job_init)(job_list);
+	int rc = (*inner.job_init)(job_list);
+
+	if (tp_active && job_list) {
+		ListIterator it = list_iterator_create(job_list);
+		job_record_t *job_ptr;
+
+		slurm_mutex_lock(&tp_lock);
+		while ((job_ptr = list_next(it))) {
+			tp_decision d = {0};
+
+			if (!IS_JOB_RUNNING(job_ptr) &&
+			    !IS_JOB_SUSPENDED(job_ptr))
+				continue;
+			if (!tp_cur)
+				break;
+			d.profile_read = true;
+			_decide_policy(tp_cur, job_ptr, &d);
+			_running_add(tp_cur, job_ptr,
+				     d.failed ? TP_PLACEMENT_OFF : d.policy,
+				     d.job_class);
+		}
+		slurm_mutex_unlock(&tp_lock);
+		list_iterator_destroy(it);
+	}
+	return rc;
 }
 
 extern int select_p_node_init(void)
 {
-	return (*inner.node_init)();
+	int rc = (*inner.node_init)();
+
+	if (tp_active) {
+		slurm_mutex_lock(&tp_lock);
+		if (tp_cur)
+			_model_map_nodes(tp_cur);
+		slurm_mutex_unlock(&tp_lock);
+	}
+	return rc;
 }
 
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
@@ -151,6 +671,25 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 {
 	debug2("%s: %pJ placement=%s mode=%u: forwarding to cons_tres",
 	       plugin_type, job_ptr, _requested_placement(job_ptr), mode);
+	/*
+	 * Only RUN_NOW is narrowed.  TEST_ONLY (can the job ever run?) and
+	 * WILL_RUN (backfill's start-time estimate) are forwarded unchanged:
+	 * narrowing them by today's occupancy could reject a job that will
+	 * run once a leaf frees up, and an estimate made without the
+	 * narrowing is at worst early; the real start always goes through
+	 * RUN_NOW, where the policy is enforced.
+	 */
+	if (tp_active && job_ptr && node_bitmap &&
+	    (mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW) {
+		int rc;
+
+		slurm_mutex_lock(&tp_lock);
+		rc = _narrow(job_ptr, node_bitmap, min_nodes, max_nodes,
+			     req_nodes);
+		slurm_mutex_unlock(&tp_lock);
+		if (rc != SLURM_SUCCESS)
+			return rc;
+	}
 	return (*inner.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
 				 req_nodes, mode, preemptee_candidates,
 				 preemptee_job_list, exc_core_bitmap);
@@ -164,9 +703,42 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 			      bitmap2node_name(job_ptr->node_bitmap) :
 			      NULL;
 
+	tp_placement policy = TP_PLACEMENT_OFF;
+	tp_jobclass job_class = TP_JOBCLASS_QUIET;
+	bool has_profile = false;
+
+	if (tp_active && rc == SLURM_SUCCESS) {
+		tp_decision *d;
+
+		slurm_mutex_lock(&tp_lock);
+		d = _decision_find(job_ptr->job_id);
+		if (d && !d->failed) {
+			policy = d->policy;
+			job_class = d->job_class;
+			has_profile = d->has_profile;
+		}
+		_running_add(tp_cur, job_ptr, policy, job_class);
+		_decision_drop(job_ptr->job_id);
+		slurm_mutex_unlock(&tp_lock);
+		/*
+		 * The short form for users (scontrol show job: SystemComment),
+		 * set here under slurmctld's job write lock.  Never over
+		 * another component's comment (burst buffers use it too).
+		 */
+		if (!job_ptr->system_comment ||
+		    !strncmp(job_ptr->system_comment, "topoplace:", 10)) {
+			xfree(job_ptr->system_comment);
+			job_ptr->system_comment = xstrdup_printf(
+			    "topoplace: placement=%s class=%s%s",
+			    tp_placement_name(policy),
+			    tp_jobclass_name(job_class),
+			    has_profile ? " (profile)" : "");
+		}
+	}
 	/* One line per started job: what was asked and where it went. */
-	info("topoplace: %pJ placement=%s nodes=%s", job_ptr,
-	     _requested_placement(job_ptr), nodes ? nodes : "(none)");
+	info("topoplace: %pJ placement=%s nodes=%s policy=%s class=%s",
+	     job_ptr, _requested_placement(job_ptr), nodes ? nodes : "(none)",
+	     tp_placement_name(policy), tp_jobclass_name(job_class));
 	xfree(nodes);
 	return rc;
 }
@@ -194,6 +766,12 @@ extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 
 extern int select_p_job_fini(job_record_t *job_ptr)
 {
+	if (tp_active) {
+		slurm_mutex_lock(&tp_lock);
+		_running_drop(job_ptr->job_id);
+		_decision_drop(job_ptr->job_id);
+		slurm_mutex_unlock(&tp_lock);
+	}
 	return (*inner.job_fini)(job_ptr);
 }
 
@@ -333,8 +911,33 @@ extern int select_p_update_node_config(int index)
 	return (*inner.update_node_config)(index);
 }
 
+/*
+ * scontrol reconfigure: re-read topoplace.conf and the fabric.  A bad file
+ * keeps the previous good model (logged once, by _model_load).  A model
+ * whose fabric failed to load replaces the old one only if the old one had
+ * no fabric either.
+ */
 extern int select_p_reconfigure(void)
 {
+	if (tp_active) {
+		tp_model *m = _model_load("reconfigure");
+
+		slurm_mutex_lock(&tp_lock);
+		if (!m) {
+			error("topoplace: reconfigure: keeping the previous "
+			      "configuration%s",
+			      tp_cur && tp_cur->topo ? " and fabric" : "");
+		} else if (!m->topo && tp_cur && tp_cur->topo) {
+			error("topoplace: reconfigure: keeping the previous "
+			      "configuration and fabric");
+			_model_free(m);
+		} else {
+			_model_free(tp_cur);
+			tp_cur = m;
+			tp_dec_count = 0; /* policies may have changed */
+		}
+		slurm_mutex_unlock(&tp_lock);
+	}
 	return (*inner.reconfigure)();
 }
 

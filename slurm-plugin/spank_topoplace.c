@@ -4,19 +4,26 @@
  * Enabled in plugstack.conf:
  *   optional /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_topoplace.so
  *
- * Each flag is checked where the user typed it (sbatch, salloc, srun), so a
- * bad value is refused at submission with one line instead of surfacing as a
- * silent fallback in slurmctld.  Slurm then carries the value to slurmctld
- * and slurmstepd in the job's SPANK environment (see spank_env.h), where the
- * select and task plugins read it.
+ *   --placement=auto|leaf|shared|pack|spread|off   --comm-profile=NAME
+ *   --comm-record[=NAME]   --rank-remap=auto|off   --io-servers=N
+ *   --io-throttle=auto|off|<window>
+ *
+ * Each flag is checked where the user typed it (sbatch, salloc, srun) by
+ * tp_slurm_options.c, so a bad value is refused at submission with one line
+ * instead of surfacing as a silent fallback in slurmctld.  Slurm then
+ * carries the value to slurmctld (job_ptr->spank_job_env, read by the
+ * select plugin) and to slurmstepd, in the job's SPANK environment (see
+ * spank_env.h).
  *
  * In Slurm 22.05 sbatch/salloc ignore a static spank_options table, so the
  * options are registered with spank_option_register() in slurm_spank_init.
  *
- * In slurmstepd (remote context) Slurm hands the option to our callback and
- * then removes it from the step's environment; the plugin puts the checked
- * value back as TOPOPLACE_PLACEMENT before the tasks start, so task/topoplace
- * finds it and steps started inside a batch script inherit it.
+ * In slurmstepd (remote context) Slurm hands each option to our callback
+ * and then removes it from the step's environment (plugstack.c,
+ * spank_stack_post_opt); slurm_spank_init_post_opt, which runs right after,
+ * puts the checked values back as TOPOPLACE_<FLAG> variables.  That is
+ * before task_p_pre_setuid, so task/topoplace finds them there, and steps
+ * started inside a batch script inherit them.
  */
 #include "config.h"
 
@@ -24,48 +31,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
 #include "spank_env.h"
+#include "tp_slurm_options.h"
 
 SPANK_PLUGIN(topoplace, 1);
 
-static int _check_placement(int val, const char *optarg, int remote);
+/* In slurmstepd: the checked values of this step ("" given without one). */
+static char step_value[TP_OPT_COUNT][TP_OPT_VALUE_MAX];
+static int step_given[TP_OPT_COUNT];
 
-/* In slurmstepd: the checked --placement value of this step, or NULL. */
-static char *step_placement = NULL;
-
-static struct spank_option placement_option = {
-	.name = TP_SPANK_OPT_PLACEMENT,
-	.arginfo = TP_PLACEMENT_CHOICES,
-	.usage = "topoplace: where the job goes on the fabric: whole leaf "
-		 "switches (leaf), leaves shared only with compatible jobs "
-		 "(shared), fewest (pack) or most (spread) leaves, Slurm's own "
-		 "choice (off), or the site default (auto)",
-	.has_arg = 1,
-	.val = 0,
-	.cb = _check_placement,
-};
-
-static int _check_placement(int val, const char *optarg, int remote)
+static int _check_option(int val, const char *optarg, int remote)
 {
-	tp_placement placement;
+	char canon[TP_OPT_VALUE_MAX];
 	tp_error err;
 
-	(void)val;
-	if (tp_placement_parse(optarg, &placement, &err) != TP_OK) {
+	if (val < 0 || val >= TP_OPT_COUNT)
+		return -1;
+	if (tp_opt_check((tp_opt_id)val, optarg, canon, &err) != TP_OK) {
 		/* Remote: the value was checked at submission; say it anyway. */
-		slurm_error("topoplace: --%s: %s%s", TP_SPANK_OPT_PLACEMENT,
-			    err.message, remote ? " (in slurmstepd)" : "");
+		slurm_error("topoplace: %s%s", err.message,
+			    remote ? " (in slurmstepd)" : "");
 		return -1;
 	}
 	if (remote) {
-		free(step_placement);
-		step_placement = strdup(tp_placement_name(placement));
-		if (!step_placement) {
-			slurm_error("topoplace: out of memory keeping --%s",
-				    TP_SPANK_OPT_PLACEMENT);
-			return -1;
-		}
+		memcpy(step_value[val], canon, sizeof(canon));
+		step_given[val] = 1;
 	}
 	return 0;
 }
@@ -80,25 +70,43 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	if (context != S_CTX_LOCAL && context != S_CTX_ALLOCATOR &&
 	    context != S_CTX_REMOTE)
 		return 0;
-	if (spank_option_register(sp, &placement_option) != ESPANK_SUCCESS) {
-		slurm_error("topoplace: cannot register --%s",
-			    TP_SPANK_OPT_PLACEMENT);
-		return -1;
+	for (int i = 0; i < TP_OPT_COUNT; i++) {
+		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
+		/* SPANK keeps the pointer: the table must outlive the call. */
+		static struct spank_option opts[TP_OPT_COUNT];
+
+		opts[i].name = (char *)info->name;
+		opts[i].arginfo = (char *)info->arginfo;
+		opts[i].usage = (char *)info->usage;
+		opts[i].has_arg = info->has_arg;
+		opts[i].val = i;
+		opts[i].cb = _check_option;
+		if (spank_option_register(sp, &opts[i]) != ESPANK_SUCCESS) {
+			slurm_error("topoplace: cannot register --%s",
+				    info->name);
+			return -1;
+		}
 	}
 	return 0;
 }
 
-/* slurmstepd, before the tasks are forked: hand the value to the tasks. */
-int slurm_spank_user_init(spank_t sp, int ac, char **av)
+/* slurmstepd, options processed: hand the values to task/topoplace. */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	if (!spank_remote(sp) || !step_placement)
+	if (!spank_remote(sp))
 		return 0;
-	if (spank_setenv(sp, TP_ENV_PLACEMENT, step_placement, 1) !=
-	    ESPANK_SUCCESS) {
-		slurm_error("topoplace: cannot set %s", TP_ENV_PLACEMENT);
-		return -1;
+	for (int i = 0; i < TP_OPT_COUNT; i++) {
+		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
+
+		if (!step_given[i])
+			continue;
+		if (spank_setenv(sp, info->env, step_value[i], 1) !=
+		    ESPANK_SUCCESS) {
+			slurm_error("topoplace: cannot set %s", info->env);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -108,7 +116,6 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)sp;
 	(void)ac;
 	(void)av;
-	free(step_placement);
-	step_placement = NULL;
+	memset(step_given, 0, sizeof(step_given));
 	return 0;
 }

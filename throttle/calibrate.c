@@ -249,6 +249,9 @@ tp_status tp_calibrate_run(const tp_calibrate_params *params, tp_sweep *sweep,
 			break;
 		}
 		if (pid == 0) {
+			/* The child owns nothing of the parent's but its
+			 * slot in the shared mapping. */
+			free(pids);
 			writer(&p, path, t0_ns, max_requests, &slots[started],
 			       records + (size_t)started * max_requests);
 			_exit(slots[started].failed_errno ? 1 : 0);

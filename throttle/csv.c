@@ -20,7 +20,7 @@ void tp_csv_init(tp_csv *csv, const char *name, const char *text, size_t len)
 
 tp_status tp_csv_next_line(tp_csv *csv, int *have, tp_error *err)
 {
-	size_t start = csv->pos, n = 0;
+	size_t n = 0;
 
 	*have = 0;
 	csv->field_count = 0;
@@ -56,7 +56,6 @@ tp_status tp_csv_next_line(tp_csv *csv, int *have, tp_error *err)
 			                    "%s: line %lu: column %zu: stray "
 			                    "carriage return",
 			                    csv->name, csv->line_no, i + 1);
-	(void)start;
 	*have = 1;
 	return TP_OK;
 }

@@ -10,7 +10,7 @@ placement_libtopoplace_la_SOURCES += \
 	throttle/calibrate.c throttle/calibrate.h
 
 TP_THROTTLE_UNIT_TESTS = tests/unit/test_threshold tests/unit/test_window \
-	tests/unit/test_sweep tests/unit/test_tbf
+	tests/unit/test_sweep tests/unit/test_tbf tests/unit/test_calibrate
 TP_UNIT_TESTS += $(TP_THROTTLE_UNIT_TESTS)
 check_PROGRAMS += $(TP_THROTTLE_UNIT_TESTS)
 TESTS += $(TP_THROTTLE_UNIT_TESTS)
@@ -31,15 +31,26 @@ tests_unit_test_tbf_SOURCES = tests/unit/test_tbf.c
 tests_unit_test_tbf_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_tbf_LDADD = $(TP_UNIT_LDADD)
 
+tests_unit_test_calibrate_SOURCES = tests/unit/test_calibrate.c
+tests_unit_test_calibrate_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_calibrate_LDADD = $(TP_UNIT_LDADD)
+
 # The pacing preload library: a module of its own (NOT in libtopoplace),
 # installed to $(pkglibdir) for jobs to LD_PRELOAD.  Its MPI-IO part
-# (throttle/pacing_mpi.c -> libtopoplace_pacing_mpi.so) needs mpi.h and
-# waits for a configure conditional; until then it is only distributed.
-pkglib_LTLIBRARIES = throttle/libtopoplace_pacing.la
+# (throttle/pacing_mpi.c -> libtopoplace_pacing_mpi.so) needs mpi.h: built
+# when configure found Open MPI (HAVE_MPI).
+if HAVE_MPI
+pkglib_LTLIBRARIES += throttle/libtopoplace_pacing_mpi.la
+throttle_libtopoplace_pacing_mpi_la_SOURCES = throttle/pacing.c \
+	throttle/pacing_mpi.c throttle/pacing.h
+throttle_libtopoplace_pacing_mpi_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+throttle_libtopoplace_pacing_mpi_la_LDFLAGS = -module -avoid-version -shared
+throttle_libtopoplace_pacing_mpi_la_LIBADD = $(MPI_LIBS)
+endif
+pkglib_LTLIBRARIES += throttle/libtopoplace_pacing.la
 throttle_libtopoplace_pacing_la_SOURCES = throttle/pacing.c throttle/pacing.h
 throttle_libtopoplace_pacing_la_CFLAGS = $(AM_CFLAGS)
 throttle_libtopoplace_pacing_la_LDFLAGS = -module -avoid-version -shared
-EXTRA_DIST += throttle/pacing_mpi.c
 
 # Real writes through the library.
 check_PROGRAMS += tests/integration/pacing_writer
@@ -48,15 +59,8 @@ tests_integration_pacing_writer_LDADD = -lpthread
 TESTS += tests/integration/pacing_preload.sh
 dist_check_SCRIPTS += tests/integration/pacing_preload.sh
 
-# `topoplace throttle`.  tools_topoplace_SOURCES += tools/cli_throttle.c
-# must wait until tools/cli.mk is included before this fragment (automake
-# refuses += before =); until then the subcommand is built as a program of
-# its own, which the integration tests use.
-check_PROGRAMS += tests/integration/throttle_tool
-tests_integration_throttle_tool_SOURCES = tests/integration/throttle_tool.c \
-	tools/cli_throttle.c tools/cli.c tools/cli.h
-tests_integration_throttle_tool_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tests_integration_throttle_tool_LDADD = placement/libtopoplace.la
+# `topoplace throttle`
+tools_topoplace_SOURCES += tools/cli_throttle.c
 dist_man1_MANS += doc/topoplace-throttle.1
 dist_man5_MANS += doc/topoplace-sweep.5
 TESTS += tests/integration/calibrate_local.sh tests/integration/calibrate_cli.sh

@@ -116,7 +116,7 @@ tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
 	tp_sweep *sweep;
 	tp_csv csv;
 	int have, seen_magic = 0, seen_header = 0;
-	tp_status st = TP_OK;
+	tp_status st;
 
 	if (!max_samples)
 		max_samples = TP_SWEEP_DEFAULT_MAX_SAMPLES;

@@ -54,7 +54,7 @@ tp_status tp_tbf_rule_make(const char *name, const char *jobid,
 		                    "positive",
 		                    name);
 	rpcs_per_request =
-	    request_bytes / rpc_bytes + (request_bytes % rpc_bytes ? 1 : 0);
+	    request_bytes / rpc_bytes + ((request_bytes % rpc_bytes) ? 1 : 0);
 	rate = (double)clients * (double)rpcs_per_request * 1e6 /
 	       (double)window_us / (double)servers;
 	if (rate > 1e12)
@@ -97,7 +97,7 @@ tp_status tp_tbf_run_hook(char *const hook_argv[], const char *action,
 	if (!hook_argv || !hook_argv[0] || !hook_argv[0][0])
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "TBF hook: no command configured");
-	while (hook_argv[n] && n < 60) {
+	while (n < 60 && hook_argv[n]) {
 		argv[n] = hook_argv[n];
 		n++;
 	}

@@ -11,6 +11,8 @@
 #ifndef TP_CLI_H
 #define TP_CLI_H
 
+#include <stdint.h>
+
 #include "tp_error.h"
 #include "tp_log.h"
 
@@ -26,10 +28,34 @@ int tp_cli_fail(const char *what, const tp_error *err);
 int tp_cli_usage_error(const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Parse decimal @text for option @opt as a whole number in @min..@max.
+ * On failure prints one usage line naming the option and value and returns
+ * TP_EXIT_USAGE; returns TP_EXIT_OK otherwise.
+ */
+int tp_cli_parse_u64(const char *what, const char *opt, const char *text,
+		     uint64_t min, uint64_t max, uint64_t *value);
+
+/*
+ * The host hierarchy named by a --fabric argument: either PxLxH (a regular
+ * fat tree of P pods of L leaves of H hosts, named as topoplace-fattree
+ * names them) or the path of an ibnetdiscover cache or a Slurm
+ * topology.conf.  Returns TP_EXIT_OK with *topo set (free with
+ * tp_topo_free), TP_EXIT_USAGE for a malformed PxLxH, TP_EXIT_FAILURE when
+ * the file cannot be loaded (one line on stderr says why).
+ */
+struct tp_topo;
+int tp_cli_load_topo(const char *what, const char *spec,
+		     struct tp_topo **topo);
+
 /* Subcommands (one per tools/cli_<name>.c). */
 int tp_cli_version(int argc, char **argv);
+int tp_cli_remap(int argc, char **argv);
+int tp_cli_cost(int argc, char **argv);
+int tp_cli_place(int argc, char **argv);
 int tp_cli_throttle(int argc, char **argv);
 int tp_cli_fabric(int argc, char **argv);
 int tp_cli_profile(int argc, char **argv);
+int tp_cli_config(int argc, char **argv);
 
 #endif /* TP_CLI_H */

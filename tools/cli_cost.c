@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_remap.h"
 #include "cost.h"
 #include "remap.h"
 #include "topo.h"
@@ -192,7 +191,7 @@ int tp_cli_cost(int argc, char **argv)
 	char *names[MAX_MAPPINGS], *mapping_arg[MAX_MAPPINGS];
 	int nmap = 0, nargs = 0, c, rc = TP_EXIT_FAILURE;
 	uint64_t slots = 1, seed = 1;
-	uint32_t dims[3], nhosts = 0;
+	uint32_t nhosts = 0;
 	tp_topo *topo = NULL;
 	tp_traffic *t = NULL;
 	tp_remap_host *hosts = NULL;
@@ -224,16 +223,13 @@ int tp_cli_cost(int argc, char **argv)
 			mapping_arg[nargs++] = optarg;
 			break;
 		case 'n':
-			if (tp_cli_remap_parse_u64(what, "--slots", optarg,
-			                           1000000, &slots))
+			if (tp_cli_parse_u64(what, "--slots", optarg, 1,
+			                     1000000, &slots))
 				return TP_EXIT_USAGE;
-			if (slots == 0)
-				return tp_cli_usage_error(
-				    what, "--slots must be >= 1");
 			break;
 		case 's':
-			if (tp_cli_remap_parse_u64(what, "--seed", optarg,
-			                           UINT64_MAX, &seed))
+			if (tp_cli_parse_u64(what, "--seed", optarg, 0,
+			                     UINT64_MAX, &seed))
 				return TP_EXIT_USAGE;
 			break;
 		case 'h':
@@ -253,8 +249,6 @@ int tp_cli_cost(int argc, char **argv)
 	if (!matrix || !fabric)
 		return tp_cli_usage_error(what, "--matrix and --fabric are "
 		                                "required (see --help)");
-	if (tp_cli_remap_parse_fabric(what, fabric, dims))
-		return TP_EXIT_USAGE;
 	/* Split "a,b" values; the strings stay in argv. */
 	for (int i = 0; i < nargs; i++) {
 		char *save = NULL;
@@ -277,9 +271,9 @@ int tp_cli_cost(int argc, char **argv)
 	if (params_path &&
 	    tp_cost_params_read_file(params_path, &params, &err) != TP_OK)
 		goto fail;
-	if (tp_topo_new_fattree(&topo, dims[0], dims[1], dims[2], &err) !=
-	        TP_OK ||
-	    tp_traffic_read_file(matrix, NULL, &t, &err) != TP_OK)
+	if ((rc = tp_cli_load_topo(what, fabric, &topo)) != TP_EXIT_OK)
+		goto out;
+	if (tp_traffic_read_file(matrix, NULL, &t, &err) != TP_OK)
 		goto fail;
 	if (hostlist) {
 		if (tp_remap_hosts_parse(topo, hostlist, (uint32_t)slots,

@@ -56,6 +56,10 @@ static void usage(FILE *out)
 	    "  export --to dense|dense-sym|scotch|matrix [-o OUT] PROFILE\n"
 	    "  put FILE NS/NAME                    sign with munge and store "
 	    "(needs --store)\n"
+	    "  record [--name N] [--store DIR] [--dir DIR] [--lib SO] -- "
+	    "CMD...\n"
+	    "                                      run CMD with the profiler "
+	    "preloaded\n"
 	    "common options (before or after the action):\n"
 	    "  --store DIR          profile store (default "
 	    "$TOPOPLACE_PROFILE_STORE)\n"
@@ -597,6 +601,79 @@ static int action_put(struct common *c, int argc, char **argv)
 	return TP_EXIT_OK;
 }
 
+/*
+ * record [--name N] [--store DIR] [--dir DIR] [--munge-socket P]
+ * [--lib PATH] -- COMMAND...: run COMMAND with the profiler preloaded
+ * (topoplace-profiler(7)).  Parsed on its own: the generic options loop
+ * would take the wrapped command's options.  Exec's COMMAND; returns only
+ * on error.
+ */
+static int action_record(int argc, char **argv)
+{
+	const char *lib = getenv("TOPOPLACE_PROFILER_LIB");
+	const char *name = NULL, *store = NULL, *dir = NULL, *sock = NULL;
+	const char *old;
+	char *pre;
+	size_t len;
+	int i;
+
+	for (i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+		const char **to = !strcmp(argv[i], "--name")           ? &name
+		                  : !strcmp(argv[i], "--store")        ? &store
+		                  : !strcmp(argv[i], "--dir")          ? &dir
+		                  : !strcmp(argv[i], "--munge-socket") ? &sock
+		                  : !strcmp(argv[i], "--lib")          ? &lib
+		                                                       : NULL;
+		if (!to)
+			return tp_cli_usage_error(WHAT,
+			                          "record: unknown option '%s' "
+			                          "(the command goes after --)",
+			                          argv[i]);
+		if (++i == argc)
+			return tp_cli_usage_error(
+			    WHAT, "record: %s needs a value", argv[i - 1]);
+		*to = argv[i];
+	}
+	if (i + 1 >= argc)
+		return tp_cli_usage_error(WHAT, "record: no command after --");
+	if (!lib || !lib[0])
+		lib = "libtopoplace_profiler.so";
+	if (strchr(lib, '/') && access(lib, R_OK))
+		return tp_cli_usage_error(
+		    WHAT,
+		    "record: profiler library '%s': "
+		    "%s (--lib or TOPOPLACE_PROFILER_LIB)",
+		    lib, strerror(errno));
+	if (name && !tp_store_valid_name(name))
+		return tp_cli_usage_error(WHAT, "record: bad --name '%s'",
+		                          name);
+	old = getenv("LD_PRELOAD");
+	len = strlen(lib) + (old ? strlen(old) + 2 : 1);
+	pre = malloc(len);
+	if (!pre)
+		return TP_EXIT_FAILURE;
+	snprintf(pre, len, "%s%s%s", lib, old && old[0] ? " " : "",
+	         old ? old : "");
+	if (setenv("LD_PRELOAD", pre, 1) ||
+	    (name && setenv("TOPOPLACE_PROFILE_NAME", name, 1)) ||
+	    (store && setenv("TOPOPLACE_PROFILE_STORE", store, 1)) ||
+	    (dir && setenv("TOPOPLACE_PROFILE_DIR", dir, 1)) ||
+	    (sock && setenv("TOPOPLACE_MUNGE_SOCKET", sock, 1)) ||
+	    /* Open MPI's mpirun forwards these to remote ranks too. */
+	    setenv("OMPI_MCA_mca_base_env_list",
+	           "LD_PRELOAD;TOPOPLACE_PROFILE_NAME;TOPOPLACE_PROFILE_STORE;"
+	           "TOPOPLACE_PROFILE_DIR;TOPOPLACE_MUNGE_SOCKET",
+	           1)) {
+		free(pre);
+		return TP_EXIT_FAILURE;
+	}
+	free(pre);
+	execvp(argv[i + 1], argv + i + 1);
+	fprintf(stderr, "topoplace %s: record: %s: %s\n", WHAT, argv[i + 1],
+	        strerror(errno));
+	return TP_EXIT_FAILURE;
+}
+
 int tp_cli_profile(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -617,6 +694,8 @@ int tp_cli_profile(int argc, char **argv)
 	char **rest;
 	int nrest = 0, opt;
 
+	if (argc >= 2 && !strcmp(argv[1], "record"))
+		return action_record(argc - 2, argv + 2);
 	memset(&c, 0, sizeof(c));
 	c.store = getenv("TOPOPLACE_PROFILE_STORE");
 	if (c.store && !c.store[0])

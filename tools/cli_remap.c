@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_remap.h"
 #include "rankfile.h"
 #include "remap.h"
 #include "topo.h"
@@ -29,56 +28,6 @@ static const char remap_usage[] =
     "                       [--rankfile OUT] [--machinefile OUT] "
     "[--hostfile-out OUT]\n"
     "                       [--verbose]\n";
-
-int tp_cli_remap_parse_fabric(const char *what, const char *s, uint32_t dims[3])
-{
-	char *end;
-	const char *p = s;
-
-	for (int i = 0; i < 3; i++) {
-		unsigned long v;
-
-		if (*p < '0' || *p > '9')
-			goto bad;
-		errno = 0;
-		v = strtoul(p, &end, 10);
-		if (errno || v == 0 || v > 9999)
-			goto bad;
-		dims[i] = (uint32_t)v;
-		if (i < 2 && *end != 'x')
-			goto bad;
-		if (i == 2 && *end)
-			goto bad;
-		p = end + 1;
-	}
-	return 0;
-bad:
-	tp_cli_usage_error(what,
-	                   "--fabric '%s': expected PODSxLEAVESxHOSTS, e.g. "
-	                   "2x4x4",
-	                   s);
-	return -1;
-}
-
-int tp_cli_remap_parse_u64(const char *what, const char *opt, const char *s,
-                           uint64_t max, uint64_t *value)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (*s < '0' || *s > '9')
-		goto bad;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		goto bad;
-	*value = v;
-	return 0;
-bad:
-	tp_cli_usage_error(what, "%s '%s': expected a whole number 0..%llu",
-	                   opt, s, (unsigned long long)max);
-	return -1;
-}
 
 /*
  * A host file: one host per line, optionally `host:N` or `host slots=N`;
@@ -224,7 +173,7 @@ int tp_cli_remap(int argc, char **argv)
 	const char *fabric = NULL, *out_rankfile = NULL;
 	const char *out_machinefile = NULL, *out_hostfile = NULL;
 	uint64_t slots = 1, seed = 1;
-	uint32_t dims[3], nhosts = 0;
+	uint32_t nhosts = 0;
 	int verbose = 0, c, rc = TP_EXIT_FAILURE;
 	tp_topo *topo = NULL;
 	tp_traffic *t = NULL;
@@ -263,16 +212,13 @@ int tp_cli_remap(int argc, char **argv)
 			verbose = 1;
 			break;
 		case 'n':
-			if (tp_cli_remap_parse_u64(what, "--slots", optarg,
-			                           1000000, &slots))
+			if (tp_cli_parse_u64(what, "--slots", optarg, 1,
+			                     1000000, &slots))
 				return TP_EXIT_USAGE;
-			if (slots == 0)
-				return tp_cli_usage_error(
-				    what, "--slots must be >= 1");
 			break;
 		case 's':
-			if (tp_cli_remap_parse_u64(what, "--seed", optarg,
-			                           UINT64_MAX, &seed))
+			if (tp_cli_parse_u64(what, "--seed", optarg, 0,
+			                     UINT64_MAX, &seed))
 				return TP_EXIT_USAGE;
 			break;
 		case 'h':
@@ -295,12 +241,10 @@ int tp_cli_remap(int argc, char **argv)
 	if (!hostlist == !hostfile)
 		return tp_cli_usage_error(what, "give one of --hosts and "
 		                                "--hostfile");
-	if (tp_cli_remap_parse_fabric(what, fabric, dims))
-		return TP_EXIT_USAGE;
+	if ((rc = tp_cli_load_topo(what, fabric, &topo)) != TP_EXIT_OK)
+		return rc;
 	log = tp_cli_logger(verbose ? TP_LOG_DEBUG : TP_LOG_WARNING);
-	if (tp_topo_new_fattree(&topo, dims[0], dims[1], dims[2], &err) !=
-	        TP_OK ||
-	    tp_traffic_read_file(matrix, NULL, &t, &err) != TP_OK)
+	if (tp_traffic_read_file(matrix, NULL, &t, &err) != TP_OK)
 		goto fail;
 	if (hostlist ? tp_remap_hosts_parse(topo, hostlist, (uint32_t)slots,
 	                                    &hosts, &nhosts, &err)

@@ -58,6 +58,15 @@ static void usage(FILE *out)
 	    "hook\n");
 }
 
+/* getopt's own messages are off (opterr = 0): one line, ours. */
+static int bad_option(const char *what, char **argv)
+{
+	return tp_cli_usage_error(what,
+	                          "bad option '%s' (unknown, or missing its "
+	                          "value; try 'topoplace throttle --help')",
+	                          argv[optind - 1]);
+}
+
 /* Split a comma list into at most MAX_LIST items (in place). */
 static int split_list(char *text, char **items)
 {
@@ -179,9 +188,7 @@ static int run_calibrate(int argc, char **argv)
 			usage(stdout);
 			return TP_EXIT_OK;
 		default:
-			return tp_cli_usage_error(what, "bad option (try "
-			                                "'topoplace throttle "
-			                                "--help')");
+			return bad_option(what, argv);
 		}
 	}
 	if (optind != argc)
@@ -323,9 +330,7 @@ static int run_thresholds(int argc, char **argv)
 			usage(stdout);
 			return TP_EXIT_OK;
 		default:
-			return tp_cli_usage_error(what, "bad option (try "
-			                                "'topoplace throttle "
-			                                "--help')");
+			return bad_option(what, argv);
 		}
 	}
 	if (optind + 1 != argc)
@@ -446,9 +451,7 @@ static int run_window(int argc, char **argv)
 			usage(stdout);
 			return TP_EXIT_OK;
 		default:
-			return tp_cli_usage_error(what, "bad option (try "
-			                                "'topoplace throttle "
-			                                "--help')");
+			return bad_option(what, argv);
 		}
 		if (st != TP_OK)
 			return tp_cli_usage_error(what, "%s", err.message);
@@ -581,9 +584,7 @@ static int run_tbf(int argc, char **argv)
 			usage(stdout);
 			return TP_EXIT_OK;
 		default:
-			return tp_cli_usage_error(what, "bad option (try "
-			                                "'topoplace throttle "
-			                                "--help')");
+			return bad_option(what, argv);
 		}
 		if (st != TP_OK)
 			return tp_cli_usage_error(what, "%s", err.message);
@@ -636,6 +637,7 @@ int tp_cli_throttle(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
 		if (!strcmp(argv[1], actions[i].name)) {
 			optind = 1;
+			opterr = 0;
 			return actions[i].run(argc - 1, argv + 1);
 		}
 	return tp_cli_usage_error("throttle",

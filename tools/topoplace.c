@@ -21,6 +21,12 @@ struct command {
 static const struct command commands[] = {
 	{ "profile", "show, verify, import, export, store profiles",
 	  tp_cli_profile },
+	{ "place", "hosts and I/O servers for a job request", tp_cli_place },
+	{ "remap", "map ranks onto hosts, write rankfiles", tp_cli_remap },
+	{ "cost", "compare mappings: hop-bytes, loads, time", tp_cli_cost },
+	{ "fabric", "discover, show, route the InfiniBand fabric", tp_cli_fabric },
+	{ "config", "validate topoplace.conf, show settings", tp_cli_config },
+	{ "throttle", "I/O thresholds, windows, TBF rules", tp_cli_throttle },
 	{ "version", "print the version", tp_cli_version },
 };
 

@@ -15,13 +15,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/bed.sh
 . "$abs_top_srcdir/tests/lib/bed.sh"
 
-if "$abs_top_builddir/tools/topoplace" throttle --help >/dev/null 2>&1; then
-	throttle() { "$abs_top_builddir/tools/topoplace" throttle "$@"; }
-elif [[ -x $abs_top_builddir/tests/integration/throttle_tool ]]; then
-	throttle() { "$abs_top_builddir/tests/integration/throttle_tool" "$@"; }
-else
-	tp_skip "neither tools/topoplace throttle nor throttle_tool is built"
-fi
+topoplace=$abs_top_builddir/tools/topoplace
+[[ -x $topoplace ]] || tp_skip "tools/topoplace is not built"
+throttle() { "$topoplace" throttle "$@"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tp-throttle-cli.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -82,6 +78,12 @@ expect_error "missing calibration directory: one clear error naming it" 1 \
 expect_error "bad fsync policy: one clear error" 2 \
 	"^topoplace throttle calibrate: --fsync: fsync policy 'sometimes': use each\|end\|none" \
 	throttle calibrate --dir "$tmp" --fsync sometimes
+expect_error "unknown option: one clear error naming it" 2 \
+	"^topoplace throttle window: bad option '--bogus'" \
+	throttle window --bogus
+expect_error "option without its value: one clear error naming it" 2 \
+	"^topoplace throttle tbf: bad option '--window'" \
+	throttle tbf --window
 expect_error "unknown action: one clear error" 2 \
 	"^topoplace throttle: unknown action 'throttle'" throttle throttle
 

@@ -21,13 +21,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/bed.sh
 . "$abs_top_srcdir/tests/lib/bed.sh"
 
-if "$abs_top_builddir/tools/topoplace" throttle --help >/dev/null 2>&1; then
-	throttle() { "$abs_top_builddir/tools/topoplace" throttle "$@"; }
-elif [[ -x $abs_top_builddir/tests/integration/throttle_tool ]]; then
-	throttle() { "$abs_top_builddir/tests/integration/throttle_tool" "$@"; }
-else
-	tp_skip "neither tools/topoplace throttle nor throttle_tool is built"
-fi
+topoplace=$abs_top_builddir/tools/topoplace
+[[ -x $topoplace ]] || tp_skip "tools/topoplace is not built"
+throttle() { "$topoplace" throttle "$@"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tp-calibrate.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT

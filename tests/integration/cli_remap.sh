@@ -80,9 +80,9 @@ tp_check_eq "cost: gamma 0 from a parameter file zeroes queue search" \
 
 # ---- one clear error per bad input ------------------------------------------
 expect_fail "remap: bad --fabric" 2 \
-	"topoplace remap: --fabric '2x4': expected PODSxLEAVESxHOSTS, e.g. 2x4x4" \
+	"topoplace remap: --fabric '2x4': expected PODSxLEAVESxHOSTS (e.g. 2x18x18) or a file" \
 	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts n0001 --fabric 2x4
-expect_fail "remap: --slots 0" 2 "topoplace remap: --slots must be >= 1" \
+expect_fail "remap: --slots 0" 2 "topoplace remap: --slots '0': expected a whole number from 1 to 1000000" \
 	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts n0001 --slots 0 --fabric 2x4x4
 expect_fail "remap: both --hosts and --hostfile" 2 \
 	"topoplace remap: give one of --hosts and --hostfile" \

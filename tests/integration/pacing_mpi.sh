@@ -49,18 +49,28 @@ run() { # ENV... : two ranks on this host, as root too
 }
 
 w=5000
-out=$(run LD_PRELOAD="$tmp/libtopoplace_pacing_mpi.so" TOPOPLACE_IO_WINDOW_US=$w)
-echo "# paced: $out"
-[[ -n $out ]] || { tp_fail "mpirun ran" "$(cat "$tmp/mpirun.err")"; tp_done; }
-outer=$(field min_outer_us "$out")
-total=$(field total_us "$out")
-tp_check "MPI_File_write_at starts are at least the window apart ($outer us >= $w)" \
-	awk -v o="$outer" -v w=$w 'BEGIN { exit !(o >= w) }'
-median=$(field max_median_gap_us "$out")
-tp_check "each rank paces itself: total >= 19 windows ($total us >= 95000)" \
-	awk -v t="$total" 'BEGIN { exit !(t >= 95000) }'
-tp_check "paced once, not again underneath: median interval ~ window ($median us in [$((w - 50)), $((w * 12 / 10))]; twice would be $((2 * w)))" \
-	awk -v m="$median" -v w=$w 'BEGIN { exit !(m >= w - 50 && m <= w * 1.2) }'
+# Lower bounds on every run; the median (paced once, not twice) up to 3
+# runs, since other tests may keep the CPUs busy.
+upper_ok=0
+for attempt in 1 2 3; do
+	out=$(run LD_PRELOAD="$tmp/libtopoplace_pacing_mpi.so" TOPOPLACE_IO_WINDOW_US=$w)
+	echo "# paced, run $attempt: $out"
+	[[ -n $out ]] || { tp_fail "mpirun ran" "$(cat "$tmp/mpirun.err")"; tp_done; }
+	outer=$(field min_outer_us "$out")
+	total=$(field total_us "$out")
+	median=$(field max_median_gap_us "$out")
+	tp_check "run $attempt: MPI_File_write_at starts are at least the window apart ($outer us >= $w)" \
+		awk -v o="$outer" -v w=$w 'BEGIN { exit !(o >= w) }'
+	tp_check "run $attempt: each rank paces itself: total >= 19 windows ($total us >= 95000)" \
+		awk -v t="$total" 'BEGIN { exit !(t >= 95000) }'
+	if awk -v m="$median" -v w=$w 'BEGIN { exit !(m >= w - 50 && m <= w * 1.2) }'; then
+		upper_ok=1
+		break
+	fi
+	echo "# median interval $median us: machine busy, trying again"
+done
+tp_check_eq "paced once, not again underneath: median interval ~ window ($median us in [$((w - 50)), $((w * 12 / 10))]; twice would be $((2 * w)))" \
+	1 "$upper_ok"
 out=$(run LD_PRELOAD="$tmp/libtopoplace_pacing_mpi.so" TOPOPLACE_IO_WINDOW_US=)
 echo "# window unset: $out"
 total=$(field total_us "$out")

@@ -9,9 +9,10 @@
 #    bounds the interval from above and must reach the window) and, where
 #    perf trace works, exactly from the kernel's syscall entry times (with
 #    20 us for perf's rounding and preemption before the syscall);
-#  - the total time grows as predicted: at least (requests - 1) x window,
-#    the median interval within 25% of it (a loaded machine may stall a
-#    few requests), also with threads sharing the process's window, and
+#  - the total time grows as predicted: at least (requests - 1) x window
+#    on every run, and the median interval within 10% of the window (up to
+#    3 runs for this one: on a machine busy with other tests a process
+#    waits for a CPU), also with threads sharing the process's window, and
 #    for dd;
 #  - no pacing when the window is unset, 0 or malformed (with one warning),
 #    for non-regular files (/dev/null, a socket that reuses a closed file's
@@ -53,24 +54,30 @@ elapsed_us() {
 w=5000 n=50
 
 # --- pacing on --------------------------------------------------------
-out=$(paced TOPOPLACE_IO_WINDOW_US=$w "$writer" seq "$tmp/paced" $n 4096)
-echo "# paced w=$w: $out"
-outer=$(field min_outer_us "$out")
-end_gap=$(field min_end_gap_us "$out")
-total=$(field total_us "$out")
-tp_check "every interval reaches the window (call to next return >= $w us)" \
-	fcmp "$outer >= $w"
-# (Gaps between returns are shown, not checked: a write that itself stalls
-# longer than the window lets the next one start at once, as it should.)
-echo "# smallest gap between returns: $end_gap us"
-median=$(field median_end_gap_us "$out")
-predicted=$(((n - 1) * w))
-# A loaded machine may stall a few requests (the process is not running);
-# the median interval shows the pacing itself.
-tp_check "total time is at least the predicted (n - 1) x window ($total us >= $predicted us)" \
-	fcmp "$total >= $predicted"
-tp_check "the typical interval is the window: median within 25% ($median us)" \
-	fcmp "$median >= $w - 50 && $median <= $w * 1.25"
+# Lower bounds hold on every run.  An upper bound on time can only be seen
+# when the machine lets the process run (other tests share the CPUs), so
+# the run is tried up to 3 times for it and the first run within it counts.
+upper_ok=0
+for attempt in 1 2 3; do
+	out=$(paced TOPOPLACE_IO_WINDOW_US=$w "$writer" seq "$tmp/paced" $n 4096)
+	echo "# paced w=$w, run $attempt: $out"
+	outer=$(field min_outer_us "$out")
+	total=$(field total_us "$out")
+	median=$(field median_end_gap_us "$out")
+	predicted=$(((n - 1) * w))
+	tp_check "run $attempt: every interval reaches the window (call to next return >= $w us)" \
+		fcmp "$outer >= $w"
+	tp_check "run $attempt: total time is at least (n - 1) x window ($total us >= $predicted us)" \
+		fcmp "$total >= $predicted"
+	# (Gaps between returns are shown, not checked: a write that itself
+	# stalls longer than the window lets the next one start at once.)
+	if fcmp "$median >= $w - 50 && $median <= $w * 1.1"; then
+		upper_ok=1
+		break
+	fi
+	echo "# median interval $median us: machine busy, trying again"
+done
+tp_check_eq "the typical interval is the window: median within 10% ($median us)" 1 "$upper_ok"
 # The kernel's own view: sys_enter timestamps of pwrite64 from perf trace
 # (kernel tracepoints, 1 us resolution; ptrace-based strace is not used:
 # its timestamps move with the tracer's scheduling).
@@ -92,15 +99,23 @@ else
 	echo "# perf trace unavailable: kernel-side check skipped"
 fi
 
-out=$(paced TOPOPLACE_IO_WINDOW_US=$w "$writer" seq "$tmp/threads" 10 4096 4)
-echo "# 4 threads x 10: $out"
-total=$(field total_us "$out")
-median=$(field median_end_gap_us "$out")
-predicted=$((39 * w))
-tp_check "threads share the process window: total >= 39 windows ($total us >= $predicted us)" \
-	fcmp "$total >= $predicted"
-tp_check "threads share the process window: each thread's median interval ~ 4 windows ($median us)" \
-	fcmp "$median >= 4 * $w - 50 && $median <= 4 * $w * 1.25"
+upper_ok=0
+for attempt in 1 2 3; do
+	out=$(paced TOPOPLACE_IO_WINDOW_US=$w "$writer" seq "$tmp/threads" 10 4096 4)
+	echo "# 4 threads x 10, run $attempt: $out"
+	total=$(field total_us "$out")
+	median=$(field median_end_gap_us "$out")
+	predicted=$((39 * w))
+	tp_check "run $attempt: threads share the process window: total >= 39 windows ($total us >= $predicted us)" \
+		fcmp "$total >= $predicted"
+	if fcmp "$median >= 4 * $w - 50 && $median <= 4 * $w * 1.1"; then
+		upper_ok=1
+		break
+	fi
+	echo "# median interval $median us: machine busy, trying again"
+done
+tp_check_eq "threads share the process window: each thread's median interval ~ 4 windows ($median us)" \
+	1 "$upper_ok"
 
 # --- pacing off -------------------------------------------------------
 for setting in unset 0; do

@@ -16,6 +16,9 @@
  *       regular file), closes it (once with close, once with fclose), gets
  *       the same descriptor number for a socket and writes COUNT bytes to
  *       it one by one; prints reused=yes|no and total_us of those writes.
+ *   pacing_writer ab FILE COUNT BYTES
+ *       paired batches of pwrite() and raw syscall(SYS_pwrite64) in one
+ *       process (see ab()); for the overhead benchmark.
  *   pacing_writer errno FILE
  *       a fixed list of calls, each printed with its return value and
  *       errno, for comparing runs with and without the library.
@@ -29,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,6 +76,69 @@ static void *run(void *arg)
 	}
 	free(buf);
 	return NULL;
+}
+
+/*
+ * Paired batches in one process: a batch of pwrite() calls (through the
+ * library when it is preloaded) and a batch of raw syscall(SYS_pwrite64)
+ * calls (never through it), in alternating order; each batch's time per
+ * call is kept and the medians are printed.  Both halves see the same
+ * machine noise.
+ */
+#define BATCH 500
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int ab(const char *path, long count, size_t bytes)
+{
+	/* Short batches for big requests: enough pairs to take a median. */
+	long batch = bytes >= 65536 ? 20 : BATCH;
+	long batches = count / batch;
+	double *lib_ns = calloc((size_t)batches + 1, sizeof(double));
+	double *raw_ns = calloc((size_t)batches + 1, sizeof(double));
+	char *buf = malloc(bytes);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0 || !lib_ns || !raw_ns || !buf || batches < 1) {
+		perror(path);
+		return 1;
+	}
+	memset(buf, 'b', bytes);
+	for (long b = 0; b < batches; b++) {
+		/* Alternate which half goes first, so that neither always
+		 * follows the other (caches, page state). */
+		for (int half = 0; half < 2; half++) {
+			int use_lib = (half == 0) == (b % 2 == 0);
+			long long t0 = now_ns();
+
+			for (long i = 0; i < batch; i++) {
+				off_t off = (off_t)(i % 64) * (off_t)bytes;
+				long r = use_lib
+				             ? (long)pwrite(fd, buf, bytes, off)
+				             : syscall(SYS_pwrite64, fd, buf,
+				                       bytes, off);
+
+				if (r != (long)bytes)
+					return 1;
+			}
+			(use_lib ? lib_ns : raw_ns)[b] =
+			    (double)(now_ns() - t0) / (double)batch;
+		}
+	}
+	qsort(lib_ns, (size_t)batches, sizeof(double), cmp_double);
+	qsort(raw_ns, (size_t)batches, sizeof(double), cmp_double);
+	printf("batches=%ld pwrite_ns=%.1f syscall_ns=%.1f ratio=%.4f\n",
+	       batches, lib_ns[batches / 2], raw_ns[batches / 2],
+	       lib_ns[batches / 2] / raw_ns[batches / 2]);
+	close(fd);
+	free(lib_ns);
+	free(raw_ns);
+	free(buf);
+	return 0;
 }
 
 static int cmp_ll(const void *a, const void *b)
@@ -239,6 +306,8 @@ static int reuse(const char *path, long count, int use_fclose)
 
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "ab"))
+		return ab(argv[2], atol(argv[3]), (size_t)atol(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "reuse"))
 		return reuse(argv[2], atol(argv[3]), 0) ||
 		       reuse(argv[2], atol(argv[3]), 1);
@@ -247,7 +316,8 @@ int main(int argc, char **argv)
 		           argc > 5 ? atol(argv[5]) : 1);
 	if (argc == 3 && !strcmp(argv[1], "errno"))
 		return errno_checks(argv[2]);
-	fprintf(stderr, "usage: pacing_writer seq FILE COUNT BYTES [THREADS] | "
-	                "errno FILE | reuse FILE COUNT\n");
+	fprintf(stderr,
+	        "usage: pacing_writer seq FILE COUNT BYTES [THREADS] | "
+	        "errno FILE | reuse FILE COUNT | ab FILE COUNT BYTES\n");
 	return 2;
 }

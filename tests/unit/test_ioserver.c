@@ -23,40 +23,39 @@ static tp_topo *fattree(uint32_t pods, uint32_t leaves, uint32_t hosts)
 	tp_error err;
 
 	assert_int_equal(tp_topo_new_fattree(&topo, pods, leaves, hosts, &err),
-			 TP_OK);
+	                 TP_OK);
 	return topo;
 }
 
-static void place(tp_topo *topo, tp_ioserver_request *rq,
-		  tp_ioserver_result *r)
+static void place(tp_topo *topo, tp_ioserver_request *rq, tp_ioserver_result *r)
 {
 	tp_error err;
 
 	assert_int_equal(tp_ioserver_place(topo, rq, r, &err), TP_OK);
 }
 
-#define EXPECT_SERVERS(r, ...)                                            \
-	do {                                                              \
-		const uint32_t want_[] = { __VA_ARGS__ };                 \
-		assert_int_equal((r)->server_count,                       \
-				 sizeof(want_) / sizeof(want_[0]));       \
-		for (size_t i_ = 0; i_ < sizeof(want_) / sizeof(want_[0]); \
-		     i_++)                                                \
-			assert_int_equal((r)->servers[i_], want_[i_]);    \
+#define EXPECT_SERVERS(r, ...)                                                 \
+	do {                                                                   \
+		const uint32_t want_[] = {__VA_ARGS__};                        \
+		assert_int_equal((r)->server_count,                            \
+		                 sizeof(want_) / sizeof(want_[0]));            \
+		for (size_t i_ = 0; i_ < sizeof(want_) / sizeof(want_[0]);     \
+		     i_++)                                                     \
+			assert_int_equal((r)->servers[i_], want_[i_]);         \
 	} while (0)
 
-static void test_spread_site_puts_one_server_on_each_leafs_last_port(
-	void **state)
+static void
+test_spread_site_puts_one_server_on_each_leafs_last_port(void **state)
 {
 	tp_topo *topo = fattree(1, 4, 4);
-	tp_ioserver_request rq = { .servers = 4,
-				   .policy = TP_IOSERVER_SPREAD };
+	tp_ioserver_request rq = {.servers = 4, .policy = TP_IOSERVER_SPREAD};
 	tp_ioserver_result r;
 
 	(void)state;
 	place(topo, &rq, &r);
 	EXPECT_SERVERS(&r, 3, 7, 11, 15);
-	assert_non_null(strstr(r.reason, "spread: 4 servers site-wide on 4 leaves"));
+	assert_non_null(
+	    strstr(r.reason, "spread: 4 servers site-wide on 4 leaves"));
 	assert_non_null(strstr(r.reason, "n0004 (leaf001)"));
 	tp_ioserver_result_free(&r);
 	/* Two servers on four leaves: evenly spaced. */
@@ -75,10 +74,9 @@ static void test_spread_site_puts_one_server_on_each_leafs_last_port(
 static void test_spread_skips_busy_last_port_for_last_usable(void **state)
 {
 	tp_topo *topo = fattree(1, 2, 4);
-	tp_host_use use[8] = { 0 };
-	tp_ioserver_request rq = { .servers = 2,
-				   .policy = TP_IOSERVER_SPREAD,
-				   .use = use };
+	tp_host_use use[8] = {0};
+	tp_ioserver_request rq = {
+	    .servers = 2, .policy = TP_IOSERVER_SPREAD, .use = use};
 	tp_ioserver_result r;
 
 	(void)state;
@@ -94,14 +92,14 @@ static void test_spread_skips_busy_last_port_for_last_usable(void **state)
 static void test_isolated_site_packs_servers_on_last_leaves(void **state)
 {
 	tp_topo *topo = fattree(1, 4, 4);
-	tp_ioserver_request rq = { .servers = 6,
-				   .policy = TP_IOSERVER_ISOLATED };
+	tp_ioserver_request rq = {.servers = 6, .policy = TP_IOSERVER_ISOLATED};
 	tp_ioserver_result r;
 
 	(void)state;
 	place(topo, &rq, &r);
 	EXPECT_SERVERS(&r, 10, 11, 12, 13, 14, 15);
-	assert_non_null(strstr(r.reason, "isolated: 6 servers site-wide on 2 leaves"));
+	assert_non_null(
+	    strstr(r.reason, "isolated: 6 servers site-wide on 2 leaves"));
 	tp_ioserver_result_free(&r);
 	tp_topo_free(topo);
 }
@@ -109,9 +107,8 @@ static void test_isolated_site_packs_servers_on_last_leaves(void **state)
 static void test_random_is_seeded_and_deterministic(void **state)
 {
 	tp_topo *topo = fattree(2, 4, 4);
-	tp_ioserver_request rq = { .servers = 5,
-				   .policy = TP_IOSERVER_RANDOM,
-				   .seed = 42 };
+	tp_ioserver_request rq = {
+	    .servers = 5, .policy = TP_IOSERVER_RANDOM, .seed = 42};
 	tp_ioserver_result a, b, c;
 	bool differs = false;
 
@@ -138,12 +135,12 @@ static void test_random_is_seeded_and_deterministic(void **state)
 static void test_per_job_among_uses_only_job_hosts(void **state)
 {
 	tp_topo *topo = fattree(1, 4, 4);
-	const uint32_t job[] = { 0, 1, 2, 3, 4, 5 };
-	tp_ioserver_request rq = { .servers = 2,
-				   .policy = TP_IOSERVER_SPREAD,
-				   .scope = TP_IOSERVER_AMONG,
-				   .job_hosts = job,
-				   .job_host_count = 6 };
+	const uint32_t job[] = {0, 1, 2, 3, 4, 5};
+	tp_ioserver_request rq = {.servers = 2,
+	                          .policy = TP_IOSERVER_SPREAD,
+	                          .scope = TP_IOSERVER_AMONG,
+	                          .job_hosts = job,
+	                          .job_host_count = 6};
 	tp_ioserver_result r;
 
 	(void)state;
@@ -157,19 +154,19 @@ static void test_per_job_among_uses_only_job_hosts(void **state)
 	tp_topo_free(topo);
 }
 
-static void test_per_job_beside_spread_prefers_job_leaves_then_pods(
-	void **state)
+static void
+test_per_job_beside_spread_prefers_job_leaves_then_pods(void **state)
 {
 	tp_topo *topo = fattree(2, 2, 4);
-	tp_host_use use[16] = { 0 };
-	const uint32_t job[] = { 0, 1, 2, 4, 5, 6 };
-	tp_ioserver_request rq = { .servers = 2,
-				   .policy = TP_IOSERVER_SPREAD,
-				   .scope = TP_IOSERVER_BESIDE,
-				   .job_hosts = job,
-				   .job_host_count = 6,
-				   .job_id = 5,
-				   .use = use };
+	tp_host_use use[16] = {0};
+	const uint32_t job[] = {0, 1, 2, 4, 5, 6};
+	tp_ioserver_request rq = {.servers = 2,
+	                          .policy = TP_IOSERVER_SPREAD,
+	                          .scope = TP_IOSERVER_BESIDE,
+	                          .job_hosts = job,
+	                          .job_host_count = 6,
+	                          .job_id = 5,
+	                          .use = use};
 	tp_ioserver_result r;
 
 	(void)state;
@@ -194,12 +191,12 @@ static void test_per_job_beside_spread_prefers_job_leaves_then_pods(
 static void test_per_job_beside_isolated_avoids_job_leaves(void **state)
 {
 	tp_topo *topo = fattree(2, 2, 4);
-	const uint32_t job[] = { 0, 1, 2, 3 }; /* leaf001 */
-	tp_ioserver_request rq = { .servers = 2,
-				   .policy = TP_IOSERVER_ISOLATED,
-				   .scope = TP_IOSERVER_BESIDE,
-				   .job_hosts = job,
-				   .job_host_count = 4 };
+	const uint32_t job[] = {0, 1, 2, 3}; /* leaf001 */
+	tp_ioserver_request rq = {.servers = 2,
+	                          .policy = TP_IOSERVER_ISOLATED,
+	                          .scope = TP_IOSERVER_BESIDE,
+	                          .job_hosts = job,
+	                          .job_host_count = 4};
 	tp_ioserver_result r;
 
 	(void)state;
@@ -210,18 +207,43 @@ static void test_per_job_beside_isolated_avoids_job_leaves(void **state)
 	tp_topo_free(topo);
 }
 
+static void test_servers_avoid_leaves_of_comm_sensitive_jobs(void **state)
+{
+	tp_topo *topo = fattree(1, 4, 4);
+	tp_host_use use[16] = {0};
+	tp_ioserver_request rq = {
+	    .servers = 3, .policy = TP_IOSERVER_SPREAD, .use = use};
+	tp_ioserver_result r;
+
+	(void)state;
+	use[0].state = TP_HOST_BUSY;
+	use[0].job_id = 9;
+	use[0].job_class = TP_JOBCLASS_COMM_SENSITIVE;
+	place(topo, &rq, &r);
+	EXPECT_SERVERS(&r, 7, 11, 15);
+	tp_ioserver_result_free(&r);
+	/* Four servers: no room elsewhere, and the reason says so. */
+	rq.servers = 4;
+	place(topo, &rq, &r);
+	EXPECT_SERVERS(&r, 3, 7, 11, 15);
+	assert_non_null(strstr(
+	    r.reason, "1 on leaves and 3 more in pods of comm_sensitive jobs"));
+	tp_ioserver_result_free(&r);
+	tp_topo_free(topo);
+}
+
 static void test_load_counts_only_traffic_leaving_a_leaf(void **state)
 {
 	tp_topo *topo = fattree(2, 2, 4);
-	const uint32_t clients[] = { 0, 1, 4, 8 }; /* leaf1 x2, leaf2, leaf3 */
-	const uint32_t spread[] = { 3, 15 };	   /* leaf1, leaf4 */
+	const uint32_t clients[] = {0, 1, 4, 8}; /* leaf1 x2, leaf2, leaf3 */
+	const uint32_t spread[] = {3, 15};       /* leaf1, leaf4 */
 	tp_io_load load;
 	tp_error err;
 
 	(void)state;
-	assert_int_equal(tp_ioserver_load(topo, clients, 4, spread, 2, 100.0,
-					  &load, &err),
-			 TP_OK);
+	assert_int_equal(
+	    tp_ioserver_load(topo, clients, 4, spread, 2, 100.0, &load, &err),
+	    TP_OK);
 	/* leaf001: its 2 clients send 50 each to n0016 off-leaf: 100 up;
 	 * n0004 receives 50 from each of 2 off-leaf clients: 100 down. */
 	assert_true(load.leaf_up_bytes[0] == 100.0);
@@ -243,9 +265,8 @@ static void test_load_counts_only_traffic_leaving_a_leaf(void **state)
 static void test_bad_requests_are_refused(void **state)
 {
 	tp_topo *topo = fattree(1, 2, 2);
-	const uint32_t bad_host[] = { 9 };
-	tp_ioserver_request rq = { .servers = 0,
-				   .policy = TP_IOSERVER_SPREAD };
+	const uint32_t bad_host[] = {9};
+	tp_ioserver_request rq = {.servers = 0, .policy = TP_IOSERVER_SPREAD};
 	tp_ioserver_result r;
 	tp_io_load load;
 	tp_error err;
@@ -253,38 +274,41 @@ static void test_bad_requests_are_refused(void **state)
 
 	(void)state;
 	assert_int_equal(tp_ioserver_place(topo, &rq, &r, &err),
-			 TP_ERR_INVALID);
+	                 TP_ERR_INVALID);
 	assert_string_equal(err.message, "I/O servers: 0 servers requested");
 	rq.servers = 5;
 	assert_int_equal(tp_ioserver_place(topo, &rq, &r, &err),
-			 TP_ERR_UNSUPPORTED);
-	assert_string_equal(err.message,
-			    "I/O servers site-wide: 5 wanted, only 4 usable hosts");
+	                 TP_ERR_UNSUPPORTED);
+	assert_string_equal(
+	    err.message,
+	    "I/O servers site-wide: 5 wanted, only 4 usable hosts");
 	rq.servers = 1;
 	rq.scope = TP_IOSERVER_BESIDE;
 	assert_int_equal(tp_ioserver_place(topo, &rq, &r, &err),
-			 TP_ERR_INVALID);
-	assert_string_equal(err.message,
-			    "I/O servers beside the job's hosts: no job hosts given");
+	                 TP_ERR_INVALID);
+	assert_string_equal(
+	    err.message,
+	    "I/O servers beside the job's hosts: no job hosts given");
 	rq.job_hosts = bad_host;
 	rq.job_host_count = 1;
 	assert_int_equal(tp_ioserver_place(topo, &rq, &r, &err),
-			 TP_ERR_INVALID);
+	                 TP_ERR_INVALID);
 	assert_non_null(strstr(err.message, "job host #0 is index 9"));
 	rq.scope = TP_IOSERVER_SITE;
 	rq.policy = (tp_ioserver_policy)7;
 	assert_int_equal(tp_ioserver_place(topo, &rq, &r, &err),
-			 TP_ERR_INVALID);
-	assert_int_equal(tp_ioserver_load(topo, bad_host, 1, bad_host, 1, 1.0,
-					  &load, &err),
-			 TP_ERR_INVALID);
+	                 TP_ERR_INVALID);
+	assert_int_equal(
+	    tp_ioserver_load(topo, bad_host, 1, bad_host, 1, 1.0, &load, &err),
+	    TP_ERR_INVALID);
 	assert_non_null(strstr(err.message, "client #0 is host index 9"));
 	assert_int_equal(tp_ioserver_policy_parse("spreaded", &pol, &err),
-			 TP_ERR_INVALID);
-	assert_string_equal(err.message,
-			    "I/O server policy 'spreaded': expected spread|isolated|random");
+	                 TP_ERR_INVALID);
+	assert_string_equal(
+	    err.message,
+	    "I/O server policy 'spreaded': expected spread|isolated|random");
 	assert_int_equal(tp_ioserver_policy_parse("isolated", &pol, &err),
-			 TP_OK);
+	                 TP_OK);
 	assert_int_equal(pol, TP_IOSERVER_ISOLATED);
 	tp_topo_free(topo);
 }
@@ -292,15 +316,18 @@ static void test_bad_requests_are_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spread_site_puts_one_server_on_each_leafs_last_port),
-		cmocka_unit_test(test_spread_skips_busy_last_port_for_last_usable),
-		cmocka_unit_test(test_isolated_site_packs_servers_on_last_leaves),
-		cmocka_unit_test(test_random_is_seeded_and_deterministic),
-		cmocka_unit_test(test_per_job_among_uses_only_job_hosts),
-		cmocka_unit_test(test_per_job_beside_spread_prefers_job_leaves_then_pods),
-		cmocka_unit_test(test_per_job_beside_isolated_avoids_job_leaves),
-		cmocka_unit_test(test_load_counts_only_traffic_leaving_a_leaf),
-		cmocka_unit_test(test_bad_requests_are_refused),
+	    cmocka_unit_test(
+	        test_spread_site_puts_one_server_on_each_leafs_last_port),
+	    cmocka_unit_test(test_spread_skips_busy_last_port_for_last_usable),
+	    cmocka_unit_test(test_isolated_site_packs_servers_on_last_leaves),
+	    cmocka_unit_test(test_random_is_seeded_and_deterministic),
+	    cmocka_unit_test(test_per_job_among_uses_only_job_hosts),
+	    cmocka_unit_test(
+	        test_per_job_beside_spread_prefers_job_leaves_then_pods),
+	    cmocka_unit_test(test_per_job_beside_isolated_avoids_job_leaves),
+	    cmocka_unit_test(test_servers_avoid_leaves_of_comm_sensitive_jobs),
+	    cmocka_unit_test(test_load_counts_only_traffic_leaving_a_leaf),
+	    cmocka_unit_test(test_bad_requests_are_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -289,6 +289,7 @@ int main(void)
 	    cmocka_unit_test(test_user_override_off_and_fixed_window),
 	    cmocka_unit_test(
 	        test_extrapolated_threshold_is_flagged_in_decision),
+	    cmocka_unit_test(test_impossible_patterns_are_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

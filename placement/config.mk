@@ -1,0 +1,30 @@
+# topoplace.conf (issue 7): the parser in the core library, its unit test,
+# `topoplace config check`, the man pages, an example file and the fuzz
+# target's sources.  The parser is placement/topoplace_conf.{c,h}, not
+# config.{c,h}: the Slurm plugins include Slurm's own config.h.
+placement_libtopoplace_la_SOURCES += \
+	placement/topoplace_conf.c placement/topoplace_conf.h
+
+TP_UNIT_TESTS += tests/unit/test_config
+check_PROGRAMS += tests/unit/test_config
+TESTS += tests/unit/test_config
+tests_unit_test_config_SOURCES = tests/unit/test_config.c
+tests_unit_test_config_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_config_LDADD = $(TP_UNIT_LDADD)
+
+# `topoplace config check`.
+tools_topoplace_SOURCES += tools/cli_config.c
+dist_man1_MANS += doc/topoplace-config.1
+dist_man5_MANS += doc/topoplace.conf.5
+TESTS += tests/integration/cli_config.sh
+dist_check_SCRIPTS += tests/integration/cli_config.sh
+
+# The example file, the fuzz target and its seeds (built by tests/fuzz/run).
+EXTRA_DIST += etc/topoplace.conf.example \
+	tests/fuzz/fuzz_config.c \
+	tests/fuzz/corpus/config/empty.conf \
+	tests/fuzz/corpus/config/every-key.conf \
+	tests/fuzz/corpus/config/partitions.conf \
+	tests/fuzz/corpus/config/bad-duration.conf \
+	tests/fuzz/corpus/config/crlf-minmax.conf \
+	tests/fuzz/corpus/config/example.conf

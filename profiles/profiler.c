@@ -1,0 +1,1270 @@
+/*
+ * profiler.c: libtopoplace_profiler.so, the PMPI preload library that
+ * records who talks to whom and how the job does I/O, and writes one
+ * profile (topoplace-profile(5)) at MPI_Finalize.  See topoplace-profiler(7).
+ *
+ *   mpirun -x LD_PRELOAD=.../libtopoplace_profiler.so \
+ *          -x TOPOPLACE_PROFILE_DIR=/tmp ./app
+ *
+ * Per rank the library keeps O(peers) state: a hash map from the
+ * MPI_COMM_WORLD rank of each destination to bytes and messages sent,
+ * per-collective totals, the I/O counters of profiler_io.c, a translation
+ * table per communicator used (dropped on MPI_Comm_free, since handles are
+ * reused) and a map of live persistent send requests (dropped on
+ * MPI_Request_free).  At MPI_Finalize each rank sends its sparse row to
+ * rank 0 with MPI_Gatherv; only rank 0 ever holds the whole matrix, builds
+ * the profile with the profile.h writer API and writes it: to the munge-
+ * signed store (store.h) when TOPOPLACE_PROFILE_STORE is set, otherwise
+ * atomically to a file.  Nothing is written before that, so a job that
+ * dies earlier leaves no file at all.
+ *
+ * This is a preload module, not core library code: its state is global
+ * (one process, one MPI library) and it reports problems on stderr, its
+ * only channel, prefixed "topoplace-profiler:".  A failure to record or to
+ * write never changes what the application's MPI calls do or return.
+ *
+ * Threads: with MPI_THREAD_MULTIPLE the maps are guarded by a mutex; at
+ * lower levels no lock is taken.
+ */
+#include "tp_config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "munge_auth.h"
+#include "profile.h"
+#include "profiler_internal.h"
+#include "store.h"
+
+__thread int tp_prof_depth;
+
+_Static_assert(sizeof(((struct tp_prof_io_local *)0)->hist) ==
+                   TP_PROFILE_IO_BUCKETS * sizeof(uint64_t),
+               "I/O histogram sizes differ");
+
+static const char *const coll_names[TP_COLL_COUNT] = {
+    [TP_COLL_ALLGATHER] = "Allgather",
+    [TP_COLL_ALLGATHERV] = "Allgatherv",
+    [TP_COLL_ALLREDUCE] = "Allreduce",
+    [TP_COLL_ALLTOALL] = "Alltoall",
+    [TP_COLL_ALLTOALLV] = "Alltoallv",
+    [TP_COLL_ALLTOALLW] = "Alltoallw",
+    [TP_COLL_BARRIER] = "Barrier",
+    [TP_COLL_BCAST] = "Bcast",
+    [TP_COLL_EXSCAN] = "Exscan",
+    [TP_COLL_GATHER] = "Gather",
+    [TP_COLL_GATHERV] = "Gatherv",
+    [TP_COLL_IALLGATHER] = "Iallgather",
+    [TP_COLL_IALLREDUCE] = "Iallreduce",
+    [TP_COLL_IALLTOALL] = "Ialltoall",
+    [TP_COLL_IBARRIER] = "Ibarrier",
+    [TP_COLL_IBCAST] = "Ibcast",
+    [TP_COLL_IREDUCE] = "Ireduce",
+    [TP_COLL_REDUCE] = "Reduce",
+    [TP_COLL_REDUCE_SCATTER] = "Reduce_scatter",
+    [TP_COLL_REDUCE_SCATTER_BLOCK] = "Reduce_scatter_block",
+    [TP_COLL_SCAN] = "Scan",
+    [TP_COLL_SCATTER] = "Scatter",
+    [TP_COLL_SCATTERV] = "Scatterv",
+};
+
+/* ---- maps ------------------------------------------------------------ */
+
+#define PEER_EMPTY UINT32_MAX
+
+struct peer_slot {
+	uint32_t rank; /* MPI_COMM_WORLD rank, PEER_EMPTY = free */
+	uint64_t bytes;
+	uint64_t msgs;
+};
+
+/* Open addressing, linear probing, at most half full; never shrinks. */
+struct peer_map {
+	size_t capacity; /* power of two, 0 before the first insert */
+	size_t count;
+	struct peer_slot *slots;
+};
+
+/*
+ * A map from an MPI handle (its bits: a pointer in Open MPI, an int in
+ * MPICH) to two words, with deletion (backward shift), for the
+ * communicator cache and the persistent requests.
+ */
+struct handle_slot {
+	uint64_t key;
+	int used;
+	uint64_t a, b;
+};
+
+struct handle_map {
+	size_t capacity;
+	size_t count;
+	struct handle_slot *slots;
+};
+
+/* How the ranks of one communicator map to MPI_COMM_WORLD. */
+struct comm_info {
+	int size;      /* of the (remote) group sends address */
+	int *to_world; /* NULL: identity */
+};
+
+static struct {
+	int initialised;
+	int finalised;
+	int io_on;
+	int locking;
+	int failed; /* an allocation failed: the counts are not exact */
+	int world_rank;
+	int world_size;
+	int64_t start_us;
+	uint64_t start_ns;
+	MPI_Group world_group;
+	pthread_mutex_t lock;
+	struct peer_map peers;
+	struct handle_map comms;    /* value a: struct comm_info * */
+	struct handle_map requests; /* a: world dst, b: bytes */
+	uint64_t coll_calls[TP_COLL_COUNT];
+	uint64_t coll_bytes[TP_COLL_COUNT];
+} S = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void lock(void)
+{
+	if (S.locking)
+		pthread_mutex_lock(&S.lock);
+}
+
+static void unlock(void)
+{
+	if (S.locking)
+		pthread_mutex_unlock(&S.lock);
+}
+
+static size_t hash64(uint64_t k, size_t capacity)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k & (capacity - 1);
+}
+
+static int peer_grow(struct peer_map *m)
+{
+	size_t cap = m->capacity ? m->capacity * 2 : 16, i, j;
+	struct peer_slot *s = malloc(cap * sizeof(*s));
+
+	if (!s)
+		return -1;
+	for (i = 0; i < cap; i++)
+		s[i].rank = PEER_EMPTY;
+	for (i = 0; i < m->capacity; i++) {
+		if (m->slots[i].rank == PEER_EMPTY)
+			continue;
+		j = hash64(m->slots[i].rank, cap);
+		while (s[j].rank != PEER_EMPTY)
+			j = (j + 1) & (cap - 1);
+		s[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = s;
+	m->capacity = cap;
+	return 0;
+}
+
+static void peer_add(struct peer_map *m, uint32_t rank, uint64_t bytes)
+{
+	size_t i;
+
+	if ((m->count + 1) * 2 > m->capacity && peer_grow(m)) {
+		S.failed = 1;
+		return;
+	}
+	i = hash64(rank, m->capacity);
+	while (m->slots[i].rank != rank) {
+		if (m->slots[i].rank == PEER_EMPTY) {
+			m->slots[i].rank = rank;
+			m->slots[i].bytes = 0;
+			m->slots[i].msgs = 0;
+			m->count++;
+			break;
+		}
+		i = (i + 1) & (m->capacity - 1);
+	}
+	m->slots[i].bytes += bytes;
+	m->slots[i].msgs++;
+}
+
+static struct handle_slot *handle_find(struct handle_map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->count)
+		return NULL;
+	for (i = hash64(key, m->capacity); m->slots[i].used;
+	     i = (i + 1) & (m->capacity - 1))
+		if (m->slots[i].key == key)
+			return &m->slots[i];
+	return NULL;
+}
+
+static int handle_grow(struct handle_map *m)
+{
+	size_t cap = m->capacity ? m->capacity * 2 : 16, i, j;
+	struct handle_slot *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -1;
+	for (i = 0; i < m->capacity; i++) {
+		if (!m->slots[i].used)
+			continue;
+		j = hash64(m->slots[i].key, cap);
+		while (s[j].used)
+			j = (j + 1) & (cap - 1);
+		s[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = s;
+	m->capacity = cap;
+	return 0;
+}
+
+/* Insert or overwrite; -1 when out of memory. */
+static int handle_put(struct handle_map *m, uint64_t key, uint64_t a,
+                      uint64_t b)
+{
+	struct handle_slot *s = handle_find(m, key);
+	size_t i;
+
+	if (!s) {
+		if ((m->count + 1) * 2 > m->capacity && handle_grow(m))
+			return -1;
+		i = hash64(key, m->capacity);
+		while (m->slots[i].used)
+			i = (i + 1) & (m->capacity - 1);
+		s = &m->slots[i];
+		s->used = 1;
+		s->key = key;
+		m->count++;
+	}
+	s->a = a;
+	s->b = b;
+	return 0;
+}
+
+/* Remove @s (a slot of @m), keeping every probe chain unbroken. */
+static void handle_del(struct handle_map *m, struct handle_slot *s)
+{
+	size_t mask = m->capacity - 1, i = (size_t)(s - m->slots), j = i, k;
+
+	m->slots[i].used = 0;
+	m->count--;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!m->slots[j].used)
+			return;
+		k = hash64(m->slots[j].key, m->capacity);
+		/* Move j back to i unless its home k lies cyclically in (i, j].
+		 */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		m->slots[i] = m->slots[j];
+		m->slots[j].used = 0;
+		i = j;
+	}
+}
+
+#define HANDLE_KEY(h) handle_key(&(h), sizeof(h))
+
+static uint64_t handle_key(const void *h, size_t n)
+{
+	uint64_t k = 0;
+
+	memcpy(&k, h, n < sizeof(k) ? n : sizeof(k));
+	return k;
+}
+
+/* ---- recording --------------------------------------------------------- */
+
+uint64_t tp_prof_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t tp_prof_type_bytes(int count, MPI_Datatype type)
+{
+	int size = 0;
+
+	if (count <= 0 || type == MPI_DATATYPE_NULL)
+		return 0;
+	if (PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)
+		return 0;
+	return (uint64_t)count * (uint64_t)size;
+}
+
+int tp_prof_comm_rank(MPI_Comm comm)
+{
+	int r = -1;
+
+	PMPI_Comm_rank(comm, &r);
+	return r;
+}
+
+int tp_prof_comm_peers(MPI_Comm comm)
+{
+	int inter = 0, n = 0;
+
+	PMPI_Comm_test_inter(comm, &inter);
+	if (inter)
+		PMPI_Comm_remote_size(comm, &n);
+	else
+		PMPI_Comm_size(comm, &n);
+	return n;
+}
+
+/* The translation of @comm, built on first use (lock held). */
+static struct comm_info *comm_info(MPI_Comm comm)
+{
+	uint64_t key = HANDLE_KEY(comm);
+	struct handle_slot *s = handle_find(&S.comms, key);
+	struct comm_info *ci;
+	MPI_Group group;
+	int inter = 0, i, *ranks, identity;
+
+	if (s)
+		return (struct comm_info *)(uintptr_t)s->a;
+	ci = calloc(1, sizeof(*ci));
+	if (!ci)
+		return NULL;
+	PMPI_Comm_test_inter(comm, &inter);
+	if ((inter ? PMPI_Comm_remote_group(comm, &group)
+	           : PMPI_Comm_group(comm, &group)) != MPI_SUCCESS) {
+		free(ci);
+		return NULL;
+	}
+	PMPI_Group_size(group, &ci->size);
+	ranks = malloc(2 * (size_t)(ci->size > 0 ? ci->size : 1) * sizeof(int));
+	if (!ranks) {
+		PMPI_Group_free(&group);
+		free(ci);
+		return NULL;
+	}
+	for (i = 0; i < ci->size; i++)
+		ranks[i] = i;
+	PMPI_Group_translate_ranks(group, ci->size, ranks, S.world_group,
+	                           ranks + ci->size);
+	PMPI_Group_free(&group);
+	identity = ci->size == S.world_size;
+	for (i = 0; i < ci->size && identity; i++)
+		identity = ranks[ci->size + i] == i;
+	if (identity) {
+		/* Duplicates of MPI_COMM_WORLD cost no table. */
+		free(ranks);
+	} else {
+		memmove(ranks, ranks + ci->size,
+		        (size_t)ci->size * sizeof(int));
+		ci->to_world = ranks;
+	}
+	if (handle_put(&S.comms, key, (uint64_t)(uintptr_t)ci, 0)) {
+		free(ci->to_world);
+		free(ci);
+		return NULL;
+	}
+	return ci;
+}
+
+/* World rank of @dest in @comm, -1 for MPI_PROC_NULL or unknown. */
+static int to_world(MPI_Comm comm, int dest)
+{
+	struct comm_info *ci;
+
+	if (dest == MPI_PROC_NULL || dest < 0)
+		return -1;
+	if (comm == MPI_COMM_WORLD)
+		return dest < S.world_size ? dest : -1;
+	ci = comm_info(comm);
+	if (!ci) {
+		S.failed = 1;
+		return -1;
+	}
+	if (dest >= ci->size)
+		return -1;
+	if (!ci->to_world)
+		return dest;
+	return ci->to_world[dest] == MPI_UNDEFINED ? -1 : ci->to_world[dest];
+}
+
+void tp_prof_send(MPI_Comm comm, int dest, int count, MPI_Datatype type)
+{
+	uint64_t bytes;
+	int w;
+
+	if (!S.initialised || S.finalised || dest == MPI_PROC_NULL)
+		return;
+	bytes = tp_prof_type_bytes(count, type);
+	lock();
+	w = to_world(comm, dest);
+	if (w >= 0)
+		peer_add(&S.peers, (uint32_t)w, bytes);
+	unlock();
+}
+
+void tp_prof_persistent_add(MPI_Request req, MPI_Comm comm, int dest, int count,
+                            MPI_Datatype type)
+{
+	uint64_t bytes;
+	int w;
+
+	if (!S.initialised || S.finalised || dest == MPI_PROC_NULL)
+		return;
+	bytes = tp_prof_type_bytes(count, type);
+	lock();
+	/*
+	 * Translated now: the communicator may be freed while the request
+	 * lives on.
+	 */
+	w = to_world(comm, dest);
+	if (w >= 0 &&
+	    handle_put(&S.requests, HANDLE_KEY(req), (uint64_t)w, bytes))
+		S.failed = 1;
+	unlock();
+}
+
+void tp_prof_start(MPI_Request req)
+{
+	struct handle_slot *s;
+
+	if (!S.initialised || S.finalised)
+		return;
+	lock();
+	s = handle_find(&S.requests, HANDLE_KEY(req));
+	if (s)
+		peer_add(&S.peers, (uint32_t)s->a, s->b);
+	unlock();
+}
+
+void tp_prof_request_free(MPI_Request req)
+{
+	struct handle_slot *s;
+
+	if (!S.initialised)
+		return;
+	lock();
+	s = handle_find(&S.requests, HANDLE_KEY(req));
+	if (s)
+		handle_del(&S.requests, s);
+	unlock();
+}
+
+void tp_prof_comm_free(MPI_Comm comm)
+{
+	struct handle_slot *s;
+	struct comm_info *ci;
+
+	if (!S.initialised)
+		return;
+	lock();
+	s = handle_find(&S.comms, HANDLE_KEY(comm));
+	if (s) {
+		ci = (struct comm_info *)(uintptr_t)s->a;
+		free(ci->to_world);
+		free(ci);
+		handle_del(&S.comms, s);
+	}
+	unlock();
+}
+
+void tp_prof_coll(enum tp_prof_coll coll, uint64_t bytes)
+{
+	if (!S.initialised || S.finalised)
+		return;
+	lock();
+	S.coll_calls[coll]++;
+	S.coll_bytes[coll] += bytes;
+	unlock();
+}
+
+int tp_prof_io_on(void)
+{
+	return S.io_on;
+}
+
+void tp_prof_on_init(int thread_level)
+{
+	struct timespec ts;
+
+	if (S.initialised)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	S.start_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	S.start_ns = tp_prof_now_ns();
+	PMPI_Comm_rank(MPI_COMM_WORLD, &S.world_rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &S.world_size);
+	PMPI_Comm_group(MPI_COMM_WORLD, &S.world_group);
+	S.locking = thread_level == MPI_THREAD_MULTIPLE;
+	S.initialised = 1;
+	S.io_on = 1;
+}
+
+/* ---- finalize: gather and write ---------------------------------------- */
+
+struct row_entry {
+	uint64_t dst, bytes, msgs;
+};
+
+static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "topoplace-profiler: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* The profile name: $TOPOPLACE_PROFILE_NAME or the program's, made safe. */
+static void profile_name(char *out, size_t size)
+{
+	const char *env = getenv("TOPOPLACE_PROFILE_NAME");
+	char exe[PATH_MAX];
+	const char *base = "mpi-app";
+	ssize_t n;
+	size_t i;
+
+	if (env && env[0]) {
+		base = env;
+	} else {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n > 0) {
+			exe[n] = '\0';
+			base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+		}
+	}
+	n = (ssize_t)strnlen(base, size - 1);
+	memcpy(out, base, (size_t)n);
+	out[n] = '\0';
+	/* A store name: [A-Za-z0-9_][A-Za-z0-9_.+-]*; anything else -> _ */
+	for (i = 0; out[i]; i++) {
+		char c = out[i];
+		int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		         (c >= '0' && c <= '9') || c == '_' ||
+		         (i && (c == '.' || c == '+' || c == '-'));
+		if (!ok)
+			out[i] = '_';
+	}
+	if (!out[0])
+		snprintf(out, size, "mpi-app");
+}
+
+static int write_profile(tp_profile *p, const char *name)
+{
+	const char *store = getenv("TOPOPLACE_PROFILE_STORE");
+	const char *file = getenv("TOPOPLACE_PROFILE_FILE");
+	const char *dir = getenv("TOPOPLACE_PROFILE_DIR");
+	const char *keep = getenv("TOPOPLACE_PROFILE_KEEP");
+	int verbose = getenv("TOPOPLACE_PROFILE_VERBOSE") != NULL;
+	char path[PATH_MAX], stored[TP_STORE_FILE_MAX + 1];
+	tp_error err;
+
+	tp_error_clear(&err);
+	if (store && store[0]) {
+		tp_munge_config mc = {getenv("TOPOPLACE_MUNGE_SOCKET"), 0};
+		tp_store_options opt = tp_store_default_options();
+		tp_store_auth auth;
+		struct passwd *pw = getpwuid(getuid());
+		char ns[TP_STORE_NAME_MAX + 1];
+
+		if (!pw || !tp_store_valid_name(pw->pw_name)) {
+			warn("store %s: the running user has no valid "
+			     "namespace name; profile not written",
+			     store);
+			return -1;
+		}
+		snprintf(ns, sizeof(ns), "%s", pw->pw_name);
+		tp_munge_auth_init(&auth, &mc);
+		opt.root = store;
+		opt.auth = &auth;
+		if (keep && atoi(keep) > 0)
+			opt.keep = (unsigned)atoi(keep);
+		if (tp_store_put(&opt, ns, name, p, stored, &err) != TP_OK) {
+			warn("%s; profile not written", err.message);
+			return -1;
+		}
+		if (verbose)
+			fprintf(stderr, "topoplace-profiler: stored %s/%s/%s\n",
+			        ns, name, stored);
+		return 0;
+	}
+	if (file && file[0]) {
+		snprintf(path, sizeof(path), "%s", file);
+	} else {
+		snprintf(path, sizeof(path), "%s/%s.%llu.%lld.tpp",
+		         dir && dir[0] ? dir : ".", name,
+		         (unsigned long long)p->header.job_id,
+		         (long long)p->header.start_us);
+	}
+	if (tp_profile_write_file(path, p, &err) != TP_OK) {
+		warn("%s; profile not written", err.message);
+		return -1;
+	}
+	if (verbose)
+		fprintf(stderr, "topoplace-profiler: wrote %s\n", path);
+	return 0;
+}
+
+/* Rank 0: the profile from the gathered parts. */
+static void build_and_write(const struct row_entry *rows, const int *counts,
+                            const uint64_t *coll, const uint64_t *io_sum,
+                            const uint64_t *clients, int rpn)
+{
+	tp_profile_header h;
+	tp_profile *p = NULL;
+	tp_error err;
+	char name[TP_STORE_NAME_MAX + 1];
+	const char *job = getenv("SLURM_JOB_ID");
+	size_t k = 0;
+	int r, i;
+
+	memset(&h, 0, sizeof(h));
+	profile_name(name, sizeof(name));
+	snprintf(h.app, sizeof(h.app), "%s", name);
+	h.owner_uid = (uint32_t)getuid();
+	h.ranks = (uint32_t)S.world_size;
+	h.ranks_per_node = rpn > 0 ? (uint32_t)rpn : 0;
+	h.job_id = job ? strtoull(job, NULL, 10) : 0;
+	h.start_us = S.start_us;
+	h.duration_us = (tp_prof_now_ns() - S.start_ns) / 1000;
+	if (tp_profile_new(&h, &p, &err) != TP_OK)
+		goto fail;
+	for (r = 0; r < S.world_size; r++)
+		for (i = 0; i < counts[r]; i++, k++)
+			if (tp_profile_add_pair(
+			        p, (uint32_t)r, (uint32_t)rows[k].dst,
+			        rows[k].bytes, rows[k].msgs, &err) != TP_OK)
+				goto fail;
+	for (i = 0; i < TP_COLL_COUNT; i++)
+		if (coll[i] && tp_profile_add_collective(
+		                   p, coll_names[i], coll[i],
+		                   coll[TP_COLL_COUNT + i], &err) != TP_OK)
+			goto fail;
+	p->io.requests = io_sum[0];
+	p->io.read_bytes = io_sum[1];
+	p->io.write_bytes = io_sum[2];
+	p->io.time_us = io_sum[3];
+	memcpy(p->io.size_hist, io_sum + 4, sizeof(p->io.size_hist));
+	for (r = 0; r < S.world_size; r++) {
+		const uint64_t *c = clients + (size_t)r * 6;
+		tp_profile_io_client cl = {(uint32_t)r, c[0], c[1], c[2],
+		                           c[3],        c[4], c[5]};
+		if (c[0] && tp_profile_add_io_client(p, &cl, &err) != TP_OK)
+			goto fail;
+	}
+	if (tp_profile_finish(p, &err) != TP_OK)
+		goto fail;
+	write_profile(p, name);
+	tp_profile_free(p);
+	return;
+fail:
+	warn("%s; profile not written", err.message);
+	tp_profile_free(p);
+}
+
+/* Nothing is recorded after MPI_Finalize: give the memory back. */
+static void release_state(void)
+{
+	size_t i;
+
+	lock();
+	for (i = 0; i < S.comms.capacity; i++)
+		if (S.comms.slots[i].used) {
+			struct comm_info *ci =
+			    (struct comm_info *)(uintptr_t)S.comms.slots[i].a;
+			free(ci->to_world);
+			free(ci);
+		}
+	free(S.comms.slots);
+	free(S.requests.slots);
+	free(S.peers.slots);
+	memset(&S.comms, 0, sizeof(S.comms));
+	memset(&S.requests, 0, sizeof(S.requests));
+	memset(&S.peers, 0, sizeof(S.peers));
+	PMPI_Group_free(&S.world_group);
+	unlock();
+}
+
+void tp_prof_on_finalize(void)
+{
+	struct tp_prof_io_local io;
+	struct row_entry *row = NULL, *rows = NULL;
+	int n = 0, *counts = NULL, *displs = NULL, r, ok = 1;
+	uint64_t local[2 * TP_COLL_COUNT], coll[2 * TP_COLL_COUNT];
+	uint64_t io_local[4 + TP_PROFILE_IO_BUCKETS];
+	uint64_t io_sum[4 + TP_PROFILE_IO_BUCKETS], client[6];
+	uint64_t *clients = NULL;
+	int flags[3], flags_max[3];
+	MPI_Datatype entry_type;
+	MPI_Comm node;
+	size_t i;
+
+	if (!S.initialised || S.finalised)
+		return;
+	lock();
+	S.io_on = 0;
+	S.finalised = 1;
+	unlock();
+	tp_prof_io_summary(&io);
+
+	/* This rank's sparse row. */
+	row = malloc((S.peers.count ? S.peers.count : 1) * sizeof(*row));
+	if (!row)
+		S.failed = 1;
+	else
+		for (i = 0; i < S.peers.capacity; i++)
+			if (S.peers.slots[i].rank != PEER_EMPTY) {
+				row[n].dst = S.peers.slots[i].rank;
+				row[n].bytes = S.peers.slots[i].bytes;
+				row[n].msgs = S.peers.slots[i].msgs;
+				n++;
+			}
+
+	/* Node size and failures: one MAX reduction. */
+	node = MPI_COMM_NULL;
+	flags[0] = 0;
+	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+	                         MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+		PMPI_Comm_size(node, &flags[0]);
+		PMPI_Comm_free(&node);
+	}
+	flags[1] = -flags[0];
+	flags[2] = S.failed;
+	PMPI_Reduce(flags, flags_max, 3, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+
+	for (i = 0; i < TP_COLL_COUNT; i++) {
+		local[i] = S.coll_calls[i];
+		local[TP_COLL_COUNT + i] = S.coll_bytes[i];
+	}
+	PMPI_Reduce(local, coll, 2 * TP_COLL_COUNT, MPI_UINT64_T, MPI_SUM, 0,
+	            MPI_COMM_WORLD);
+	io_local[0] = io.requests;
+	io_local[1] = io.read_bytes;
+	io_local[2] = io.write_bytes;
+	io_local[3] = io.time_us;
+	memcpy(io_local + 4, io.hist, sizeof(io.hist));
+	PMPI_Reduce(io_local, io_sum, 4 + TP_PROFILE_IO_BUCKETS, MPI_UINT64_T,
+	            MPI_SUM, 0, MPI_COMM_WORLD);
+	client[0] = io.requests;
+	client[1] = io.read_bytes + io.write_bytes;
+	client[2] = io.p10_us;
+	client[3] = io.p50_us;
+	client[4] = io.p90_us;
+	client[5] = io.p99_us;
+
+	if (S.world_rank == 0) {
+		counts = malloc((size_t)S.world_size * sizeof(int));
+		displs = malloc((size_t)S.world_size * sizeof(int));
+		clients = malloc((size_t)S.world_size * sizeof(client));
+		ok = counts && displs && clients;
+	}
+	/*
+	 * Every rank takes part in every call even when rank 0 is out of
+	 * memory (it then receives nothing and writes nothing): no rank may
+	 * be left waiting in MPI_Finalize.
+	 */
+	PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (!ok) {
+		if (S.world_rank == 0)
+			warn("%s", "out of memory at MPI_Finalize; profile not "
+			           "written");
+		goto out;
+	}
+	PMPI_Gather(client, 6, MPI_UINT64_T, clients, 6, MPI_UINT64_T, 0,
+	            MPI_COMM_WORLD);
+	PMPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (S.world_rank == 0) {
+		size_t total = 0;
+		for (r = 0; r < S.world_size; r++) {
+			/* Displacements count entries, not bytes: int suffices.
+			 */
+			displs[r] = (int)total;
+			total += (size_t)counts[r];
+		}
+		if (total > INT_MAX)
+			ok = 0;
+		else if (!(rows = malloc((total ? total : 1) * sizeof(*rows))))
+			ok = 0;
+	}
+	PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (!ok) {
+		if (S.world_rank == 0)
+			warn("%s", "matrix too large at MPI_Finalize; profile "
+			           "not written");
+		goto out;
+	}
+	PMPI_Type_contiguous((int)sizeof(struct row_entry), MPI_BYTE,
+	                     &entry_type);
+	PMPI_Type_commit(&entry_type);
+	PMPI_Gatherv(row, n, entry_type, rows, counts, displs, entry_type, 0,
+	             MPI_COMM_WORLD);
+	PMPI_Type_free(&entry_type);
+	if (S.world_rank == 0) {
+		if (flags_max[2])
+			warn("%s", "out of memory while recording; profile not "
+			           "written");
+		else
+			build_and_write(
+			    rows, counts, coll, io_sum, clients,
+			    flags_max[0] == -flags_max[1] ? flags_max[0] : 0);
+	}
+out:
+	free(row);
+	free(rows);
+	free(counts);
+	free(displs);
+	free(clients);
+	release_state();
+}
+
+/* ---- C wrappers: init, finalize, lifetime ------------------------------ */
+
+TP_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+	int rc = PMPI_Init(argc, argv);
+
+	if (rc == MPI_SUCCESS)
+		tp_prof_on_init(MPI_THREAD_SINGLE);
+	return rc;
+}
+
+TP_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required,
+                              int *provided)
+{
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+
+	if (rc == MPI_SUCCESS)
+		tp_prof_on_init(*provided);
+	return rc;
+}
+
+TP_EXPORT int MPI_Finalize(void)
+{
+	tp_prof_on_finalize();
+	return PMPI_Finalize();
+}
+
+TP_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+{
+	if (comm)
+		tp_prof_comm_free(*comm);
+	return PMPI_Comm_free(comm);
+}
+
+TP_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
+{
+	if (comm)
+		tp_prof_comm_free(*comm);
+	return PMPI_Comm_disconnect(comm);
+}
+
+TP_EXPORT int MPI_Request_free(MPI_Request *req)
+{
+	if (req)
+		tp_prof_request_free(*req);
+	return PMPI_Request_free(req);
+}
+
+/* ---- C wrappers: point-to-point ---------------------------------------- */
+
+/* Sends that record one message to @dest, then run the real call. */
+#define SEND_WRAPPER(NAME, PARAMS, ARGS)                                       \
+	TP_EXPORT int MPI_##NAME PARAMS                                        \
+	{                                                                      \
+		if (!tp_prof_depth)                                            \
+			tp_prof_send(comm, dest, count, datatype);             \
+		return PMPI_##NAME ARGS;                                       \
+	}
+
+#define BLOCKING_PARAMS                                                        \
+	(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, \
+	 MPI_Comm comm)
+#define BLOCKING_ARGS (buf, count, datatype, dest, tag, comm)
+#define NONBLOCKING_PARAMS                                                     \
+	(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, \
+	 MPI_Comm comm, MPI_Request *request)
+#define NONBLOCKING_ARGS (buf, count, datatype, dest, tag, comm, request)
+
+SEND_WRAPPER(Send, BLOCKING_PARAMS, BLOCKING_ARGS)
+SEND_WRAPPER(Bsend, BLOCKING_PARAMS, BLOCKING_ARGS)
+SEND_WRAPPER(Ssend, BLOCKING_PARAMS, BLOCKING_ARGS)
+SEND_WRAPPER(Rsend, BLOCKING_PARAMS, BLOCKING_ARGS)
+SEND_WRAPPER(Isend, NONBLOCKING_PARAMS, NONBLOCKING_ARGS)
+SEND_WRAPPER(Ibsend, NONBLOCKING_PARAMS, NONBLOCKING_ARGS)
+SEND_WRAPPER(Issend, NONBLOCKING_PARAMS, NONBLOCKING_ARGS)
+SEND_WRAPPER(Irsend, NONBLOCKING_PARAMS, NONBLOCKING_ARGS)
+
+TP_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, int dest, int sendtag,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                           int source, int recvtag, MPI_Comm comm,
+                           MPI_Status *status)
+{
+	if (!tp_prof_depth)
+		tp_prof_send(comm, dest, sendcount, sendtype);
+	return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
+	                     recvbuf, recvcount, recvtype, source, recvtag,
+	                     comm, status);
+}
+
+TP_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+                                   int dest, int sendtag, int source,
+                                   int recvtag, MPI_Comm comm,
+                                   MPI_Status *status)
+{
+	if (!tp_prof_depth)
+		tp_prof_send(comm, dest, count, datatype);
+	return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag,
+	                             source, recvtag, comm, status);
+}
+
+/* Persistent sends: remembered here, counted per MPI_Start. */
+#define INIT_WRAPPER(NAME)                                                     \
+	TP_EXPORT int MPI_##NAME NONBLOCKING_PARAMS                            \
+	{                                                                      \
+		int rc = PMPI_##NAME NONBLOCKING_ARGS;                         \
+		if (rc == MPI_SUCCESS && !tp_prof_depth)                       \
+			tp_prof_persistent_add(*request, comm, dest, count,    \
+			                       datatype);                      \
+		return rc;                                                     \
+	}
+
+INIT_WRAPPER(Send_init)
+INIT_WRAPPER(Bsend_init)
+INIT_WRAPPER(Ssend_init)
+INIT_WRAPPER(Rsend_init)
+
+TP_EXPORT int MPI_Start(MPI_Request *request)
+{
+	/* Before the call: a persistent handle stays, but look it up first. */
+	if (!tp_prof_depth && request)
+		tp_prof_start(*request);
+	return PMPI_Start(request);
+}
+
+TP_EXPORT int MPI_Startall(int count, MPI_Request requests[])
+{
+	int i;
+
+	if (!tp_prof_depth && requests)
+		for (i = 0; i < count; i++)
+			tp_prof_start(requests[i]);
+	return PMPI_Startall(count, requests);
+}
+
+/* ---- C wrappers: collectives ------------------------------------------- */
+
+static uint64_t sum_counts(const int *counts, int n, MPI_Datatype type)
+{
+	uint64_t total = 0;
+	int i;
+
+	if (!counts)
+		return 0;
+	for (i = 0; i < n; i++)
+		total += tp_prof_type_bytes(counts[i], type);
+	return total;
+}
+
+#define COLL(ID, BYTES)                                                        \
+	do {                                                                   \
+		if (!tp_prof_depth)                                            \
+			tp_prof_coll(ID, BYTES);                               \
+	} while (0)
+
+TP_EXPORT int MPI_Barrier(MPI_Comm comm)
+{
+	COLL(TP_COLL_BARRIER, 0);
+	return PMPI_Barrier(comm);
+}
+
+TP_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+	COLL(TP_COLL_IBARRIER, 0);
+	return PMPI_Ibarrier(comm, request);
+}
+
+/* The root's payload: only the root puts data into a broadcast. */
+static uint64_t root_bytes(MPI_Comm comm, int root, uint64_t bytes)
+{
+	return root == MPI_ROOT || tp_prof_comm_rank(comm) == root ? bytes : 0;
+}
+
+TP_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root,
+                        MPI_Comm comm)
+{
+	if (!tp_prof_depth)
+		tp_prof_coll(TP_COLL_BCAST,
+		             root_bytes(comm, root,
+		                        tp_prof_type_bytes(count, datatype)));
+	return PMPI_Bcast(buf, count, datatype, root, comm);
+}
+
+TP_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype datatype, int root,
+                         MPI_Comm comm, MPI_Request *request)
+{
+	if (!tp_prof_depth)
+		tp_prof_coll(TP_COLL_IBCAST,
+		             root_bytes(comm, root,
+		                        tp_prof_type_bytes(count, datatype)));
+	return PMPI_Ibcast(buf, count, datatype, root, comm, request);
+}
+
+TP_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype datatype, MPI_Op op, int root,
+                         MPI_Comm comm)
+{
+	COLL(TP_COLL_REDUCE, tp_prof_type_bytes(count, datatype));
+	return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+TP_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op, int root,
+                          MPI_Comm comm, MPI_Request *request)
+{
+	COLL(TP_COLL_IREDUCE, tp_prof_type_bytes(count, datatype));
+	return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm,
+	                    request);
+}
+
+TP_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	COLL(TP_COLL_ALLREDUCE, tp_prof_type_bytes(count, datatype));
+	return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+TP_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                             MPI_Request *request)
+{
+	COLL(TP_COLL_IALLREDUCE, tp_prof_type_bytes(count, datatype));
+	return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm,
+	                       request);
+}
+
+TP_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	COLL(TP_COLL_SCAN, tp_prof_type_bytes(count, datatype));
+	return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+TP_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	COLL(TP_COLL_EXSCAN, tp_prof_type_bytes(count, datatype));
+	return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+TP_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
+                                 const int recvcounts[], MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm)
+{
+	if (!tp_prof_depth)
+		tp_prof_coll(
+		    TP_COLL_REDUCE_SCATTER,
+		    sum_counts(recvcounts, tp_prof_comm_peers(comm), datatype));
+	return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
+	                           comm);
+}
+
+TP_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                       int recvcount, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm)
+{
+	if (!tp_prof_depth)
+		tp_prof_coll(TP_COLL_REDUCE_SCATTER_BLOCK,
+		             tp_prof_type_bytes(recvcount, datatype) *
+		                 (uint64_t)tp_prof_comm_peers(comm));
+	return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype,
+	                                 op, comm);
+}
+
+/* Alltoall: sendcount to each peer (recvcount when in place). */
+static uint64_t alltoall_bytes(const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, int recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm)
+{
+	uint64_t one = sendbuf == MPI_IN_PLACE
+	                   ? tp_prof_type_bytes(recvcount, recvtype)
+	                   : tp_prof_type_bytes(sendcount, sendtype);
+	return one * (uint64_t)tp_prof_comm_peers(comm);
+}
+
+TP_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm)
+{
+	COLL(TP_COLL_ALLTOALL, alltoall_bytes(sendbuf, sendcount, sendtype,
+	                                      recvcount, recvtype, comm));
+	return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+	                     recvtype, comm);
+}
+
+TP_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+	COLL(TP_COLL_IALLTOALL, alltoall_bytes(sendbuf, sendcount, sendtype,
+	                                       recvcount, recvtype, comm));
+	return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+	                      recvtype, comm, request);
+}
+
+TP_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
+                            const int sdispls[], MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm)
+{
+	if (!tp_prof_depth) {
+		int n = tp_prof_comm_peers(comm);
+		tp_prof_coll(TP_COLL_ALLTOALLV,
+		             sendbuf == MPI_IN_PLACE
+		                 ? sum_counts(recvcounts, n, recvtype)
+		                 : sum_counts(sendcounts, n, sendtype));
+	}
+	return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+	                      recvcounts, rdispls, recvtype, comm);
+}
+
+TP_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
+                            const int sdispls[], const MPI_Datatype sendtypes[],
+                            void *recvbuf, const int recvcounts[],
+                            const int rdispls[], const MPI_Datatype recvtypes[],
+                            MPI_Comm comm)
+{
+	if (!tp_prof_depth) {
+		int n = tp_prof_comm_peers(comm), i;
+		const int *c =
+		    sendbuf == MPI_IN_PLACE ? recvcounts : sendcounts;
+		const MPI_Datatype *t =
+		    sendbuf == MPI_IN_PLACE ? recvtypes : sendtypes;
+		uint64_t bytes = 0;
+		for (i = 0; c && t && i < n; i++)
+			bytes += tp_prof_type_bytes(c[i], t[i]);
+		tp_prof_coll(TP_COLL_ALLTOALLW, bytes);
+	}
+	return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+	                      recvcounts, rdispls, recvtypes, comm);
+}
+
+TP_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm)
+{
+	COLL(TP_COLL_ALLGATHER, sendbuf == MPI_IN_PLACE
+	                            ? tp_prof_type_bytes(recvcount, recvtype)
+	                            : tp_prof_type_bytes(sendcount, sendtype));
+	return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+	                      recvtype, comm);
+}
+
+TP_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Request *request)
+{
+	COLL(TP_COLL_IALLGATHER, sendbuf == MPI_IN_PLACE
+	                             ? tp_prof_type_bytes(recvcount, recvtype)
+	                             : tp_prof_type_bytes(sendcount, sendtype));
+	return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+	                       recvtype, comm, request);
+}
+
+TP_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
+{
+	if (!tp_prof_depth) {
+		uint64_t b = 0;
+		if (sendbuf != MPI_IN_PLACE)
+			b = tp_prof_type_bytes(sendcount, sendtype);
+		else if (recvcounts)
+			b = tp_prof_type_bytes(
+			    recvcounts[tp_prof_comm_rank(comm)], recvtype);
+		tp_prof_coll(TP_COLL_ALLGATHERV, b);
+	}
+	return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf,
+	                       recvcounts, displs, recvtype, comm);
+}
+
+TP_EXPORT int MPI_Gather(const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	COLL(TP_COLL_GATHER, sendbuf == MPI_IN_PLACE
+	                         ? tp_prof_type_bytes(recvcount, recvtype)
+	                         : tp_prof_type_bytes(sendcount, sendtype));
+	return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+	                   recvtype, root, comm);
+}
+
+TP_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[],
+                          MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	if (!tp_prof_depth) {
+		uint64_t b = 0;
+		if (sendbuf != MPI_IN_PLACE)
+			b = tp_prof_type_bytes(sendcount, sendtype);
+		else if (recvcounts)
+			b = tp_prof_type_bytes(recvcounts[root], recvtype);
+		tp_prof_coll(TP_COLL_GATHERV, b);
+	}
+	return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+	                    displs, recvtype, root, comm);
+}
+
+TP_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	if (!tp_prof_depth)
+		tp_prof_coll(
+		    TP_COLL_SCATTER,
+		    root_bytes(comm, root,
+		               tp_prof_type_bytes(sendcount, sendtype) *
+		                   (uint64_t)tp_prof_comm_peers(comm)));
+	return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+	                    recvtype, root, comm);
+}
+
+TP_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
+                           const int displs[], MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                           int root, MPI_Comm comm)
+{
+	if (!tp_prof_depth) {
+		uint64_t b = 0;
+		if (root == MPI_ROOT || tp_prof_comm_rank(comm) == root)
+			b = sum_counts(sendcounts, tp_prof_comm_peers(comm),
+			               sendtype);
+		tp_prof_coll(TP_COLL_SCATTERV, b);
+	}
+	return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
+	                     recvcount, recvtype, root, comm);
+}

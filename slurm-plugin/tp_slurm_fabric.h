@@ -1,0 +1,23 @@
+/*
+ * tp_slurm_fabric.h: the plugins' fabric loader.
+ *
+ * Separate from tp_slurm_core.c because fabric.h's accessor
+ * tp_fabric_source() and topoplace_conf.h's enum tp_fabric_source cannot be
+ * declared in one translation unit.
+ */
+#ifndef TP_SLURM_FABRIC_H
+#define TP_SLURM_FABRIC_H
+
+#include "topo.h"
+#include "tp_error.h"
+
+/*
+ * Load the fabric as a tp_topo: from topology.conf @topology_conf when
+ * @from_topology_conf, else from the ibnetdiscover cache @cache, mapping
+ * node descriptions through @name_map (NULL: first word).
+ */
+tp_status tp_sf_load_topo(int from_topology_conf, const char *topology_conf,
+			  const char *cache, const char *name_map,
+			  tp_topo **topo, tp_error *err);
+
+#endif /* TP_SLURM_FABRIC_H */

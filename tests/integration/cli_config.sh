@@ -1,0 +1,94 @@
+#!/bin/bash
+# cli_config.sh: `topoplace config check` accepts the shipped example and
+# prints each partition's effective settings; each bad file exits 1 with
+# exactly one line naming the file, the line and the key; bad usage exits 2.
+#
+# Env: abs_top_builddir, abs_top_srcdir (make check); TP_TOPOPLACE to use
+# another topoplace binary.
+set -u
+
+: "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
+: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
+. "$abs_top_srcdir/tests/lib/bed.sh"
+tp=${TP_TOPOPLACE:-$abs_top_builddir/tools/topoplace}
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+
+# expect_fail NAME STATUS MESSAGE CMD...: CMD exits STATUS, prints nothing
+# on stdout and exactly the one line MESSAGE on stderr.
+expect_fail() {
+	local name=$1 status=$2 message=$3 out rc
+	shift 3
+	out=$("$@" 2>"$work/stderr")
+	rc=$?
+	if ((rc == status)) && [[ -z $out && $(cat "$work/stderr") == "$message" ]]; then
+		tp_pass "$name"
+	else
+		tp_fail "$name" "exit $rc (want $status)" "stdout: $out" \
+			"stderr: $(cat "$work/stderr")" "want:   $message"
+	fi
+}
+
+example=$abs_top_srcdir/etc/topoplace.conf.example
+out=$("$tp" config check "$example" 2>&1)
+tp_check_eq "example file is valid" 0 $?
+tp_check_eq "header counts the partitions" \
+	"# $example: valid, 2 partition overrides" "$(head -n 1 <<<"$out")"
+tp_check_eq "leaf partition places on whole leaves" \
+	"    DefaultPlacement=leaf  # this partition, line 50" \
+	"$(sed -n '/^PartitionName=leaf$/,/^$/p' <<<"$out" | grep DefaultPlacement=)"
+tp_check_eq "shared partition throttles with the preload library" \
+	"    ThrottleMode=preload  # this partition, line 53" \
+	"$(sed -n '/^PartitionName=shared$/,/^$/p' <<<"$out" | grep ThrottleMode=)"
+tp_check_eq "shared partition inherits the site-wide window bound" \
+	"    ThrottleMaxWindow=50ms  # site-wide, line 44" \
+	"$(sed -n '/^PartitionName=shared$/,/^$/p' <<<"$out" | grep ThrottleMaxWindow=)"
+tp_check_eq "unset keys show their default" \
+	"ProfileKeep=8  # line 20" "$(grep '^ProfileKeep=' <<<"$out")"
+tp_check_eq "--partition prints one partition" "PartitionName=leaf" \
+	"$("$tp" config check --partition leaf "$example" | sed -n 2p)"
+
+# TOPOPLACE_CONF, then beside SLURM_CONF, as slurmctld would look.
+mkdir -p "$work/etc"
+printf 'RankRemap=off\n' >"$work/etc/topoplace.conf"
+tp_check_eq "default file beside SLURM_CONF" "RankRemap=off  # line 1" \
+	"$(SLURM_CONF=$work/etc/slurm.conf "$tp" config check | grep '^RankRemap=')"
+tp_check "TOPOPLACE_CONF names the file" \
+	env TOPOPLACE_CONF="$example" "$tp" config check --quiet
+
+bad=$work/topoplace.conf
+printf '# site\nDefaultPlacement=leaf\nDecisionBudget=2 parsecs\n' >"$bad"
+expect_fail "bad duration: file, line, key" 1 \
+	"topoplace config: $bad: line 3: DecisionBudget '2 parsecs': unknown unit ' parsecs' (use us, ms or s)" \
+	"$tp" config check "$bad"
+printf 'DecisionBudget=2ms\nFabricSorce=cache\n' >"$bad"
+expect_fail "unknown key" 1 \
+	"topoplace config: $bad: line 2: FabricSorce: unknown key" \
+	"$tp" config check "$bad"
+printf 'ThrottleMinWindow=5ms\nThrottleMaxWindow=2ms\n' >"$bad"
+expect_fail "min window above max" 1 \
+	"topoplace config: $bad: line 2: ThrottleMinWindow 5ms is above ThrottleMaxWindow 2ms" \
+	"$tp" config check "$bad"
+printf 'PartitionName=comm\n' >"$bad"
+expect_fail "override of nothing" 1 \
+	"topoplace config: $bad: line 1: PartitionName=comm overrides nothing" \
+	"$tp" config check "$bad"
+printf 'TbfHook=apply-tbf\n' >"$bad"
+expect_fail "relative path" 1 \
+	"topoplace config: $bad: line 1: TbfHook: 'apply-tbf' is not an absolute path (daemons do not share a working directory)" \
+	"$tp" config check "$bad"
+expect_fail "missing file" 1 \
+	"topoplace config: $work/none.conf: cannot open: No such file or directory" \
+	"$tp" config check "$work/none.conf"
+head -c 1048577 /dev/zero | tr '\0' '#' >"$bad"
+expect_fail "oversized file" 1 \
+	"topoplace config: $bad: 1048577 bytes, larger than the limit of 1048576" \
+	"$tp" config check "$bad"
+expect_fail "two files is bad usage" 2 \
+	"topoplace config: check: one FILE at most, got 'a' and 'b'" \
+	"$tp" config check a b
+expect_fail "unknown action is bad usage" 2 \
+	"topoplace config: unknown action 'lint' (expected check)" \
+	"$tp" config lint
+
+tp_done

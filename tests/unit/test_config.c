@@ -1,0 +1,612 @@
+/*
+ * test_config.c: topoplace.conf parsing: every key is read and defaulted,
+ * partitions override the site, and each kind of bad input gives exactly
+ * one message naming the file, the line and the key, with nothing applied.
+ */
+#include "tp_config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "topoplace_conf.h"
+
+#define ORIGIN "/etc/slurm/topoplace.conf"
+
+static tp_config *parse_ok(const char *text)
+{
+	tp_config *cfg = NULL;
+	tp_error err;
+	tp_status rc = tp_config_parse(text, strlen(text), ORIGIN, &cfg, &err);
+
+	if (rc != TP_OK)
+		fail_msg("unexpected error: %s", err.message);
+	assert_non_null(cfg);
+	return cfg;
+}
+
+static void test_empty_file_gives_every_documented_default(void **state)
+{
+	tp_config *cfg = parse_ok("");
+	const tp_config_site *site = tp_config_site_settings(cfg);
+	const tp_config_settings *s = tp_config_defaults(cfg);
+	tp_jobclass_thresholds defaults;
+
+	(void)state;
+	tp_jobclass_defaults(&defaults);
+	assert_int_equal(site->fabric_source, TP_FABRIC_SOURCE_TOPOLOGY);
+	assert_string_equal(site->fabric_cache, TP_CONFIG_DEFAULT_FABRIC_CACHE);
+	/* beside the file itself */
+	assert_string_equal(site->topology_conf, "/etc/slurm/topology.conf");
+	assert_int_equal(site->node_name_rule, TP_NODE_NAME_FIRST_WORD);
+	assert_null(site->node_name_map);
+	assert_string_equal(site->profile_store,
+	                    TP_CONFIG_DEFAULT_PROFILE_STORE);
+	assert_int_equal(site->profile_keep, TP_STORE_DEFAULT_KEEP);
+	assert_int_equal(site->profile_max_age_s, TP_STORE_DEFAULT_MAX_AGE_S);
+	assert_null(site->tbf_hook);
+	assert_int_equal(site->debug_flags, 0);
+
+	assert_int_equal(s->default_placement, TP_PLACEMENT_AUTO);
+	assert_int_equal(s->leaf_sharing, TP_LEAF_SHARING_COMPATIBLE);
+	assert_int_equal(s->thresholds.io_bytes_min, defaults.io_bytes_min);
+	assert_true(s->thresholds.io_client_bytes_per_s_min ==
+	            defaults.io_client_bytes_per_s_min);
+	assert_int_equal(s->thresholds.io_reference_clients,
+	                 defaults.io_reference_clients);
+	assert_int_equal(s->thresholds.comm_small_message_bytes_max,
+	                 defaults.comm_small_message_bytes_max);
+	assert_true(s->thresholds.comm_messages_per_s_per_rank_min ==
+	            defaults.comm_messages_per_s_per_rank_min);
+	assert_true(s->thresholds.comm_bytes_per_s_per_rank_min ==
+	            defaults.comm_bytes_per_s_per_rank_min);
+	assert_int_equal(s->ioserver_policy, TP_IOSERVER_SPREAD);
+	assert_int_equal(s->ioserver_count, 0);
+	assert_null(s->threshold_table);
+	assert_int_equal(s->throttle_mode, TP_THROTTLE_ENFORCE_OFF);
+	assert_int_equal(s->throttle_class_count, 1);
+	assert_string_equal(s->throttle_classes[0], "io_heavy");
+	assert_int_equal(s->throttle_min_window_us, 0);
+	assert_int_equal(s->throttle_max_window_us, 0);
+	assert_true(s->throttle_allow_user_off);
+	assert_int_equal(s->decision_budget_us, 2000);
+	assert_int_equal(s->rank_remap, TP_RANK_REMAP_AUTO);
+	assert_int_equal(tp_config_partition_count(cfg), 0);
+	tp_config_free(cfg);
+}
+
+static void test_default_config_equals_empty_file(void **state)
+{
+	tp_config *def = tp_config_new_default();
+	tp_config *empty = parse_ok("# nothing but a comment\n\n   \n");
+
+	(void)state;
+	assert_non_null(def);
+	assert_memory_equal(tp_config_defaults(def), tp_config_defaults(empty),
+	                    sizeof(tp_config_settings));
+	assert_int_equal(tp_config_site_settings(def)->profile_keep,
+	                 tp_config_site_settings(empty)->profile_keep);
+	tp_config_free(def);
+	tp_config_free(empty);
+}
+
+static const char every_key[] = "FabricSource=cache\n"
+                                "FabricCache=/var/cache/tp/fabric.cache\n"
+                                "TopologyConf=/opt/slurm/etc/topology.conf\n"
+                                "NodeNameRule=map\n"
+                                "NodeNameMap=/etc/slurm/ib-node-names\n"
+                                "ProfileStore=/srv/profiles\n"
+                                "ProfileKeep=3\n"
+                                "ProfileMaxAge=12h\n"
+                                "TbfHook=/usr/local/sbin/apply-tbf\n"
+                                "DebugFlags=Placement,budget\n"
+                                "DefaultPlacement=pack\n"
+                                "LeafSharing=never\n"
+                                "IoHeavyMinBytes=2G\n"
+                                "IoHeavyClientBytesPerSec=512M\n"
+                                "IoHeavyReferenceClients=128\n"
+                                "CommSensitiveMaxMessageBytes=16K\n"
+                                "CommSensitiveMessagesPerSecPerRank=500\n"
+                                "CommSensitiveBytesPerSecPerRank=100M\n"
+                                "IoServerPolicy=isolated\n"
+                                "IoServerCount=4\n"
+                                "ThresholdTable=/etc/slurm/io-thresholds.csv\n"
+                                "ThrottleMode=both\n"
+                                "ThrottleClasses=io_heavy,quiet\n"
+                                "ThrottleMinWindow=800us\n"
+                                "ThrottleMaxWindow=1.5s\n"
+                                "ThrottleAllowUserOff=no\n"
+                                "DecisionBudget=5ms\n"
+                                "RankRemap=off\n";
+
+static void test_every_key_is_parsed_into_its_field(void **state)
+{
+	tp_config *cfg = parse_ok(every_key);
+	const tp_config_site *site = tp_config_site_settings(cfg);
+	const tp_config_settings *s = tp_config_defaults(cfg);
+
+	(void)state;
+	assert_int_equal(site->fabric_source, TP_FABRIC_SOURCE_CACHE);
+	assert_string_equal(site->fabric_cache, "/var/cache/tp/fabric.cache");
+	assert_string_equal(site->topology_conf,
+	                    "/opt/slurm/etc/topology.conf");
+	assert_int_equal(site->node_name_rule, TP_NODE_NAME_MAP);
+	assert_string_equal(site->node_name_map, "/etc/slurm/ib-node-names");
+	assert_string_equal(site->profile_store, "/srv/profiles");
+	assert_int_equal(site->profile_keep, 3);
+	assert_int_equal(site->profile_max_age_s, 12 * 3600);
+	assert_string_equal(site->tbf_hook, "/usr/local/sbin/apply-tbf");
+	assert_int_equal(site->debug_flags,
+	                 TP_DEBUG_PLACEMENT | TP_DEBUG_BUDGET);
+
+	assert_int_equal(s->default_placement, TP_PLACEMENT_PACK);
+	assert_int_equal(s->leaf_sharing, TP_LEAF_SHARING_NEVER);
+	assert_int_equal(s->thresholds.io_bytes_min, 2ull << 30);
+	assert_true(s->thresholds.io_client_bytes_per_s_min == 512.0 * 1048576);
+	assert_int_equal(s->thresholds.io_reference_clients, 128);
+	assert_int_equal(s->thresholds.comm_small_message_bytes_max, 16384);
+	assert_true(s->thresholds.comm_messages_per_s_per_rank_min == 500.0);
+	assert_true(s->thresholds.comm_bytes_per_s_per_rank_min ==
+	            100.0 * 1048576);
+	assert_int_equal(s->ioserver_policy, TP_IOSERVER_ISOLATED);
+	assert_int_equal(s->ioserver_count, 4);
+	assert_string_equal(s->threshold_table, "/etc/slurm/io-thresholds.csv");
+	assert_int_equal(s->throttle_mode, TP_THROTTLE_ENFORCE_BOTH);
+	assert_int_equal(s->throttle_class_count, 2);
+	assert_string_equal(s->throttle_classes[0], "io_heavy");
+	assert_string_equal(s->throttle_classes[1], "quiet");
+	assert_int_equal(s->throttle_min_window_us, 800);
+	assert_int_equal(s->throttle_max_window_us, 1500000);
+	assert_false(s->throttle_allow_user_off);
+	assert_int_equal(s->decision_budget_us, 5000);
+	assert_int_equal(s->rank_remap, TP_RANK_REMAP_OFF);
+	tp_config_free(cfg);
+}
+
+static void test_keys_and_words_are_case_insensitive(void **state)
+{
+	tp_config *cfg = parse_ok("defaultplacement=Leaf\n"
+	                          "FABRICSOURCE=Live\n"
+	                          "throttlemode=PreLoad\n"
+	                          "ThrottleClasses=IO_HEAVY\n"
+	                          "ioserverpolicy=Random\n"
+	                          "debugflags=ALL\n");
+	const tp_config_settings *s = tp_config_defaults(cfg);
+
+	(void)state;
+	assert_int_equal(s->default_placement, TP_PLACEMENT_LEAF);
+	assert_int_equal(tp_config_site_settings(cfg)->fabric_source,
+	                 TP_FABRIC_SOURCE_LIVE);
+	assert_int_equal(s->throttle_mode, TP_THROTTLE_ENFORCE_PRELOAD);
+	assert_string_equal(s->throttle_classes[0], "io_heavy");
+	assert_int_equal(s->ioserver_policy, TP_IOSERVER_RANDOM);
+	assert_int_equal(tp_config_site_settings(cfg)->debug_flags,
+	                 TP_DEBUG_ALL);
+	tp_config_free(cfg);
+}
+
+static void test_several_pairs_comments_and_crlf_on_one_line(void **state)
+{
+	tp_config *cfg = parse_ok(
+	    "  DefaultPlacement=spread\tRankRemap=off # RankRemap=auto\r\n"
+	    "# ThrottleMode=tbf\n"
+	    "ThrottleMode=auto\n" /* auto needs no TbfHook */
+	    "ThrottleClasses=io_heavy, comm_sensitive\n"
+	    "DecisionBudget=1s"); /* no final newline */
+	const tp_config_settings *s = tp_config_defaults(cfg);
+
+	(void)state;
+	assert_int_equal(s->default_placement, TP_PLACEMENT_SPREAD);
+	assert_int_equal(s->rank_remap, TP_RANK_REMAP_OFF);
+	assert_int_equal(s->throttle_mode, TP_THROTTLE_ENFORCE_AUTO);
+	assert_int_equal(s->throttle_class_count, 2);
+	assert_string_equal(s->throttle_classes[1], "comm_sensitive");
+	assert_int_equal(s->decision_budget_us, 1000000);
+	tp_config_free(cfg);
+}
+
+static void test_partition_overrides_only_what_its_line_sets(void **state)
+{
+	tp_config *cfg = parse_ok(
+	    "DecisionBudget=3ms\n"
+	    "PartitionName=comm DefaultPlacement=leaf RankRemap=auto\n"
+	    "PartitionName=io DefaultPlacement=shared ThrottleMode=preload "
+	    "ThrottleMaxWindow=10ms\n"
+	    /* site keys after the partitions still reach them */
+	    "ThrottleMinWindow=1ms\n"
+	    "RankRemap=off\n");
+	const tp_config_settings *site = tp_config_defaults(cfg);
+	const tp_config_settings *comm = tp_config_for_partition(cfg, "comm");
+	const tp_config_settings *io = tp_config_for_partition(cfg, "io");
+
+	(void)state;
+	assert_int_equal(tp_config_partition_count(cfg), 2);
+	assert_string_equal(tp_config_partition_name(cfg, 0), "comm");
+	assert_string_equal(tp_config_partition_name(cfg, 1), "io");
+	assert_null(tp_config_partition_name(cfg, 2));
+
+	assert_int_equal(site->default_placement, TP_PLACEMENT_AUTO);
+	assert_int_equal(site->rank_remap, TP_RANK_REMAP_OFF);
+
+	assert_int_equal(comm->default_placement, TP_PLACEMENT_LEAF);
+	assert_int_equal(comm->rank_remap, TP_RANK_REMAP_AUTO);
+	assert_int_equal(comm->decision_budget_us, 3000);
+	assert_int_equal(comm->throttle_mode, TP_THROTTLE_ENFORCE_OFF);
+
+	assert_int_equal(io->default_placement, TP_PLACEMENT_SHARED);
+	assert_int_equal(io->throttle_mode, TP_THROTTLE_ENFORCE_PRELOAD);
+	assert_int_equal(io->throttle_min_window_us, 1000);
+	assert_int_equal(io->throttle_max_window_us, 10000);
+	assert_int_equal(io->rank_remap, TP_RANK_REMAP_OFF);
+	assert_int_equal(io->decision_budget_us, 3000);
+
+	assert_true(tp_config_partition_sets(cfg, "io", "throttlemode"));
+	assert_false(tp_config_partition_sets(cfg, "io", "DecisionBudget"));
+	assert_false(tp_config_partition_sets(cfg, "nosuch", "ThrottleMode"));
+	tp_config_free(cfg);
+}
+
+static void test_unknown_partition_and_null_get_site_defaults(void **state)
+{
+	tp_config *cfg = parse_ok("PartitionName=comm DefaultPlacement=leaf\n");
+
+	(void)state;
+	assert_ptr_equal(tp_config_for_partition(cfg, "batch"),
+	                 tp_config_defaults(cfg));
+	assert_ptr_equal(tp_config_for_partition(cfg, NULL),
+	                 tp_config_defaults(cfg));
+	/* Slurm partition names are case-sensitive. */
+	assert_ptr_equal(tp_config_for_partition(cfg, "COMM"),
+	                 tp_config_defaults(cfg));
+	tp_config_free(cfg);
+}
+
+static void test_node_name_map_alone_selects_the_map_rule(void **state)
+{
+	tp_config *cfg = parse_ok("NodeNameMap=/etc/slurm/names\n");
+
+	(void)state;
+	assert_int_equal(tp_config_site_settings(cfg)->node_name_rule,
+	                 TP_NODE_NAME_MAP);
+	tp_config_free(cfg);
+}
+
+static void test_topology_conf_defaults_beside_a_relative_origin(void **state)
+{
+	tp_config *cfg = NULL;
+
+	(void)state;
+	assert_int_equal(tp_config_parse("", 0, "fuzz", &cfg, NULL), TP_OK);
+	assert_string_equal(tp_config_site_settings(cfg)->topology_conf,
+	                    "/etc/slurm/topology.conf");
+	assert_string_equal(tp_config_origin(cfg), "fuzz");
+	tp_config_free(cfg);
+}
+
+/* One bad input and what its single message must name. */
+struct bad_case {
+	const char *text;
+	tp_status code;
+	unsigned line;
+	const char *names; /* the key (or what stands for it) */
+	const char *says;  /* a phrase of the reason */
+};
+
+static const struct bad_case bad_cases[] = {
+    {"DecisionBudget=2ms\nFooBar=1\n", TP_ERR_PARSE, 2, "FooBar",
+     "unknown key"},
+    {"PartitionName=comm Placement=leaf\n", TP_ERR_PARSE, 1, "Placement",
+     "unknown key (did you mean DefaultPlacement?)"},
+    {"# site\n\nDecisionBudget=2 parsecs\n", TP_ERR_INVALID, 3,
+     "DecisionBudget", "'2 parsecs'"},
+    {"DecisionBudget=2ms\nDecisionBudget=3ms\n", TP_ERR_PARSE, 2,
+     "DecisionBudget", "already set on line 1"},
+    {"RankRemap=off RankRemap=auto\n", TP_ERR_PARSE, 1, "RankRemap", "twice"},
+    {"ThrottleMinWindow=5ms\nThrottleMaxWindow=2ms\n", TP_ERR_INVALID, 2,
+     "ThrottleMinWindow", "above ThrottleMaxWindow 2ms"},
+    {"ThrottleMaxWindow=2ms\n\nPartitionName=io ThrottleMinWindow=5ms\n",
+     TP_ERR_INVALID, 3, "PartitionName=io", "ThrottleMinWindow 5ms"},
+    {"PartitionName=comm\n", TP_ERR_PARSE, 1, "PartitionName=comm",
+     "overrides nothing"},
+    {"PartitionName=comm # leaf later\n", TP_ERR_PARSE, 1, "PartitionName=comm",
+     "overrides nothing"},
+    {"FabricCache=fabric.cache\n", TP_ERR_INVALID, 1, "FabricCache",
+     "not an absolute path"},
+    {"ThresholdTable=/etc/my tables/t.csv\n", TP_ERR_INVALID, 1,
+     "ThresholdTable", "spaces"},
+    {"PartitionName=io ProfileStore=/x\n", TP_ERR_PARSE, 1, "ProfileStore",
+     "site-wide only"},
+    {"DefaultPlacement=leaf PartitionName=io\n", TP_ERR_PARSE, 1,
+     "PartitionName", "must start its line"},
+    {"PartitionName=io RankRemap=off\nPartitionName=io RankRemap=auto\n",
+     TP_ERR_PARSE, 2, "PartitionName=io", "already given on line 1"},
+    {"PartitionName=DEFAULT RankRemap=off\n", TP_ERR_PARSE, 1,
+     "PartitionName=DEFAULT", "without PartitionName"},
+    {"PartitionName=a/b RankRemap=off\n", TP_ERR_INVALID, 1, "PartitionName",
+     "not a partition name"},
+    {"leaf\n", TP_ERR_PARSE, 1, "'leaf'", "not Key=Value"},
+    {"=leaf\n", TP_ERR_PARSE, 1, "'=leaf'", "missing key"},
+    {"DefaultPlacement=\n", TP_ERR_PARSE, 1, "DefaultPlacement", "empty value"},
+    {"DefaultPlacement=leafs\n", TP_ERR_INVALID, 1, "DefaultPlacement",
+     "'leafs' is not a placement policy"},
+    {"LeafSharing=sometimes\n", TP_ERR_INVALID, 1, "LeafSharing",
+     "compatible|never|always"},
+    {"ThrottleClasses=io_heavy,noisy\n", TP_ERR_INVALID, 1, "ThrottleClasses",
+     "'noisy' is not a job class"},
+    {"ThrottleClasses=io_heavy,,quiet\n", TP_ERR_INVALID, 1, "ThrottleClasses",
+     "empty item"},
+    {"ThrottleClasses=none,quiet\n", TP_ERR_INVALID, 1, "ThrottleClasses",
+     "'none' cannot be combined"},
+    {"DebugFlags=Fabric,Gang\n", TP_ERR_INVALID, 1, "DebugFlags",
+     "'Gang' is not a debug flag"},
+    {"ThrottleMode=tbf\n", TP_ERR_INVALID, 1, "ThrottleMode", "needs TbfHook"},
+    {"PartitionName=io ThrottleMode=both\n", TP_ERR_INVALID, 1,
+     "PartitionName=io: ThrottleMode", "needs TbfHook"},
+    {"NodeNameRule=map\n", TP_ERR_INVALID, 1, "NodeNameRule",
+     "needs NodeNameMap"},
+    {"NodeNameRule=first-word\nNodeNameMap=/etc/n\n", TP_ERR_INVALID, 2,
+     "NodeNameMap", "does not use it"},
+    {"DecisionBudget=2s\n", TP_ERR_INVALID, 1, "DecisionBudget", "limit of 1s"},
+    {"DecisionBudget=-3ms\n", TP_ERR_INVALID, 1, "DecisionBudget",
+     "not a duration"},
+    {"ThrottleMinWindow=2\n", TP_ERR_INVALID, 1, "ThrottleMinWindow",
+     "missing unit"},
+    {"ProfileMaxAge=30 days\n", TP_ERR_INVALID, 1, "ProfileMaxAge",
+     "not an age"},
+    {"ProfileMaxAge=99999d\n", TP_ERR_INVALID, 1, "ProfileMaxAge",
+     "at most 3650d"},
+    {"ProfileKeep=0\n", TP_ERR_INVALID, 1, "ProfileKeep", "out of range"},
+    {"IoServerCount=many\n", TP_ERR_INVALID, 1, "IoServerCount",
+     "not a whole number"},
+    {"IoHeavyMinBytes=4T\n", TP_ERR_INVALID, 1, "IoHeavyMinBytes",
+     "unknown suffix 'T'"},
+    {"IoHeavyClientBytesPerSec=0\n", TP_ERR_INVALID, 1,
+     "IoHeavyClientBytesPerSec", "at least 1 byte"},
+    {"IoServerPolicy=clustered\n", TP_ERR_INVALID, 1, "IoServerPolicy",
+     "spread|isolated|random"},
+    {"ThrottleAllowUserOff=maybe\n", TP_ERR_INVALID, 1, "ThrottleAllowUserOff",
+     "yes or no"},
+    {"FabricSource=sweep\n", TP_ERR_INVALID, 1, "FabricSource",
+     "topology|cache|live"},
+    {"RankRemap=on\n", TP_ERR_INVALID, 1, "RankRemap", "auto|off"},
+    {"DefaultPlacement=leaf\nRankRemap=off\x01\n", TP_ERR_PARSE, 2, "line 2",
+     "control character 0x01"},
+};
+
+static void
+test_each_bad_input_gives_one_message_naming_file_line_key(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *c = &bad_cases[i];
+		tp_config *cfg = (tp_config *)&bad_cases; /* sentinel */
+		char where[64];
+		tp_error err;
+		tp_status rc;
+
+		tp_error_clear(&err);
+		rc = tp_config_parse(c->text, strlen(c->text), ORIGIN, &cfg,
+		                     &err);
+		snprintf(where, sizeof(where), ORIGIN ": line %u: ", c->line);
+		if (rc != c->code ||
+		    strncmp(err.message, where, strlen(where)) ||
+		    !strstr(err.message, c->names) ||
+		    !strstr(err.message, c->says) || strchr(err.message, '\n'))
+			fail_msg("case %zu (%s): got %d '%s'", i, c->text,
+			         (int)rc, err.message);
+		assert_int_equal(err.code, c->code);
+		/* nothing handed out */
+		assert_ptr_equal(cfg, (tp_config *)&bad_cases);
+	}
+}
+
+static void test_a_blank_before_equals_is_not_key_value(void **state)
+{
+	tp_config *cfg = NULL;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(
+	    tp_config_parse("RankRemap = off\n", 16, ORIGIN, &cfg, &err),
+	    TP_ERR_PARSE);
+	assert_non_null(strstr(err.message, "line 1: 'RankRemap' is not "
+	                                    "Key=Value"));
+	assert_null(cfg);
+}
+
+static void test_overlong_line_and_file_are_refused_with_limits(void **state)
+{
+	size_t len = TP_CONFIG_MAX_LINE + 10;
+	char *text = malloc(len + 1);
+	tp_config *cfg = NULL;
+	tp_error err;
+
+	(void)state;
+	assert_non_null(text);
+	memcpy(text, "# ok\nRankRemap=", 15);
+	memset(text + 15, 'x', len - 15);
+	text[len] = '\0';
+	assert_int_equal(tp_config_parse(text, len, ORIGIN, &cfg, &err),
+	                 TP_ERR_LIMIT);
+	assert_non_null(strstr(err.message, ORIGIN ": line 2: longer than "
+	                                           "4096 bytes"));
+	free(text);
+
+	assert_int_equal(
+	    tp_config_parse("", TP_CONFIG_MAX_BYTES + 1, ORIGIN, &cfg, &err),
+	    TP_ERR_LIMIT);
+	assert_non_null(strstr(err.message, ORIGIN ": "));
+	assert_non_null(strstr(err.message, "larger than the limit"));
+	assert_null(cfg);
+}
+
+static void test_bad_reload_keeps_the_previous_config(void **state)
+{
+	tp_config *current = parse_ok("DefaultPlacement=leaf\n");
+	tp_config *next = current;
+	tp_error err;
+	const char *bad = "DefaultPlacement=shared\nDecisionBudget=soon\n";
+
+	(void)state;
+	/* What slurmctld does on reconfigure: swap only on success. */
+	assert_int_equal(tp_config_parse(bad, strlen(bad), ORIGIN, &next, &err),
+	                 TP_ERR_INVALID);
+	assert_ptr_equal(next, current);
+	assert_int_equal(tp_config_defaults(current)->default_placement,
+	                 TP_PLACEMENT_LEAF);
+	tp_config_free(current);
+}
+
+static void test_load_reads_a_file_and_names_it(void **state)
+{
+	char path[] = "/tmp/test_config_XXXXXX";
+	const char *text = "PartitionName=comm DefaultPlacement=leaf\n"
+	                   "DecisionBudget=1 ms\n";
+	tp_config *cfg = NULL;
+	tp_error err;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(tp_config_load(path, &cfg, &err), TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, path));
+	assert_non_null(strstr(err.message, ": line 2: DecisionBudget"));
+	assert_null(cfg);
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, 41), 41);
+	close(fd);
+	assert_int_equal(tp_config_load(path, &cfg, &err), TP_OK);
+	assert_string_equal(tp_config_origin(cfg), path);
+	assert_string_equal(tp_config_site_settings(cfg)->topology_conf,
+	                    "/tmp/topology.conf");
+	tp_config_free(cfg);
+	unlink(path);
+
+	assert_int_equal(tp_config_load(path, &cfg, &err), TP_ERR_IO);
+	assert_non_null(strstr(err.message, path));
+	assert_non_null(strstr(err.message, "cannot open"));
+}
+
+static void test_auto_resolves_by_profile_and_leaf_sharing(void **state)
+{
+	tp_config *cfg = parse_ok("PartitionName=comm DefaultPlacement=leaf\n"
+	                          "PartitionName=strict LeafSharing=never\n"
+	                          "PartitionName=any LeafSharing=always\n");
+	const tp_config_settings *site = tp_config_defaults(cfg);
+	const tp_config_settings *comm = tp_config_for_partition(cfg, "comm");
+
+	(void)state;
+	assert_int_equal(
+	    tp_config_resolve_placement(site, TP_PLACEMENT_AUTO, true),
+	    TP_PLACEMENT_SHARED);
+	assert_int_equal(
+	    tp_config_resolve_placement(site, TP_PLACEMENT_AUTO, false),
+	    TP_PLACEMENT_OFF);
+	/* the user's flag wins over the partition */
+	assert_int_equal(
+	    tp_config_resolve_placement(comm, TP_PLACEMENT_SPREAD, true),
+	    TP_PLACEMENT_SPREAD);
+	assert_int_equal(
+	    tp_config_resolve_placement(comm, TP_PLACEMENT_AUTO, false),
+	    TP_PLACEMENT_LEAF);
+	assert_int_equal(
+	    tp_config_resolve_placement(tp_config_for_partition(cfg, "strict"),
+	                                TP_PLACEMENT_SHARED, true),
+	    TP_PLACEMENT_LEAF);
+	assert_int_equal(
+	    tp_config_resolve_placement(tp_config_for_partition(cfg, "any"),
+	                                TP_PLACEMENT_AUTO, true),
+	    TP_PLACEMENT_PACK);
+	tp_config_free(cfg);
+}
+
+static void test_throttle_policy_and_store_options_carry_the_file(void **state)
+{
+	tp_config *cfg = parse_ok("ProfileStore=/srv/p\nProfileKeep=2\n"
+	                          "ProfileMaxAge=0\n"
+	                          "ThrottleClasses=*\nThrottleMinWindow=1ms\n"
+	                          "PartitionName=io ThrottleMode=preload\n");
+	tp_store_options opt = tp_store_default_options();
+	tp_throttle_policy policy;
+
+	(void)state;
+	tp_config_store_options(cfg, &opt);
+	assert_string_equal(opt.root, "/srv/p");
+	assert_int_equal(opt.keep, 2);
+	assert_int_equal(opt.max_age_s, 0);
+
+	/* ThrottleMode=off (site): nothing throttled automatically */
+	tp_config_throttle_policy(tp_config_defaults(cfg), &policy);
+	assert_int_equal(policy.class_count, 0);
+	assert_int_equal(policy.min_window_us, 1000);
+
+	tp_config_throttle_policy(tp_config_for_partition(cfg, "io"), &policy);
+	assert_int_equal(policy.class_count, 1);
+	assert_string_equal(policy.classes[0], "*");
+	assert_true(policy.allow_user_off);
+	tp_config_free(cfg);
+}
+
+static void test_names_round_trip_through_the_parser(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(tp_fabric_source_name(TP_FABRIC_SOURCE_LIVE),
+	                    "live");
+	assert_string_equal(tp_node_name_rule_name(TP_NODE_NAME_FIRST_WORD),
+	                    "first-word");
+	assert_string_equal(tp_leaf_sharing_name(TP_LEAF_SHARING_ALWAYS),
+	                    "always");
+	assert_string_equal(tp_throttle_enforce_name(TP_THROTTLE_ENFORCE_TBF),
+	                    "tbf");
+	assert_string_equal(tp_rank_remap_name(TP_RANK_REMAP_OFF), "off");
+	assert_string_equal(tp_rank_remap_name((tp_rank_remap)9), "invalid");
+	tp_config_debug_flags_format(0, buf, sizeof(buf));
+	assert_string_equal(buf, "none");
+	tp_config_debug_flags_format(TP_DEBUG_FABRIC | TP_DEBUG_THROTTLE, buf,
+	                             sizeof(buf));
+	assert_string_equal(buf, "Fabric,Throttle");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_empty_file_gives_every_documented_default),
+	    cmocka_unit_test(test_default_config_equals_empty_file),
+	    cmocka_unit_test(test_every_key_is_parsed_into_its_field),
+	    cmocka_unit_test(test_keys_and_words_are_case_insensitive),
+	    cmocka_unit_test(test_several_pairs_comments_and_crlf_on_one_line),
+	    cmocka_unit_test(test_partition_overrides_only_what_its_line_sets),
+	    cmocka_unit_test(test_unknown_partition_and_null_get_site_defaults),
+	    cmocka_unit_test(test_node_name_map_alone_selects_the_map_rule),
+	    cmocka_unit_test(
+	        test_topology_conf_defaults_beside_a_relative_origin),
+	    cmocka_unit_test(
+	        test_each_bad_input_gives_one_message_naming_file_line_key),
+	    cmocka_unit_test(test_a_blank_before_equals_is_not_key_value),
+	    cmocka_unit_test(
+	        test_overlong_line_and_file_are_refused_with_limits),
+	    cmocka_unit_test(test_bad_reload_keeps_the_previous_config),
+	    cmocka_unit_test(test_load_reads_a_file_and_names_it),
+	    cmocka_unit_test(test_auto_resolves_by_profile_and_leaf_sharing),
+	    cmocka_unit_test(
+	        test_throttle_policy_and_store_options_carry_the_file),
+	    cmocka_unit_test(test_names_round_trip_through_the_parser),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
