@@ -596,8 +596,17 @@ static int write_profile(tp_profile *p, const char *name)
 		tp_munge_auth_init(&auth, &mc);
 		opt.root = store;
 		opt.auth = &auth;
-		if (keep && atoi(keep) > 0)
-			opt.keep = (unsigned)atoi(keep);
+		if (keep && keep[0]) {
+			char *end;
+			unsigned long k = strtoul(keep, &end, 10);
+
+			if (*end || k == 0 || k > 100000 || keep[0] == '-')
+				warn("TOPOPLACE_PROFILE_KEEP '%s': not a count "
+				     "1..100000; keeping %u",
+				     keep, opt.keep);
+			else
+				opt.keep = (unsigned)k;
+		}
 		if (tp_store_put(&opt, ns, name, p, stored, &err) != TP_OK) {
 			warn("%s; profile not written", err.message);
 			return -1;

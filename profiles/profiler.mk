@@ -1,22 +1,36 @@
 # profiles/profiler*: libtopoplace_profiler.so, the PMPI preload library
 # that records a job's communication and I/O pattern (topoplace-profiler(7)).
-#
-# It needs mpi.h and an MPI library, and must be built once per MPI
-# implementation (the handle ABI differs), so until configure offers an MPI
-# conditional it is not an automake target: the tests build it with
-# mpicc (tests/integration/profiler_lib.sh), and so can users:
-#   mpicc -O2 -fPIC -shared -fvisibility=hidden -I. -Iplacement -Iprofiles \
-#     profiles/profiler*.c profiles/profile.c profiles/sha256.c \
+# It is built once per MPI implementation (the handle ABI differs): here
+# against Open MPI when configure found it; for MPICH, by hand:
+#   mpicc.mpich -O2 -fPIC -shared -fvisibility=hidden -I. -Iplacement \
+#     -Iprofiles profiles/profiler*.c profiles/profile.c profiles/sha256.c \
 #     profiles/store.c profiles/munge_auth.c placement/tp_error.c \
 #     placement/tp_log.c -lmunge -ldl -lpthread -o libtopoplace_profiler.so
-EXTRA_DIST += profiles/profiler.c profiles/profiler_io.c \
-	profiles/profiler_fortran.c profiles/profiler_internal.h \
-	doc/topoplace-profiler.7 \
+if HAVE_MPI
+# Installed to $(pkglibdir) for `topoplace profile record` and
+# task/topoplace (--comm-record) to preload.  One build per MPI ABI: this
+# one is Open MPI's; the tests also build it against MPICH.
+pkglib_LTLIBRARIES += profiles/libtopoplace_profiler.la
+profiles_libtopoplace_profiler_la_SOURCES = profiles/profiler.c \
+	profiles/profiler_io.c profiles/profiler_fortran.c \
+	profiles/profiler_internal.h \
+	profiles/profile.c profiles/sha256.c profiles/store.c \
+	profiles/munge_auth.c placement/tp_error.c placement/tp_log.c
+profiles_libtopoplace_profiler_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
+	$(MUNGE_CFLAGS) -fvisibility=hidden
+profiles_libtopoplace_profiler_la_LDFLAGS = -module -avoid-version -shared
+profiles_libtopoplace_profiler_la_LIBADD = $(MPI_LIBS) $(MUNGE_LIBS) -ldl -lpthread
+endif
+
+dist_man7_MANS += doc/topoplace-profiler.7
+EXTRA_DIST += \
 	tests/integration/profiler_lib.sh \
 	tests/integration/mpi_patterns.c tests/integration/mpi_fortran.f90 \
+	tests/integration/mpi_f08.f90 \
 	bench/profiler_bench.sh bench/mpi_bench.c
 
 # Real MPI runs with exact expected counts (skip without Open MPI).
-TESTS += tests/integration/profiler_patterns.sh tests/integration/profiler_store.sh
+TESTS += tests/integration/profiler_patterns.sh tests/integration/profiler_store.sh \
+	tests/integration/profiler_mpich.sh
 dist_check_SCRIPTS += tests/integration/profiler_patterns.sh \
-	tests/integration/profiler_store.sh
+	tests/integration/profiler_store.sh tests/integration/profiler_mpich.sh

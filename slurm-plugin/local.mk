@@ -52,10 +52,4 @@ slurm_plugin_spank_topoplace_la_CPPFLAGS = $(TP_PLUGIN_CPPFLAGS)
 slurm_plugin_spank_topoplace_la_LDFLAGS = $(TP_PLUGIN_LDFLAGS)
 slurm_plugin_spank_topoplace_la_LIBADD = placement/libtopoplace.la
 
-# Plugins are dlopen()ed by name: libtool's .la files are of no use there.
-install-data-hook: tp-remove-plugin-la
-tp-remove-plugin-la:
-	rm -f $(DESTDIR)$(slurmplugindir)/select_topoplace_cons_tres.la \
-	      $(DESTDIR)$(slurmplugindir)/task_topoplace.la \
-	      $(DESTDIR)$(slurmplugindir)/spank_topoplace.la
 endif

@@ -4,4 +4,6 @@
 bin_PROGRAMS += tools/topoplace
 tools_topoplace_SOURCES = tools/topoplace.c tools/cli.c tools/cli.h
 tools_topoplace_LDADD = placement/libtopoplace.la
+# Where the preload libraries are installed (profile record's default).
+tools_topoplace_CPPFLAGS = $(AM_CPPFLAGS) -DTP_PKGLIBDIR='"$(pkglibdir)"'
 dist_man1_MANS += doc/topoplace.1

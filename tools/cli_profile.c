@@ -636,8 +636,14 @@ static int action_record(int argc, char **argv)
 	}
 	if (i + 1 >= argc)
 		return tp_cli_usage_error(WHAT, "record: no command after --");
-	if (!lib || !lib[0])
+	if (!lib || !lib[0]) {
+		/* The installed one, else whatever the loader finds. */
 		lib = "libtopoplace_profiler.so";
+#ifdef TP_PKGLIBDIR
+		if (!access(TP_PKGLIBDIR "/libtopoplace_profiler.so", R_OK))
+			lib = TP_PKGLIBDIR "/libtopoplace_profiler.so";
+#endif
+	}
 	if (strchr(lib, '/') && access(lib, R_OK))
 		return tp_cli_usage_error(
 		    WHAT,
@@ -658,16 +664,36 @@ static int action_record(int argc, char **argv)
 	    (name && setenv("TOPOPLACE_PROFILE_NAME", name, 1)) ||
 	    (store && setenv("TOPOPLACE_PROFILE_STORE", store, 1)) ||
 	    (dir && setenv("TOPOPLACE_PROFILE_DIR", dir, 1)) ||
-	    (sock && setenv("TOPOPLACE_MUNGE_SOCKET", sock, 1)) ||
-	    /* Open MPI's mpirun forwards these to remote ranks too. */
-	    setenv("OMPI_MCA_mca_base_env_list",
-	           "LD_PRELOAD;TOPOPLACE_PROFILE_NAME;TOPOPLACE_PROFILE_STORE;"
-	           "TOPOPLACE_PROFILE_DIR;TOPOPLACE_MUNGE_SOCKET",
-	           1)) {
+	    (sock && setenv("TOPOPLACE_MUNGE_SOCKET", sock, 1))) {
 		free(pre);
 		return TP_EXIT_FAILURE;
 	}
 	free(pre);
+	{
+		/*
+		 * Open MPI's mpirun forwards the variables listed here to
+		 * remote ranks too; only set ones (it warns about others).
+		 */
+		static const char *const vars[] = {"LD_PRELOAD",
+		                                   "TOPOPLACE_PROFILE_NAME",
+		                                   "TOPOPLACE_PROFILE_STORE",
+		                                   "TOPOPLACE_PROFILE_DIR",
+		                                   "TOPOPLACE_MUNGE_SOCKET",
+		                                   "TOPOPLACE_PROFILE_KEEP"};
+		const char *prev = getenv("OMPI_MCA_mca_base_env_list");
+		char list[1024] = "";
+		size_t v;
+
+		if (prev)
+			snprintf(list, sizeof(list), "%s", prev);
+		for (v = 0; v < sizeof(vars) / sizeof(vars[0]); v++)
+			if (getenv(vars[v]))
+				snprintf(list + strlen(list),
+				         sizeof(list) - strlen(list), "%s%s",
+				         list[0] ? ";" : "", vars[v]);
+		if (setenv("OMPI_MCA_mca_base_env_list", list, 1))
+			return TP_EXIT_FAILURE;
+	}
 	execvp(argv[i + 1], argv + i + 1);
 	fprintf(stderr, "topoplace %s: record: %s: %s\n", WHAT, argv[i + 1],
 	        strerror(errno));

@@ -6,13 +6,17 @@
  *   mpi_patterns stencil ITERS NX NY NZ  3-D periodic halo exchange (doubles)
  *   mpi_patterns alltoall ITERS INTS     MPI_Alltoall + the same by Isend
  *   mpi_patterns persistent ITERS B1 B2  persistent sends (Start, Startall)
- *   mpi_patterns subcomm ITERS BYTES     rings in split communicators
+ *   mpi_patterns subcomm ITERS BYTES     rings in split communicators, then
+ *                                        an inter-communicator exchange
+ *   mpi_patterns threads ITERS BYTES     MPI_THREAD_MULTIPLE: 4 threads each
+ *                                        send ITERS messages to rank+1
  *   mpi_patterns io DIR K BYTES GAP_US   MPI-IO and POSIX requests
  *   mpi_patterns abort ITERS BYTES       ring, then rank 1 calls MPI_Abort
  *
  * Rank 0 prints facts the scripts need on stdout ("dims X Y Z").
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +244,70 @@ static void subcomm(int iters, int bytes)
 	MPI_Comm_dup(MPI_COMM_WORLD, &a);
 	sub_ring(a, iters, 3 * bytes);
 	MPI_Comm_free(&a);
+	/*
+	 * Even and odd ranks as the two groups of an inter-communicator:
+	 * local rank k exchanges 4 x bytes with remote rank k (world r with
+	 * r xor 1).  Ranks address the remote group.
+	 */
+	if (size % 2 == 0) {
+		MPI_Comm ic;
+		char *s = xcalloc(4 * (size_t)bytes, 1);
+		char *r = xcalloc(4 * (size_t)bytes, 1);
+		int lr, i;
+
+		MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &a);
+		MPI_Intercomm_create(a, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 7,
+		                     &ic);
+		MPI_Comm_rank(a, &lr);
+		for (i = 0; i < iters; i++)
+			MPI_Sendrecv(s, 4 * bytes, MPI_BYTE, lr, 0, r,
+			             4 * bytes, MPI_BYTE, lr, 0, ic,
+			             MPI_STATUS_IGNORE);
+		MPI_Comm_free(&ic);
+		MPI_Comm_free(&a);
+		free(s);
+		free(r);
+	}
+}
+
+struct thread_arg {
+	int tag, iters, bytes;
+};
+
+static void *thread_main(void *p)
+{
+	const struct thread_arg *t = p;
+	char *s = xcalloc((size_t)t->bytes, 1),
+	     *r = xcalloc((size_t)t->bytes, 1);
+	MPI_Request rq;
+	int i;
+
+	for (i = 0; i < t->iters; i++) {
+		MPI_Irecv(r, t->bytes, MPI_BYTE, (rank + size - 1) % size,
+		          t->tag, MPI_COMM_WORLD, &rq);
+		MPI_Send(s, t->bytes, MPI_BYTE, (rank + 1) % size, t->tag,
+		         MPI_COMM_WORLD);
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+	}
+	free(s);
+	free(r);
+	return NULL;
+}
+
+/* Four threads sending at once: the profiler's maps under a lock. */
+static void threads(int iters, int bytes)
+{
+	struct thread_arg args[4];
+	pthread_t tid[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		args[i] = (struct thread_arg){i, iters, bytes};
+		if (pthread_create(&tid[i], NULL, thread_main, &args[i]))
+			MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	for (i = 0; i < 4; i++)
+		pthread_join(tid[i], NULL);
 }
 
 static void io(const char *dir, int k, int bytes, int gap_us)
@@ -301,7 +369,12 @@ int main(int argc, char **argv)
 	int c = argc > 4 ? atoi(argv[4]) : 0;
 	int d = argc > 5 ? atoi(argv[5]) : 0;
 
-	MPI_Init(&argc, &argv);
+	int provided = MPI_THREAD_SINGLE;
+
+	if (!strcmp(mode, "threads"))
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	else
+		MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (!strcmp(mode, "ring")) {
@@ -314,6 +387,11 @@ int main(int argc, char **argv)
 		persistent(a, b, c);
 	} else if (!strcmp(mode, "subcomm")) {
 		subcomm(a, b);
+	} else if (!strcmp(mode, "threads")) {
+		if (provided == MPI_THREAD_MULTIPLE)
+			threads(a, b);
+		else if (rank == 0)
+			printf("no MPI_THREAD_MULTIPLE\n");
 	} else if (!strcmp(mode, "io")) {
 		io(argv[2], b, c, d);
 	} else if (!strcmp(mode, "abort")) {

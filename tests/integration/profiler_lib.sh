@@ -17,12 +17,25 @@
 
 : "${abs_top_srcdir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${abs_top_builddir:=$abs_top_srcdir}"
-MPICC=${MPICC:-mpicc.openmpi}
-MPIF90=${MPIF90:-mpif90.openmpi}
-MPIRUN=${MPIRUN:-mpirun.openmpi}
-command -v "$MPICC" >/dev/null || MPICC=mpicc
-command -v "$MPIF90" >/dev/null || MPIF90=mpif90
-command -v "$MPIRUN" >/dev/null || MPIRUN=mpirun
+# PROF_MPI=mpich: Debian's MPICH (mpicc.mpich, mpiexec.mpich) instead.
+PROF_MPI=${PROF_MPI:-openmpi}
+if [[ $PROF_MPI == mpich ]]; then
+	MPICC=mpicc.mpich MPIF90=mpif90.mpich MPIRUN=mpiexec.mpich
+	# Launcher options of the tests' own mpirun lines.
+	MPIRUN_OPTS=()
+	# gcc 12 takes MPICH's MPI_STATUSES_IGNORE ((MPI_Status *)1) for a
+	# zero-size array.
+	PROG_CFLAGS=(-Wno-stringop-overflow)
+else
+	MPICC=${MPICC:-mpicc.openmpi}
+	MPIF90=${MPIF90:-mpif90.openmpi}
+	MPIRUN=${MPIRUN:-mpirun.openmpi}
+	command -v "$MPICC" >/dev/null || MPICC=mpicc
+	command -v "$MPIF90" >/dev/null || MPIF90=mpif90
+	command -v "$MPIRUN" >/dev/null || MPIRUN=mpirun
+	MPIRUN_OPTS=(--allow-run-as-root --oversubscribe)
+	PROG_CFLAGS=()
+fi
 for c in "$MPICC" "$MPIRUN"; do
 	command -v "$c" >/dev/null || tp_skip "$c not installed (openmpi-bin, libopenmpi-dev)"
 done
@@ -45,17 +58,25 @@ tp_check "the profiler library builds with $MPICC (-Werror)" \
 	-lmunge -ldl -lpthread -o "$PT/libtopoplace_profiler.so" || tp_done
 PROF_LIB=$PT/libtopoplace_profiler.so
 tp_check "the MPI test programs build" \
-	"$MPICC" -O2 -Wall -Wextra -Werror "$S/tests/integration/mpi_patterns.c" \
+	"$MPICC" -O2 -Wall -Wextra -Werror "${PROG_CFLAGS[@]}" \
+	"$S/tests/integration/mpi_patterns.c" -pthread \
 	-o "$PT/mpi_patterns" || tp_done
 
 # prof_run NP OUTDIR PROGRAM ARGS...: extra env in PROF_ENV (array).
 prof_run() {
 	local np=$1 out=$2
 	shift 2
+	if [[ $PROF_MPI == mpich ]]; then
+		# Hydra hands its whole environment to the ranks.
+		env "${PROF_ENV[@]}" TOPOPLACE_PROFILE_DIR="$out" \
+			LD_PRELOAD="$PROF_LIB" "$MPIRUN" -n "$np" \
+			"${PROF_MPIRUN_ARGS[@]}" "$@"
+		return
+	fi
 	env "${PROF_ENV[@]}" OMPI_MCA_plm_rsh_agent=false OMPI_MCA_btl=self,vader \
 		OMPI_MCA_mpi_yield_when_idle=1 TOPOPLACE_PROFILE_DIR="$out" \
 		LD_PRELOAD="$PROF_LIB" \
-		"$MPIRUN" --allow-run-as-root --oversubscribe -np "$np" \
+		"$MPIRUN" "${MPIRUN_OPTS[@]}" -np "$np" \
 		-x LD_PRELOAD -x TOPOPLACE_PROFILE_DIR -x TOPOPLACE_PROFILE_NAME \
 		-x TOPOPLACE_PROFILE_STORE -x TOPOPLACE_MUNGE_SOCKET \
 		-x TOPOPLACE_PROFILE_FILE "${PROF_MPIRUN_ARGS[@]}" "$@"

@@ -90,6 +90,20 @@ tp_check_eq "the aborted job added no run" 1 \
 tp_check_eq "and left no other file in the store" "$f" \
 	"$(find "$ST" -type f)"
 
+# A bad TOPOPLACE_PROFILE_KEEP: named, the default kept, the run stored.
+out=$(tp_as_user tpalice env TOPOPLACE_PROFILE_KEEP=lots TMPDIR="$PT/alice" \
+	OMPI_MCA_plm_rsh_agent=false OMPI_MCA_btl=self,vader \
+	TOPOPLACE_PROFILE_STORE="$ST" TOPOPLACE_MUNGE_SOCKET="$D/munged.socket" \
+	TOPOPLACE_PROFILE_NAME=keep "$MPIRUN" --oversubscribe -np 2 \
+	-x LD_PRELOAD="$PROF_LIB" -x TOPOPLACE_PROFILE_STORE -x TOPOPLACE_MUNGE_SOCKET \
+	-x TOPOPLACE_PROFILE_NAME -x TOPOPLACE_PROFILE_KEEP \
+	"$PT/mpi_patterns" ring 5 40 2>&1 >/dev/null)
+tp_check "a bad TOPOPLACE_PROFILE_KEEP is named" \
+	grep -q "topoplace-profiler: TOPOPLACE_PROFILE_KEEP 'lots': not a count 1..100000; keeping 8" <<<"$out"
+tp_check_eq "and the run is stored anyway" 1 \
+	"$("$PROF_CLI" list "${M[@]}" tpalice/keep 2>&1 | grep -c '^tpalice/keep/')"
+rm -rf "$ST/tpalice/keep"
+
 # An unreachable munged: the job still succeeds, rank 0 says why there is
 # no profile (naming the socket), and the store gets nothing new.
 out=$(SOCK=$PT/alice/no.socket alice_run "$PT/mpi_patterns" ring 10 40 2>&1 >/dev/null)
