@@ -1,6 +1,7 @@
 #include "tp_config.h"
 
 #include "discover.h"
+#include "tp_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -481,55 +482,17 @@ tp_status tp_discover_load_cache(const char *path,
                                  const tp_fabric_name_map *map, tp_fabric **out,
                                  tp_error *err)
 {
-	char *data = NULL;
-	size_t n = 0, cap = 0;
-	FILE *fp;
+	char *data;
+	size_t n;
 	tp_status rc;
 
 	*out = NULL;
-	fp = fopen(path, "rb");
-	if (fp == NULL)
-		return tp_error_set(err, TP_ERR_IO,
-		                    "ibnetdiscover cache %s: cannot open: %s",
-		                    path, strerror(errno));
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			char *p;
-
-			if (cap >= TP_CACHE_MAX_BYTES) {
-				free(data);
-				fclose(fp);
-				return tp_error_set(
-				    err, TP_ERR_LIMIT,
-				    "ibnetdiscover cache %s: larger than "
-				    "%u bytes",
-				    path, TP_CACHE_MAX_BYTES);
-			}
-			cap = cap ? cap * 2 : 65536;
-			p = realloc(data, cap);
-			if (p == NULL) {
-				free(data);
-				fclose(fp);
-				return nomem(err, path);
-			}
-			data = p;
-		}
-		got = fread(data + n, 1, cap - n, fp);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(fp)) {
-		rc = tp_error_set(err, TP_ERR_IO,
-		                  "ibnetdiscover cache %s: read error", path);
-	} else {
-		rc = tp_discover_parse_cache(data != NULL ? data : "", n, path,
-		                             map, out, err);
-	}
+	rc = tp_file_read(path, "ibnetdiscover cache", TP_CACHE_MAX_BYTES,
+	                  &data, &n, err);
+	if (rc != TP_OK)
+		return rc;
+	rc = tp_discover_parse_cache(data, n, path, map, out, err);
 	free(data);
-	fclose(fp);
 	return rc;
 }
 
@@ -1138,52 +1101,16 @@ tp_status tp_discover_parse_topology_conf(const char *text, size_t len,
 tp_status tp_discover_load_topology_conf(const char *path, tp_fabric **out,
                                          tp_error *err)
 {
-	FILE *fp;
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
+	char *buf;
+	size_t n;
 	tp_status rc;
 
 	*out = NULL;
-	fp = fopen(path, "rb");
-	if (fp == NULL)
-		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
-		                    strerror(errno));
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			char *p;
-
-			cap = cap ? cap * 2 : 65536;
-			if (cap > (size_t)TP_TOPOLOGY_CONF_MAX_BYTES + 65536) {
-				free(buf);
-				fclose(fp);
-				return tp_error_set(err, TP_ERR_LIMIT,
-				                    "%s: larger than %u bytes",
-				                    path,
-				                    TP_TOPOLOGY_CONF_MAX_BYTES);
-			}
-			p = realloc(buf, cap);
-			if (p == NULL) {
-				free(buf);
-				fclose(fp);
-				return nomem(err, path);
-			}
-			buf = p;
-		}
-		got = fread(buf + n, 1, cap - n, fp);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(fp)) {
-		free(buf);
-		fclose(fp);
-		return tp_error_set(err, TP_ERR_IO, "%s: read error", path);
-	}
-	fclose(fp);
-	rc = tp_discover_parse_topology_conf(buf != NULL ? buf : "", n, path,
-	                                     out, err);
+	rc = tp_file_read(path, NULL, TP_TOPOLOGY_CONF_MAX_BYTES, &buf, &n,
+	                  err);
+	if (rc != TP_OK)
+		return rc;
+	rc = tp_discover_parse_topology_conf(buf, n, path, out, err);
 	free(buf);
 	return rc;
 }

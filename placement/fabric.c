@@ -1,6 +1,7 @@
 #include "tp_config.h"
 
 #include "fabric.h"
+#include "tp_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -484,58 +485,6 @@ tp_status tp_fabric_name_map_parse(const char *text, size_t len,
 	return TP_OK;
 }
 
-/* Read a whole file (at most @max bytes) into a malloc'ed buffer. */
-static tp_status read_file(const char *path, size_t max, char **data,
-                           size_t *len, tp_error *err)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	*data = NULL;
-	*len = 0;
-	if (fp == NULL)
-		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
-		                    strerror(errno));
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			char *p;
-
-			cap = cap ? cap * 2 : 4096;
-			p = realloc(buf, cap + 1);
-			if (p == NULL) {
-				free(buf);
-				fclose(fp);
-				return nomem(err, path);
-			}
-			buf = p;
-		}
-		got = fread(buf + n, 1, cap - n, fp);
-		n += got;
-		if (n > max) {
-			free(buf);
-			fclose(fp);
-			return tp_error_set(err, TP_ERR_LIMIT,
-			                    "%s: larger than %zu bytes", path,
-			                    max);
-		}
-		if (got == 0)
-			break;
-	}
-	if (ferror(fp)) {
-		free(buf);
-		fclose(fp);
-		return tp_error_set(err, TP_ERR_IO, "%s: read error", path);
-	}
-	fclose(fp);
-	buf[n] = '\0';
-	*data = buf;
-	*len = n;
-	return TP_OK;
-}
-
 tp_status tp_fabric_name_map_load(const char *path, tp_fabric_name_map **map,
                                   tp_error *err)
 {
@@ -544,7 +493,7 @@ tp_status tp_fabric_name_map_load(const char *path, tp_fabric_name_map **map,
 	tp_status rc;
 
 	*map = NULL;
-	if ((rc = read_file(path, 64u << 20, &data, &len, err)) != TP_OK)
+	if ((rc = tp_file_read(path, NULL, 64u << 20, &data, &len, err)) != TP_OK)
 		return rc;
 	rc = tp_fabric_name_map_parse(data, len, path, map, err);
 	free(data);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "traffic.h"
+#include "tp_file.h"
 
 tp_traffic_limits tp_traffic_default_limits(void)
 {
@@ -370,42 +371,15 @@ tp_status tp_traffic_read_file(const char *path,
                                tp_traffic **traffic, tp_error *err)
 {
 	tp_traffic_limits lim = limits ? *limits : tp_traffic_default_limits();
-	FILE *f;
-	struct stat st;
 	char *buf;
 	size_t got;
 	tp_status rc;
 
 	*traffic = NULL;
-	f = fopen(path, "rb");
-	if (!f)
-		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
-		                    strerror(errno));
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return tp_error_set(err, TP_ERR_IO, "%s: not a regular file",
-		                    path);
-	}
-	if ((uint64_t)st.st_size > lim.max_file_bytes) {
-		fclose(f);
-		return tp_error_set(
-		    err, TP_ERR_LIMIT, "%s: %lld bytes, above the limit of %zu",
-		    path, (long long)st.st_size, lim.max_file_bytes);
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		fclose(f);
-		return tp_error_set(err, TP_ERR_NOMEM,
-		                    "%s: out of memory for %lld bytes", path,
-		                    (long long)st.st_size);
-	}
-	got = fread(buf, 1, (size_t)st.st_size, f);
-	if (ferror(f)) {
-		rc = tp_error_set(err, TP_ERR_IO, "%s: read error", path);
-	} else {
-		rc = tp_traffic_parse(path, buf, got, &lim, traffic, err);
-	}
-	fclose(f);
+	rc = tp_file_read(path, NULL, lim.max_file_bytes, &buf, &got, err);
+	if (rc != TP_OK)
+		return rc;
+	rc = tp_traffic_parse(path, buf, got, &lim, traffic, err);
 	free(buf);
 	return rc;
 }

@@ -39,7 +39,8 @@ slurm_plugin_task_topoplace_la_SOURCES = \
 	slurm-plugin/tp_slurm_fabric.c slurm-plugin/tp_slurm_fabric.h \
 	slurm-plugin/tp_slurm_options.c slurm-plugin/tp_slurm_options.h
 slurm_plugin_task_topoplace_la_CFLAGS = $(TP_PLUGIN_CFLAGS)
-slurm_plugin_task_topoplace_la_CPPFLAGS = $(TP_PLUGIN_CPPFLAGS)
+slurm_plugin_task_topoplace_la_CPPFLAGS = $(TP_PLUGIN_CPPFLAGS) \
+	-DTP_PKGLIBDIR='"$(pkglibdir)"'
 slurm_plugin_task_topoplace_la_LDFLAGS = $(TP_PLUGIN_LDFLAGS)
 slurm_plugin_task_topoplace_la_LIBADD = placement/libtopoplace.la
 
@@ -53,3 +54,39 @@ slurm_plugin_spank_topoplace_la_LDFLAGS = $(TP_PLUGIN_LDFLAGS)
 slurm_plugin_spank_topoplace_la_LIBADD = placement/libtopoplace.la
 
 endif
+
+# End-to-end tests on tp-bed (root; skipped elsewhere).
+if WITH_SLURM
+TESTS += tests/integration/slurm_place.sh tests/integration/slurm_record.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_place.sh \
+	tests/integration/slurm_record.sh
+EXTRA_DIST += tests/fuzz/fuzz_spank_options.c \
+	tests/fuzz/corpus/spank_options/placement-leaf \
+	tests/fuzz/corpus/spank_options/comm-profile \
+	tests/fuzz/corpus/spank_options/comm-record-empty \
+	tests/fuzz/corpus/spank_options/rank-remap \
+	tests/fuzz/corpus/spank_options/io-servers \
+	tests/fuzz/corpus/spank_options/io-throttle \
+	bench/slurm_jobtest_bench.sh
+
+# Profiles of known class for slurm_place.sh.
+check_PROGRAMS += tests/integration/slurm_profile_gen
+tests_integration_slurm_profile_gen_SOURCES = \
+	tests/integration/slurm_profile_gen.c
+tests_integration_slurm_profile_gen_CPPFLAGS = -I$(top_srcdir)/placement \
+	-I$(top_srcdir)/profiles
+tests_integration_slurm_profile_gen_LDADD = placement/libtopoplace.la
+
+# The plugins' Slurm-free helpers (no Slurm needed to build or run).
+TP_UNIT_TESTS += tests/unit/test_slurm_options
+check_PROGRAMS += tests/unit/test_slurm_options
+TESTS += tests/unit/test_slurm_options
+tests_unit_test_slurm_options_SOURCES = tests/unit/test_slurm_options.c \
+	slurm-plugin/tp_slurm_options.c slurm-plugin/tp_slurm_core.c \
+	slurm-plugin/tp_slurm_fabric.c slurm-plugin/spank_env.c
+tests_unit_test_slurm_options_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/placement -I$(top_srcdir)/profiles \
+	-I$(top_srcdir)/throttle -I$(top_srcdir)/slurm-plugin
+tests_unit_test_slurm_options_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_slurm_options_LDADD = $(TP_UNIT_LDADD)

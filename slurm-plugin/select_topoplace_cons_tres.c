@@ -54,43 +54,43 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* Must list the symbols in the order of slurm_select_ops_t (select.h). */
 static const char *select_syms[] = {
-	"plugin_id",
-	"select_p_state_save",
-	"select_p_state_restore",
-	"select_p_job_init",
-	"select_p_node_init",
-	"select_p_job_test",
-	"select_p_job_begin",
-	"select_p_job_ready",
-	"select_p_job_expand",
-	"select_p_job_resized",
-	"select_p_job_signal",
-	"select_p_job_fini",
-	"select_p_job_suspend",
-	"select_p_job_resume",
-	"select_p_step_pick_nodes",
-	"select_p_step_start",
-	"select_p_step_finish",
-	"select_p_select_nodeinfo_pack",
-	"select_p_select_nodeinfo_unpack",
-	"select_p_select_nodeinfo_alloc",
-	"select_p_select_nodeinfo_free",
-	"select_p_select_nodeinfo_set_all",
-	"select_p_select_nodeinfo_set",
-	"select_p_select_nodeinfo_get",
-	"select_p_select_jobinfo_alloc",
-	"select_p_select_jobinfo_free",
-	"select_p_select_jobinfo_set",
-	"select_p_select_jobinfo_get",
-	"select_p_select_jobinfo_copy",
-	"select_p_select_jobinfo_pack",
-	"select_p_select_jobinfo_unpack",
-	"select_p_select_jobinfo_sprint",
-	"select_p_select_jobinfo_xstrdup",
-	"select_p_get_info_from_plugin",
-	"select_p_update_node_config",
-	"select_p_reconfigure",
-	"select_p_resv_test",
+    "plugin_id",
+    "select_p_state_save",
+    "select_p_state_restore",
+    "select_p_job_init",
+    "select_p_node_init",
+    "select_p_job_test",
+    "select_p_job_begin",
+    "select_p_job_ready",
+    "select_p_job_expand",
+    "select_p_job_resized",
+    "select_p_job_signal",
+    "select_p_job_fini",
+    "select_p_job_suspend",
+    "select_p_job_resume",
+    "select_p_step_pick_nodes",
+    "select_p_step_start",
+    "select_p_step_finish",
+    "select_p_select_nodeinfo_pack",
+    "select_p_select_nodeinfo_unpack",
+    "select_p_select_nodeinfo_alloc",
+    "select_p_select_nodeinfo_free",
+    "select_p_select_nodeinfo_set_all",
+    "select_p_select_nodeinfo_set",
+    "select_p_select_nodeinfo_get",
+    "select_p_select_jobinfo_alloc",
+    "select_p_select_jobinfo_free",
+    "select_p_select_jobinfo_set",
+    "select_p_select_jobinfo_get",
+    "select_p_select_jobinfo_copy",
+    "select_p_select_jobinfo_pack",
+    "select_p_select_jobinfo_unpack",
+    "select_p_select_jobinfo_sprint",
+    "select_p_select_jobinfo_xstrdup",
+    "select_p_get_info_from_plugin",
+    "select_p_update_node_config",
+    "select_p_reconfigure",
+    "select_p_resv_test",
 };
 
 /* The wrapped plugin; set in init(), cleared in fini(). */
@@ -113,10 +113,10 @@ static plugin_context_t *inner_context = NULL;
  */
 typedef struct tp_model {
 	tp_config *config;
-	tp_topo *topo;             /* NULL: no fabric, plain cons_tres */
-	uint32_t *node_host;       /* Slurm node index -> topo host / NONE */
-	uint32_t *host_node;       /* topo host -> Slurm node index / NONE */
-	int node_count;            /* entries of node_host */
+	tp_topo *topo;       /* NULL: no fabric, plain cons_tres */
+	uint32_t *node_host; /* Slurm node index -> topo host / NONE */
+	uint32_t *host_node; /* topo host -> Slurm node index / NONE */
+	int node_count;      /* entries of node_host */
 	char munge_socket[256];
 } tp_model;
 
@@ -134,7 +134,7 @@ typedef struct tp_running {
 /* What job_test decided for a pending job: kept until begin/fini. */
 typedef struct tp_decision {
 	uint32_t job_id;
-	bool profile_read;   /* profile looked up (found or not) */
+	bool profile_read; /* profile looked up (found or not) */
 	bool has_profile;
 	bool failed;         /* error logged once: plain cons_tres */
 	bool waiting_logged; /* "cannot be met now" logged once */
@@ -185,8 +185,8 @@ static void _model_map_nodes(tp_model *m)
 		m->host_node[h] = TP_NONE;
 	for (int i = 0; i < node_record_count; i++) {
 		node_record_t *node = node_record_table_ptr[i];
-		uint32_t h = node ? tp_topo_find_host(m->topo, node->name)
-				  : TP_NONE;
+		uint32_t h =
+		    node ? tp_topo_find_host(m->topo, node->name) : TP_NONE;
 
 		m->node_host[i] = h;
 		if (h != TP_NONE && h < hosts)
@@ -217,10 +217,11 @@ static tp_model *_model_load(const char *why)
 	if (missing)
 		info("topoplace: %s: %s not found: using defaults", why, path);
 	tp_sc_munge_socket(slurm_conf.authinfo, m->munge_socket,
-			   sizeof(m->munge_socket));
+	                   sizeof(m->munge_socket));
 	if (tp_sc_load_topo(m->config, &m->topo, &err) != TP_OK) {
 		error("topoplace: %s: fabric: %s: jobs are placed by plain "
-		      "cons_tres", why, err.message);
+		      "cons_tres",
+		      why, err.message);
 		m->topo = NULL;
 		return m;
 	}
@@ -277,7 +278,7 @@ static void _running_drop(uint32_t job_id)
 }
 
 static void _running_add(tp_model *m, job_record_t *job_ptr,
-			 tp_placement policy, tp_jobclass job_class)
+                         tp_placement policy, tp_jobclass job_class)
 {
 	tp_running *r;
 
@@ -293,8 +294,8 @@ static void _running_add(tp_model *m, job_record_t *job_ptr,
 	r->job_id = job_ptr->job_id;
 	r->policy = policy;
 	r->job_class = job_class;
-	r->hosts = xcalloc(bit_set_count(job_ptr->node_bitmap) + 1,
-			   sizeof(uint32_t));
+	r->hosts =
+	    xcalloc(bit_set_count(job_ptr->node_bitmap) + 1, sizeof(uint32_t));
 	for (int i = 0; i < m->node_count; i++) {
 		if (i < bit_size(job_ptr->node_bitmap) &&
 		    bit_test(job_ptr->node_bitmap, i) &&
@@ -331,11 +332,11 @@ static tp_host_use *_occupancy(tp_model *m, bitstr_t *avail)
 		if (tp_run[j].policy != TP_PLACEMENT_LEAF)
 			continue;
 		for (uint32_t k = 0; k < tp_run[j].host_count; k++) {
-			uint32_t leaf = tp_topo_host_leaf(m->topo,
-							  tp_run[j].hosts[k]);
+			uint32_t leaf =
+			    tp_topo_host_leaf(m->topo, tp_run[j].hosts[k]);
 			uint32_t n = 0;
-			const uint32_t *on = tp_topo_leaf_hosts(m->topo, leaf,
-								&n);
+			const uint32_t *on =
+			    tp_topo_leaf_hosts(m->topo, leaf, &n);
 
 			for (uint32_t x = 0; x < n; x++) {
 				tp_host_use *u = &tp_use[on[x]];
@@ -359,18 +360,32 @@ static tp_host_use *_occupancy(tp_model *m, bitstr_t *avail)
 	return tp_use;
 }
 
-/* Slurm nodes the job may not use: other jobs' held leaves. */
-static void _clear_reserved(tp_model *m, bitstr_t *node_bitmap,
-			    uint32_t job_id)
+/*
+ * Slurm nodes a job under `off` may not use: every host of a running
+ * whole-leaf job's leaves (its own and its held ones: cons_tres would
+ * otherwise share the job's nodes core by core).  O(those leaves' hosts).
+ */
+static void _clear_reserved(tp_model *m, bitstr_t *node_bitmap, uint32_t job_id)
 {
-	uint32_t hosts = tp_topo_host_count(m->topo);
+	for (size_t j = 0; j < tp_run_count; j++) {
+		if (tp_run[j].policy != TP_PLACEMENT_LEAF ||
+		    tp_run[j].job_id == job_id)
+			continue;
+		for (uint32_t k = 0; k < tp_run[j].host_count; k++) {
+			uint32_t leaf =
+			    tp_topo_host_leaf(m->topo, tp_run[j].hosts[k]);
+			uint32_t n = 0;
+			const uint32_t *on =
+			    tp_topo_leaf_hosts(m->topo, leaf, &n);
 
-	for (uint32_t h = 0; h < hosts; h++) {
-		uint32_t node = m->host_node[h];
+			for (uint32_t x = 0; x < n; x++) {
+				uint32_t node = m->host_node[on[x]];
 
-		if (tp_use[h].state == TP_HOST_RESERVED &&
-		    tp_use[h].job_id != job_id && node != TP_NONE)
-			bit_clear(node_bitmap, node);
+				if (node != TP_NONE &&
+				    node < bit_size(node_bitmap))
+					bit_clear(node_bitmap, node);
+			}
+		}
 	}
 }
 
@@ -391,10 +406,10 @@ static void _decide_policy(tp_model *m, job_record_t *job_ptr, tp_decision *d)
 		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
 
 		value = tp_spank_job_option(job_ptr->spank_job_env,
-					    job_ptr->spank_job_env_size,
-					    info->name);
+		                            job_ptr->spank_job_env_size,
+		                            info->name);
 		if (value && tp_opt_values_set(&opts, (tp_opt_id)i, value,
-					       &err) != TP_OK) {
+		                               &err) != TP_OK) {
 			/* Set by hand past the SPANK check. */
 			error("topoplace: %pJ: %s: placed by plain cons_tres",
 			      job_ptr, err.message);
@@ -404,8 +419,8 @@ static void _decide_policy(tp_model *m, job_record_t *job_ptr, tp_decision *d)
 	}
 	settings = tp_config_for_partition(m->config, part);
 	if (!d->profile_read && opts.placement != TP_PLACEMENT_OFF) {
-		const char *name = opts.comm_profile[0] ? opts.comm_profile
-							: job_ptr->name;
+		const char *name =
+		    opts.comm_profile[0] ? opts.comm_profile : job_ptr->name;
 		char *user = uid_to_string_cached(job_ptr->user_id);
 		tp_profile *profile = NULL;
 		tp_status rc = TP_ERR_NOTFOUND;
@@ -414,7 +429,7 @@ static void _decide_policy(tp_model *m, job_record_t *job_ptr, tp_decision *d)
 		if (name && tp_store_valid_name(name) && user &&
 		    tp_store_valid_name(user))
 			rc = tp_sc_read_profile(m->config, m->munge_socket,
-						user, name, &profile, &err);
+			                        user, name, &profile, &err);
 		if (rc == TP_OK) {
 			tp_job_summary summary;
 			tp_jobclass_result cls;
@@ -422,8 +437,8 @@ static void _decide_policy(tp_model *m, job_record_t *job_ptr, tp_decision *d)
 			tp_sc_profile_summary(profile, &summary);
 			tp_profile_free(profile);
 			if (tp_jobclass_classify(&summary,
-						 &settings->thresholds, &cls,
-						 &err) != TP_OK) {
+			                         &settings->thresholds, &cls,
+			                         &err) != TP_OK) {
 				error("topoplace: %pJ: profile %s/%s: %s: "
 				      "placed by plain cons_tres",
 				      job_ptr, user, name, err.message);
@@ -432,8 +447,8 @@ static void _decide_policy(tp_model *m, job_record_t *job_ptr, tp_decision *d)
 			}
 			d->has_profile = true;
 			d->job_class = cls.job_class;
-			snprintf(d->class_reason, sizeof(d->class_reason),
-				 "%s", cls.reason);
+			snprintf(d->class_reason, sizeof(d->class_reason), "%s",
+			         cls.reason);
 		} else if (rc != TP_ERR_NOTFOUND) {
 			error("topoplace: %pJ: profile: %s: placed by plain "
 			      "cons_tres",
@@ -442,12 +457,12 @@ static void _decide_policy(tp_model *m, job_record_t *job_ptr, tp_decision *d)
 			return;
 		} else if (opts.comm_profile[0]) {
 			/* Named explicitly: the user expects it to exist. */
-			error("topoplace: %pJ: --comm-profile=%s: %s",
-			      job_ptr, opts.comm_profile, err.message);
+			error("topoplace: %pJ: --comm-profile=%s: %s", job_ptr,
+			      opts.comm_profile, err.message);
 		}
 	}
 	d->policy = tp_config_resolve_placement(settings, opts.placement,
-						d->has_profile);
+	                                        d->has_profile);
 }
 
 /* Microseconds, for the decision's own log line. */
@@ -465,7 +480,7 @@ static uint64_t _now_us(void)
  * now (the job waits).
  */
 static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
-		   uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes)
+                   uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes)
 {
 	tp_model *m = tp_cur;
 	tp_decision *d;
@@ -534,10 +549,10 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		bit_and(node_bitmap, allowed);
 		FREE_NULL_BITMAP(allowed);
 		for (uint32_t k = 0; k < res.leaf_count && used < 200; k++)
-			used += snprintf(leaves + used, sizeof(leaves) - used,
-					 "%s%s", k ? "," : "",
-					 tp_topo_leaf_name(m->topo,
-							   res.leaves[k]));
+			used +=
+			    snprintf(leaves + used, sizeof(leaves) - used,
+			             "%s%s", k ? "," : "",
+			             tp_topo_leaf_name(m->topo, res.leaves[k]));
 		info("topoplace: %pJ: placement=%s class=%s allowed=%u hosts "
 		     "on leaves %s (%" PRIu64 " us): %s%s%s",
 		     job_ptr, tp_placement_name(d->policy),
@@ -557,16 +572,16 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 static const char *_requested_placement(job_record_t *job_ptr)
 {
 	const char *value = tp_spank_job_option(job_ptr->spank_job_env,
-						job_ptr->spank_job_env_size,
-						TP_SPANK_OPT_PLACEMENT);
+	                                        job_ptr->spank_job_env_size,
+	                                        TP_SPANK_OPT_PLACEMENT);
 	return value ? value : "auto";
 }
 
 extern int init(void)
 {
-	inner_context = plugin_context_create("select", "select/cons_tres",
-					      (void **)&inner, select_syms,
-					      sizeof(select_syms));
+	inner_context =
+	    plugin_context_create("select", "select/cons_tres", (void **)&inner,
+	                          select_syms, sizeof(select_syms));
 	if (!inner_context) {
 		error("%s: cannot load select/cons_tres to wrap", plugin_type);
 		return SLURM_ERROR;
@@ -640,8 +655,8 @@ extern int select_p_job_init(List job_list)
 			d.profile_read = true;
 			_decide_policy(tp_cur, job_ptr, &d);
 			_running_add(tp_cur, job_ptr,
-				     d.failed ? TP_PLACEMENT_OFF : d.policy,
-				     d.job_class);
+			             d.failed ? TP_PLACEMENT_OFF : d.policy,
+			             d.job_class);
 		}
 		slurm_mutex_unlock(&tp_lock);
 		list_iterator_destroy(it);
@@ -663,11 +678,11 @@ extern int select_p_node_init(void)
 }
 
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
-			     uint32_t min_nodes, uint32_t max_nodes,
-			     uint32_t req_nodes, uint16_t mode,
-			     List preemptee_candidates,
-			     List *preemptee_job_list,
-			     bitstr_t *exc_core_bitmap)
+                             uint32_t min_nodes, uint32_t max_nodes,
+                             uint32_t req_nodes, uint16_t mode,
+                             List preemptee_candidates,
+                             List *preemptee_job_list,
+                             bitstr_t *exc_core_bitmap)
 {
 	debug2("%s: %pJ placement=%s mode=%u: forwarding to cons_tres",
 	       plugin_type, job_ptr, _requested_placement(job_ptr), mode);
@@ -681,27 +696,46 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	 */
 	if (tp_active && job_ptr && node_bitmap &&
 	    (mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW) {
+		uint64_t t0 = _now_us(), t1, t2;
+		bool timing;
 		int rc;
 
 		slurm_mutex_lock(&tp_lock);
 		rc = _narrow(job_ptr, node_bitmap, min_nodes, max_nodes,
-			     req_nodes);
+		             req_nodes);
+		timing = tp_cur && (tp_config_site_settings(tp_cur->config)
+		                        ->debug_flags &
+		                    TP_DEBUG_BUDGET);
 		slurm_mutex_unlock(&tp_lock);
 		if (rc != SLURM_SUCCESS)
 			return rc;
+		if (!timing)
+			goto forward;
+		/* DebugFlags=Budget: what the wrapper adds to cons_tres. */
+		t1 = _now_us();
+		rc = (*inner.job_test)(job_ptr, node_bitmap, min_nodes,
+		                       max_nodes, req_nodes, mode,
+		                       preemptee_candidates,
+		                       preemptee_job_list, exc_core_bitmap);
+		t2 = _now_us();
+		info("topoplace: %pJ: job_test timing: topoplace %" PRIu64
+		     " us, cons_tres %" PRIu64 " us",
+		     job_ptr, t1 - t0, t2 - t1);
+		return rc;
 	}
+forward:
 	return (*inner.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
-				 req_nodes, mode, preemptee_candidates,
-				 preemptee_job_list, exc_core_bitmap);
+	                         req_nodes, mode, preemptee_candidates,
+	                         preemptee_job_list, exc_core_bitmap);
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)
 {
 	int rc = (*inner.job_begin)(job_ptr);
 	/* job_ptr->nodes is set only after job_begin: name the bitmap. */
-	char *nodes = job_ptr->node_bitmap ?
-			      bitmap2node_name(job_ptr->node_bitmap) :
-			      NULL;
+	char *nodes = job_ptr->node_bitmap
+	                  ? bitmap2node_name(job_ptr->node_bitmap)
+	                  : NULL;
 
 	tp_placement policy = TP_PLACEMENT_OFF;
 	tp_jobclass job_class = TP_JOBCLASS_QUIET;
@@ -728,16 +762,16 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 		if (!job_ptr->system_comment ||
 		    !strncmp(job_ptr->system_comment, "topoplace:", 10)) {
 			xfree(job_ptr->system_comment);
-			job_ptr->system_comment = xstrdup_printf(
-			    "topoplace: placement=%s class=%s%s",
-			    tp_placement_name(policy),
-			    tp_jobclass_name(job_class),
-			    has_profile ? " (profile)" : "");
+			job_ptr->system_comment =
+			    xstrdup_printf("topoplace: placement=%s class=%s%s",
+			                   tp_placement_name(policy),
+			                   tp_jobclass_name(job_class),
+			                   has_profile ? " (profile)" : "");
 		}
 	}
 	/* One line per started job: what was asked and where it went. */
-	info("topoplace: %pJ placement=%s nodes=%s policy=%s class=%s",
-	     job_ptr, _requested_placement(job_ptr), nodes ? nodes : "(none)",
+	info("topoplace: %pJ placement=%s nodes=%s policy=%s class=%s", job_ptr,
+	     _requested_placement(job_ptr), nodes ? nodes : "(none)",
 	     tp_placement_name(policy), tp_jobclass_name(job_class));
 	xfree(nodes);
 	return rc;
@@ -749,7 +783,7 @@ extern int select_p_job_ready(job_record_t *job_ptr)
 }
 
 extern int select_p_job_expand(job_record_t *from_job_ptr,
-			       job_record_t *to_job_ptr)
+                               job_record_t *to_job_ptr)
 {
 	return (*inner.job_expand)(from_job_ptr, to_job_ptr);
 }
@@ -786,12 +820,12 @@ extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
 }
 
 extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr,
-					  select_jobinfo_t *jobinfo,
-					  uint32_t node_count,
-					  bitstr_t **avail_nodes)
+                                          select_jobinfo_t *jobinfo,
+                                          uint32_t node_count,
+                                          bitstr_t **avail_nodes)
 {
 	return (*inner.step_pick_nodes)(job_ptr, jobinfo, node_count,
-					avail_nodes);
+	                                avail_nodes);
 }
 
 extern int select_p_step_start(step_record_t *step_ptr)
@@ -805,15 +839,15 @@ extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
 }
 
 extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo,
-					 buf_t *buffer,
-					 uint16_t protocol_version)
+                                         buf_t *buffer,
+                                         uint16_t protocol_version)
 {
 	return (*inner.nodeinfo_pack)(nodeinfo, buffer, protocol_version);
 }
 
 extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo,
-					   buf_t *buffer,
-					   uint16_t protocol_version)
+                                           buf_t *buffer,
+                                           uint16_t protocol_version)
 {
 	return (*inner.nodeinfo_unpack)(nodeinfo, buffer, protocol_version);
 }
@@ -839,8 +873,8 @@ extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
 }
 
 extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
-					enum select_nodedata_type dinfo,
-					enum node_states state, void *data)
+                                        enum select_nodedata_type dinfo,
+                                        enum node_states state, void *data)
 {
 	return (*inner.nodeinfo_get)(nodeinfo, dinfo, state, data);
 }
@@ -856,15 +890,15 @@ extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
 }
 
 extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
-				       enum select_jobdata_type data_type,
-				       void *data)
+                                       enum select_jobdata_type data_type,
+                                       void *data)
 {
 	return (*inner.jobinfo_set)(jobinfo, data_type, data);
 }
 
 extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
-				       enum select_jobdata_type data_type,
-				       void *data)
+                                       enum select_jobdata_type data_type,
+                                       void *data)
 {
 	return (*inner.jobinfo_get)(jobinfo, data_type, data);
 }
@@ -875,33 +909,33 @@ extern select_jobinfo_t *select_p_select_jobinfo_copy(select_jobinfo_t *jobinfo)
 }
 
 extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo,
-					buf_t *buffer,
-					uint16_t protocol_version)
+                                        buf_t *buffer,
+                                        uint16_t protocol_version)
 {
 	return (*inner.jobinfo_pack)(jobinfo, buffer, protocol_version);
 }
 
 extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
-					  buf_t *buffer,
-					  uint16_t protocol_version)
+                                          buf_t *buffer,
+                                          uint16_t protocol_version)
 {
 	return (*inner.jobinfo_unpack)(jobinfo, buffer, protocol_version);
 }
 
 extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
-					    char *buf, size_t size, int mode)
+                                            char *buf, size_t size, int mode)
 {
 	return (*inner.jobinfo_sprint)(jobinfo, buf, size, mode);
 }
 
 extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
-					     int mode)
+                                             int mode)
 {
 	return (*inner.jobinfo_xstrdup)(jobinfo, mode);
 }
 
 extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
-					 job_record_t *job_ptr, void *data)
+                                         job_record_t *job_ptr, void *data)
 {
 	return (*inner.get_info_from_plugin)(dinfo, job_ptr, data);
 }
@@ -942,9 +976,9 @@ extern int select_p_reconfigure(void)
 }
 
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
-				    uint32_t node_cnt, bitstr_t *avail_bitmap,
-				    bitstr_t **core_bitmap)
+                                    uint32_t node_cnt, bitstr_t *avail_bitmap,
+                                    bitstr_t **core_bitmap)
 {
 	return (*inner.resv_test)(resv_desc_ptr, node_cnt, avail_bitmap,
-				  core_bitmap);
+	                          core_bitmap);
 }

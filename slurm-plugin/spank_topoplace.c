@@ -48,9 +48,10 @@ static int _check_option(int val, const char *optarg, int remote)
 	if (val < 0 || val >= TP_OPT_COUNT)
 		return -1;
 	if (tp_opt_check((tp_opt_id)val, optarg, canon, &err) != TP_OK) {
-		/* Remote: the value was checked at submission; say it anyway. */
+		/* Remote: the value was checked at submission; say it anyway.
+		 */
 		slurm_error("topoplace: %s%s", err.message,
-			    remote ? " (in slurmstepd)" : "");
+		            remote ? " (in slurmstepd)" : "");
 		return -1;
 	}
 	if (remote) {
@@ -83,7 +84,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		opts[i].cb = _check_option;
 		if (spank_option_register(sp, &opts[i]) != ESPANK_SUCCESS) {
 			slurm_error("topoplace: cannot register --%s",
-				    info->name);
+			            info->name);
 			return -1;
 		}
 	}

@@ -21,11 +21,11 @@ void tp_sc_conf_path(const char *slurm_conf, char *out, size_t size)
 		snprintf(out, size, "topoplace.conf");
 	else
 		snprintf(out, size, "%.*s/topoplace.conf",
-			 (int)(slash - slurm_conf), slurm_conf);
+		         (int)(slash - slurm_conf), slurm_conf);
 }
 
-tp_status tp_sc_load_config(const char *path, tp_config **config,
-			    int *missing, tp_error *err)
+tp_status tp_sc_load_config(const char *path, tp_config **config, int *missing,
+                            tp_error *err)
 {
 	struct stat st;
 
@@ -35,24 +35,24 @@ tp_status tp_sc_load_config(const char *path, tp_config **config,
 		*config = tp_config_new_default();
 		if (!*config)
 			return tp_error_set(err, TP_ERR_NOMEM,
-					    "%s: out of memory for defaults",
-					    path);
+			                    "%s: out of memory for defaults",
+			                    path);
 		return TP_OK;
 	}
 	return tp_config_load(path, config, err);
 }
 
 tp_status tp_sc_load_topo(const tp_config *config, tp_topo **topo,
-			  tp_error *err)
+                          tp_error *err)
 {
 	const tp_config_site *site = tp_config_site_settings(config);
 
-	return tp_sf_load_topo(
-	    site->fabric_source == TP_FABRIC_SOURCE_TOPOLOGY,
-	    site->topology_conf, site->fabric_cache,
-	    site->node_name_rule == TP_NODE_NAME_MAP ? site->node_name_map
-						     : NULL,
-	    topo, err);
+	return tp_sf_load_topo(site->fabric_source == TP_FABRIC_SOURCE_TOPOLOGY,
+	                       site->topology_conf, site->fabric_cache,
+	                       site->node_name_rule == TP_NODE_NAME_MAP
+	                           ? site->node_name_map
+	                           : NULL,
+	                       topo, err);
 }
 
 void tp_sc_munge_socket(const char *authinfo, char *out, size_t size)
@@ -72,8 +72,8 @@ void tp_sc_munge_socket(const char *authinfo, char *out, size_t size)
 }
 
 tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
-			     const char *user, const char *name,
-			     tp_profile **profile, tp_error *err)
+                             const char *user, const char *name,
+                             tp_profile **profile, tp_error *err)
 {
 	tp_munge_config munge = {NULL, 0};
 	tp_store_options opt = tp_store_default_options();

@@ -30,8 +30,8 @@ void tp_sc_conf_path(const char *slurm_conf, char *out, size_t size);
  * defaults (*@missing set to 1).  Anything else wrong: the parser's error
  * (file, line, key).
  */
-tp_status tp_sc_load_config(const char *path, tp_config **config,
-			    int *missing, tp_error *err);
+tp_status tp_sc_load_config(const char *path, tp_config **config, int *missing,
+                            tp_error *err);
 
 /*
  * The fabric as a tp_topo, from the source @config names: topology.conf or
@@ -39,7 +39,7 @@ tp_status tp_sc_load_config(const char *path, tp_config **config,
  * sweep; `topoplace fabric cache` refreshes the cache outside them).
  */
 tp_status tp_sc_load_topo(const tp_config *config, tp_topo **topo,
-			  tp_error *err);
+                          tp_error *err);
 
 /*
  * The munge socket named in Slurm's AuthInfo (`socket=PATH`), copied into
@@ -54,8 +54,8 @@ void tp_sc_munge_socket(const char *authinfo, char *out, size_t size);
  * file and the reason (store.h).
  */
 tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
-			     const char *user, const char *name,
-			     tp_profile **profile, tp_error *err);
+                             const char *user, const char *name,
+                             tp_profile **profile, tp_error *err);
 
 /* The classifier's view of @profile (jobclass.h). */
 void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary);

@@ -8,16 +8,16 @@
 #include "tp_slurm_fabric.h"
 
 tp_status tp_sf_load_topo(int from_topology_conf, const char *topology_conf,
-			  const char *cache, const char *name_map,
-			  tp_topo **topo, tp_error *err)
+                          const char *cache, const char *name_map,
+                          tp_topo **topo, tp_error *err)
 {
 	tp_fabric_name_map *map = NULL;
 	tp_fabric *fabric = NULL;
 	tp_status rc;
 
 	if (from_topology_conf) {
-		rc = tp_discover_load_topology_conf(topology_conf, &fabric,
-						    err);
+		rc =
+		    tp_discover_load_topology_conf(topology_conf, &fabric, err);
 	} else {
 		if (name_map) {
 			rc = tp_fabric_name_map_load(name_map, &map, err);

@@ -17,7 +17,7 @@
  * node descriptions through @name_map (NULL: first word).
  */
 tp_status tp_sf_load_topo(int from_topology_conf, const char *topology_conf,
-			  const char *cache, const char *name_map,
-			  tp_topo **topo, tp_error *err);
+                          const char *cache, const char *name_map,
+                          tp_topo **topo, tp_error *err);
 
 #endif /* TP_SLURM_FABRIC_H */

@@ -11,37 +11,37 @@
 #include "tp_slurm_options.h"
 
 static const tp_opt_info opt_info[TP_OPT_COUNT] = {
-	[TP_OPT_PLACEMENT] = {
-		"placement", TP_PLACEMENT_CHOICES,
-		"topoplace: where the job goes on the fabric: whole leaf "
-		"switches (leaf), leaves shared only with compatible jobs "
-		"(shared), fewest (pack) or most (spread) leaves, Slurm's own "
-		"choice (off), or the site default (auto)",
-		1, "TOPOPLACE_PLACEMENT"},
-	[TP_OPT_COMM_PROFILE] = {
-		"comm-profile", "NAME",
-		"topoplace: use the stored communication profile NAME (default: "
-		"the newest profile named like the job)",
-		1, "TOPOPLACE_COMM_PROFILE"},
-	[TP_OPT_COMM_RECORD] = {
-		"comm-record", "NAME",
-		"topoplace: record this run's communication and I/O into the "
-		"profile store as NAME (default: the job name)",
-		2, "TOPOPLACE_COMM_RECORD"},
-	[TP_OPT_RANK_REMAP] = {
-		"rank-remap", "auto|off",
-		"topoplace: reorder MPI ranks over the job's nodes from its "
-		"profile (auto) or keep Slurm's order (off)",
-		1, "TOPOPLACE_RANK_REMAP"},
-	[TP_OPT_IO_SERVERS] = {
-		"io-servers", "N",
-		"topoplace: number of I/O servers (aggregator ranks) to place",
-		1, "TOPOPLACE_IO_SERVERS"},
-	[TP_OPT_IO_THROTTLE] = {
-		"io-throttle", "auto|off|<window>",
-		"topoplace: pace the job's I/O requests: site policy (auto), "
-		"never (off), or at most one per window per process (e.g. 2ms)",
-		1, "TOPOPLACE_IO_THROTTLE"},
+    [TP_OPT_PLACEMENT] =
+        {"placement", TP_PLACEMENT_CHOICES,
+         "topoplace: where the job goes on the fabric: whole leaf "
+         "switches (leaf), leaves shared only with compatible jobs "
+         "(shared), fewest (pack) or most (spread) leaves, Slurm's own "
+         "choice (off), or the site default (auto)",
+         1, "TOPOPLACE_PLACEMENT"},
+    [TP_OPT_COMM_PROFILE] =
+        {"comm-profile", "NAME",
+         "topoplace: use the stored communication profile NAME (default: "
+         "the newest profile named like the job)",
+         1, "TOPOPLACE_COMM_PROFILE"},
+    [TP_OPT_COMM_RECORD] =
+        {"comm-record", "NAME",
+         "topoplace: record this run's communication and I/O into the "
+         "profile store as NAME (default: the job name)",
+         2, "TOPOPLACE_COMM_RECORD"},
+    [TP_OPT_RANK_REMAP] =
+        {"rank-remap", "auto|off",
+         "topoplace: reorder MPI ranks over the job's nodes from its "
+         "profile (auto) or keep Slurm's order (off)",
+         1, "TOPOPLACE_RANK_REMAP"},
+    [TP_OPT_IO_SERVERS] =
+        {"io-servers", "N",
+         "topoplace: number of I/O servers (aggregator ranks) to place", 1,
+         "TOPOPLACE_IO_SERVERS"},
+    [TP_OPT_IO_THROTTLE] =
+        {"io-throttle", "auto|off|<window>",
+         "topoplace: pace the job's I/O requests: site policy (auto), "
+         "never (off), or at most one per window per process (e.g. 2ms)",
+         1, "TOPOPLACE_IO_THROTTLE"},
 };
 
 const tp_opt_info *tp_opt_info_get(tp_opt_id id)
@@ -52,11 +52,11 @@ const tp_opt_info *tp_opt_info_get(tp_opt_id id)
 }
 
 static tp_status check_name(const char *flag, const char *value,
-			    char canon[TP_OPT_VALUE_MAX], tp_error *err)
+                            char canon[TP_OPT_VALUE_MAX], tp_error *err)
 {
 	if (!value[0])
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "--%s: empty profile name", flag);
+		                    "--%s: empty profile name", flag);
 	if (!tp_store_valid_name(value))
 		return tp_error_set(
 		    err, TP_ERR_INVALID,
@@ -68,7 +68,7 @@ static tp_status check_name(const char *flag, const char *value,
 }
 
 static tp_status check_servers(const char *value, char canon[TP_OPT_VALUE_MAX],
-			       tp_error *err)
+                               tp_error *err)
 {
 	char *end = NULL;
 	unsigned long n;
@@ -83,13 +83,13 @@ static tp_status check_servers(const char *value, char canon[TP_OPT_VALUE_MAX],
 	return TP_OK;
 bad:
 	return tp_error_set(err, TP_ERR_INVALID,
-			    "--io-servers: '%.64s' is not a server count "
-			    "(expected an integer from 1 to %u)",
-			    value, TP_OPT_IO_SERVERS_MAX);
+	                    "--io-servers: '%.64s' is not a server count "
+	                    "(expected an integer from 1 to %u)",
+	                    value, TP_OPT_IO_SERVERS_MAX);
 }
 
 tp_status tp_opt_check(tp_opt_id id, const char *value,
-		       char canon[TP_OPT_VALUE_MAX], tp_error *err)
+                       char canon[TP_OPT_VALUE_MAX], tp_error *err)
 {
 	const tp_opt_info *info = tp_opt_info_get(id);
 	tp_placement placement;
@@ -98,22 +98,29 @@ tp_status tp_opt_check(tp_opt_id id, const char *value,
 
 	if (!info)
 		return tp_error_set(err, TP_ERR_INVALID, "unknown flag %d",
-				    (int)id);
+		                    (int)id);
 	canon[0] = '\0';
+	/*
+	 * Slurm writes an optional-argument flag given without a value as
+	 * "(null)" (printf of NULL) into the SPANK environment that srun,
+	 * slurmctld and slurmstepd read back; it is no valid name either.
+	 */
+	if (value && info->has_arg == 2 && !strcmp(value, "(null)"))
+		value = NULL;
 	if (!value) {
 		if (info->has_arg == 2)
 			return TP_OK;
 		return tp_error_set(err, TP_ERR_INVALID,
-				    "--%s: a value is required (expected %s)",
-				    info->name, info->arginfo);
+		                    "--%s: a value is required (expected %s)",
+		                    info->name, info->arginfo);
 	}
 	switch (id) {
 	case TP_OPT_PLACEMENT:
 		if (tp_placement_parse(value, &placement, &inner) != TP_OK)
 			return tp_error_set(err, TP_ERR_INVALID, "--%s: %s",
-					    info->name, inner.message);
+			                    info->name, inner.message);
 		snprintf(canon, TP_OPT_VALUE_MAX, "%s",
-			 tp_placement_name(placement));
+		         tp_placement_name(placement));
 		return TP_OK;
 	case TP_OPT_COMM_PROFILE:
 		return check_name(info->name, value, canon, err);
@@ -124,9 +131,9 @@ tp_status tp_opt_check(tp_opt_id id, const char *value,
 	case TP_OPT_RANK_REMAP:
 		if (strcmp(value, "auto") && strcmp(value, "off"))
 			return tp_error_set(err, TP_ERR_INVALID,
-					    "--%s: '%.64s' is not a remap mode "
-					    "(expected auto|off)",
-					    info->name, value);
+			                    "--%s: '%.64s' is not a remap mode "
+			                    "(expected auto|off)",
+			                    info->name, value);
 		snprintf(canon, TP_OPT_VALUE_MAX, "%s", value);
 		return TP_OK;
 	case TP_OPT_IO_SERVERS:
@@ -134,14 +141,14 @@ tp_status tp_opt_check(tp_opt_id id, const char *value,
 	case TP_OPT_IO_THROTTLE:
 		if (tp_throttle_parse(value, &request, &inner) != TP_OK)
 			return tp_error_set(err, TP_ERR_INVALID, "--%s: %s",
-					    info->name, inner.message);
+			                    info->name, inner.message);
 		if (request.mode == TP_THROTTLE_FIXED)
 			snprintf(canon, TP_OPT_VALUE_MAX, "%" PRIu64 "us",
-				 request.window_us);
+			         request.window_us);
 		else
 			snprintf(canon, TP_OPT_VALUE_MAX, "%s",
-				 request.mode == TP_THROTTLE_OFF ? "off"
-								 : "auto");
+			         request.mode == TP_THROTTLE_OFF ? "off"
+			                                         : "auto");
 		return TP_OK;
 	case TP_OPT_COUNT:
 		break;
@@ -158,7 +165,7 @@ void tp_opt_values_init(tp_opt_values *values)
 }
 
 tp_status tp_opt_values_set(tp_opt_values *values, tp_opt_id id,
-			    const char *value, tp_error *err)
+                            const char *value, tp_error *err)
 {
 	char canon[TP_OPT_VALUE_MAX];
 	tp_status rc = tp_opt_check(id, value, canon, err);

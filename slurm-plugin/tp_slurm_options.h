@@ -54,11 +54,11 @@ const tp_opt_info *tp_opt_info_get(tp_opt_id id);
  * one line "--<flag>: <what is wrong> (expected ...)".
  */
 tp_status tp_opt_check(tp_opt_id id, const char *value,
-		       char canon[TP_OPT_VALUE_MAX], tp_error *err);
+                       char canon[TP_OPT_VALUE_MAX], tp_error *err);
 
 /* Everything the flags of one job say; unset flags have their defaults. */
 typedef struct tp_opt_values {
-	tp_placement placement;          /* TP_PLACEMENT_AUTO when unset */
+	tp_placement placement;              /* TP_PLACEMENT_AUTO when unset */
 	char comm_profile[TP_OPT_VALUE_MAX]; /* "" when unset */
 	bool comm_record;
 	char comm_record_name[TP_OPT_VALUE_MAX]; /* "" : the job name */
@@ -75,6 +75,6 @@ void tp_opt_values_init(tp_opt_values *values);
  * bad value @values is left unchanged for that flag.
  */
 tp_status tp_opt_values_set(tp_opt_values *values, tp_opt_id id,
-			    const char *value, tp_error *err);
+                            const char *value, tp_error *err);
 
 #endif /* TP_SLURM_OPTIONS_H */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "tp_file.h"
 
 void tp_csv_init(tp_csv *csv, const char *name, const char *text, size_t len)
 {
@@ -57,6 +58,56 @@ tp_status tp_csv_next_line(tp_csv *csv, int *have, tp_error *err)
 			                    "carriage return",
 			                    csv->name, csv->line_no, i + 1);
 	*have = 1;
+	return TP_OK;
+}
+
+tp_status tp_csv_next_row(tp_csv *csv, const char *magic, const char *header,
+                          const char *kind, int *have, tp_error *err)
+{
+	tp_status st;
+
+	for (;;) {
+		if ((st = tp_csv_next_line(csv, have, err)) != TP_OK)
+			return st;
+		if (!*have)
+			break;
+		if (!csv->magic_seen) {
+			size_t m = strlen(magic);
+
+			if (strncmp(csv->line, magic, m) ||
+			    (csv->line[m] && csv->line[m] != ' '))
+				return tp_error_set(err, TP_ERR_PARSE,
+				                    "%s: line %lu: column 1: "
+				                    "not a topoplace %s "
+				                    "(first line must be '%s')",
+				                    csv->name, csv->line_no,
+				                    kind, magic);
+			csv->magic_seen = 1;
+			continue;
+		}
+		if (csv->line[0] == '#' || csv->line[0] == '\0')
+			continue;
+		if (!csv->header_seen) {
+			if (strcmp(csv->line, header))
+				return tp_error_set(err, TP_ERR_PARSE,
+				                    "%s: line %lu: column 1: "
+				                    "expected the column "
+				                    "header '%s'",
+				                    csv->name, csv->line_no,
+				                    header);
+			csv->header_seen = 1;
+			continue;
+		}
+		return TP_OK;
+	}
+	if (!csv->magic_seen)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: line %lu: '%s' line missing",
+		                    csv->name, csv->line_no + 1, magic);
+	if (!csv->header_seen)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: line %lu: column header missing",
+		                    csv->name, csv->line_no + 1);
 	return TP_OK;
 }
 
@@ -177,58 +228,5 @@ tp_status tp_csv_decimal(tp_csv *csv, size_t i, const char *what, double min,
 tp_status tp_csv_read_file(const char *path, size_t max_bytes, char **text,
                            size_t *len, tp_error *err)
 {
-	size_t cap = 65536, n = 0;
-	char *buf;
-	FILE *f;
-
-	f = fopen(path, "rb");
-	if (!f)
-		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
-		                    strerror(errno));
-	buf = malloc(cap);
-	if (!buf) {
-		fclose(f);
-		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
-		                    path);
-	}
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			char *bigger;
-
-			if (cap >= max_bytes) {
-				free(buf);
-				fclose(f);
-				return tp_error_set(err, TP_ERR_LIMIT,
-				                    "%s: larger than %zu bytes",
-				                    path, max_bytes);
-			}
-			cap = cap * 2 > max_bytes ? max_bytes : cap * 2;
-			bigger = realloc(buf, cap);
-			if (!bigger) {
-				free(buf);
-				fclose(f);
-				return tp_error_set(err, TP_ERR_NOMEM,
-				                    "%s: out of memory", path);
-			}
-			buf = bigger;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		int e = errno;
-
-		free(buf);
-		fclose(f);
-		return tp_error_set(err, TP_ERR_IO, "%s: read error: %s", path,
-		                    strerror(e));
-	}
-	fclose(f);
-	*text = buf;
-	*len = n;
-	return TP_OK;
+	return tp_file_read(path, NULL, max_bytes, text, len, err);
 }

@@ -27,6 +27,8 @@ typedef struct tp_csv {
 	size_t field_count;
 	char *fields[TP_CSV_MAX_FIELDS];
 	unsigned columns[TP_CSV_MAX_FIELDS];
+	/* tp_csv_next_row: the magic line and the column header were read. */
+	int magic_seen, header_seen;
 } tp_csv;
 
 void tp_csv_init(tp_csv *csv, const char *name, const char *text, size_t len);
@@ -37,6 +39,18 @@ void tp_csv_init(tp_csv *csv, const char *name, const char *text, size_t len);
  * longer than TP_CSV_MAX_LINE or holding NUL or control bytes.
  */
 tp_status tp_csv_next_line(tp_csv *csv, int *have, tp_error *err);
+
+/*
+ * Advance to the next data row of a versioned topoplace CSV file (sweep,
+ * threshold table): the first line must be @magic (a space and a free
+ * comment may follow it), '#' comment and blank lines are skipped, and the
+ * first other line must be @header exactly.  @kind names the format in
+ * errors ("sweep").  Returns TP_OK with *have = 1 and csv->line set to the
+ * row, or *have = 0 at the end; TP_ERR_PARSE naming file, line and what is
+ * wrong, also when the text ends before the magic line or the header.
+ */
+tp_status tp_csv_next_row(tp_csv *csv, const char *magic, const char *header,
+                          const char *kind, int *have, tp_error *err);
 
 /* Split csv->line at commas; exactly @expected fields or TP_ERR_PARSE. */
 tp_status tp_csv_split(tp_csv *csv, size_t expected, tp_error *err);

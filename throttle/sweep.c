@@ -115,7 +115,7 @@ tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
 {
 	tp_sweep *sweep;
 	tp_csv csv;
-	int have, seen_magic = 0, seen_header = 0;
+	int have;
 	tp_status st;
 
 	if (!max_samples)
@@ -128,43 +128,11 @@ tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
 	for (;;) {
 		tp_sweep_sample s = {0};
 
-		if ((st = tp_csv_next_line(&csv, &have, err)) != TP_OK)
+		if ((st = tp_csv_next_row(&csv, TP_SWEEP_MAGIC, TP_SWEEP_HEADER,
+		                          "sweep", &have, err)) != TP_OK)
 			goto fail;
 		if (!have)
 			break;
-		if (!seen_magic) {
-			/* The magic line is the first line, byte for byte
-			 * (trailing text after a space is a free comment). */
-			size_t m = strlen(TP_SWEEP_MAGIC);
-
-			if (strncmp(csv.line, TP_SWEEP_MAGIC, m) ||
-			    (csv.line[m] && csv.line[m] != ' ')) {
-				st = tp_error_set(err, TP_ERR_PARSE,
-				                  "%s: line %lu: column 1: not "
-				                  "a topoplace sweep (first "
-				                  "line must be '%s')",
-				                  csv.name, csv.line_no,
-				                  TP_SWEEP_MAGIC);
-				goto fail;
-			}
-			seen_magic = 1;
-			continue;
-		}
-		if (csv.line[0] == '#' || csv.line[0] == '\0')
-			continue;
-		if (!seen_header) {
-			if (strcmp(csv.line, TP_SWEEP_HEADER)) {
-				st = tp_error_set(err, TP_ERR_PARSE,
-				                  "%s: line %lu: column 1: "
-				                  "expected the column header "
-				                  "'%s'",
-				                  csv.name, csv.line_no,
-				                  TP_SWEEP_HEADER);
-				goto fail;
-			}
-			seen_header = 1;
-			continue;
-		}
 		if (sweep->count >= max_samples) {
 			st = tp_error_set(err, TP_ERR_LIMIT,
 			                  "%s: line %lu: more than %zu samples",
@@ -178,13 +146,6 @@ tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
 			                csv.line_no);
 			goto fail;
 		}
-	}
-	if (!seen_magic || !seen_header) {
-		st = tp_error_set(err, TP_ERR_PARSE, "%s: line %lu: %s missing",
-		                  csv.name, csv.line_no + 1,
-		                  seen_magic ? "column header"
-		                             : "'" TP_SWEEP_MAGIC "' line");
-		goto fail;
 	}
 	*out = sweep;
 	return TP_OK;

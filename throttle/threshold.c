@@ -356,7 +356,7 @@ tp_status tp_threshold_table_parse(const char *name, const char *text,
                                    tp_error *err)
 {
 	tp_threshold_table *t;
-	int have, seen_magic = 0, seen_header = 0;
+	int have;
 	tp_status st;
 	tp_csv csv;
 
@@ -369,41 +369,12 @@ tp_status tp_threshold_table_parse(const char *name, const char *text,
 		tp_threshold e = {0};
 		uint64_t v;
 
-		if ((st = tp_csv_next_line(&csv, &have, err)) != TP_OK)
+		if ((st = tp_csv_next_row(
+		         &csv, TP_THRESHOLD_MAGIC, TP_THRESHOLD_HEADER,
+		         "threshold table", &have, err)) != TP_OK)
 			goto fail;
 		if (!have)
 			break;
-		if (!seen_magic) {
-			size_t m = strlen(TP_THRESHOLD_MAGIC);
-
-			if (strncmp(csv.line, TP_THRESHOLD_MAGIC, m) ||
-			    (csv.line[m] && csv.line[m] != ' ')) {
-				st = tp_error_set(err, TP_ERR_PARSE,
-				                  "%s: line %lu: column 1: not "
-				                  "a topoplace threshold table "
-				                  "(first line must be '%s')",
-				                  csv.name, csv.line_no,
-				                  TP_THRESHOLD_MAGIC);
-				goto fail;
-			}
-			seen_magic = 1;
-			continue;
-		}
-		if (csv.line[0] == '#' || csv.line[0] == '\0')
-			continue;
-		if (!seen_header) {
-			if (strcmp(csv.line, TP_THRESHOLD_HEADER)) {
-				st = tp_error_set(err, TP_ERR_PARSE,
-				                  "%s: line %lu: column 1: "
-				                  "expected the column header "
-				                  "'%s'",
-				                  csv.name, csv.line_no,
-				                  TP_THRESHOLD_HEADER);
-				goto fail;
-			}
-			seen_header = 1;
-			continue;
-		}
 		if ((st = tp_csv_split(&csv, 5, err)) != TP_OK ||
 		    (st = tp_csv_uint(&csv, 0, "request_bytes", 1,
 		                      TP_UNITS_MAX_BYTES, &e.request_bytes,
@@ -428,13 +399,10 @@ tp_status tp_threshold_table_parse(const char *name, const char *text,
 			goto fail;
 		}
 	}
-	if (!seen_magic || !seen_header || t->count == 0) {
-		st = tp_error_set(
-		    err, TP_ERR_PARSE, "%s: line %lu: %s", csv.name,
-		    csv.line_no + 1,
-		    !seen_magic    ? "'" TP_THRESHOLD_MAGIC "' line missing"
-		    : !seen_header ? "column header missing"
-		                   : "no thresholds in the table");
+	if (t->count == 0) {
+		st = tp_error_set(err, TP_ERR_PARSE,
+		                  "%s: line %lu: no thresholds in the table",
+		                  csv.name, csv.line_no + 1);
 		goto fail;
 	}
 	*table = t;

@@ -1,44 +1,60 @@
 /*
- * fuzz_spank_options.c: user flag values as they arrive from sbatch/srun
- * and from a job's SPANK environment: no crash, overread or leak on any
- * bytes.
+ * fuzz_spank_options.c: the user flags' checker (slurm-plugin/
+ * tp_slurm_options.c) and the SPANK environment lookup on arbitrary bytes.
+ * Input: one byte choosing the flag, then the value (cut at the first NUL).
  *
- * Input: NUL-separated strings; the first is parsed as a --placement value,
- * all of them are searched as a SPANK environment.
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iplacement -Iprofiles \
+ *     -Ithrottle -Islurm-plugin -I<build> tests/fuzz/fuzz_spank_options.c \
+ *     slurm-plugin/tp_slurm_options.c slurm-plugin/spank_env.c \
+ *     placement/policy.c placement/tp_error.c profiles/store.c ... \
+ *     throttle/window.c throttle/units.c ...
  */
 #include "tp_config.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
-/* The lookup lives with the Slurm adapters but has no Slurm dependency. */
-#include "../../slurm-plugin/spank_env.c"
+#include "spank_env.h"
+#include "tp_slurm_options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
-	char *env[64];
-	uint32_t count = 0;
-	tp_placement placement;
+	char canon[TP_OPT_VALUE_MAX], *value, *entry;
+	tp_opt_values values;
 	tp_error err;
+	tp_opt_id id;
+	const tp_opt_info *info;
 
-	if (!text)
+	if (size < 1)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
-	if (tp_placement_parse(text, &placement, &err) == TP_OK &&
-	    strcmp(tp_placement_name(placement), text) != 0)
-		abort(); /* a value that parses must be its own canonical name */
-	for (size_t i = 0; i <= size && count < 64;) {
-		env[count++] = text + i;
-		i += strlen(text + i) + 1;
+	id = (tp_opt_id)(data[0] % TP_OPT_COUNT);
+	value = malloc(size);
+	if (!value)
+		return 0;
+	memcpy(value, data + 1, size - 1);
+	value[size - 1] = '\0';
+	(void)tp_opt_check(id, value, canon, &err);
+	(void)tp_opt_check(id, NULL, canon, &err);
+	tp_opt_values_init(&values);
+	(void)tp_opt_values_set(&values, id, value, &err);
+	/* The same bytes as a SPANK environment entry. */
+	info = tp_opt_info_get(id);
+	entry = malloc(strlen(TP_SPANK_ENV_PREFIX) + strlen(info->name) +
+	               strlen(value) + 2);
+	if (entry) {
+		char *env[2] = {entry, value};
+
+		strcpy(entry, TP_SPANK_ENV_PREFIX);
+		strcat(entry, info->name);
+		strcat(entry, "=");
+		strcat(entry, value);
+		(void)tp_spank_job_option(env, 2, info->name);
+		free(entry);
 	}
-	(void)tp_spank_job_option(env, count, "placement");
-	(void)tp_spank_job_option(env, count, "comm-profile");
-	free(text);
+	free(value);
 	return 0;
 }

@@ -185,7 +185,7 @@ static void test_missing_file_is_an_io_error_naming_it(void **state)
 	                    "/nonexistent/m.txt: cannot open: No such file "
 	                    "or directory");
 	assert_int_equal(tp_traffic_read_file("/", NULL, &t, &err), TP_ERR_IO);
-	assert_string_equal(err.message, "/: not a regular file");
+	assert_string_equal(err.message, "/: is a directory");
 }
 
 static void test_real_matrix_matches_its_header(void **state)

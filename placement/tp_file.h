@@ -1,0 +1,28 @@
+/*
+ * tp_file.h: reading a whole input file, bounded.
+ *
+ * Every text input of the core (topology.conf, ibnetdiscover caches,
+ * traffic matrices, sweeps, name maps) is read the same way: at most a
+ * given number of bytes, into one NUL-terminated buffer, with one error
+ * line that names the file.  Parsers then work on memory, which is also
+ * what their fuzz targets feed them.
+ */
+#ifndef TP_FILE_H
+#define TP_FILE_H
+
+#include <stddef.h>
+
+#include "tp_error.h"
+
+/*
+ * Read file @path into a new buffer *data (NUL-terminated, free() it) of
+ * *len bytes.  @kind, if not NULL, names the kind of file in front of the
+ * path in messages ("ibnetdiscover cache /x: cannot open: ...").
+ * Errors: TP_ERR_IO ("cannot open: <reason>", "read error: <reason>", "is a
+ * directory"), TP_ERR_LIMIT ("larger than N bytes" for a file of more than
+ * @max_bytes), TP_ERR_NOMEM.
+ */
+tp_status tp_file_read(const char *path, const char *kind, size_t max_bytes,
+                       char **data, size_t *len, tp_error *err);
+
+#endif /* TP_FILE_H */

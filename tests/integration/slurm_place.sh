@@ -1,0 +1,240 @@
+#!/bin/bash
+# slurm_place.sh: topoplace's plugins end to end on a local Slurm cluster
+# whose topology.conf comes from tools/topoplace-fattree (4 leaves x 4
+# hosts), with real munge and a profile store signed by the submitting user.
+#
+#   (1) --placement=leaf gets one whole leaf; other jobs stay off it while
+#       it runs (even where cons_tres could share its nodes core by core)
+#   (2) under shared, an io_heavy and a comm_sensitive job never share a
+#       leaf; two quiet jobs may
+#   (3) a profiled job gets its rankfile; srun in the batch script runs each
+#       rank on the node the mapping chose
+#   (5) bad inputs: corrupt profile, bad topoplace.conf on reconfigure,
+#       missing fabric: jobs still run, one clear log line each
+#   flags: every user flag is checked at submission with one line
+set -u
+
+if [ "${1:-}" != --inside ]; then
+	: "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
+	: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
+	. "$abs_top_srcdir/tests/lib/bed.sh"
+	tp_require_bed
+	plugins=${TP_PLUGIN_BUILD_DIR:-$abs_top_builddir/slurm-plugin/.libs}
+	# Scratch outside the build tree (distclean must find it clean).
+	work=$(mktemp -d /tmp/tp-slurm-place.XXXXXX) && chmod 755 "$work" || exit 1
+	echo "required $plugins/spank_topoplace.so" >"$work/plugstack.conf"
+	"$abs_top_builddir/tools/topoplace-fattree" --leaves 4 \
+		--hosts-per-leaf 4 --spines 2 --format slurm \
+		-o "$work/topology.conf" || exit 1
+	# The pacing library from the build tree (task/topoplace preloads it).
+	export TOPOPLACE_LIBDIR=$abs_top_builddir/throttle/.libs
+	"$abs_top_srcdir/tests/lib/tp-bed" --topology "$work/topology.conf" \
+		--cpus 4 --select select/topoplace_cons_tres \
+		--conf "TmpFS=/run/topoplace-bed/jobs" \
+		--task-plugin task/topoplace \
+		--plugin-dir "$plugins" --plugstack "$work/plugstack.conf" \
+		--keep "$abs_top_builddir/tests/integration/slurm_place.keep" \
+		-- "$0" --inside
+	rc=$?
+	rm -rf "$work"
+	exit $rc
+fi
+
+. "$abs_top_srcdir/tests/lib/bed.sh"
+
+user=${TP_TEST_USER:-tpalice}
+id -u "$user" >/dev/null 2>&1 || tp_skip "user $user does not exist"
+out=$TP_BED_JOBDIR
+etc=$(dirname "$SLURM_CONF")
+tp=$abs_top_builddir/tools/topoplace
+sock=$TP_BED_DIR/munge/munge.socket
+store=$TP_BED_DIR/store
+log=$TP_BED_SLURMCTLD_LOG
+
+# leaf_of NODE: the leaf switch of NODE in the bed's topology.conf.
+leaf_of() {
+	local sw nodes
+	while read -r sw nodes; do
+		scontrol show hostnames "$nodes" | grep -qx "$1" && { echo "$sw"; return; }
+	done < <(sed -n 's/^SwitchName=\(leaf[0-9]*\) Nodes=\(.*\)/\1 \2/p' "$etc/topology.conf")
+}
+leaves_of_job() {
+	local n
+	for n in $(scontrol show hostnames "$(squeue -h -j "$1" -o %N)"); do
+		leaf_of "$n"
+	done | sort -u | xargs
+}
+wait_state() { # JOB STATE SECS
+	local i
+	for ((i = 0; i < $3 * 5; i++)); do
+		[ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+reconfigure_and_wait() { # PATTERN: the slurmctld log line to wait for
+	local before
+	before=$(grep -c -- "$1" "$log")
+	scontrol reconfigure
+	for ((i = 0; i < 50; i++)); do
+		(($(grep -c -- "$1" "$log") > before)) && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# --- the store and a profile signed by the user -----------------------------
+mkdir -p "$store" && chmod 755 "$store"
+install -d -o "$user" -m 755 "$store/$user"
+"$tp" profile import --from matrix -o "$out/hpcg.tpp" \
+	"$abs_top_srcdir/tests/data/matrices/HPCG-16.txt" >/dev/null
+chmod 644 "$out/hpcg.tpp"
+gen=$abs_top_builddir/tests/integration/slurm_profile_gen
+"$gen" io_heavy 4 "$out/ioheavy.tpp" && "$gen" quiet 4 "$out/quiet.tpp" ||
+	tp_fail "slurm_profile_gen makes the test profiles"
+chmod 644 "$out"/*.tpp
+for p in hpcg ioheavy quiet; do
+	tp_check "$user signs and stores profile $p" tp_as_user "$user" \
+		"$tp" profile put --store "$store" --munge-socket "$sock" \
+		"$out/$p.tpp" "$user/$p"
+done
+
+cat >"$etc/io-thresholds.csv" <<CSV
+# topoplace-thresholds v1
+request_bytes,clients,threshold_us,plateau_us,confidence
+1048576,4,2000,100,1
+CSV
+cat >"$etc/topoplace.conf" <<CONF
+FabricSource=topology
+ProfileStore=$store
+DefaultPlacement=auto
+ThresholdTable=$etc/io-thresholds.csv
+ThrottleMode=preload
+ThrottleClasses=io_heavy
+CONF
+tp_check "slurmctld loads topoplace.conf and the fabric on reconfigure" \
+	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
+
+# --- flags: checked at submission, one line each ----------------------------
+for bad in --comm-profile=../x --rank-remap=maybe --io-servers=0 \
+	--io-throttle=fast --placement=leafs; do
+	err=$(sbatch "$bad" --wrap true 2>&1 >/dev/null)
+	rc=$?
+	tp_check "sbatch $bad is refused with one line naming the flag" \
+		bash -c '[ "$1" -ne 0 ] && grep -q -- "topoplace: --${2%%=*}" <<<"$3"' _ \
+		"$rc" "${bad#--}" "$err"
+done
+tp_check "sbatch --help lists every flag" bash -c 'h=$(sbatch --help); for f in placement= comm-profile= comm-record rank-remap= io-servers= io-throttle=; do grep -q -- "--$f" <<<"$h" || exit 1; done'
+tp_check_eq "the flags reach the batch script" \
+	"shared hpcg 4 2000us off" \
+	"$(srun -N1 --placement=shared --comm-profile=hpcg --io-servers=4 \
+		--io-throttle=2ms --rank-remap=off bash -c \
+		'echo $TOPOPLACE_PLACEMENT $TOPOPLACE_COMM_PROFILE $TOPOPLACE_IO_SERVERS $TOPOPLACE_IO_THROTTLE $TOPOPLACE_RANK_REMAP')"
+
+# --- (1) a whole leaf, kept whole while the job runs ------------------------
+a=$(sbatch --parsable -N 3 --placement=leaf -o /dev/null --wrap 'sleep 60')
+wait_state "$a" RUNNING 20
+la=$(leaves_of_job "$a")
+tp_check "leaf job $a runs on exactly one leaf ($la)" bash -c '[ $(wc -w <<<"$1") = 1 ]' _ "$la"
+tp_check "slurmctld logged the leaf decision for $a" \
+	grep -q "topoplace: JobId=$a: placement=leaf class=quiet allowed=" "$log"
+tp_check "scontrol show job shows the placement" \
+	bash -c "scontrol show job $a | grep -q 'SystemComment=topoplace: placement=leaf'"
+c=$(sbatch --parsable -N 12 -o /dev/null --wrap 'sleep 30')
+wait_state "$c" RUNNING 20
+tp_check "a 12-node job runs, on the other three leaves only" \
+	bash -c '! grep -qw -- "$1" <<<"$2" && [ $(wc -w <<<"$2") = 3 ]' _ "$la" "$(leaves_of_job "$c")"
+scancel "$c"
+# 13 nodes exist outside A's 3; one of them is A's held leftover, and
+# cons_tres alone would also share A's nodes core by core.
+b=$(sbatch --parsable -N 13 -o /dev/null --wrap 'hostname')
+sleep 3
+tp_check_eq "a 13-node job waits while the leaf job holds its leaf" PENDING \
+	"$(squeue -h -j "$b" -o %T)"
+scancel "$a"
+tp_check_eq "the 13-node job runs once the leaf is free" COMPLETED "$(tp_wait_job "$b" 60)"
+
+# --- (2) shared: classes kept apart, quiet jobs together ---------------------
+# cons_tres alone would put the second 2-node job on the first one's leaf
+# (the tightest fit).
+io=$(tp_as_user "$user" sbatch --parsable -N 2 -J ioheavy --placement=shared \
+	-o "$out/io-%j.out" --wrap 'srun -N1 -n1 bash -c "echo \$TOPOPLACE_IO_WINDOW_US \$LD_PRELOAD"; sleep 60')
+wait_state "$io" RUNNING 20
+cs=$(tp_as_user "$user" sbatch --parsable -N 2 -J hpcg --placement=shared \
+	-o /dev/null --wrap 'sleep 60')
+wait_state "$cs" RUNNING 20
+tp_check "slurmctld classed $io io_heavy from its profile" \
+	grep -q "topoplace: JobId=$io: placement=shared class=io_heavy" "$log"
+tp_check "slurmctld classed $cs comm_sensitive from its profile" \
+	grep -q "topoplace: JobId=$cs: placement=shared class=comm_sensitive" "$log"
+lio=$(leaves_of_job "$io") lcs=$(leaves_of_job "$cs")
+tp_check "the io_heavy ($lio) and comm_sensitive ($lcs) jobs share no leaf" \
+	bash -c '[ -n "$1" ] && [ -n "$2" ] && ! grep -qw -- "$1" <<<"$2"' _ "$lio" "$lcs"
+tp_check "the io_heavy job's tasks are paced: window and pacing library" \
+	bash -c 'read -r w lib <"$1" && [ "$w" -ge 1000 ] && [ "${lib##*/}" = libtopoplace_pacing.so ] && [ -f "$lib" ]' _ "$out/io-$io.out"
+tp_check "slurmd logged the window with its reason" \
+	bash -c "grep -h 'task/topoplace: JobId=$io: I/O throttle window' \"\$TP_BED_LOGDIR\"/slurmd*.log | grep -q threshold"
+fx=$(sbatch --parsable -N1 --io-throttle=3ms -o "$out/fixed-%j.out" \
+	--wrap 'srun bash -c "echo \$TOPOPLACE_IO_WINDOW_US"')
+tp_wait_job "$fx" 60 >/dev/null
+tp_check_eq "a fixed --io-throttle applies without a profile" 3000 \
+	"$(cat "$out/fixed-$fx.out")"
+scancel "$io" "$cs"
+for j in $io $cs; do tp_wait_job "$j" 30 >/dev/null; done
+q1=$(tp_as_user "$user" sbatch --parsable -N 2 -J quiet --placement=shared \
+	-o /dev/null --wrap 'sleep 60')
+wait_state "$q1" RUNNING 20
+q2=$(tp_as_user "$user" sbatch --parsable -N 2 -J quiet --placement=shared \
+	-o /dev/null --wrap 'sleep 60')
+wait_state "$q2" RUNNING 20
+tp_check_eq "two quiet jobs share a leaf" "$(leaves_of_job "$q1")" "$(leaves_of_job "$q2")"
+scancel "$q1" "$q2"
+for j in $q1 $q2; do tp_wait_job "$j" 30 >/dev/null; done
+
+# --- (3) the profiled job's rankfile drives srun ----------------------------
+j=$(tp_as_user "$user" sbatch --parsable -N 4 -n 16 -J hpcg \
+	-o "$out/remap-%j.out" --wrap \
+	'cp $SLURM_HOSTFILE hostfile.$SLURM_JOB_ID; echo RANKFILE=$TOPOPLACE_RANKFILE; stat -c "%U %a" $(dirname $TOPOPLACE_RANKFILE); srun bash -c "echo \$SLURM_PROCID \$SLURMD_NODENAME" | sort -n')
+tp_check_eq "profiled job $j completes" COMPLETED "$(tp_wait_job "$j" 60)"
+tp_check "its batch script saw TOPOPLACE_RANKFILE" grep -q "^RANKFILE=/.*/topoplace.$j/rankfile" "$out/remap-$j.out"
+tp_check_eq "the job's directory is the user's, mode 700" "$user 700" \
+	"$(sed -n '2p' "$out/remap-$j.out")"
+tp_check_eq "srun ran 16 ranks" 16 "$(grep -c '^[0-9]* n' "$out/remap-$j.out")"
+tp_check_eq "each rank ran on the node the mapping chose" \
+	"$(nl -v0 -w1 -s' ' "$out/hostfile.$j")" \
+	"$(grep '^[0-9]* n' "$out/remap-$j.out")"
+tp_check "slurmd logged the remapping with hop-bytes" \
+	bash -c "grep -h 'task/topoplace: JobId=$j: profile $user/hpcg: 16 ranks' \"\$TP_BED_LOGDIR\"/slurmd*.log | grep -q hop-bytes"
+tp_check "the job directory is removed when the job ends" \
+	bash -c '[ ! -e "$1" ]' _ "/run/topoplace-bed/jobs/topoplace.$j"
+tp_check "slurmctld placed the profiled job with its class" \
+	grep -q "topoplace: JobId=$j placement=auto nodes=.* policy=shared class=" "$log"
+
+# --- (5) errors: one line each, jobs still run ------------------------------
+# a corrupt profile
+f=$(ls "$store/$user/hpcg/"*.tpp | tail -1)
+printf 'garbage' | dd of="$f" bs=1 seek=40 conv=notrunc 2>/dev/null
+j=$(tp_as_user "$user" sbatch --parsable -N 2 -J hpcg -o /dev/null --wrap true)
+tp_check_eq "a job with a corrupt profile still runs" COMPLETED "$(tp_wait_job "$j" 60)"
+tp_check_eq "one log line for it, naming job and file" 1 \
+	"$(grep -c "topoplace: JobId=$j: profile: .*$f.*placed by plain cons_tres" "$log")"
+# a bad topoplace.conf on reconfigure: the previous one stays
+cp "$etc/topoplace.conf" "$out/good.conf"
+echo "DefaultPlacment=leaf" >>"$etc/topoplace.conf"
+line=$(wc -l <"$etc/topoplace.conf")
+tp_check "a bad topoplace.conf is reported with file, line and key" \
+	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: line $line: DefaultPlacment"
+tp_check "and the previous configuration is kept" \
+	grep -q "topoplace: reconfigure: keeping the previous configuration and fabric" "$log"
+j=$(sbatch --parsable -N 3 --placement=leaf -o /dev/null --wrap 'sleep 1')
+tp_check_eq "jobs are still placed with the previous fabric" COMPLETED "$(tp_wait_job "$j" 60)"
+tp_check "(the leaf decision was made)" grep -q "topoplace: JobId=$j: placement=leaf" "$log"
+# a missing fabric
+cp "$out/good.conf" "$etc/topoplace.conf"
+sed -i 's/^FabricSource=.*/FabricSource=cache\nFabricCache=\/nonexistent\/fabric.cache/' "$etc/topoplace.conf"
+tp_check "a missing fabric cache is one clear line" \
+	reconfigure_and_wait "topoplace: reconfigure: fabric: .*/nonexistent/fabric.cache"
+j=$(sbatch --parsable -N 2 --placement=leaf -o /dev/null --wrap true)
+tp_check_eq "jobs still run with the fabric missing" COMPLETED "$(tp_wait_job "$j" 60)"
+tp_check "slurmctld still answers" scontrol ping
+tp_done

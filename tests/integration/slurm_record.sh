@@ -1,0 +1,105 @@
+#!/bin/bash
+# slurm_record.sh: --comm-record end to end (issue 7, test 4).  A real MPI
+# program (tests/integration/mpi_patterns.c, Open MPI) launched by srun in a
+# batch job of the unprivileged user tpalice, with task/topoplace preloading
+# libtopoplace_profiler.so, leaves a verified profile in tpalice's namespace
+# of the store, signed by tpalice; tpbob can neither use it nor overwrite
+# it; and the next job under that name is placed and remapped from it.
+set -u
+
+if [ "${1:-}" != --inside ]; then
+	: "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
+	: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
+	. "$abs_top_srcdir/tests/lib/bed.sh"
+	tp_require_bed
+	S=$abs_top_srcdir
+	MPICC=$(command -v mpicc.openmpi || command -v mpicc) ||
+		tp_skip "mpicc not installed (libopenmpi-dev)"
+	# Scratch outside the build tree, readable by the test users.
+	work=$(mktemp -d /tmp/tp-slurm-record.XXXXXX) || exit 1
+	mkdir -p "$work/lib" && chmod 755 "$work" "$work/lib"
+	"$MPICC" -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden \
+		-I"$abs_top_builddir" -I"$S/placement" -I"$S/profiles" \
+		"$S/profiles/profiler.c" "$S/profiles/profiler_io.c" \
+		"$S/profiles/profiler_fortran.c" "$S/profiles/profile.c" \
+		"$S/profiles/sha256.c" "$S/profiles/store.c" "$S/profiles/munge_auth.c" \
+		"$S/placement/tp_error.c" "$S/placement/tp_log.c" \
+		-lmunge -ldl -lpthread -o "$work/lib/libtopoplace_profiler.so" ||
+		{ echo "not ok - the profiler builds"; echo "0 passed, 1 failed"; rm -rf "$work"; exit 1; }
+	"$MPICC" -O2 "$S/tests/integration/mpi_patterns.c" -pthread \
+		-o "$work/mpi_patterns" ||
+		{ echo "not ok - mpi_patterns builds"; echo "0 passed, 1 failed"; rm -rf "$work"; exit 1; }
+	ln -sf "$abs_top_builddir/throttle/.libs/libtopoplace_pacing.so" "$work/lib/"
+	echo "required $abs_top_builddir/slurm-plugin/.libs/spank_topoplace.so" >"$work/plugstack.conf"
+	"$abs_top_builddir/tools/topoplace-fattree" --leaves 2 \
+		--hosts-per-leaf 4 --spines 2 --format slurm \
+		-o "$work/topology.conf" || exit 1
+	export TOPOPLACE_LIBDIR=$work/lib TP_RECORD_WORK=$work
+	"$abs_top_srcdir/tests/lib/tp-bed" --topology "$work/topology.conf" \
+		--cpus 4 --select select/topoplace_cons_tres \
+		--task-plugin task/topoplace --conf "TmpFS=/run/topoplace-bed/jobs" \
+		--conf "MpiDefault=pmix" \
+		--plugin-dir "$abs_top_builddir/slurm-plugin/.libs" \
+		--plugstack "$work/plugstack.conf" \
+		--keep "$abs_top_builddir/tests/integration/slurm_record.keep" \
+		-- "$0" --inside
+	rc=$?
+	rm -rf "$work"
+	exit $rc
+fi
+
+. "$abs_top_srcdir/tests/lib/bed.sh"
+alice=tpalice bob=tpbob
+for u in $alice $bob; do
+	id -u "$u" >/dev/null 2>&1 || tp_skip "user $u does not exist"
+done
+work=$TP_RECORD_WORK
+out=$TP_BED_JOBDIR
+etc=$(dirname "$SLURM_CONF")
+tp=$abs_top_builddir/tools/topoplace
+sock=$TP_BED_DIR/munge/munge.socket
+store=$TP_BED_DIR/store
+log=$TP_BED_SLURMCTLD_LOG
+mkdir -p "$store" && chmod 755 "$store"
+install -d -o "$alice" -m 755 "$store/$alice"
+install -d -o "$bob" -m 755 "$store/$bob"
+printf 'FabricSource=topology\nProfileStore=%s\n' "$store" >"$etc/topoplace.conf"
+scontrol reconfigure
+sleep 2
+
+# One node: the bed's slurmd all share this host's TmpFS, where mpi/pmix
+# makes one directory per step and node (two nodes would collide).
+mpienv='export OMPI_MCA_btl=self,vader OMPI_MCA_mpi_yield_when_idle=1'
+j=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J ring --comm-record \
+	-o "$out/rec-%j.out" --wrap "$mpienv; srun $work/mpi_patterns ring")
+tp_check_eq "the recorded job $j completes" COMPLETED "$(tp_wait_job "$j" 120)"
+tp_check "the run left one profile in $alice/ring" \
+	bash -c '[ $(ls "$1"/*.tpp 2>/dev/null | wc -l) = 1 ]' _ "$store/$alice/ring"
+f=$(ls "$store/$alice/ring/"*.tpp 2>/dev/null | head -1)
+tp_check_eq "the profile file is $alice's" "$alice" "$(stat -c %U "$f" 2>/dev/null)"
+tp_check "it verifies: signed by $alice for $alice/ring" \
+	"$tp" profile verify --store "$store" --munge-socket "$sock" "$alice/ring"
+tp_check_eq "it has the 4 ranks of the run" 4 \
+	"$("$tp" profile show --store "$store" --munge-socket "$sock" "$alice/ring" | sed -n 's/^ranks: *\([0-9]*\).*/\1/p')"
+# tpbob: the profile is not his to use, nor to overwrite.
+bj=$(tp_as_user "$bob" sbatch --parsable -N 2 -J ring --comm-profile=ring \
+	-o /dev/null --wrap true)
+tp_wait_job "$bj" 60 >/dev/null
+tp_check "$bob's job naming ring finds no profile of his" \
+	grep -q "topoplace: JobId=$bj: --comm-profile=ring: .*$bob" "$log"
+cp "$f" "$out/alice-ring.tpp" && chmod 644 "$out/alice-ring.tpp"
+err=$(tp_as_user "$bob" "$tp" profile put --store "$store" --munge-socket "$sock" \
+	"$out/alice-ring.tpp" "$alice/ring" 2>&1)
+tp_check "$bob cannot overwrite $alice/ring (refused: $err)" \
+	bash -c '[ -n "$1" ] && [ -f "$2" ]' _ "$err" "$f"
+tp_check "$alice/ring still holds exactly the one run" \
+	bash -c '[ $(ls "$1"/*.tpp | wc -l) = 1 ]' _ "$store/$alice/ring"
+# The next job under that name is placed and remapped from the profile.
+j2=$(tp_as_user "$alice" sbatch --parsable -N 2 -n 4 -J ring -o /dev/null \
+	--wrap 'echo $TOPOPLACE_RANKFILE')
+tp_check_eq "the next ring job completes" COMPLETED "$(tp_wait_job "$j2" 60)"
+tp_check "it was placed with the recorded profile's class" \
+	grep -q "topoplace: JobId=$j2 placement=auto .* policy=shared" "$log"
+tp_check "and its ranks were remapped from it" \
+	bash -c "grep -qh 'task/topoplace: JobId=$j2: profile $alice/ring: 4 ranks' \"\$TP_BED_LOGDIR\"/slurmd*.log"
+tp_done

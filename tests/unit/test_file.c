@@ -1,0 +1,128 @@
+/*
+ * test_file.c: whole-file reads are bounded exactly and every failure
+ * names the file.
+ */
+#include "tp_config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tp_file.h"
+
+/* A temporary file holding @size bytes of 'a'; its path in @path. */
+static void make_file(char path[64], size_t size)
+{
+	int fd;
+	char *bytes = malloc(size + 1);
+
+	assert_non_null(bytes);
+	memset(bytes, 'a', size);
+	strcpy(path, "/tmp/tp_file_test.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, size), (ssize_t)size);
+	close(fd);
+	free(bytes);
+}
+
+static void test_file_of_exactly_the_bound_is_read_whole(void **state)
+{
+	char path[64], *data;
+	size_t len;
+	tp_error err;
+
+	(void)state;
+	make_file(path, 100000);
+	assert_int_equal(tp_file_read(path, NULL, 100000, &data, &len, &err),
+	                 TP_OK);
+	assert_int_equal(len, 100000);
+	assert_int_equal(data[99999], 'a');
+	assert_int_equal(data[100000], '\0');
+	free(data);
+	unlink(path);
+}
+
+static void test_one_byte_past_the_bound_is_refused(void **state)
+{
+	char path[64], want[128], *data = (char *)1;
+	size_t len = 7;
+	tp_error err;
+
+	(void)state;
+	make_file(path, 100001);
+	assert_int_equal(tp_file_read(path, "sweep", 100000, &data, &len, &err),
+	                 TP_ERR_LIMIT);
+	snprintf(want, sizeof(want), "sweep %s: larger than 100000 bytes",
+	         path);
+	assert_string_equal(err.message, want);
+	assert_null(data);
+	assert_int_equal(len, 0);
+	unlink(path);
+}
+
+static void test_empty_file_gives_an_empty_string(void **state)
+{
+	char path[64], *data;
+	size_t len;
+	tp_error err;
+
+	(void)state;
+	make_file(path, 0);
+	assert_int_equal(tp_file_read(path, NULL, 10, &data, &len, &err), TP_OK);
+	assert_int_equal(len, 0);
+	assert_string_equal(data, "");
+	free(data);
+	unlink(path);
+}
+
+static void test_missing_file_and_directory_are_named(void **state)
+{
+	char *data;
+	size_t len;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_file_read("/nonexistent/x", "ibnetdiscover cache",
+	                              10, &data, &len, &err),
+	                 TP_ERR_IO);
+	assert_string_equal(err.message, "ibnetdiscover cache /nonexistent/x: "
+	                                 "cannot open: No such file or "
+	                                 "directory");
+	assert_int_equal(tp_file_read("/", NULL, 10, &data, &len, &err),
+	                 TP_ERR_IO);
+	assert_string_equal(err.message, "/: is a directory");
+}
+
+static void test_unsized_input_grows_until_the_bound(void **state)
+{
+	char *data;
+	size_t len;
+	tp_error err;
+
+	(void)state;
+	/* /dev/zero reports no size: the reader must stop at the bound. */
+	assert_int_equal(tp_file_read("/dev/zero", NULL, 200000, &data, &len,
+	                              &err),
+	                 TP_ERR_LIMIT);
+	assert_string_equal(err.message, "/dev/zero: larger than 200000 bytes");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_file_of_exactly_the_bound_is_read_whole),
+	    cmocka_unit_test(test_one_byte_past_the_bound_is_refused),
+	    cmocka_unit_test(test_empty_file_gives_an_empty_string),
+	    cmocka_unit_test(test_missing_file_and_directory_are_named),
+	    cmocka_unit_test(test_unsized_input_grows_until_the_bound),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
