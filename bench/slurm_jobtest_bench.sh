@@ -48,21 +48,29 @@ for policy in off leaf pack spread; do
 done
 deadline=$((SECONDS + 600))
 while [ -n "$(squeue -h)" ] && ((SECONDS < deadline)); do sleep 1; done
-printf '%-8s %8s %12s %12s %12s %12s %8s\n' policy tests tp_mean_us tp_p95_us ct_mean_us ct_p95_us ratio
+printf '%-8s %6s %9s %9s %9s %9s %9s %9s %8s %8s\n' policy tests tp_p50 tp_p95 tp_mean ct_p50 ct_p95 ct_mean ratio50 vs_off50
+off_ct50=
 for policy in off leaf pack spread; do
 	ids=$(grep -o "topoplace: JobId=[0-9]* placement=$policy nodes=" "$log" |
 		sed 's/.*JobId=\([0-9]*\).*/\1/' | sort -u)
 	[ -n "$ids" ] || continue
-	grep -o "topoplace: JobId=[0-9]*: job_test timing: topoplace [0-9]* us, cons_tres [0-9]* us" "$log" |
-		awk -v ids="$ids" -v p="$policy" '
+	line=$(grep -o "topoplace: JobId=[0-9]*: job_test timing: topoplace [0-9]* us, cons_tres [0-9]* us" "$log" |
+		awk -v ids="$ids" -v p="$policy" -v off="${off_ct50:-0}" '
 		BEGIN { n = split(ids, a, "\n"); for (i = 1; i <= n; i++) want["JobId=" a[i] ":"] = 1 }
 		($2 in want) { k++; tp[k] = $6; ct[k] = $9; st += $6; sc += $9 }
-		function p95(x, k,   i, j, t) {
+		function sort(x, k,   i, j, t) {
 			for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
-			return x[int(k * 0.95) > 0 ? int(k * 0.95) : 1]
 		}
+		function q(x, k, f,   i) { i = int(k * f + 0.5); if (i < 1) i = 1; if (i > k) i = k; return x[i] }
 		END {
 			if (!k) exit
-			printf "%-8s %8d %12.1f %12d %12.1f %12d %8.2f\n", p, k, st / k, p95(tp, k), sc / k, p95(ct, k), (st + sc) / sc
-		}'
+			sort(tp, k); sort(ct, k)
+			t50 = q(tp, k, 0.5); c50 = q(ct, k, 0.5)
+			if (off == 0) off = c50
+			printf "%-8s %6d %9d %9d %9.1f %9d %9d %9.1f %8.2f %8.2f\n", p, k, t50, q(tp, k, 0.95), st / k, c50, q(ct, k, 0.95), sc / k, (t50 + c50) / c50, (t50 + c50) / off
+		}')
+	echo "$line"
+	[ "$policy" = off ] && off_ct50=$(awk '{print $6}' <<<"$line")
 done
+echo "# tp: the wrapper's own work; ct: cons_tres on the (narrowed) bitmap; microseconds"
+echo "# ratio50 = (tp_p50 + ct_p50) / ct_p50; vs_off50 = (tp_p50 + ct_p50) / ct_p50 of policy off (plain cons_tres)"

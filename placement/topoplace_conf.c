@@ -147,7 +147,7 @@ static const char *name_at(const char *const *names, size_t count, int i)
 	return names[i];
 }
 
-const char *tp_fabric_source_name(tp_fabric_source source)
+const char *tp_config_fabric_source_name(tp_config_fabric_source source)
 {
 	return name_at(fabric_source_names, COUNT_OF(fabric_source_names),
 	               (int)source);
@@ -655,7 +655,7 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 	switch (key) {
 	case K_FABRIC_SOURCE:
 		CHOICE(fabric_source_names, site->fabric_source,
-		       tp_fabric_source);
+		       tp_config_fabric_source);
 	case K_FABRIC_CACHE:
 		return parse_path(cfg, name, text, &site->fabric_cache, err);
 	case K_TOPOLOGY_CONF:
@@ -1265,7 +1265,7 @@ static void value_text(enum key_id key, const tp_config_site *site,
 	switch (key) {
 	case K_FABRIC_SOURCE:
 		snprintf(buf, size, "%s",
-		         tp_fabric_source_name(site->fabric_source));
+		         tp_config_fabric_source_name(site->fabric_source));
 		break;
 	case K_FABRIC_CACHE:
 		snprintf(buf, size, "%s", site->fabric_cache);

@@ -56,12 +56,12 @@
 #define TP_CONFIG_DEFAULT_BUDGET_US     2000u
 
 /* Where the fabric model comes from (discover.h). */
-typedef enum tp_fabric_source {
+typedef enum tp_config_fabric_source {
 	TP_FABRIC_SOURCE_TOPOLOGY = 0, /* Slurm's topology.conf */
 	TP_FABRIC_SOURCE_CACHE,        /* an ibnetdiscover cache */
 	TP_FABRIC_SOURCE_LIVE, /* swept outside the scheduling path, saved as
 	                          the cache, then read from it */
-} tp_fabric_source;
+} tp_config_fabric_source;
 
 /* How a CA's node description becomes a NodeName (fabric.h). */
 typedef enum tp_node_name_rule {
@@ -126,7 +126,7 @@ typedef struct tp_config_settings {
 
 /* Settings that exist once per site.  Paths are absolute, owned by config. */
 typedef struct tp_config_site {
-	tp_fabric_source fabric_source;
+	tp_config_fabric_source fabric_source;
 	const char *fabric_cache;
 	const char *topology_conf;
 	tp_node_name_rule node_name_rule;
@@ -233,7 +233,7 @@ tp_status tp_config_write_settings(const tp_config *config,
                                    tp_error *err);
 
 /* Canonical spellings, as accepted in the file. */
-const char *tp_fabric_source_name(tp_fabric_source source);
+const char *tp_config_fabric_source_name(tp_config_fabric_source source);
 const char *tp_node_name_rule_name(tp_node_name_rule rule);
 const char *tp_leaf_sharing_name(tp_leaf_sharing sharing);
 const char *tp_throttle_enforce_name(tp_throttle_enforce mode);

@@ -57,10 +57,11 @@ endif
 
 # End-to-end tests on tp-bed (root; skipped elsewhere).
 if WITH_SLURM
-TESTS += tests/integration/slurm_place.sh tests/integration/slurm_record.sh
+TESTS += tests/integration/slurm_place.sh tests/integration/slurm_record.sh \
+	tests/integration/slurm_scale.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_place.sh \
-	tests/integration/slurm_record.sh
+	tests/integration/slurm_record.sh tests/integration/slurm_scale.sh
 EXTRA_DIST += tests/fuzz/fuzz_spank_options.c \
 	tests/fuzz/corpus/spank_options/placement-leaf \
 	tests/fuzz/corpus/spank_options/comm-profile \

@@ -703,9 +703,9 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		slurm_mutex_lock(&tp_lock);
 		rc = _narrow(job_ptr, node_bitmap, min_nodes, max_nodes,
 		             req_nodes);
-		timing = tp_cur && (tp_config_site_settings(tp_cur->config)
-		                        ->debug_flags &
-		                    TP_DEBUG_BUDGET);
+		timing = tp_cur &&
+		         (tp_config_site_settings(tp_cur->config)->debug_flags &
+		          TP_DEBUG_BUDGET);
 		slurm_mutex_unlock(&tp_lock);
 		if (rc != SLURM_SUCCESS)
 			return rc;
@@ -713,10 +713,9 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			goto forward;
 		/* DebugFlags=Budget: what the wrapper adds to cons_tres. */
 		t1 = _now_us();
-		rc = (*inner.job_test)(job_ptr, node_bitmap, min_nodes,
-		                       max_nodes, req_nodes, mode,
-		                       preemptee_candidates,
-		                       preemptee_job_list, exc_core_bitmap);
+		rc = (*inner.job_test)(
+		    job_ptr, node_bitmap, min_nodes, max_nodes, req_nodes, mode,
+		    preemptee_candidates, preemptee_job_list, exc_core_bitmap);
 		t2 = _now_us();
 		info("topoplace: %pJ: job_test timing: topoplace %" PRIu64
 		     " us, cons_tres %" PRIu64 " us",
@@ -746,6 +745,12 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 
 		slurm_mutex_lock(&tp_lock);
 		d = _decision_find(job_ptr->job_id);
+		/*
+		 * An array task was tested as its array's pending record
+		 * (job_id = array_job_id) and starts under its own id.
+		 */
+		if (!d && job_ptr->array_task_id != NO_VAL)
+			d = _decision_find(job_ptr->array_job_id);
 		if (d && !d->failed) {
 			policy = d->policy;
 			job_class = d->job_class;

@@ -8,7 +8,7 @@
 #include "spank_env.h"
 
 const char *tp_spank_job_option(char **env, uint32_t env_size,
-				const char *option)
+                                const char *option)
 {
 	const size_t prefix_len = strlen(TP_SPANK_ENV_PREFIX);
 	const size_t option_len = strlen(option);

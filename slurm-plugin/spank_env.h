@@ -38,6 +38,6 @@
  * form ('_' for each such character), as Slurm writes them.
  */
 const char *tp_spank_job_option(char **env, uint32_t env_size,
-				const char *option);
+                                const char *option);
 
 #endif /* TP_SPANK_ENV_H */

@@ -95,15 +95,15 @@ static void _lib_path(const char *lib, char *out, size_t size)
 
 /* The three files, written by a child as the job's user (see the top). */
 static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
-				const tp_topo *topo,
-				const tp_remap_mapping *map)
+                                const tp_topo *topo,
+                                const tp_remap_mapping *map)
 {
 	static const struct {
 		const char *file;
 		tp_rankfile_format format;
 	} files[] = {{"rankfile", TP_RANKFILE_OPENMPI},
-		     {"machinefile", TP_RANKFILE_HYDRA},
-		     {"hostfile", TP_RANKFILE_SLURM}};
+	             {"machinefile", TP_RANKFILE_HYDRA},
+	             {"hostfile", TP_RANKFILE_SLURM}};
 	int status = 0;
 	pid_t pid = fork();
 
@@ -114,8 +114,7 @@ static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
 		char path[1100];
 		tp_error err;
 
-		if (setgroups(0, NULL) || setgid(req->gid) ||
-		    setuid(req->uid))
+		if (setgroups(0, NULL) || setgid(req->gid) || setuid(req->uid))
 			_exit(3);
 		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 			_exit(4);
@@ -125,10 +124,10 @@ static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
 			_exit(5);
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			snprintf(path, sizeof(path), "%s/%s", dir,
-				 files[i].file);
+			         files[i].file);
 			if (tp_rankfile_write(path, topo, files[i].format,
-					      map->ranks, map->rank_host,
-					      map->rank_slot, &err) != TP_OK)
+			                      map->ranks, map->rank_host,
+			                      map->rank_slot, &err) != TP_OK)
 				_exit(6);
 		}
 		_exit(0);
@@ -139,7 +138,7 @@ static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
 }
 
 static void _env_put(batch_job_launch_msg_t *req, const char *name,
-		     const char *value)
+                     const char *value)
 {
 	env_array_overwrite(&req->environment, name, value);
 	req->envc = envcount(req->environment);
@@ -149,12 +148,12 @@ static void _env_put(batch_job_launch_msg_t *req, const char *name,
 static void _job_dir(uint32_t job_id, char *out, size_t size)
 {
 	snprintf(out, size, "%s/topoplace.%u",
-		 slurm_conf.tmp_fs ? slurm_conf.tmp_fs : "/tmp", job_id);
+	         slurm_conf.tmp_fs ? slurm_conf.tmp_fs : "/tmp", job_id);
 }
 
 /* Rank remapping for the job's nodes; one log line on any failure. */
 static void _remap(batch_job_launch_msg_t *req, const tp_config *config,
-		   const tp_profile *profile, const char *name)
+                   const tp_profile *profile, const char *name)
 {
 	char dir[1024], path[1100];
 	tp_topo *topo = NULL;
@@ -169,7 +168,7 @@ static void _remap(batch_job_launch_msg_t *req, const tp_config *config,
 	if (tp_sc_load_topo(config, &topo, &err) != TP_OK ||
 	    tp_profile_to_traffic(profile, &traffic, &err) != TP_OK ||
 	    tp_remap_hosts_parse(topo, req->nodes, 1, &hosts, &host_count,
-				 &err) != TP_OK) {
+	                         &err) != TP_OK) {
 		error("%s: JobId=%u: %s: no rank remapping", plugin_type,
 		      req->job_id, err.message);
 		goto out;
@@ -178,9 +177,9 @@ static void _remap(batch_job_launch_msg_t *req, const tp_config *config,
 	for (uint32_t i = 0; i < host_count; i++)
 		hosts[i].slots = slots ? slots : 1;
 	if (tp_remap_compute(topo, traffic, hosts, host_count, req->job_id,
-			     NULL, &map, &stats, &err) != TP_OK) {
-		error("%s: JobId=%u: remap: %s: no rank remapping",
-		      plugin_type, req->job_id, err.message);
+	                     NULL, &map, &stats, &err) != TP_OK) {
+		error("%s: JobId=%u: remap: %s: no rank remapping", plugin_type,
+		      req->job_id, err.message);
 		goto out;
 	}
 	_job_dir(req->job_id, dir, sizeof(dir));
@@ -220,8 +219,8 @@ out:
  * preloads the pacing library into the steps' tasks.
  */
 static void _throttle(batch_job_launch_msg_t *req,
-		      const tp_config_settings *settings,
-		      const tp_profile *profile, const tp_opt_values *opts)
+                      const tp_config_settings *settings,
+                      const tp_profile *profile, const tp_opt_values *opts)
 {
 	tp_throttle_policy policy;
 	tp_window_decision dec;
@@ -251,26 +250,25 @@ static void _throttle(batch_job_launch_msg_t *req,
 
 		tp_sc_profile_summary(profile, &summary);
 		if (tp_jobclass_classify(&summary, &settings->thresholds, &cls,
-					 &err) != TP_OK)
+		                         &err) != TP_OK)
 			cls.job_class = TP_JOBCLASS_QUIET;
 		pattern.request_bytes = summary.io_request_bytes;
 		pattern.clients = (uint32_t)profile->io.client_count;
 		pattern.requests_per_client = per_client;
 		pattern.mean_interval_us =
 		    per_client ? (double)profile->header.duration_us /
-				     (double)per_client
-			       : 0;
+		                     (double)per_client
+		               : 0;
 		pattern.job_class = tp_jobclass_name(cls.job_class);
 		if (settings->threshold_table &&
 		    tp_threshold_table_read(settings->threshold_table, &table,
-					    &err) != TP_OK) {
+		                            &err) != TP_OK) {
 			error("%s: JobId=%u: %s: no automatic throttling",
 			      plugin_type, req->job_id, err.message);
 			table = NULL;
 		}
 		if (tp_window_decide(&pattern, table, &policy,
-				     &opts->io_throttle, &dec,
-				     &err) != TP_OK) {
+		                     &opts->io_throttle, &dec, &err) != TP_OK) {
 			error("%s: JobId=%u: throttle: %s: not throttled",
 			      plugin_type, req->job_id, err.message);
 			tp_threshold_table_free(table);
@@ -321,9 +319,8 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	for (int i = 0; i < TP_OPT_COUNT; i++) {
 		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
 
-		value = tp_spank_job_option(req->spank_job_env,
-					    req->spank_job_env_size,
-					    info->name);
+		value = tp_spank_job_option(
+		    req->spank_job_env, req->spank_job_env_size, info->name);
 		if (value &&
 		    tp_opt_values_set(&opts, (tp_opt_id)i, value, &err))
 			error("%s: JobId=%u: %s: ignored", plugin_type,
@@ -336,15 +333,14 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 		return SLURM_SUCCESS;
 	}
 	settings = tp_config_for_partition(config, req->partition);
-	name = opts.comm_profile[0] ? opts.comm_profile
-				    : _env_get(req->environment, req->envc,
-					       "SLURM_JOB_NAME");
+	name = opts.comm_profile[0]
+	           ? opts.comm_profile
+	           : _env_get(req->environment, req->envc, "SLURM_JOB_NAME");
 	if (name && tp_store_valid_name(name) && req->user_name &&
 	    tp_store_valid_name(req->user_name)) {
-		tp_sc_munge_socket(slurm_conf.authinfo, socket,
-				   sizeof(socket));
+		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 		rc = tp_sc_read_profile(config, socket, req->user_name, name,
-					&profile, &err);
+		                        &profile, &err);
 		if (rc == TP_ERR_NOTFOUND) {
 			debug("%s: JobId=%u: no profile %s/%s", plugin_type,
 			      req->job_id, req->user_name, name);
@@ -413,8 +409,8 @@ static void _preload(stepd_step_rec_t *job, const char *lib)
 static void _comm_record(stepd_step_rec_t *job, const char *record)
 {
 	char conf_path[1024], socket[256], lib[1024];
-	const char *name = record[0] ? record : getenvp(job->env,
-							"SLURM_JOB_NAME");
+	const char *name =
+	    record[0] ? record : getenvp(job->env, "SLURM_JOB_NAME");
 	tp_config *config = NULL;
 	tp_error err;
 	int missing;
@@ -434,7 +430,7 @@ static void _comm_record(stepd_step_rec_t *job, const char *record)
 	}
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 	setenvf(&job->env, "TOPOPLACE_PROFILE_STORE", "%s",
-		tp_config_site_settings(config)->profile_store);
+	        tp_config_site_settings(config)->profile_store);
 	if (name && tp_store_valid_name(name))
 		setenvf(&job->env, "TOPOPLACE_PROFILE_NAME", "%s", name);
 	if (socket[0])
@@ -469,7 +465,7 @@ extern int task_p_pre_launch(stepd_step_rec_t *job)
 		placement = TP_PLACEMENT_AUTO;
 	}
 	if (setenvf(&job->env, TP_ENV_PLACEMENT, "%s",
-		    tp_placement_name(placement)))
+	            tp_placement_name(placement)))
 		error("%s: %ps: cannot set %s", plugin_type, &job->step_id,
 		      TP_ENV_PLACEMENT);
 	if (job->batch)
@@ -509,7 +505,7 @@ extern int task_p_post_term(stepd_step_rec_t *job, stepd_step_task_info_t *task)
 extern int task_p_post_step(stepd_step_rec_t *job)
 {
 	static const char *const files[] = {"rankfile", "machinefile",
-					    "hostfile"};
+	                                    "hostfile"};
 	char dir[1024];
 	int fd;
 
@@ -523,8 +519,7 @@ extern int task_p_post_step(stepd_step_rec_t *job)
 		(void)unlinkat(fd, files[i], 0);
 	close(fd);
 	if (rmdir(dir) && errno != ENOENT)
-		debug("%s: %ps: %s left: %m", plugin_type, &job->step_id,
-		      dir);
+		debug("%s: %ps: %s left: %m", plugin_type, &job->step_id, dir);
 	return SLURM_SUCCESS;
 }
 

@@ -32,12 +32,8 @@ tp_status tp_sc_load_config(const char *path, tp_config **config, int *missing,
 	*missing = 0;
 	if (stat(path, &st) < 0 && errno == ENOENT) {
 		*missing = 1;
-		*config = tp_config_new_default();
-		if (!*config)
-			return tp_error_set(err, TP_ERR_NOMEM,
-			                    "%s: out of memory for defaults",
-			                    path);
-		return TP_OK;
+		/* An empty file named @path: TopologyConf beside it. */
+		return tp_config_parse("", 0, path, config, err);
 	}
 	return tp_config_load(path, config, err);
 }

@@ -1,9 +1,8 @@
 /*
  * tp_slurm_fabric.h: the plugins' fabric loader.
  *
- * Separate from tp_slurm_core.c because fabric.h's accessor
- * tp_fabric_source() and topoplace_conf.h's enum tp_fabric_source cannot be
- * declared in one translation unit.
+ * Kept apart from tp_slurm_core.c so the core adapter sees only the
+ * finished tp_topo, never the fabric graph.
  */
 #ifndef TP_SLURM_FABRIC_H
 #define TP_SLURM_FABRIC_H

@@ -218,6 +218,13 @@ j=$(tp_as_user "$user" sbatch --parsable -N 2 -J hpcg -o /dev/null --wrap true)
 tp_check_eq "a job with a corrupt profile still runs" COMPLETED "$(tp_wait_job "$j" 60)"
 tp_check_eq "one log line for it, naming job and file" 1 \
 	"$(grep -c "topoplace: JobId=$j: profile: .*$f.*placed by plain cons_tres" "$log")"
+# an unreadable store: the user's namespace is not the user's any more
+chown root "$store/$user"
+j=$(tp_as_user "$user" sbatch --parsable -N 2 -J quiet -o /dev/null --wrap true)
+tp_check_eq "a job whose store namespace is refused still runs" COMPLETED "$(tp_wait_job "$j" 60)"
+tp_check_eq "one log line for it, naming job and store path" 1 \
+	"$(grep -c "topoplace: JobId=$j: profile: .*$store/$user.*placed by plain cons_tres" "$log")"
+chown "$user" "$store/$user"
 # a bad topoplace.conf on reconfigure: the previous one stays
 cp "$etc/topoplace.conf" "$out/good.conf"
 echo "DefaultPlacment=leaf" >>"$etc/topoplace.conf"

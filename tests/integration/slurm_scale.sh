@@ -40,7 +40,11 @@ scontrol reconfigure
 sleep 2
 pid=$(cat "$TP_BED_DIR/run/slurmctld.pid")
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
-completed() { grep -c 'JobState=COMPLETED' "$comp" 2>/dev/null || echo 0; }
+completed() {
+	local n
+	n=$(grep -c 'JobState=COMPLETED' "$comp" 2>/dev/null)
+	echo "${n:-0}"
+}
 # wait_done N: until N jobs completed and none is left.
 wait_done() {
 	local deadline=$((SECONDS + 600))
@@ -66,6 +70,8 @@ tp_check_eq "all 2000 jobs completed" 2000 "$(completed)"
 tp_check "slurmctld RSS stayed flat (grew $((rss1 - rss0)) KiB, bound 8192)" \
 	[ $((rss1 - rss0)) -le 8192 ]
 tp_check "every job went through the plugin" \
-	bash -c '[ $(grep -c "topoplace: JobId=[0-9_]* placement=" "$1") -ge 2000 ]' _ "$TP_BED_SLURMCTLD_LOG"
+	bash -c '[ $(grep -c "topoplace: JobId=[0-9_()]* placement=[a-z]* nodes=n.* policy=[a-z]*" "$1") -ge 2000 ]' _ "$TP_BED_SLURMCTLD_LOG"
+tp_check "array tasks kept their array's policy (leaf)" \
+	grep -q "topoplace: JobId=[0-9]*_[0-9]*([0-9]*) placement=leaf nodes=n.* policy=leaf" "$TP_BED_SLURMCTLD_LOG"
 tp_check "slurmctld still answers" scontrol ping
 tp_done

@@ -565,7 +565,7 @@ static void test_names_round_trip_through_the_parser(void **state)
 	char buf[128];
 
 	(void)state;
-	assert_string_equal(tp_fabric_source_name(TP_FABRIC_SOURCE_LIVE),
+	assert_string_equal(tp_config_fabric_source_name(TP_FABRIC_SOURCE_LIVE),
 	                    "live");
 	assert_string_equal(tp_node_name_rule_name(TP_NODE_NAME_FIRST_WORD),
 	                    "first-word");

@@ -178,6 +178,9 @@ static void test_missing_conf_is_defaults_bad_conf_names_the_line(void **state)
 	assert_int_equal(missing, 1);
 	assert_int_equal(tp_config_defaults(config)->default_placement,
 	                 TP_PLACEMENT_AUTO);
+	/* topology.conf is looked for beside the (missing) file. */
+	assert_string_equal(tp_config_site_settings(config)->topology_conf,
+	                    "/nonexistent/topology.conf");
 	tp_config_free(config);
 	config = NULL;
 	temp_file(path, "DefaultPlacement=leaf\nDefaultPlacment=leaf\n");
