@@ -14,20 +14,6 @@ tp=${TP_TOPOPLACE:-$abs_top_builddir/tools/topoplace}
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 
-# expect_fail NAME STATUS MESSAGE CMD...: CMD exits STATUS, prints nothing
-# on stdout and exactly the one line MESSAGE on stderr.
-expect_fail() {
-	local name=$1 status=$2 message=$3 out rc
-	shift 3
-	out=$("$@" 2>"$work/stderr")
-	rc=$?
-	if ((rc == status)) && [[ -z $out && $(cat "$work/stderr") == "$message" ]]; then
-		tp_pass "$name"
-	else
-		tp_fail "$name" "exit $rc (want $status)" "stdout: $out" \
-			"stderr: $(cat "$work/stderr")" "want:   $message"
-	fi
-}
 
 example=$abs_top_srcdir/etc/topoplace.conf.example
 out=$("$tp" config check "$example" 2>&1)
@@ -58,36 +44,36 @@ tp_check "TOPOPLACE_CONF names the file" \
 
 bad=$work/topoplace.conf
 printf '# site\nDefaultPlacement=leaf\nDecisionBudget=2 parsecs\n' >"$bad"
-expect_fail "bad duration: file, line, key" 1 \
+tp_expect_fail "bad duration: file, line, key" 1 \
 	"topoplace config: $bad: line 3: DecisionBudget '2 parsecs': unknown unit ' parsecs' (use us, ms or s)" \
 	"$tp" config check "$bad"
 printf 'DecisionBudget=2ms\nFabricSorce=cache\n' >"$bad"
-expect_fail "unknown key" 1 \
+tp_expect_fail "unknown key" 1 \
 	"topoplace config: $bad: line 2: FabricSorce: unknown key" \
 	"$tp" config check "$bad"
 printf 'ThrottleMinWindow=5ms\nThrottleMaxWindow=2ms\n' >"$bad"
-expect_fail "min window above max" 1 \
+tp_expect_fail "min window above max" 1 \
 	"topoplace config: $bad: line 2: ThrottleMinWindow 5ms is above ThrottleMaxWindow 2ms" \
 	"$tp" config check "$bad"
 printf 'PartitionName=comm\n' >"$bad"
-expect_fail "override of nothing" 1 \
+tp_expect_fail "override of nothing" 1 \
 	"topoplace config: $bad: line 1: PartitionName=comm overrides nothing" \
 	"$tp" config check "$bad"
 printf 'TbfHook=apply-tbf\n' >"$bad"
-expect_fail "relative path" 1 \
+tp_expect_fail "relative path" 1 \
 	"topoplace config: $bad: line 1: TbfHook: 'apply-tbf' is not an absolute path (daemons do not share a working directory)" \
 	"$tp" config check "$bad"
-expect_fail "missing file" 1 \
+tp_expect_fail "missing file" 1 \
 	"topoplace config: $work/none.conf: cannot open: No such file or directory" \
 	"$tp" config check "$work/none.conf"
 head -c 1048577 /dev/zero | tr '\0' '#' >"$bad"
-expect_fail "oversized file" 1 \
+tp_expect_fail "oversized file" 1 \
 	"topoplace config: $bad: 1048577 bytes, larger than the limit of 1048576" \
 	"$tp" config check "$bad"
-expect_fail "two files is bad usage" 2 \
+tp_expect_fail "two files is bad usage" 2 \
 	"topoplace config: check: one FILE at most, got 'a' and 'b'" \
 	"$tp" config check a b
-expect_fail "unknown action is bad usage" 2 \
+tp_expect_fail "unknown action is bad usage" 2 \
 	"topoplace config: unknown action 'lint' (expected check)" \
 	"$tp" config lint
 

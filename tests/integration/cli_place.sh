@@ -14,20 +14,6 @@ tp=${TP_TOPOPLACE:-$abs_top_builddir/tools/topoplace}
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 
-# expect_fail NAME STATUS MESSAGE CMD...: CMD exits STATUS and its stderr is
-# exactly one line equal to MESSAGE.
-expect_fail() {
-	local name=$1 status=$2 message=$3 err rc
-	shift 3
-	err=$("$@" 2>&1 >/dev/null)
-	rc=$?
-	if ((rc == status)) && [[ $err == "$message" ]]; then
-		tp_pass "$name"
-	else
-		tp_fail "$name" "exit $rc (want $status)" "stderr: $err" \
-			"want:   $message"
-	fi
-}
 
 line() { sed -n "s/^$1: //p" <<<"$2"; }
 
@@ -71,50 +57,50 @@ tp_check "io loads compared for every policy" \
 	grep -q '^  isolated ' <<<"$out"
 
 # ---- cannot be met, and bad input ------------------------------------------
-expect_fail "cannot be met now exits 1 with the reason" 1 \
+tp_expect_fail "cannot be met now exits 1 with the reason" 1 \
 	"topoplace place: cannot be met now: leaf policy needs 8 hosts on leaves with no other job; 1 such leaves hold 3 usable hosts (3 leaves have other jobs' hosts; 12 usable hosts (3 busy, 0 held for other jobs, 1 down))" \
 	"$tp" place --fabric 1x4x4 --nodes 8 --policy leaf --busy "$work/busy"
-expect_fail "bad fabric" 2 \
+tp_expect_fail "bad fabric" 2 \
 	"topoplace place: --fabric '4x4': expected PODSxLEAVESxHOSTS (e.g. 2x18x18) or a file" \
 	"$tp" place --fabric 4x4 --nodes 1
-expect_fail "bad nodes" 2 \
+tp_expect_fail "bad nodes" 2 \
 	"topoplace place: --nodes '0': expected a whole number from 1 to 4294967295" \
 	"$tp" place --fabric 1x4x4 --nodes 0
-expect_fail "bad policy" 2 \
+tp_expect_fail "bad policy" 2 \
 	"topoplace place: --policy: 'leafs' is not a placement policy (expected one of auto|leaf|shared|pack|spread|off)" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --policy leafs
-expect_fail "auto refused" 2 \
+tp_expect_fail "auto refused" 2 \
 	"topoplace place: --policy auto is resolved from topoplace.conf; give leaf|shared|pack|spread|off" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --policy auto
-expect_fail "bad class" 2 \
+tp_expect_fail "bad class" 2 \
 	"topoplace place: --class: job class 'loud': expected quiet|io_heavy|comm_sensitive" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --class loud
-expect_fail "more nodes than hosts" 2 \
+tp_expect_fail "more nodes than hosts" 2 \
 	"topoplace place: allocation request for job 1: 17 nodes, but the fabric has only 16 hosts" \
 	"$tp" place --fabric 1x4x4 --nodes 17
-expect_fail "bad io policy" 2 \
+tp_expect_fail "bad io policy" 2 \
 	"topoplace place: --io-policy: I/O server policy 'near': expected spread|isolated|random" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --io-servers 1 --io-policy near
-expect_fail "missing busy file" 2 \
+tp_expect_fail "missing busy file" 2 \
 	"topoplace place: --busy $work/none: No such file or directory" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/none"
 printf 'n0001 7 quiet\nn0099 8 quiet\n' >"$work/b1"
-expect_fail "busy: unknown host names file and line" 2 \
+tp_expect_fail "busy: unknown host names file and line" 2 \
 	"topoplace place: $work/b1:2: unknown host 'n0099' (not in the fabric)" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b1"
 printf 'n0001 x7 quiet\n' >"$work/b2"
-expect_fail "busy: bad job id" 2 \
+tp_expect_fail "busy: bad job id" 2 \
 	"topoplace place: $work/b2:1: job id 'x7' is not a number" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b2"
 printf '\nn0001 7 heavy\n' >"$work/b3"
-expect_fail "busy: bad class" 2 \
+tp_expect_fail "busy: bad class" 2 \
 	"topoplace place: $work/b3:2: job class 'heavy': expected quiet|io_heavy|comm_sensitive" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b3"
 printf 'n0001 7\n' >"$work/b4"
-expect_fail "busy: missing field" 2 \
+tp_expect_fail "busy: missing field" 2 \
 	"topoplace place: $work/b4:1: expected 'host jobid class', 'host down' or 'host reserved jobid class'" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b4"
-expect_fail "unknown option" 2 \
+tp_expect_fail "unknown option" 2 \
 	"topoplace place: unknown option or missing value: '--bogus' (try --help)" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --bogus
 

@@ -17,20 +17,6 @@ trap 'rm -rf "$work"' EXIT
 
 "$tp" remap --help >/dev/null 2>&1 || tp_skip "$tp has no remap subcommand"
 
-# expect_fail NAME STATUS MESSAGE CMD...: CMD exits STATUS and its stderr
-# is exactly one line equal to MESSAGE.
-expect_fail() {
-	local name=$1 status=$2 message=$3 err rc
-	shift 3
-	err=$("$@" 2>&1 >/dev/null)
-	rc=$?
-	if ((rc == status)) && [[ $err == "$message" ]]; then
-		tp_pass "$name"
-	else
-		tp_fail "$name" "exit $rc (want $status)" "stderr: $err" \
-			"want:   $message"
-	fi
-}
 
 # ---- remap: output and files ----------------------------------------------
 out=$("$tp" remap --matrix "$mdir/LULESH-64.txt" --hosts 'n[0001-0004]' \
@@ -79,51 +65,52 @@ tp_check_eq "cost: gamma 0 from a parameter file zeroes queue search" \
 		awk '$1 == "queue" { print $4, $5 }')"
 
 # ---- one clear error per bad input ------------------------------------------
-expect_fail "remap: bad --fabric" 2 \
+tp_expect_fail "remap: bad --fabric" 2 \
 	"topoplace remap: --fabric '2x4': expected PODSxLEAVESxHOSTS (e.g. 2x18x18) or a file" \
 	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts n0001 --fabric 2x4
-expect_fail "remap: --slots 0" 2 "topoplace remap: --slots '0': expected a whole number from 1 to 1000000" \
+tp_expect_fail "remap: --slots 0" 2 "topoplace remap: --slots '0': expected a whole number from 1 to 1000000" \
 	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts n0001 --slots 0 --fabric 2x4x4
-expect_fail "remap: both --hosts and --hostfile" 2 \
+tp_expect_fail "remap: both --hosts and --hostfile" 2 \
 	"topoplace remap: give one of --hosts and --hostfile" \
 	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts n0001 --hostfile x --fabric 2x4x4
-expect_fail "remap: unknown option" 2 "topoplace remap: unknown option '--bogus'" \
+tp_expect_fail "remap: unknown option" 2 "topoplace remap: unknown option '--bogus'" \
 	"$tp" remap --bogus
-expect_fail "remap: more ranks than slots" 1 \
+tp_expect_fail "remap: more ranks than slots" 1 \
 	"topoplace remap: remap: 16 ranks but only 8 slots on 2 hosts" \
 	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts 'n[0001-0002]' --slots 4 --fabric 2x4x4
-expect_fail "remap: host not in the fabric" 1 \
+tp_expect_fail "remap: host not in the fabric" 1 \
 	"topoplace remap: hostlist 'n[0031-0033]': host 'n0033' is not in the fabric" \
 	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts 'n[0031-0033]' --slots 16 --fabric 2x4x4
 printf 'n0001\nzz9\n' >"$work/badhosts"
-expect_fail "remap: host file names the bad line" 1 \
+tp_expect_fail "remap: host file names the bad line" 1 \
 	"topoplace remap: $work/badhosts: line 2: host 'zz9' is not in the fabric" \
 	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hostfile "$work/badhosts" --fabric 2x4x4
 printf 'n0001:x\n' >"$work/badslots"
-expect_fail "remap: host file bad slot count" 1 \
+tp_expect_fail "remap: host file bad slot count" 1 \
 	"topoplace remap: $work/badslots: line 1: bad slot count 'x'" \
 	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hostfile "$work/badslots" --fabric 2x4x4
 printf '0 1 10\n1 two 5\n' >"$work/badm"
-expect_fail "remap: matrix names file and line" 1 \
+tp_expect_fail "remap: matrix names file and line" 1 \
 	"topoplace remap: $work/badm: line 2: dst is not a decimal number" \
 	"$tp" remap --matrix "$work/badm" --hosts n0001 --fabric 2x4x4
-expect_fail "remap: unwritable rankfile" 1 \
+# The mapping is printed before the files are written: only stderr counts.
+tp_expect_fail "remap: unwritable rankfile" 1 \
 	"topoplace remap: /nonexistent/rf: cannot create a temporary file beside it: No such file or directory" \
-	"$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts n0001 --slots 16 \
+	bash -c '"$@" >/dev/null' _ "$tp" remap --matrix "$mdir/CoMD-16.txt" --hosts n0001 --slots 16 \
 	--fabric 2x4x4 --rankfile /nonexistent/rf
 printf 'rank 0=n0001 slot=0\nrank 0=n0002 slot=0\n' >"$work/dup"
-expect_fail "cost: imported mapping placing a rank twice" 1 \
+tp_expect_fail "cost: imported mapping placing a rank twice" 1 \
 	"topoplace cost: $work/dup: line 2: rank 0 placed twice" \
 	"$tp" cost --matrix "$mdir/LULESH-8.txt" --fabric 1x2x4 --mapping "$work/dup"
 printf 'n0001\nn0002\n' >"$work/short"
-expect_fail "cost: imported mapping missing ranks" 1 \
+tp_expect_fail "cost: imported mapping missing ranks" 1 \
 	"topoplace cost: $work/short: rank 2 is not placed" \
 	"$tp" cost --matrix "$mdir/LULESH-8.txt" --fabric 1x2x4 --mapping "$work/short"
-expect_fail "cost: unknown mapping is read as a file" 1 \
+tp_expect_fail "cost: unknown mapping is read as a file" 1 \
 	"topoplace cost: greedy: cannot open: No such file or directory" \
 	"$tp" cost --matrix "$mdir/LULESH-8.txt" --fabric 1x2x4 --mapping greedy
 printf 'leaf_uplinks = 2\nalpha = 1\n' >"$work/badparams"
-expect_fail "cost: bad parameter file names line and key" 1 \
+tp_expect_fail "cost: bad parameter file names line and key" 1 \
 	"topoplace cost: $work/badparams: line 2: unknown key 'alpha'" \
 	"$tp" cost --matrix "$mdir/LULESH-8.txt" --fabric 1x2x4 --params "$work/badparams"
 

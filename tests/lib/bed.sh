@@ -120,3 +120,22 @@ tp_require_bed() {
 		command -v "$c" >/dev/null || tp_skip "$c not installed"
 	done
 }
+
+# tp_expect_fail NAME STATUS MESSAGE CMD...: CMD exits with STATUS, prints
+# nothing on stdout, and its stderr is exactly the one line MESSAGE (the
+# project's rule for bad input: one clear error that names what and where).
+tp_expect_fail() {
+	local name=$1 status=$2 message=$3 out err rc errfile
+	shift 3
+	errfile=$(mktemp) || { tp_fail "$name" "mktemp failed"; return; }
+	out=$("$@" 2>"$errfile")
+	rc=$?
+	err=$(cat "$errfile")
+	rm -f "$errfile"
+	if ((rc == status)) && [[ -z $out && $err == "$message" ]]; then
+		tp_pass "$name"
+	else
+		tp_fail "$name" "exit $rc (want $status)" "stdout: $out" \
+			"stderr: $err" "want:   $message"
+	fi
+}
