@@ -3,6 +3,8 @@
  * tp_slurm_options.c) and the SPANK environment lookup on arbitrary bytes.
  * Input: one byte choosing the flag, then the value (cut at the first NUL).
  *
+ * fuzz-sources: slurm-plugin/tp_slurm_options.c slurm-plugin/spank_env.c
+ *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iplacement -Iprofiles \
  *     -Ithrottle -Islurm-plugin -I<build> tests/fuzz/fuzz_spank_options.c \
  *     slurm-plugin/tp_slurm_options.c slurm-plugin/spank_env.c \
