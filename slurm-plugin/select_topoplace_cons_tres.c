@@ -138,6 +138,7 @@ typedef struct tp_decision {
 	bool has_profile;
 	bool failed;         /* error logged once: plain cons_tres */
 	bool waiting_logged; /* "cannot be met now" logged once */
+	bool decided_logged; /* the narrowing logged once */
 	tp_jobclass job_class;
 	tp_placement policy;
 	char class_reason[TP_JOBCLASS_REASON_MAX];
@@ -151,9 +152,15 @@ static bool tp_active = false; /* running in slurmctld */
 static tp_model *tp_cur = NULL;
 static tp_running *tp_run = NULL;
 static size_t tp_run_count = 0, tp_run_cap = 0;
+/*
+ * Decisions by job id: open addressing with linear probing (job id 0 marks
+ * an empty slot; Slurm never uses it), at most half full.  job_test looks
+ * a job up on every scheduling pass, so the lookup must not grow with the
+ * number of pending jobs.
+ */
 static tp_decision *tp_dec = NULL;
-static size_t tp_dec_count = 0, tp_dec_cap = 0;
-static tp_host_use *tp_use = NULL; /* scratch, one per topo host */
+static size_t tp_dec_count = 0, tp_dec_cap = 0; /* cap: power of two */
+static tp_host_use *tp_use = NULL;              /* scratch, one per topo host */
 static uint32_t tp_use_cap = 0;
 
 static void _model_free(tp_model *m)
@@ -232,12 +239,40 @@ static tp_model *_model_load(const char *why)
 	return m;
 }
 
+static size_t _decision_slot(uint32_t job_id)
+{
+	return (job_id * 2654435761u) & (tp_dec_cap - 1); /* Knuth */
+}
+
 static tp_decision *_decision_find(uint32_t job_id)
 {
-	for (size_t i = 0; i < tp_dec_count; i++)
+	if (!tp_dec_cap)
+		return NULL;
+	for (size_t i = _decision_slot(job_id); tp_dec[i].job_id;
+	     i = (i + 1) & (tp_dec_cap - 1))
 		if (tp_dec[i].job_id == job_id)
 			return &tp_dec[i];
 	return NULL;
+}
+
+/* Forget every cached decision (they are re-made on the next job test). */
+static void _decision_clear(void)
+{
+	if (tp_dec_cap)
+		memset(tp_dec, 0, tp_dec_cap * sizeof(*tp_dec));
+	tp_dec_count = 0;
+}
+
+static tp_decision *_decision_insert(uint32_t job_id)
+{
+	size_t i = _decision_slot(job_id);
+
+	while (tp_dec[i].job_id)
+		i = (i + 1) & (tp_dec_cap - 1);
+	memset(&tp_dec[i], 0, sizeof(tp_dec[i]));
+	tp_dec[i].job_id = job_id;
+	tp_dec_count++;
+	return &tp_dec[i];
 }
 
 static tp_decision *_decision_get(uint32_t job_id)
@@ -247,23 +282,44 @@ static tp_decision *_decision_get(uint32_t job_id)
 	if (d)
 		return d;
 	if (tp_dec_count >= TP_DECISIONS_MAX)
-		tp_dec_count = 0; /* forget all: re-read as needed */
-	if (tp_dec_count == tp_dec_cap) {
-		tp_dec_cap = tp_dec_cap ? tp_dec_cap * 2 : 64;
-		xrecalloc(tp_dec, tp_dec_cap, sizeof(*tp_dec));
+		_decision_clear(); /* jobs that never start: re-read as needed
+		                    */
+	if (2 * (tp_dec_count + 1) > tp_dec_cap) {
+		tp_decision *old = tp_dec;
+		size_t old_cap = tp_dec_cap;
+
+		tp_dec_cap = tp_dec_cap ? tp_dec_cap * 2 : 128;
+		tp_dec = xcalloc(tp_dec_cap, sizeof(*tp_dec));
+		tp_dec_count = 0;
+		for (size_t k = 0; k < old_cap; k++)
+			if (old[k].job_id)
+				*_decision_insert(old[k].job_id) = old[k];
+		xfree(old);
 	}
-	d = &tp_dec[tp_dec_count++];
-	memset(d, 0, sizeof(*d));
-	d->job_id = job_id;
-	return d;
+	return _decision_insert(job_id);
 }
 
+/* Remove a decision, shifting back the probe chain behind it. */
 static void _decision_drop(uint32_t job_id)
 {
 	tp_decision *d = _decision_find(job_id);
+	size_t mask = tp_dec_cap - 1, hole, j;
 
-	if (d)
-		*d = tp_dec[--tp_dec_count];
+	if (!d)
+		return;
+	hole = (size_t)(d - tp_dec);
+	for (j = (hole + 1) & mask; tp_dec[j].job_id; j = (j + 1) & mask) {
+		size_t home = _decision_slot(tp_dec[j].job_id);
+
+		/* Move j into the hole unless its home lies in (hole, j]. */
+		if ((hole < j) ? (home <= hole || home > j)
+		               : (home <= hole && home > j)) {
+			tp_dec[hole] = tp_dec[j];
+			hole = j;
+		}
+	}
+	memset(&tp_dec[hole], 0, sizeof(tp_dec[hole]));
+	tp_dec_count--;
 }
 
 static void _running_drop(uint32_t job_id)
@@ -539,6 +595,9 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		bitstr_t *allowed = bit_alloc(bit_size(node_bitmap));
 		char leaves[256] = "";
 		size_t used = 0;
+		/* A job cons_tres cannot start yet is tested every pass. */
+		bool first = !d->decided_logged;
+		char msg[1024];
 
 		for (uint32_t k = 0; k < res.host_count; k++) {
 			uint32_t node = m->host_node[res.hosts[k]];
@@ -553,13 +612,22 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			    snprintf(leaves + used, sizeof(leaves) - used,
 			             "%s%s", k ? "," : "",
 			             tp_topo_leaf_name(m->topo, res.leaves[k]));
-		info("topoplace: %pJ: placement=%s class=%s allowed=%u hosts "
-		     "on leaves %s (%" PRIu64 " us): %s%s%s",
-		     job_ptr, tp_placement_name(d->policy),
-		     tp_jobclass_name(d->job_class), res.host_count, leaves,
-		     _now_us() - t0, res.reason,
-		     d->has_profile ? "; class: " : "",
-		     d->has_profile ? d->class_reason : "");
+		/* A reason too long for one log line is cut. */
+		if (snprintf(
+		        msg, sizeof(msg),
+		        "topoplace: JobId=%u: placement=%s class=%s allowed=%u "
+		        "hosts on leaves %s (%" PRIu64 " us): %s%s%s",
+		        job_ptr->job_id, tp_placement_name(d->policy),
+		        tp_jobclass_name(d->job_class), res.host_count, leaves,
+		        _now_us() - t0, res.reason,
+		        d->has_profile ? "; class: " : "",
+		        d->has_profile ? d->class_reason : "") < 0)
+			msg[0] = '\0';
+		if (first)
+			info("%s", msg);
+		else
+			debug("%s", msg);
+		d->decided_logged = true;
 	}
 	tp_alloc_result_free(&res);
 	return out;
@@ -973,7 +1041,7 @@ extern int select_p_reconfigure(void)
 		} else {
 			_model_free(tp_cur);
 			tp_cur = m;
-			tp_dec_count = 0; /* policies may have changed */
+			_decision_clear(); /* policies may have changed */
 		}
 		slurm_mutex_unlock(&tp_lock);
 	}
