@@ -3,7 +3,10 @@
 # and its line to the table in tools/topoplace.c.
 bin_PROGRAMS += tools/topoplace
 tools_topoplace_SOURCES = tools/topoplace.c tools/cli.c tools/cli.h
-tools_topoplace_LDADD = placement/libtopoplace.la
+# The report library first: it calls into the core, and the linker reads
+# archives left to right.
+tools_topoplace_LDADD = report/libtopoplace_report.la placement/libtopoplace.la \
+	$(CAIRO_LIBS)
 # Where the preload libraries are installed (profile record's default).
-tools_topoplace_CPPFLAGS = $(AM_CPPFLAGS) -DTP_PKGLIBDIR='"$(pkglibdir)"'
+tools_topoplace_CPPFLAGS = $(AM_CPPFLAGS) $(CAIRO_CFLAGS) -DTP_PKGLIBDIR='"$(pkglibdir)"'
 dist_man1_MANS += doc/topoplace.1

@@ -1,0 +1,309 @@
+/*
+ * canvas.c: PNG and SVG files drawn with cairo, written atomically.
+ */
+#include "tp_config.h"
+
+#include "canvas.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cairo-svg.h>
+
+struct tp_canvas {
+	tp_canvas_format format;
+	uint32_t width, height;
+	cairo_surface_t *surface;
+	cairo_t *cr;
+	char *path;     /* the name the user asked for */
+	char *tmp_path; /* where the image is drawn until close */
+};
+
+tp_status tp_canvas_format_of(const char *path, tp_canvas_format *format,
+                              tp_error *err)
+{
+	const char *dot = path ? strrchr(path, '.') : NULL;
+
+	if (dot && !strcasecmp(dot, ".png")) {
+		*format = TP_CANVAS_PNG;
+		return TP_OK;
+	}
+	if (dot && !strcasecmp(dot, ".svg")) {
+		*format = TP_CANVAS_SVG;
+		return TP_OK;
+	}
+	return tp_error_set(err, TP_ERR_INVALID,
+	                    "%s: unknown image type (the name must end in "
+	                    ".png or .svg)",
+	                    path ? path : "(no file name)");
+}
+
+/*
+ * Create an empty file beside @path that no one else uses.  O_EXCL with a
+ * name made of the pid, the time and a counter: mkstemp would do, but its
+ * 0600 mode would survive the rename and make the report unreadable to the
+ * group that asked for it; this way the umask decides, as for any file.
+ */
+static tp_status make_tmp(tp_canvas *canvas, tp_error *err)
+{
+	size_t len = strlen(canvas->path) + 64;
+	struct timespec now;
+
+	canvas->tmp_path = malloc(len);
+	if (!canvas->tmp_path)
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    canvas->path);
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (unsigned attempt = 0; attempt < 100; attempt++) {
+		int fd;
+
+		snprintf(canvas->tmp_path, len, "%s.tmp-%ld-%ld-%u",
+		         canvas->path, (long)getpid(), (long)now.tv_nsec,
+		         attempt);
+		fd = open(canvas->tmp_path,
+		          O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			close(fd);
+			return TP_OK;
+		}
+		if (errno != EEXIST)
+			return tp_error_set(err, TP_ERR_IO,
+			                    "%s: cannot create: %s",
+			                    canvas->tmp_path, strerror(errno));
+	}
+	return tp_error_set(err, TP_ERR_IO,
+	                    "%s: no free temporary name beside it",
+	                    canvas->path);
+}
+
+static void canvas_free(tp_canvas *canvas)
+{
+	if (!canvas)
+		return;
+	if (canvas->cr)
+		cairo_destroy(canvas->cr);
+	if (canvas->surface)
+		cairo_surface_destroy(canvas->surface);
+	free(canvas->path);
+	free(canvas->tmp_path);
+	free(canvas);
+}
+
+void tp_canvas_discard(tp_canvas *canvas)
+{
+	if (!canvas)
+		return;
+	if (canvas->cr) {
+		cairo_destroy(canvas->cr);
+		canvas->cr = NULL;
+	}
+	if (canvas->surface) {
+		/* Finishing an SVG surface writes to the temporary file;
+		 * remove it afterwards. */
+		cairo_surface_finish(canvas->surface);
+		cairo_surface_destroy(canvas->surface);
+		canvas->surface = NULL;
+	}
+	if (canvas->tmp_path)
+		unlink(canvas->tmp_path);
+	canvas_free(canvas);
+}
+
+tp_status tp_canvas_open(const char *path, uint32_t width, uint32_t height,
+                         tp_canvas **canvas_out, tp_error *err)
+{
+	tp_canvas_format format;
+	tp_canvas *canvas;
+	tp_status rc;
+
+	*canvas_out = NULL;
+	rc = tp_canvas_format_of(path, &format, err);
+	if (rc != TP_OK)
+		return rc;
+	if (width == 0 || height == 0 || width > TP_CANVAS_MAX_SIDE ||
+	    height > TP_CANVAS_MAX_SIDE)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: image size %ux%u out of range "
+		                    "(1..%u per side)",
+		                    path, width, height, TP_CANVAS_MAX_SIDE);
+	canvas = calloc(1, sizeof(*canvas));
+	if (!canvas)
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    path);
+	canvas->format = format;
+	canvas->width = width;
+	canvas->height = height;
+	canvas->path = strdup(path);
+	if (!canvas->path) {
+		canvas_free(canvas);
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    path);
+	}
+	rc = make_tmp(canvas, err);
+	if (rc != TP_OK) {
+		canvas_free(canvas);
+		return rc;
+	}
+	if (format == TP_CANVAS_SVG)
+		canvas->surface =
+		    cairo_svg_surface_create(canvas->tmp_path, width, height);
+	else
+		canvas->surface = cairo_image_surface_create(
+		    CAIRO_FORMAT_RGB24, (int)width, (int)height);
+	if (cairo_surface_status(canvas->surface) != CAIRO_STATUS_SUCCESS) {
+		rc = tp_error_set(err, TP_ERR_IO, "%s: cannot start image: %s",
+		                  path,
+		                  cairo_status_to_string(
+		                      cairo_surface_status(canvas->surface)));
+		tp_canvas_discard(canvas);
+		return rc;
+	}
+	canvas->cr = cairo_create(canvas->surface);
+	if (cairo_status(canvas->cr) != CAIRO_STATUS_SUCCESS) {
+		rc = tp_error_set(
+		    err, TP_ERR_NOMEM, "%s: cannot draw: %s", path,
+		    cairo_status_to_string(cairo_status(canvas->cr)));
+		tp_canvas_discard(canvas);
+		return rc;
+	}
+	cairo_set_source_rgb(canvas->cr, 1, 1, 1);
+	cairo_paint(canvas->cr);
+	cairo_set_source_rgb(canvas->cr, 0, 0, 0);
+	*canvas_out = canvas;
+	return TP_OK;
+}
+
+cairo_t *tp_canvas_cairo(tp_canvas *canvas)
+{
+	return canvas->cr;
+}
+
+uint32_t tp_canvas_width(const tp_canvas *canvas)
+{
+	return canvas->width;
+}
+
+uint32_t tp_canvas_height(const tp_canvas *canvas)
+{
+	return canvas->height;
+}
+
+tp_canvas_format tp_canvas_format_get(const tp_canvas *canvas)
+{
+	return canvas->format;
+}
+
+tp_status tp_canvas_close(tp_canvas *canvas, tp_error *err)
+{
+	cairo_status_t status = cairo_status(canvas->cr);
+	tp_status rc = TP_OK;
+
+	if (status != CAIRO_STATUS_SUCCESS) {
+		rc = tp_error_set(err, TP_ERR_IO, "%s: drawing failed: %s",
+		                  canvas->path, cairo_status_to_string(status));
+		tp_canvas_discard(canvas);
+		return rc;
+	}
+	cairo_destroy(canvas->cr);
+	canvas->cr = NULL;
+	if (canvas->format == TP_CANVAS_PNG)
+		status = cairo_surface_write_to_png(canvas->surface,
+		                                    canvas->tmp_path);
+	cairo_surface_finish(canvas->surface);
+	if (status == CAIRO_STATUS_SUCCESS)
+		status = cairo_surface_status(canvas->surface);
+	cairo_surface_destroy(canvas->surface);
+	canvas->surface = NULL;
+	if (status != CAIRO_STATUS_SUCCESS)
+		rc = tp_error_set(err, TP_ERR_IO, "%s: cannot write: %s",
+		                  canvas->path, cairo_status_to_string(status));
+	else if (rename(canvas->tmp_path, canvas->path) != 0)
+		rc = tp_error_set(
+		    err, TP_ERR_IO, "%s: cannot rename %s into place: %s",
+		    canvas->path, canvas->tmp_path, strerror(errno));
+	if (rc != TP_OK)
+		unlink(canvas->tmp_path);
+	canvas_free(canvas);
+	return rc;
+}
+
+tp_rgb tp_canvas_category(uint32_t index)
+{
+	/* Okabe & Ito's palette, without its black (kept for text). */
+	static const tp_rgb palette[] = {
+	    {0.902, 0.624, 0.000}, /* orange */
+	    {0.337, 0.706, 0.914}, /* sky blue */
+	    {0.000, 0.620, 0.451}, /* bluish green */
+	    {0.941, 0.894, 0.259}, /* yellow */
+	    {0.000, 0.447, 0.698}, /* blue */
+	    {0.835, 0.369, 0.000}, /* vermillion */
+	    {0.800, 0.475, 0.655}, /* reddish purple */
+	    {0.600, 0.600, 0.600}, /* grey */
+	};
+
+	return palette[index % (sizeof(palette) / sizeof(palette[0]))];
+}
+
+tp_rgb tp_canvas_scale(double t)
+{
+	/* Light yellow -> orange -> dark red: a sequential scale in the
+	 * spirit of ColorBrewer's YlOrRd, interpolated linearly. */
+	static const tp_rgb stops[] = {
+	    {1.000, 1.000, 0.800},
+	    {0.996, 0.698, 0.298},
+	    {0.941, 0.231, 0.125},
+	    {0.502, 0.000, 0.149},
+	};
+	const unsigned last = sizeof(stops) / sizeof(stops[0]) - 1;
+	double pos, frac;
+	unsigned i;
+	tp_rgb c;
+
+	if (!(t > 0.0))
+		t = 0.0; /* also NaN */
+	if (t > 1.0)
+		t = 1.0;
+	pos = t * last;
+	i = (unsigned)pos;
+	if (i >= last)
+		return stops[last];
+	frac = pos - i;
+	c.r = stops[i].r + (stops[i + 1].r - stops[i].r) * frac;
+	c.g = stops[i].g + (stops[i + 1].g - stops[i].g) * frac;
+	c.b = stops[i].b + (stops[i + 1].b - stops[i].b) * frac;
+	return c;
+}
+
+void tp_canvas_set_rgb(tp_canvas *canvas, tp_rgb colour)
+{
+	cairo_set_source_rgb(canvas->cr, colour.r, colour.g, colour.b);
+}
+
+void tp_canvas_text(tp_canvas *canvas, double x, double y, double size,
+                    tp_canvas_align align, double angle_rad, const char *text)
+{
+	cairo_t *cr = canvas->cr;
+	cairo_text_extents_t ext;
+	double dx = 0;
+
+	cairo_save(cr);
+	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+	                       CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+	cairo_text_extents(cr, text, &ext);
+	if (align == TP_ALIGN_CENTER)
+		dx = -(ext.x_advance / 2);
+	else if (align == TP_ALIGN_RIGHT)
+		dx = -ext.x_advance;
+	cairo_translate(cr, x, y);
+	cairo_rotate(cr, angle_rad);
+	cairo_move_to(cr, dx, 0);
+	cairo_show_text(cr, text);
+	cairo_restore(cr);
+}
