@@ -8,7 +8,7 @@
 #                                                  the two commands alternate)
 #
 # Needs ibsim, libumad2sim, ibnetdiscover, /usr/bin/time, a built BUILD_DIR
-# (tests/integration/fabric_tool, tools/topoplace-fattree or
+# (tools/topoplace, tools/topoplace-fattree or
 # $TOPOPLACE_FATTREE). Runs in private namespaces like the fabric tests.
 set -u
 export LD_PRELOAD=${LD_PRELOAD:-}
@@ -22,11 +22,7 @@ export abs_top_srcdir
 fabric_isolate "$@"
 fabric_setup
 gen=${TOPOPLACE_FATTREE:-$build/tools/topoplace-fattree}
-if "$build/tools/topoplace" fabric --help >/dev/null 2>&1; then
-	tool=("$build/tools/topoplace" fabric)
-else
-	tool=("$build/tests/integration/fabric_tool")
-fi
+tool=("$build/tools/topoplace" fabric)
 for need in ibsim ibnetdiscover /usr/bin/time "$gen" "${tool[0]}"; do
 	command -v "$need" >/dev/null || { echo "fabric_bench: missing $need" >&2; exit 1; }
 done

@@ -10,13 +10,6 @@ placement_libtopoplace_la_LIBADD += $(IBNETDISC_LIBS) $(IBMAD_LIBS)
 tools_topoplace_SOURCES += tools/cli_fabric.c
 dist_man1_MANS += doc/topoplace-fabric.1
 
-# The fabric subcommand as a test program of its own (see its header).
-check_PROGRAMS += tests/integration/fabric_tool
-tests_integration_fabric_tool_SOURCES = tests/integration/fabric_tool.c \
-	tools/cli_fabric.c tools/cli.c tools/cli.h
-tests_integration_fabric_tool_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tests_integration_fabric_tool_LDADD = placement/libtopoplace.la
-
 # Unit tests (data: tests/data/fabric, see its README.md).
 TP_FABRIC_UNIT_TESTS = tests/unit/test_fabric tests/unit/test_topology_conf \
 	tests/unit/test_route

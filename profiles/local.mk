@@ -50,13 +50,7 @@ bench_profile_bench_SOURCES = bench/profile_bench.c
 bench_profile_bench_LDADD = placement/libtopoplace.la
 
 # Real munged, real users: run by `make check` as root (skips otherwise).
-# It drives tests/integration/profile_cli, the subcommand's own code
-# behind a two-line main, so it does not depend on the topoplace table.
-check_PROGRAMS += tests/integration/profile_cli
-tests_integration_profile_cli_SOURCES = tests/integration/profile_cli_main.c \
-	tools/cli_profile.c tools/cli.c tools/cli.h
-tests_integration_profile_cli_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tests_integration_profile_cli_LDADD = placement/libtopoplace.la
+# It drives `tools/topoplace profile`.
 TESTS += tests/integration/profile_store_munge.sh
 dist_check_SCRIPTS += tests/integration/profile_store_munge.sh
 

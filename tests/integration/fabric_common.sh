@@ -2,8 +2,7 @@
 # fabric_common.sh - shared setup of the fabric model's integration tests
 # (fabric_*.sh). Source it after setting nothing; it sources
 # tests/lib/fabric.sh, isolates the test, and defines:
-#   $tool      the `topoplace fabric` command (tools/topoplace fabric when
-#              the subcommand is linked in, else tests/integration/fabric_tool)
+#   $tool      the `topoplace fabric` command
 #   $gen       topoplace-fattree ($TOPOPLACE_FATTREE overrides)
 #   fc_check NAME CMD...            pass if CMD exits 0 (output shown if not)
 #   fc_eq NAME EXPECTED ACTUAL      pass if equal (both shown if not)
@@ -20,11 +19,7 @@ export abs_top_srcdir abs_top_builddir
 fabric_isolate "$@"
 fabric_setup
 
-if "$abs_top_builddir/tools/topoplace" fabric --help >/dev/null 2>&1; then
-	tool=("$abs_top_builddir/tools/topoplace" fabric)
-else
-	tool=("$abs_top_builddir/tests/integration/fabric_tool")
-fi
+tool=("$abs_top_builddir/tools/topoplace" fabric)
 gen=${TOPOPLACE_FATTREE:-$abs_top_builddir/tools/topoplace-fattree}
 
 fc_check() {

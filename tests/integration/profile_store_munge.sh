@@ -12,8 +12,7 @@
 # an unreachable munged.  Then 200 concurrent writers leave no torn file.
 #
 # Env: abs_top_builddir, abs_top_srcdir (make check); TP_PROFILE_CLI to
-# override the command (default: $abs_top_builddir/tests/integration/profile_cli,
-# the `topoplace profile` code; "topoplace profile" works the same).
+# override the command (default: "$abs_top_builddir/tools/topoplace profile").
 
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/lib/bed.sh"
 
@@ -25,7 +24,7 @@ for u in tpalice tpbob; do
 	id "$u" >/dev/null 2>&1 || tp_skip "user $u does not exist"
 done
 
-read -r -a CLI <<<"${TP_PROFILE_CLI:-${abs_top_builddir:-.}/tests/integration/profile_cli}"
+read -r -a CLI <<<"${TP_PROFILE_CLI:-${abs_top_builddir:-.}/tools/topoplace profile}"
 [[ -x ${CLI[0]} ]] || tp_skip "${CLI[0]} not built"
 src=${abs_top_srcdir:-$(dirname "$0")/../..}
 

@@ -39,8 +39,8 @@ fi
 for c in "$MPICC" "$MPIRUN"; do
 	command -v "$c" >/dev/null || tp_skip "$c not installed (openmpi-bin, libopenmpi-dev)"
 done
-PROF_CLI=$abs_top_builddir/tests/integration/profile_cli
-[[ -x $PROF_CLI ]] || tp_skip "$PROF_CLI not built"
+PROF_CLI=("$abs_top_builddir/tools/topoplace" profile)
+[[ -x ${PROF_CLI[0]} ]] || tp_skip "${PROF_CLI[0]} not built"
 
 PT=$(mktemp -d "${TMPDIR:-/tmp}/tp-profiler.XXXXXX") || exit 1
 chmod 755 "$PT"
@@ -85,9 +85,9 @@ PROF_ENV=()
 PROF_MPIRUN_ARGS=()
 
 prof_file() { ls "$1"/*.tpp 2>/dev/null; }
-prof_matrix() { "$PROF_CLI" export --to matrix "$1" | grep -v '^#' | sort -n -k1,1 -k2,2; }
+prof_matrix() { "${PROF_CLI[@]}" export --to matrix "$1" | grep -v '^#' | sort -n -k1,1 -k2,2; }
 prof_coll() {
-	"$PROF_CLI" show "$1" | awk -v n="$2" '
+	"${PROF_CLI[@]}" show "$1" | awk -v n="$2" '
 		/^collectives:/ { c = 1; next }
 		/^[a-z]/ { c = 0 }
 		c && $1 == n { print $2, $3; found = 1 }

@@ -40,7 +40,7 @@ tp_check_eq "ring: every send kind counted, PROC_NULL not" \
 	"$(printf '0 1 8000 20\n1 2 8000 20\n2 3 8000 20\n3 0 8000 20')" \
 	"$(prof_matrix "$F")"
 tp_check_eq "ring: 4 ranks x 4 barriers" "16 0" "$(prof_coll "$F" Barrier)"
-hdr=$("$PROF_CLI" show "$F")
+hdr=$("${PROF_CLI[@]}" show "$F")
 tp_check_eq "ring: header ranks and ranks per node" "4 (4 per node)" \
 	"$(sed -n 's/^ranks: *//p' <<<"$hdr")"
 tp_check_eq "ring: application name is the program's" "mpi_patterns" \
@@ -143,7 +143,7 @@ fi
 # --- I/O ---------------------------------------------------------------------
 mkdir -p "$PT/iodata"
 run io 2 "$PT/mpi_patterns" io "$PT/iodata" 5 4096 3000
-show=$("$PROF_CLI" show "$F")
+show=$("${PROF_CLI[@]}" show "$F")
 echo "$show" | sed -n '/^io:/,$p' | sed 's/^/# /'
 # Per rank: 5 MPI_File_write_at + 5 MPI_File_read_at of 4096 B, 5 pwrite
 # + 5 pread of 8192 B, one write and one read of 1 B.
@@ -179,13 +179,13 @@ PROF_ENV=(TOPOPLACE_PROFILE_NAME="my app/../x")
 run badname 2 "$PT/mpi_patterns" ring 10 40
 PROF_ENV=()
 tp_check_eq "an unsafe profile name is made safe" "my_app_.._x" \
-	"$("$PROF_CLI" show "$F" | sed -n 's/^application: *//p')"
+	"$("${PROF_CLI[@]}" show "$F" | sed -n 's/^application: *//p')"
 
 # --- topoplace profile record ------------------------------------------------
 mkdir -p "$PT/rec"
 env OMPI_MCA_plm_rsh_agent=false OMPI_MCA_btl=self,vader \
 	OMPI_MCA_mca_base_env_list=OMPI_MCA_btl \
-	"$PROF_CLI" record --lib "$PROF_LIB" --name rec --dir "$PT/rec" -- \
+	"${PROF_CLI[@]}" record --lib "$PROF_LIB" --name rec --dir "$PT/rec" -- \
 	"$MPIRUN" "${MPIRUN_OPTS[@]}" -np 3 "$PT/mpi_patterns" ring 10 40 \
 	>/dev/null 2>"$PT/record.err"
 tp_check_eq "record runs mpirun with the profiler preloaded" 0 "$?"
@@ -206,15 +206,15 @@ refused() { # NAME PATTERN CMD...: exit 2 and PATTERN on stderr
 	fi
 }
 refused "record: a missing library is named" "profiler library '/no/lib.so': No such file" \
-	"$PROF_CLI" record --lib /no/lib.so -- true
+	"${PROF_CLI[@]}" record --lib /no/lib.so -- true
 refused "record: a bad name is refused" "bad --name 'a b'" \
-	"$PROF_CLI" record --lib "$PROF_LIB" --name 'a b' -- true
-refused "record: no command" "no command after --" "$PROF_CLI" record --lib "$PROF_LIB"
+	"${PROF_CLI[@]}" record --lib "$PROF_LIB" --name 'a b' -- true
+refused "record: no command" "no command after --" "${PROF_CLI[@]}" record --lib "$PROF_LIB"
 refused "record: unknown option" "unknown option '--bogus'" \
-	"$PROF_CLI" record --bogus x -- true
+	"${PROF_CLI[@]}" record --bogus x -- true
 refused "record: option without value" "record: --name needs a value" \
-	"$PROF_CLI" record --name
-out=$("$PROF_CLI" record --lib "$PROF_LIB" -- /no/such/cmd 2>&1)
+	"${PROF_CLI[@]}" record --name
+out=$("${PROF_CLI[@]}" record --lib "$PROF_LIB" -- /no/such/cmd 2>&1)
 tp_check_eq "record: a command that cannot run fails (1), named" \
 	"1 topoplace profile: record: /no/such/cmd: No such file or directory" "$? $out"
 

@@ -70,9 +70,9 @@ alice_run() { # ARGS...: a profiled job of tpalice's, profile to the store
 
 # --- the store, as tpalice ---------------------------------------------------
 tp_check "tpalice's profiled ring runs" alice_run "$PT/mpi_patterns" ring 20 400
-runs=$("$PROF_CLI" list "${M[@]}" tpalice/ring4 2>&1)
+runs=$("${PROF_CLI[@]}" list "${M[@]}" tpalice/ring4 2>&1)
 tp_check_eq "one run stored under tpalice/ring4" 1 "$(grep -c '^tpalice/ring4/' <<<"$runs")"
-show=$("$PROF_CLI" show "${M[@]}" tpalice/ring4 2>&1)
+show=$("${PROF_CLI[@]}" show "${M[@]}" tpalice/ring4 2>&1)
 tp_check_eq "root reads it back verified by munge" \
 	"verified by munge for this store location" \
 	"$(sed -n 's/^credential: *//p' <<<"$show")"
@@ -86,7 +86,7 @@ tp_check_eq "the stored file belongs to tpalice" tpalice "$(stat -c %U "$f")"
 alice_run "$PT/mpi_patterns" abort 10 100 >/dev/null 2>&1
 tp_check "an aborted job of tpalice's fails" test $? -ne 0
 tp_check_eq "the aborted job added no run" 1 \
-	"$("$PROF_CLI" list "${M[@]}" tpalice/ring4 2>&1 | grep -c '^tpalice/ring4/')"
+	"$("${PROF_CLI[@]}" list "${M[@]}" tpalice/ring4 2>&1 | grep -c '^tpalice/ring4/')"
 tp_check_eq "and left no other file in the store" "$f" \
 	"$(find "$ST" -type f)"
 
@@ -101,7 +101,7 @@ out=$(tp_as_user tpalice env TOPOPLACE_PROFILE_KEEP=lots TMPDIR="$PT/alice" \
 tp_check "a bad TOPOPLACE_PROFILE_KEEP is named" \
 	grep -q "topoplace-profiler: TOPOPLACE_PROFILE_KEEP 'lots': not a count 1..100000; keeping 8" <<<"$out"
 tp_check_eq "and the run is stored anyway" 1 \
-	"$("$PROF_CLI" list "${M[@]}" tpalice/keep 2>&1 | grep -c '^tpalice/keep/')"
+	"$("${PROF_CLI[@]}" list "${M[@]}" tpalice/keep 2>&1 | grep -c '^tpalice/keep/')"
 rm -rf "$ST/tpalice/keep"
 
 # An unreachable munged: the job still succeeds, rank 0 says why there is
@@ -124,7 +124,7 @@ mon() { # NAME NP ARGS...
 	PROF_MPIRUN_ARGS=()
 	ls "$PT/$name"/mon.*.prof >/dev/null 2>&1 ||
 		{ tp_fail "$name: monitoring output written" "$(cat "$PT/$name.err")"; return 1; }
-	"$PROF_CLI" import --from ompi -o "$PT/$name.ompi.tpp" "$PT/$name"/mon.*.prof >/dev/null ||
+	"${PROF_CLI[@]}" import --from ompi -o "$PT/$name.ompi.tpp" "$PT/$name"/mon.*.prof >/dev/null ||
 		{ tp_fail "$name: monitoring output imports"; return 1; }
 	tp_check_eq "$name: profiler matrix == pml monitoring's (E lines)" \
 		"$(prof_matrix "$PT/$name.ompi.tpp")" \

@@ -2,7 +2,7 @@
 # Regenerate the ibnetdiscover caches of this directory (see README.md):
 #   tests/data/fabric/make-caches.sh BUILD_DIR
 # Needs ibsim, libumad2sim, opensm and a built BUILD_DIR (topoplace-fattree
-# or tools/fattree.c, tests/integration/fabric_tool).
+# and tools/topoplace).
 set -u
 export LD_PRELOAD=${LD_PRELOAD:-}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,14 +15,14 @@ fabric_isolate "$@"
 fabric_setup
 gen=$build/tools/topoplace-fattree
 [ -x "$gen" ] || gen=${TOPOPLACE_FATTREE:?no topoplace-fattree}
-tool=$build/tests/integration/fabric_tool
+tool=("$build/tools/topoplace" fabric)
 
 # make NAME ROUTING NETFILE: serve NETFILE, run OpenSM, save NAME.cache
 make_one() {
 	fabric_start "$3" || exit 1
 	fabric_opensm "$2" || echo "warning: $1: opensm -R $2 did not report its tables" >&2
 	rm -f "$here/$1.cache"
-	fabric_run 60 "$tool" cache "$here/$1.cache" || exit 1
+	fabric_run 60 "${tool[@]}" cache "$here/$1.cache" || exit 1
 	fabric_stop
 }
 
