@@ -19,7 +19,7 @@ mpicc -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden -I"$build" \
 	"$src"/profiles/profiler_io.c "$src"/profiles/profiler_fortran.c \
 	"$src"/profiles/profile.c "$src"/profiles/sha256.c "$src"/profiles/store.c \
 	"$src"/profiles/munge_auth.c "$src"/placement/tp_error.c \
-	"$src"/placement/tp_log.c -lmunge -ldl -lpthread \
+	"$src"/placement/tp_log.c "$src"/placement/tp_file.c -lmunge -ldl -lpthread \
 	-o "$T/libtopoplace_profiler.so" || exit 1
 mpicc -O2 "$src/bench/mpi_bench.c" -o "$T/mpi_bench" || exit 1
 

@@ -60,8 +60,8 @@ tp_status tp_file_read(const char *path, const char *kind, size_t max_bytes,
 				free(buf);
 				close(fd);
 				return tp_error_set(err, TP_ERR_NOMEM,
-				                    "%s%s%s: out of memory", kind,
-				                    sep, path);
+				                    "%s%s%s: out of memory",
+				                    kind, sep, path);
 			}
 			buf = bigger;
 		}
@@ -92,4 +92,25 @@ tp_status tp_file_read(const char *path, const char *kind, size_t max_bytes,
 	*data = buf;
 	*len = n;
 	return TP_OK;
+}
+
+int tp_file_write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *next = buf;
+
+	while (len) {
+		ssize_t n = write(fd, next, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		next += n;
+		len -= (size_t)n;
+	}
+	return 0;
 }

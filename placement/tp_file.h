@@ -1,5 +1,5 @@
 /*
- * tp_file.h: reading a whole input file, bounded.
+ * tp_file.h: reading a whole input file, bounded; writing one out fully.
  *
  * Every text input of the core (topology.conf, ibnetdiscover caches,
  * traffic matrices, sweeps, name maps) is read the same way: at most a
@@ -24,5 +24,11 @@
  */
 tp_status tp_file_read(const char *path, const char *kind, size_t max_bytes,
                        char **data, size_t *len, tp_error *err);
+
+/*
+ * Write all @len bytes of @buf to @fd, retrying short writes and EINTR.
+ * Returns 0, or -1 with errno set (a write that makes no progress sets EIO).
+ */
+int tp_file_write_all(int fd, const void *buf, size_t len);
 
 #endif /* TP_FILE_H */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "profile.h"
+#include "tp_file.h"
 
 enum {
 	SECTION_META = 1,
@@ -1127,22 +1128,6 @@ tp_status tp_profile_read_file(const char *path,
 	return st;
 }
 
-/* Write all of @buf to @fd. */
-static int write_all(int fd, const uint8_t *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 tp_status tp_profile_write_file(const char *path, tp_profile *profile,
                                 tp_error *err)
 {
@@ -1169,7 +1154,7 @@ tp_status tp_profile_write_file(const char *path, tp_profile *profile,
 		return tp_error_set(err, TP_ERR_IO, "%s: create: %s", tmp,
 		                    strerror(saved));
 	}
-	if (write_all(fd, buf, len) || fsync(fd)) {
+	if (tp_file_write_all(fd, buf, len) || fsync(fd)) {
 		saved = errno;
 		close(fd);
 		unlink(tmp);

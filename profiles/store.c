@@ -10,6 +10,7 @@
 #include "tp_config.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "tp_file.h"
 
 #define PAYLOAD_MAX    (32 + 64 + 2 * TP_STORE_NAME_MAX + 8)
 #define PAYLOAD_TAG    "topoplace-profile-v1"
@@ -249,9 +251,38 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The stored run files of a name directory, sorted oldest first. */
-static tp_status list_files(int dirfd, const char *label, char ***files,
-                            size_t *count, tp_error *err)
+static void free_files(char **files, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(files[i]);
+	free(files);
+}
+
+/* Which entries of a store directory a listing keeps. */
+typedef bool (*entry_filter)(int dirfd, const char *entry);
+
+static bool is_run_file(int dirfd, const char *entry)
+{
+	(void)dirfd;
+	return valid_file_name(entry);
+}
+
+/* A valid-named subdirectory, not a symlink to one. */
+static bool is_name_dir(int dirfd, const char *entry)
+{
+	struct stat sb;
+
+	return tp_store_valid_name(entry) &&
+	       !fstatat(dirfd, entry, &sb, AT_SYMLINK_NOFOLLOW) &&
+	       S_ISDIR(sb.st_mode);
+}
+
+/*
+ * The entries of @dirfd that @keep accepts, sorted (run files sort oldest
+ * first by their stamp).  @label names the directory in errors.
+ */
+static tp_status list_entries(int dirfd, const char *label, entry_filter keep,
+                              char ***out, size_t *count, tp_error *err)
 {
 	size_t n = 0, cap = 0;
 	char **names = NULL;
@@ -259,7 +290,7 @@ static tp_status list_files(int dirfd, const char *label, char ***files,
 	DIR *dir;
 	int dupfd = dup(dirfd);
 
-	*files = NULL;
+	*out = NULL;
 	*count = 0;
 	if (dupfd < 0 || !(dir = fdopendir(dupfd))) {
 		if (dupfd >= 0)
@@ -269,7 +300,7 @@ static tp_status list_files(int dirfd, const char *label, char ***files,
 	}
 	rewinddir(dir);
 	while ((d = readdir(dir))) {
-		if (!valid_file_name(d->d_name))
+		if (!keep(dirfd, d->d_name))
 			continue;
 		if (n == cap) {
 			size_t bigger = cap ? 2 * cap : 16;
@@ -280,30 +311,20 @@ static tp_status list_files(int dirfd, const char *label, char ***files,
 			names = grown;
 			cap = bigger;
 		}
-		names[n] = strdup(d->d_name);
-		if (!names[n])
+		if (!(names[n] = strdup(d->d_name)))
 			goto nomem;
 		n++;
 	}
 	closedir(dir);
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
-	*files = names;
+	*out = names;
 	*count = n;
 	return TP_OK;
 nomem:
 	closedir(dir);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	free_files(names, n);
 	return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", label);
-}
-
-static void free_files(char **files, size_t count)
-{
-	for (size_t i = 0; i < count; i++)
-		free(files[i]);
-	free(files);
 }
 
 /* time-ns, pid, 32 random bits: sorts by time, unique across writers. */
@@ -321,21 +342,6 @@ static void make_stamp(char *out, size_t size)
 	         (unsigned)getpid(), rnd);
 }
 
-static int write_all(int fd, const uint8_t *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Drop the oldest runs beyond opt->keep; races with other pruners are
  * harmless (ENOENT ignored). */
 static void prune(const tp_store_options *opt, int dirfd, const char *label)
@@ -343,7 +349,8 @@ static void prune(const tp_store_options *opt, int dirfd, const char *label)
 	char **files;
 	size_t count;
 
-	if (list_files(dirfd, label, &files, &count, NULL) != TP_OK)
+	if (list_entries(dirfd, label, is_run_file, &files, &count, NULL) !=
+	    TP_OK)
 		return;
 	for (size_t i = 0; i + opt->keep < count; i++)
 		if (unlinkat(dirfd, files[i], 0) && errno != ENOENT)
@@ -403,7 +410,7 @@ tp_status tp_store_put(const tp_store_options *opt, const char *ns,
 		goto out;
 	}
 	/* fsync before rename: the name must never point at lost data. */
-	if (write_all(fd, buf, len) || fsync(fd) || close(fd)) {
+	if (tp_file_write_all(fd, buf, len) || fsync(fd) || close(fd)) {
 		saved = errno;
 		if (fd >= 0)
 			close(fd);
@@ -638,7 +645,8 @@ tp_status tp_store_get(const tp_store_options *opt, const char *ns,
 	/* The newest run may be pruned by a writer between listing and
 	 * opening it: list again a few times before giving up. */
 	for (int attempt = 0; attempt < 8; attempt++) {
-		st = list_files(dirfd, label, &files, &count, err);
+		st = list_entries(dirfd, label, is_run_file, &files, &count,
+		                  err);
 		if (st == TP_OK && count == 0)
 			st = tp_error_set(err, TP_ERR_NOTFOUND,
 			                  "%s: no stored run", label);
@@ -713,7 +721,7 @@ tp_status tp_store_merged(const tp_store_options *opt, const char *ns,
 	if (st != TP_OK)
 		return st;
 	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
-	st = list_files(dirfd, label, &files, &count, err);
+	st = list_entries(dirfd, label, is_run_file, &files, &count, err);
 	/* Newest first: it fixes the header and the rank count. */
 	for (size_t i = count; st == TP_OK && i-- > 0;) {
 		tp_profile *run;
@@ -815,56 +823,6 @@ static int add_entry(tp_store_list *list, size_t *cap, const char *ns,
 	return 0;
 }
 
-/* Valid-named subdirectories (not symlinks) of @dirfd, sorted. */
-static tp_status list_dirs(int dirfd, const char *label, char ***out,
-                           size_t *count, tp_error *err)
-{
-	size_t n = 0, cap = 0;
-	char **names = NULL;
-	struct dirent *d;
-	struct stat sb;
-	int dupfd = dup(dirfd);
-	DIR *dir;
-
-	*out = NULL;
-	*count = 0;
-	if (dupfd < 0 || !(dir = fdopendir(dupfd))) {
-		if (dupfd >= 0)
-			close(dupfd);
-		return tp_error_set(err, TP_ERR_IO, "%s: opendir: %s", label,
-		                    strerror(errno));
-	}
-	rewinddir(dir);
-	while ((d = readdir(dir))) {
-		if (!tp_store_valid_name(d->d_name) ||
-		    fstatat(dirfd, d->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISDIR(sb.st_mode))
-			continue;
-		if (n == cap) {
-			size_t bigger = cap ? 2 * cap : 16;
-			char **grown = realloc(names, bigger * sizeof(*names));
-
-			if (!grown)
-				goto nomem;
-			names = grown;
-			cap = bigger;
-		}
-		if (!(names[n] = strdup(d->d_name)))
-			goto nomem;
-		n++;
-	}
-	closedir(dir);
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
-	*out = names;
-	*count = n;
-	return TP_OK;
-nomem:
-	closedir(dir);
-	free_files(names, n);
-	return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", label);
-}
-
 tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
                              const char *name, tp_store_list *list,
                              tp_error *err)
@@ -892,7 +850,8 @@ tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
 		if (!nss)
 			st = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 	} else {
-		st = list_dirs(root, opt->root, &nss, &nns, err);
+		st =
+		    list_entries(root, opt->root, is_name_dir, &nss, &nns, err);
 	}
 	for (size_t i = 0; st == TP_OK && i < nns; i++) {
 		int nsfd =
@@ -910,7 +869,8 @@ tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
 				st = tp_error_set(err, TP_ERR_NOMEM,
 				                  "out of memory");
 		} else {
-			st = list_dirs(nsfd, label, &names, &nnames, err);
+			st = list_entries(nsfd, label, is_name_dir, &names,
+			                  &nnames, err);
 		}
 		for (size_t j = 0; st == TP_OK && j < nnames; j++) {
 			int fd = openat(nsfd, names[j],
@@ -921,7 +881,8 @@ tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
 				continue;
 			snprintf(label, sizeof(label), "%s/%s/%s", opt->root,
 			         nss[i], names[j]);
-			st = list_files(fd, label, &files, &nfiles, err);
+			st = list_entries(fd, label, is_run_file, &files,
+			                  &nfiles, err);
 			for (size_t k = 0; st == TP_OK && k < nfiles; k++) {
 				struct stat sb;
 

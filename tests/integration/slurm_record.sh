@@ -23,7 +23,7 @@ if [ "${1:-}" != --inside ]; then
 		"$S/profiles/profiler.c" "$S/profiles/profiler_io.c" \
 		"$S/profiles/profiler_fortran.c" "$S/profiles/profile.c" \
 		"$S/profiles/sha256.c" "$S/profiles/store.c" "$S/profiles/munge_auth.c" \
-		"$S/placement/tp_error.c" "$S/placement/tp_log.c" \
+		"$S/placement/tp_error.c" "$S/placement/tp_log.c" "$S/placement/tp_file.c" \
 		-lmunge -ldl -lpthread -o "$work/lib/libtopoplace_profiler.so" ||
 		{ echo "not ok - the profiler builds"; echo "0 passed, 1 failed"; rm -rf "$work"; exit 1; }
 	"$MPICC" -O2 "$S/tests/integration/mpi_patterns.c" -pthread \

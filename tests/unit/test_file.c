@@ -13,6 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <errno.h>
+#include <fcntl.h>
+
 #include <cmocka.h>
 
 #include "tp_file.h"
@@ -76,7 +79,8 @@ static void test_empty_file_gives_an_empty_string(void **state)
 
 	(void)state;
 	make_file(path, 0);
-	assert_int_equal(tp_file_read(path, NULL, 10, &data, &len, &err), TP_OK);
+	assert_int_equal(tp_file_read(path, NULL, 10, &data, &len, &err),
+	                 TP_OK);
 	assert_int_equal(len, 0);
 	assert_string_equal(data, "");
 	free(data);
@@ -109,10 +113,52 @@ static void test_unsized_input_grows_until_the_bound(void **state)
 
 	(void)state;
 	/* /dev/zero reports no size: the reader must stop at the bound. */
-	assert_int_equal(tp_file_read("/dev/zero", NULL, 200000, &data, &len,
-	                              &err),
-	                 TP_ERR_LIMIT);
+	assert_int_equal(
+	    tp_file_read("/dev/zero", NULL, 200000, &data, &len, &err),
+	    TP_ERR_LIMIT);
 	assert_string_equal(err.message, "/dev/zero: larger than 200000 bytes");
+}
+
+static void test_write_all_writes_every_byte(void **state)
+{
+	const size_t size = 1u << 20;
+	char path[] = "/tmp/tp-test-file-XXXXXX";
+	uint8_t *out = malloc(size);
+	char *back;
+	size_t len;
+	tp_error err;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_non_null(out);
+	assert_true(fd >= 0);
+	for (size_t i = 0; i < size; i++)
+		out[i] = (uint8_t)(i * 7 + 3);
+	assert_int_equal(tp_file_write_all(fd, out, size), 0);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(tp_file_read(path, NULL, size, &back, &len, &err),
+	                 TP_OK);
+	assert_int_equal(len, size);
+	assert_memory_equal(back, out, size);
+	unlink(path);
+	free(back);
+	free(out);
+}
+
+static void test_write_all_reports_the_failure(void **state)
+{
+	const char byte = 'x';
+	int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+
+	(void)state;
+	assert_true(fd >= 0);
+	errno = 0;
+	assert_int_equal(tp_file_write_all(fd, &byte, 1), -1);
+	assert_int_equal(errno, ENOSPC);
+	close(fd);
+	errno = 0;
+	assert_int_equal(tp_file_write_all(-1, &byte, 1), -1);
+	assert_int_equal(errno, EBADF);
 }
 
 int main(void)
@@ -123,6 +169,8 @@ int main(void)
 	    cmocka_unit_test(test_empty_file_gives_an_empty_string),
 	    cmocka_unit_test(test_missing_file_and_directory_are_named),
 	    cmocka_unit_test(test_unsized_input_grows_until_the_bound),
+	    cmocka_unit_test(test_write_all_writes_every_byte),
+	    cmocka_unit_test(test_write_all_reports_the_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
