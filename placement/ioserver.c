@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -599,6 +600,343 @@ void tp_io_load_free(tp_io_load *load)
 	free(load->pod_up_bytes);
 	free(load->pod_down_bytes);
 	memset(load, 0, sizeof(*load));
+}
+
+/* ---- per-link load over routes -------------------------------------- */
+
+static const char *const stage_names[] = {
+    [TP_IO_STAGE_HOST_LEAF] = "host-leaf",
+    [TP_IO_STAGE_LEAF_SPINE] = "leaf-spine",
+    [TP_IO_STAGE_SPINE_CORE] = "spine-core",
+    [TP_IO_STAGE_OTHER] = "other",
+};
+
+const char *tp_io_stage_name(tp_io_stage stage)
+{
+	if ((unsigned)stage < TP_IO_STAGES)
+		return stage_names[stage];
+	return "unknown";
+}
+
+/* Stage of the direction leaving through @port, and whether it climbs. */
+static tp_io_stage port_stage(const tp_fabric *f, uint32_t port, bool *up)
+{
+	const tp_fabric_port *p = tp_fabric_port_at(f, port);
+	const tp_fabric_port *q = tp_fabric_peer(f, port);
+	int a, b, lo;
+
+	*up = false;
+	if (!p || !q)
+		return TP_IO_STAGE_OTHER;
+	a = tp_fabric_node_at(f, p->node)->level;
+	b = tp_fabric_node_at(f, q->node)->level;
+	*up = b > a;
+	lo = a < b ? a : b;
+	if (a < 0 || b < 0 || (a - b != 1 && b - a != 1) ||
+	    lo >= (int)TP_IO_STAGE_OTHER)
+		return TP_IO_STAGE_OTHER;
+	return (tp_io_stage)lo;
+}
+
+static bool port_is_fabric(const tp_fabric *f, uint32_t port)
+{
+	const tp_fabric_port *p = tp_fabric_port_at(f, port);
+	const tp_fabric_port *q = tp_fabric_peer(f, port);
+
+	return p && q &&
+	       tp_fabric_node_at(f, p->node)->type == TP_FABRIC_SWITCH &&
+	       tp_fabric_node_at(f, q->node)->type == TP_FABRIC_SWITCH;
+}
+
+/* Add @bytes to every direction of the path @src -> @dst. */
+static tp_status add_path(const tp_fabric *f, const tp_routes *routes,
+                          uint32_t src, uint32_t dst, double bytes,
+                          const char *what, double *port_bytes, tp_error *err)
+{
+	uint32_t path[TP_ROUTE_MAX_HOPS];
+	size_t n;
+
+	if (bytes <= 0 || src == dst)
+		return TP_OK;
+	if (tp_routes_path(routes, src, dst, path, TP_ROUTE_MAX_HOPS, &n,
+	                   err) != TP_OK)
+		return tp_error_prefix(err, "I/O %s %s -> %s", what,
+		                       tp_fabric_host_at(f, src)->name,
+		                       tp_fabric_host_at(f, dst)->name);
+	for (size_t k = 0; k < n; k++)
+		port_bytes[path[k]] += bytes;
+	return TP_OK;
+}
+
+/* Busiest directions, counts and stages from port_bytes. */
+static void summarise(const tp_fabric *f, tp_io_link_load *load)
+{
+	load->max_port = load->max_fabric_port = TP_FABRIC_NONE;
+	for (int s = 0; s < TP_IO_STAGES; s++)
+		load->stage[s].max_port = TP_FABRIC_NONE;
+	for (uint32_t port = 0; port < load->port_count; port++) {
+		double b = load->port_bytes[port];
+		const tp_fabric_port *peer;
+		tp_io_stage_load *st;
+		bool up;
+
+		if (b <= 0)
+			continue;
+		st = &load->stage[port_stage(f, port, &up)];
+		load->loaded_dirs++;
+		load->link_bytes += b;
+		/* count a cable once: at its lower-indexed loaded port */
+		peer = tp_fabric_peer(f, port);
+		if (!peer ||
+		    (uint32_t)(peer - tp_fabric_port_at(f, 0)) > port ||
+		    load->port_bytes[peer - tp_fabric_port_at(f, 0)] <= 0)
+			load->loaded_links++;
+		if (up) {
+			st->up_bytes += b;
+			st->up_dirs++;
+		} else {
+			st->down_bytes += b;
+			st->down_dirs++;
+		}
+		if (b > st->max_bytes) {
+			st->max_bytes = b;
+			st->max_port = port;
+		}
+		if (b > load->max_bytes) {
+			load->max_bytes = b;
+			load->max_port = port;
+		}
+		if (port_is_fabric(f, port)) {
+			load->fabric_bytes += b;
+			if (b > load->max_fabric_bytes) {
+				load->max_fabric_bytes = b;
+				load->max_fabric_port = port;
+			}
+		}
+	}
+}
+
+tp_status tp_ioserver_link_load(const tp_fabric *fabric,
+                                const tp_routes *routes,
+                                const uint32_t *clients, uint32_t client_count,
+                                const uint32_t *servers, uint32_t server_count,
+                                double write_bytes_per_client,
+                                double read_bytes_per_client,
+                                tp_io_link_load *load, tp_error *err)
+{
+	uint32_t hosts;
+	double write_pair, read_pair;
+	tp_status rc;
+
+	if (!load)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "I/O link load: NULL result");
+	memset(load, 0, sizeof(*load));
+	load->max_port = load->max_fabric_port = TP_FABRIC_NONE;
+	if (!fabric || !routes)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "I/O link load: NULL fabric or routes");
+	if (!clients || !servers || !client_count || !server_count)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "I/O link load: no clients or no servers");
+	if (!isfinite(write_bytes_per_client) || write_bytes_per_client < 0 ||
+	    !isfinite(read_bytes_per_client) || read_bytes_per_client < 0)
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "I/O link load: bytes per client (write %g, "
+		    "read %g) must be >= 0",
+		    write_bytes_per_client, read_bytes_per_client);
+	hosts = tp_fabric_host_count(fabric);
+	for (uint32_t i = 0; i < client_count; i++)
+		if (clients[i] >= hosts)
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "I/O link load: client #%u is host "
+			                    "index %u, fabric %s has %u hosts",
+			                    i, clients[i],
+			                    tp_fabric_source(fabric), hosts);
+	for (uint32_t i = 0; i < server_count; i++)
+		if (servers[i] >= hosts)
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "I/O link load: server #%u is host "
+			                    "index %u, fabric %s has %u hosts",
+			                    i, servers[i],
+			                    tp_fabric_source(fabric), hosts);
+	load->kind = tp_routes_kind_of(routes);
+	load->port_count = tp_fabric_port_count(fabric);
+	load->port_bytes =
+	    calloc((size_t)load->port_count + 1, sizeof(*load->port_bytes));
+	if (!load->port_bytes)
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "I/O link load: no memory for %u ports",
+		                    load->port_count);
+	/* Striped evenly: every client sends (and gets) its share of each
+	 * server, so each pair carries bytes / m each way asked for. */
+	write_pair = write_bytes_per_client / server_count;
+	read_pair = read_bytes_per_client / server_count;
+	for (uint32_t i = 0; i < client_count; i++) {
+		for (uint32_t j = 0; j < server_count; j++) {
+			rc = add_path(fabric, routes, clients[i], servers[j],
+			              write_pair, "write", load->port_bytes,
+			              err);
+			if (rc == TP_OK)
+				rc = add_path(fabric, routes, servers[j],
+				              clients[i], read_pair, "read",
+				              load->port_bytes, err);
+			if (rc != TP_OK) {
+				tp_io_link_load_free(load);
+				return rc;
+			}
+		}
+	}
+	summarise(fabric, load);
+	return TP_OK;
+}
+
+void tp_io_link_load_free(tp_io_link_load *load)
+{
+	if (!load)
+		return;
+	free(load->port_bytes);
+	memset(load, 0, sizeof(*load));
+	load->max_port = load->max_fabric_port = TP_FABRIC_NONE;
+}
+
+tp_status tp_ioserver_fabric_hosts(const tp_topo *topo, const tp_fabric *fabric,
+                                   const uint32_t *topo_hosts, uint32_t count,
+                                   const char *role, uint32_t *fabric_hosts,
+                                   tp_error *err)
+{
+	uint32_t hosts;
+
+	if (!topo || !fabric || (count && (!topo_hosts || !fabric_hosts)))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "I/O %ss: NULL hierarchy, fabric or hosts",
+		                    role);
+	hosts = tp_topo_host_count(topo);
+	for (uint32_t i = 0; i < count; i++) {
+		const char *name;
+
+		if (topo_hosts[i] >= hosts)
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "I/O %s #%u is host index %u, the "
+			                    "hierarchy has %u hosts",
+			                    role, i, topo_hosts[i], hosts);
+		name = tp_topo_host_name(topo, topo_hosts[i]);
+		fabric_hosts[i] = tp_fabric_find_host(fabric, name);
+		if (fabric_hosts[i] == TP_FABRIC_NONE)
+			return tp_error_set(
+			    err, TP_ERR_NOTFOUND,
+			    "I/O %s #%u '%s' is not a host of %s", role, i,
+			    name, tp_fabric_source(fabric));
+	}
+	return TP_OK;
+}
+
+tp_status tp_ioserver_fabric_hosts_by_name(const tp_fabric *fabric,
+                                           const char *const *names,
+                                           uint32_t count, const char *role,
+                                           uint32_t *fabric_hosts,
+                                           tp_error *err)
+{
+	if (!fabric || (count && (!names || !fabric_hosts)))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "I/O %ss: NULL fabric or hosts", role);
+	for (uint32_t i = 0; i < count; i++) {
+		fabric_hosts[i] = names[i]
+		                      ? tp_fabric_find_host(fabric, names[i])
+		                      : TP_FABRIC_NONE;
+		if (fabric_hosts[i] == TP_FABRIC_NONE)
+			return tp_error_set(
+			    err, TP_ERR_NOTFOUND,
+			    "I/O %s #%u '%s' is not a host of %s", role, i,
+			    names[i] ? names[i] : "", tp_fabric_source(fabric));
+	}
+	return TP_OK;
+}
+
+tp_status tp_ioserver_compare_links(
+    const tp_topo *topo, const tp_fabric *fabric, const tp_routes *routes,
+    const tp_ioserver_request *request, const uint32_t *clients,
+    uint32_t client_count, double write_bytes_per_client,
+    double read_bytes_per_client, tp_io_link_comparison *cmp, tp_error *err)
+{
+	uint32_t *fclients = NULL, *fservers = NULL;
+	tp_status rc;
+
+	if (!cmp)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "I/O link comparison: NULL result");
+	memset(cmp, 0, sizeof(*cmp));
+	for (int p = 0; p <= TP_IOSERVER_RANDOM; p++)
+		tp_io_link_load_free(&cmp->rows[p].load);
+	if (!topo || !fabric || !routes || !request)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "I/O link comparison: NULL hierarchy, "
+		                    "fabric, routes or request");
+	if (!clients || !client_count)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "I/O link comparison: no clients");
+	cmp->chosen = request->policy;
+	cmp->kind = tp_routes_kind_of(routes);
+	fclients = malloc(sizeof(*fclients) * (size_t)client_count);
+	fservers = malloc(sizeof(*fservers) * ((size_t)request->servers + 1));
+	if (!fclients || !fservers) {
+		rc = tp_error_set(err, TP_ERR_NOMEM,
+		                  "I/O link comparison: no memory for %u "
+		                  "clients",
+		                  client_count);
+		goto out;
+	}
+	rc = tp_ioserver_fabric_hosts(topo, fabric, clients, client_count,
+	                              "client", fclients, err);
+	for (int p = 0; rc == TP_OK && p <= TP_IOSERVER_RANDOM; p++) {
+		tp_io_policy_links *row = &cmp->rows[p];
+		tp_ioserver_request rq = *request;
+		tp_error perr;
+
+		row->policy = (tp_ioserver_policy)p;
+		rq.policy = row->policy;
+		row->status =
+		    tp_ioserver_place(topo, &rq, &row->placement, &perr);
+		if (row->status == TP_ERR_UNSUPPORTED) {
+			snprintf(row->error, sizeof(row->error), "%s",
+			         perr.message);
+			continue;
+		}
+		if (row->status != TP_OK) {
+			rc = row->status;
+			if (err)
+				*err = perr;
+			break;
+		}
+		rc = tp_ioserver_fabric_hosts(
+		    topo, fabric, row->placement.servers,
+		    row->placement.server_count, "server", fservers, err);
+		if (rc == TP_OK)
+			rc = tp_ioserver_link_load(
+			    fabric, routes, fclients, client_count, fservers,
+			    row->placement.server_count, write_bytes_per_client,
+			    read_bytes_per_client, &row->load, err);
+		if (rc != TP_OK)
+			tp_error_prefix(err, "%s",
+			                tp_ioserver_policy_name(row->policy));
+	}
+out:
+	free(fclients);
+	free(fservers);
+	if (rc != TP_OK)
+		tp_io_link_comparison_free(cmp);
+	return rc;
+}
+
+void tp_io_link_comparison_free(tp_io_link_comparison *cmp)
+{
+	if (!cmp)
+		return;
+	for (int p = 0; p <= TP_IOSERVER_RANDOM; p++) {
+		tp_ioserver_result_free(&cmp->rows[p].placement);
+		tp_io_link_load_free(&cmp->rows[p].load);
+	}
 }
 
 static const char *const policy_names[] = {

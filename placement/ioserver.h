@@ -12,10 +12,12 @@
  * on-demand servers among its own hosts or beside them (free hosts, the
  * job's own leaves first, then its pods, then the rest).
  *
- * Per-link load with real routes comes with the fabric model; until then
- * tp_ioserver_load computes per-leaf-uplink and per-pod-uplink bytes of an
- * n clients -> m servers pattern on the tp_topo hierarchy, so choices can be
- * compared.
+ * Two load models: tp_ioserver_load computes per-leaf-uplink and
+ * per-pod-uplink bytes of an n clients -> m servers pattern on the tp_topo
+ * hierarchy alone; tp_ioserver_link_load follows the routes of a tp_fabric
+ * (read from the switches' forwarding tables, or modelled D-mod-k: see
+ * route.h) and gives the bytes on every link direction, so the choices can
+ * be compared link by link (tp_ioserver_compare_links).
  */
 #ifndef TP_IOSERVER_H
 #define TP_IOSERVER_H
@@ -23,6 +25,8 @@
 #include <stdint.h>
 
 #include "alloc.h"
+#include "fabric.h"
+#include "route.h"
 #include "topo.h"
 #include "tp_error.h"
 
@@ -105,6 +109,132 @@ tp_status tp_ioserver_load(const tp_topo *topo, const uint32_t *clients,
                            tp_io_load *load, tp_error *err);
 
 void tp_io_load_free(tp_io_load *load);
+
+/* ---- per-link load over the fabric's routes -------------------------- */
+
+/*
+ * Link stages, by the levels of a link's two ends (fabric.h levels: CA 0,
+ * leaf 1, spine/aggregation 2, core 3): host-leaf, leaf-spine, spine-core;
+ * "other" for links between switches of one level, of unlevelled switches
+ * or above level 3.  Each stage has an up and a down direction.
+ */
+typedef enum tp_io_stage {
+	TP_IO_STAGE_HOST_LEAF = 0,
+	TP_IO_STAGE_LEAF_SPINE,
+	TP_IO_STAGE_SPINE_CORE,
+	TP_IO_STAGE_OTHER,
+	TP_IO_STAGES
+} tp_io_stage;
+
+typedef struct tp_io_stage_load {
+	double up_bytes, down_bytes; /* summed over the stage's links */
+	uint32_t up_dirs, down_dirs; /* link directions carrying I/O */
+	double max_bytes;            /* busiest direction of the stage */
+	uint32_t max_port;           /* its port, or TP_FABRIC_NONE */
+} tp_io_stage_load;
+
+/*
+ * Bytes per link direction.  A direction is named by the fabric port the
+ * traffic leaves through (tp_fabric_port_at; its peer is the receiving
+ * end), so the two directions of a cable are two ports.  port_bytes is
+ * indexed by port and owned by the load (tp_io_link_load_free).  Of equally
+ * busy directions the one with the lowest port index is named.
+ */
+typedef struct tp_io_link_load {
+	tp_routes_kind kind; /* LFT: read from the switches; DMODK: modelled */
+	double *port_bytes;
+	uint32_t port_count;
+	uint32_t max_port;        /* busiest direction, or TP_FABRIC_NONE */
+	double max_bytes;         /* (host access links included) */
+	uint32_t max_fabric_port; /* busiest switch-to-switch direction */
+	double max_fabric_bytes;
+	uint32_t loaded_dirs;  /* link directions carrying any I/O */
+	uint32_t loaded_links; /* cables with I/O in either direction */
+	double link_bytes;     /* sum over directions: the I/O's hop-bytes */
+	double fabric_bytes;   /* the part on switch-to-switch links */
+	tp_io_stage_load stage[TP_IO_STAGES];
+} tp_io_link_load;
+
+/*
+ * Per-link load when each of @client_count clients writes
+ * @write_bytes_per_client striped evenly over the @server_count servers
+ * (client -> server paths) and reads @read_bytes_per_client the same way
+ * (server -> client paths), following @routes of @fabric (the routes must
+ * belong to that fabric).  Hosts are tp_fabric host indices (see
+ * tp_ioserver_fabric_hosts); a client that is also a server sends its own
+ * share nowhere.  Errors: TP_ERR_INVALID (no clients or servers, an index
+ * out of range, bytes not finite or negative), the routes' error for a
+ * pair that has no route, prefixed with the direction ("I/O write n0001 ->
+ * n0016: ..."), TP_ERR_NOMEM.  Free with tp_io_link_load_free.
+ */
+tp_status tp_ioserver_link_load(const tp_fabric *fabric,
+                                const tp_routes *routes,
+                                const uint32_t *clients, uint32_t client_count,
+                                const uint32_t *servers, uint32_t server_count,
+                                double write_bytes_per_client,
+                                double read_bytes_per_client,
+                                tp_io_link_load *load, tp_error *err);
+
+void tp_io_link_load_free(tp_io_link_load *load);
+
+/* "host-leaf", "leaf-spine", "spine-core", "other". */
+const char *tp_io_stage_name(tp_io_stage stage);
+
+/*
+ * Translate @count host indices of @topo into the indices of the same
+ * hosts (by name) in @fabric, into the caller's @fabric_hosts.  @role
+ * names them in errors ("client", "server").  Fails with TP_ERR_INVALID on
+ * an index out of range of @topo, TP_ERR_NOTFOUND naming the host when
+ * @fabric has no host of that name.
+ */
+tp_status tp_ioserver_fabric_hosts(const tp_topo *topo, const tp_fabric *fabric,
+                                   const uint32_t *topo_hosts, uint32_t count,
+                                   const char *role, uint32_t *fabric_hosts,
+                                   tp_error *err);
+
+/*
+ * Like tp_ioserver_fabric_hosts from host names: TP_ERR_NOTFOUND names the
+ * unknown name and its position ("server #2 'n0099' is not a host of
+ * <fabric source>").
+ */
+tp_status tp_ioserver_fabric_hosts_by_name(const tp_fabric *fabric,
+                                           const char *const *names,
+                                           uint32_t count, const char *role,
+                                           uint32_t *fabric_hosts,
+                                           tp_error *err);
+
+/* One policy of a comparison. */
+typedef struct tp_io_policy_links {
+	tp_ioserver_policy policy;
+	tp_status status; /* TP_OK, or why the policy cannot place servers */
+	char error[TP_ERROR_MESSAGE_MAX];
+	tp_ioserver_result placement; /* servers as @topo host indices */
+	tp_io_link_load load;         /* when status is TP_OK */
+} tp_io_policy_links;
+
+typedef struct tp_io_link_comparison {
+	tp_io_policy_links rows[TP_IOSERVER_RANDOM + 1]; /* by policy */
+	tp_ioserver_policy chosen; /* the request's policy */
+	tp_routes_kind kind;
+} tp_io_link_comparison;
+
+/*
+ * Place the servers of @request under each policy (spread, isolated,
+ * random; the request's policy is the one marked chosen) on @topo, and
+ * give the per-link load of @clients' I/O (@topo host indices) to them
+ * over @routes of @fabric, the hierarchy @topo was made from (hosts are
+ * matched by name).  A policy that cannot place the servers
+ * (TP_ERR_UNSUPPORTED) keeps its error in its row; any other failure
+ * (bad request or clients, a host not in @fabric, no route) fails the
+ * whole comparison.  Free with tp_io_link_comparison_free.
+ */
+tp_status tp_ioserver_compare_links(
+    const tp_topo *topo, const tp_fabric *fabric, const tp_routes *routes,
+    const tp_ioserver_request *request, const uint32_t *clients,
+    uint32_t client_count, double write_bytes_per_client,
+    double read_bytes_per_client, tp_io_link_comparison *cmp, tp_error *err);
+
+void tp_io_link_comparison_free(tp_io_link_comparison *cmp);
 
 tp_status tp_ioserver_policy_parse(const char *text, tp_ioserver_policy *policy,
                                    tp_error *err);

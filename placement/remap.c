@@ -540,6 +540,7 @@ struct part_ctx {
 	const tp_logger *log;
 	uint64_t seed;
 	int ncuts; /* METIS tries per split, best kept */
+	bool kway; /* METIS k-way instead of recursive bisection */
 	/* scratch sized by ranks */
 	uint32_t *local; /* rank -> position in the current segment */
 	uint32_t *owner; /* rank -> tree node it currently belongs to */
@@ -579,6 +580,7 @@ static tp_status repair_sizes(struct part_ctx *c, uint32_t nv, uint32_t k,
 {
 	struct cand *cands = NULL;
 	size_t nc = 0;
+	uint32_t first_room = 0;
 	bool over = false;
 
 	memset(c->count, 0, k * sizeof(*c->count));
@@ -592,6 +594,14 @@ static tp_status repair_sizes(struct part_ctx *c, uint32_t nv, uint32_t k,
 	cands = malloc(nv * sizeof(*cands));
 	if (!cands)
 		return tp_error_set(err, TP_ERR_NOMEM, "remap: out of memory");
+	/*
+	 * A part none of the vertex's neighbours is in gains -conn[p], less
+	 * than any connected one: only connected parts are scanned, then the
+	 * first part with room (k reaches 14,564 leaves at 262,144 hosts, so
+	 * scanning all parts per vertex was most of the time).
+	 */
+	while (first_room < k && c->count[first_room] >= c->target[first_room])
+		first_room++;
 	for (uint32_t i = 0; i < nv; i++) {
 		uint32_t p = (uint32_t)c->part[i], nt = 0, best = NONE;
 		int64_t best_gain = INT64_MIN;
@@ -605,16 +615,21 @@ static tp_status repair_sizes(struct part_ctx *c, uint32_t nv, uint32_t k,
 				c->touched[nt++] = q;
 			c->conn[q] += c->adjwgt[e];
 		}
-		for (uint32_t q = 0; q < k; q++) {
+		for (uint32_t t = 0; t < nt; t++) {
+			uint32_t q = c->touched[t];
 			int64_t g;
 
 			if (c->count[q] >= c->target[q])
 				continue;
 			g = c->conn[q] - c->conn[p];
-			if (g > best_gain) {
+			if (g > best_gain || (g == best_gain && q < best)) {
 				best_gain = g;
 				best = q;
 			}
+		}
+		if (best == NONE && first_room < k) {
+			best = first_room;
+			best_gain = -c->conn[p];
 		}
 		for (uint32_t t = 0; t < nt; t++)
 			c->conn[c->touched[t]] = 0;
@@ -723,9 +738,16 @@ static tp_status split_segment(struct part_ctx *c, const uint32_t *seg,
 		options[METIS_OPTION_SEED] = (idx_t)(c->seed & 0x7fffffff);
 		options[METIS_OPTION_NUMBERING] = 0;
 		options[METIS_OPTION_NCUTS] = (idx_t)c->ncuts;
-		mrc = METIS_PartGraphRecursive(
-		    &nvtxs, &ncon, c->xadj, c->adjncy, NULL, NULL, c->adjwgt,
-		    &nparts, tpw, &ub, options, &objval, c->part);
+		if (c->kway)
+			mrc = METIS_PartGraphKway(&nvtxs, &ncon, c->xadj,
+			                          c->adjncy, NULL, NULL,
+			                          c->adjwgt, &nparts, tpw, &ub,
+			                          options, &objval, c->part);
+		else
+			mrc = METIS_PartGraphRecursive(
+			    &nvtxs, &ncon, c->xadj, c->adjncy, NULL, NULL,
+			    c->adjwgt, &nparts, tpw, &ub, options, &objval,
+			    c->part);
 		free(tpw);
 		if (mrc != METIS_OK) {
 			tp_log(c->log, TP_LOG_WARNING,
@@ -752,11 +774,13 @@ static tp_status split_segment(struct part_ctx *c, const uint32_t *seg,
  */
 static tp_status hierarchical_partition(const struct tree *t,
                                         const tp_traffic_csr *g, uint64_t seed,
-                                        int ncuts, const tp_logger *log,
-                                        uint32_t *rank_hl, tp_error *err)
+                                        int ncuts, bool spread, bool kway,
+                                        const tp_logger *log, uint32_t *rank_hl,
+                                        tp_error *err)
 {
 	uint32_t n = g->ranks, maxk = 1;
-	struct part_ctx c = {.g = g, .log = log, .seed = seed, .ncuts = ncuts};
+	struct part_ctx c = {
+	    .g = g, .log = log, .seed = seed, .ncuts = ncuts, .kway = kway};
 	uint32_t *order = NULL, *seg_start = NULL, *seg_len = NULL;
 	uint32_t *cidx = NULL;
 	size_t arcs = g->row_start[n];
@@ -811,7 +835,10 @@ static tp_status hierarchical_partition(const struct tree *t,
 		/*
 		 * Pack: the children with the most slots first (ties in
 		 * allocation order), each filled, so the job spans as few
-		 * pods, leaves and hosts as fit.
+		 * pods, leaves and hosts as fit.  Spread (when slots stay
+		 * idle): every child gets ranks in proportion to its slots,
+		 * which cuts regular grids into equal pieces: 128 ranks on 8
+		 * whole leaves of 18 are 8 x 16, not 7 x 18 + 2.
 		 */
 		for (uint32_t j = 0; j < tn->nchild; j++)
 			cidx[j] = t->child[tn->child0 + j];
@@ -825,13 +852,39 @@ static tp_status hierarchical_partition(const struct tree *t,
 			}
 			cidx[i] = x;
 		}
-		for (uint32_t j = 0; j < tn->nchild && left; j++) {
-			uint64_t take = t->node[cidx[j]].cap < left
-			                    ? t->node[cidx[j]].cap
-			                    : left;
+		if (spread && nv < tn->cap) {
+			/*
+			 * floor(nv x cap / total) each, the rest one by one to
+			 * the largest children with room; children left with
+			 * none drop out (cidx compacted in order).
+			 */
+			for (uint32_t j = 0; j < tn->nchild; j++) {
+				uint64_t share =
+				    (uint64_t)((unsigned __int128)nv *
+				               t->node[cidx[j]].cap / tn->cap);
 
-			c.target[used_children++] = take;
-			left -= take;
+				c.target[j] = share;
+				left -= share;
+			}
+			for (uint32_t j = 0; left; j = (j + 1) % tn->nchild)
+				if (c.target[j] < t->node[cidx[j]].cap) {
+					c.target[j]++;
+					left--;
+				}
+			for (uint32_t j = 0; j < tn->nchild; j++)
+				if (c.target[j]) {
+					c.target[used_children] = c.target[j];
+					cidx[used_children++] = cidx[j];
+				}
+		} else {
+			for (uint32_t j = 0; j < tn->nchild && left; j++) {
+				uint64_t take = t->node[cidx[j]].cap < left
+				                    ? t->node[cidx[j]].cap
+				                    : left;
+
+				c.target[used_children++] = take;
+				left -= take;
+			}
 		}
 		k = used_children;
 		if (k == 1) {
@@ -903,6 +956,17 @@ out:
 	return rc;
 }
 
+/* Largest job that also gets the 4-try partition (see tp_remap_compute). */
+#define TRIAL_MAX_RANKS 16384
+/* Small jobs: more seeds; tiny ones (a few leaves) even more. */
+#define SMALL_MAX_RANKS 2048
+#define SMALL_SEEDS     4
+#define TINY_MAX_RANKS  256
+#define TINY_SEEDS      16
+#define TRIALS_MAX      (2 + 4 * TINY_SEEDS)
+/* Leaf-wide swaps beyond SMALL_MAX_RANKS: at most this many slots a leaf. */
+#define WIDE_LEAF_SLOTS 64
+
 /* ---- refinement --------------------------------------------------------- */
 
 struct refine {
@@ -923,6 +987,12 @@ struct refine {
 	int64_t *cost;        /* per candidate */
 	uint32_t *cands;
 	uint32_t stamp;
+	/* leaf-wide swaps only (NULL otherwise) */
+	int64_t *w_to_r;     /* per rank: bytes with the rank being moved */
+	uint32_t *leaf_mark; /* per topo leaf: stamp */
+	uint32_t *lcands;    /* candidate leaves */
+	int64_t *leaf_w;     /* per topo leaf: bytes of r with it */
+	uint32_t lstamp;
 };
 
 static unsigned hl_distance(const struct refine *f, uint32_t a, uint32_t b)
@@ -1084,8 +1154,102 @@ static int64_t improve_rank(struct refine *f, uint32_t r)
 	return best_gain;
 }
 
+/*
+ * Like improve_rank, but the partner of a swap may be any rank on any host
+ * of a leaf where r has a neighbour, not only on the neighbours' hosts: at
+ * 1 rank per host the rank worth exchanging with r is seldom one of r's
+ * own neighbours (it is one that belongs where r is).  Costs a scan of the
+ * candidate leaves' ranks, so only small jobs get it.
+ */
+static int64_t improve_rank_wide(struct refine *f, uint32_t r)
+{
+	const tp_traffic_csr *g = f->g;
+	uint32_t a = f->rank_hl[r], nl = 0;
+	uint32_t best_host = NONE, best_partner = NONE;
+	int64_t here, best_gain = 0;
+
+	if (g->row_start[r] == g->row_start[r + 1])
+		return 0;
+	if (++f->lstamp == 0) {
+		memset(f->leaf_mark, 0,
+		       tp_topo_leaf_count(f->topo) * sizeof(*f->leaf_mark));
+		f->lstamp = 1;
+	}
+	for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++) {
+		uint32_t l = f->leaf[f->rank_hl[g->col[e]]];
+
+		f->w_to_r[g->col[e]] = (int64_t)g->weight[e];
+		if (f->leaf_mark[l] != f->lstamp) {
+			f->leaf_mark[l] = f->lstamp;
+			f->leaf_w[l] = 0;
+			f->lcands[nl++] = l;
+		}
+		f->leaf_w[l] += (int64_t)g->weight[e];
+	}
+	/*
+	 * Only leaves r is more bound to than to its own: elsewhere r's own
+	 * share of a swap loses, and scanning them costs most of the time.
+	 */
+	{
+		int64_t own = f->leaf_mark[f->leaf[a]] == f->lstamp
+		                  ? f->leaf_w[f->leaf[a]]
+		                  : 0;
+		uint32_t kept = 0;
+
+		for (uint32_t i = 0; i < nl; i++)
+			if (f->lcands[i] == f->leaf[a] ||
+			    f->leaf_w[f->lcands[i]] > own)
+				f->lcands[kept++] = f->lcands[i];
+		nl = kept;
+	}
+	here = rank_cost_at(f, r, a);
+	for (uint32_t i = 0; i < nl; i++)
+		for (uint32_t h = f->leaf_first[f->lcands[i]]; h != NONE;
+		     h = f->leaf_next[h]) {
+			int64_t dr;
+			unsigned dah;
+
+			if (h == a)
+				continue;
+			dr = rank_cost_at(f, r, h) - here;
+			if (f->used[h] < f->hosts[h].slots && -dr > best_gain) {
+				best_gain = -dr;
+				best_host = h;
+				best_partner = NONE;
+			}
+			dah = hl_distance(f, a, h);
+			for (uint32_t k = 0; k < f->used[h]; k++) {
+				uint32_t s = f->occ[f->pos0[h] + k];
+				int64_t ds = rank_cost_at(f, s, a) -
+				             rank_cost_at(f, s, h);
+				/* The r-s edge keeps its length. */
+				int64_t gain = -(
+				    dr + ds + 2 * f->w_to_r[s] * (int64_t)dah);
+
+				if (gain > best_gain) {
+					best_gain = gain;
+					best_host = h;
+					best_partner = s;
+				}
+			}
+		}
+	for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++)
+		f->w_to_r[g->col[e]] = 0;
+	if (best_host == NONE)
+		return 0;
+	if (best_partner == NONE)
+		occ_move(f, r, best_host);
+	else
+		occ_swap(f, r, best_partner);
+	return best_gain;
+}
+
 static void refine_free(struct refine *f)
 {
+	free(f->w_to_r);
+	free(f->leaf_mark);
+	free(f->lcands);
+	free(f->leaf_w);
 	free(f->leaf);
 	free(f->pos0);
 	free(f->used);
@@ -1102,10 +1266,13 @@ static void refine_free(struct refine *f)
 /*
  * Lower the hop-bytes of @rank_hl in place by passes over the ranks in a
  * seeded order until a pass saves less than 0.1% (at most 8 passes).
+ * @wide: a rank that improve_rank cannot move also tries
+ * improve_rank_wide.
  */
 static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
                         uint32_t nhosts, const tp_traffic_csr *g, uint64_t seed,
-                        uint32_t *rank_hl, uint64_t *moves, tp_error *err)
+                        bool wide, uint32_t *rank_hl, uint64_t *moves,
+                        tp_error *err)
 {
 	struct refine f = {.topo = topo,
 	                   .hosts = hosts,
@@ -1117,6 +1284,7 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 	uint32_t *perm = NULL;
 	uint64_t total_slots = 0, state = seed ^ 0x5eedull;
 	int64_t current = 0;
+	int max_passes = 8;
 	tp_status rc = TP_OK;
 
 	/*
@@ -1154,9 +1322,16 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 	f.cost = malloc((2 * (size_t)maxdeg + 1) * sizeof(*f.cost));
 	f.cands = malloc((2 * (size_t)maxdeg + 1) * sizeof(*f.cands));
 	perm = malloc((size_t)f.n * sizeof(*perm));
+	if (wide) {
+		f.w_to_r = calloc(f.n, sizeof(*f.w_to_r));
+		f.leaf_mark = calloc(nleaves, sizeof(*f.leaf_mark));
+		f.lcands = malloc(((size_t)maxdeg + 1) * sizeof(*f.lcands));
+		f.leaf_w = calloc(nleaves, sizeof(*f.leaf_w));
+	}
 	if (!f.leaf || !f.pos0 || !f.used || !f.occ || !f.where ||
 	    !f.leaf_free || !f.leaf_first || !f.leaf_next || !f.mark ||
-	    !f.cost || !f.cands || !perm) {
+	    !f.cost || !f.cands || !perm ||
+	    (wide && (!f.w_to_r || !f.leaf_mark || !f.lcands || !f.leaf_w))) {
 		rc =
 		    tp_error_set(err, TP_ERR_NOMEM,
 		                 "remap: out of memory refining %u ranks", f.n);
@@ -1189,6 +1364,10 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 			    (int64_t)g->weight[e] *
 			    hl_distance(&f, rank_hl[r], rank_hl[g->col[e]]);
 	current /= 2;
+	if (wide && f.n > SMALL_MAX_RANKS)
+		max_passes = 3;
+	else if (f.n > TRIAL_MAX_RANKS)
+		max_passes = 4;
 	for (uint32_t r = 0; r < f.n; r++)
 		perm[r] = r;
 	for (uint32_t r = f.n; r > 1; r--) {
@@ -1197,11 +1376,19 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 		perm[r - 1] = perm[j];
 		perm[j] = t;
 	}
-	for (int pass = 0; pass < 8 && current > 0; pass++) {
+	/*
+	 * Leaf-wide passes cost more: 3 of them beyond small jobs.  Large
+	 * jobs stop at 4 passes (the 5 s goal at 262,144 ranks): later
+	 * passes there save well under 1% each.
+	 */
+	for (int pass = 0; pass < max_passes && current > 0; pass++) {
 		int64_t saved = 0;
 
 		for (uint32_t i = 0; i < f.n; i++) {
 			int64_t g1 = improve_rank(&f, perm[i]);
+
+			if (g1 == 0 && wide)
+				g1 = improve_rank_wide(&f, perm[i]);
 
 			if (g1 > 0) {
 				saved += g1;
@@ -1220,8 +1407,65 @@ out:
 
 /* ---- the remapper -------------------------------------------------------- */
 
-/* Largest job that also gets the 4-try partition (see tp_remap_compute). */
-#define TRIAL_MAX_RANKS 16384
+/* One candidate partition: how METIS is asked at every split. */
+struct trial {
+	uint64_t seed;
+	int ncuts;
+	bool spread; /* targets in proportion to slots, else packed */
+	bool kway;   /* k-way, else recursive bisection */
+};
+
+/*
+ * The candidates for a job of @n ranks on @slots slots, cheapest first:
+ * recursive bisection with packed targets and, with 1/64 of the slots
+ * idle, spread ones; up to TRIAL_MAX_RANKS the same with 4 tries per
+ * split; up to SMALL_MAX_RANKS instead 4 tries and k-way for SMALL_SEEDS
+ * seeds (TINY_SEEDS up to TINY_MAX_RANKS).  Above TRIAL_MAX_RANKS a single
+ * partition.  Returns the count written to @out (at most TRIALS_MAX).
+ */
+static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
+                            struct trial *out)
+{
+	uint32_t k = 0;
+	/*
+	 * Spread differs from packed only when enough slots are idle: a
+	 * leaf's worth in 64 leaves, else packed only.
+	 */
+	bool idle = (slots - n) * 64 >= slots;
+	int layouts = idle ? 2 : 1;
+
+	if (n > TRIAL_MAX_RANKS) {
+		/* One partition only (the time goal). */
+		out[k++] = (struct trial){seed, 1, idle, false};
+		return k;
+	}
+	for (int lay = 0; lay < layouts; lay++)
+		out[k++] = (struct trial){seed, 1, lay, false};
+	if (n > SMALL_MAX_RANKS) {
+		for (int lay = 0; lay < layouts; lay++)
+			out[k++] = (struct trial){seed, 4, lay, false};
+		return k;
+	}
+	for (int sd = 0; sd < (n <= TINY_MAX_RANKS ? TINY_SEEDS : SMALL_SEEDS);
+	     sd++)
+		for (int kw = 0; kw < 2; kw++)
+			for (int lay = 0; lay < layouts; lay++)
+				out[k++] = (struct trial){seed + (uint64_t)sd,
+				                          kw ? 1 : 4, lay, kw};
+	return k;
+}
+
+/* Leaves of the allocation: tree nodes whose children are hosts. */
+static uint32_t count_leaves(const struct tree *t)
+{
+	uint32_t leaves = 0;
+
+	for (uint32_t v = 0; v < t->nnode; v++)
+		if (t->node[v].host == NONE && t->node[v].nchild &&
+		    t->node[t->child[t->node[v].child0]].host != NONE)
+			leaves++;
+	return leaves ? leaves : 1;
+}
 
 /* Hop-bytes of positions @rank_hl, saturating like tp_cost_hop_bytes. */
 static uint64_t hl_hop_bytes(const tp_topo *topo, const tp_traffic *traffic,
@@ -1259,6 +1503,9 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	tp_traffic_csr *g = NULL;
 	struct tree t = {0};
 	tp_remap_stats st = {0};
+	struct trial trials[TRIALS_MAX];
+	uint32_t ntrial;
+	bool wide;
 	uint64_t hb_block_ref;
 	tp_status rc;
 
@@ -1290,38 +1537,71 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	if (rc != TP_OK)
 		goto out;
 	/*
-	 * One METIS try per split, and for jobs small enough to afford it
-	 * (the 65,536-rank goal is 1 s) a second partition keeping the best
-	 * of 4 tries per split: cheap insurance, the better one is kept.
+	 * Several partitions for jobs small enough to afford them (the
+	 * 65,536-rank goal is 1 s), each refined, the best kept: packed or
+	 * spread targets, recursive bisection or k-way, 1 or 4 METIS tries
+	 * per split, more seeds for small jobs.  Which wins depends on the
+	 * pattern and the allocation (bench/RESULTS.md, peer comparison).
 	 */
-	for (int trial = 0; trial < 2; trial++) {
-		int ncuts = trial ? 4 : 1;
+	ntrial = plan_trials(n, t.node[0].cap, seed, trials);
+	for (uint32_t i = 0; i < ntrial; i++) {
+		const struct trial *tr = &trials[i];
 		uint64_t hb_part, hb_ref;
 
-		if (trial && n > TRIAL_MAX_RANKS)
-			break;
-		rc = hierarchical_partition(&t, g, seed, ncuts, log, trial_hl,
+		rc = hierarchical_partition(&t, g, tr->seed, tr->ncuts,
+		                            tr->spread, tr->kway, log, trial_hl,
 		                            err);
 		if (rc != TP_OK)
 			goto out;
 		hb_part = hl_hop_bytes(topo, traffic, hosts, trial_hl);
-		rc = refine(topo, hosts, host_count, g, seed, trial_hl,
-		            &st.moves, err);
+		rc = refine(topo, hosts, host_count, g, tr->seed, false,
+		            trial_hl, &st.moves, err);
 		if (rc != TP_OK)
 			goto out;
 		hb_ref = hl_hop_bytes(topo, traffic, hosts, trial_hl);
-		if (trial == 0 || hb_ref < st.refined_hop_bytes) {
+		if (i == 0 || hb_ref < st.refined_hop_bytes) {
 			st.partition_hop_bytes = hb_part;
 			st.refined_hop_bytes = hb_ref;
 			memcpy(part, trial_hl, (size_t)n * sizeof(*part));
 		}
 	}
+	/*
+	 * The best partition polished with leaf-wide swaps where scanning a
+	 * leaf is cheap: small jobs, and jobs up to TRIAL_MAX_RANKS with at
+	 * most WIDE_LEAF_SLOTS slots per leaf (1 rank per host).
+	 */
+	wide = n <= SMALL_MAX_RANKS ||
+	       (n <= TRIAL_MAX_RANKS &&
+	        t.node[0].cap <= (uint64_t)WIDE_LEAF_SLOTS * count_leaves(&t));
+	if (wide) {
+		rc = refine(topo, hosts, host_count, g, seed, true, part,
+		            &st.moves, err);
+		if (rc != TP_OK)
+			goto out;
+		st.refined_hop_bytes = hl_hop_bytes(topo, traffic, hosts, part);
+	}
 	memcpy(block_ref, block, (size_t)n * sizeof(*block));
-	rc =
-	    refine(topo, hosts, host_count, g, seed, block_ref, &st.moves, err);
-	if (rc != TP_OK)
-		goto out;
-	hb_block_ref = hl_hop_bytes(topo, traffic, hosts, block_ref);
+	/*
+	 * Refining block pays when block is already good (ranks in a
+	 * natural order); when it is far behind the partition, local moves
+	 * do not close the gap and, on a large job, cost seconds (262,144
+	 * relabelled ranks: 5 s): skipped there.
+	 */
+	if (n > TRIAL_MAX_RANKS &&
+	    st.block_hop_bytes / 5 > st.refined_hop_bytes / 4) {
+		hb_block_ref = st.block_hop_bytes;
+		tp_log(log, TP_LOG_DEBUG,
+		       "remap: block not refined: %llu hop-bytes, over 5/4 "
+		       "of the partition's %llu",
+		       (unsigned long long)st.block_hop_bytes,
+		       (unsigned long long)st.refined_hop_bytes);
+	} else {
+		rc = refine(topo, hosts, host_count, g, seed, wide, block_ref,
+		            &st.moves, err);
+		if (rc != TP_OK)
+			goto out;
+		hb_block_ref = hl_hop_bytes(topo, traffic, hosts, block_ref);
+	}
 	/* Strictly better only: on a tie the job keeps its block mapping. */
 	if (hb_block_ref < st.hop_bytes) {
 		best = block_ref;

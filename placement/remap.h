@@ -7,15 +7,22 @@
  * rank -> (host, slot).
  *
  * tp_remap_compute partitions the ranks following the fabric (pods ->
- * leaves -> hosts) with METIS recursive bisection, each level's target part
- * sizes being the children's slot capacities (packed into as few children
- * as fit), repairs part sizes exactly, then refines by moves and swaps that
- * directly lower hop-bytes, with gains from the CSR neighbour lists.  The
- * block mapping (ranks filling the hosts in the given order, the mapping
- * the job would get anyway) is always a candidate, refined and as is, and
- * the lowest hop-bytes wins, ties to block: the result is never worse than
- * block.  Deterministic for a seed.  Time and memory near-linear in ranks +
- * nonzeros; nothing dense.
+ * leaves -> hosts) with METIS, each level's target part sizes coming from
+ * the children's slot capacities, repairs part sizes exactly, then refines
+ * by moves and swaps that directly lower hop-bytes, with gains from the CSR
+ * neighbour lists.  Up to 16,384 ranks it refines several partitions and
+ * keeps the best: targets packed into as few children as fit or, when at
+ * least 1/64 of the slots stay idle, spread in proportion to the
+ * children's slots; METIS recursive bisection with 1 or 4 tries per split;
+ * up to 2,048 ranks also k-way, for 4 seeds (seed, seed + 1, ...; 16 up to
+ * 256 ranks), and the best is polished with swaps against any rank of a
+ * neighbour's leaf.  Larger jobs get one partition (spread or packed by
+ * the same rule).  The block mapping (ranks filling the hosts in the given
+ * order, the mapping the job would get anyway) is always a candidate, as
+ * is and refined (a large job skips refining a block over 5/4 of the
+ * partition's hop-bytes), and the lowest hop-bytes wins, ties to block:
+ * the result is never worse than block.  Deterministic for a seed.  Time
+ * and memory near-linear in ranks + nonzeros; nothing dense.
  */
 #ifndef TP_REMAP_H
 #define TP_REMAP_H

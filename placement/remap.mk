@@ -8,7 +8,8 @@ placement_libtopoplace_la_SOURCES += \
 placement_libtopoplace_la_LIBADD += $(METIS_LIBS)
 
 TP_REMAP_UNIT_TESTS = tests/unit/test_traffic tests/unit/test_cost \
-	tests/unit/test_remap tests/unit/test_rankfile
+	tests/unit/test_remap tests/unit/test_rankfile \
+	tests/unit/test_remap_peers
 TP_UNIT_TESTS += $(TP_REMAP_UNIT_TESTS)
 check_PROGRAMS += $(TP_REMAP_UNIT_TESTS)
 TESTS += $(TP_REMAP_UNIT_TESTS)
@@ -24,6 +25,10 @@ tests_unit_test_cost_LDADD = $(TP_UNIT_LDADD) $(MATH_LIBS)
 tests_unit_test_remap_SOURCES = tests/unit/test_remap.c
 tests_unit_test_remap_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_remap_LDADD = $(TP_UNIT_LDADD)
+
+tests_unit_test_remap_peers_SOURCES = tests/unit/test_remap_peers.c
+tests_unit_test_remap_peers_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_remap_peers_LDADD = $(TP_UNIT_LDADD)
 
 tests_unit_test_rankfile_SOURCES = tests/unit/test_rankfile.c
 tests_unit_test_rankfile_CFLAGS = $(TP_UNIT_CFLAGS)

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +75,9 @@ static tp_status make_tmp(tp_canvas *canvas, tp_error *err)
 		}
 		if (errno != EEXIST)
 			return tp_error_set(err, TP_ERR_IO,
-			                    "%s: cannot create: %s",
-			                    canvas->tmp_path, strerror(errno));
+			                    "%s: cannot create the image "
+			                    "there: %s",
+			                    canvas->path, strerror(errno));
 	}
 	return tp_error_set(err, TP_ERR_IO,
 	                    "%s: no free temporary name beside it",
@@ -233,6 +235,11 @@ tp_status tp_canvas_close(tp_canvas *canvas, tp_error *err)
 	return rc;
 }
 
+void tp_canvas_release_static(void)
+{
+	cairo_debug_reset_static_data();
+}
+
 tp_rgb tp_canvas_category(uint32_t index)
 {
 	/* Okabe & Ito's palette, without its black (kept for text). */
@@ -306,4 +313,117 @@ void tp_canvas_text(tp_canvas *canvas, double x, double y, double size,
 	cairo_move_to(cr, dx, 0);
 	cairo_show_text(cr, text);
 	cairo_restore(cr);
+}
+
+double tp_canvas_bytes_unit(double max_bytes, const char **name)
+{
+	static const char *const names[] = {"B",   "KiB", "MiB",
+	                                    "GiB", "TiB", "PiB"};
+	double unit = 1;
+	unsigned i = 0;
+
+	while (i + 1 < sizeof(names) / sizeof(names[0]) &&
+	       max_bytes >= unit * 1024)
+		unit *= 1024, i++;
+	*name = names[i];
+	return unit;
+}
+
+void tp_canvas_format_bytes(double bytes, char *buf, size_t size)
+{
+	const char *name;
+	double unit = tp_canvas_bytes_unit(bytes, &name);
+
+	snprintf(buf, size, "%.3g %s", bytes / unit, name);
+}
+
+double tp_canvas_nice_step(double range, unsigned max_ticks)
+{
+	double raw, mag, norm;
+
+	if (!(range > 0) || !isfinite(range) || max_ticks == 0)
+		return 1;
+	raw = range / max_ticks;
+	mag = pow(10, floor(log10(raw)));
+	norm = raw / mag;
+	/* Round up so that range / step never exceeds max_ticks. */
+	if (norm <= 1)
+		return mag;
+	if (norm <= 2)
+		return 2 * mag;
+	if (norm <= 5)
+		return 5 * mag;
+	return 10 * mag;
+}
+
+void tp_canvas_fill_rect(tp_canvas *canvas, double x, double y, double w,
+                         double h, tp_rgb colour)
+{
+	tp_canvas_set_rgb(canvas, colour);
+	cairo_rectangle(canvas->cr, x, y, w, h);
+	cairo_fill(canvas->cr);
+}
+
+void tp_canvas_line(tp_canvas *canvas, double x0, double y0, double x1,
+                    double y1, double width, tp_rgb colour, double dash)
+{
+	cairo_t *cr = canvas->cr;
+
+	cairo_save(cr);
+	tp_canvas_set_rgb(canvas, colour);
+	cairo_set_line_width(cr, width);
+	if (dash > 0)
+		cairo_set_dash(cr, &dash, 1, 0);
+	cairo_move_to(cr, x0, y0);
+	cairo_line_to(cr, x1, y1);
+	cairo_stroke(cr);
+	cairo_restore(cr);
+}
+
+double tp_canvas_text_width(tp_canvas *canvas, double size, const char *text)
+{
+	cairo_t *cr = canvas->cr;
+	cairo_text_extents_t ext;
+
+	cairo_save(cr);
+	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+	                       CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+	cairo_text_extents(cr, text, &ext);
+	cairo_restore(cr);
+	return ext.x_advance;
+}
+
+void tp_canvas_text_fit(tp_canvas *canvas, double x, double y, double size,
+                        double max_width, tp_canvas_align align,
+                        const char *text)
+{
+	const double min_size = 6;
+	double w = tp_canvas_text_width(canvas, size, text);
+	char cut[512];
+	size_t len;
+
+	if (w <= max_width || w <= 0) {
+		tp_canvas_text(canvas, x, y, size, align, 0, text);
+		return;
+	}
+	if (size * max_width / w >= min_size) {
+		tp_canvas_text(canvas, x, y, size * max_width / w, align, 0,
+		               text);
+		return;
+	}
+	/* Too long even small: keep what fits (whole bytes of ASCII text;
+	 * the labels here are ASCII names and numbers). */
+	len = strlen(text);
+	if (len > sizeof(cut) - 4)
+		len = sizeof(cut) - 4;
+	while (len > 0) {
+		snprintf(cut, sizeof(cut), "%.*s...", (int)len, text);
+		if (tp_canvas_text_width(canvas, min_size, cut) <= max_width)
+			break;
+		len--;
+	}
+	if (len == 0)
+		snprintf(cut, sizeof(cut), "...");
+	tp_canvas_text(canvas, x, y, min_size, align, 0, cut);
 }

@@ -15,6 +15,7 @@
 #ifndef TP_CANVAS_H
 #define TP_CANVAS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cairo.h>
@@ -68,6 +69,13 @@ tp_status tp_canvas_close(tp_canvas *canvas, tp_error *err);
 /* Free the canvas and remove its temporary file; the target is untouched. */
 void tp_canvas_discard(tp_canvas *canvas);
 
+/*
+ * Drop cairo's font caches and static data.  For the end of a program
+ * (the CLI, tests) when no canvas is open any more, so that leak checkers
+ * see what cairo held as freed rather than lost.
+ */
+void tp_canvas_release_static(void);
+
 /* Category colour @index (wraps around after 8 colours). */
 tp_rgb tp_canvas_category(uint32_t index);
 
@@ -89,5 +97,44 @@ typedef enum tp_canvas_align {
  */
 void tp_canvas_text(tp_canvas *canvas, double x, double y, double size,
                     tp_canvas_align align, double angle_rad, const char *text);
+
+/*
+ * Chart helpers shared by the reports.
+ */
+
+/*
+ * The binary unit that reads best for values up to @max_bytes: stores its
+ * name ("B", "KiB", "MiB", "GiB", "TiB", "PiB") in @name and returns its
+ * size in bytes.
+ */
+double tp_canvas_bytes_unit(double max_bytes, const char **name);
+
+/* @bytes as "1.5 MiB" (3 significant digits) into @buf of @size bytes. */
+void tp_canvas_format_bytes(double bytes, char *buf, size_t size);
+
+/*
+ * A "nice" tick step (1, 2 or 5 times a power of ten) dividing @range into
+ * at most @max_ticks steps; 1 for an empty or non-finite range.
+ */
+double tp_canvas_nice_step(double range, unsigned max_ticks);
+
+/* Fill the rectangle at (@x, @y) of @w x @h with @colour. */
+void tp_canvas_fill_rect(tp_canvas *canvas, double x, double y, double w,
+                         double h, tp_rgb colour);
+
+/* A straight line of @width in @colour; @dash > 0 draws it dashed. */
+void tp_canvas_line(tp_canvas *canvas, double x0, double y0, double x1,
+                    double y1, double width, tp_rgb colour, double dash);
+
+/*
+ * tp_canvas_text, horizontal, at @size points or smaller so that it fits
+ * in @max_width; below 6 points it is cut and ends in "...".
+ */
+void tp_canvas_text_fit(tp_canvas *canvas, double x, double y, double size,
+                        double max_width, tp_canvas_align align,
+                        const char *text);
+
+/* Width of @text at @size points in the canvas's face. */
+double tp_canvas_text_width(tp_canvas *canvas, double size, const char *text);
 
 #endif /* TP_CANVAS_H */

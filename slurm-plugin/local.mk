@@ -44,9 +44,12 @@ slurm_plugin_task_topoplace_la_CPPFLAGS = $(TP_PLUGIN_CPPFLAGS) \
 slurm_plugin_task_topoplace_la_LDFLAGS = $(TP_PLUGIN_LDFLAGS)
 slurm_plugin_task_topoplace_la_LIBADD = placement/libtopoplace.la
 
-# The SPANK plugin needs only Slurm's public spank.h.
+# The SPANK plugin needs only Slurm's public headers; in srun it maps
+# profiles for interactive jobs with the task plugin's code.
 slurm_plugin_spank_topoplace_la_SOURCES = slurm-plugin/spank_topoplace.c \
 	slurm-plugin/spank_env.h \
+	slurm-plugin/tp_slurm_core.c slurm-plugin/tp_slurm_core.h \
+	slurm-plugin/tp_slurm_fabric.c slurm-plugin/tp_slurm_fabric.h \
 	slurm-plugin/tp_slurm_options.c slurm-plugin/tp_slurm_options.h
 slurm_plugin_spank_topoplace_la_CFLAGS = $(TP_PLUGIN_CFLAGS)
 slurm_plugin_spank_topoplace_la_CPPFLAGS = $(TP_PLUGIN_CPPFLAGS)
@@ -69,7 +72,7 @@ EXTRA_DIST += tests/fuzz/fuzz_spank_options.c \
 	tests/fuzz/corpus/spank_options/rank-remap \
 	tests/fuzz/corpus/spank_options/io-servers \
 	tests/fuzz/corpus/spank_options/io-throttle \
-	bench/slurm_jobtest_bench.sh
+	bench/slurm_jobtest_bench.sh tests/lib/slurm_place_lib.sh
 
 # Profiles of known class for slurm_place.sh.
 check_PROGRAMS += tests/integration/slurm_profile_gen
@@ -91,3 +94,15 @@ tests_unit_test_slurm_options_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/throttle -I$(top_srcdir)/slurm-plugin
 tests_unit_test_slurm_options_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_slurm_options_LDADD = $(TP_UNIT_LDADD)
+
+# Decisions kept across restarts, the rank files of interactive jobs.
+TP_UNIT_TESTS += tests/unit/test_slurm_decision
+check_PROGRAMS += tests/unit/test_slurm_decision
+TESTS += tests/unit/test_slurm_decision
+tests_unit_test_slurm_decision_SOURCES = tests/unit/test_slurm_decision.c \
+	slurm-plugin/tp_slurm_core.c slurm-plugin/tp_slurm_fabric.c
+tests_unit_test_slurm_decision_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/placement -I$(top_srcdir)/profiles \
+	-I$(top_srcdir)/throttle -I$(top_srcdir)/slurm-plugin
+tests_unit_test_slurm_decision_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_slurm_decision_LDADD = $(TP_UNIT_LDADD)

@@ -339,7 +339,7 @@ static void _running_add(tp_model *m, job_record_t *job_ptr,
 	tp_running *r;
 
 	_running_drop(job_ptr->job_id);
-	if (!m || !m->topo || !job_ptr->node_bitmap)
+	if (!m || !m->topo || (!job_ptr->node_bitmap && !job_ptr->nodes))
 		return;
 	if (tp_run_count == tp_run_cap) {
 		tp_run_cap = tp_run_cap ? tp_run_cap * 2 : 64;
@@ -350,6 +350,26 @@ static void _running_add(tp_model *m, job_record_t *job_ptr,
 	r->job_id = job_ptr->job_id;
 	r->policy = policy;
 	r->job_class = job_class;
+	if (!job_ptr->node_bitmap) {
+		/*
+		 * slurmctld restart: select_g_job_init runs before
+		 * _sync_jobs_to_conf builds the recovered jobs' node bitmaps
+		 * (read_config.c), so go by the saved node names.
+		 */
+		hostlist_t hl = hostlist_create(job_ptr->nodes);
+		char *name;
+
+		r->hosts = xcalloc(hostlist_count(hl) + 1, sizeof(uint32_t));
+		while ((name = hostlist_shift(hl))) {
+			uint32_t h = tp_topo_find_host(m->topo, name);
+
+			if (h != TP_NONE && h < tp_topo_host_count(m->topo))
+				r->hosts[r->host_count++] = h;
+			free(name);
+		}
+		hostlist_destroy(hl);
+		return;
+	}
 	r->hosts =
 	    xcalloc(bit_set_count(job_ptr->node_bitmap) + 1, sizeof(uint32_t));
 	for (int i = 0; i < m->node_count; i++) {
@@ -699,13 +719,24 @@ extern int select_p_state_restore(char *dir_name)
 }
 
 /*
- * slurmctld (re)start: re-learn the running jobs.  Their profiles are not
- * re-read here (it would be slow I/O under the locks): policies come from
- * their flags and partition, classes default to quiet.
+ * slurmctld start, restart and every reconfigure (read_slurm_conf calls
+ * select_g_job_init(job_list) after loading the job state): re-learn the
+ * running jobs, so whole-leaf jobs keep their leaves and classes keep
+ * apart after slurmctld comes back.
+ *
+ * The decision is not re-made here: re-reading and munge-verifying each
+ * running job's profile is slow I/O under slurmctld's locks, and the
+ * profile may have changed since the job started.  It is parsed back from
+ * the job's SystemComment, which select_p_job_begin wrote and Slurm saves
+ * with the job state (StateSaveLocation), so no state file of our own is
+ * needed.  A job whose SystemComment is not ours (another component or an
+ * admin replaced it) gets the policy of its flags and partition and class
+ * quiet, said in one line.
  */
 extern int select_p_job_init(List job_list)
 {
 	int rc = (*inner.job_init)(job_list);
+	static bool started = false; /* first call: slurmctld (re)start */
 
 	if (tp_active && job_list) {
 		ListIterator it = list_iterator_create(job_list);
@@ -714,18 +745,48 @@ extern int select_p_job_init(List job_list)
 		slurm_mutex_lock(&tp_lock);
 		while ((job_ptr = list_next(it))) {
 			tp_decision d = {0};
+			tp_placement policy;
+			tp_jobclass job_class;
+			int has_profile;
+			tp_error err;
 
 			if (!IS_JOB_RUNNING(job_ptr) &&
 			    !IS_JOB_SUSPENDED(job_ptr))
 				continue;
 			if (!tp_cur)
 				break;
+			if (tp_sc_decision_parse(job_ptr->system_comment,
+			                         &policy, &job_class,
+			                         &has_profile, &err) == TP_OK) {
+				if (started)
+					debug("topoplace: JobId=%u: kept "
+					      "placement=%s class=%s",
+					      job_ptr->job_id,
+					      tp_placement_name(policy),
+					      tp_jobclass_name(job_class));
+				else
+					info("topoplace: JobId=%u: recovered "
+					     "placement=%s class=%s%s from its "
+					     "SystemComment",
+					     job_ptr->job_id,
+					     tp_placement_name(policy),
+					     tp_jobclass_name(job_class),
+					     has_profile ? " (profile)" : "");
+				_running_add(tp_cur, job_ptr, policy,
+				             job_class);
+				continue;
+			}
 			d.profile_read = true;
 			_decide_policy(tp_cur, job_ptr, &d);
-			_running_add(tp_cur, job_ptr,
-			             d.failed ? TP_PLACEMENT_OFF : d.policy,
-			             d.job_class);
+			policy = d.failed ? TP_PLACEMENT_OFF : d.policy;
+			error("topoplace: JobId=%u: %s: placement=%s class=%s "
+			      "from its flags",
+			      job_ptr->job_id, err.message,
+			      tp_placement_name(policy),
+			      tp_jobclass_name(d.job_class));
+			_running_add(tp_cur, job_ptr, policy, d.job_class);
 		}
+		started = true;
 		slurm_mutex_unlock(&tp_lock);
 		list_iterator_destroy(it);
 	}
@@ -829,17 +890,20 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 		slurm_mutex_unlock(&tp_lock);
 		/*
 		 * The short form for users (scontrol show job: SystemComment),
-		 * set here under slurmctld's job write lock.  Never over
-		 * another component's comment (burst buffers use it too).
+		 * set here under slurmctld's job write lock; saved with the
+		 * job state, it is also what select_p_job_init recovers the
+		 * decision from after a restart.  Never over another
+		 * component's comment (burst buffers use it too).
 		 */
 		if (!job_ptr->system_comment ||
-		    !strncmp(job_ptr->system_comment, "topoplace:", 10)) {
+		    !strncmp(job_ptr->system_comment, TP_SC_DECISION_PREFIX,
+		             strlen(TP_SC_DECISION_PREFIX))) {
+			char text[128];
+
+			tp_sc_decision_format(policy, job_class, has_profile,
+			                      text, sizeof(text));
 			xfree(job_ptr->system_comment);
-			job_ptr->system_comment =
-			    xstrdup_printf("topoplace: placement=%s class=%s%s",
-			                   tp_placement_name(policy),
-			                   tp_jobclass_name(job_class),
-			                   has_profile ? " (profile)" : "");
+			job_ptr->system_comment = xstrdup(text);
 		}
 	}
 	/* One line per started job: what was asked and where it went. */

@@ -24,21 +24,269 @@
  * puts the checked values back as TOPOPLACE_<FLAG> variables.  That is
  * before task_p_pre_setuid, so task/topoplace finds them there, and steps
  * started inside a batch script inherit them.
+ *
+ * Interactive jobs (srun, local context).  Batch jobs get their rank files
+ * from task/topoplace in slurmd; salloc and srun never pass there, so srun
+ * maps the profile itself, as the user, with the same code
+ * (tp_slurm_core.c: tp_sc_remap, tp_sc_remap_write):
+ *
+ *   - srun inside an allocation (salloc, or a batch job whose script has
+ *     no SLURM_HOSTFILE): Slurm 22.05 runs the option callbacks while srun
+ *     parses its options (salloc's flags arrive through the environment,
+ *     SLURM_SPANK__SLURM_SPANK_OPTION_topoplace_*), and only afterwards
+ *     reads SLURM_HOSTFILE (srun/libsrun/opt.c, _opt_verify), which turns
+ *     on the arbitrary distribution by itself.  The --comm-profile callback
+ *     maps the profile onto SLURM_JOB_NODELIST, writes the files into
+ *     <TmpFS>/topoplace.<jobid> and sets SLURM_HOSTFILE, TOPOPLACE_RANKFILE
+ *     and TOPOPLACE_MACHINEFILE: the step runs by the mapping and its tasks
+ *     see the files.  A SLURM_HOSTFILE already set (by the user, or by
+ *     task/topoplace for a batch job) is kept; --rank-remap=off opts out.
+ *   - srun that makes its own allocation: no hook runs between the
+ *     allocation and the step's creation (slurm_spank_init_post_opt runs
+ *     before the request, slurm_spank_local_user_init after the step and
+ *     its layout exist), so its tasks keep Slurm's layout.
+ *     slurm_spank_local_user_init still writes the files for the nodes
+ *     granted and exports TOPOPLACE_RANKFILE/TOPOPLACE_MACHINEFILE to the
+ *     tasks, and srun says so in one line.
+ *   - salloc itself: no hook runs after the allocation is granted either
+ *     (22.05's salloc calls slurm_spank_init and init_post_opt before the
+ *     request, slurm_spank_exit after the command), so the shell's own
+ *     environment cannot get the paths; the sruns inside it do the mapping
+ *     (above), and salloc's slurm_spank_exit removes the files.
+ *
+ * Any failure (bad profile, no fabric, ...) is one line on srun's stderr
+ * and the step runs with Slurm's layout.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* program_invocation_short_name */
+#endif
 #include "config.h"
 
+#include <errno.h>
+#include <pwd.h>
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "spank_env.h"
+#include "tp_slurm_core.h"
 #include "tp_slurm_options.h"
+
+/*
+ * Slurm's configuration, loaded by srun and salloc before any plugin (and
+ * by every daemon that loads SPANK plugins): TmpFS, AuthInfo, and where
+ * slurm.conf (and so topoplace.conf) is.
+ */
+extern slurm_conf_t slurm_conf;
 
 SPANK_PLUGIN(topoplace, 1);
 
 /* In slurmstepd: the checked values of this step ("" given without one). */
 static char step_value[TP_OPT_COUNT][TP_OPT_VALUE_MAX];
 static int step_given[TP_OPT_COUNT];
+
+/* In srun (local context): the values given and what was done with them. */
+static char local_value[TP_OPT_COUNT][TP_OPT_VALUE_MAX];
+static int local_given[TP_OPT_COUNT];
+static int local_in_alloc;         /* srun started inside an allocation */
+static int local_hostfile_set;     /* SLURM_HOSTFILE is ours */
+static char local_owned_dir[1024]; /* files of srun's own allocation */
+
+static int _remap_off(void)
+{
+	return local_given[TP_OPT_RANK_REMAP] &&
+	       !strcmp(local_value[TP_OPT_RANK_REMAP], "off");
+}
+
+/* The CPUs of the allocation: SLURM_JOB_CPUS_PER_NODE ("4(x2),2"). */
+static unsigned long _alloc_cpus(const char *text)
+{
+	unsigned long total = 0;
+
+	while (text && *text) {
+		char *end;
+		unsigned long cpus = strtoul(text, &end, 10), reps = 1;
+
+		if (end == text)
+			break;
+		if (!strncmp(end, "(x", 2)) {
+			reps = strtoul(end + 2, &end, 10);
+			if (*end == ')')
+				end++;
+		}
+		total += cpus * reps;
+		text = *end == ',' ? end + 1 : end;
+	}
+	return total;
+}
+
+/*
+ * Whether srun can run the mapping as its step in the allocation: exactly
+ * the profile's ranks (SLURM_NTASKS, the CPUs) on every node of it (srun
+ * keeps the allocation's node count).  Else TP_ERR_UNSUPPORTED saying why:
+ * srun would refuse the hostfile or run a part of the ranks.
+ */
+static tp_status _step_fits(const tp_remap_mapping *map, tp_error *err)
+{
+	const char *ntasks = getenv("SLURM_NTASKS");
+	const char *cpus = getenv("SLURM_JOB_CPUS_PER_NODE");
+	const char *nnodes = getenv("SLURM_JOB_NUM_NODES");
+	unsigned long want_nodes = nnodes ? strtoul(nnodes, NULL, 10) : 0;
+	unsigned long used = 0;
+
+	if (ntasks && strtoul(ntasks, NULL, 10) != map->ranks)
+		return tp_error_set(err, TP_ERR_UNSUPPORTED,
+		                    "%u ranks, but the allocation has "
+		                    "SLURM_NTASKS=%s",
+		                    map->ranks, ntasks);
+	if (cpus && _alloc_cpus(cpus) < map->ranks)
+		return tp_error_set(err, TP_ERR_UNSUPPORTED,
+		                    "%u ranks, but the allocation has %lu CPUs",
+		                    map->ranks, _alloc_cpus(cpus));
+	for (uint32_t r = 0; r < map->ranks; r++) {
+		uint32_t k = 0;
+
+		while (k < r && map->rank_host[k] != map->rank_host[r])
+			k++;
+		used += k == r;
+	}
+	if (want_nodes && used < want_nodes)
+		return tp_error_set(err, TP_ERR_UNSUPPORTED,
+		                    "%u ranks on %lu of the allocation's %lu "
+		                    "nodes",
+		                    map->ranks, used, want_nodes);
+	return TP_OK;
+}
+
+/*
+ * Map the --comm-profile onto @nodes of job @job_id for srun: write the
+ * rank files into the job's directory (as the user srun runs as) and put
+ * their paths into srun's environment, which srun hands to the tasks;
+ * SLURM_HOSTFILE too when @hostfile.  Returns 0, or -1 after one line.
+ */
+static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
+                        char *dir, size_t dir_size)
+{
+	char conf_path[1024], socket[256], path[1100], pwbuf[4096];
+	const char *name = local_value[TP_OPT_COMM_PROFILE];
+	struct passwd pw, *pwp = NULL;
+	tp_config *config = NULL;
+	tp_profile *profile = NULL;
+	tp_topo *topo = NULL;
+	tp_remap_mapping map = {0};
+	tp_remap_stats stats;
+	tp_error err;
+	int missing, rc = -1;
+
+	if (getpwuid_r(geteuid(), &pw, pwbuf, sizeof(pwbuf), &pwp) || !pwp) {
+		slurm_error("topoplace: JobId=%lu: no user name for uid %u: "
+		            "srun keeps Slurm's task layout",
+		            job_id, (unsigned)geteuid());
+		return -1;
+	}
+	tp_sc_conf_path(slurm_conf.slurm_conf, conf_path, sizeof(conf_path));
+	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+	if (tp_sc_load_config(conf_path, &config, &missing, &err) != TP_OK)
+		goto fail;
+	if (tp_config_for_partition(config, getenv("SLURM_JOB_PARTITION"))
+	        ->rank_remap != TP_RANK_REMAP_AUTO) {
+		rc = 0; /* the site turned remapping off: nothing to say */
+		dir[0] = '\0';
+		goto out;
+	}
+	if (!tp_store_valid_name(pw.pw_name)) {
+		tp_error_set(&err, TP_ERR_INVALID,
+		             "user name %s: not a profile store name",
+		             pw.pw_name);
+		goto fail;
+	}
+	if (tp_sc_read_profile(config, socket, pw.pw_name, name, &profile,
+	                       &err) != TP_OK) {
+		tp_error_prefix(&err, "--comm-profile=%s", name);
+		goto fail;
+	}
+	if (tp_sc_load_topo(config, &topo, &err) != TP_OK ||
+	    tp_sc_remap(topo, profile, nodes, job_id, &map, &stats, &err) !=
+	        TP_OK)
+		goto fail;
+	if (hostfile && _step_fits(&map, &err) != TP_OK) {
+		tp_error_prefix(&err, "--comm-profile=%s", name);
+		goto fail;
+	}
+	tp_sc_job_dir(slurm_conf.tmp_fs, job_id, dir, dir_size);
+	if (tp_sc_remap_write(dir, topo, &map, &err) != TP_OK)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/" TP_SC_RANKFILE, dir);
+	setenv("TOPOPLACE_RANKFILE", path, 1);
+	snprintf(path, sizeof(path), "%s/" TP_SC_MACHINEFILE, dir);
+	setenv("TOPOPLACE_MACHINEFILE", path, 1);
+	snprintf(path, sizeof(path), "%u", map.ranks);
+	setenv("TOPOPLACE_RANKS", path, 1);
+	if (hostfile) {
+		snprintf(path, sizeof(path), "%s/" TP_SC_HOSTFILE, dir);
+		setenv("SLURM_HOSTFILE", path, 1);
+	}
+	slurm_verbose("topoplace: JobId=%lu: profile %s/%s: %u ranks on %s "
+	              "remapped (%s): hop-bytes %llu (block order: %llu) -> "
+	              "%s",
+	              job_id, pw.pw_name, name, map.ranks, nodes, stats.chosen,
+	              (unsigned long long)stats.hop_bytes,
+	              (unsigned long long)stats.block_hop_bytes, dir);
+	rc = 0;
+	goto out;
+fail:
+	slurm_error("topoplace: JobId=%lu: %s: srun keeps Slurm's task layout",
+	            job_id, err.message);
+	dir[0] = '\0';
+out:
+	tp_remap_mapping_free(&map);
+	tp_topo_free(topo);
+	tp_profile_free(profile);
+	tp_config_free(config);
+	return rc;
+}
+
+/* Undo what _local_remap exported (a later --rank-remap=off). */
+static void _local_unexport(void)
+{
+	unsetenv("SLURM_HOSTFILE");
+	unsetenv("TOPOPLACE_RANKFILE");
+	unsetenv("TOPOPLACE_MACHINEFILE");
+	unsetenv("TOPOPLACE_RANKS");
+	local_hostfile_set = 0;
+}
+
+/*
+ * srun parsing its options inside an allocation (see the top): the
+ * mapping must be in SLURM_HOSTFILE before srun reads it, right after the
+ * last option.  Done on --comm-profile, undone on a later --rank-remap=off.
+ */
+static void _local_option(int val)
+{
+	const char *job = getenv("SLURM_JOB_ID");
+	const char *nodes = getenv("SLURM_JOB_NODELIST");
+	char dir[1024];
+
+	if (!local_in_alloc || !job || !nodes)
+		return; /* srun's own allocation: slurm_spank_local_user_init */
+	if (val == TP_OPT_RANK_REMAP && _remap_off() && local_hostfile_set) {
+		_local_unexport();
+		return;
+	}
+	if (val != TP_OPT_COMM_PROFILE || _remap_off())
+		return;
+	/* The user's own hostfile, or the batch job's mapping: kept. */
+	if (getenv("SLURM_HOSTFILE") && !local_hostfile_set)
+		return;
+	if (!_local_remap(strtoul(job, NULL, 10), nodes, 1, dir, sizeof(dir)) &&
+	    dir[0])
+		local_hostfile_set = 1;
+	else if (local_hostfile_set)
+		_local_unexport(); /* a second, bad --comm-profile */
+}
 
 static int _check_option(int val, const char *optarg, int remote)
 {
@@ -57,6 +305,10 @@ static int _check_option(int val, const char *optarg, int remote)
 	if (remote) {
 		memcpy(step_value[val], canon, sizeof(canon));
 		step_given[val] = 1;
+	} else if (spank_context() == S_CTX_LOCAL) {
+		memcpy(local_value[val], canon, sizeof(canon));
+		local_given[val] = 1;
+		_local_option(val);
 	}
 	return 0;
 }
@@ -71,6 +323,9 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	if (context != S_CTX_LOCAL && context != S_CTX_ALLOCATOR &&
 	    context != S_CTX_REMOTE)
 		return 0;
+	/* Before srun asks for an allocation of its own, if it does. */
+	if (context == S_CTX_LOCAL)
+		local_in_alloc = getenv("SLURM_JOB_ID") != NULL;
 	for (int i = 0; i < TP_OPT_COUNT; i++) {
 		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
 		/* SPANK keeps the pointer: the table must outlive the call. */
@@ -112,11 +367,72 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	return 0;
 }
 
+/*
+ * srun with an allocation of its own, step created (see the top): the
+ * layout is Slurm's; the tasks still get the mapping's files for mpirun or
+ * steps they start, and the user one line saying so.
+ */
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
+{
+	resource_allocation_response_msg_t *alloc = NULL;
+	uint32_t job_id = 0;
+	char dir[1024];
+	int rc;
+
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_LOCAL || local_in_alloc ||
+	    !local_given[TP_OPT_COMM_PROFILE] || _remap_off() ||
+	    spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS)
+		return 0;
+	/* srun keeps the granted nodes to itself: ask slurmctld. */
+	if (slurm_allocation_lookup(job_id, &alloc) != SLURM_SUCCESS ||
+	    !alloc || !alloc->node_list) {
+		slurm_error("topoplace: JobId=%u: cannot look up its nodes: "
+		            "no rank files",
+		            job_id);
+		slurm_free_resource_allocation_response_msg(alloc);
+		return 0;
+	}
+	rc = _local_remap(job_id, alloc->node_list, 0, dir, sizeof(dir));
+	slurm_free_resource_allocation_response_msg(alloc);
+	if (rc || !dir[0])
+		return 0;
+	snprintf(local_owned_dir, sizeof(local_owned_dir), "%s", dir);
+	slurm_info("topoplace: JobId=%u: srun made its own allocation, so its "
+	           "tasks keep Slurm's layout; the mapping is in "
+	           "$TOPOPLACE_RANKFILE (to run by it: salloc "
+	           "--comm-profile=%s, then srun)",
+	           job_id, local_value[TP_OPT_COMM_PROFILE]);
+	return 0;
+}
+
+/*
+ * The end of a step (slurmstepd), of srun, of salloc: remove the rank
+ * files written for an allocation that ends with this process: srun's own,
+ * or salloc's (written by the sruns inside it).  sbatch is an allocator
+ * too but its job goes on: task/topoplace cleans up after batch jobs.
+ */
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-	(void)sp;
+	const char *job = getenv("SLURM_JOB_ID");
+	char dir[1024];
+
 	(void)ac;
 	(void)av;
 	memset(step_given, 0, sizeof(step_given));
+	if (spank_context() == S_CTX_LOCAL && local_owned_dir[0]) {
+		if (tp_sc_remap_remove(local_owned_dir))
+			slurm_debug("topoplace: %s left: %s", local_owned_dir,
+			            strerror(errno));
+	} else if (spank_context() == S_CTX_ALLOCATOR && job &&
+	           !strcmp(program_invocation_short_name, "salloc")) {
+		tp_sc_job_dir(slurm_conf.tmp_fs, strtoul(job, NULL, 10), dir,
+		              sizeof(dir));
+		if (tp_sc_remap_remove(dir))
+			slurm_debug("topoplace: %s left: %s", dir,
+			            strerror(errno));
+	}
+	(void)sp;
 	return 0;
 }

@@ -93,44 +93,25 @@ static void _lib_path(const char *lib, char *out, size_t size)
 	snprintf(out, size, "%s/%s", dir && dir[0] ? dir : TP_PKGLIBDIR, lib);
 }
 
-/* The three files, written by a child as the job's user (see the top). */
+/*
+ * The three files, written by a child as the job's user (see the top):
+ * root never writes into a directory the user controls.
+ */
 static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
                                 const tp_topo *topo,
                                 const tp_remap_mapping *map)
 {
-	static const struct {
-		const char *file;
-		tp_rankfile_format format;
-	} files[] = {{"rankfile", TP_RANKFILE_OPENMPI},
-	             {"machinefile", TP_RANKFILE_HYDRA},
-	             {"hostfile", TP_RANKFILE_SLURM}};
 	int status = 0;
 	pid_t pid = fork();
 
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		struct stat st;
-		char path[1100];
 		tp_error err;
 
 		if (setgroups(0, NULL) || setgid(req->gid) || setuid(req->uid))
 			_exit(3);
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			_exit(4);
-		/* An existing entry must be the user's own private dir. */
-		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
-		    st.st_uid != req->uid || (st.st_mode & 077))
-			_exit(5);
-		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-			snprintf(path, sizeof(path), "%s/%s", dir,
-			         files[i].file);
-			if (tp_rankfile_write(path, topo, files[i].format,
-			                      map->ranks, map->rank_host,
-			                      map->rank_slot, &err) != TP_OK)
-				_exit(6);
-		}
-		_exit(0);
+		_exit(tp_sc_remap_write(dir, topo, map, &err) == TP_OK ? 0 : 6);
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -147,8 +128,7 @@ static void _env_put(batch_job_launch_msg_t *req, const char *name,
 /* The job directory: <TmpFS>/topoplace.<jobid>. */
 static void _job_dir(uint32_t job_id, char *out, size_t size)
 {
-	snprintf(out, size, "%s/topoplace.%u",
-	         slurm_conf.tmp_fs ? slurm_conf.tmp_fs : "/tmp", job_id);
+	tp_sc_job_dir(slurm_conf.tmp_fs, job_id, out, size);
 }
 
 /* Rank remapping for the job's nodes; one log line on any failure. */
@@ -157,28 +137,15 @@ static void _remap(batch_job_launch_msg_t *req, const tp_config *config,
 {
 	char dir[1024], path[1100];
 	tp_topo *topo = NULL;
-	tp_traffic *traffic = NULL;
-	tp_remap_host *hosts = NULL;
-	uint32_t host_count = 0, slots;
 	tp_remap_mapping map = {0};
 	tp_remap_stats stats;
 	tp_error err;
 	int rc;
 
 	if (tp_sc_load_topo(config, &topo, &err) != TP_OK ||
-	    tp_profile_to_traffic(profile, &traffic, &err) != TP_OK ||
-	    tp_remap_hosts_parse(topo, req->nodes, 1, &hosts, &host_count,
-	                         &err) != TP_OK) {
+	    tp_sc_remap(topo, profile, req->nodes, req->job_id, &map, &stats,
+	                &err) != TP_OK) {
 		error("%s: JobId=%u: %s: no rank remapping", plugin_type,
-		      req->job_id, err.message);
-		goto out;
-	}
-	slots = (profile->header.ranks + host_count - 1) / host_count;
-	for (uint32_t i = 0; i < host_count; i++)
-		hosts[i].slots = slots ? slots : 1;
-	if (tp_remap_compute(topo, traffic, hosts, host_count, req->job_id,
-	                     NULL, &map, &stats, &err) != TP_OK) {
-		error("%s: JobId=%u: remap: %s: no rank remapping", plugin_type,
 		      req->job_id, err.message);
 		goto out;
 	}
@@ -190,11 +157,11 @@ static void _remap(batch_job_launch_msg_t *req, const tp_config *config,
 		      plugin_type, req->job_id, dir, rc);
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/rankfile", dir);
+	snprintf(path, sizeof(path), "%s/" TP_SC_RANKFILE, dir);
 	_env_put(req, "TOPOPLACE_RANKFILE", path);
-	snprintf(path, sizeof(path), "%s/machinefile", dir);
+	snprintf(path, sizeof(path), "%s/" TP_SC_MACHINEFILE, dir);
 	_env_put(req, "TOPOPLACE_MACHINEFILE", path);
-	snprintf(path, sizeof(path), "%s/hostfile", dir);
+	snprintf(path, sizeof(path), "%s/" TP_SC_HOSTFILE, dir);
 	_env_put(req, "SLURM_HOSTFILE", path);
 	_env_put(req, "SLURM_DISTRIBUTION", "arbitrary");
 	snprintf(path, sizeof(path), "%u", map.ranks);
@@ -206,8 +173,6 @@ static void _remap(batch_job_launch_msg_t *req, const tp_config *config,
 	     dir);
 out:
 	tp_remap_mapping_free(&map);
-	free(hosts);
-	tp_traffic_free(traffic);
 	tp_topo_free(topo);
 }
 
@@ -504,21 +469,12 @@ extern int task_p_post_term(stepd_step_rec_t *job, stepd_step_task_info_t *task)
  */
 extern int task_p_post_step(stepd_step_rec_t *job)
 {
-	static const char *const files[] = {"rankfile", "machinefile",
-	                                    "hostfile"};
 	char dir[1024];
-	int fd;
 
 	if (!job->batch)
 		return SLURM_SUCCESS;
 	_job_dir(job->step_id.job_id, dir, sizeof(dir));
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-	if (fd < 0)
-		return SLURM_SUCCESS;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		(void)unlinkat(fd, files[i], 0);
-	close(fd);
-	if (rmdir(dir) && errno != ENOENT)
+	if (tp_sc_remap_remove(dir))
 		debug("%s: %ps: %s left: %m", plugin_type, &job->step_id, dir);
 	return SLURM_SUCCESS;
 }

@@ -2,11 +2,16 @@
  * tp_slurm_core.c: configuration, fabric and profiles for the plugins.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "convert.h"
 #include "munge_auth.h"
+#include "rankfile.h"
 #include "tp_slurm_core.h"
 #include "tp_slurm_fabric.h"
 
@@ -119,4 +124,127 @@ void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary)
 	}
 	if (msgs)
 		summary->mean_message_bytes = bytes / msgs;
+}
+
+void tp_sc_decision_format(tp_placement placement, tp_jobclass job_class,
+                           int has_profile, char *out, size_t size)
+{
+	snprintf(out, size, TP_SC_DECISION_PREFIX "placement=%s class=%s%s",
+	         tp_placement_name(placement), tp_jobclass_name(job_class),
+	         has_profile ? " (profile)" : "");
+}
+
+tp_status tp_sc_decision_parse(const char *text, tp_placement *placement,
+                               tp_jobclass *job_class, int *has_profile,
+                               tp_error *err)
+{
+	char policy[32], cls[32], rest[32];
+	int n;
+	tp_error ignored;
+
+	if (!text ||
+	    strncmp(text, TP_SC_DECISION_PREFIX, strlen(TP_SC_DECISION_PREFIX)))
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "SystemComment \"%.60s\": not a topoplace "
+		                    "decision",
+		                    text ? text : "");
+	rest[0] = '\0';
+	n = sscanf(text + strlen(TP_SC_DECISION_PREFIX),
+	           "placement=%31[a-z_] class=%31[a-z_]%31[^\n]", policy, cls,
+	           rest);
+	if (n < 2 || (rest[0] && strcmp(rest, " (profile)")) ||
+	    tp_placement_parse(policy, placement, &ignored) != TP_OK ||
+	    tp_jobclass_parse(cls, job_class, &ignored) != TP_OK)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "SystemComment \"%.60s\": not a topoplace "
+		                    "decision",
+		                    text);
+	*has_profile = rest[0] != '\0';
+	return TP_OK;
+}
+
+tp_status tp_sc_remap(const tp_topo *topo, const tp_profile *profile,
+                      const char *nodes, uint64_t seed, tp_remap_mapping *map,
+                      tp_remap_stats *stats, tp_error *err)
+{
+	tp_traffic *traffic = NULL;
+	tp_remap_host *hosts = NULL;
+	uint32_t host_count = 0, slots;
+	tp_status rc;
+
+	rc = tp_profile_to_traffic(profile, &traffic, err);
+	if (rc == TP_OK)
+		rc = tp_remap_hosts_parse(topo, nodes, 1, &hosts, &host_count,
+		                          err);
+	if (rc == TP_OK) {
+		/* Enough slots on every host for all ranks, spread evenly. */
+		slots = (profile->header.ranks + host_count - 1) / host_count;
+		for (uint32_t i = 0; i < host_count; i++)
+			hosts[i].slots = slots ? slots : 1;
+		rc = tp_remap_compute(topo, traffic, hosts, host_count, seed,
+		                      NULL, map, stats, err);
+		if (rc != TP_OK)
+			tp_error_prefix(err, "remap");
+	}
+	free(hosts);
+	tp_traffic_free(traffic);
+	return rc;
+}
+
+void tp_sc_job_dir(const char *tmp_fs, unsigned long job_id, char *out,
+                   size_t size)
+{
+	snprintf(out, size, "%s/topoplace.%lu",
+	         tmp_fs && tmp_fs[0] ? tmp_fs : "/tmp", job_id);
+}
+
+static const char *const remap_files[] = {TP_SC_RANKFILE, TP_SC_MACHINEFILE,
+                                          TP_SC_HOSTFILE};
+
+tp_status tp_sc_remap_write(const char *dir, const tp_topo *topo,
+                            const tp_remap_mapping *map, tp_error *err)
+{
+	static const tp_rankfile_format formats[] = {
+	    TP_RANKFILE_OPENMPI, TP_RANKFILE_HYDRA, TP_RANKFILE_SLURM};
+	struct stat st;
+	char path[4096];
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return tp_error_set(err, TP_ERR_IO, "%s: cannot create: %s",
+		                    dir, strerror(errno));
+	/* An existing entry must be the caller's own private directory. */
+	if (lstat(dir, &st) < 0)
+		return tp_error_set(err, TP_ERR_IO, "%s: %s", dir,
+		                    strerror(errno));
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077))
+		return tp_error_set(err, TP_ERR_IO,
+		                    "%s: not a private directory of uid %u",
+		                    dir, (unsigned)geteuid());
+	for (size_t i = 0; i < sizeof(remap_files) / sizeof(remap_files[0]);
+	     i++) {
+		tp_status rc;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, remap_files[i]);
+		rc = tp_rankfile_write(path, topo, formats[i], map->ranks,
+		                       map->rank_host, map->rank_slot, err);
+		if (rc != TP_OK)
+			return rc;
+	}
+	return TP_OK;
+}
+
+int tp_sc_remap_remove(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	for (size_t i = 0; i < sizeof(remap_files) / sizeof(remap_files[0]);
+	     i++)
+		(void)unlinkat(fd, remap_files[i], 0);
+	close(fd);
+	if (rmdir(dir) < 0 && errno != ENOENT)
+		return -1;
+	return 0;
 }

@@ -13,7 +13,24 @@ dist_check_SCRIPTS += \
 	tests/integration/smoke_bed_cleanup.sh
 
 dist_noinst_SCRIPTS += tests/lib/tp-bed
+
+# topoplace's plugins: interactive jobs, slurmctld restart (more in
+# slurm-plugin/local.mk).
+if WITH_SLURM
+TESTS += tests/integration/slurm_interactive.sh \
+	tests/integration/slurm_restart.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_interactive.sh \
+	tests/integration/slurm_restart.sh
 EXTRA_DIST += tests/lib/bed.sh
+
+# select/topoplace_cons_tres under valgrind memcheck in slurmctld (issue 7,
+# test 6); tests/lib/slurmctld.supp holds Slurm's own known findings.
+if WITH_SLURM
+TESTS += tests/integration/slurm_valgrind.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_valgrind.sh
+EXTRA_DIST += tests/lib/slurmctld.supp bench/slurm_jobtest_5k.sh
 
 # Logs and configs of failed beds (tp-bed --keep tests/integration/NAME.bed).
 clean-local: clean-local-cluster

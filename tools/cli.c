@@ -5,15 +5,19 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "convert.h"
 #include "discover.h"
 #include "fabric.h"
+#include "profile.h"
 #include "topo.h"
+#include "traffic.h"
 
 static void stderr_sink(void *sink_data, tp_log_level level,
 			const char *message)
@@ -142,4 +146,343 @@ int tp_cli_load_topo(const char *what, const char *spec,
 	}
 	tp_fabric_free(fabric);
 	return TP_EXIT_OK;
+}
+
+/* ---- fabrics, profiles and mappings for the report subcommands -------- */
+
+/*
+ * "PxLxH[xS[xC]]": 3 to 5 numbers 1..9999 separated by 'x'.  Returns how
+ * many, or -1.
+ */
+static int parse_fabric_dims(const char *spec, uint32_t dims[5])
+{
+	const char *p = spec;
+	int n = 0;
+
+	for (;;) {
+		unsigned long v;
+		char *end;
+
+		if (n == 5 || !isdigit((unsigned char)*p))
+			return -1;
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || v == 0 || v > 9999)
+			return -1;
+		dims[n++] = (uint32_t)v;
+		if (*end == '\0')
+			break;
+		if (*end != 'x')
+			return -1;
+		p = end + 1;
+	}
+	return n >= 3 ? n : -1;
+}
+
+/*
+ * A fat tree with real ports, named as topoplace-fattree names it: P pods
+ * of L leaves of H hosts; 2-level (P = 1) with S spines, every leaf cabled
+ * to every spine; 3-level (P >= 2) with S aggregation switches per pod,
+ * every leaf to every agg of its pod, and C cores in S groups, agg j of
+ * each pod cabled to every core of group j.  S defaults to H, C to S.
+ */
+static tp_status build_fattree(const uint32_t d[5], int n, tp_fabric **out,
+                               tp_error *err)
+{
+	uint32_t P = d[0], L = d[1], H = d[2], S = n > 3 ? d[3] : d[2];
+	uint32_t C = n > 4 ? d[4] : S, leaves = P * L, hosts = P * L * H;
+	uint32_t aggs = P > 1 ? P * S : S, group = P > 1 ? C / S : 0;
+	uint32_t *leaf = NULL, *agg = NULL, *core = NULL;
+	char source[128], name[32];
+	tp_fabric *f = NULL;
+	tp_status rc;
+
+	*out = NULL;
+	if (n > 4 && P == 1)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "a 2-level tree (1 pod) has no cores");
+	if (hosts > 9999 || leaves > 999 || aggs > 999 || (P > 1 && C > 999) ||
+	    P > 99)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "too large: at most 9999 hosts, 999 leaves, "
+		                    "999 spines or cores, 99 pods");
+	if (P > 1 && C % S != 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%" PRIu32 " cores do not split into %" PRIu32
+		                    " equal groups",
+		                    C, S);
+	if (H + S > 254 || (P > 1 ? L + group : leaves) > 254 || P > 254)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "a switch would need more than 254 ports");
+	snprintf(source, sizeof(source),
+	         P > 1 ? "fat tree %" PRIu32 "x%" PRIu32 "x%" PRIu32
+	                 " (%" PRIu32 " aggregation switches per pod, %" PRIu32
+	                 " cores)"
+	               : "fat tree %" PRIu32 "x%" PRIu32 "x%" PRIu32
+	                 " (%" PRIu32 " spines)",
+	         P, L, H, S, C);
+	leaf = calloc(leaves, sizeof(*leaf));
+	agg = calloc(aggs, sizeof(*agg));
+	core = calloc(P > 1 ? C : 1, sizeof(*core));
+	if (!leaf || !agg || !core) {
+		rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = tp_fabric_new(&f, source, true, err)) != TP_OK)
+		goto out;
+	for (uint32_t k = 0; k < leaves; k++) {
+		snprintf(name, sizeof(name), "leaf%03" PRIu32, k + 1);
+		if ((rc = tp_fabric_add_node(f, TP_FABRIC_SWITCH, 0, H + S,
+		                             name, &leaf[k], err)) != TP_OK)
+			goto out;
+	}
+	for (uint32_t a = 0; a < aggs; a++) {
+		snprintf(name, sizeof(name),
+		         P > 1 ? "agg%03" PRIu32 : "spine%03" PRIu32, a + 1);
+		if ((rc = tp_fabric_add_node(f, TP_FABRIC_SWITCH, 0,
+		                             P > 1 ? L + group : leaves, name,
+		                             &agg[a], err)) != TP_OK)
+			goto out;
+	}
+	for (uint32_t c = 0; P > 1 && c < C; c++) {
+		snprintf(name, sizeof(name), "core%03" PRIu32, c + 1);
+		if ((rc = tp_fabric_add_node(f, TP_FABRIC_SWITCH, 0, P, name,
+		                             &core[c], err)) != TP_OK)
+			goto out;
+	}
+	for (uint32_t h = 0; h < hosts; h++) {
+		uint32_t ca;
+
+		snprintf(name, sizeof(name), "n%04" PRIu32 " HCA-1", h + 1);
+		if ((rc = tp_fabric_add_node(f, TP_FABRIC_CA, 0, 1, name, &ca,
+		                             err)) != TP_OK ||
+		    (rc = tp_fabric_link_ports(f, leaf[h / H], h % H + 1, ca, 1,
+		                               err)) != TP_OK)
+			goto out;
+	}
+	for (uint32_t k = 0; k < leaves; k++) {
+		uint32_t pod = k / L;
+
+		for (uint32_t s = 0; s < S; s++) {
+			uint32_t a = P > 1 ? pod * S + s : s;
+			uint32_t down = P > 1 ? k % L + 1 : k + 1;
+
+			if ((rc = tp_fabric_link_ports(f, leaf[k], H + s + 1,
+			                               agg[a], down, err)) !=
+			    TP_OK)
+				goto out;
+		}
+	}
+	for (uint32_t a = 0; P > 1 && a < aggs; a++) {
+		uint32_t pod = a / S, j = a % S;
+
+		for (uint32_t g = 0; g < group; g++)
+			if ((rc = tp_fabric_link_ports(
+			         f, agg[a], L + g + 1, core[j * group + g],
+			         pod + 1, err)) != TP_OK)
+				goto out;
+	}
+	rc = tp_fabric_finish(f, NULL, err);
+out:
+	free(leaf);
+	free(agg);
+	free(core);
+	if (rc != TP_OK) {
+		tp_fabric_free(f);
+		return rc;
+	}
+	*out = f;
+	return TP_OK;
+}
+
+int tp_cli_load_fabric(const char *what, const char *spec,
+		       const char *name_map, struct tp_fabric **fabric)
+{
+	tp_fabric_name_map *map = NULL;
+	tp_error err = {0}, conf_err = {0};
+	uint32_t dims[5];
+	int n;
+
+	*fabric = NULL;
+	if ((n = parse_fabric_dims(spec, dims)) > 0) {
+		if (build_fattree(dims, n, fabric, &err) != TP_OK)
+			return tp_cli_usage_error(what, "--fabric %s: %s", spec,
+						  err.message);
+		return TP_EXIT_OK;
+	}
+	if (!strchr(spec, '/') && !strchr(spec, '.') &&
+	    spec[strspn(spec, "0123456789x")] == '\0')
+		return tp_cli_usage_error(what,
+					  "--fabric '%s': expected PODSxLEAVESx"
+					  "HOSTS[xSPINES[xCORES]] (e.g. 1x36x18) "
+					  "or a file",
+					  spec);
+	if (name_map != NULL &&
+	    tp_fabric_name_map_load(name_map, &map, &err) != TP_OK)
+		return tp_cli_fail(what, &err);
+	if (tp_discover_load_cache(spec, map, fabric, &err) != TP_OK) {
+		if (err.code == TP_ERR_IO) {
+			tp_fabric_name_map_free(map);
+			return tp_cli_fail(what, &err);
+		}
+		if (tp_discover_load_topology_conf(spec, fabric, &conf_err) !=
+		    TP_OK) {
+			tp_fabric_name_map_free(map);
+			fprintf(stderr,
+				"topoplace %s: --fabric %s: neither an ibnetdiscover "
+				"cache (%s) nor a topology.conf (%s)\n",
+				what, spec, err.message, conf_err.message);
+			return TP_EXIT_FAILURE;
+		}
+	}
+	tp_fabric_name_map_free(map);
+	return TP_EXIT_OK;
+}
+
+tp_status tp_cli_read_traffic(const char *path, struct tp_traffic **traffic,
+			      tp_error *err)
+{
+	char magic[TP_PROFILE_MAGIC_BYTES];
+	tp_profile *profile = NULL;
+	FILE *in = fopen(path, "rb");
+	size_t got;
+	tp_status rc;
+
+	*traffic = NULL;
+	if (in == NULL)
+		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
+				    strerror(errno));
+	got = fread(magic, 1, sizeof(magic), in);
+	fclose(in);
+	if (got != sizeof(magic) ||
+	    memcmp(magic, TP_PROFILE_MAGIC, TP_PROFILE_MAGIC_BYTES) != 0)
+		return tp_traffic_read_file(path, NULL, traffic, err);
+	if ((rc = tp_profile_read_file(path, NULL, &profile, err)) != TP_OK)
+		return rc;
+	rc = tp_profile_to_traffic(profile, traffic, err);
+	tp_profile_free(profile);
+	if (rc != TP_OK)
+		tp_error_prefix(err, "%s", path);
+	return rc;
+}
+
+/*
+ * An imported mapping (Open MPI rankfile, Hydra machinefile or one host per
+ * rank); the same reader as `topoplace cost --mapping FILE`.
+ */
+tp_status tp_cli_read_mapping(const struct tp_topo *topo, const char *path,
+                              uint32_t ranks, uint32_t *rank_host,
+                              tp_error *err)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	uint32_t next = 0, lineno = 0;
+	int format = 0; /* 1 rankfile, 2 host:count, 3 host per line */
+	uint8_t *set;
+	tp_status rc = TP_OK;
+
+	if (!f)
+		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
+		                    strerror(errno));
+	set = calloc(ranks, 1);
+	if (!set) {
+		fclose(f);
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    path);
+	}
+	while (rc == TP_OK && fgets(line, sizeof(line), f)) {
+		char *s = line, *hash = strchr(line, '#'), host[256];
+		unsigned long r, count = 1;
+		int kind, used = 0;
+		uint32_t h;
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		s += strspn(s, " \t\r\n");
+		if (!*s)
+			continue;
+		s[strcspn(s, "\r\n")] = '\0';
+		if (!strncmp(s, "rank ", 5)) {
+			unsigned long slot;
+
+			kind = 1;
+			if (sscanf(s, "rank %lu=%255[^ \t] slot=%lu %n", &r,
+			           host, &slot, &used) != 3 ||
+			    s[used]) {
+				rc = tp_error_set(err, TP_ERR_PARSE,
+				                  "%s: line %u: expected "
+				                  "'rank N=host slot=S'",
+				                  path, lineno);
+				break;
+			}
+		} else if (strchr(s, ':')) {
+			kind = 2;
+			if (sscanf(s, "%255[^: \t]:%lu %n", host, &count,
+			           &used) != 2 ||
+			    s[used] || count == 0) {
+				rc = tp_error_set(err, TP_ERR_PARSE,
+				                  "%s: line %u: expected "
+				                  "'host:count'",
+				                  path, lineno);
+				break;
+			}
+		} else {
+			kind = 3;
+			if (sscanf(s, "%255s %n", host, &used) != 1 ||
+			    s[used]) {
+				rc = tp_error_set(err, TP_ERR_PARSE,
+				                  "%s: line %u: expected one "
+				                  "host name",
+				                  path, lineno);
+				break;
+			}
+		}
+		if (format && kind != format) {
+			rc = tp_error_set(err, TP_ERR_PARSE,
+			                  "%s: line %u: mixes mapping formats",
+			                  path, lineno);
+			break;
+		}
+		format = kind;
+		h = tp_topo_find_host(topo, host);
+		if (h == TP_TOPO_NONE) {
+			rc = tp_error_set(err, TP_ERR_NOTFOUND,
+			                  "%s: line %u: host '%s' is not in "
+			                  "the fabric",
+			                  path, lineno, host);
+			break;
+		}
+		if (kind != 1)
+			r = next;
+		if (r >= ranks || count > ranks - r) {
+			rc = tp_error_set(err, TP_ERR_PARSE,
+			                  "%s: line %u: rank %lu beyond the "
+			                  "matrix's %u ranks",
+			                  path, lineno,
+			                  kind == 1 ? r : r + count - 1, ranks);
+			break;
+		}
+		for (unsigned long k = 0; k < count; k++) {
+			if (set[r + k]) {
+				rc = tp_error_set(err, TP_ERR_PARSE,
+				                  "%s: line %u: rank %lu "
+				                  "placed twice",
+				                  path, lineno, r + k);
+				break;
+			}
+			set[r + k] = 1;
+			rank_host[r + k] = h;
+		}
+		next = (uint32_t)(r + count);
+	}
+	if (rc == TP_OK && ferror(f))
+		rc = tp_error_set(err, TP_ERR_IO, "%s: read error", path);
+	for (uint32_t r = 0; rc == TP_OK && r < ranks; r++)
+		if (!set[r])
+			rc = tp_error_set(err, TP_ERR_PARSE,
+			                  "%s: rank %u is not placed", path, r);
+	fclose(f);
+	free(set);
+	return rc;
 }

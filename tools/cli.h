@@ -48,6 +48,40 @@ struct tp_topo;
 int tp_cli_load_topo(const char *what, const char *spec,
 		     struct tp_topo **topo);
 
+/*
+ * The fabric (switches, ports, links) named by a --fabric argument:
+ * PxLxH[xS[xC]] builds a fat tree with real ports in memory, named as
+ * topoplace-fattree names it (P = 1: 2-level with S spines; P >= 2:
+ * 3-level with S aggregation switches per pod and C cores in S groups; S
+ * defaults to H, C to S; no LIDs, so no forwarding tables); otherwise the
+ * path of an ibnetdiscover cache (GUIDs named through @name_map, which may
+ * be NULL) or of a Slurm topology.conf.  Returns like tp_cli_load_topo;
+ * free *fabric with tp_fabric_free.
+ */
+struct tp_fabric;
+int tp_cli_load_fabric(const char *what, const char *spec,
+		       const char *name_map, struct tp_fabric **fabric);
+
+/*
+ * A job's traffic from @path: a topoplace profile (binary, recognised by
+ * its magic) or a communication matrix text (tests/data/matrices format).
+ * Errors name the file.  Free *traffic with tp_traffic_free.
+ */
+struct tp_traffic;
+tp_status tp_cli_read_traffic(const char *path, struct tp_traffic **traffic,
+			      tp_error *err);
+
+/*
+ * An imported mapping of @ranks ranks, rank -> @topo host index into
+ * @rank_host: an Open MPI rankfile (`rank N=host slot=S`), a Hydra
+ * machinefile (`host:count`) or one host per rank (SLURM_HOSTFILE), as
+ * `topoplace remap` writes them.  Errors name the file and line (unknown
+ * host, rank placed twice or not at all, mixed formats).
+ */
+tp_status tp_cli_read_mapping(const struct tp_topo *topo, const char *path,
+			      uint32_t ranks, uint32_t *rank_host,
+			      tp_error *err);
+
 /* Subcommands (one per tools/cli_<name>.c). */
 int tp_cli_version(int argc, char **argv);
 int tp_cli_remap(int argc, char **argv);
@@ -57,5 +91,7 @@ int tp_cli_throttle(int argc, char **argv);
 int tp_cli_fabric(int argc, char **argv);
 int tp_cli_profile(int argc, char **argv);
 int tp_cli_config(int argc, char **argv);
+int tp_cli_report_fabric(int argc, char **argv);
+int tp_cli_report(int argc, char **argv);
 
 #endif /* TP_CLI_H */

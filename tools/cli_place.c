@@ -5,7 +5,14 @@
  *   topoplace place --fabric PxLxH --nodes N [--policy leaf] [--class quiet]
  *                   [--busy FILE] [--job-id ID] [--budget-us US] [--allowed]
  *                   [--io-servers N [--io-policy spread] [--io-where beside]
- *                    [--seed S]]
+ *                    [--seed S] [--io-write-bytes B] [--io-read-bytes B]
+ *                    [--io-routes dmodk|lft [--ca DEV] [--port N]]
+ *                    [--io-kv]]
+ *
+ * With I/O servers and a real fabric (--fabric FILE or live), the three
+ * server policies are also compared by the per-link load of the job's I/O
+ * over the fabric's routes: read from the switches (lft) or modelled
+ * (dmodk); the output says which.
  */
 #include "tp_config.h"
 
@@ -18,7 +25,10 @@
 
 #include "alloc.h"
 #include "cli.h"
+#include "discover.h"
+#include "fabric.h"
 #include "ioserver.h"
+#include "route.h"
 
 #define WHAT "place"
 
@@ -26,7 +36,8 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: topoplace place --fabric PxLxH --nodes N [options]\n"
+	    "usage: topoplace place --fabric PxLxH|FILE|live --nodes N "
+	    "[options]\n"
 	    "  --fabric PxLxH      pods x leaves per pod x hosts per leaf "
 	    "(1xLxH: 2-level)\n"
 	    "  --nodes N           hosts wanted\n"
@@ -44,7 +55,20 @@ static void usage(FILE *out)
 	    "  --io-policy P       %s (default spread)\n"
 	    "  --io-where W        among|beside the job's hosts (default "
 	    "beside)\n"
-	    "  --seed S            seed of the random I/O policy (default 1)\n",
+	    "  --seed S            seed of the random I/O policy (default 1)\n"
+	    "  --io-write-bytes B  bytes each job host writes (default "
+	    "1073741824)\n"
+	    "  --io-read-bytes B   bytes each job host reads (default 0)\n"
+	    "  --io-routes R       dmodk (modelled) or lft (read from the "
+	    "switches);\n"
+	    "                      default lft with --fabric live, else dmodk\n"
+	    "  --ca DEV, --port N  HCA port for --fabric live / --io-routes "
+	    "lft\n"
+	    "  --io-kv             per-link loads as key=value lines\n"
+	    "--fabric FILE|live compares the I/O policies link by link over "
+	    "the "
+	    "fabric's\nroutes (FILE: ibnetdiscover cache or topology.conf; "
+	    "live: discovered now).\n",
 	    TP_PLACEMENT_CHOICES, TP_JOBCLASS_CHOICES, TP_IOSERVER_CHOICES);
 }
 
@@ -263,6 +287,238 @@ static int compare_io_loads(const tp_topo *topo, tp_ioserver_request rq,
 	return TP_EXIT_OK;
 }
 
+/* ---- per-link load over the fabric's routes ------------------------- */
+
+struct io_links_opts {
+	const char *ca;
+	int port;
+	bool lft; /* read the forwarding tables */
+	bool kv;  /* key=value output */
+	uint64_t write_bytes, read_bytes;
+};
+
+/* "leaf001[6]->spine002[1]" for the direction leaving through @port. */
+static void port_text(const tp_fabric *f, uint32_t port, char *buf, size_t len)
+{
+	const tp_fabric_port *p, *q;
+
+	if (port == TP_FABRIC_NONE) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	p = tp_fabric_port_at(f, port);
+	q = tp_fabric_peer(f, port);
+	snprintf(buf, len, "%s[%" PRIu32 "]->%s[%" PRIu32 "]",
+	         tp_fabric_node_at(f, p->node)->name, p->num,
+	         tp_fabric_node_at(f, q->node)->name, q->num);
+}
+
+static const char *port_dir(const tp_fabric *f, uint32_t port)
+{
+	const tp_fabric_port *p, *q;
+
+	if (port == TP_FABRIC_NONE)
+		return "-";
+	p = tp_fabric_port_at(f, port);
+	q = tp_fabric_peer(f, port);
+	return tp_fabric_node_at(f, q->node)->level >
+	               tp_fabric_node_at(f, p->node)->level
+	           ? "up"
+	           : "down";
+}
+
+/* Bytes in binary units for the table ("3.0 GiB"). */
+static const char *human(double bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B",   "KiB", "MiB",
+	                                   "GiB", "TiB", "PiB"};
+	int u = 0;
+
+	while (bytes >= 1024 && u < 5) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%.0f B", bytes);
+	else
+		snprintf(buf, len, "%.1f %s", bytes, unit[u]);
+	return buf;
+}
+
+static void print_servers_plain(const tp_topo *topo, const uint32_t *hosts,
+                                uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++)
+		printf("%s%s", i ? "," : "", tp_topo_host_name(topo, hosts[i]));
+}
+
+/* tp_io_stage_name as key=value keys */
+static const char *const stage_keys[TP_IO_STAGES] = {"host_leaf", "leaf_spine",
+                                                     "spine_core", "other"};
+
+static void print_row_kv(const tp_topo *topo, const tp_fabric *f,
+                         const tp_io_link_comparison *cmp,
+                         const tp_io_policy_links *row)
+{
+	const tp_io_link_load *l = &row->load;
+	char a[256], b[256];
+
+	printf("io-link-policy: policy=%s chosen=%d routes=%s",
+	       tp_ioserver_policy_name(row->policy), row->policy == cmp->chosen,
+	       cmp->kind == TP_ROUTES_LFT ? "lft" : "dmodk");
+	if (row->status != TP_OK) {
+		printf(" error=\"%s\"\n", row->error);
+		return;
+	}
+	printf(" servers=");
+	print_servers_plain(topo, row->placement.servers,
+	                    row->placement.server_count);
+	port_text(f, l->max_fabric_port, a, sizeof(a));
+	port_text(f, l->max_port, b, sizeof(b));
+	printf(" max_link=%s max_link_dir=%s max_link_bytes=%.0f "
+	       "max_any=%s max_any_bytes=%.0f links=%" PRIu32
+	       " link_dirs=%" PRIu32 " link_bytes=%.0f fabric_bytes=%.0f",
+	       a, port_dir(f, l->max_fabric_port), l->max_fabric_bytes, b,
+	       l->max_bytes, l->loaded_links, l->loaded_dirs, l->link_bytes,
+	       l->fabric_bytes);
+	for (int s = 0; s < TP_IO_STAGES; s++)
+		printf(" %s_up=%.0f %s_down=%.0f", stage_keys[s],
+		       l->stage[s].up_bytes, stage_keys[s],
+		       l->stage[s].down_bytes);
+	printf("\n");
+	for (uint32_t p = 0; p < l->port_count; p++) {
+		bool up;
+
+		if (l->port_bytes[p] <= 0)
+			continue;
+		port_text(f, p, a, sizeof(a));
+		up = !strcmp(port_dir(f, p), "up");
+		printf("io-link: policy=%s link=%s dir=%s bytes=%.0f\n",
+		       tp_ioserver_policy_name(row->policy), a,
+		       up ? "up" : "down", l->port_bytes[p]);
+	}
+}
+
+static void print_row_table(const tp_topo *topo, const tp_fabric *f,
+                            const tp_io_link_comparison *cmp,
+                            const tp_io_policy_links *row)
+{
+	const tp_io_link_load *l = &row->load;
+	const tp_io_stage_load *ls = &l->stage[TP_IO_STAGE_LEAF_SPINE];
+	const tp_io_stage_load *sc = &l->stage[TP_IO_STAGE_SPINE_CORE];
+	char link[256], h1[32], h2[32], h3[32];
+
+	printf("%c %-8s  ", row->policy == cmp->chosen ? '*' : ' ',
+	       tp_ioserver_policy_name(row->policy));
+	if (row->status != TP_OK) {
+		printf("not possible: %s\n", row->error);
+		return;
+	}
+	port_text(f, l->max_fabric_port, link, sizeof(link));
+	if (l->max_fabric_port != TP_FABRIC_NONE) {
+		size_t n = strlen(link);
+
+		snprintf(link + n, sizeof(link) - n, " %s",
+		         port_dir(f, l->max_fabric_port));
+	}
+	printf("%-32s %10s %5" PRIu32 " %10s %10s  ", link,
+	       human(l->max_fabric_bytes, h1, sizeof(h1)), l->loaded_links,
+	       human(ls->up_bytes + ls->down_bytes, h2, sizeof(h2)),
+	       human(sc->up_bytes + sc->down_bytes, h3, sizeof(h3)));
+	print_hostlist(topo, row->placement.servers,
+	               row->placement.server_count);
+	printf("\n");
+}
+
+/* The fabric of --fabric FILE|live, or NULL for PxLxH (no routes). */
+static int load_fabric(const char *spec, const struct io_links_opts *o,
+                       tp_fabric **fabric)
+{
+	tp_error err, conf_err;
+
+	*fabric = NULL;
+	if (!strcmp(spec, "live")) {
+		if (tp_discover_live(o->ca, o->port, NULL, NULL, fabric,
+		                     &err) != TP_OK)
+			return tp_cli_fail(WHAT, &err);
+		return TP_EXIT_OK;
+	}
+	if (!strchr(spec, '/') && !strchr(spec, '.') &&
+	    spec[strspn(spec, "0123456789x")] == '\0')
+		return TP_EXIT_OK;
+	/* tp_cli_load_topo read this file already: same order, same text */
+	if (tp_discover_load_cache(spec, NULL, fabric, &err) == TP_OK)
+		return TP_EXIT_OK;
+	if (err.code == TP_ERR_IO)
+		return tp_cli_fail(WHAT, &err);
+	if (tp_discover_load_topology_conf(spec, fabric, &conf_err) == TP_OK)
+		return TP_EXIT_OK;
+	return tp_cli_fail(WHAT, &conf_err);
+}
+
+/* Real routes (the switches' tables) or the D-mod-k model, before any
+ * output so that a fabric without tables fails cleanly. */
+static int load_routes(const tp_fabric *fabric, const struct io_links_opts *o,
+                       tp_routes **routes)
+{
+	tp_error err;
+
+	if (o->lft) {
+		if (tp_routes_read_live(fabric, o->ca, o->port, routes, &err) !=
+		    TP_OK) {
+			tp_error_prefix(&err, "--io-routes lft");
+			return tp_cli_fail(WHAT, &err);
+		}
+	} else if (tp_routes_new_dmodk(fabric, routes, &err) != TP_OK) {
+		return tp_cli_fail(WHAT, &err);
+	}
+	return TP_EXIT_OK;
+}
+
+/* The three server policies compared link by link over @fabric's routes. */
+static int compare_io_links(const tp_topo *topo, const tp_fabric *fabric,
+                            const tp_routes *routes,
+                            const struct io_links_opts *o,
+                            const tp_ioserver_request *rq,
+                            const tp_alloc_result *job)
+{
+	tp_io_link_comparison cmp;
+	tp_error err;
+	char w[32], r[32];
+
+	if (tp_ioserver_compare_links(topo, fabric, routes, rq, job->hosts,
+	                              job->host_count, (double)o->write_bytes,
+	                              (double)o->read_bytes, &cmp,
+	                              &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	if (o->kv) {
+		printf("io-link-traffic: clients=%" PRIu32
+		       " write_bytes=%" PRIu64 " read_bytes=%" PRIu64
+		       " servers=%" PRIu32 "\n",
+		       job->host_count, o->write_bytes, o->read_bytes,
+		       rq->servers);
+		for (int p = TP_IOSERVER_SPREAD; p <= TP_IOSERVER_RANDOM; p++)
+			print_row_kv(topo, fabric, &cmp, &cmp.rows[p]);
+	} else {
+		printf("io-links: routes %s; %" PRIu32 " job hosts each write "
+		       "%s and read %s striped over %" PRIu32
+		       " servers (* = --io-policy):\n",
+		       cmp.kind == TP_ROUTES_LFT
+		           ? "read from the switches' forwarding tables"
+		           : "modelled (D-mod-k, not read from the fabric)",
+		       job->host_count,
+		       human((double)o->write_bytes, w, sizeof(w)),
+		       human((double)o->read_bytes, r, sizeof(r)), rq->servers);
+		printf("  %-8s  %-32s %10s %5s %10s %10s  %s\n", "policy",
+		       "busiest switch link", "bytes", "links", "leaf-spine",
+		       "spine-core", "servers");
+		for (int p = TP_IOSERVER_SPREAD; p <= TP_IOSERVER_RANDOM; p++)
+			print_row_table(topo, fabric, &cmp, &cmp.rows[p]);
+	}
+	tp_io_link_comparison_free(&cmp);
+	return TP_EXIT_OK;
+}
+
 int tp_cli_place(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -278,6 +534,12 @@ int tp_cli_place(int argc, char **argv)
 	    {"io-policy", required_argument, NULL, 'P'},
 	    {"io-where", required_argument, NULL, 'w'},
 	    {"seed", required_argument, NULL, 'S'},
+	    {"io-write-bytes", required_argument, NULL, 'W'},
+	    {"io-read-bytes", required_argument, NULL, 'R'},
+	    {"io-routes", required_argument, NULL, 'r'},
+	    {"ca", required_argument, NULL, 'C'},
+	    {"port", required_argument, NULL, 'O'},
+	    {"io-kv", no_argument, NULL, 'k'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -286,7 +548,11 @@ int tp_cli_place(int argc, char **argv)
 	tp_alloc_request rq = {.policy = TP_PLACEMENT_LEAF, .job_id = 1};
 	tp_ioserver_request io = {.policy = TP_IOSERVER_SPREAD,
 	                          .scope = TP_IOSERVER_BESIDE};
-	bool want_allowed = false, have_nodes = false;
+	bool want_allowed = false, have_nodes = false, routes_given = false;
+	struct io_links_opts lo = {.write_bytes = 1ull << 30};
+	bool link_opts = false;
+	tp_fabric *fab = NULL;
+	tp_routes *routes = NULL;
 	tp_topo *topo = NULL;
 	tp_host_use *use = NULL;
 	tp_alloc_result res = {0};
@@ -349,6 +615,43 @@ int tp_cli_place(int argc, char **argv)
 		case 'S':
 			rc = parse_u32("--seed", optarg, 0, &seed);
 			break;
+		case 'W':
+		case 'R':
+			/* doubles hold whole bytes exactly up to 2^53 */
+			rc = tp_cli_parse_u64(
+			    WHAT,
+			    opt == 'W' ? "--io-write-bytes" : "--io-read-bytes",
+			    optarg, 0, 1ull << 50,
+			    opt == 'W' ? &lo.write_bytes : &lo.read_bytes);
+			link_opts = true;
+			break;
+		case 'r':
+			if (!strcmp(optarg, "lft"))
+				lo.lft = true;
+			else if (strcmp(optarg, "dmodk"))
+				rc = tp_cli_usage_error(
+				    WHAT,
+				    "--io-routes '%s': expected dmodk|lft",
+				    optarg);
+			routes_given = link_opts = true;
+			break;
+		case 'C':
+			lo.ca = optarg;
+			break;
+		case 'O': {
+			uint32_t port = 0;
+
+			rc = parse_u32("--port", optarg, 0, &port);
+			if (rc == TP_EXIT_OK && port > 254)
+				rc = tp_cli_usage_error(
+				    WHAT, "--port '%s' is not a port number",
+				    optarg);
+			lo.port = (int)port;
+			break;
+		}
+		case 'k':
+			lo.kv = link_opts = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return TP_EXIT_OK;
@@ -372,11 +675,49 @@ int tp_cli_place(int argc, char **argv)
 		return tp_cli_usage_error(
 		    WHAT, "--policy auto is resolved from topoplace.conf; give "
 		          "leaf|shared|pack|spread|off");
-	rc = tp_cli_load_topo(WHAT, fabric, &topo);
-	if (rc != TP_EXIT_OK)
+	if (link_opts && !servers)
+		return tp_cli_usage_error(WHAT,
+		                          "--io-write-bytes, "
+		                          "--io-read-bytes, --io-routes and "
+		                          "--io-kv need --io-servers N");
+	if (!strcmp(fabric, "live")) {
+		/* discovered now: its forwarding tables are the real routes */
+		if (!routes_given)
+			lo.lft = true;
+		rc = load_fabric(fabric, &lo, &fab);
+		if (rc != TP_EXIT_OK)
+			return rc;
+		if (tp_fabric_to_topo(fab, &topo, &err) != TP_OK) {
+			tp_fabric_free(fab);
+			return tp_cli_fail(WHAT, &err);
+		}
+	} else {
+		rc = tp_cli_load_topo(WHAT, fabric, &topo);
+		if (rc != TP_EXIT_OK)
+			return rc;
+		if (servers)
+			rc = load_fabric(fabric, &lo, &fab);
+		if (rc != TP_EXIT_OK) {
+			tp_topo_free(topo);
+			return rc;
+		}
+	}
+	if (routes_given && !fab) {
+		tp_topo_free(topo);
+		return tp_cli_usage_error(WHAT,
+		                          "--io-routes needs --fabric FILE or "
+		                          "live (a PxLxH tree has no routes)");
+	}
+	if (fab && servers &&
+	    (rc = load_routes(fab, &lo, &routes)) != TP_EXIT_OK) {
+		tp_fabric_free(fab);
+		tp_topo_free(topo);
 		return rc;
+	}
 	use = calloc(tp_topo_host_count(topo), sizeof(*use));
 	if (!use) {
+		tp_routes_free(routes);
+		tp_fabric_free(fab);
 		tp_topo_free(topo);
 		tp_error_set(&err, TP_ERR_NOMEM, "no memory for occupancy");
 		return tp_cli_fail(WHAT, &err);
@@ -433,8 +774,13 @@ int tp_cli_place(int argc, char **argv)
 		printf("\nio-reason: %s\n", io_res.reason);
 		tp_ioserver_result_free(&io_res);
 		rc = compare_io_loads(topo, io, &res);
+		if (rc == TP_EXIT_OK && fab)
+			rc =
+			    compare_io_links(topo, fab, routes, &lo, &io, &res);
 	}
 out:
+	tp_routes_free(routes);
+	tp_fabric_free(fab);
 	tp_alloc_result_free(&res);
 	free(use);
 	tp_topo_free(topo);

@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "cost", "compare mappings: hop-bytes, loads, time", tp_cli_cost },
 	{ "fabric", "discover, show, route the InfiniBand fabric", tp_cli_fabric },
 	{ "config", "validate topoplace.conf, show settings", tp_cli_config },
+	{ "report", "pictures and explanations of placements", tp_cli_report },
 	{ "throttle", "I/O thresholds, windows, TBF rules", tp_cli_throttle },
 	{ "version", "print the version", tp_cli_version },
 };

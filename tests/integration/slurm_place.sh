@@ -14,106 +14,16 @@
 #   flags: every user flag is checked at submission with one line
 set -u
 
-if [ "${1:-}" != --inside ]; then
-	: "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
-	: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
-	. "$abs_top_srcdir/tests/lib/bed.sh"
-	tp_require_bed
-	plugins=${TP_PLUGIN_BUILD_DIR:-$abs_top_builddir/slurm-plugin/.libs}
-	# Scratch outside the build tree (distclean must find it clean).
-	work=$(mktemp -d /tmp/tp-slurm-place.XXXXXX) && chmod 755 "$work" || exit 1
-	echo "required $plugins/spank_topoplace.so" >"$work/plugstack.conf"
-	"$abs_top_builddir/tools/topoplace-fattree" --leaves 4 \
-		--hosts-per-leaf 4 --spines 2 --format slurm \
-		-o "$work/topology.conf" || exit 1
-	# The pacing library from the build tree (task/topoplace preloads it).
-	export TOPOPLACE_LIBDIR=$abs_top_builddir/throttle/.libs
-	"$abs_top_srcdir/tests/lib/tp-bed" --topology "$work/topology.conf" \
-		--cpus 4 --select select/topoplace_cons_tres \
-		--conf "TmpFS=/run/topoplace-bed/jobs" \
-		--task-plugin task/topoplace \
-		--plugin-dir "$plugins" --plugstack "$work/plugstack.conf" \
-		--keep "$abs_top_builddir/tests/integration/slurm_place.keep" \
-		-- "$0" --inside
-	rc=$?
-	rm -rf "$work"
-	exit $rc
-fi
-
+: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
 . "$abs_top_srcdir/tests/lib/bed.sh"
+. "$abs_top_srcdir/tests/lib/slurm_place_lib.sh"
+[ "${1:-}" = --inside ] || tp_slurm_bed slurm_place
 
-user=${TP_TEST_USER:-tpalice}
-id -u "$user" >/dev/null 2>&1 || tp_skip "user $user does not exist"
-out=$TP_BED_JOBDIR
-etc=$(dirname "$SLURM_CONF")
-tp=$abs_top_builddir/tools/topoplace
-sock=$TP_BED_DIR/munge/munge.socket
-store=$TP_BED_DIR/store
-log=$TP_BED_SLURMCTLD_LOG
-
-# leaf_of NODE: the leaf switch of NODE in the bed's topology.conf.
-leaf_of() {
-	local sw nodes
-	while read -r sw nodes; do
-		scontrol show hostnames "$nodes" | grep -qx "$1" && { echo "$sw"; return; }
-	done < <(sed -n 's/^SwitchName=\(leaf[0-9]*\) Nodes=\(.*\)/\1 \2/p' "$etc/topology.conf")
-}
-leaves_of_job() {
-	local n
-	for n in $(scontrol show hostnames "$(squeue -h -j "$1" -o %N)"); do
-		leaf_of "$n"
-	done | sort -u | xargs
-}
-wait_state() { # JOB STATE SECS
-	local i
-	for ((i = 0; i < $3 * 5; i++)); do
-		[ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = "$2" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
-reconfigure_and_wait() { # PATTERN: the slurmctld log line to wait for
-	local before
-	before=$(grep -c -- "$1" "$log")
-	scontrol reconfigure
-	for ((i = 0; i < 50; i++)); do
-		(($(grep -c -- "$1" "$log") > before)) && return 0
-		sleep 0.2
-	done
-	return 1
-}
+tp_slurm_setup
 
 # --- the store and a profile signed by the user -----------------------------
-mkdir -p "$store" && chmod 755 "$store"
-install -d -o "$user" -m 755 "$store/$user"
-"$tp" profile import --from matrix -o "$out/hpcg.tpp" \
-	"$abs_top_srcdir/tests/data/matrices/HPCG-16.txt" >/dev/null
-chmod 644 "$out/hpcg.tpp"
-gen=$abs_top_builddir/tests/integration/slurm_profile_gen
-"$gen" io_heavy 4 "$out/ioheavy.tpp" && "$gen" quiet 4 "$out/quiet.tpp" ||
-	tp_fail "slurm_profile_gen makes the test profiles"
-chmod 644 "$out"/*.tpp
-for p in hpcg ioheavy quiet; do
-	tp_check "$user signs and stores profile $p" tp_as_user "$user" \
-		"$tp" profile put --store "$store" --munge-socket "$sock" \
-		"$out/$p.tpp" "$user/$p"
-done
-
-cat >"$etc/io-thresholds.csv" <<CSV
-# topoplace-thresholds v1
-request_bytes,clients,threshold_us,plateau_us,confidence
-1048576,4,2000,100,1
-CSV
-cat >"$etc/topoplace.conf" <<CONF
-FabricSource=topology
-ProfileStore=$store
-DefaultPlacement=auto
-ThresholdTable=$etc/io-thresholds.csv
-ThrottleMode=preload
-ThrottleClasses=io_heavy
-CONF
-tp_check "slurmctld loads topoplace.conf and the fabric on reconfigure" \
-	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
+tp_slurm_profiles
+tp_slurm_conf
 
 # --- flags: checked at submission, one line each ----------------------------
 for bad in --comm-profile=../x --rank-remap=maybe --io-servers=0 \

@@ -1,0 +1,1116 @@
+/*
+ * peer_bench.c: rank remapping against its peers, side by side in one run
+ * (issue 5): block, cyclic, random, ours (tp_remap_compute), hierarchical
+ * METIS recursive bisection with capacity repair (bench code below), Scotch
+ * static mapping onto a tleaf target (libscotch) and TreeMatch as embedded
+ * in Open MPI (only when built by bench/peers.sh against the archive that
+ * bench/peers-setup.sh makes).
+ *
+ *   peer_bench [--matrices DIR|none] [--sizes 512,4096,...]
+ *              [--families stencil3d,stencil2d,relabel,pareto,groups|none]
+ *              [--peers metis-rb,scotch,treematch] [--trees 2,3]
+ *              [--rpn 1,16] [--allocs leaves,part] [--seed S]
+ *              [--max-peer-ranks N | scotch=N,treematch=N,metis-rb=N]
+ *
+ * Defaults (about 3 minutes on 2 vCPUs): every matrix in DIR (default
+ * tests/data/matrices), all five families at 512, 4,096, 16,384 and 65,536
+ * ranks, trees 2 and 3, 1 and 16 ranks per host, both allocations;
+ * Scotch up to 16,384 ranks (it takes about 30 s a mapping at 65,536, 600 s
+ * at 262,144), TreeMatch up to 4,096 (a dense N x N matrix of doubles, 2.1
+ * GB at 16,384); metis-rb and ours always.  A peer above its limit is
+ * skipped with the reason in the row's notes.
+ *
+ * Every input is mapped onto the first hosts of a fat tree with 18 hosts
+ * per leaf (3-level: pods of 18 leaves; 2-level: one pod), rpn slots per
+ * host.  Allocation `part`: ceil(ranks / rpn) hosts, so the last leaf is
+ * usually partly empty; `leaves`: whole leaves (the job's leaves are all
+ * its own, some slots stay idle).  Per input one row: block hop-bytes, the
+ * hop-bytes of each method as a ratio to block, CPU seconds and peak RSS
+ * (VmHWM after resetting it through /proc/self/clear_refs, MB, the input
+ * included) of the non-trivial methods.  A closing summary counts the
+ * inputs where ours <= the best of block and all peers, and < the best
+ * peer.  Figures only: nothing passes or fails.
+ *
+ * Scotch: the target is a tleaf whose last level is the host's slots (one
+ * more level below hosts when rpn > 1), restricted with SCOTCH_archSub to
+ * the allocated slots; the graph is padded with isolated vertices to one
+ * per slot, the strategy has balance 0 (gmap -b0, one vertex per slot) and
+ * a deterministic context with a fixed seed (gmap -Cd).  tleaf distances
+ * add link costs level by level from the bottom: links 1 (slot), 19
+ * (host), 20 (leaf), 20 (pod) give 1, 20, 40, 60 for same host, same leaf,
+ * same pod, across pods: hop distances 0, 2, 4, 6 times 10, the same host
+ * 1 because a link cost of 0 is rejected.  TreeMatch gets the same tree
+ * (tm_build_synthetic_topology with those costs) and binding constraints
+ * naming the allocated slots, as Open MPI's topo/treematch does.
+ */
+#include "tp_config.h"
+
+#include <dirent.h>
+#include <malloc.h>
+#include <math.h>
+#include <metis.h>
+#include <scotch/scotch.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cost.h"
+#include "remap.h"
+#include "topo.h"
+#include "traffic.h"
+
+#ifdef TP_PEER_TREEMATCH
+#include <treematch.h>
+#endif
+
+enum { HOSTS_PER_LEAF = 18, LEAVES_PER_POD = 18 };
+
+enum method {
+	M_BLOCK,
+	M_CYCLIC,
+	M_RANDOM,
+	M_OURS,
+	M_METIS_RB,
+	M_SCOTCH,
+	M_TREEMATCH,
+	M_COUNT
+};
+
+static const char *const method_names[M_COUNT] = {
+    "block", "cyclic", "random", "ours", "metis-rb", "scotch", "treematch"};
+
+/* Peers that can be switched off or limited in size. */
+static bool peer_on[M_COUNT] = {true, true, true, true, true, true, true};
+static uint32_t peer_max[M_COUNT] = {
+    [M_BLOCK] = UINT32_MAX, [M_CYCLIC] = UINT32_MAX,   [M_RANDOM] = UINT32_MAX,
+    [M_OURS] = UINT32_MAX,  [M_METIS_RB] = UINT32_MAX, [M_SCOTCH] = 16384,
+    [M_TREEMATCH] = 4096,
+};
+static uint64_t seed = 1;
+
+/* Summary counters. */
+static unsigned n_inputs, n_le_best, n_lt_peer, n_eq_peer, n_compared;
+static char losses[8192];
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Reset the peak RSS to the current RSS (Linux >= 4.0). */
+static void rss_reset(void)
+{
+	FILE *f;
+
+	malloc_trim(0);
+	f = fopen("/proc/self/clear_refs", "w");
+	if (f) {
+		fputs("5", f);
+		fclose(f);
+	}
+}
+
+static double rss_peak_mb(void)
+{
+	char line[256];
+	double kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6))
+			kb = strtod(line + 6, NULL);
+	fclose(f);
+	return kb / 1024.0;
+}
+
+static void die(const char *what, const tp_error *err)
+{
+	fprintf(stderr, "peer_bench: %s: %s\n", what, err->message);
+	exit(1);
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fprintf(stderr, "peer_bench: out of memory (%zu bytes)\n", n);
+		exit(1);
+	}
+	return p;
+}
+
+static void *xcalloc(size_t n, size_t s)
+{
+	void *p = calloc(n ? n : 1, s ? s : 1);
+
+	if (!p) {
+		fprintf(stderr, "peer_bench: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static uint64_t rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* ---- the fabric and the allocation ---------------------------------- */
+
+struct setup {
+	int levels; /* 2 or 3 */
+	uint32_t rpn, pods, leaves_per_pod, nhosts;
+	tp_topo *topo;
+	tp_remap_host *hosts;
+};
+
+/* tp_topo_new_fattree names at most 9,999 hosts: 6-digit names here. */
+static void build_fattree(tp_topo **topo, uint32_t pods,
+                          uint32_t leaves_per_pod)
+{
+	char name[32];
+	uint32_t pod, leaf, host = 0, nleaf = 0;
+	tp_error err;
+	tp_status rc = tp_topo_new(topo, &err);
+
+	for (uint32_t p = 0; rc == TP_OK && p < pods; p++) {
+		snprintf(name, sizeof(name), "pod%04u", p + 1);
+		rc = tp_topo_add_pod(*topo, name, &pod, &err);
+		for (uint32_t l = 0; rc == TP_OK && l < leaves_per_pod; l++) {
+			snprintf(name, sizeof(name), "leaf%05u", ++nleaf);
+			rc = tp_topo_add_leaf(*topo, name, pod, &leaf, &err);
+			for (uint32_t h = 0; rc == TP_OK && h < HOSTS_PER_LEAF;
+			     h++) {
+				snprintf(name, sizeof(name), "h%06u", ++host);
+				rc = tp_topo_add_host(*topo, name, leaf, NULL,
+				                      &err);
+			}
+		}
+	}
+	if (rc == TP_OK)
+		rc = tp_topo_finish(*topo, &err);
+	if (rc != TP_OK)
+		die("fabric", &err);
+}
+
+static void setup_make(struct setup *s, int levels, uint32_t ranks,
+                       uint32_t rpn, bool whole_leaves)
+{
+	uint32_t nhosts = (ranks + rpn - 1) / rpn;
+	uint32_t leaves = (nhosts + HOSTS_PER_LEAF - 1) / HOSTS_PER_LEAF;
+
+	if (whole_leaves)
+		nhosts = leaves * HOSTS_PER_LEAF;
+	s->levels = levels;
+	s->rpn = rpn;
+	s->nhosts = nhosts;
+	if (levels == 2) {
+		s->pods = 1;
+		s->leaves_per_pod = leaves;
+	} else {
+		s->pods = (leaves + LEAVES_PER_POD - 1) / LEAVES_PER_POD;
+		s->leaves_per_pod = LEAVES_PER_POD;
+	}
+	build_fattree(&s->topo, s->pods, s->leaves_per_pod);
+	s->hosts = xmalloc(nhosts * sizeof(*s->hosts));
+	/* Hosts are numbered in tree order, so host i is slot block i. */
+	for (uint32_t i = 0; i < nhosts; i++)
+		s->hosts[i] = (tp_remap_host){i, rpn};
+}
+
+static void setup_free(struct setup *s)
+{
+	tp_topo_free(s->topo);
+	free(s->hosts);
+}
+
+/* ---- hierarchical METIS recursive bisection (the peer) --------------- */
+
+/*
+ * Split vertex set @set (@nv ranks) among @k children of capacities @cap
+ * (slots) with METIS_PartGraphRecursive, target weights proportional to
+ * capacity; then repair: a vertex of a part over its capacity moves to the
+ * part with room it is most connected to.  @part receives 0..k-1.
+ */
+static void metis_split(const tp_traffic_csr *g, const uint32_t *set,
+                        uint32_t nv, const uint64_t *cap, uint32_t k,
+                        int32_t *local, idx_t *part)
+{
+	uint64_t capsum = 0, total_w = 0;
+	idx_t *xadj = xmalloc((nv + 1) * sizeof(*xadj));
+	idx_t *adj, *wgt;
+	size_t ne = 0;
+	uint32_t *count = xcalloc(k, sizeof(*count));
+	int64_t *conn = xcalloc(k, sizeof(*conn));
+
+	for (uint32_t i = 0; i < nv; i++)
+		local[set[i]] = (int32_t)i;
+	for (uint32_t i = 0; i < nv; i++)
+		for (uint64_t e = g->row_start[set[i]];
+		     e < g->row_start[set[i] + 1]; e++)
+			if (local[g->col[e]] >= 0) {
+				ne++;
+				total_w += g->weight[e];
+			}
+	adj = xmalloc(ne * sizeof(*adj));
+	wgt = xmalloc(ne * sizeof(*wgt));
+	ne = 0;
+	xadj[0] = 0;
+	for (uint32_t i = 0; i < nv; i++) {
+		for (uint64_t e = g->row_start[set[i]];
+		     e < g->row_start[set[i] + 1]; e++) {
+			double w;
+
+			if (local[g->col[e]] < 0)
+				continue;
+			w = (double)g->weight[e] * (double)(1 << 28) /
+			    (double)total_w;
+			adj[ne] = local[g->col[e]];
+			wgt[ne++] = w < 1 ? 1 : (idx_t)w;
+		}
+		xadj[i + 1] = (idx_t)ne;
+	}
+	for (uint32_t p = 0; p < k; p++)
+		capsum += cap[p];
+	{
+		idx_t nvtxs = (idx_t)nv, ncon = 1, nparts = (idx_t)k, obj;
+		idx_t opt[METIS_NOPTIONS];
+		real_t *tpw = xmalloc(k * sizeof(*tpw));
+		real_t ub = 1.01f;
+		int rc = METIS_ERROR;
+
+		for (uint32_t p = 0; p < k; p++)
+			tpw[p] = (real_t)((double)cap[p] / (double)capsum);
+		METIS_SetDefaultOptions(opt);
+		opt[METIS_OPTION_SEED] = (idx_t)seed;
+		if (ne > 0 && nv > k)
+			rc = METIS_PartGraphRecursive(
+			    &nvtxs, &ncon, xadj, adj, NULL, NULL, wgt, &nparts,
+			    tpw, &ub, opt, &obj, part);
+		free(tpw);
+		if (rc != METIS_OK)
+			for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
+				while (used == cap[p]) {
+					p++;
+					used = 0;
+				}
+				part[i] = (idx_t)p;
+				used++;
+			}
+	}
+	/* Capacity repair. */
+	for (uint32_t i = 0; i < nv; i++)
+		count[part[i]]++;
+	for (uint32_t i = 0; i < nv; i++) {
+		uint32_t p = (uint32_t)part[i], best = UINT32_MAX;
+
+		if (count[p] <= cap[p])
+			continue;
+		for (idx_t e = xadj[i]; e < xadj[i + 1]; e++)
+			conn[part[adj[e]]] += wgt[e];
+		for (uint32_t q = 0; q < k; q++)
+			if (count[q] < cap[q] &&
+			    (best == UINT32_MAX || conn[q] > conn[best]))
+				best = q;
+		for (idx_t e = xadj[i]; e < xadj[i + 1]; e++)
+			conn[part[adj[e]]] = 0;
+		part[i] = (idx_t)best;
+		count[p]--;
+		count[best]++;
+	}
+	for (uint32_t i = 0; i < nv; i++)
+		local[set[i]] = -1;
+	free(xadj);
+	free(adj);
+	free(wgt);
+	free(count);
+	free(conn);
+}
+
+/*
+ * Levels of the allocation: pods (3-level only), leaves, hosts.  Hosts
+ * are consecutive in tree order, so a group is a range of allocated hosts.
+ */
+static void metis_rb_rec(const struct setup *s, const tp_traffic_csr *g,
+                         uint32_t *set, uint32_t nv, uint32_t h0, uint32_t h1,
+                         int level, int32_t *local, uint32_t *rank_host)
+{
+	uint32_t span, k, *start;
+	uint64_t *cap;
+	idx_t *part;
+	uint32_t *tmp, *cnt;
+
+	if (nv == 0)
+		return;
+	if (h1 - h0 == 1) {
+		for (uint32_t i = 0; i < nv; i++)
+			rank_host[set[i]] = h0;
+		return;
+	}
+	/* Children: groups of `span` hosts. */
+	if (level == 0)
+		span = HOSTS_PER_LEAF * LEAVES_PER_POD;
+	else if (level == 1)
+		span = HOSTS_PER_LEAF;
+	else
+		span = 1;
+	k = (h1 - h0 + span - 1) / span;
+	if (k == 1) {
+		metis_rb_rec(s, g, set, nv, h0, h1, level + 1, local,
+		             rank_host);
+		return;
+	}
+	cap = xmalloc(k * sizeof(*cap));
+	start = xmalloc((k + 1) * sizeof(*start));
+	part = xmalloc(nv * sizeof(*part));
+	tmp = xmalloc(nv * sizeof(*tmp));
+	cnt = xcalloc(k + 1, sizeof(*cnt));
+	for (uint32_t c = 0; c < k; c++) {
+		uint32_t a = h0 + c * span, b = a + span < h1 ? a + span : h1;
+
+		cap[c] = (uint64_t)(b - a) * s->rpn;
+	}
+	metis_split(g, set, nv, cap, k, local, part);
+	for (uint32_t i = 0; i < nv; i++)
+		cnt[part[i] + 1]++;
+	for (uint32_t c = 0; c < k; c++)
+		cnt[c + 1] += cnt[c];
+	memcpy(start, cnt, (k + 1) * sizeof(*start));
+	for (uint32_t i = 0; i < nv; i++)
+		tmp[cnt[part[i]]++] = set[i];
+	memcpy(set, tmp, nv * sizeof(*set));
+	free(part);
+	free(tmp);
+	free(cnt);
+	free(cap);
+	for (uint32_t c = 0; c < k; c++) {
+		uint32_t a = h0 + c * span, b = a + span < h1 ? a + span : h1;
+
+		metis_rb_rec(s, g, set + start[c], start[c + 1] - start[c], a,
+		             b, level + 1, local, rank_host);
+	}
+	free(start);
+}
+
+static int map_metis_rb(const struct setup *s, const tp_traffic *t,
+                        uint32_t *rank_host)
+{
+	tp_traffic_csr *g;
+	tp_error err;
+	uint32_t *set = xmalloc(t->ranks * sizeof(*set));
+	int32_t *local = xmalloc(t->ranks * sizeof(*local));
+
+	if (tp_traffic_csr_build(t, TP_TRAFFIC_CSR_UNDIRECTED, &g, &err) !=
+	    TP_OK)
+		die("csr", &err);
+	for (uint32_t r = 0; r < t->ranks; r++) {
+		set[r] = r;
+		local[r] = -1;
+	}
+	metis_rb_rec(s, g, set, t->ranks, 0, s->nhosts, s->levels == 3 ? 0 : 1,
+	             local, rank_host);
+	tp_traffic_csr_free(g);
+	free(set);
+	free(local);
+	return 0;
+}
+
+/* ---- Scotch ---------------------------------------------------------- */
+
+/* Tleaf levels and link costs, top to bottom; returns the level count. */
+static int tleaf_levels(const struct setup *s, SCOTCH_Num *size,
+                        SCOTCH_Num *link, double *cost)
+{
+	int n = 0;
+
+	if (s->levels == 3) {
+		size[n] = (SCOTCH_Num)s->pods;
+		link[n++] = 20;
+	}
+	size[n] = (SCOTCH_Num)s->leaves_per_pod;
+	link[n++] = 20;
+	size[n] = HOSTS_PER_LEAF;
+	link[n++] = s->rpn > 1 ? 19 : 20;
+	if (s->rpn > 1) {
+		size[n] = (SCOTCH_Num)s->rpn;
+		link[n++] = 1;
+	}
+	for (int i = 0; i < n; i++)
+		cost[i] = (double)link[i];
+	return n;
+}
+
+/* Undirected CSR scaled for Scotch's 32-bit sums; -1 on failure. */
+static int map_scotch(const struct setup *s, const tp_traffic *t,
+                      uint32_t *rank_host, const char **why)
+{
+	tp_traffic_csr *g;
+	tp_error err;
+	uint32_t nslots = s->nhosts * s->rpn;
+	SCOTCH_Num size[4], link[4], *verttab, *edgetab, *edlotab, *vnum,
+	    *parttab;
+	double cost[4], total_w = 0;
+	SCOTCH_Arch arch, sub;
+	SCOTCH_Graph graph, cgraph;
+	SCOTCH_Strat strat;
+	SCOTCH_Context ctx;
+	int nlev = tleaf_levels(s, size, link, cost), rc = -1;
+	uint64_t arcs;
+
+	if (tp_traffic_csr_build(t, TP_TRAFFIC_CSR_UNDIRECTED, &g, &err) !=
+	    TP_OK)
+		die("csr", &err);
+	arcs = g->row_start[g->ranks];
+	verttab = xmalloc((nslots + 1) * sizeof(*verttab));
+	edgetab = xmalloc(arcs * sizeof(*edgetab));
+	edlotab = xmalloc(arcs * sizeof(*edlotab));
+	vnum = xmalloc(nslots * sizeof(*vnum));
+	parttab = xmalloc(nslots * sizeof(*parttab));
+	for (uint64_t e = 0; e < arcs; e++)
+		total_w += (double)g->weight[e];
+	/* Sums of load x distance (<= 60) must stay below 2^31. */
+	for (uint32_t v = 0; v <= nslots; v++)
+		verttab[v] =
+		    (SCOTCH_Num)(v < t->ranks ? g->row_start[v] : arcs);
+	for (uint64_t e = 0; e < arcs; e++) {
+		double w = (double)g->weight[e] * (double)(1 << 24) / total_w;
+
+		edgetab[e] = (SCOTCH_Num)g->col[e];
+		edlotab[e] = w < 1 ? 1 : (SCOTCH_Num)w;
+	}
+	/* Hosts are the first nhosts of the tree: slots 0 .. nslots-1. */
+	for (uint32_t i = 0; i < nslots; i++)
+		vnum[i] = (SCOTCH_Num)i;
+	SCOTCH_archInit(&arch);
+	SCOTCH_archInit(&sub);
+	SCOTCH_graphInit(&graph);
+	SCOTCH_stratInit(&strat);
+	SCOTCH_contextInit(&ctx);
+	if (SCOTCH_archTleaf(&arch, nlev, size, link) ||
+	    SCOTCH_archSub(&sub, &arch, (SCOTCH_Num)nslots, vnum)) {
+		*why = "tleaf/sub architecture refused";
+		goto out;
+	}
+	if (SCOTCH_graphBuild(&graph, 0, (SCOTCH_Num)nslots, verttab,
+	                      verttab + 1, NULL, NULL, (SCOTCH_Num)arcs,
+	                      edgetab, edlotab)) {
+		*why = "graph refused";
+		goto out;
+	}
+	/* gmap -Cd: deterministic, fixed seed. */
+	SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
+	SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
+	SCOTCH_contextRandomSeed(&ctx, (SCOTCH_Num)seed);
+	SCOTCH_graphInit(&cgraph);
+	if (SCOTCH_contextBindGraph(&ctx, &graph, &cgraph)) {
+		*why = "context refused";
+		goto out;
+	}
+	/* gmap -b0: balance 0, one vertex per slot. */
+	SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATDEFAULT,
+	                          (SCOTCH_Num)nslots, 0.0);
+	if (SCOTCH_graphMap(&cgraph, &sub, &strat, parttab)) {
+		*why = "SCOTCH_graphMap failed";
+		SCOTCH_graphExit(&cgraph);
+		goto out;
+	}
+	SCOTCH_graphExit(&cgraph);
+	for (uint32_t r = 0; r < t->ranks; r++)
+		rank_host[r] = (uint32_t)parttab[r] / s->rpn;
+	rc = 0;
+out:
+	SCOTCH_contextExit(&ctx);
+	SCOTCH_stratExit(&strat);
+	SCOTCH_graphExit(&graph);
+	SCOTCH_archExit(&sub);
+	SCOTCH_archExit(&arch);
+	free(verttab);
+	free(edgetab);
+	free(edlotab);
+	free(vnum);
+	free(parttab);
+	tp_traffic_csr_free(g);
+	return rc;
+}
+
+/* ---- TreeMatch ------------------------------------------------------- */
+
+#ifdef TP_PEER_TREEMATCH
+static int map_treematch(const struct setup *s, const tp_traffic *t,
+                         uint32_t *rank_host, const char **why)
+{
+	SCOTCH_Num size[4], link[4];
+	double cost[5] = {0};
+	int nlev = tleaf_levels(s, size, link, cost), arity[5];
+	uint32_t n = t->ranks, nslots = s->nhosts * s->rpn;
+	int *numbering = xmalloc(s->rpn * sizeof(*numbering));
+	int *cons = xmalloc(nslots * sizeof(*cons));
+	double **mat = xmalloc(n * sizeof(*mat));
+	tm_topology_t *topo;
+	tm_affinity_mat_t *aff;
+	tm_tree_t *tree;
+	tm_solution_t *sol;
+	int rc = 0;
+
+	/* As tgt_to_tm reads a tleaf: one more level, the leaves, arity 0. */
+	for (int i = 0; i < nlev; i++)
+		arity[i] = (int)size[i];
+	arity[nlev] = 0;
+	cost[nlev] = 0;
+	for (uint32_t i = 0; i < s->rpn; i++)
+		numbering[i] = (int)i;
+	for (uint32_t i = 0; i < nslots; i++)
+		cons[i] = (int)i;
+	for (uint32_t i = 0; i < n; i++)
+		mat[i] = xcalloc(n, sizeof(**mat));
+	/* Symmetric, as Open MPI's topo/treematch feeds it. */
+	for (size_t i = 0; i < t->count; i++) {
+		const tp_traffic_entry *e = &t->entries[i];
+
+		if (e->src == e->dst)
+			continue;
+		mat[e->src][e->dst] += (double)e->bytes / 2;
+		mat[e->dst][e->src] += (double)e->bytes / 2;
+	}
+	tm_set_verbose_level(ERROR);
+	tm_set_max_nb_threads(1);
+	topo = tm_build_synthetic_topology(arity, cost, nlev + 1, numbering,
+	                                   (int)s->rpn);
+	tm_topology_set_binding_constraints(cons, (int)nslots, topo);
+	aff = tm_build_affinity_mat(mat, (int)n);
+	tree = tm_build_tree_from_topology(topo, aff, NULL, NULL);
+	sol = tm_compute_mapping(topo, tree);
+	for (uint32_t r = 0; r < n; r++) {
+		int c = sol->sigma[r];
+
+		if (c < 0 || (uint32_t)c >= nslots) {
+			*why = "sigma outside the allocated slots";
+			rc = -1;
+			break;
+		}
+		rank_host[r] = (uint32_t)c / s->rpn;
+	}
+	tm_free_solution(sol);
+	tm_free_tree(tree);
+	tm_free_topology(topo);
+	tm_free_affinity_mat(aff); /* frees mat and its rows */
+	free(numbering);
+	free(cons);
+	return rc;
+}
+#endif
+
+/* ---- one input ------------------------------------------------------- */
+
+/* Is @rank_host within capacity?  Peers' outputs are checked, not trusted. */
+static bool valid(const struct setup *s, const uint32_t *rank_host,
+                  uint32_t ranks)
+{
+	uint32_t *used = xcalloc(s->nhosts, sizeof(*used));
+	bool ok = true;
+
+	for (uint32_t r = 0; r < ranks && ok; r++)
+		ok = rank_host[r] < s->nhosts && ++used[rank_host[r]] <= s->rpn;
+	free(used);
+	return ok;
+}
+
+static void run_input(const char *label, const tp_traffic *t, int levels,
+                      uint32_t rpn, bool whole)
+{
+	struct setup s;
+	uint64_t hb[M_COUNT];
+	double secs[M_COUNT], mb[M_COUNT];
+	bool have[M_COUNT] = {0};
+	uint32_t *rank_host = xmalloc(t->ranks * sizeof(*rank_host));
+	char note[512] = "";
+	const char *chosen = "";
+	uint64_t best_peer = UINT64_MAX;
+
+	setup_make(&s, levels, t->ranks, rpn, whole);
+	for (int m = 0; m < M_COUNT; m++) {
+		tp_remap_mapping map = {0};
+		tp_remap_stats st;
+		tp_error err;
+		const char *why = NULL;
+		double t0;
+		int rc = 0;
+
+		if (!peer_on[m])
+			continue;
+		if (m == M_TREEMATCH && t->ranks > peer_max[m]) {
+			snprintf(note + strlen(note),
+			         sizeof(note) - strlen(note),
+			         " treematch skipped: dense matrix would need "
+			         "%.1f GB;",
+			         8.0 * t->ranks * t->ranks / 1e9);
+			continue;
+		}
+		if (t->ranks > peer_max[m]) {
+			snprintf(note + strlen(note),
+			         sizeof(note) - strlen(note),
+			         " %s skipped: above %u ranks;",
+			         method_names[m], peer_max[m]);
+			continue;
+		}
+		rss_reset();
+		t0 = cpu_s();
+		switch (m) {
+		case M_BLOCK:
+		case M_CYCLIC:
+		case M_RANDOM:
+			if (tp_remap_baseline(s.topo, t->ranks, s.hosts,
+			                      s.nhosts,
+			                      m == M_BLOCK    ? TP_REMAP_BLOCK
+			                      : m == M_CYCLIC ? TP_REMAP_CYCLIC
+			                                      : TP_REMAP_RANDOM,
+			                      seed, &map, &err) != TP_OK)
+				die(label, &err);
+			memcpy(rank_host, map.rank_host,
+			       t->ranks * sizeof(*rank_host));
+			break;
+		case M_OURS:
+			if (tp_remap_compute(s.topo, t, s.hosts, s.nhosts, seed,
+			                     NULL, &map, &st, &err) != TP_OK)
+				die(label, &err);
+			memcpy(rank_host, map.rank_host,
+			       t->ranks * sizeof(*rank_host));
+			chosen = st.chosen;
+			break;
+		case M_METIS_RB:
+			rc = map_metis_rb(&s, t, rank_host);
+			break;
+		case M_SCOTCH:
+			rc = map_scotch(&s, t, rank_host, &why);
+			break;
+#ifdef TP_PEER_TREEMATCH
+		case M_TREEMATCH:
+			rc = map_treematch(&s, t, rank_host, &why);
+			break;
+#endif
+		default:
+			break;
+		}
+		secs[m] = cpu_s() - t0;
+		mb[m] = rss_peak_mb();
+		tp_remap_mapping_free(&map);
+		if (rc == 0 && !valid(&s, rank_host, t->ranks)) {
+			rc = -1;
+			why = "over a host's slots";
+		}
+		if (rc != 0) {
+			snprintf(note + strlen(note),
+			         sizeof(note) - strlen(note), " %s: %s;",
+			         method_names[m], why ? why : "failed");
+			continue;
+		}
+		/* rank_host holds allocation positions = topo host indices */
+		hb[m] = tp_cost_hop_bytes(s.topo, t, rank_host);
+		have[m] = true;
+	}
+	printf("%-18s %6u %d %2u %-6s %6u %14llu", label, t->ranks, levels, rpn,
+	       whole ? "leaves" : "part", s.nhosts,
+	       (unsigned long long)hb[M_BLOCK]);
+	for (int m = M_CYCLIC; m < M_COUNT; m++) {
+		if (have[m])
+			printf(" %6.3f",
+			       hb[M_BLOCK] ? (double)hb[m] / (double)hb[M_BLOCK]
+			                   : 1.0);
+		else
+			printf(" %6s", "-");
+	}
+	for (int m = M_OURS; m < M_COUNT; m++) {
+		if (have[m])
+			printf(" %7.3f", secs[m]);
+		else
+			printf(" %7s", "-");
+	}
+	for (int m = M_OURS; m < M_COUNT; m++) {
+		if (have[m])
+			printf(" %6.0f", mb[m]);
+		else
+			printf(" %6s", "-");
+	}
+	printf("  %s%s\n", chosen, note);
+	fflush(stdout);
+	for (int m = M_CYCLIC; m < M_COUNT; m++)
+		if (m != M_OURS && have[m] && hb[m] < best_peer)
+			best_peer = hb[m];
+	n_inputs++;
+	if (have[M_OURS]) {
+		uint64_t best =
+		    best_peer < hb[M_BLOCK] ? best_peer : hb[M_BLOCK];
+
+		if (hb[M_OURS] <= best)
+			n_le_best++;
+		else
+			snprintf(losses + strlen(losses),
+			         sizeof(losses) - strlen(losses),
+			         " %s/%u/%d/%u/%s", label, t->ranks, levels,
+			         rpn, whole ? "leaves" : "part");
+		if (best_peer != UINT64_MAX) {
+			n_compared++;
+			if (hb[M_OURS] < best_peer)
+				n_lt_peer++;
+			else if (hb[M_OURS] == best_peer)
+				n_eq_peer++;
+		}
+	}
+	free(rank_host);
+	setup_free(&s);
+}
+
+/* ---- synthetic inputs ------------------------------------------------ */
+
+static tp_traffic *traffic_new(uint32_t n)
+{
+	tp_traffic *t;
+	tp_error err;
+
+	if (tp_traffic_new(&t, n, &err) != TP_OK)
+		die("traffic", &err);
+	return t;
+}
+
+static void add(tp_traffic *t, uint32_t a, uint32_t b, uint64_t bytes)
+{
+	tp_error err;
+
+	if (tp_traffic_add(t, a, b, bytes, 1, &err) != TP_OK)
+		die("traffic", &err);
+}
+
+/* Largest divisor of n that is <= limit. */
+static uint32_t divisor_below(uint32_t n, double limit)
+{
+	for (uint32_t d = (uint32_t)limit; d > 1; d--)
+		if (n % d == 0)
+			return d;
+	return 1;
+}
+
+/* 3-D 7-point (or 2-D 5-point when z = 1) stencil, 1 MB per face. */
+static tp_traffic *stencil(uint32_t n, bool three_d, const uint32_t *perm)
+{
+	uint32_t x, y, z;
+	tp_traffic *t = traffic_new(n);
+
+	if (three_d) {
+		z = divisor_below(n, cbrt((double)n) + 1e-9);
+		y = divisor_below(n / z, sqrt((double)(n / z)) + 1e-9);
+	} else {
+		z = 1;
+		y = divisor_below(n, sqrt((double)n) + 1e-9);
+	}
+	x = n / z / y;
+	for (uint32_t k = 0; k < z; k++)
+		for (uint32_t j = 0; j < y; j++)
+			for (uint32_t i = 0; i < x; i++) {
+				uint32_t r = (k * y + j) * x + i;
+				uint32_t nb[3] = {i + 1 < x ? r + 1 : r,
+				                  j + 1 < y ? r + x : r,
+				                  k + 1 < z ? r + x * y : r};
+
+				for (int d = 0; d < 3; d++) {
+					uint32_t a = r, b = nb[d];
+
+					if (a == b)
+						continue;
+					if (perm) {
+						a = perm[a];
+						b = perm[b];
+					}
+					add(t, a, b, 1000000);
+					add(t, b, a, 1000000);
+				}
+			}
+	tp_traffic_normalize(t);
+	return t;
+}
+
+/* Random graph: each rank sends to 4 random ranks, Pareto(1.2) bytes. */
+static tp_traffic *pareto_graph(uint32_t n)
+{
+	tp_traffic *t = traffic_new(n);
+	uint64_t st = seed * 7919 + n;
+
+	for (uint32_t r = 0; r < n && n > 1; r++)
+		for (int d = 0; d < 4; d++) {
+			uint32_t o = (uint32_t)(rng_next(&st) % n);
+			double u =
+			    ((double)(rng_next(&st) >> 11) + 1.0) * 0x1.0p-53;
+			double w = 10000.0 * pow(u, -1.0 / 1.2);
+
+			if (o == r)
+				continue;
+			if (w > 1e12)
+				w = 1e12;
+			add(t, r, o, (uint64_t)w);
+			add(t, o, r, (uint64_t)w);
+		}
+	tp_traffic_normalize(t);
+	return t;
+}
+
+/* All-to-all within groups of 24 consecutive ranks, 64 KB per pair. */
+static tp_traffic *groups(uint32_t n)
+{
+	tp_traffic *t = traffic_new(n);
+
+	for (uint32_t g0 = 0; g0 < n; g0 += 24)
+		for (uint32_t a = g0; a < g0 + 24 && a < n; a++)
+			for (uint32_t b = g0; b < g0 + 24 && b < n; b++)
+				if (a != b)
+					add(t, a, b, 65536);
+	tp_traffic_normalize(t);
+	return t;
+}
+
+static tp_traffic *family_make(const char *fam, uint32_t n)
+{
+	if (!strcmp(fam, "stencil3d"))
+		return stencil(n, true, NULL);
+	if (!strcmp(fam, "stencil2d"))
+		return stencil(n, false, NULL);
+	if (!strcmp(fam, "relabel")) {
+		uint32_t *perm = xmalloc(n * sizeof(*perm));
+		uint64_t st = seed * 104729 + n;
+		tp_traffic *t;
+
+		for (uint32_t i = 0; i < n; i++)
+			perm[i] = i;
+		for (uint32_t i = n; i > 1; i--) {
+			uint32_t j = (uint32_t)(rng_next(&st) % i);
+			uint32_t x = perm[i - 1];
+
+			perm[i - 1] = perm[j];
+			perm[j] = x;
+		}
+		t = stencil(n, true, perm);
+		free(perm);
+		return t;
+	}
+	if (!strcmp(fam, "pareto"))
+		return pareto_graph(n);
+	if (!strcmp(fam, "groups"))
+		return groups(n);
+	return NULL;
+}
+
+/* ---- driver ----------------------------------------------------------- */
+
+#define MAXLIST 16
+
+static int split_list(char *s, char **out)
+{
+	int n = 0;
+
+	for (char *tok = strtok(s, ","); tok && n < MAXLIST;
+	     tok = strtok(NULL, ","))
+		out[n++] = tok;
+	return n;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int method_find(const char *name)
+{
+	for (int m = 0; m < M_COUNT; m++)
+		if (!strcmp(name, method_names[m]))
+			return m;
+	fprintf(stderr, "peer_bench: unknown peer '%s'\n", name);
+	exit(2);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+	        "usage: peer_bench [--matrices DIR|none] [--sizes N,..] "
+	        "[--families F,..|none] [--peers P,..] [--trees 2,3] "
+	        "[--rpn 1,16] [--allocs leaves,part] [--seed S] "
+	        "[--max-peer-ranks N|peer=N,..]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = "tests/data/matrices";
+	char sizes_s[256] = "512,4096,16384,65536";
+	char fams_s[256] = "stencil3d,stencil2d,relabel,pareto,groups";
+	char trees_s[64] = "2,3", rpn_s[64] = "1,16",
+	     allocs_s[64] = "leaves,part";
+	char *sizes[MAXLIST], *fams[MAXLIST], *trees[MAXLIST], *rpns[MAXLIST],
+	    *allocs[MAXLIST];
+	int nsizes, nfams, ntrees, nrpn, nallocs;
+	char *names[256];
+	int count = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!v)
+			usage();
+		i++;
+		if (!strcmp(a, "--matrices"))
+			dir = v;
+		else if (!strcmp(a, "--sizes"))
+			snprintf(sizes_s, sizeof(sizes_s), "%s", v);
+		else if (!strcmp(a, "--families"))
+			snprintf(fams_s, sizeof(fams_s), "%s", v);
+		else if (!strcmp(a, "--trees"))
+			snprintf(trees_s, sizeof(trees_s), "%s", v);
+		else if (!strcmp(a, "--rpn"))
+			snprintf(rpn_s, sizeof(rpn_s), "%s", v);
+		else if (!strcmp(a, "--allocs"))
+			snprintf(allocs_s, sizeof(allocs_s), "%s", v);
+		else if (!strcmp(a, "--seed"))
+			seed = strtoull(v, NULL, 10);
+		else if (!strcmp(a, "--peers")) {
+			char buf[256], *p[MAXLIST];
+			int np;
+
+			snprintf(buf, sizeof(buf), "%s", v);
+			peer_on[M_METIS_RB] = peer_on[M_SCOTCH] =
+			    peer_on[M_TREEMATCH] = false;
+			np = strcmp(buf, "none") ? split_list(buf, p) : 0;
+			for (int j = 0; j < np; j++)
+				peer_on[method_find(p[j])] = true;
+		} else if (!strcmp(a, "--max-peer-ranks")) {
+			char buf[256], *p[MAXLIST];
+			int np;
+
+			snprintf(buf, sizeof(buf), "%s", v);
+			np = split_list(buf, p);
+			for (int j = 0; j < np; j++) {
+				char *eq = strchr(p[j], '=');
+
+				if (eq) {
+					*eq = '\0';
+					peer_max[method_find(p[j])] =
+					    (uint32_t)strtoul(eq + 1, NULL, 10);
+				} else {
+					peer_max[M_METIS_RB] =
+					    peer_max[M_SCOTCH] =
+					        peer_max[M_TREEMATCH] =
+					            (uint32_t)strtoul(p[j],
+					                              NULL, 10);
+				}
+			}
+		} else
+			usage();
+	}
+	nsizes = split_list(sizes_s, sizes);
+	nfams = strcmp(fams_s, "none") ? split_list(fams_s, fams) : 0;
+	ntrees = split_list(trees_s, trees);
+	nrpn = split_list(rpn_s, rpns);
+	nallocs = split_list(allocs_s, allocs);
+
+	printf("# peer_bench: fat trees of %d hosts/leaf (3-level: %d "
+	       "leaves/pod); seed %llu\n",
+	       HOSTS_PER_LEAF, LEAVES_PER_POD, (unsigned long long)seed);
+#ifdef TP_PEER_TREEMATCH
+	printf("# treematch: built in; dense matrix, run up to %u ranks "
+	       "(%.2f GB)\n",
+	       peer_max[M_TREEMATCH],
+	       8.0 * peer_max[M_TREEMATCH] * peer_max[M_TREEMATCH] / 1e9);
+#else
+	printf("# treematch: not built (run bench/peers-setup.sh, then "
+	       "bench/peers.sh)\n");
+	peer_on[M_TREEMATCH] = false;
+#endif
+	printf("# scotch: run up to %u ranks; metis-rb: ", peer_max[M_SCOTCH]);
+	if (peer_max[M_METIS_RB] == UINT32_MAX)
+		printf("no limit\n");
+	else
+		printf("up to %u ranks\n", peer_max[M_METIS_RB]);
+	printf("# hop-bytes as ratio to block (lower is better); CPU s and "
+	       "peak RSS MB of ours, metis-rb, scotch, treematch\n");
+	printf("%-18s %6s %s %2s %-6s %6s %14s %6s %6s %6s %6s %6s %6s %7s "
+	       "%7s %7s %7s %6s %6s %6s %6s  %s\n",
+	       "input", "ranks", "L", "pn", "alloc", "hosts", "block_hopB",
+	       "cyclic", "random", "ours", "mt-rb", "scotch", "tm", "s_ours",
+	       "s_mtrb", "s_scot", "s_tm", "MB_our", "MB_mrb", "MB_sco",
+	       "MB_tm", "ours_from / notes");
+
+	if (strcmp(dir, "none")) {
+		DIR *d = opendir(dir);
+		struct dirent *de;
+
+		if (!d) {
+			fprintf(stderr, "peer_bench: cannot open %s\n", dir);
+			return 1;
+		}
+		while ((de = readdir(d)) && count < 256) {
+			size_t l = strlen(de->d_name);
+
+			if (l > 4 && !strcmp(de->d_name + l - 4, ".txt"))
+				names[count++] = strdup(de->d_name);
+		}
+		closedir(d);
+		qsort(names, (size_t)count, sizeof(*names), name_cmp);
+	}
+	for (int i = 0; i < count; i++) {
+		char path[4096];
+		tp_traffic *t;
+		tp_error err;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (tp_traffic_read_file(path, NULL, &t, &err) != TP_OK)
+			die(path, &err);
+		for (int a = 0; a < ntrees; a++)
+			for (int b = 0; b < nrpn; b++)
+				for (int c = 0; c < nallocs; c++)
+					run_input(names[i], t, atoi(trees[a]),
+					          (uint32_t)atoi(rpns[b]),
+					          !strcmp(allocs[c], "leaves"));
+		tp_traffic_free(t);
+		free(names[i]);
+	}
+	for (int s = 0; s < nsizes; s++) {
+		uint32_t n = (uint32_t)strtoul(sizes[s], NULL, 10);
+
+		for (int f = 0; f < nfams; f++) {
+			tp_traffic *t = family_make(fams[f], n);
+			char label[64];
+
+			if (!t) {
+				fprintf(stderr,
+				        "peer_bench: unknown family "
+				        "'%s'\n",
+				        fams[f]);
+				return 2;
+			}
+			snprintf(label, sizeof(label), "%s", fams[f]);
+			for (int a = 0; a < ntrees; a++)
+				for (int b = 0; b < nrpn; b++)
+					for (int c = 0; c < nallocs; c++)
+						run_input(
+						    label, t, atoi(trees[a]),
+						    (uint32_t)atoi(rpns[b]),
+						    !strcmp(allocs[c],
+						            "leaves"));
+			tp_traffic_free(t);
+		}
+	}
+	printf("# summary: %u inputs; ours <= best of block and all peers on "
+	       "%u; ours < best peer on %u of %u (equal on %u)\n",
+	       n_inputs, n_le_best, n_lt_peer, n_compared, n_eq_peer);
+	if (losses[0])
+		printf("# ours above the best on:%s\n", losses);
+	return 0;
+}

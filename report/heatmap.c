@@ -1,0 +1,324 @@
+/*
+ * heatmap.c: rank-by-rank / node-by-node traffic heatmaps.
+ */
+#include "tp_config.h"
+
+#include "heatmap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canvas.h"
+
+void tp_heatmap_free(tp_heatmap *map)
+{
+	if (!map)
+		return;
+	free(map->order);
+	free(map->cells);
+	free(map->leaf_starts);
+	map->order = map->leaf_starts = NULL;
+	map->cells = NULL;
+}
+
+struct place {
+	uint32_t leaf, host, rank;
+};
+
+static int cmp_place(const void *a, const void *b)
+{
+	const struct place *x = a, *y = b;
+
+	if (x->leaf != y->leaf)
+		return x->leaf < y->leaf ? -1 : 1;
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+tp_status tp_heatmap_compute(const tp_topo *topo, const tp_traffic *traffic,
+                             const uint32_t *rank_host, tp_report_unit unit,
+                             uint32_t max_bins, tp_heatmap *map, tp_error *err)
+{
+	uint32_t nhosts = tp_topo_host_count(topo), n = 0;
+	uint32_t *pos = NULL, prev_leaf = TP_TOPO_NONE;
+	struct place *pl = NULL;
+
+	memset(map, 0, sizeof(*map));
+	map->unit = unit;
+	if (max_bins == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "heatmap: at most 0 cells asked");
+	for (uint32_t r = 0; r < traffic->ranks; r++)
+		if (rank_host[r] >= nhosts)
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "heatmap: rank %u on host %u, the "
+			                    "fabric has %u hosts",
+			                    r, rank_host[r], nhosts);
+	pos = calloc(unit == TP_REPORT_NODES ? nhosts : traffic->ranks,
+	             sizeof(*pos));
+	pl = malloc(traffic->ranks * sizeof(*pl));
+	if (!pos || !pl)
+		goto nomem;
+	if (unit == TP_REPORT_NODES) {
+		/* pos[] marks used hosts first, then holds positions. */
+		for (uint32_t r = 0; r < traffic->ranks; r++)
+			pos[rank_host[r]] = 1;
+		for (uint32_t h = 0; h < nhosts; h++)
+			if (pos[h])
+				pl[n++] = (struct place){
+				    tp_topo_host_leaf(topo, h), h, 0};
+	} else {
+		for (uint32_t r = 0; r < traffic->ranks; r++)
+			pl[n++] = (struct place){
+			    tp_topo_host_leaf(topo, rank_host[r]), rank_host[r],
+			    r};
+	}
+	qsort(pl, n, sizeof(*pl), cmp_place);
+	map->items = n;
+	map->order = malloc(n * sizeof(*map->order));
+	map->leaf_starts = malloc(n * sizeof(*map->leaf_starts));
+	if (!map->order || !map->leaf_starts)
+		goto nomem;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t item =
+		    unit == TP_REPORT_NODES ? pl[i].host : pl[i].rank;
+
+		map->order[i] = item;
+		pos[item] = i;
+		if (i > 0 && pl[i].leaf != prev_leaf)
+			map->leaf_starts[map->leaf_breaks++] = i;
+		prev_leaf = pl[i].leaf;
+	}
+	map->bin = (n + max_bins - 1) / max_bins;
+	if (map->bin == 0)
+		map->bin = 1;
+	map->bins = (n + map->bin - 1) / map->bin;
+	map->cells = calloc((size_t)map->bins * map->bins, sizeof(*map->cells));
+	if (!map->cells)
+		goto nomem;
+	for (size_t i = 0; i < traffic->count; i++) {
+		const tp_traffic_entry *e = &traffic->entries[i];
+		uint32_t a =
+		    unit == TP_REPORT_NODES ? rank_host[e->src] : e->src;
+		uint32_t b =
+		    unit == TP_REPORT_NODES ? rank_host[e->dst] : e->dst;
+		uint64_t *cell =
+		    &map->cells[(size_t)(pos[a] / map->bin) * map->bins +
+		                pos[b] / map->bin];
+
+		*cell = sat_add(*cell, e->bytes);
+	}
+	free(pos);
+	free(pl);
+	return TP_OK;
+nomem:
+	free(pos);
+	free(pl);
+	tp_heatmap_free(map);
+	return tp_error_set(err, TP_ERR_NOMEM,
+	                    "heatmap: out of memory for %u ranks",
+	                    traffic->ranks);
+}
+
+#define TOP_MARGIN    92.0
+#define BOTTOM_MARGIN 40.0
+#define LEFT_MARGIN   40.0
+#define SCALE_WIDTH   96.0
+
+static double plot_side(uint32_t width, uint32_t height, uint32_t panels)
+{
+	double pw = (width - SCALE_WIDTH) / (panels ? panels : 1);
+	double s =
+	    fmin(pw - LEFT_MARGIN - 14, height - TOP_MARGIN - BOTTOM_MARGIN);
+
+	return s > 1 ? s : 1;
+}
+
+uint32_t tp_heatmap_max_bins(uint32_t width, uint32_t height, uint32_t panels)
+{
+	/* Cells of 2 px at least, at most 256 a side: beyond that the file
+	 * grows and the eye gains nothing. */
+	double cells = plot_side(width, height, panels) / 2;
+
+	return cells < 1 ? 1 : cells > 256 ? 256 : (uint32_t)cells;
+}
+
+tp_rgb tp_heatmap_colour(double bytes, double lo, double hi)
+{
+	double t = hi > lo ? (log(bytes) - log(lo)) / (log(hi) - log(lo)) : 1.0;
+
+	/* Start a little above the lightest colour: the smallest non-zero
+	 * cell must not vanish into the white of empty ones. */
+	return tp_canvas_scale(0.12 + 0.88 * t);
+}
+
+static const tp_rgb ink = {0, 0, 0};
+static const tp_rgb leaf_line = {0.55, 0.55, 0.55};
+
+static void draw_panel(tp_canvas *cv, const tp_heatmap_panel *p, double x0,
+                       double y0, double side, double lo, double hi)
+{
+	const tp_heatmap *m = p->map;
+	double cw = side / m->bins;
+	const char *what = tp_report_unit_name(m->unit);
+	char label[160];
+
+	for (uint32_t r = 0; r < m->bins; r++)
+		for (uint32_t c = 0; c < m->bins; c++) {
+			uint64_t v = m->cells[(size_t)r * m->bins + c];
+
+			if (!v)
+				continue;
+			tp_canvas_fill_rect(
+			    cv, x0 + c * cw, y0 + r * cw, cw, cw,
+			    tp_heatmap_colour((double)v, lo, hi));
+		}
+	/* Leaf boundaries, when few enough to be told apart. */
+	if (m->leaf_breaks * 4.0 <= side)
+		for (uint32_t i = 0; i < m->leaf_breaks; i++) {
+			double at = (double)m->leaf_starts[i] / m->bin * cw;
+
+			tp_canvas_line(cv, x0 + at, y0, x0 + at, y0 + side, 0.6,
+			               leaf_line, 0);
+			tp_canvas_line(cv, x0, y0 + at, x0 + side, y0 + at, 0.6,
+			               leaf_line, 0);
+		}
+	cairo_rectangle(tp_canvas_cairo(cv), x0, y0, side, side);
+	tp_canvas_set_rgb(cv, ink);
+	cairo_set_line_width(tp_canvas_cairo(cv), 1);
+	cairo_stroke(tp_canvas_cairo(cv));
+
+	snprintf(label, sizeof(label), "%s: %u leaves", p->mapping,
+	         m->leaf_breaks + 1);
+	tp_canvas_text_fit(cv, x0 + side / 2, y0 - 8, 12, side + 30,
+	                   TP_ALIGN_CENTER, label);
+	snprintf(label, sizeof(label), "receiver %s (%u)", what, m->items);
+	tp_canvas_text_fit(cv, x0 + side / 2, y0 + side + 18, 11, side + 30,
+	                   TP_ALIGN_CENTER, label);
+	snprintf(label, sizeof(label), "sender %s", what);
+	tp_canvas_text(cv, x0 - 10, y0 + side / 2, 11, TP_ALIGN_CENTER,
+	               -M_PI / 2, label);
+}
+
+static void draw_scale(tp_canvas *cv, double x, double y0, double h, double lo,
+                       double hi)
+{
+	const int steps = 64;
+	char num[32];
+
+	for (int i = 0; i < steps; i++) {
+		/* Top = most bytes. */
+		double t = 1 - (i + 0.5) / steps;
+		double v = exp(log(lo) + t * (log(hi) - log(lo)));
+
+		tp_canvas_fill_rect(cv, x, y0 + h * i / steps, 14,
+		                    h / steps + 0.5,
+		                    tp_heatmap_colour(v, lo, hi));
+	}
+	tp_canvas_set_rgb(cv, ink);
+	for (int k = 0; k <= 4; k++) {
+		double t = k / 4.0, y = y0 + h * (1 - t);
+		double v = exp(log(lo) + t * (log(hi) - log(lo)));
+
+		if (hi <= lo && k > 0)
+			break;
+		tp_canvas_format_bytes(v, num, sizeof(num));
+		tp_canvas_line(cv, x + 14, y, x + 18, y, 1, ink, 0);
+		tp_canvas_text(cv, x + 21, y + 3.5, 10, TP_ALIGN_LEFT, 0, num);
+	}
+	tp_canvas_text(cv, x, y0 - 8, 10, TP_ALIGN_LEFT, 0, "bytes (log)");
+}
+
+tp_status tp_heatmap_draw(const char *path, uint32_t width, uint32_t height,
+                          const char *profile, const tp_heatmap_panel *panels,
+                          uint32_t count, tp_error *err)
+{
+	double lo = INFINITY, hi = 0, side, pw;
+	uint32_t bin = 1;
+	const char *what;
+	char title[512], label[256];
+	tp_canvas *cv;
+	tp_status rc;
+
+	if (count == 0 || count > 4)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: heatmap: %u panels (1 to 4)", path,
+		                    count);
+	if (width < TP_REPORT_MIN_WIDTH || height < TP_REPORT_MIN_HEIGHT)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: image size %ux%u too small for a "
+		                    "readable chart (at least %ux%u)",
+		                    path, width, height, TP_REPORT_MIN_WIDTH,
+		                    TP_REPORT_MIN_HEIGHT);
+	for (uint32_t p = 0; p < count; p++) {
+		const tp_heatmap *m = panels[p].map;
+
+		if (m->unit != panels[0].map->unit)
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "%s: heatmap: panels mix ranks and "
+			                    "nodes",
+			                    path);
+		if (m->bin > bin)
+			bin = m->bin;
+		for (size_t i = 0; i < (size_t)m->bins * m->bins; i++)
+			if (m->cells[i]) {
+				lo = fmin(lo, (double)m->cells[i]);
+				hi = fmax(hi, (double)m->cells[i]);
+			}
+	}
+	if (hi <= 0)
+		lo = hi = 1;
+	rc = tp_canvas_open(path, width, height, &cv, err);
+	if (rc != TP_OK)
+		return rc;
+	what = tp_report_unit_name(panels[0].map->unit);
+	{
+		size_t n = (size_t)snprintf(title, sizeof(title),
+		                            "%s: bytes from %s (row) to %s "
+		                            "(column), ",
+		                            profile, what, what);
+
+		for (uint32_t p = 0; p < count && n < sizeof(title); p++)
+			n += (size_t)snprintf(title + n, sizeof(title) - n,
+			                      "%s%s", p ? " vs " : "",
+			                      panels[p].mapping);
+	}
+	tp_canvas_set_rgb(cv, ink);
+	tp_canvas_text_fit(cv, width / 2.0, 24, 15, width - 20.0,
+	                   TP_ALIGN_CENTER, title);
+	if (bin > 1)
+		snprintf(label, sizeof(label),
+		         "%ss ordered by leaf, then host, under each mapping; "
+		         "cells of %ux%u %ss; grey lines: leaf boundaries",
+		         what, bin, bin, what);
+	else
+		snprintf(label, sizeof(label),
+		         "%ss ordered by leaf, then host, under each mapping; "
+		         "one cell per pair; grey lines: leaf boundaries",
+		         what);
+	tp_canvas_text_fit(cv, width / 2.0, 44, 11, width - 20.0,
+	                   TP_ALIGN_CENTER, label);
+	tp_canvas_text_fit(cv, width / 2.0, 60, 11, width - 20.0,
+	                   TP_ALIGN_CENTER,
+	                   "one logarithmic colour scale for all panels; "
+	                   "white: no traffic");
+
+	side = plot_side(width, height, count);
+	pw = (width - SCALE_WIDTH) / count;
+	for (uint32_t p = 0; p < count; p++) {
+		double x0 =
+		    pw * p + LEFT_MARGIN + (pw - LEFT_MARGIN - side) / 2;
+
+		draw_panel(cv, &panels[p], x0, TOP_MARGIN, side, lo, hi);
+	}
+	draw_scale(cv, width - SCALE_WIDTH + 12, TOP_MARGIN, side, lo, hi);
+	return tp_canvas_close(cv, err);
+}

@@ -1,0 +1,368 @@
+/*
+ * iocurve.c: latency against request interval, threshold and window marked.
+ */
+#include "tp_config.h"
+
+#include "iocurve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "canvas.h"
+#include "hops.h"
+
+tp_status tp_iocurve_select(const tp_sweep_point *points, size_t n,
+                            uint64_t request_bytes, uint32_t clients,
+                            size_t *first, size_t *count, tp_error *err)
+{
+	char groups[200] = "";
+	size_t len = 0, i = 0;
+
+	if (n == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "the sweep has no measured point");
+	if (request_bytes == 0) {
+		request_bytes = points[0].request_bytes;
+		clients = points[0].clients;
+	}
+	while (i < n) {
+		size_t j = i;
+
+		while (j < n &&
+		       points[j].request_bytes == points[i].request_bytes &&
+		       points[j].clients == points[i].clients)
+			j++;
+		if (points[i].request_bytes == request_bytes &&
+		    points[i].clients == clients) {
+			*first = i;
+			*count = j - i;
+			return TP_OK;
+		}
+		if (len < sizeof(groups) - 40)
+			len += (size_t)snprintf(
+			    groups + len, sizeof(groups) - len, "%s%llu/%u",
+			    len ? ", " : "",
+			    (unsigned long long)points[i].request_bytes,
+			    points[i].clients);
+		i = j;
+	}
+	return tp_error_set(err, TP_ERR_NOTFOUND,
+	                    "no points of %llu-byte requests from %u clients "
+	                    "in the sweep (bytes/clients measured: %s)",
+	                    (unsigned long long)request_bytes, clients, groups);
+}
+
+bool tp_iocurve_log_axis(double lo, double hi)
+{
+	return lo > 0 && hi / lo >= 10;
+}
+
+struct axis {
+	double lo, hi; /* data range shown */
+	double p0, p1; /* pixels of lo and hi */
+	bool log;
+};
+
+static double axis_px(const struct axis *a, double v)
+{
+	double t =
+	    a->log ? (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo))
+	           : (v - a->lo) / (a->hi - a->lo);
+
+	return a->p0 + t * (a->p1 - a->p0);
+}
+
+/* Pad the range and pick log or linear. */
+static void axis_fit(struct axis *a, double lo, double hi, bool allow_log)
+{
+	a->log = allow_log && tp_iocurve_log_axis(lo, hi);
+	if (a->log) {
+		/* A margin, so points on the extremes (the plateau) stay
+		 * off the axis lines. */
+		a->lo = lo / 1.6;
+		a->hi = hi * 1.6;
+	} else {
+		double step = tp_canvas_nice_step(hi - fmin(lo, 0), 6);
+
+		a->lo = 0;
+		a->hi = ceil(hi * 1.05 / step) * step;
+		if (a->hi <= a->lo)
+			a->hi = a->lo + 1;
+	}
+}
+
+/* "800 us", "2.5 ms", "1.2 s". */
+static void format_us(double us, char *buf, size_t size)
+{
+	if (us >= 1e6)
+		snprintf(buf, size, "%.3g s", us / 1e6);
+	else if (us >= 1e3)
+		snprintf(buf, size, "%.3g ms", us / 1e3);
+	else
+		snprintf(buf, size, "%.3g us", us);
+}
+
+static const tp_rgb ink = {0, 0, 0};
+static const tp_rgb grid = {0.87, 0.87, 0.87};
+
+static void draw_ticks(tp_canvas *cv, const struct axis *a, bool vertical,
+                       double other0, double other1)
+{
+	char num[32];
+
+	if (a->log) {
+		/* Grid at 1, 2, 5 x 10^k; labels at 10^k, and at 2 and 5 as
+		 * well when the axis spans at most two decades. */
+		bool minor_labels = a->hi / a->lo <= 100;
+
+		for (int d = (int)floor(log10(a->lo));
+		     d <= (int)ceil(log10(a->hi)); d++)
+			for (int m = 1; m <= 5; m += m == 1 ? 1 : 3) {
+				double v = m * pow(10, d), p;
+
+				if (v < a->lo || v > a->hi)
+					continue;
+				p = axis_px(a, v);
+				format_us(v, num, sizeof(num));
+				if (vertical)
+					tp_canvas_line(cv, other0, p, other1, p,
+					               0.6, grid, 0);
+				else
+					tp_canvas_line(cv, p, other0, p, other1,
+					               0.6, grid, 0);
+				if (m != 1 && !minor_labels)
+					continue;
+				tp_canvas_set_rgb(cv, ink);
+				if (vertical)
+					tp_canvas_text(cv, other0 - 5, p + 3.5,
+					               10, TP_ALIGN_RIGHT, 0,
+					               num);
+				else
+					tp_canvas_text(cv, p, other0 + 15, 10,
+					               TP_ALIGN_CENTER, 0, num);
+			}
+		return;
+	}
+	{
+		double step = tp_canvas_nice_step(a->hi - a->lo, 6);
+
+		for (double v = a->lo; v <= a->hi + step * 1e-9; v += step) {
+			double p = axis_px(a, v);
+
+			format_us(v, num, sizeof(num));
+			if (v == 0)
+				snprintf(num, sizeof(num), "0");
+			if (vertical) {
+				tp_canvas_line(cv, other0, p, other1, p, 0.6,
+				               grid, 0);
+				tp_canvas_set_rgb(cv, ink);
+				tp_canvas_text(cv, other0 - 5, p + 3.5, 10,
+				               TP_ALIGN_RIGHT, 0, num);
+			} else {
+				tp_canvas_line(cv, p, other0, p, other1, 0.6,
+				               grid, 0);
+				tp_canvas_set_rgb(cv, ink);
+				tp_canvas_text(cv, p, other0 + 15, 10,
+				               TP_ALIGN_CENTER, 0, num);
+			}
+		}
+	}
+}
+
+tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
+                          const tp_iocurve *c, tp_error *err)
+{
+	double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
+	double left = 78, right = width - 24.0, top = 92,
+	       bottom = height - 52.0;
+	struct axis xa, ya;
+	size_t shown = 0, zero = 0;
+	char title[400], label[300], a[32], b[32];
+	tp_rgb median = tp_canvas_category(4), p95 = tp_canvas_category(1);
+	tp_rgb thr = tp_canvas_category(5), win = tp_canvas_category(2);
+	tp_canvas *cv;
+	cairo_t *cr;
+	tp_status rc;
+	int started;
+
+	if (c->count == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: I/O curve: no measured point", path);
+	if (width < TP_REPORT_MIN_WIDTH || height < TP_REPORT_MIN_HEIGHT)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: image size %ux%u too small for a "
+		                    "readable chart (at least %ux%u)",
+		                    path, width, height, TP_REPORT_MIN_WIDTH,
+		                    TP_REPORT_MIN_HEIGHT);
+	for (size_t i = 0; i < c->count; i++) {
+		const tp_sweep_point *p = &c->points[i];
+
+		if (p->interval_us <= 0) {
+			zero++;
+			continue;
+		}
+		xlo = fmin(xlo, p->interval_us);
+		xhi = fmax(xhi, p->interval_us);
+		ylo = fmin(ylo, fmin(p->median_us, p->p95_us));
+		yhi = fmax(yhi, fmax(p->median_us, p->p95_us));
+		shown++;
+	}
+	if (shown == 0)
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "%s: I/O curve: every point is back to back "
+		    "(interval 0): nothing to draw against the "
+		    "interval",
+		    path);
+	if (c->have_threshold) {
+		xlo = fmin(xlo, c->threshold.threshold_us);
+		xhi = fmax(xhi, c->threshold.threshold_us);
+	}
+	if (c->window_us > 0) {
+		xlo = fmin(xlo, c->window_us);
+		xhi = fmax(xhi, c->window_us);
+	}
+	if (!(ylo > 0))
+		ylo = fmin(yhi, 1);
+	axis_fit(&xa, xlo, xhi, true);
+	axis_fit(&ya, ylo, yhi, ylo > 0);
+	/* Bigger intervals to the right; latency up. */
+	xa.p0 = left, xa.p1 = right;
+	ya.p0 = bottom, ya.p1 = top;
+
+	rc = tp_canvas_open(path, width, height, &cv, err);
+	if (rc != TP_OK)
+		return rc;
+	cr = tp_canvas_cairo(cv);
+	tp_canvas_format_bytes((double)c->points[0].request_bytes, a,
+	                       sizeof(a));
+	snprintf(title, sizeof(title),
+	         "%s: I/O latency against request interval, %s requests, %u "
+	         "clients",
+	         c->name, a, c->points[0].clients);
+	tp_canvas_set_rgb(cv, ink);
+	tp_canvas_text_fit(cv, width / 2.0, 24, 15, width - 20.0,
+	                   TP_ALIGN_CENTER, title);
+	if (c->have_threshold) {
+		format_us(c->threshold.threshold_us, a, sizeof(a));
+		format_us(c->threshold.plateau_us, b, sizeof(b));
+		snprintf(
+		    label, sizeof(label),
+		    "congestion threshold %s (intervals below it congest), "
+		    "plateau %s, confidence %.2f",
+		    a, b, c->threshold.confidence);
+	} else {
+		const char *why = c->no_threshold_why
+		                      ? c->no_threshold_why
+		                      : "no congestion detected";
+
+		/* The detector's message often says "no knee" itself. */
+		snprintf(label, sizeof(label), "%s%s",
+		         strstr(why, "no knee") ? "" : "no knee: ", why);
+	}
+	tp_canvas_text_fit(cv, width / 2.0, 44, 11, width - 20.0,
+	                   TP_ALIGN_CENTER, label);
+	if (c->window_us > 0) {
+		format_us(c->window_us, a, sizeof(a));
+		snprintf(label, sizeof(label), "throttle window %s%s%s", a,
+		         c->window_why ? ": " : "",
+		         c->window_why ? c->window_why : "");
+	} else {
+		snprintf(label, sizeof(label), "no throttle window%s%s",
+		         c->window_why ? ": " : "",
+		         c->window_why ? c->window_why : "");
+	}
+	tp_canvas_text_fit(cv, width / 2.0, 60, 11, width - 20.0,
+	                   TP_ALIGN_CENTER, label);
+
+	draw_ticks(cv, &xa, false, bottom, top);
+	draw_ticks(cv, &ya, true, left, right);
+	tp_canvas_line(cv, left, bottom, right, bottom, 1, ink, 0);
+	tp_canvas_line(cv, left, top, left, bottom, 1, ink, 0);
+
+	/* Markers first, so the curve stays on top of them. */
+	if (c->have_threshold) {
+		double x = axis_px(&xa, c->threshold.threshold_us);
+		double y = axis_px(&ya, c->threshold.plateau_us);
+
+		tp_canvas_line(cv, x, top, x, bottom, 1.5, thr, 5);
+		if (c->threshold.plateau_us >= ya.lo &&
+		    c->threshold.plateau_us <= ya.hi)
+			tp_canvas_line(cv, left, y, right, y, 0.8, thr, 2);
+		tp_canvas_set_rgb(cv, thr);
+		tp_canvas_text(cv, x + 4, top + 12, 10, TP_ALIGN_LEFT, 0,
+		               "threshold");
+	}
+	if (c->window_us > 0) {
+		double x = axis_px(&xa, c->window_us);
+
+		tp_canvas_line(cv, x, top, x, bottom, 1.5, win, 0);
+		tp_canvas_set_rgb(cv, win);
+		tp_canvas_text(cv, x + 4, top + 26, 10, TP_ALIGN_LEFT, 0,
+		               "window");
+	}
+	/* p95 then median: lines through the points, then the points. */
+	for (int pass = 0; pass < 2; pass++) {
+		tp_rgb col = pass ? median : p95;
+
+		started = 0;
+		cairo_new_path(cr);
+		for (size_t i = 0; i < c->count; i++) {
+			const tp_sweep_point *p = &c->points[i];
+			double v = pass ? p->median_us : p->p95_us;
+
+			if (p->interval_us <= 0 || (ya.log && v <= 0))
+				continue;
+			if (started++)
+				cairo_line_to(cr, axis_px(&xa, p->interval_us),
+				              axis_px(&ya, v));
+			else
+				cairo_move_to(cr, axis_px(&xa, p->interval_us),
+				              axis_px(&ya, v));
+		}
+		tp_canvas_set_rgb(cv, col);
+		cairo_set_line_width(cr, pass ? 2 : 1.2);
+		cairo_stroke(cr);
+		for (size_t i = 0; i < c->count; i++) {
+			const tp_sweep_point *p = &c->points[i];
+			double v = pass ? p->median_us : p->p95_us;
+
+			if (p->interval_us <= 0 || (ya.log && v <= 0))
+				continue;
+			cairo_new_path(cr);
+			cairo_arc(cr, axis_px(&xa, p->interval_us),
+			          axis_px(&ya, v), pass ? 3.5 : 2.5, 0,
+			          2 * M_PI);
+			cairo_fill(cr);
+		}
+	}
+	/* Legend, top right inside the plot. */
+	{
+		static const char *const names[] = {"median latency",
+		                                    "95th percentile"};
+		tp_rgb cols[] = {median, p95};
+
+		for (int i = 0; i < 2; i++) {
+			double y = top + 14 + 16 * i;
+
+			tp_canvas_line(cv, right - 150, y - 4, right - 128,
+			               y - 4, 2, cols[i], 0);
+			tp_canvas_set_rgb(cv, ink);
+			tp_canvas_text(cv, right - 122, y, 10, TP_ALIGN_LEFT, 0,
+			               names[i]);
+		}
+	}
+	tp_canvas_set_rgb(cv, ink);
+	snprintf(label, sizeof(label),
+	         "mean interval between a client's request starts%s%s",
+	         xa.log ? " (log)" : "",
+	         zero ? "; back-to-back points not shown" : "");
+	tp_canvas_text_fit(cv, (left + right) / 2, height - 12, 11,
+	                   right - left, TP_ALIGN_CENTER, label);
+	snprintf(label, sizeof(label), "request latency%s",
+	         ya.log ? " (log)" : "");
+	tp_canvas_text(cv, 16, (top + bottom) / 2, 11, TP_ALIGN_CENTER,
+	               -M_PI / 2, label);
+	return tp_canvas_close(cv, err);
+}

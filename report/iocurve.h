@@ -1,0 +1,58 @@
+/*
+ * iocurve.h: the latency-against-interval curve of an I/O calibration
+ * sweep (topoplace-sweep(5)), with the congestion threshold the detector
+ * found (threshold.h) and the throttle window chosen (window.h) marked.
+ *
+ * One curve is one (request size, clients) group of the sweep: median
+ * latency per request interval, with the 95th percentile beside it.  Axes
+ * are logarithmic when the values span a decade or more (intervals of 0,
+ * back to back, cannot sit on a log axis: the chart says how many were
+ * left out).  When detection finds no knee the chart says so instead of
+ * marking a threshold.
+ */
+#ifndef TP_IOCURVE_H
+#define TP_IOCURVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sweep.h"
+#include "threshold.h"
+#include "tp_error.h"
+
+/*
+ * The points of one (request size, clients) group of @points (sorted as
+ * tp_sweep_points sorts them): the group of @request_bytes and @clients,
+ * or the first group when @request_bytes is 0.  Sets *first and *count.
+ * TP_ERR_NOTFOUND naming the size and clients (and the groups present, up
+ * to a few) when the sweep has no such group; TP_ERR_INVALID for no point.
+ */
+tp_status tp_iocurve_select(const tp_sweep_point *points, size_t n,
+                            uint64_t request_bytes, uint32_t clients,
+                            size_t *first, size_t *count, tp_error *err);
+
+typedef struct tp_iocurve {
+	const char *name;             /* the sweep's name, for the title */
+	const tp_sweep_point *points; /* one group, sorted by interval */
+	size_t count;
+	bool have_threshold;
+	tp_threshold threshold;       /* when have_threshold */
+	const char *no_threshold_why; /* otherwise: the detector's reason */
+	double window_us;             /* chosen window; 0: none */
+	const char *window_why;       /* one line on the window, may be NULL */
+} tp_iocurve;
+
+/* Whether values from @lo to @hi (> 0) deserve a log axis: a decade. */
+bool tp_iocurve_log_axis(double lo, double hi);
+
+/*
+ * Draw @curve into @path (@width x @height; see canvas.h).  The median
+ * curve is one stroked line, each point one filled circle; the threshold
+ * a dashed vertical line, the window a solid one.  Errors: TP_ERR_INVALID
+ * (no point, size too small), canvas errors.
+ */
+tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
+                          const tp_iocurve *curve, tp_error *err);
+
+#endif /* TP_IOCURVE_H */

@@ -1,0 +1,732 @@
+/*
+ * test_fabric_view.c: the fabric view draws one stroke per link direction,
+ * colours hosts by job and loaded link directions darker by their bytes,
+ * aggregates large fabrics by leaf keeping every switch-to-switch link,
+ * writes PNGs of the asked size, and refuses bad jobs with one clear error
+ * and no file.
+ */
+#include "tp_config.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "discover.h"
+#include "fabric.h"
+#include "fabric_view.h"
+#include "traffic.h"
+
+#ifndef TP_TOP_SRCDIR
+#define TP_TOP_SRCDIR "."
+#endif
+
+static tp_fabric *load(const char *name)
+{
+	char path[4096];
+	const char *top = getenv("abs_top_srcdir");
+	tp_fabric *f = NULL;
+	tp_error err = {0};
+
+	snprintf(path, sizeof(path), "%s/tests/data/fabric/%s",
+	         top != NULL ? top : TP_TOP_SRCDIR, name);
+	if (tp_discover_load_cache(path, NULL, &f, &err) != TP_OK)
+		fail_msg("%s", err.message);
+	return f;
+}
+
+/* A scratch directory per test, removed with what is left in it. */
+struct scratch {
+	char dir[64];
+	char path[128];
+};
+
+static void scratch_open(struct scratch *s, const char *file)
+{
+	snprintf(s->dir, sizeof(s->dir), "/tmp/test_fabric_view.XXXXXX");
+	if (mkdtemp(s->dir) == NULL)
+		fail_msg("mkdtemp failed");
+	snprintf(s->path, sizeof(s->path), "%s/%s", s->dir, file);
+}
+
+static unsigned scratch_entries(const struct scratch *s)
+{
+	DIR *d = opendir(s->dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static void scratch_close(struct scratch *s)
+{
+	DIR *d = opendir(s->dir);
+	struct dirent *e;
+	char p[400];
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", s->dir, e->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(s->dir);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *in = fopen(path, "rb");
+	char *buf;
+	long len;
+
+	assert_non_null(in);
+	assert_int_equal(fseek(in, 0, SEEK_END), 0);
+	len = ftell(in);
+	assert_true(len > 0);
+	rewind(in);
+	buf = malloc((size_t)len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, in), (size_t)len);
+	buf[len] = '\0';
+	fclose(in);
+	return buf;
+}
+
+/* ---- reading cairo's SVG back ----------------------------------------- */
+
+/* One <path> with its own style: stroke width and colour, fill colour. */
+struct elem {
+	double stroke_width; /* 0: no stroke */
+	bool has_stroke, has_fill;
+	tp_rgb stroke, fill;
+};
+
+static bool parse_rgb(const char *s, tp_rgb *c)
+{
+	double r, g, b;
+
+	if (sscanf(s, "rgb(%lf%%,%lf%%,%lf%%)", &r, &g, &b) != 3)
+		return false;
+	c->r = r / 100;
+	c->g = g / 100;
+	c->b = b / 100;
+	return true;
+}
+
+static size_t svg_elements(const char *svg, struct elem **out)
+{
+	size_t n = 0, cap = 0;
+	struct elem *v = NULL;
+
+	for (const char *p = strstr(svg, "<path"); p != NULL;
+	     p = strstr(p + 1, "<path")) {
+		const char *end = strchr(p, '>'), *style, *q;
+		struct elem e = {0};
+		char buf[512];
+		size_t len;
+
+		assert_non_null(end);
+		style = strstr(p, "style=\"");
+		if (style == NULL || style > end)
+			continue;
+		style += 7;
+		q = strchr(style, '"');
+		len = (size_t)(q - style) < sizeof(buf) - 1
+		          ? (size_t)(q - style)
+		          : sizeof(buf) - 1;
+		memcpy(buf, style, len);
+		buf[len] = '\0';
+		if ((q = strstr(buf, "stroke-width:")) != NULL)
+			e.stroke_width = strtod(q + 13, NULL);
+		for (q = strstr(buf, "stroke:rgb("); q; q = NULL)
+			e.has_stroke = parse_rgb(q + 7, &e.stroke);
+		for (q = strstr(buf, "fill:rgb("); q; q = NULL)
+			e.has_fill = parse_rgb(q + 5, &e.fill);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			v = realloc(v, cap * sizeof(*v));
+			assert_non_null(v);
+		}
+		v[n++] = e;
+	}
+	*out = v;
+	return n;
+}
+
+static bool same_rgb(tp_rgb a, tp_rgb b)
+{
+	return fabs(a.r - b.r) < 0.005 && fabs(a.g - b.g) < 0.005 &&
+	       fabs(a.b - b.b) < 0.005;
+}
+
+static double luminance(tp_rgb c)
+{
+	return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b;
+}
+
+static size_t count_strokes(const struct elem *v, size_t n, double width)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += v[i].has_stroke && fabs(v[i].stroke_width - width) < 1e-6;
+	return k;
+}
+
+static size_t count_strokes_rgb(const struct elem *v, size_t n, double width,
+                                tp_rgb c)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += v[i].has_stroke &&
+		     fabs(v[i].stroke_width - width) < 1e-6 &&
+		     same_rgb(v[i].stroke, c);
+	return k;
+}
+
+static size_t count_fills(const struct elem *v, size_t n, tp_rgb c)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += v[i].has_fill && same_rgb(v[i].fill, c);
+	return k;
+}
+
+static tp_traffic *traffic_of(uint32_t ranks, const uint32_t (*e)[3],
+                              size_t count)
+{
+	tp_traffic *t;
+	tp_error err = {0};
+
+	assert_int_equal(tp_traffic_new(&t, ranks, &err), TP_OK);
+	for (size_t i = 0; i < count; i++)
+		assert_int_equal(
+		    tp_traffic_add(t, e[i][0], e[i][1], e[i][2], 1, &err),
+		    TP_OK);
+	tp_traffic_normalize(t);
+	return t;
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void test_svg_has_two_strokes_per_link_one_per_direction(void **state)
+{
+	static const char *const caches[] = {
+	    "fat-4x4.cache", "fat3-2x2x2.cache", "irregular.cache"};
+
+	(void)state;
+	for (size_t c = 0; c < 3; c++) {
+		tp_fabric *f = load(caches[c]);
+		tp_fabric_view_options o = {0};
+		tp_fabric_view_stats st;
+		tp_error err = {0};
+		struct scratch s;
+		struct elem *el;
+		char *svg;
+		size_t n;
+
+		scratch_open(&s, "fabric.svg");
+		o.path = s.path;
+		assert_int_equal(
+		    tp_fabric_view_render(f, NULL, NULL, 0, &o, &st, &err),
+		    TP_OK);
+		svg = slurp(s.path);
+		n = svg_elements(svg, &el);
+		assert_int_equal(
+		    count_strokes(el, n, TP_FABRIC_VIEW_LINK_STROKE),
+		    2 * tp_fabric_link_count(f));
+		assert_int_equal(st.link_elements, 2 * tp_fabric_link_count(f));
+		/* idle: every one of them light grey */
+		assert_int_equal(count_strokes_rgb(el, n,
+		                                   TP_FABRIC_VIEW_LINK_STROKE,
+		                                   TP_FABRIC_VIEW_IDLE_LINK),
+		                 2 * tp_fabric_link_count(f));
+		assert_int_equal(
+		    count_strokes(el, n, TP_FABRIC_VIEW_BUNDLE_STROKE), 0);
+		assert_false(st.aggregated);
+		assert_true(st.modelled_routes);
+		assert_non_null(strstr(svg, "<svg"));
+		free(el);
+		free(svg);
+		scratch_close(&s);
+		tp_fabric_free(f);
+	}
+}
+
+static void test_hosts_are_filled_with_their_jobs_colour(void **state)
+{
+	static const char *const a[] = {"n0001", "n0002", "n0003", "n0004"};
+	static const char *const b[] = {"n0009", "n0010"};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_fabric_view_job jobs[2] = {{"alpha", a, 4, NULL, NULL, 0},
+	                              {"beta", b, 2, NULL, NULL, 0}};
+	tp_fabric_view_options o = {0};
+	tp_error err = {0};
+	struct scratch s;
+	struct elem *el;
+	char *svg;
+	size_t n;
+
+	(void)state;
+	scratch_open(&s, "jobs.svg");
+	o.path = s.path;
+	assert_int_equal(
+	    tp_fabric_view_render(f, NULL, jobs, 2, &o, NULL, &err), TP_OK);
+	svg = slurp(s.path);
+	n = svg_elements(svg, &el);
+	/* each host box, plus the job's legend swatch */
+	assert_int_equal(count_fills(el, n, tp_canvas_category(0)), 4 + 1);
+	assert_int_equal(count_fills(el, n, tp_canvas_category(1)), 2 + 1);
+	assert_int_equal(count_fills(el, n, TP_FABRIC_VIEW_IDLE_HOST),
+	                 16 - 6 + 1);
+	free(el);
+	free(svg);
+	scratch_close(&s);
+	tp_fabric_free(f);
+}
+
+static void test_loaded_directions_are_darker_by_their_bytes(void **state)
+{
+	/* rank 0 on n0001 sends 1 MB to rank 1 on n0005 (another leaf:
+	 * host up, leaf up, spine down, host down); rank 2 on n0002 sends
+	 * half as much to rank 3 on n0003 (same leaf: host up, host down). */
+	static const char *const hosts[] = {"n0001", "n0005", "n0002", "n0003"};
+	static const uint32_t e[][3] = {{0, 1, 1000000}, {2, 3, 500000}};
+	static const uint32_t rank_host[] = {0, 1, 2, 3};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_traffic *t = traffic_of(4, e, 2);
+	tp_fabric_view_job job = {"stencil", hosts, 4, t, rank_host, 4};
+	tp_fabric_view_options o = {0};
+	tp_fabric_view_stats st;
+	tp_error err = {0};
+	struct scratch s;
+	struct elem *el;
+	char *svg;
+	size_t n, loaded = 0;
+
+	(void)state;
+	scratch_open(&s, "load.svg");
+	o.path = s.path;
+	assert_int_equal(tp_fabric_view_render(f, NULL, &job, 1, &o, &st, &err),
+	                 TP_OK);
+	assert_int_equal(st.loaded_directions, 6);
+	assert_int_equal(st.max_bytes, 1000000);
+	assert_true(st.modelled_routes);
+	assert_true(st.busiest[0] != '\0');
+	svg = slurp(s.path);
+	n = svg_elements(svg, &el);
+	assert_int_equal(count_strokes_rgb(el, n, TP_FABRIC_VIEW_LINK_STROKE,
+	                                   tp_canvas_scale(1.0)),
+	                 4);
+	assert_int_equal(count_strokes_rgb(el, n, TP_FABRIC_VIEW_LINK_STROKE,
+	                                   tp_canvas_scale(0.6)),
+	                 2);
+	for (size_t i = 0; i < n; i++) {
+		if (!el[i].has_stroke ||
+		    fabs(el[i].stroke_width - TP_FABRIC_VIEW_LINK_STROKE) >
+		        1e-6 ||
+		    same_rgb(el[i].stroke, TP_FABRIC_VIEW_IDLE_LINK))
+			continue;
+		loaded++;
+		assert_true(luminance(el[i].stroke) <
+		            luminance(TP_FABRIC_VIEW_IDLE_LINK));
+	}
+	assert_int_equal(loaded, 6);
+	assert_int_equal(count_strokes(el, n, TP_FABRIC_VIEW_LINK_STROKE),
+	                 2 * tp_fabric_link_count(f));
+	/* the caption names the routes' source */
+	assert_non_null(strstr(svg, "<svg"));
+	free(el);
+	free(svg);
+	scratch_close(&s);
+	tp_traffic_free(t);
+	tp_fabric_free(f);
+}
+
+static void test_busiest_direction_is_the_one_the_route_uses(void **state)
+{
+	static const char *const hosts[] = {"n0001", "n0002"};
+	static const uint32_t e[][3] = {{0, 1, 4096}};
+	static const uint32_t rank_host[] = {0, 1};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_traffic *t = traffic_of(2, e, 1);
+	tp_fabric_view_job job = {"pair", hosts, 2, t, rank_host, 2};
+	tp_fabric_view_options o = {0};
+	tp_fabric_view_stats st;
+	tp_error err = {0};
+	struct scratch s;
+	const tp_fabric_port *p;
+
+	(void)state;
+	scratch_open(&s, "pair.png");
+	o.path = s.path;
+	assert_int_equal(tp_fabric_view_render(f, NULL, &job, 1, &o, &st, &err),
+	                 TP_OK);
+	/* same leaf: n0001's link up, then leaf001's port down to n0002 */
+	assert_int_equal(st.loaded_directions, 2);
+	assert_int_equal(st.max_bytes, 4096);
+	p = tp_fabric_port_at(f, st.max_port);
+	assert_true(!strcmp(tp_fabric_node_at(f, p->node)->name, "n0001") ||
+	            !strcmp(tp_fabric_node_at(f, p->node)->name, "leaf001"));
+	scratch_close(&s);
+	tp_traffic_free(t);
+	tp_fabric_free(f);
+}
+
+static void test_png_has_the_requested_size(void **state)
+{
+	tp_fabric *f = load("fat3-2x2x2.cache");
+	tp_fabric_view_options o = {0};
+	tp_fabric_view_stats st;
+	tp_error err = {0};
+	struct scratch s;
+	cairo_surface_t *img;
+
+	(void)state;
+	scratch_open(&s, "fabric.png");
+	o.path = s.path;
+	o.width = 640;
+	o.height = 400;
+	assert_int_equal(tp_fabric_view_render(f, NULL, NULL, 0, &o, &st, &err),
+	                 TP_OK);
+	assert_int_equal(st.width, 640);
+	assert_int_equal(st.height, 400);
+	img = cairo_image_surface_create_from_png(s.path);
+	assert_int_equal(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
+	assert_int_equal(cairo_image_surface_get_width(img), 640);
+	assert_int_equal(cairo_image_surface_get_height(img), 400);
+	cairo_surface_destroy(img);
+	assert_int_equal(scratch_entries(&s), 1); /* no temporary left */
+	scratch_close(&s);
+	tp_fabric_free(f);
+}
+
+static void test_aggregated_view_keeps_switch_links_bundles_hosts(void **state)
+{
+	static const char *const a[] = {"n0001", "n0002", "n0003"};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_fabric_view_job job = {"alpha", a, 3, NULL, NULL, 0};
+	tp_fabric_view_options o = {0};
+	tp_fabric_view_stats st;
+	tp_error err = {0};
+	struct scratch s;
+	struct elem *el;
+	uint32_t switch_links = 0;
+	char *svg;
+	size_t n;
+
+	(void)state;
+	for (uint32_t l = 0; l < tp_fabric_link_count(f); l++) {
+		const tp_fabric_link *k = tp_fabric_link_at(f, l);
+
+		switch_links +=
+		    tp_fabric_node_at(f, k->node[0])->type != TP_FABRIC_CA &&
+		    tp_fabric_node_at(f, k->node[1])->type != TP_FABRIC_CA;
+	}
+	assert_int_equal(switch_links, 8);
+	scratch_open(&s, "agg.svg");
+	o.path = s.path;
+	o.aggregate = TP_FABRIC_VIEW_AGGREGATE_ALWAYS;
+	assert_int_equal(tp_fabric_view_render(f, NULL, &job, 1, &o, &st, &err),
+	                 TP_OK);
+	assert_true(st.aggregated);
+	svg = slurp(s.path);
+	n = svg_elements(svg, &el);
+	assert_int_equal(count_strokes(el, n, TP_FABRIC_VIEW_LINK_STROKE),
+	                 2 * switch_links);
+	assert_int_equal(count_strokes(el, n, TP_FABRIC_VIEW_BUNDLE_STROKE),
+	                 2 * tp_fabric_leaf_count(f));
+	/* leaf001's box: 3/4 alpha, 1/4 idle; legend swatches */
+	assert_int_equal(count_fills(el, n, tp_canvas_category(0)), 1 + 1);
+	free(el);
+	free(svg);
+	scratch_close(&s);
+	tp_fabric_free(f);
+}
+
+/* A 2-level topology.conf: @leaves leaves of @hosts hosts under "root". */
+static tp_fabric *conf_fabric(unsigned leaves, unsigned hosts)
+{
+	size_t cap = 64 + (size_t)leaves * 64, len = 0;
+	char *text = malloc(cap);
+	tp_fabric *f = NULL;
+	tp_error err = {0};
+
+	assert_non_null(text);
+	for (unsigned k = 0; k < leaves; k++)
+		len +=
+		    (size_t)snprintf(text + len, cap - len,
+		                     "SwitchName=leaf%03u Nodes=n[%04u-%04u]\n",
+		                     k + 1, k * hosts + 1, (k + 1) * hosts);
+	len += (size_t)snprintf(text + len, cap - len,
+	                        "SwitchName=root Switches=leaf[001-%03u]\n",
+	                        leaves);
+	if (tp_discover_parse_topology_conf(text, len, "test.conf", &f, &err) !=
+	    TP_OK)
+		fail_msg("%s", err.message);
+	free(text);
+	return f;
+}
+
+static void test_1296_host_fabric_renders_aggregated(void **state)
+{
+	tp_fabric *f = conf_fabric(72, 18);
+	static const uint32_t e[][3] = {{0, 1, 100}, {1, 0, 100}};
+	static const uint32_t rank_host[] = {0, 1};
+	static const char *const hosts[] = {"n0001", "n1296"};
+	tp_traffic *t = traffic_of(2, e, 2);
+	tp_fabric_view_job job = {"far", hosts, 2, t, rank_host, 2};
+	tp_fabric_view_options o = {0};
+	tp_fabric_view_stats st;
+	tp_error err = {0};
+	struct scratch s;
+
+	(void)state;
+	assert_int_equal(tp_fabric_host_count(f), 1296);
+	scratch_open(&s, "big.svg");
+	o.path = s.path;
+	assert_int_equal(tp_fabric_view_render(f, NULL, &job, 1, &o, &st, &err),
+	                 TP_OK);
+	assert_true(st.aggregated);
+	assert_int_equal(st.link_elements, 2 * 72);
+	assert_int_equal(st.bundle_elements, 2 * 72);
+	/* n0001 up, leaf001 up, root down to leaf072, n1296 down; and back */
+	assert_int_equal(st.loaded_directions, 8);
+	scratch_close(&s);
+	tp_traffic_free(t);
+	tp_fabric_free(f);
+}
+
+/* Render that must fail: the code, a message with @want, no file at all. */
+static void expect_error(const tp_fabric *f, const tp_fabric_view_job *jobs,
+                         size_t count, const char *file, tp_status code,
+                         const char *want1, const char *want2)
+{
+	tp_fabric_view_options o = {0};
+	tp_error err = {0};
+	struct scratch s;
+
+	scratch_open(&s, file);
+	o.path = s.path;
+	assert_int_equal(
+	    tp_fabric_view_render(f, NULL, jobs, count, &o, NULL, &err), code);
+	if (strstr(err.message, want1) == NULL ||
+	    strstr(err.message, want2) == NULL)
+		fail_msg("message '%s' lacks '%s' or '%s'", err.message, want1,
+		         want2);
+	assert_null(strchr(err.message, '\n'));
+	assert_int_equal(scratch_entries(&s), 0);
+	scratch_close(&s);
+}
+
+static void test_job_host_not_in_fabric_is_named(void **state)
+{
+	static const char *const hosts[] = {"n0001", "n9999"};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_fabric_view_job job = {"alpha", hosts, 2, NULL, NULL, 0};
+
+	(void)state;
+	expect_error(f, &job, 1, "x.svg", TP_ERR_NOTFOUND, "job alpha",
+	             "host n9999 is not in the fabric");
+	tp_fabric_free(f);
+}
+
+static void test_profile_ranks_differing_from_mapping_is_refused(void **state)
+{
+	static const char *const hosts[] = {"n0001", "n0002"};
+	static const uint32_t e[][3] = {{0, 2, 10}};
+	static const uint32_t rank_host[] = {0, 1};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_traffic *t = traffic_of(3, e, 1);
+	tp_fabric_view_job job = {"alpha", hosts, 2, t, rank_host, 2};
+
+	(void)state;
+	expect_error(f, &job, 1, "x.png", TP_ERR_INVALID, "job alpha",
+	             "the profile has 3 ranks but the mapping places 2");
+	tp_traffic_free(t);
+	tp_fabric_free(f);
+}
+
+static void test_empty_profile_is_refused(void **state)
+{
+	static const char *const hosts[] = {"n0001", "n0002"};
+	static const uint32_t rank_host[] = {0, 1};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_traffic *t = traffic_of(2, NULL, 0);
+	tp_fabric_view_job job = {"beta", hosts, 2, t, rank_host, 2};
+
+	(void)state;
+	expect_error(f, &job, 1, "x.svg", TP_ERR_INVALID, "job beta",
+	             "the profile is empty");
+	tp_traffic_free(t);
+	tp_fabric_free(f);
+}
+
+static void test_unknown_image_type_is_refused(void **state)
+{
+	tp_fabric *f = load("fat-4x4.cache");
+
+	(void)state;
+	expect_error(f, NULL, 0, "x.jpg", TP_ERR_INVALID, "x.jpg",
+	             "unknown image type");
+	tp_fabric_free(f);
+}
+
+static void test_host_in_two_jobs_is_refused(void **state)
+{
+	static const char *const a[] = {"n0001", "n0002"};
+	static const char *const b[] = {"n0002"};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_fabric_view_job jobs[2] = {{"alpha", a, 2, NULL, NULL, 0},
+	                              {"beta", b, 1, NULL, NULL, 0}};
+
+	(void)state;
+	expect_error(f, jobs, 2, "x.svg", TP_ERR_INVALID, "host n0002",
+	             "jobs alpha and beta");
+	tp_fabric_free(f);
+}
+
+static void test_rank_mapped_outside_the_job_is_refused(void **state)
+{
+	static const char *const hosts[] = {"n0001", "n0002"};
+	static const uint32_t e[][3] = {{0, 1, 10}};
+	static const uint32_t rank_host[] = {0, 2};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_traffic *t = traffic_of(2, e, 1);
+	tp_fabric_view_job job = {"alpha", hosts, 2, t, rank_host, 2};
+
+	(void)state;
+	expect_error(f, &job, 1, "x.svg", TP_ERR_INVALID, "job alpha",
+	             "rank 1 is mapped to host #2");
+	tp_traffic_free(t);
+	tp_fabric_free(f);
+}
+
+struct progress_log {
+	unsigned calls;
+	uint64_t last_done, last_total;
+};
+
+static void on_progress(void *ctx, const char *stage, uint64_t done,
+                        uint64_t total)
+{
+	struct progress_log *p = ctx;
+
+	assert_non_null(stage);
+	assert_true(done <= total);
+	p->calls++;
+	p->last_done = done;
+	p->last_total = total;
+}
+
+static void test_progress_reaches_its_total(void **state)
+{
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_fabric_view_options o = {0};
+	struct progress_log log = {0};
+	tp_error err = {0};
+	struct scratch s;
+
+	(void)state;
+	scratch_open(&s, "p.svg");
+	o.path = s.path;
+	o.progress = on_progress;
+	o.progress_ctx = &log;
+	assert_int_equal(
+	    tp_fabric_view_render(f, NULL, NULL, 0, &o, NULL, &err), TP_OK);
+	assert_true(log.calls > 0);
+	assert_int_equal(log.last_done, log.last_total);
+	assert_int_equal(log.last_total, 2 * tp_fabric_link_count(f));
+	scratch_close(&s);
+	tp_fabric_free(f);
+}
+
+/*
+ * Fontconfig 2.14 loses a block while parsing the system's configuration
+ * (/etc/fonts/conf.d), which valgrind counts as a definite leak of this
+ * test.  A minimal configuration (the system's fonts, no rules) keeps the
+ * test hermetic and leak-free; a caller's FONTCONFIG_FILE wins.
+ */
+static char fonts_dir[64];
+
+static void minimal_fontconfig(void)
+{
+	char path[128];
+	FILE *out;
+
+	if (getenv("FONTCONFIG_FILE") != NULL)
+		return;
+	snprintf(fonts_dir, sizeof(fonts_dir), "/tmp/test_fabric_view.XXXXXX");
+	if (mkdtemp(fonts_dir) == NULL) {
+		fonts_dir[0] = '\0';
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/fonts.conf", fonts_dir);
+	out = fopen(path, "w");
+	if (out == NULL)
+		return;
+	fputs("<?xml version=\"1.0\"?>\n<fontconfig>\n"
+	      "  <dir>/usr/share/fonts</dir>\n</fontconfig>\n",
+	      out);
+	if (fclose(out) == 0)
+		setenv("FONTCONFIG_FILE", path, 1);
+}
+
+static void minimal_fontconfig_remove(void)
+{
+	char path[128];
+
+	if (fonts_dir[0] == '\0')
+		return;
+	snprintf(path, sizeof(path), "%s/fonts.conf", fonts_dir);
+	unlink(path);
+	rmdir(fonts_dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(
+	        test_svg_has_two_strokes_per_link_one_per_direction),
+	    cmocka_unit_test(test_hosts_are_filled_with_their_jobs_colour),
+	    cmocka_unit_test(test_loaded_directions_are_darker_by_their_bytes),
+	    cmocka_unit_test(test_busiest_direction_is_the_one_the_route_uses),
+	    cmocka_unit_test(test_png_has_the_requested_size),
+	    cmocka_unit_test(
+	        test_aggregated_view_keeps_switch_links_bundles_hosts),
+	    cmocka_unit_test(test_1296_host_fabric_renders_aggregated),
+	    cmocka_unit_test(test_job_host_not_in_fabric_is_named),
+	    cmocka_unit_test(
+	        test_profile_ranks_differing_from_mapping_is_refused),
+	    cmocka_unit_test(test_empty_profile_is_refused),
+	    cmocka_unit_test(test_unknown_image_type_is_refused),
+	    cmocka_unit_test(test_host_in_two_jobs_is_refused),
+	    cmocka_unit_test(test_rank_mapped_outside_the_job_is_refused),
+	    cmocka_unit_test(test_progress_reaches_its_total),
+	};
+	int failed;
+
+	minimal_fontconfig();
+	failed = cmocka_run_group_tests(tests, NULL, NULL);
+	/* cairo keeps font caches; free them so leak checkers see none */
+	cairo_debug_reset_static_data();
+	minimal_fontconfig_remove();
+	return failed;
+}

@@ -1,0 +1,288 @@
+/*
+ * test_remap_peers.c: what the peer comparison (bench/peer_bench, issue 5)
+ * made the remapper do: spread a job evenly over whole leaves when slots
+ * stay idle, try k-way and more seeds on small jobs so it reaches Scotch's
+ * figures on real matrices, swap with any rank of a neighbour's leaf on
+ * small jobs, and skip refining a hopeless block mapping on large jobs
+ * while still refining a good one.
+ */
+#include "tp_config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cost.h"
+#include "remap.h"
+
+static tp_remap_host *first_hosts(uint32_t n, uint32_t slots)
+{
+	tp_remap_host *h = malloc(n * sizeof(*h));
+
+	assert_non_null(h);
+	for (uint32_t i = 0; i < n; i++)
+		h[i] = (tp_remap_host){i, slots};
+	return h;
+}
+
+/* x*y*z 7-point stencil, @bytes per face each way, ranks relabelled. */
+static tp_traffic *stencil(uint32_t x, uint32_t y, uint32_t z, uint64_t bytes,
+                           const uint32_t *label)
+{
+	tp_traffic *t;
+	tp_error err;
+	uint32_t n = x * y * z;
+
+	assert_int_equal(tp_traffic_new(&t, n, &err), TP_OK);
+	for (uint32_t v = 0; v < n; v++) {
+		uint32_t i = v % x, j = v / x % y, k = v / (x * y);
+		uint32_t nb[3] = {i + 1 < x ? v + 1 : v, j + 1 < y ? v + x : v,
+		                  k + 1 < z ? v + x * y : v};
+
+		for (int d = 0; d < 3; d++) {
+			uint32_t a = label ? label[v] : v;
+			uint32_t b = label ? label[nb[d]] : nb[d];
+
+			if (nb[d] == v)
+				continue;
+			assert_int_equal(
+			    tp_traffic_add(t, a, b, bytes, 1, &err), TP_OK);
+			assert_int_equal(
+			    tp_traffic_add(t, b, a, bytes, 1, &err), TP_OK);
+		}
+	}
+	tp_traffic_normalize(t);
+	return t;
+}
+
+/*
+ * A 4x4x8 grid (128 ranks) on 8 whole leaves of 18 hosts, 1 slot each: 16
+ * slots stay idle.  Packing fills 7 leaves with 18 ranks and puts 2 on the
+ * 8th; spreading gives every leaf 16 ranks, and 2x2x4 boxes, one per leaf
+ * (the hand-made mapping below), cut only 80 of the 304 edges between
+ * leaves.  Packed partitions refined stayed at 1,556,000 hop-bytes; the
+ * remapper must do at least as well as the boxes.
+ */
+static void test_whole_leaves_get_an_even_share_of_a_grid(void **state)
+{
+	tp_topo *topo;
+	tp_traffic *t;
+	tp_error err;
+	tp_remap_host *hosts = first_hosts(144, 1);
+	tp_remap_mapping m;
+	tp_remap_stats st;
+	uint32_t boxes[128];
+	uint64_t boxes_hb;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 8, 18, &err), TP_OK);
+	t = stencil(4, 4, 8, 1000, NULL);
+	/* Box b on leaf b, its 16 ranks on the leaf's first 16 hosts. */
+	for (uint32_t r = 0; r < 128; r++) {
+		uint32_t i = r % 4, j = r / 4 % 4, k = r / 16;
+		uint32_t b = i / 2 + 2 * (j / 2) + 4 * (k / 4);
+		uint32_t p = i % 2 + 2 * (j % 2) + 4 * (k % 4);
+
+		boxes[r] = b * 18 + p;
+	}
+	boxes_hb = tp_cost_hop_bytes(topo, t, boxes);
+	/* 2 x (224 in-leaf edges x 2 hops + 80 cut edges x 4 hops) x 1000. */
+	assert_int_equal(boxes_hb, 2 * (224 * 2 + 80 * 4) * 1000);
+	assert_int_equal(
+	    tp_remap_compute(topo, t, hosts, 144, 1, NULL, &m, &st, &err),
+	    TP_OK);
+	assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host), st.hop_bytes);
+	assert_true(st.hop_bytes <= boxes_hb);
+	tp_remap_mapping_free(&m);
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+	free(hosts);
+}
+
+/*
+ * HPCG-64 and LULESH-64 at 1 rank per host on the first 64 hosts of
+ * 18-host leaves (2-level), seed 1: Scotch's static mapping onto the
+ * matching tleaf (bench/peer_bench, gmap -b0 -Cd equivalent) reaches
+ * 1,370,546,240 and 663,099,008 hop-bytes; one METIS recursive bisection
+ * per split (4 tries, one seed) stayed at 1,377,698,944 and 666,597,632.
+ */
+static void test_small_jobs_reach_scotch_on_real_matrices(void **state)
+{
+	static const struct {
+		const char *name;
+		uint64_t scotch_hop_bytes;
+	} cases[] = {{"HPCG-64.txt", 1370546240ull},
+	             {"LULESH-64.txt", 663099008ull}};
+	const char *srcdir = getenv("abs_top_srcdir");
+	tp_topo *topo;
+	tp_error err;
+	tp_remap_host *hosts = first_hosts(64, 1);
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 4, 18, &err), TP_OK);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		char path[4096];
+		tp_traffic *t;
+		tp_remap_mapping m;
+		tp_remap_stats st;
+
+		snprintf(path, sizeof(path), "%s/tests/data/matrices/%s",
+		         srcdir ? srcdir : ".", cases[c].name);
+		assert_int_equal(tp_traffic_read_file(path, NULL, &t, &err),
+		                 TP_OK);
+		assert_int_equal(tp_remap_compute(topo, t, hosts, 64, 1, NULL,
+		                                  &m, &st, &err),
+		                 TP_OK);
+		assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host),
+		                 st.hop_bytes);
+		assert_true(st.hop_bytes <= cases[c].scotch_hop_bytes);
+		tp_remap_mapping_free(&m);
+		tp_traffic_free(t);
+	}
+	tp_topo_free(topo);
+	free(hosts);
+}
+
+/*
+ * 5 groups of 20 ranks, all-to-all within each, 100 bytes a pair, at 1
+ * rank per host on 100 hosts: 5 whole leaves of 18 and 10 hosts of a 6th.
+ * No group fits a leaf, so each has at least 18 x 2 pairs across leaves:
+ * 5 x 100 x (308 x 2 + 72 x 4) = 452,000 hop-bytes is a lower bound, and
+ * reached with 18 of each group on a leaf, the 2 others on the 6th.
+ * Moves and swaps among neighbours' hosts stopped at 469,600: the rank to
+ * exchange with is on the right leaf but not a neighbour.
+ */
+static void test_leaf_wide_swaps_reach_the_group_optimum(void **state)
+{
+	tp_topo *topo;
+	tp_traffic *t;
+	tp_error err;
+	tp_remap_host *hosts = first_hosts(100, 1);
+	tp_remap_mapping m;
+	tp_remap_stats st;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 6, 18, &err), TP_OK);
+	assert_int_equal(tp_traffic_new(&t, 100, &err), TP_OK);
+	for (uint32_t a = 0; a < 100; a++)
+		for (uint32_t b = a / 20 * 20; b < a / 20 * 20 + 20; b++)
+			if (a != b)
+				assert_int_equal(
+				    tp_traffic_add(t, a, b, 100, 1, &err),
+				    TP_OK);
+	tp_traffic_normalize(t);
+	assert_int_equal(
+	    tp_remap_compute(topo, t, hosts, 100, 1, NULL, &m, &st, &err),
+	    TP_OK);
+	assert_int_equal(st.block_hop_bytes, 532000);
+	assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host), 452000);
+	assert_int_equal(st.hop_bytes, 452000);
+	tp_remap_mapping_free(&m);
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+	free(hosts);
+}
+
+struct log_capture {
+	int skipped; /* "block not refined" lines seen */
+};
+
+static void capture(void *data, tp_log_level level, const char *message)
+{
+	struct log_capture *c = data;
+
+	(void)level;
+	if (strstr(message, "block not refined"))
+		c->skipped++;
+}
+
+/*
+ * 16,900 ranks (above the several-candidates limit) at 16 per host.  In a
+ * random order, block is far behind the partition and is not refined (it
+ * cost 5 s at 262,144 ranks); in the natural order of an all-to-all within
+ * groups of 16, block is already optimal, is refined, and is kept.
+ */
+static void test_large_jobs_refine_block_only_when_it_is_close(void **state)
+{
+	enum { X = 26, Y = 26, Z = 25, N = X * Y * Z, RPN = 16 };
+	tp_topo *topo;
+	tp_traffic *t;
+	tp_error err;
+	uint32_t nh = (N + RPN - 1) / RPN;
+	tp_remap_host *hosts = first_hosts(nh, RPN);
+	uint32_t *label = malloc(N * sizeof(*label));
+	uint64_t rng = 12345;
+	struct log_capture cap = {0};
+	tp_logger log = {capture, &cap, TP_LOG_DEBUG};
+	tp_remap_mapping m;
+	tp_remap_stats st;
+
+	(void)state;
+	assert_non_null(label);
+	assert_int_equal(tp_topo_new_fattree(&topo, 4, 18, 18, &err), TP_OK);
+	for (uint32_t i = 0; i < N; i++)
+		label[i] = i;
+	for (uint32_t i = N; i > 1; i--) {
+		uint32_t j, x;
+
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		j = (uint32_t)((rng >> 33) % i);
+		x = label[i - 1];
+		label[i - 1] = label[j];
+		label[j] = x;
+	}
+	t = stencil(X, Y, Z, 1000, label);
+	assert_int_equal(
+	    tp_remap_compute(topo, t, hosts, nh, 1, &log, &m, &st, &err),
+	    TP_OK);
+	assert_int_equal(cap.skipped, 1);
+	assert_string_equal(st.chosen, "partition");
+	assert_true(st.hop_bytes * 4 < st.block_hop_bytes);
+	tp_remap_mapping_free(&m);
+	tp_traffic_free(t);
+
+	/* Groups of 16 consecutive ranks, all-to-all: block is optimal. */
+	assert_int_equal(tp_traffic_new(&t, N, &err), TP_OK);
+	for (uint32_t a = 0; a < N; a++)
+		for (uint32_t b = a / 16 * 16; b < a / 16 * 16 + 16 && b < N;
+		     b++)
+			if (a != b)
+				assert_int_equal(
+				    tp_traffic_add(t, a, b, 100, 1, &err),
+				    TP_OK);
+	/* A light ring so that something crosses hosts. */
+	for (uint32_t a = 0; a + 1 < N; a++)
+		assert_int_equal(tp_traffic_add(t, a, a + 1, 1, 1, &err),
+		                 TP_OK);
+	tp_traffic_normalize(t);
+	cap.skipped = 0;
+	assert_int_equal(
+	    tp_remap_compute(topo, t, hosts, nh, 1, &log, &m, &st, &err),
+	    TP_OK);
+	assert_int_equal(cap.skipped, 0);
+	assert_true(st.hop_bytes <= st.block_hop_bytes);
+	tp_remap_mapping_free(&m);
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+	free(hosts);
+	free(label);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_whole_leaves_get_an_even_share_of_a_grid),
+	    cmocka_unit_test(test_small_jobs_reach_scotch_on_real_matrices),
+	    cmocka_unit_test(test_leaf_wide_swaps_reach_the_group_optimum),
+	    cmocka_unit_test(
+	        test_large_jobs_refine_block_only_when_it_is_close),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

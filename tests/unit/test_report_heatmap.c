@@ -1,0 +1,224 @@
+/*
+ * test_report_heatmap.c: ranks are ordered by the leaf and host each
+ * mapping puts them on, large matrices are binned by summing, leaf
+ * boundaries are where the leaf changes, the colour scale is shared and
+ * logarithmic, one rectangle is drawn per non-zero cell, and the PNG has
+ * the asked size.
+ */
+#include "tp_config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "heatmap.h"
+#include "test_report_svg.h"
+
+struct fixture {
+	tp_topo *topo; /* 1 pod x 2 leaves x 2 hosts */
+	tp_traffic *t; /* 4 ranks */
+	char dir[64];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	tp_error err;
+
+	if (!f || tp_topo_new_fattree(&f->topo, 1, 2, 2, &err) != TP_OK ||
+	    tp_traffic_new(&f->t, 4, &err) != TP_OK)
+		return -1;
+	tp_traffic_add(f->t, 0, 1, 10, 1, &err);
+	tp_traffic_add(f->t, 1, 0, 1000, 1, &err);
+	tp_traffic_add(f->t, 2, 3, 100000, 1, &err);
+	tp_traffic_add(f->t, 3, 3, 7, 1, &err);
+	tp_traffic_normalize(f->t);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/tp-heat-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+	if (system(cmd) != 0)
+		return -1;
+	tp_traffic_free(f->t);
+	tp_topo_free(f->topo);
+	free(f);
+	return 0;
+}
+
+#define CELL(m, r, c) ((m).cells[(size_t)(r) * (m).bins + (c)])
+
+static void test_ranks_ordered_by_leaf_of_their_host(void **state)
+{
+	struct fixture *f = *state;
+	/* Ranks 0 and 2 on leaf 2 (hosts 2, 3), ranks 1 and 3 on leaf 1. */
+	uint32_t map[4] = {2, 0, 3, 1};
+	tp_heatmap m;
+	tp_error err;
+
+	assert_int_equal(tp_heatmap_compute(f->topo, f->t, map, TP_REPORT_RANKS,
+	                                    64, &m, &err),
+	                 TP_OK);
+	assert_int_equal(m.items, 4);
+	assert_int_equal(m.order[0], 1);
+	assert_int_equal(m.order[1], 3);
+	assert_int_equal(m.order[2], 0);
+	assert_int_equal(m.order[3], 2);
+	assert_int_equal(m.leaf_breaks, 1);
+	assert_int_equal(m.leaf_starts[0], 2);
+	assert_int_equal(m.bin, 1);
+	/* rank 1 -> rank 0: row 0 (rank 1), column 2 (rank 0). */
+	assert_int_equal(CELL(m, 0, 2), 1000);
+	assert_int_equal(CELL(m, 3, 1), 100000); /* rank 2 -> rank 3 */
+	assert_int_equal(CELL(m, 1, 1), 7);
+	tp_heatmap_free(&m);
+}
+
+static void test_large_matrix_binned_by_summing(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t map[4] = {0, 1, 2, 3};
+	tp_heatmap m;
+	tp_error err;
+
+	assert_int_equal(tp_heatmap_compute(f->topo, f->t, map, TP_REPORT_RANKS,
+	                                    2, &m, &err),
+	                 TP_OK);
+	assert_int_equal(m.bin, 2);
+	assert_int_equal(m.bins, 2);
+	assert_int_equal(CELL(m, 0, 0), 1010);
+	assert_int_equal(CELL(m, 1, 1), 100007);
+	assert_int_equal(CELL(m, 0, 1), 0);
+	tp_heatmap_free(&m);
+}
+
+static void test_nodes_sum_the_ranks_on_each_host(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t map[4] = {0, 0, 3, 3}; /* two hosts used */
+	tp_heatmap m;
+	tp_error err;
+
+	assert_int_equal(tp_heatmap_compute(f->topo, f->t, map, TP_REPORT_NODES,
+	                                    64, &m, &err),
+	                 TP_OK);
+	assert_int_equal(m.items, 2);
+	assert_int_equal(m.order[0], 0);
+	assert_int_equal(m.order[1], 3);
+	assert_int_equal(CELL(m, 0, 0), 1010);
+	assert_int_equal(CELL(m, 1, 1), 100007);
+	tp_heatmap_free(&m);
+	map[3] = 9;
+	assert_int_equal(tp_heatmap_compute(f->topo, f->t, map, TP_REPORT_NODES,
+	                                    64, &m, &err),
+	                 TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, "rank 3"));
+}
+
+static void test_log_scale_spans_light_to_dark(void **state)
+{
+	tp_rgb lo, mid, hi;
+
+	(void)state;
+	lo = tp_heatmap_colour(10, 10, 1000);
+	mid = tp_heatmap_colour(100, 10, 1000);
+	hi = tp_heatmap_colour(1000, 10, 1000);
+	/* Halfway in log is halfway along the scale. */
+	assert_true(same_colour(mid, tp_canvas_scale(0.12 + 0.88 * 0.5)));
+	assert_true(same_colour(hi, tp_canvas_scale(1)));
+	assert_true(lo.g > mid.g && mid.g > hi.g); /* darker with bytes */
+}
+
+static void test_svg_one_rect_per_nonzero_cell_same_colours(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t block[4] = {0, 1, 2, 3}, other[4] = {2, 0, 3, 1};
+	tp_heatmap a, b;
+	tp_heatmap_panel panels[2];
+	struct svg_fill *fills;
+	char path[128];
+	tp_error err;
+	size_t n, cells[4] = {0};
+	const double values[4] = {7, 10, 1000, 100000};
+
+	assert_int_equal(tp_heatmap_compute(f->topo, f->t, block,
+	                                    TP_REPORT_RANKS, 64, &a, &err),
+	                 TP_OK);
+	assert_int_equal(tp_heatmap_compute(f->topo, f->t, other,
+	                                    TP_REPORT_RANKS, 64, &b, &err),
+	                 TP_OK);
+	panels[0] = (tp_heatmap_panel){"block", &a};
+	panels[1] = (tp_heatmap_panel){"other", &b};
+	snprintf(path, sizeof(path), "%s/h.svg", f->dir);
+	assert_int_equal(
+	    tp_heatmap_draw(path, 800, 400, "test", panels, 2, &err), TP_OK);
+	n = svg_fills(path, &fills);
+	/* Each value's colour on the shared scale (7 .. 100000) appears
+	 * once per panel, as a cell; the colour bar's 64 steps are thinner
+	 * than a cell and are told apart by their width. */
+	for (size_t i = 0; i < n; i++) {
+		if (fills[i].x1 - fills[i].x0 < 20)
+			continue;
+		for (int v = 0; v < 4; v++)
+			if (same_colour(
+			        fills[i].colour,
+			        tp_heatmap_colour(values[v], 7, 100000)))
+				cells[v]++;
+	}
+	for (int v = 0; v < 4; v++)
+		assert_int_equal(cells[v], 2);
+	free(fills);
+	snprintf(path, sizeof(path), "%s/h.png", f->dir);
+	assert_int_equal(
+	    tp_heatmap_draw(path, 700, 350, "test", panels, 2, &err), TP_OK);
+	{
+		int w, h;
+
+		png_size(path, &w, &h);
+		assert_int_equal(w, 700);
+		assert_int_equal(h, 350);
+	}
+	tp_heatmap_free(&a);
+	tp_heatmap_free(&b);
+}
+
+static void test_max_bins_bounded(void **state)
+{
+	(void)state;
+	assert_int_equal(tp_heatmap_max_bins(16000, 16000, 1), 256);
+	assert_true(tp_heatmap_max_bins(400, 300, 2) >= 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_ranks_ordered_by_leaf_of_their_host),
+	    cmocka_unit_test(test_large_matrix_binned_by_summing),
+	    cmocka_unit_test(test_nodes_sum_the_ranks_on_each_host),
+	    cmocka_unit_test(test_log_scale_spans_light_to_dark),
+	    cmocka_unit_test(test_svg_one_rect_per_nonzero_cell_same_colours),
+	    cmocka_unit_test(test_max_bins_bounded),
+	};
+	int failed;
+
+	test_fonts_begin();
+	failed = cmocka_run_group_tests(tests, setup, teardown);
+
+	test_fonts_end();
+	return failed;
+}

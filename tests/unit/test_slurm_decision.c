@@ -1,0 +1,252 @@
+/*
+ * test_slurm_decision.c: the plugins' Slurm-free pieces for restarts and
+ * interactive jobs.  The select plugin's decision survives as text in a
+ * job's SystemComment and parses back exactly; anything else there is
+ * refused with one line naming the text.  The rank files of a job go into
+ * <TmpFS>/topoplace.<jobid>, only into a private directory of the caller,
+ * and their removal touches nothing else.
+ */
+#include "tp_config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tp_slurm_core.h"
+
+static void test_decision_round_trips_every_policy_and_class(void **state)
+{
+	static const tp_placement policies[] = {
+	    TP_PLACEMENT_AUTO, TP_PLACEMENT_LEAF,   TP_PLACEMENT_SHARED,
+	    TP_PLACEMENT_PACK, TP_PLACEMENT_SPREAD, TP_PLACEMENT_OFF};
+	static const tp_jobclass classes[] = {TP_JOBCLASS_QUIET,
+	                                      TP_JOBCLASS_IO_HEAVY,
+	                                      TP_JOBCLASS_COMM_SENSITIVE};
+	(void)state;
+	for (size_t p = 0; p < sizeof(policies) / sizeof(policies[0]); p++)
+		for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]);
+		     c++)
+			for (int prof = 0; prof < 2; prof++) {
+				char text[128];
+				tp_placement policy;
+				tp_jobclass job_class;
+				int has_profile = -1;
+				tp_error err;
+
+				tp_sc_decision_format(policies[p], classes[c],
+				                      prof, text, sizeof(text));
+				assert_int_equal(tp_sc_decision_parse(
+				                     text, &policy, &job_class,
+				                     &has_profile, &err),
+				                 TP_OK);
+				assert_int_equal(policy, policies[p]);
+				assert_int_equal(job_class, classes[c]);
+				assert_int_equal(has_profile, prof);
+			}
+}
+
+static void test_decision_text_is_what_users_see(void **state)
+{
+	char text[128];
+
+	(void)state;
+	tp_sc_decision_format(TP_PLACEMENT_SHARED, TP_JOBCLASS_IO_HEAVY, 1,
+	                      text, sizeof(text));
+	assert_string_equal(text, "topoplace: placement=shared class=io_heavy "
+	                          "(profile)");
+}
+
+static void check_refused(const char *text)
+{
+	tp_placement policy;
+	tp_jobclass job_class;
+	int has_profile;
+	tp_error err;
+
+	assert_int_equal(
+	    tp_sc_decision_parse(text, &policy, &job_class, &has_profile, &err),
+	    TP_ERR_PARSE);
+	assert_non_null(strstr(err.message, "SystemComment"));
+	assert_non_null(strstr(err.message, "not a topoplace decision"));
+	assert_null(strchr(err.message, '\n'));
+	if (text && strlen(text) < 40)
+		assert_non_null(strstr(err.message, text));
+}
+
+static void test_other_system_comments_are_refused(void **state)
+{
+	(void)state;
+	check_refused(NULL);
+	check_refused("");
+	check_refused("burst buffer: stage-in done");
+	check_refused("topoplace: placement=leafs class=quiet");
+	check_refused("topoplace: placement=leaf class=loud");
+	check_refused("topoplace: placement=leaf");
+	check_refused("topoplace: placement=leaf class=quiet (profile) x");
+	check_refused("topoplace: placement=leaf class=quiet junk");
+	check_refused("topoplace: class=quiet placement=leaf");
+}
+
+static void test_job_dir_is_under_tmpfs(void **state)
+{
+	char dir[256];
+
+	(void)state;
+	tp_sc_job_dir("/scratch/local", 42, dir, sizeof(dir));
+	assert_string_equal(dir, "/scratch/local/topoplace.42");
+	tp_sc_job_dir(NULL, 7, dir, sizeof(dir));
+	assert_string_equal(dir, "/tmp/topoplace.7");
+	tp_sc_job_dir("", 7, dir, sizeof(dir));
+	assert_string_equal(dir, "/tmp/topoplace.7");
+}
+
+/* A 4-rank mapping on the first two hosts of a 1x2x2 fat tree. */
+typedef struct fixture {
+	char root[64];
+	char dir[128];
+	tp_topo *topo;
+	tp_remap_mapping map;
+} fixture;
+
+static int setup(void **state)
+{
+	static uint32_t host[] = {0, 1, 1, 0}, slot[] = {0, 0, 1, 1};
+	fixture *f = calloc(1, sizeof(*f));
+	tp_error err;
+
+	if (!f)
+		return -1;
+	snprintf(f->root, sizeof(f->root), "/tmp/tp-decision.XXXXXX");
+	if (!mkdtemp(f->root) ||
+	    tp_topo_new_fattree(&f->topo, 1, 2, 2, &err) != TP_OK) {
+		free(f);
+		return -1;
+	}
+	tp_sc_job_dir(f->root, 9, f->dir, sizeof(f->dir));
+	f->map.ranks = 4;
+	f->map.rank_host = host;
+	f->map.rank_slot = slot;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
+	if (system(cmd) != 0)
+		return -1;
+	tp_topo_free(f->topo);
+	free(f);
+	return 0;
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+static void test_rank_files_go_into_a_new_private_dir(void **state)
+{
+	fixture *f = *state;
+	struct stat st;
+	tp_error err;
+
+	assert_int_equal(tp_sc_remap_write(f->dir, f->topo, &f->map, &err),
+	                 TP_OK);
+	assert_int_equal(stat(f->dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_true(exists(f->dir, TP_SC_RANKFILE));
+	assert_true(exists(f->dir, TP_SC_MACHINEFILE));
+	assert_true(exists(f->dir, TP_SC_HOSTFILE));
+	/* A second step of the job rewrites them in place. */
+	assert_int_equal(tp_sc_remap_write(f->dir, f->topo, &f->map, &err),
+	                 TP_OK);
+}
+
+static void test_rank_files_refuse_a_shared_dir(void **state)
+{
+	fixture *f = *state;
+	tp_error err;
+
+	assert_int_equal(mkdir(f->dir, 0700), 0);
+	assert_int_equal(chmod(f->dir, 0750), 0);
+	assert_int_equal(tp_sc_remap_write(f->dir, f->topo, &f->map, &err),
+	                 TP_ERR_IO);
+	assert_non_null(strstr(err.message, f->dir));
+	assert_non_null(strstr(err.message, "not a private directory"));
+	assert_false(exists(f->dir, TP_SC_RANKFILE));
+}
+
+static void test_rank_files_refuse_a_link(void **state)
+{
+	fixture *f = *state;
+	char target[128];
+	tp_error err;
+
+	snprintf(target, sizeof(target), "%s/elsewhere", f->root);
+	assert_int_equal(mkdir(target, 0700), 0);
+	assert_int_equal(symlink(target, f->dir), 0);
+	assert_int_equal(tp_sc_remap_write(f->dir, f->topo, &f->map, &err),
+	                 TP_ERR_IO);
+	assert_non_null(strstr(err.message, f->dir));
+	assert_false(exists(target, TP_SC_RANKFILE));
+}
+
+static void test_remove_takes_only_the_rank_files(void **state)
+{
+	fixture *f = *state;
+	char other[256];
+	FILE *fp;
+	tp_error err;
+
+	assert_int_equal(tp_sc_remap_write(f->dir, f->topo, &f->map, &err),
+	                 TP_OK);
+	snprintf(other, sizeof(other), "%s/user-data", f->dir);
+	fp = fopen(other, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	/* The user's own file stays, and with it the directory. */
+	assert_int_equal(tp_sc_remap_remove(f->dir), -1);
+	assert_false(exists(f->dir, TP_SC_RANKFILE));
+	assert_false(exists(f->dir, TP_SC_HOSTFILE));
+	assert_true(exists(f->dir, "user-data"));
+	assert_int_equal(unlink(other), 0);
+	assert_int_equal(tp_sc_remap_remove(f->dir), 0);
+	assert_int_equal(access(f->dir, F_OK), -1);
+	/* Nothing there: nothing to do. */
+	assert_int_equal(tp_sc_remap_remove(f->dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_decision_round_trips_every_policy_and_class),
+	    cmocka_unit_test(test_decision_text_is_what_users_see),
+	    cmocka_unit_test(test_other_system_comments_are_refused),
+	    cmocka_unit_test(test_job_dir_is_under_tmpfs),
+	    cmocka_unit_test_setup_teardown(
+	        test_rank_files_go_into_a_new_private_dir, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rank_files_refuse_a_shared_dir,
+	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rank_files_refuse_a_link,
+	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_remove_takes_only_the_rank_files, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,829 @@
+/*
+ * cli_report.c: `topoplace report`: pictures and explanations people can
+ * look at (see topoplace-report(1)).
+ *
+ *   topoplace report hops    --profile FILE --fabric SPEC -o OUT.png|svg ...
+ *   topoplace report heatmap --profile FILE --fabric SPEC -o OUT.png|svg ...
+ *   topoplace report io      --sweep FILE -o OUT.png|svg ...
+ *   topoplace report explain --fabric SPEC --nodes N [--profile FILE] ...
+ *   topoplace report fabric  ...   (tools/cli_report_fabric.c)
+ */
+#include "tp_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "canvas.h"
+#include "cli.h"
+#include "convert.h"
+#include "explain.h"
+#include "heatmap.h"
+#include "hops.h"
+#include "iocurve.h"
+#include "profile.h"
+#include "remap.h"
+#include "sweep.h"
+#include "threshold.h"
+#include "topo.h"
+#include "traffic.h"
+#include "units.h"
+#include "window.h"
+
+#define MAX_PANELS 4
+
+static const char report_usage[] =
+    "usage: topoplace report KIND [options]\n"
+    "kinds:\n"
+    "  hops     bytes by hop class per rank or node, mappings side by side\n"
+    "  heatmap  rank-by-rank or node-by-node traffic, mappings side by "
+    "side\n"
+    "  io       latency against interval of an I/O sweep, threshold and "
+    "window\n"
+    "  explain  a placement decision in words and figures\n"
+    "  fabric   the fabric by levels, links coloured by load\n"
+    "'topoplace report KIND --help' lists a kind's options.\n";
+
+static const char matrix_usage[] =
+    "usage: topoplace report hops|heatmap --profile FILE --fabric SPEC\n"
+    "           -o OUT.png|OUT.svg [--size WxH] [--by rank|node]\n"
+    "           [--hosts LIST] [--slots N] [--seed S] [--progress]\n"
+    "           [--mappings block|cyclic|random|remap|FILE[,...]]\n"
+    "  --profile FILE  a topoplace profile or a matrix text file\n"
+    "  --fabric SPEC   PxLxH, an ibnetdiscover cache or a topology.conf\n"
+    "  --hosts LIST    the job's hosts (default: the first hosts that hold "
+    "it)\n"
+    "  --slots N       ranks per host (default 1)\n"
+    "  --mappings M,.. up to 4 panels (default block,remap)\n"
+    "  --by rank|node  bars / cells per rank (default) or per node\n"
+    "  --size WxH      image size (default 1200x600; at least 400x300)\n";
+
+static const char io_usage[] =
+    "usage: topoplace report io --sweep FILE -o OUT.png|OUT.svg\n"
+    "           [--bytes SIZE --clients N] [--interval T | --window T]\n"
+    "           [--size WxH]\n"
+    "  --sweep FILE     a calibration sweep (topoplace-sweep(5))\n"
+    "  --bytes, --clients  which curve (default: the sweep's first)\n"
+    "  --interval T     the job's mean request interval: mark the window\n"
+    "                   topoplace would choose for it\n"
+    "  --window T       mark this window instead\n";
+
+static const char explain_usage[] =
+    "usage: topoplace report explain --fabric SPEC --nodes N [-o OUT]\n"
+    "           [--policy leaf|shared|pack|spread|off] [--class C]\n"
+    "           [--profile FILE] [--slots N] [--job-id ID] [--seed S]\n"
+    "           [--io-servers N [--io-policy P] [--io-where among|beside]]\n";
+
+/* Progress lines on stderr: for a terminal, or when asked. */
+struct progress {
+	bool on;
+	const char *what;
+};
+
+static void progress(const struct progress *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void progress(const struct progress *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p->on)
+		return;
+	fprintf(stderr, "topoplace %s: ", p->what);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* "WxH" within the charts' limits; a usage error otherwise. */
+static int parse_size(const char *what, const char *text, uint32_t *w,
+                      uint32_t *h)
+{
+	unsigned long a, b;
+	char *end;
+
+	errno = 0;
+	a = strtoul(text, &end, 10);
+	if (end != text && *end == 'x' && text[0] != '-') {
+		const char *s = end + 1;
+
+		b = strtoul(s, &end, 10);
+		if (!errno && end != s && !*end && *s != '-' &&
+		    a >= TP_REPORT_MIN_WIDTH && b >= TP_REPORT_MIN_HEIGHT &&
+		    a <= TP_CANVAS_MAX_SIDE && b <= TP_CANVAS_MAX_SIDE) {
+			*w = (uint32_t)a;
+			*h = (uint32_t)b;
+			return TP_EXIT_OK;
+		}
+	}
+	return tp_cli_usage_error(what,
+	                          "--size '%s': expected WIDTHxHEIGHT from "
+	                          "%ux%u to %ux%u",
+	                          text, TP_REPORT_MIN_WIDTH,
+	                          TP_REPORT_MIN_HEIGHT, TP_CANVAS_MAX_SIDE,
+	                          TP_CANVAS_MAX_SIDE);
+}
+
+/* The output's extension, checked before any work. */
+static int check_output(const char *what, const char *path)
+{
+	tp_canvas_format format;
+	tp_error err;
+
+	if (!path)
+		return tp_cli_usage_error(what, "-o FILE.png|FILE.svg is "
+		                                "required");
+	if (tp_canvas_format_of(path, &format, &err) != TP_OK)
+		return tp_cli_usage_error(what, "-o %s", err.message);
+	return TP_EXIT_OK;
+}
+
+static int bad_option(const char *what, int c, char **argv)
+{
+	if (c == ':')
+		return tp_cli_usage_error(what, "%s needs a value",
+		                          argv[optind - 1]);
+	return tp_cli_usage_error(what, "unknown option '%s' (try --help)",
+	                          argv[optind - 1]);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * The job's hosts: @hostlist, or the first hosts of the fabric that hold
+ * its ranks at @slots per host.  Errors say how the profile and the fabric
+ * disagree.
+ */
+static tp_status job_hosts(const tp_topo *topo, const char *fabric,
+                           const char *profile, const char *hostlist,
+                           uint32_t slots, uint32_t ranks,
+                           tp_remap_host **hosts, uint32_t *count,
+                           tp_error *err)
+{
+	uint64_t need = ((uint64_t)ranks + slots - 1) / slots;
+
+	if (hostlist) {
+		tp_status rc = tp_remap_hosts_parse(topo, hostlist, slots,
+		                                    hosts, count, err);
+
+		if (rc == TP_OK && (uint64_t)*count * slots < ranks) {
+			free(*hosts);
+			*hosts = NULL;
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "%s: %u ranks do not fit the %u "
+			                    "hosts x %u slots of --hosts",
+			                    profile, ranks, *count, slots);
+		}
+		return rc;
+	}
+	if (need > tp_topo_host_count(topo))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: %u ranks at %u per host need %llu "
+		                    "hosts, fabric %s has %u",
+		                    profile, ranks, slots,
+		                    (unsigned long long)need, fabric,
+		                    tp_topo_host_count(topo));
+	*hosts = malloc(need * sizeof(**hosts));
+	if (!*hosts)
+		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+	for (uint32_t i = 0; i < need; i++)
+		(*hosts)[i] = (tp_remap_host){i, slots};
+	*count = (uint32_t)need;
+	return TP_OK;
+}
+
+/* rank -> host of mapping @name: a method or an imported mapping file. */
+static tp_status make_mapping(const tp_topo *topo, const tp_traffic *t,
+                              const tp_remap_host *hosts, uint32_t nhosts,
+                              const char *name, uint64_t seed,
+                              uint32_t *rank_host, tp_error *err)
+{
+	tp_remap_method method;
+	tp_remap_mapping m = {0};
+	tp_status rc;
+
+	if (tp_remap_method_parse(name, &method, NULL) != TP_OK)
+		return tp_cli_read_mapping(topo, name, t->ranks, rank_host,
+		                           err);
+	rc = method == TP_REMAP_TOPO
+	         ? tp_remap_compute(topo, t, hosts, nhosts, seed, NULL, &m,
+	                            NULL, err)
+	         : tp_remap_baseline(topo, t->ranks, hosts, nhosts, method,
+	                             seed, &m, err);
+	if (rc == TP_OK)
+		memcpy(rank_host, m.rank_host, t->ranks * sizeof(*rank_host));
+	tp_remap_mapping_free(&m);
+	return rc;
+}
+
+/* hops and heatmap: one profile, several mappings, one picture. */
+static int run_matrix(int argc, char **argv, bool heat)
+{
+	static const struct option opts[] = {
+	    {"profile", required_argument, NULL, 'p'},
+	    {"fabric", required_argument, NULL, 'f'},
+	    {"hosts", required_argument, NULL, 'H'},
+	    {"slots", required_argument, NULL, 'n'},
+	    {"mappings", required_argument, NULL, 'M'},
+	    {"by", required_argument, NULL, 'b'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"size", required_argument, NULL, 'S'},
+	    {"progress", no_argument, NULL, 'P'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *what = heat ? "report heatmap" : "report hops";
+	const char *profile = NULL, *fabric = NULL, *hostlist = NULL;
+	const char *out = NULL;
+	char mappings_buf[1024] = "block,remap", *names[MAX_PANELS];
+	char title[300];
+	uint64_t slots = 1, seed = 1;
+	uint32_t width = 1200, height = 600, nhosts = 0, npanels = 0;
+	tp_report_unit unit = TP_REPORT_RANKS;
+	struct progress pg = {isatty(STDERR_FILENO) != 0, what};
+	tp_topo *topo = NULL;
+	tp_traffic *t = NULL;
+	tp_remap_host *hosts = NULL;
+	uint32_t *maps[MAX_PANELS] = {NULL};
+	tp_hops_bars bars[MAX_PANELS];
+	tp_heatmap heatmaps[MAX_PANELS];
+	tp_error err = {0};
+	int c, rc;
+
+	memset(bars, 0, sizeof(bars));
+	memset(heatmaps, 0, sizeof(heatmaps));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			profile = optarg;
+			break;
+		case 'f':
+			fabric = optarg;
+			break;
+		case 'H':
+			hostlist = optarg;
+			break;
+		case 'n':
+			if (tp_cli_parse_u64(what, "--slots", optarg, 1,
+			                     1000000, &slots))
+				return TP_EXIT_USAGE;
+			break;
+		case 'M':
+			if (strlen(optarg) >= sizeof(mappings_buf))
+				return tp_cli_usage_error(
+				    what, "--mappings: too long");
+			strcpy(mappings_buf, optarg);
+			break;
+		case 'b':
+			if (!strcmp(optarg, "rank"))
+				unit = TP_REPORT_RANKS;
+			else if (!strcmp(optarg, "node"))
+				unit = TP_REPORT_NODES;
+			else
+				return tp_cli_usage_error(
+				    what, "--by '%s': expected rank or node",
+				    optarg);
+			break;
+		case 's':
+			if (tp_cli_parse_u64(what, "--seed", optarg, 0,
+			                     UINT64_MAX, &seed))
+				return TP_EXIT_USAGE;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'S':
+			if (parse_size(what, optarg, &width, &height))
+				return TP_EXIT_USAGE;
+			break;
+		case 'P':
+			pg.on = true;
+			break;
+		case 'h':
+			fputs(matrix_usage, stdout);
+			return TP_EXIT_OK;
+		default:
+			return bad_option(what, c, argv);
+		}
+	}
+	if (optind < argc)
+		return tp_cli_usage_error(what, "unexpected argument '%s'",
+		                          argv[optind]);
+	if (!profile || !fabric)
+		return tp_cli_usage_error(what, "--profile and --fabric are "
+		                                "required (see --help)");
+	if ((rc = check_output(what, out)) != TP_EXIT_OK)
+		return rc;
+	{
+		char *save = NULL;
+
+		for (char *tok = strtok_r(mappings_buf, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (npanels == MAX_PANELS)
+				return tp_cli_usage_error(
+				    what, "--mappings: at most %d", MAX_PANELS);
+			names[npanels++] = tok;
+		}
+		if (npanels == 0)
+			return tp_cli_usage_error(
+			    what, "--mappings: no mapping named");
+	}
+	if ((rc = tp_cli_load_topo(what, fabric, &topo)) != TP_EXIT_OK)
+		return rc;
+	rc = TP_EXIT_FAILURE;
+	progress(&pg, "reading %s", profile);
+	if (tp_cli_read_traffic(profile, &t, &err) != TP_OK)
+		goto fail;
+	if (t->count == 0 || tp_traffic_total_bytes(t) == 0) {
+		tp_error_set(&err, TP_ERR_INVALID,
+		             "%s: empty profile: no bytes between ranks",
+		             profile);
+		goto fail;
+	}
+	if (job_hosts(topo, fabric, profile, hostlist, (uint32_t)slots,
+	              t->ranks, &hosts, &nhosts, &err) != TP_OK)
+		goto fail;
+	for (uint32_t i = 0; i < npanels; i++) {
+		uint32_t max = heat
+		                   ? tp_heatmap_max_bins(width, height, npanels)
+		                   : tp_hops_max_bars(width, npanels);
+
+		progress(&pg, "mapping %u ranks: %s", t->ranks, names[i]);
+		maps[i] = malloc((size_t)t->ranks * sizeof(*maps[i]));
+		if (!maps[i]) {
+			tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+		if (make_mapping(topo, t, hosts, nhosts, names[i], seed,
+		                 maps[i], &err) != TP_OK)
+			goto fail;
+		if ((heat ? tp_heatmap_compute(topo, t, maps[i], unit, max,
+		                               &heatmaps[i], &err)
+		          : tp_hops_compute(topo, t, maps[i], unit, max,
+		                            &bars[i], &err)) != TP_OK)
+			goto fail;
+	}
+	snprintf(title, sizeof(title), "%s (%u ranks)", base_name(profile),
+	         t->ranks);
+	progress(&pg, "drawing %s", out);
+	if (heat) {
+		tp_heatmap_panel panels[MAX_PANELS];
+
+		for (uint32_t i = 0; i < npanels; i++)
+			panels[i] = (tp_heatmap_panel){base_name(names[i]),
+			                               &heatmaps[i]};
+		if (tp_heatmap_draw(out, width, height, title, panels, npanels,
+		                    &err) != TP_OK)
+			goto fail;
+	} else {
+		tp_hops_panel panels[MAX_PANELS];
+
+		for (uint32_t i = 0; i < npanels; i++)
+			panels[i] = (tp_hops_panel){base_name(names[i]),
+			                            &bars[i], topo};
+		if (tp_hops_draw(out, width, height, title, panels, npanels,
+		                 &err) != TP_OK)
+			goto fail;
+	}
+	printf("wrote %s (%ux%u, %s per %s, %u mapping%s)\n", out, width,
+	       height, heat ? "heatmap" : "hop classes",
+	       tp_report_unit_name(unit), npanels, npanels == 1 ? "" : "s");
+	rc = TP_EXIT_OK;
+	goto out;
+fail:
+	rc = tp_cli_fail(what, &err);
+out:
+	for (uint32_t i = 0; i < npanels; i++) {
+		free(maps[i]);
+		tp_hops_bars_free(&bars[i]);
+		tp_heatmap_free(&heatmaps[i]);
+	}
+	free(hosts);
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+	return rc;
+}
+
+static int run_io(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"sweep", required_argument, NULL, 'w'},
+	    {"bytes", required_argument, NULL, 'b'},
+	    {"clients", required_argument, NULL, 'c'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"window", required_argument, NULL, 'W'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"size", required_argument, NULL, 'S'},
+	    {"progress", no_argument, NULL, 'P'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *what = "report io", *sweep_path = NULL, *out = NULL;
+	uint64_t bytes = 0, clients = 0, interval_us = 0, window_us = 0;
+	uint32_t width = 900, height = 560;
+	struct progress pg = {isatty(STDERR_FILENO) != 0, what};
+	tp_sweep *sweep = NULL;
+	tp_sweep_point *points = NULL;
+	size_t npoints = 0, first = 0, count = 0;
+	tp_threshold_params params;
+	tp_iocurve curve = {0};
+	tp_error err = {0}, why = {0};
+	char window_why[256] = "";
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+		tp_status st = TP_OK;
+
+		switch (c) {
+		case 'w':
+			sweep_path = optarg;
+			break;
+		case 'b':
+			st = tp_units_parse_bytes("--bytes", optarg, &bytes,
+			                          &err);
+			break;
+		case 'c':
+			st = tp_units_parse_count("--clients", optarg, 1,
+			                          TP_SWEEP_MAX_CLIENTS,
+			                          &clients, &err);
+			break;
+		case 'i':
+			st = tp_units_parse_duration_us("--interval", optarg, 1,
+			                                &interval_us, &err);
+			break;
+		case 'W':
+			st = tp_units_parse_duration_us("--window", optarg, 1,
+			                                &window_us, &err);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'S':
+			if (parse_size(what, optarg, &width, &height))
+				return TP_EXIT_USAGE;
+			break;
+		case 'P':
+			pg.on = true;
+			break;
+		case 'h':
+			fputs(io_usage, stdout);
+			return TP_EXIT_OK;
+		default:
+			return bad_option(what, c, argv);
+		}
+		if (st != TP_OK)
+			return tp_cli_usage_error(what, "%s", err.message);
+	}
+	if (optind < argc)
+		return tp_cli_usage_error(what, "unexpected argument '%s'",
+		                          argv[optind]);
+	if (!sweep_path)
+		return tp_cli_usage_error(what, "--sweep FILE is required");
+	if (!bytes != !clients)
+		return tp_cli_usage_error(what, "--bytes and --clients go "
+		                                "together");
+	if (interval_us && window_us)
+		return tp_cli_usage_error(what, "give --interval or --window, "
+		                                "not both");
+	if ((rc = check_output(what, out)) != TP_EXIT_OK)
+		return rc;
+	progress(&pg, "reading %s", sweep_path);
+	if (tp_sweep_read(sweep_path, 0, &sweep, &err) != TP_OK ||
+	    tp_sweep_points(sweep, &points, &npoints, &err) != TP_OK)
+		goto fail;
+	if (tp_iocurve_select(points, npoints, bytes, (uint32_t)clients, &first,
+	                      &count, &err) != TP_OK) {
+		tp_error_prefix(&err, "%s", sweep_path);
+		goto fail;
+	}
+	tp_threshold_params_default(&params);
+	curve.name = base_name(sweep_path);
+	curve.points = points + first;
+	curve.count = count;
+	curve.have_threshold =
+	    tp_threshold_detect(curve.points, count, &params, &curve.threshold,
+	                        &why) == TP_OK;
+	if (!curve.have_threshold)
+		curve.no_threshold_why = why.message;
+	if (window_us) {
+		curve.window_us = (double)window_us;
+		curve.window_why = "given with --window";
+	} else if (interval_us && curve.have_threshold) {
+		/* The decision the scheduler would make for a job of this
+		 * curve's size and clients at that interval. */
+		tp_threshold_table table = {&curve.threshold, 1};
+		static const char *const all[] = {"*"};
+		tp_throttle_policy policy = {0, 0, all, 1, true};
+		tp_io_pattern job = {curve.points[0].request_bytes,
+		                     curve.points[0].clients,
+		                     (double)interval_us, 0, NULL};
+		tp_window_decision d;
+
+		if (tp_window_decide(&job, &table, &policy, NULL, &d, &err) !=
+		    TP_OK)
+			goto fail;
+		curve.window_us = d.throttle ? (double)d.window_us : 0;
+		snprintf(window_why, sizeof(window_why), "%s", d.reason);
+		curve.window_why = window_why;
+	} else if (interval_us) {
+		curve.window_why = "no threshold to keep the job above";
+	}
+	progress(&pg, "drawing %s", out);
+	if (tp_iocurve_draw(out, width, height, &curve, &err) != TP_OK)
+		goto fail;
+	printf("wrote %s (%ux%u, %zu intervals, %s)\n", out, width, height,
+	       count, curve.have_threshold ? "threshold marked" : "no knee");
+	rc = TP_EXIT_OK;
+	goto done;
+fail:
+	rc = tp_cli_fail(what, &err);
+done:
+	free(points);
+	tp_sweep_free(sweep);
+	return rc;
+}
+
+/* The classifier's view of a profile (as the Slurm plugins build it). */
+static void summarize(const tp_profile *p, tp_job_summary *s)
+{
+	double seconds = (double)p->header.duration_us / 1e6;
+	uint64_t bytes = tp_profile_total_bytes(p);
+	uint64_t msgs = tp_profile_total_msgs(p), seen = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->ranks = p->header.ranks;
+	s->io_bytes = p->io.read_bytes + p->io.write_bytes;
+	s->io_clients = (uint32_t)p->io.client_count;
+	for (int i = 0; i < TP_PROFILE_IO_BUCKETS && p->io.requests; i++) {
+		seen += p->io.size_hist[i];
+		if (seen * 2 >= p->io.requests) {
+			s->io_request_bytes = i == 0 ? 1 : (uint64_t)1 << i;
+			break;
+		}
+	}
+	if (seconds > 0) {
+		if (p->io.client_count)
+			s->io_requests_per_s = (double)p->io.requests /
+			                       (double)p->io.client_count /
+			                       seconds;
+		s->net_bytes_per_s = (double)bytes / seconds;
+	}
+	if (msgs)
+		s->mean_message_bytes = bytes / msgs;
+}
+
+/* A binary profile, or a matrix text imported as one. */
+static tp_status read_profile(const char *path, tp_profile **p, tp_error *err)
+{
+	char magic[TP_PROFILE_MAGIC_BYTES];
+	FILE *in = fopen(path, "rb");
+	size_t got;
+
+	if (!in)
+		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
+		                    strerror(errno));
+	got = fread(magic, 1, sizeof(magic), in);
+	fclose(in);
+	if (got == sizeof(magic) &&
+	    !memcmp(magic, TP_PROFILE_MAGIC, TP_PROFILE_MAGIC_BYTES))
+		return tp_profile_read_file(path, NULL, p, err);
+	return tp_profile_import_matrix(path, NULL, NULL, p, err);
+}
+
+static int run_explain(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"fabric", required_argument, NULL, 'f'},
+	    {"nodes", required_argument, NULL, 'n'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"class", required_argument, NULL, 'c'},
+	    {"profile", required_argument, NULL, 'r'},
+	    {"slots", required_argument, NULL, 'l'},
+	    {"job-id", required_argument, NULL, 'j'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"io-servers", required_argument, NULL, 'i'},
+	    {"io-policy", required_argument, NULL, 'I'},
+	    {"io-where", required_argument, NULL, 'w'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *what = "report explain", *fabric = NULL, *out = NULL;
+	const char *profile_path = NULL;
+	tp_explain_input in = {.policy = TP_PLACEMENT_LEAF,
+	                       .job_id = 1,
+	                       .slots = 1,
+	                       .seed = 1,
+	                       .io_scope = TP_IOSERVER_BESIDE};
+	bool class_given = false;
+	uint64_t v;
+	tp_topo *topo = NULL;
+	tp_profile *profile = NULL;
+	tp_traffic *t = NULL;
+	tp_job_summary summary;
+	char *text = NULL, name[300];
+	tp_error err = {0};
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			fabric = optarg;
+			break;
+		case 'n':
+			if (tp_cli_parse_u64(what, "--nodes", optarg, 1,
+			                     UINT32_MAX, &v))
+				return TP_EXIT_USAGE;
+			in.nodes = (uint32_t)v;
+			break;
+		case 'p':
+			if (tp_placement_parse(optarg, &in.policy, &err) ||
+			    in.policy == TP_PLACEMENT_AUTO)
+				return tp_cli_usage_error(
+				    what,
+				    "--policy '%s': expected "
+				    "leaf|shared|pack|spread|off",
+				    optarg);
+			break;
+		case 'c':
+			if (tp_jobclass_parse(optarg, &in.job_class, &err))
+				return tp_cli_usage_error(what, "--class: %s",
+				                          err.message);
+			class_given = true;
+			break;
+		case 'r':
+			profile_path = optarg;
+			break;
+		case 'l':
+			if (tp_cli_parse_u64(what, "--slots", optarg, 1,
+			                     1000000, &v))
+				return TP_EXIT_USAGE;
+			in.slots = (uint32_t)v;
+			break;
+		case 'j':
+			if (tp_cli_parse_u64(what, "--job-id", optarg, 0,
+			                     UINT32_MAX, &v))
+				return TP_EXIT_USAGE;
+			in.job_id = (uint32_t)v;
+			break;
+		case 's':
+			if (tp_cli_parse_u64(what, "--seed", optarg, 0,
+			                     UINT64_MAX, &in.seed))
+				return TP_EXIT_USAGE;
+			break;
+		case 'i':
+			if (tp_cli_parse_u64(what, "--io-servers", optarg, 1,
+			                     UINT32_MAX, &v))
+				return TP_EXIT_USAGE;
+			in.io_servers = (uint32_t)v;
+			break;
+		case 'I':
+			if (tp_ioserver_policy_parse(optarg, &in.io_policy,
+			                             &err))
+				return tp_cli_usage_error(
+				    what, "--io-policy: %s", err.message);
+			break;
+		case 'w':
+			if (!strcmp(optarg, "among"))
+				in.io_scope = TP_IOSERVER_AMONG;
+			else if (!strcmp(optarg, "beside"))
+				in.io_scope = TP_IOSERVER_BESIDE;
+			else
+				return tp_cli_usage_error(
+				    what,
+				    "--io-where '%s': expected "
+				    "among|beside",
+				    optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(explain_usage, stdout);
+			return TP_EXIT_OK;
+		default:
+			return bad_option(what, c, argv);
+		}
+	}
+	if (optind < argc)
+		return tp_cli_usage_error(what, "unexpected argument '%s'",
+		                          argv[optind]);
+	if (!fabric || !in.nodes)
+		return tp_cli_usage_error(what, "--fabric and --nodes are "
+		                                "required (see --help)");
+	if ((rc = tp_cli_load_topo(what, fabric, &topo)) != TP_EXIT_OK)
+		return rc;
+	rc = TP_EXIT_FAILURE;
+	in.topo = topo;
+	in.job = "job";
+	if (profile_path) {
+		if (read_profile(profile_path, &profile, &err) != TP_OK ||
+		    tp_profile_to_traffic(profile, &t, &err) != TP_OK)
+			goto fail;
+		if (t->count == 0 || tp_traffic_total_bytes(t) == 0) {
+			tp_error_set(&err, TP_ERR_INVALID,
+			             "%s: empty profile: no bytes between "
+			             "ranks",
+			             profile_path);
+			goto fail;
+		}
+		in.traffic = t;
+		snprintf(name, sizeof(name), "%s (profile %s, %u ranks)",
+		         profile->header.app, base_name(profile_path),
+		         t->ranks);
+		in.job = name;
+		if (!class_given) {
+			summarize(profile, &summary);
+			in.summary = &summary;
+		}
+	}
+	if (tp_explain_placement(&in, &text, &err) != TP_OK)
+		goto fail;
+	if (out) {
+		FILE *f = fopen(out, "w");
+
+		if (!f || fputs(text, f) == EOF || fclose(f) != 0) {
+			tp_error_set(&err, TP_ERR_IO, "%s: cannot write: %s",
+			             out, strerror(errno));
+			if (f)
+				unlink(out);
+			goto fail;
+		}
+		printf("wrote %s\n", out);
+	} else {
+		fputs(text, stdout);
+	}
+	rc = TP_EXIT_OK;
+	goto done;
+fail:
+	rc = tp_cli_fail(what, &err);
+done:
+	free(text);
+	tp_traffic_free(t);
+	tp_profile_free(profile);
+	tp_topo_free(topo);
+	return rc;
+}
+
+int tp_cli_report(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(int argc, char **argv);
+	} kinds[] = {
+	    {"io", run_io},
+	    {"explain", run_explain},
+	    {"fabric", tp_cli_report_fabric},
+	};
+	char label[64];
+	int rc;
+
+	if (argc < 2) {
+		fputs(report_usage, stderr);
+		return TP_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		fputs(report_usage, stdout);
+		return TP_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "hops") || !strcmp(argv[1], "heatmap")) {
+		rc =
+		    run_matrix(argc - 1, argv + 1, !strcmp(argv[1], "heatmap"));
+		tp_canvas_release_static();
+		return rc;
+	}
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (strcmp(argv[1], kinds[i].name))
+			continue;
+		snprintf(label, sizeof(label), "topoplace report %s",
+		         kinds[i].name);
+		argv[1] = label;
+		rc = kinds[i].run(argc - 1, argv + 1);
+		/* Every canvas is closed by now: let go of cairo's fonts. */
+		tp_canvas_release_static();
+		return rc;
+	}
+	return tp_cli_usage_error("report",
+	                          "unknown kind '%s' (hops, heatmap, io, "
+	                          "explain, fabric)",
+	                          argv[1]);
+}

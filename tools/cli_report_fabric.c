@@ -1,0 +1,587 @@
+/*
+ * cli_report_fabric.c: `topoplace report fabric`: the fabric drawn by
+ * levels, hosts coloured by job, links by the load the jobs' profiles put
+ * on them (report/fabric_view.h).  See topoplace-report(1).
+ *
+ *   topoplace report fabric (--fabric FILE|PxLxH[xS[xC]] | --live)
+ *       [--ca DEV] [--port N] [--node-name-map FILE]
+ *       [--routes auto|tables|dmodk]
+ *       [--job NAME=HOSTLIST[,profile=FILE][,mapping=block|ours|FILE]]...
+ *       [--seed S] [--aggregate | --per-host] [--size WxH] [--title TEXT]
+ *       [--progress | --no-progress] -o FILE.svg|FILE.png
+ */
+#include "tp_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "discover.h"
+#include "fabric.h"
+#include "fabric_view.h"
+#include "remap.h"
+#include "route.h"
+#include "topo.h"
+#include "traffic.h"
+
+#define WHAT "report fabric"
+
+static const char usage_text[] =
+    "usage: topoplace report fabric (--fabric FILE|PxLxH[xS[xC]] | --live)\n"
+    "           [--ca DEV] [--port N] [--node-name-map FILE]\n"
+    "           [--routes auto|tables|dmodk]\n"
+    "           [--job NAME=HOSTLIST[,profile=FILE]"
+    "[,mapping=M]]...\n"
+    "           (M: block, cyclic, random, ours, or a rankfile, machinefile\n"
+    "           or host-per-rank file)\n"
+    "           [--seed S] [--aggregate | --per-host] [--size WxH] "
+    "[--title TEXT]\n"
+    "           [--progress | --no-progress] -o FILE.svg|FILE.png\n";
+
+/* One --job argument, split, and what it becomes. */
+struct job {
+	char *arg;                   /* the copy the pointers below point in */
+	const char *name, *hostlist; /* hostlist rebuilt without the keys */
+	const char *profile, *mapping;
+	char *hosts_buf; /* the hostlist parts joined */
+	char **hosts;
+	uint32_t host_count, host_cap;
+	tp_traffic *traffic;
+	uint32_t *rank_host; /* rank -> index into hosts */
+};
+
+struct progress_state {
+	bool tty;
+	const char *stage;
+	int last_pct;
+	bool open; /* a \r line is on the terminal */
+};
+
+static void on_progress(void *ctx, const char *stage, uint64_t done,
+                        uint64_t total)
+{
+	struct progress_state *p = ctx;
+	int pct = total ? (int)(100 * done / total) : 100;
+
+	if (p->stage == stage && (pct - p->last_pct < (p->tty ? 1 : 25)) &&
+	    done != total)
+		return;
+	if (p->stage == stage && pct == p->last_pct)
+		return;
+	p->stage = stage;
+	p->last_pct = pct;
+	if (p->tty) {
+		fprintf(stderr,
+		        "\rtopoplace %s: %s %3d%% (%" PRIu64 "/%" PRIu64 ")",
+		        WHAT, stage, pct, done, total);
+		p->open = done != total;
+		if (done == total)
+			fputc('\n', stderr);
+	} else {
+		fprintf(stderr,
+		        "topoplace %s: %s %d%% (%" PRIu64 "/%" PRIu64 ")\n",
+		        WHAT, stage, pct, done, total);
+	}
+	fflush(stderr);
+}
+
+static tp_status add_host(void *ctx, const char *name, tp_error *err)
+{
+	struct job *j = ctx;
+
+	if (j->host_count == j->host_cap) {
+		uint32_t cap = j->host_cap ? 2 * j->host_cap : 64;
+		char **p = realloc(j->hosts, cap * sizeof(*p));
+
+		if (p == NULL)
+			return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+		j->hosts = p;
+		j->host_cap = cap;
+	}
+	j->hosts[j->host_count] = strdup(name);
+	if (j->hosts[j->host_count] == NULL)
+		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+	j->host_count++;
+	return TP_OK;
+}
+
+static void job_free(struct job *j)
+{
+	for (uint32_t i = 0; i < j->host_count; i++)
+		free(j->hosts[i]);
+	free(j->hosts);
+	free(j->hosts_buf);
+	free(j->arg);
+	free(j->rank_host);
+	tp_traffic_free(j->traffic);
+}
+
+/*
+ * NAME=HOSTLIST[,profile=FILE][,mapping=M]: the hostlist may hold commas
+ * itself (n[01-04,07],m1), so the keys are the comma-separated parts that
+ * start with "profile=" or "mapping=", outside brackets.
+ */
+static int parse_job(const char *text, struct job *j)
+{
+	char *eq, *p, *part;
+	size_t len = 0;
+	int depth = 0;
+
+	memset(j, 0, sizeof(*j));
+	j->arg = strdup(text);
+	j->hosts_buf = calloc(strlen(text) + 1, 1);
+	if (j->arg == NULL || j->hosts_buf == NULL) {
+		fprintf(stderr, "topoplace %s: out of memory\n", WHAT);
+		return TP_EXIT_FAILURE;
+	}
+	eq = strchr(j->arg, '=');
+	if (eq == NULL || eq == j->arg)
+		return tp_cli_usage_error(WHAT,
+		                          "--job '%s': expected NAME=HOSTLIST"
+		                          "[,profile=FILE][,mapping=M]",
+		                          text);
+	*eq = '\0';
+	j->name = j->arg;
+	part = eq + 1;
+	for (p = eq + 1;; p++) {
+		bool last;
+
+		if (*p == '[')
+			depth++;
+		else if (*p == ']' && depth > 0)
+			depth--;
+		if ((*p != ',' || depth > 0) && *p != '\0')
+			continue;
+		last = *p == '\0';
+		*p = '\0';
+		if (!strncmp(part, "profile=", 8)) {
+			j->profile = part + 8;
+		} else if (!strncmp(part, "mapping=", 8)) {
+			j->mapping = part + 8;
+		} else if (strchr(part, '=') != NULL) {
+			return tp_cli_usage_error(
+			    WHAT,
+			    "--job %s: unknown key '%s' (profile=, "
+			    "mapping=)",
+			    j->name, part);
+		} else if (*part != '\0') {
+			if (len > 0)
+				j->hosts_buf[len++] = ',';
+			memcpy(j->hosts_buf + len, part, strlen(part));
+			len += strlen(part);
+		}
+		if (last)
+			break;
+		part = p + 1;
+	}
+	j->hostlist = j->hosts_buf;
+	if (len == 0)
+		return tp_cli_usage_error(WHAT, "--job %s: no hosts", j->name);
+	if ((j->profile && !*j->profile) || (j->mapping && !*j->mapping))
+		return tp_cli_usage_error(WHAT,
+		                          "--job %s: empty profile= or "
+		                          "mapping=",
+		                          j->name);
+	if (j->mapping && !j->profile)
+		return tp_cli_usage_error(
+		    WHAT, "--job %s: mapping= needs profile=", j->name);
+	return TP_EXIT_OK;
+}
+
+/*
+ * Where the job's ranks run: block (ranks fill the listed hosts in order,
+ * ceil(ranks / hosts) per host), cyclic or random (tp_remap_baseline), ours
+ * or remap (tp_remap_compute) or a mapping file (tp_cli_read_mapping).  Fills
+ * j->rank_host with indices into j->hosts.
+ */
+static tp_status map_job(struct job *j, const tp_topo *topo, uint64_t seed,
+                         tp_error *err)
+{
+	uint32_t ranks = j->traffic->ranks, *to_job = NULL, *topo_rank = NULL;
+	uint32_t slots = (ranks + j->host_count - 1) / j->host_count;
+	const char *m = j->mapping ? j->mapping : "block";
+	tp_remap_host *hosts = NULL;
+	tp_remap_mapping map = {0};
+	tp_remap_method method = TP_REMAP_BLOCK;
+	bool is_file = false;
+	tp_status rc = TP_OK;
+
+	j->rank_host = calloc((size_t)ranks + 1, sizeof(*j->rank_host));
+	to_job =
+	    malloc(((size_t)tp_topo_host_count(topo) + 1) * sizeof(*to_job));
+	hosts = calloc((size_t)j->host_count + 1, sizeof(*hosts));
+	if (j->rank_host == NULL || to_job == NULL || hosts == NULL) {
+		rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t h = 0; h < tp_topo_host_count(topo); h++)
+		to_job[h] = TP_FABRIC_NONE;
+	for (uint32_t i = 0; i < j->host_count; i++) {
+		uint32_t h = tp_topo_find_host(topo, j->hosts[i]);
+
+		if (h == TP_TOPO_NONE) {
+			rc = tp_error_set(err, TP_ERR_NOTFOUND,
+			                  "host %s is not in the fabric",
+			                  j->hosts[i]);
+			goto out;
+		}
+		if (to_job[h] != TP_FABRIC_NONE) {
+			rc = tp_error_set(err, TP_ERR_INVALID,
+			                  "host %s listed twice", j->hosts[i]);
+			goto out;
+		}
+		to_job[h] = i;
+		hosts[i] = (tp_remap_host){h, slots};
+	}
+	if (!strcmp(m, "ours"))
+		method = TP_REMAP_TOPO;
+	else if (tp_remap_method_parse(m, &method, NULL) != TP_OK)
+		is_file = true;
+	if (!is_file && method == TP_REMAP_TOPO) {
+		if ((rc = tp_remap_compute(topo, j->traffic, hosts,
+		                           j->host_count, seed, NULL, &map,
+		                           NULL, err)) != TP_OK)
+			goto out;
+		topo_rank = map.rank_host;
+	} else if (!is_file) {
+		rc = tp_remap_baseline(topo, ranks, hosts, j->host_count,
+		                       method, seed, &map, err);
+		if (rc != TP_OK)
+			goto out;
+		topo_rank = map.rank_host;
+	} else {
+		topo_rank = malloc(((size_t)ranks + 1) * sizeof(*topo_rank));
+		if (topo_rank == NULL) {
+			rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = tp_cli_read_mapping(topo, m, ranks, topo_rank,
+		                              err)) != TP_OK) {
+			tp_error_prefix(err, "mapping");
+			free(topo_rank);
+			goto out;
+		}
+	}
+	for (uint32_t r = 0; r < ranks; r++) {
+		uint32_t k = to_job[topo_rank[r]];
+
+		if (k == TP_FABRIC_NONE) {
+			rc = tp_error_set(
+			    err, TP_ERR_INVALID,
+			    "mapping %s places rank %" PRIu32
+			    " on %s, not one of the job's hosts",
+			    m, r, tp_topo_host_name(topo, topo_rank[r]));
+			break;
+		}
+		j->rank_host[r] = k;
+	}
+	if (topo_rank != map.rank_host)
+		free(topo_rank);
+out:
+	tp_remap_mapping_free(&map);
+	free(hosts);
+	free(to_job);
+	return rc;
+}
+
+static int parse_size(const char *text, uint32_t *w, uint32_t *h)
+{
+	char buf[64], *x;
+	uint64_t a, b;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	x = strchr(buf, 'x');
+	if (x == NULL)
+		return tp_cli_usage_error(WHAT,
+		                          "--size '%s': expected WIDTHxHEIGHT "
+		                          "(e.g. 2400x1200)",
+		                          text);
+	*x = '\0';
+	if (tp_cli_parse_u64(WHAT, "--size width", buf, 200, TP_CANVAS_MAX_SIDE,
+	                     &a) ||
+	    tp_cli_parse_u64(WHAT, "--size height", x + 1, 150,
+	                     TP_CANVAS_MAX_SIDE, &b))
+		return TP_EXIT_USAGE;
+	*w = (uint32_t)a;
+	*h = (uint32_t)b;
+	return TP_EXIT_OK;
+}
+
+int tp_cli_report_fabric(int argc, char **argv)
+{
+	enum {
+		O_FABRIC = 256,
+		O_LIVE,
+		O_CA,
+		O_PORT,
+		O_MAP,
+		O_ROUTES,
+		O_JOB,
+		O_SEED,
+		O_AGG,
+		O_PERHOST,
+		O_SIZE,
+		O_TITLE,
+		O_PROGRESS,
+		O_NOPROGRESS,
+	};
+	static const struct option lo[] = {
+	    {"fabric", required_argument, NULL, O_FABRIC},
+	    {"live", no_argument, NULL, O_LIVE},
+	    {"ca", required_argument, NULL, O_CA},
+	    {"port", required_argument, NULL, O_PORT},
+	    {"node-name-map", required_argument, NULL, O_MAP},
+	    {"routes", required_argument, NULL, O_ROUTES},
+	    {"job", required_argument, NULL, O_JOB},
+	    {"seed", required_argument, NULL, O_SEED},
+	    {"aggregate", no_argument, NULL, O_AGG},
+	    {"per-host", no_argument, NULL, O_PERHOST},
+	    {"size", required_argument, NULL, O_SIZE},
+	    {"title", required_argument, NULL, O_TITLE},
+	    {"progress", no_argument, NULL, O_PROGRESS},
+	    {"no-progress", no_argument, NULL, O_NOPROGRESS},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *fabric_spec = NULL, *ca = NULL, *map_path = NULL;
+	const char *routes_mode = "auto", *job_args[TP_FABRIC_VIEW_MAX_JOBS];
+	struct job jobs[TP_FABRIC_VIEW_MAX_JOBS];
+	tp_fabric_view_job views[TP_FABRIC_VIEW_MAX_JOBS];
+	tp_fabric_view_options vo = {0};
+	tp_fabric_view_stats st;
+	struct progress_state ps = {0};
+	uint64_t seed = 1, port = 0;
+	int progress = -1, c, status = TP_EXIT_FAILURE;
+	size_t njobs = 0, nparsed = 0;
+	bool live = false, need_topo = false;
+	tp_fabric *f = NULL;
+	tp_topo *topo = NULL;
+	tp_routes *routes = NULL;
+	tp_error err = {0};
+	char max[64];
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_FABRIC:
+			fabric_spec = optarg;
+			break;
+		case O_LIVE:
+			live = true;
+			break;
+		case O_CA:
+			ca = optarg;
+			break;
+		case O_PORT:
+			if (tp_cli_parse_u64(WHAT, "--port", optarg, 1, 254,
+			                     &port))
+				return TP_EXIT_USAGE;
+			break;
+		case O_MAP:
+			map_path = optarg;
+			break;
+		case O_ROUTES:
+			if (strcmp(optarg, "auto") &&
+			    strcmp(optarg, "tables") && strcmp(optarg, "dmodk"))
+				return tp_cli_usage_error(
+				    WHAT,
+				    "--routes '%s': expected auto, tables "
+				    "or dmodk",
+				    optarg);
+			routes_mode = optarg;
+			break;
+		case O_JOB:
+			if (njobs == TP_FABRIC_VIEW_MAX_JOBS)
+				return tp_cli_usage_error(
+				    WHAT, "more than %u --job options",
+				    TP_FABRIC_VIEW_MAX_JOBS);
+			job_args[njobs++] = optarg;
+			break;
+		case O_SEED:
+			if (tp_cli_parse_u64(WHAT, "--seed", optarg, 0,
+			                     UINT64_MAX, &seed))
+				return TP_EXIT_USAGE;
+			break;
+		case O_AGG:
+			vo.aggregate = TP_FABRIC_VIEW_AGGREGATE_ALWAYS;
+			break;
+		case O_PERHOST:
+			vo.aggregate = TP_FABRIC_VIEW_AGGREGATE_NEVER;
+			break;
+		case O_SIZE:
+			if (parse_size(optarg, &vo.width, &vo.height))
+				return TP_EXIT_USAGE;
+			break;
+		case O_TITLE:
+			vo.title = optarg;
+			break;
+		case O_PROGRESS:
+			progress = 1;
+			break;
+		case O_NOPROGRESS:
+			progress = 0;
+			break;
+		case 'o':
+			vo.path = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return TP_EXIT_OK;
+		case ':':
+			return tp_cli_usage_error(WHAT, "%s needs a value",
+			                          argv[optind - 1]);
+		default:
+			return tp_cli_usage_error(WHAT, "unknown option '%s'",
+			                          argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tp_cli_usage_error(WHAT, "unexpected argument '%s'",
+		                          argv[optind]);
+	if ((fabric_spec == NULL) == !live)
+		return tp_cli_usage_error(WHAT, "give one of --fabric "
+		                                "FILE|PxLxH and --live");
+	if (vo.path == NULL)
+		return tp_cli_usage_error(WHAT, "-o FILE.svg|FILE.png is "
+		                                "required");
+	{
+		tp_canvas_format fmt;
+
+		if (tp_canvas_format_of(vo.path, &fmt, &err) != TP_OK)
+			return tp_cli_usage_error(WHAT, "-o %s", err.message);
+	}
+	if (!live && (ca != NULL || port != 0) &&
+	    strcmp(routes_mode, "tables") != 0)
+		return tp_cli_usage_error(WHAT,
+		                          "--ca and --port go with --live "
+		                          "or --routes tables");
+	for (size_t i = 0; i < njobs; i++) {
+		if ((status = parse_job(job_args[i], &jobs[i])) != TP_EXIT_OK) {
+			job_free(&jobs[i]);
+			goto out;
+		}
+		nparsed++;
+		need_topo |= jobs[i].profile != NULL;
+	}
+	status = TP_EXIT_FAILURE;
+
+	/* the fabric and its routes */
+	if (live) {
+		tp_fabric_name_map *map = NULL;
+
+		if (map_path != NULL &&
+		    tp_fabric_name_map_load(map_path, &map, &err) != TP_OK)
+			goto fail;
+		if (tp_discover_live(ca, (int)port, NULL, map, &f, &err) !=
+		    TP_OK) {
+			tp_fabric_name_map_free(map);
+			goto fail;
+		}
+		tp_fabric_name_map_free(map);
+	} else if ((status = tp_cli_load_fabric(WHAT, fabric_spec, map_path,
+	                                        &f)) != TP_EXIT_OK) {
+		goto out;
+	}
+	status = TP_EXIT_FAILURE;
+	if (!strcmp(routes_mode, "tables") ||
+	    (!strcmp(routes_mode, "auto") && live)) {
+		if (tp_routes_read_live(f, ca, (int)port, &routes, &err) !=
+		    TP_OK) {
+			if (strcmp(routes_mode, "auto"))
+				goto fail;
+			fprintf(stderr,
+			        "topoplace %s: no forwarding tables (%s); "
+			        "drawing modelled D-mod-k routes\n",
+			        WHAT, err.message);
+			routes = NULL;
+		}
+	}
+
+	/* the jobs */
+	if (need_topo && tp_fabric_to_topo(f, &topo, &err) != TP_OK)
+		goto fail;
+	for (size_t i = 0; i < njobs; i++) {
+		struct job *j = &jobs[i];
+
+		if (tp_discover_hostlist_expand(j->hostlist, 1u << 20, add_host,
+		                                j, &err) != TP_OK) {
+			tp_error_prefix(&err, "--job %s: hosts %s", j->name,
+			                j->hostlist);
+			goto fail;
+		}
+		if (j->profile != NULL) {
+			if (tp_cli_read_traffic(j->profile, &j->traffic,
+			                        &err) != TP_OK) {
+				tp_error_prefix(&err, "--job %s", j->name);
+				goto fail;
+			}
+			if (j->traffic->count == 0 ||
+			    tp_traffic_total_bytes(j->traffic) == 0) {
+				tp_error_set(
+				    &err, TP_ERR_INVALID,
+				    "--job %s: profile %s is empty (no "
+				    "bytes between ranks)",
+				    j->name, j->profile);
+				goto fail;
+			}
+			if (map_job(j, topo, seed, &err) != TP_OK) {
+				tp_error_prefix(&err, "--job %s", j->name);
+				goto fail;
+			}
+		}
+		views[i] = (tp_fabric_view_job){
+		    j->name,       (const char *const *)j->hosts,
+		    j->host_count, j->traffic,
+		    j->rank_host,  j->traffic ? j->traffic->ranks : 0,
+		};
+	}
+
+	/* the picture */
+	ps.tty = isatty(STDERR_FILENO);
+	ps.last_pct = -1;
+	if (progress == 1 || (progress == -1 && ps.tty)) {
+		vo.progress = on_progress;
+		vo.progress_ctx = &ps;
+	}
+	if (tp_fabric_view_render(f, routes, views, njobs, &vo, &st, &err) !=
+	    TP_OK) {
+		if (ps.open)
+			fputc('\n', stderr);
+		goto fail;
+	}
+	printf("wrote %s: %" PRIu32 "x%" PRIu32 ", %" PRIu32
+	       " hosts %s, %" PRIu32 " link strokes (2 per link)%s\n",
+	       vo.path, st.width, st.height, tp_fabric_host_count(f),
+	       st.aggregated ? "aggregated by leaf" : "one by one",
+	       st.link_elements,
+	       st.aggregated ? " + 2 per leaf for its host links" : "");
+	printf("routes: %s\n",
+	       st.modelled_routes
+	           ? "modelled routes (D-mod-k, not read from the fabric)"
+	           : "real routes (the switches' forwarding tables)");
+	if (st.max_port != TP_FABRIC_NONE) {
+		snprintf(max, sizeof(max), "%" PRIu64, st.max_bytes);
+		printf("busiest link: %s %s bytes\n", st.busiest, max);
+	} else {
+		printf("busiest link: none (no traffic)\n");
+	}
+	status = fflush(stdout) == 0 ? TP_EXIT_OK : TP_EXIT_FAILURE;
+	goto out;
+fail:
+	status = tp_cli_fail(WHAT, &err);
+out:
+	for (size_t i = 0; i < nparsed; i++)
+		job_free(&jobs[i]);
+	tp_routes_free(routes);
+	tp_topo_free(topo);
+	tp_fabric_free(f);
+	return status;
+}
