@@ -2,11 +2,16 @@
  * alloc.c: leaf allocation policies (leaf, shared, pack, spread, off).
  *
  * One decision is a few linear passes: count what each leaf and pod can
- * give, pick pods, pick leaves inside them, pick hosts inside leaves.  Pod
- * and leaf picks are greedy covers: while the rest of the job does not fit
- * in one candidate, take the largest (that gives the fewest pods or leaves);
- * once it fits, take the tightest candidate that holds it (best fit, which
- * keeps larger free blocks for larger jobs).
+ * give, pick pods, pick leaves inside them, pick hosts inside leaves.
+ *
+ * leaf picks its leaf set exactly (fit_leaves): a greedy cover (largest
+ * first, then the tightest that holds the rest) misses exact fits such as
+ * 3 + 3 for 6 hosts when a whole free leaf of 4 is there, and so used up
+ * whole leaves and pods that big jobs need.  Usable hosts per leaf are at
+ * most the hosts of a leaf, so a knapsack over the total of usable hosts
+ * (at most need + hosts per leaf - 1) is small.  shared and pack still use
+ * the greedy covers (cover_pods, cover_leaves): their leftover hosts stay
+ * free for other jobs, so a loose fit costs them little.
  */
 #include "tp_config.h"
 
@@ -45,9 +50,12 @@ struct ctx {
 	uint8_t *pod_whole_free;
 	uint8_t *pod_used; /* pack: a leaf of the pod is taken */
 	uint32_t *pod_take;
+	uint8_t *pod_servers; /* another job's or a site I/O server is here */
 
 	/* Occupancy totals, for reasons. */
 	uint32_t usable, busy, held, down;
+	uint32_t servers;      /* I/O servers not of this job */
+	uint32_t io_job_hosts; /* other io_heavy jobs' hosts (busy or held) */
 
 	/* Budget. */
 	uint64_t start_us;
@@ -56,6 +64,10 @@ struct ctx {
 
 	char *reason;
 	size_t reason_len;
+
+	/* A failure inside a policy (no memory): decide returns it. */
+	tp_status rc;
+	tp_error *err;
 };
 
 static uint64_t monotonic_us(void *unused)
@@ -128,12 +140,22 @@ static bool host_usable(const struct ctx *c, uint32_t h)
 	       (u->state == TP_HOST_RESERVED && u->job_id == c->req->job_id);
 }
 
+/* A site-wide server is foreign to every job, even one with id 0. */
+static bool host_foreign_server(const struct ctx *c, uint32_t h)
+{
+	const tp_host_use *u = &c->use[h];
+
+	return u->state == TP_HOST_IOSERVER &&
+	       (u->job_id == TP_ALLOC_SITE_JOB || u->job_id != c->req->job_id);
+}
+
 static bool host_foreign(const struct ctx *c, uint32_t h)
 {
 	const tp_host_use *u = &c->use[h];
 
-	return (u->state == TP_HOST_BUSY || u->state == TP_HOST_RESERVED) &&
-	       u->job_id != c->req->job_id;
+	return ((u->state == TP_HOST_BUSY || u->state == TP_HOST_RESERVED) &&
+	        u->job_id != c->req->job_id) ||
+	       host_foreign_server(c, h);
 }
 
 static void ctx_free(struct ctx *c)
@@ -150,6 +172,7 @@ static void ctx_free(struct ctx *c)
 	free(c->pod_whole_free);
 	free(c->pod_used);
 	free(c->pod_take);
+	free(c->pod_servers);
 }
 
 static tp_status ctx_alloc(struct ctx *c, tp_error *err)
@@ -168,10 +191,11 @@ static tp_status ctx_alloc(struct ctx *c, tp_error *err)
 	c->pod_whole_free = calloc(p, 1);
 	c->pod_used = calloc(p, 1);
 	c->pod_take = calloc(p, sizeof(*c->pod_take));
+	c->pod_servers = calloc(p, 1);
 	if (!c->leaf_free || !c->leaf_foreign || !c->leaf_held ||
 	    !c->leaf_class || !c->leaf_ok || !c->leaf_take || !c->pod_cap ||
 	    !c->pod_class || !c->pod_ok || !c->pod_whole_free || !c->pod_used ||
-	    !c->pod_take)
+	    !c->pod_take || !c->pod_servers)
 		return tp_error_set(err, TP_ERR_NOMEM,
 		                    "allocation: no memory for %u leaves",
 		                    c->leaf_count);
@@ -189,7 +213,7 @@ static tp_status scan_occupancy(struct ctx *c, tp_error *err)
 			uint32_t h = hosts[i];
 			const tp_host_use *u = &c->use[h];
 
-			if ((unsigned)u->state > TP_HOST_DOWN)
+			if ((unsigned)u->state > TP_HOST_IOSERVER)
 				return tp_error_set(
 				    err, TP_ERR_INVALID,
 				    "occupancy: host %s: unknown state %d",
@@ -206,12 +230,25 @@ static tp_status scan_occupancy(struct ctx *c, tp_error *err)
 			if (host_usable(c, h)) {
 				c->leaf_free[leaf]++;
 				c->usable++;
+			} else if (host_foreign_server(c, h)) {
+				/* The I/O of its clients converges on it:
+				 * its leaf and pod carry io_heavy traffic. */
+				uint8_t bit =
+				    (uint8_t)(1u << TP_JOBCLASS_IO_HEAVY);
+
+				c->leaf_foreign[leaf] = 1;
+				c->leaf_class[leaf] |= bit;
+				c->pod_class[pod] |= bit;
+				c->pod_servers[pod] = 1;
+				c->servers++;
 			} else if (host_foreign(c, h)) {
 				uint8_t bit = (uint8_t)(1u << u->job_class);
 
 				c->leaf_foreign[leaf] = 1;
 				c->leaf_class[leaf] |= bit;
 				c->pod_class[pod] |= bit;
+				c->io_job_hosts +=
+				    u->job_class == TP_JOBCLASS_IO_HEAVY;
 				if (u->state == TP_HOST_RESERVED) {
 					c->leaf_held[leaf] = 1;
 					c->held++;
@@ -397,8 +434,12 @@ static uint32_t count_marked(const uint32_t *v, uint32_t n)
 
 static void say_occupancy(struct ctx *c)
 {
-	say(c, "%u usable hosts (%u busy, %u held for other jobs, %u down)",
+	say(c, "%u usable hosts (%u busy, %u held for other jobs, %u down",
 	    c->usable, c->busy, c->held, c->down);
+	if (c->servers)
+		say(c, ", %u I/O server%s", c->servers,
+		    c->servers == 1 ? "" : "s");
+	say(c, ")");
 }
 
 /* Bit mask of the job classes that must not neighbour this job. */
@@ -443,36 +484,592 @@ static uint32_t cover_pods_apart(struct ctx *c, uint32_t need, uint8_t bad,
 	return intruded;
 }
 
+/*
+ * What a job of class mine is kept away from: "comm_sensitive jobs" for an
+ * io_heavy job; for a comm_sensitive one, io_heavy jobs and I/O servers, as
+ * far as the occupancy has them.
+ */
+static const char *incompatible_words(const struct ctx *c)
+{
+	if (c->req->job_class == TP_JOBCLASS_IO_HEAVY)
+		return "comm_sensitive jobs";
+	if (c->servers && c->io_job_hosts)
+		return "io_heavy jobs or I/O servers";
+	if (c->servers)
+		return "I/O servers";
+	return "io_heavy jobs";
+}
+
+/* " (I/O servers n0015 n0016)": the foreign servers of pod @pod. */
+static void say_pod_servers(struct ctx *c, uint32_t pod)
+{
+	uint32_t n, listed = 0, total = 0;
+	const uint32_t *leaves = tp_topo_pod_leaves(c->topo, pod, &n);
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k;
+		const uint32_t *hosts =
+		    tp_topo_leaf_hosts(c->topo, leaves[i], &k);
+
+		for (uint32_t j = 0; j < k; j++) {
+			if (!host_foreign_server(c, hosts[j]))
+				continue;
+			if (listed < NAMES_LISTED / 2) {
+				say(c, "%s%s", listed ? " " : " (I/O servers ",
+				    tp_topo_host_name(c->topo, hosts[j]));
+				listed++;
+			}
+			total++;
+		}
+	}
+	if (total > listed)
+		say(c, " (+%u more)", total - listed);
+	if (total)
+		say(c, ")");
+}
+
 /* Say whether the job could be kept out of pods of incompatible jobs. */
 static void say_pods_apart(struct ctx *c, uint8_t bad, uint32_t intruded,
                            uint32_t clean_cap)
 {
-	const char *other = c->req->job_class == TP_JOBCLASS_IO_HEAVY
-	                        ? "comm_sensitive"
-	                        : "io_heavy";
+	const char *other = incompatible_words(c);
+	bool servers = bad & (1u << TP_JOBCLASS_IO_HEAVY);
 
 	if (c->pod_count < 2 || !bad)
 		return;
 	if (!intruded) {
-		say(c, "; kept out of pods with %s jobs", other);
+		say(c, "; kept out of pods with %s", other);
 		return;
 	}
-	say(c,
-	    "; NOT possible to keep it out of pods with %s jobs: only %u hosts "
-	    "in other pods, so it also uses ",
-	    other, clean_cap);
+	if (clean_cap)
+		say(c,
+		    "; NOT possible to keep it out of pods with %s: only %u "
+		    "hosts in other pods, so it also uses ",
+		    other, clean_cap);
+	else
+		say(c,
+		    "; NOT possible to keep it out of pods with %s: every pod "
+		    "with room has them, so it uses ",
+		    other);
 	for (uint32_t p = 0, k = 0; p < c->pod_count; p++) {
 		if (!(c->pod_ok[p] && c->pod_take[p]))
 			continue;
 		say(c, "%s%s", k++ ? " " : "", tp_topo_pod_name(c->topo, p));
+		if (servers && c->pod_servers[p])
+			say_pod_servers(c, p);
 	}
+}
+
+/* ---- leaf: the exact best fit ---------------------------------------- */
+
+/*
+ * The cost of a leaf set is one mixed-radix number, so that costs add field
+ * by field and compare in this order (most significant first): pods,
+ * leaves, wholly free leaves used, wholly free pods touched, room (the
+ * usable hosts of the pods touched: of two pods the tighter is used).  The
+ * total of usable hosts on the leaves is the DP index and ranks between
+ * leaves and wholly free leaves.  Costs stay below FIT_COST_MAX, so
+ * FIT_NONE plus any two costs does not overflow.
+ */
+#define FIT_COST_MAX (UINT64_C(1) << 61)
+#define FIT_NONE     (UINT64_C(1) << 62)
+
+struct fit_units {
+	uint64_t pod, leaf, whole_leaf, whole_pod, room;
+};
+
+/*
+ * Leaves of one pod with the same usable hosts and wholeness are
+ * interchangeable: one group.  A DP item is 1, 2, 4, ... of a group's
+ * leaves (binary splitting), so a pod of 36 equal leaves is 6 items.
+ */
+struct fit_group {
+	uint32_t cap, count, taken;
+	bool whole;
+};
+
+struct fit_item {
+	uint32_t group, count, weight;
+	uint64_t cost;
+	/* Live source totals low..high (see fit_windows) and where their
+	 * records start. */
+	uint32_t low, high;
+	size_t record;
+};
+
+/* Whether an item improved an in_pod cell. */
+enum { FIT_KEEP = 0, FIT_TAKEN };
+
+/*
+ * Past this many records (one byte each) the exact search gives way to the
+ * greedy cover.  Records per item are at most min(need + hosts per leaf,
+ * usable hosts - need): a 5,184-host fabric needs at most 144 x 2,592.
+ */
+#define FIT_MAX_RECORDS (UINT64_C(1) << 25)
+
+struct fit {
+	uint32_t need, sums; /* DP totals 0 .. sums - 1 */
+	uint64_t *best, *in_pod;
+	uint8_t *records; /* per item and live total: FIT_* */
+	struct fit_group *groups;
+	struct fit_item *items;
+	uint32_t group_count, item_count;
+	/* Candidate pods, ascending, with the end of their items, the
+	 * usable hosts of the items from their first on (rest), and the
+	 * live totals after them (pod_low .. pod_high, whose records start
+	 * at pod_record). */
+	uint32_t *pods, *item_end, *pod_low, *pod_high, pod_count;
+	uint64_t *rest;
+	size_t *pod_record;
+	uint32_t *leaf_group; /* TP_TOPO_NONE: not a candidate */
+	uint32_t *slot;       /* (cap, whole) -> group, one pod at a time */
+	struct fit_units unit;
+};
+
+static void fit_free(struct fit *f)
+{
+	free(f->best);
+	free(f->in_pod);
+	free(f->records);
+	free(f->groups);
+	free(f->items);
+	free(f->pods);
+	free(f->item_end);
+	free(f->pod_low);
+	free(f->pod_high);
+	free(f->rest);
+	free(f->pod_record);
+	free(f->leaf_group);
+	free(f->slot);
+}
+
+/*
+ * Units of the cost fields.  A fabric too big for all of them (about 2^61
+ * / hosts / pods^2 / leaves^2) drops the least significant first.  Returns
+ * false when not even pods and leaves fit (never on a real fabric).
+ */
+static bool fit_set_units(const struct ctx *c, struct fit_units *u)
+{
+	uint64_t pods = (uint64_t)c->pod_count + 1;
+	uint64_t leaves = (uint64_t)c->leaf_count + 1;
+	uint64_t hosts = (uint64_t)c->host_count + 1;
+	uint64_t radix[4] = {hosts, pods, leaves, leaves};
+
+	for (int dropped = 0; dropped <= 2; dropped++) {
+		uint64_t unit = 1, *field[4] = {&u->room, &u->whole_pod,
+		                                &u->whole_leaf, &u->leaf};
+		bool fits = true;
+
+		for (int i = 0; i < 4 && fits; i++) {
+			if (i < dropped) {
+				*field[i] = 0;
+				continue;
+			}
+			*field[i] = unit;
+			fits = unit <= FIT_COST_MAX / radix[i];
+			unit *= fits ? radix[i] : 1;
+		}
+		if (fits && unit <= FIT_COST_MAX / pods) {
+			u->pod = unit;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The cost of entering @pod: one pod, maybe a whole free one, its room. */
+static uint64_t fit_enter(const struct ctx *c, const struct fit *f,
+                          uint32_t pod)
+{
+	return f->unit.pod + (c->pod_whole_free[pod] ? f->unit.whole_pod : 0) +
+	       c->pod_cap[pod] * f->unit.room;
+}
+
+/*
+ * Groups and items of the eligible leaves of the pods in @mask, pod by
+ * pod, groups in the order of their first leaf (so that ties go to lower
+ * pods and leaves); *max_cap is the most usable hosts on one such leaf.
+ * Returns false on no memory.
+ */
+static bool fit_build(struct ctx *c, struct fit *f, const uint8_t *mask,
+                      uint32_t *max_cap)
+{
+	uint32_t l = c->leaf_count, p = c->pod_count;
+
+	*max_cap = 0;
+	for (uint32_t i = 0; i < l; i++)
+		if (c->leaf_ok[i] && mask[tp_topo_leaf_pod(c->topo, i)] &&
+		    c->leaf_free[i] > *max_cap)
+			*max_cap = c->leaf_free[i];
+	f->groups = malloc(sizeof(*f->groups) * l);
+	f->items = malloc(sizeof(*f->items) * l);
+	f->pods = malloc(sizeof(*f->pods) * p);
+	f->item_end = malloc(sizeof(*f->item_end) * p);
+	f->pod_low = malloc(sizeof(*f->pod_low) * p);
+	f->pod_high = malloc(sizeof(*f->pod_high) * p);
+	f->rest = malloc(sizeof(*f->rest) * p);
+	f->pod_record = malloc(sizeof(*f->pod_record) * p);
+	f->leaf_group = malloc(sizeof(*f->leaf_group) * l);
+	f->slot = malloc(sizeof(*f->slot) * 2 * ((size_t)*max_cap + 1));
+	if (!f->groups || !f->items || !f->pods || !f->item_end ||
+	    !f->pod_low || !f->pod_high || !f->rest || !f->pod_record ||
+	    !f->leaf_group || !f->slot)
+		return false;
+	for (uint32_t i = 0; i < 2 * (*max_cap + 1); i++)
+		f->slot[i] = TP_TOPO_NONE;
+	for (uint32_t pod = 0; pod < p; pod++) {
+		uint32_t n, first = f->group_count;
+		const uint32_t *leaves = tp_topo_pod_leaves(c->topo, pod, &n);
+
+		for (uint32_t i = 0; i < n; i++)
+			f->leaf_group[leaves[i]] = TP_TOPO_NONE;
+		if (!mask[pod])
+			continue;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t leaf = leaves[i], key;
+			bool whole;
+
+			if (!c->leaf_ok[leaf])
+				continue;
+			whole = leaf_whole_free(c, leaf);
+			key = 2 * c->leaf_free[leaf] + whole;
+			if (f->slot[key] == TP_TOPO_NONE) {
+				f->slot[key] = f->group_count;
+				f->groups[f->group_count++] =
+				    (struct fit_group){c->leaf_free[leaf], 0, 0,
+				                       whole};
+			}
+			f->groups[f->slot[key]].count++;
+			f->leaf_group[leaf] = f->slot[key];
+		}
+		if (f->group_count == first)
+			continue;
+		for (uint32_t g = first; g < f->group_count; g++) {
+			const struct fit_group *gr = &f->groups[g];
+			uint64_t per_leaf =
+			    f->unit.leaf + (gr->whole ? f->unit.whole_leaf : 0);
+
+			f->slot[2 * gr->cap + gr->whole] = TP_TOPO_NONE;
+			for (uint32_t rest = gr->count, m = 1; rest;
+			     rest -= m, m *= 2) {
+				if (m > rest)
+					m = rest;
+				f->items[f->item_count++] = (struct fit_item){
+				    .group = g,
+				    .count = m,
+				    .weight = m * gr->cap,
+				    .cost = m * per_leaf,
+				};
+			}
+		}
+		f->pods[f->pod_count] = pod;
+		f->item_end[f->pod_count++] = f->item_count;
+	}
+	return true;
+}
+
+/*
+ * The live totals of each item and pod, and where their records go.  A
+ * total s is live before an item when the items from it on can still
+ * bring s up to need (s >= need - rest) and s is reachable by the items
+ * before it; totals past sums - 1 are never needed (see fit_leaves).  So an
+ * item's window is at most usable hosts - need wide, and a big job on an
+ * emptyish fabric costs little.  Returns the number of records.
+ */
+static uint64_t fit_windows(struct fit *f)
+{
+	uint64_t before = 0, records = 0, rest = 0;
+
+	for (uint32_t i = 0; i < f->item_count; i++)
+		rest += f->items[i].weight;
+	for (uint32_t q = 0, i = 0; q < f->pod_count; q++) {
+		f->rest[q] = rest;
+		for (; i < f->item_end[q]; i++) {
+			struct fit_item *it = &f->items[i];
+			uint64_t high = before, low = 0;
+
+			/* sources: reachable, within sums, live */
+			if (it->weight <= f->sums - 1 &&
+			    high > f->sums - 1 - it->weight)
+				high = f->sums - 1 - it->weight;
+			if (rest < f->need)
+				low = f->need - rest;
+			if (it->weight > f->sums - 1 || low > high) {
+				it->low = 1; /* empty */
+				it->high = 0;
+			} else {
+				it->low = (uint32_t)low;
+				it->high = (uint32_t)high;
+				it->record = (size_t)records;
+				records += high - low + 1;
+			}
+			before += it->weight;
+			rest -= it->weight;
+		}
+		f->pod_low[q] = rest < f->need ? (uint32_t)(f->need - rest) : 0;
+		f->pod_high[q] =
+		    before < f->sums - 1 ? (uint32_t)before : f->sums - 1;
+		f->pod_record[q] = (size_t)records;
+		if (f->pod_low[q] <= f->pod_high[q])
+			records += f->pod_high[q] - f->pod_low[q] + 1;
+	}
+	return records;
+}
+
+/*
+ * The knapsack: best[s] ends as the cheapest leaf set of exactly s usable
+ * hosts (for live s).  Pods are added one at a time.  in_pod[s] is the
+ * cheapest set that enters the pod being added: it starts as best[s] plus
+ * the cost of entering (no leaf of the pod yet), so that each item needs one
+ * transition only, and merges into best where it is cheaper (never with no
+ * leaf of the pod: entering costs more than nothing).  The records say
+ * which items improved which cells, for fit_trace.  Returns false past the
+ * budget.
+ */
+static bool fit_run(struct ctx *c, struct fit *f)
+{
+	/* Locals: a store to the records (bytes) may alias anything, so
+	 * f->in_pod and f->best would be read again on every total. */
+	uint64_t *in_pod = f->in_pod, *best = f->best;
+
+	for (uint32_t s = 0; s < f->sums; s++)
+		best[s] = FIT_NONE;
+	best[0] = 0;
+	for (uint32_t q = 0; q < f->pod_count; q++) {
+		uint32_t begin = q ? f->item_end[q - 1] : 0;
+		uint64_t enter = fit_enter(c, f, f->pods[q]);
+		uint64_t first =
+		    f->rest[q] < f->need ? f->need - f->rest[q] : 0;
+		uint8_t *rec = f->records + f->pod_record[q];
+
+		for (uint64_t s = first; s <= f->pod_high[q]; s++)
+			in_pod[s] = best[s] + enter;
+		for (uint32_t i = begin; i < f->item_end[q]; i++) {
+			const struct fit_item *it = &f->items[i];
+			uint8_t *how = f->records + it->record - it->low;
+			uint64_t *to = in_pod + it->weight;
+			uint64_t cost = it->cost;
+			uint32_t low = it->low;
+
+			if (it->low > it->high)
+				continue;
+			/* Descending: in_pod[s] is still without this item
+			 * when in_pod[s + weight] is decided. */
+			for (uint32_t s = it->high + 1; s-- > low;) {
+				uint64_t with = in_pod[s] + cost;
+				bool taken = with < to[s];
+
+				to[s] = taken ? with : to[s];
+				how[s] = taken;
+			}
+			if (budget_tick(c, (uint64_t)it->high - it->low + 1))
+				return false;
+		}
+		/* Ties keep the set without this pod: lower pods win. */
+		for (uint32_t s = f->pod_low[q]; s <= f->pod_high[q]; s++) {
+			bool won = in_pod[s] < best[s];
+
+			if (won)
+				best[s] = in_pod[s];
+			rec[s - f->pod_low[q]] = won;
+		}
+	}
+	return true;
+}
+
+/* How item @i reached in_pod[@s]. */
+static uint8_t fit_how(const struct fit *f, uint32_t i, uint32_t s)
+{
+	const struct fit_item *it = &f->items[i];
+
+	if (s < it->weight || s - it->weight < it->low ||
+	    s - it->weight > it->high)
+		return FIT_KEEP;
+	return f->records[it->record + (s - it->weight - it->low)];
+}
+
+/* Walk the records back from total @s: groups[].taken. */
+static void fit_trace(struct fit *f, uint32_t s)
+{
+	for (uint32_t q = f->pod_count; q-- > 0;) {
+		uint32_t begin = q ? f->item_end[q - 1] : 0;
+
+		if (s < f->pod_low[q] || s > f->pod_high[q] ||
+		    !f->records[f->pod_record[q] + (s - f->pod_low[q])])
+			continue;
+		/* Back to where the pod was entered. */
+		for (uint32_t i = f->item_end[q]; i-- > begin;) {
+			if (fit_how(f, i, s) == FIT_KEEP)
+				continue;
+			f->groups[f->items[i].group].taken += f->items[i].count;
+			s -= f->items[i].weight;
+		}
+	}
+}
+
+/*
+ * The exact best fit for @need hosts over the eligible leaves of the pods
+ * in @mask (their capacity holds @need): sets leaf_take of the chosen
+ * leaves to all their usable hosts and *total to the sum.  Returns false
+ * past the budget, on no memory (c->rc), or with *too_big when the search
+ * would exceed FIT_MAX_RECORDS.
+ *
+ * Why totals stop at need + max_cap - 1: in the best set no leaf can be
+ * dropped (a set with fewer pods or leaves would have won), so the total
+ * minus its smallest leaf is below need; every partial sum of it is too.
+ */
+static bool fit_leaves(struct ctx *c, const uint8_t *mask, uint32_t need,
+                       uint32_t *total, bool *too_big)
+{
+	struct fit f = {.need = need};
+	uint32_t max_cap, pick = TP_TOPO_NONE;
+	uint64_t cap = 0, widest, records;
+	bool ok = false;
+
+	*too_big = !fit_set_units(c, &f.unit);
+	if (*too_big)
+		return false;
+	if (!fit_build(c, &f, mask, &max_cap))
+		goto nomem;
+	for (uint32_t g = 0; g < f.group_count; g++)
+		cap += (uint64_t)f.groups[g].cap * f.groups[g].count;
+	widest = (uint64_t)need - 1 + max_cap;
+	f.sums = (uint32_t)(widest < cap ? widest : cap) + 1;
+	records = fit_windows(&f);
+	if (records > FIT_MAX_RECORDS) {
+		*too_big = true;
+		goto out;
+	}
+	f.best = malloc(sizeof(*f.best) * f.sums);
+	f.in_pod = malloc(sizeof(*f.in_pod) * f.sums);
+	f.records = malloc(records ? (size_t)records : 1);
+	if (!f.best || !f.in_pod || !f.records)
+		goto nomem;
+	if (!fit_run(c, &f))
+		goto out;
+	/* Fewest pods and leaves, then the smallest total. */
+	for (uint32_t s = need; s < f.sums; s++)
+		if (f.best[s] < FIT_NONE &&
+		    (pick == TP_TOPO_NONE ||
+		     f.best[s] / f.unit.leaf < f.best[pick] / f.unit.leaf))
+			pick = s;
+	if (pick == TP_TOPO_NONE)
+		goto out; /* not reached: the caller checked the capacity */
+	fit_trace(&f, pick);
+	/* Each group's lowest leaves. */
+	for (uint32_t q = 0; q < f.pod_count; q++) {
+		uint32_t n;
+		const uint32_t *leaves =
+		    tp_topo_pod_leaves(c->topo, f.pods[q], &n);
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t g = f.leaf_group[leaves[i]];
+
+			if (g == TP_TOPO_NONE || !f.groups[g].taken)
+				continue;
+			f.groups[g].taken--;
+			c->leaf_take[leaves[i]] = c->leaf_free[leaves[i]];
+		}
+	}
+	*total = pick;
+	ok = true;
+	goto out;
+nomem:
+	c->rc = tp_error_set(c->err, TP_ERR_NOMEM,
+	                     "allocation: no memory for the best fit of %u "
+	                     "hosts over %u leaves",
+	                     need, c->leaf_count);
+out:
+	fit_free(&f);
+	return ok;
+}
+
+/*
+ * Take back @leftover hosts from the leaves chosen in @mask's pods: from the
+ * last leaf of the pod where the job has the fewest hosts (ties: the later
+ * pod), so the job fills its bigger pods first.  The leftover is below
+ * every chosen leaf's usable hosts (see fit_leaves).
+ */
+static void fit_trim(struct ctx *c, const uint8_t *mask, uint32_t leftover)
+{
+	uint32_t pod = TP_TOPO_NONE, n;
+	const uint32_t *leaves;
+
+	if (!leftover)
+		return;
+	for (uint32_t p = 0; p < c->pod_count; p++)
+		if (mask[p] && c->pod_take[p] &&
+		    (pod == TP_TOPO_NONE || c->pod_take[p] <= c->pod_take[pod]))
+			pod = p;
+	if (pod == TP_TOPO_NONE)
+		return;
+	leaves = tp_topo_pod_leaves(c->topo, pod, &n);
+	for (uint32_t i = n; i-- > 0;) {
+		if (c->leaf_take[leaves[i]] > leftover) {
+			c->leaf_take[leaves[i]] -= leftover;
+			c->pod_take[pod] -= leftover;
+			return;
+		}
+	}
+}
+
+/*
+ * The leaves of policy leaf for @need hosts (sum_pods done).  Pods of the
+ * @bad classes are avoided as under cover_pods_apart: when the other pods
+ * hold the job, the exact fit is made there; else all of their eligible
+ * leaves are taken and the exact fit covers the rest in the avoided pods.
+ * Returns the number of avoided pods used (0 when the job fits apart);
+ * *clean_cap is the room in the other pods; *greedy says the greedy cover
+ * was used (the exact search too large).
+ */
+static uint32_t leaf_pods_apart(struct ctx *c, uint32_t need, uint8_t bad,
+                                uint32_t *clean_cap, bool *greedy)
+{
+	uint32_t fit_need = need, total = 0, intruded = 0;
+
+	*clean_cap = 0;
+	for (uint32_t p = 0; p < c->pod_count; p++) {
+		c->pod_ok[p] = !(c->pod_class[p] & bad) && c->pod_cap[p] > 0;
+		*clean_cap += c->pod_ok[p] ? c->pod_cap[p] : 0;
+	}
+	if (*clean_cap < need) {
+		for (uint32_t l = 0; l < c->leaf_count; l++)
+			if (c->leaf_ok[l] &&
+			    c->pod_ok[tp_topo_leaf_pod(c->topo, l)])
+				c->leaf_take[l] = c->leaf_free[l];
+		fit_need = need - *clean_cap;
+		for (uint32_t p = 0; p < c->pod_count; p++)
+			c->pod_ok[p] =
+			    (c->pod_class[p] & bad) && c->pod_cap[p] > 0;
+	}
+	if (!fit_leaves(c, c->pod_ok, fit_need, &total, greedy)) {
+		if (!*greedy)
+			return 0;
+		memset(c->leaf_take, 0, sizeof(*c->leaf_take) * c->leaf_count);
+		intruded = cover_pods_apart(c, need, bad, clean_cap);
+		for (uint32_t p = 0; p < c->pod_count; p++)
+			if (c->pod_take[p])
+				cover_leaves(c, p, c->pod_take[p]);
+		return intruded;
+	}
+	for (uint32_t l = 0; l < c->leaf_count; l++)
+		c->pod_take[tp_topo_leaf_pod(c->topo, l)] += c->leaf_take[l];
+	fit_trim(c, c->pod_ok, total - fit_need);
+	if (*clean_cap < need)
+		for (uint32_t p = 0; p < c->pod_count; p++)
+			intruded += c->pod_ok[p] && c->pod_take[p];
+	return intruded;
 }
 
 static bool policy_leaf(struct ctx *c)
 {
 	uint32_t need = c->req->nodes, ok_leaves = 0, cap = 0, dirty = 0;
 	uint32_t pods_used, leaves_used, whole_pods = 0, intruded, clean_cap;
+	uint32_t held = 0, whole_used = 0, whole_left = 0;
 	uint8_t bad = incompatible_classes(c->req->job_class);
+	const char *others = c->servers ? "other jobs' hosts or I/O servers"
+	                                : "other jobs' hosts";
+	bool greedy = false;
 
 	for (uint32_t l = 0; l < c->leaf_count; l++) {
 		c->leaf_ok[l] = !c->leaf_foreign[l] && c->leaf_free[l] > 0;
@@ -484,21 +1081,28 @@ static bool policy_leaf(struct ctx *c)
 		say(c,
 		    "cannot be met now: leaf policy needs %u hosts on leaves "
 		    "with no other job; %u such leaves hold %u usable hosts "
-		    "(%u leaves have other jobs' hosts; ",
-		    need, ok_leaves, cap, dirty);
+		    "(%u leaves have %s; ",
+		    need, ok_leaves, cap, dirty, others);
 		say_occupancy(c);
 		say(c, ")");
 		return false;
 	}
 	sum_pods(c);
-	intruded = cover_pods_apart(c, need, bad, &clean_cap);
+	intruded = leaf_pods_apart(c, need, bad, &clean_cap, &greedy);
+	if (c->over || c->rc != TP_OK)
+		return false;
 	for (uint32_t p = 0; p < c->pod_count; p++)
 		whole_pods += c->pod_whole_free[p] && !c->pod_take[p];
-	for (uint32_t p = 0; p < c->pod_count; p++)
-		if (c->pod_take[p])
-			cover_leaves(c, p, c->pod_take[p]);
-	if (c->over)
-		return false;
+	for (uint32_t l = 0; l < c->leaf_count; l++) {
+		bool whole = c->leaf_ok[l] && leaf_whole_free(c, l);
+
+		if (c->leaf_take[l]) {
+			held += c->leaf_free[l] - c->leaf_take[l];
+			whole_used += whole;
+		} else {
+			whole_left += whole;
+		}
+	}
 	pods_used = count_marked(c->pod_take, c->pod_count);
 	leaves_used = count_marked(c->leaf_take, c->leaf_count);
 	say(c, "leaf: %u hosts on %u whole leaf switch%s (", need, leaves_used,
@@ -506,15 +1110,22 @@ static bool policy_leaf(struct ctx *c)
 	say_names(c, c->leaf_count, tp_topo_leaf_name, c->leaf_take);
 	say(c, ") under %u pod%s (", pods_used, pods_used == 1 ? "" : "s");
 	say_names(c, c->pod_count, tp_topo_pod_name, c->pod_take);
-	say(c, "), the fewest that hold the job");
-	if (c->pod_count > 1) {
-		say(c, "; pods by tightest fit of their free whole leaves");
-		if (whole_pods)
-			say(c,
-			    ", %u wholly free pod%s left whole for bigger jobs",
-			    whole_pods, whole_pods == 1 ? "" : "s");
-	}
-	say(c, "; %u leaves skipped for other jobs' hosts", dirty);
+	say(c, "), the fewest %sleaves that hold the job",
+	    c->pod_count > 1 ? "pods, then " : "");
+	if (greedy)
+		say(c, "; greedy cover (an exact fit this large would take too "
+		       "long)");
+	else
+		say(c, "; of those the tightest fit");
+	say(c,
+	    ": %u free host%s left on them (held for the job), %u wholly "
+	    "free lea%s used, %u left for bigger jobs",
+	    held, held == 1 ? "" : "s", whole_used,
+	    whole_used == 1 ? "f" : "ves", whole_left);
+	if (c->pod_count > 1 && whole_pods)
+		say(c, "; %u wholly free pod%s left whole for bigger jobs",
+		    whole_pods, whole_pods == 1 ? "" : "s");
+	say(c, "; %u leaves skipped for %s", dirty, others);
 	say_pods_apart(c, bad, intruded, clean_cap);
 	return true;
 }
@@ -562,6 +1173,7 @@ static bool policy_shared(struct ctx *c)
 	if (bad)
 		say(c, " (%u leaves refused for %s neighbours)", refused,
 		    mine == TP_JOBCLASS_IO_HEAVY ? "comm_sensitive"
+		    : c->servers                 ? "io_heavy or I/O server"
 		                                 : "io_heavy");
 	say_pods_apart(c, bad, intruded, clean_cap);
 	return true;
@@ -826,6 +1438,7 @@ static tp_status decide(const tp_topo *topo, const tp_host_use *use,
 	c.leaf_count = tp_topo_leaf_count(topo);
 	c.pod_count = tp_topo_pod_count(topo);
 	c.reason = r->reason;
+	c.err = err;
 	c.start_us = now_us(&c);
 
 	rc = ctx_alloc(&c, err);
@@ -849,7 +1462,9 @@ static tp_status decide(const tp_topo *topo, const tp_host_use *use,
 			met = policy_off(&c);
 			break;
 		}
-		if (met && !c.over)
+		if (c.rc != TP_OK)
+			rc = c.rc;
+		else if (met && !c.over)
 			rc = fill_result(&c, allowed, r, err);
 	}
 	/* The clock is checked once more at the end so no decision that

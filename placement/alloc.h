@@ -10,17 +10,22 @@
  *
  * Policies (placement/policy.h):
  *   leaf    whole leaves: never a leaf with another job's (or another job's
- *           reserved) host on it.  Leaves under the fewest pods; among pods
- *           the tightest fit (the pod whose free whole leaves fit the job
- *           best), keeping whole free pods for big jobs; among leaves the
- *           fewest, then the tightest for the last one.  Free hosts left on
- *           the chosen leaves are returned as `reserved` for this job only.
- *           On 3-level trees, as under `shared`, pods of incompatible jobs
- *           are avoided first (said in the reason when not possible).
+ *           reserved) host or an I/O server on it.  The leaf set is the
+ *           exact best fit, in this order: the fewest pods, then the fewest
+ *           leaves, then the smallest total of usable hosts on them (the
+ *           fewest left over), then the fewest wholly free leaves, then the
+ *           fewest wholly free pods touched, then the pods with the least
+ *           room: partly used leaves and pods go first, whole ones stay for
+ *           big jobs.  Free hosts left on the chosen leaves are returned as
+ *           `reserved` for this job only.  On 3-level trees, as under
+ *           `shared`, pods of incompatible jobs (and, for a comm_sensitive
+ *           job, pods holding I/O servers) are avoided first (said in the
+ *           reason when not possible).
  *   shared  leaves shared only between compatible classes (jobclass.h: never
- *           io_heavy beside comm_sensitive); on 3-level trees also pods free
- *           of the incompatible class when there is room there, else the
- *           reason says which pods could not be kept apart.
+ *           io_heavy beside comm_sensitive; an I/O server counts as
+ *           io_heavy); on 3-level trees also pods free of the incompatible
+ *           class when there is room there, else the reason says which pods
+ *           could not be kept apart.
  *   pack    fewest leaves (then fewest pods).
  *   spread  most leaves (round robin over pods, then leaves).
  *   off     no narrowing: all usable hosts, unchanged.
@@ -30,7 +35,9 @@
  *
  * The occupancy a Slurm adapter passes should mark free hosts on the leaves
  * of a running `leaf` job as TP_HOST_RESERVED for that job, so that later
- * decisions keep those leaves whole.
+ * decisions keep those leaves whole, and hosts running I/O servers as
+ * TP_HOST_IOSERVER: I/O traffic converges on them, so their leaf and pod
+ * carry it (BACKGROUND.md section 1).
  */
 #ifndef TP_ALLOC_H
 #define TP_ALLOC_H
@@ -48,9 +55,22 @@ typedef enum tp_host_state {
 	TP_HOST_BUSY,     /* running job job_id of class job_class */
 	TP_HOST_RESERVED, /* idle, held for job job_id (its leaf's leftover) */
 	TP_HOST_DOWN,     /* unusable, carries no traffic */
+	TP_HOST_IOSERVER, /* runs an I/O server: site-wide, or job job_id's */
 } tp_host_state;
 
-/* What one host is doing; job_id and job_class matter for BUSY/RESERVED. */
+/*
+ * job_id of a site-wide I/O server (TP_HOST_IOSERVER): it belongs to no job,
+ * so it is another job's host even for a request with job_id 0.
+ */
+#define TP_ALLOC_SITE_JOB 0u
+
+/*
+ * What one host is doing; job_id and job_class matter for BUSY/RESERVED,
+ * job_id for IOSERVER (its job_class is ignored: another job's or a
+ * site-wide I/O server is treated as io_heavy for leaf sharing and pod
+ * separation; the requesting job's own server is not usable by it, and does
+ * not keep it off that leaf or pod).
+ */
 typedef struct tp_host_use {
 	tp_host_state state;
 	uint32_t job_id;

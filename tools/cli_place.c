@@ -4,7 +4,8 @@
  *
  *   topoplace place --fabric PxLxH --nodes N [--policy leaf] [--class quiet]
  *                   [--busy FILE] [--job-id ID] [--budget-us US] [--allowed]
- *                   [--io-servers N [--io-policy spread] [--io-where beside]
+ *                   [--io-servers N [--io-policy spread]
+ *                    [--io-where beside|among|site]
  *                    [--seed S] [--io-write-bytes B] [--io-read-bytes B]
  *                    [--io-routes dmodk|lft [--ca DEV] [--port N]]
  *                    [--io-kv]]
@@ -13,6 +14,9 @@
  * server policies are also compared by the per-link load of the job's I/O
  * over the fabric's routes: read from the switches (lft) or modelled
  * (dmodk); the output says which.
+ *
+ * Site-wide servers (--io-where site) are there before any job: they are
+ * placed over the occupancy first and the job is placed around them.
  */
 #include "tp_config.h"
 
@@ -46,15 +50,18 @@ static void usage(FILE *out)
 	    "  --class C           %s (default quiet)\n"
 	    "  --busy FILE         occupancy: lines 'host jobid class', 'host "
 	    "down',\n"
-	    "                      'host reserved jobid class'; '#' comments\n"
-	    "  --job-id ID         this job's id (default 1)\n"
+	    "                      'host reserved jobid class', 'host ioserver "
+	    "[jobid]';\n"
+	    "                      '#' comments; each host at most once\n"
+	    "  --job-id ID         this job's id, from 1 (default 1)\n"
 	    "  --budget-us US      time budget per decision (default 0: none)\n"
 	    "  --allowed           print the candidate set a scheduler may "
 	    "pick from\n"
 	    "  --io-servers N      also place N I/O servers for the job\n"
 	    "  --io-policy P       %s (default spread)\n"
-	    "  --io-where W        among|beside the job's hosts (default "
-	    "beside)\n"
+	    "  --io-where W        beside|among the job's hosts, or site: "
+	    "site-wide,\n"
+	    "                      placed before the job (default beside)\n"
 	    "  --seed S            seed of the random I/O policy (default 1)\n"
 	    "  --io-write-bytes B  bytes each job host writes (default "
 	    "1073741824)\n"
@@ -83,26 +90,101 @@ static int parse_u32(const char *opt, const char *text, uint32_t min,
 	return rc;
 }
 
-/* One occupancy line: "host jobid class" | "host down" |
- * "host reserved jobid class". */
+/* A job id in field @text of line @lineno; 0 is refused: it marks
+ * site-wide I/O servers (TP_ALLOC_SITE_JOB). */
+static int parse_job_id(const char *path, unsigned lineno, const char *text,
+                        uint32_t *job)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || *end || text[0] == '-' || v > UINT32_MAX)
+		return tp_cli_usage_error(WHAT,
+		                          "%s:%u: job id '%s' is not a number",
+		                          path, lineno, text);
+	if (v == TP_ALLOC_SITE_JOB)
+		return tp_cli_usage_error(WHAT,
+		                          "%s:%u: job id 0 is not a job (a "
+		                          "site-wide I/O server is 'host "
+		                          "ioserver')",
+		                          path, lineno);
+	*job = (uint32_t)v;
+	return TP_EXIT_OK;
+}
+
+/* One occupancy line into @u: "jobid class" | "down" |
+ * "reserved jobid class" | "ioserver [jobid]" after the host (@tok[0]). */
+static int parse_use(const char *path, unsigned lineno, char **tok, int n,
+                     tp_host_use *u)
+{
+	tp_error err;
+	int at, rc;
+
+	if (n == 2 && !strcmp(tok[1], "down")) {
+		u->state = TP_HOST_DOWN;
+		return TP_EXIT_OK;
+	}
+	if (n >= 2 && !strcmp(tok[1], "ioserver")) {
+		if (n > 3)
+			return tp_cli_usage_error(
+			    WHAT,
+			    "%s:%u: expected 'host ioserver' (site-wide) or "
+			    "'host ioserver jobid'",
+			    path, lineno);
+		u->state = TP_HOST_IOSERVER;
+		u->job_id = TP_ALLOC_SITE_JOB;
+		return n == 3 ? parse_job_id(path, lineno, tok[2], &u->job_id)
+		              : TP_EXIT_OK;
+	}
+	at = n >= 2 && !strcmp(tok[1], "reserved") ? 2 : 1;
+	if (n != at + 2)
+		return tp_cli_usage_error(
+		    WHAT,
+		    "%s:%u: expected 'host jobid class', 'host down', 'host "
+		    "reserved jobid class' or 'host ioserver [jobid]'",
+		    path, lineno);
+	rc = parse_job_id(path, lineno, tok[at], &u->job_id);
+	if (rc != TP_EXIT_OK)
+		return rc;
+	if (tp_jobclass_parse(tok[at + 1], &u->job_class, &err) != TP_OK)
+		return tp_cli_usage_error(WHAT, "%s:%u: %s", path, lineno,
+		                          err.message);
+	u->state = at == 2 ? TP_HOST_RESERVED : TP_HOST_BUSY;
+	return TP_EXIT_OK;
+}
+
+/*
+ * The occupancy of --busy @path into @use (one per host of @topo, free when
+ * not listed).  A host listed twice is an error naming both lines: which
+ * of two states was meant cannot be guessed.
+ */
 static int read_busy(const char *path, const tp_topo *topo, tp_host_use *use)
 {
 	FILE *f = fopen(path, "r");
 	char line[512];
-	unsigned lineno = 0;
+	unsigned lineno = 0, *seen_on;
 	int rc = TP_EXIT_OK;
 
 	if (!f)
 		return tp_cli_usage_error(WHAT, "--busy %s: %s", path,
 		                          strerror(errno));
+	seen_on = calloc(tp_topo_host_count(topo), sizeof(*seen_on));
+	if (!seen_on) {
+		tp_error err;
+
+		fclose(f);
+		tp_error_set(&err, TP_ERR_NOMEM,
+		             "--busy %s: no memory for %u hosts", path,
+		             tp_topo_host_count(topo));
+		return tp_cli_fail(WHAT, &err);
+	}
 	while (rc == TP_EXIT_OK && fgets(line, sizeof(line), f)) {
 		char *tok[5], *save = NULL, *s = line, *hash;
 		int n = 0;
-		uint32_t host, job;
+		uint32_t host;
 		tp_host_use u = {0};
-		tp_jobclass k;
-		tp_error err;
-		int at;
 
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
@@ -127,46 +209,21 @@ static int read_busy(const char *path, const tp_topo *topo, tp_host_use *use)
 			    path, lineno, tok[0]);
 			break;
 		}
-		if (n == 2 && !strcmp(tok[1], "down")) {
-			use[host].state = TP_HOST_DOWN;
-			continue;
-		}
-		at = n >= 2 && !strcmp(tok[1], "reserved") ? 2 : 1;
-		if (n != at + 2) {
+		if (seen_on[host]) {
 			rc = tp_cli_usage_error(
 			    WHAT,
-			    "%s:%u: expected 'host jobid class', 'host down' "
-			    "or 'host reserved jobid class'",
-			    path, lineno);
+			    "%s:%u: host '%s' is already listed on line %u",
+			    path, lineno, tok[0], seen_on[host]);
 			break;
 		}
-		{
-			char *end;
-			unsigned long long v;
-
-			errno = 0;
-			v = strtoull(tok[at], &end, 10);
-			if (errno || *end || tok[at][0] == '-' ||
-			    v > UINT32_MAX) {
-				rc = tp_cli_usage_error(
-				    WHAT, "%s:%u: job id '%s' is not a number",
-				    path, lineno, tok[at]);
-				break;
-			}
-			job = (uint32_t)v;
-		}
-		if (tp_jobclass_parse(tok[at + 1], &k, &err) != TP_OK) {
-			rc = tp_cli_usage_error(WHAT, "%s:%u: %s", path, lineno,
-			                        err.message);
-			break;
-		}
-		u.state = at == 2 ? TP_HOST_RESERVED : TP_HOST_BUSY;
-		u.job_id = job;
-		u.job_class = k;
-		use[host] = u;
+		seen_on[host] = lineno;
+		rc = parse_use(path, lineno, tok, n, &u);
+		if (rc == TP_EXIT_OK)
+			use[host] = u;
 	}
 	if (rc == TP_EXIT_OK && ferror(f))
 		rc = tp_cli_usage_error(WHAT, "--busy %s: read error", path);
+	free(seen_on);
 	fclose(f);
 	return rc;
 }
@@ -519,6 +576,39 @@ static int compare_io_links(const tp_topo *topo, const tp_fabric *fabric,
 	return TP_EXIT_OK;
 }
 
+/*
+ * Site-wide servers are there before any job: place them over the
+ * occupancy @use and mark them TP_HOST_IOSERVER in it, so that the job is
+ * placed around them (a comm_sensitive job keeps out of their pods).
+ * *before (caller frees) keeps the occupancy without them, for the
+ * comparison of the policies (see compare_site_policies); @io is set up for
+ * it.
+ */
+static int place_site_servers(const tp_topo *topo, tp_host_use *use,
+                              tp_ioserver_request *io, tp_host_use **before,
+                              tp_ioserver_result *placed)
+{
+	size_t bytes = sizeof(*use) * tp_topo_host_count(topo);
+	tp_error err;
+
+	*before = malloc(bytes);
+	if (!*before) {
+		tp_error_set(&err, TP_ERR_NOMEM,
+		             "no memory for the occupancy of %u hosts",
+		             tp_topo_host_count(topo));
+		return tp_cli_fail(WHAT, &err);
+	}
+	memcpy(*before, use, bytes);
+	io->job_id = TP_ALLOC_SITE_JOB;
+	io->use = *before;
+	if (tp_ioserver_place(topo, io, placed, &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	for (uint32_t i = 0; i < placed->server_count; i++)
+		use[placed->servers[i]] = (tp_host_use){
+		    .state = TP_HOST_IOSERVER, .job_id = TP_ALLOC_SITE_JOB};
+	return TP_EXIT_OK;
+}
+
 int tp_cli_place(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -555,7 +645,9 @@ int tp_cli_place(int argc, char **argv)
 	tp_routes *routes = NULL;
 	tp_topo *topo = NULL;
 	tp_host_use *use = NULL;
+	tp_host_use *before_servers = NULL; /* --io-where site */
 	tp_alloc_result res = {0};
+	tp_ioserver_result io_res = {0};
 	tp_error err;
 	tp_status st;
 	int opt, rc = TP_EXIT_OK;
@@ -585,7 +677,8 @@ int tp_cli_place(int argc, char **argv)
 			busy = optarg;
 			break;
 		case 'j':
-			rc = parse_u32("--job-id", optarg, 0, &rq.job_id);
+			/* 0 marks site-wide I/O servers in occupancies */
+			rc = parse_u32("--job-id", optarg, 1, &rq.job_id);
 			break;
 		case 'B':
 			rc = parse_u32("--budget-us", optarg, 0, &budget);
@@ -606,10 +699,13 @@ int tp_cli_place(int argc, char **argv)
 				io.scope = TP_IOSERVER_AMONG;
 			else if (!strcmp(optarg, "beside"))
 				io.scope = TP_IOSERVER_BESIDE;
+			else if (!strcmp(optarg, "site"))
+				io.scope = TP_IOSERVER_SITE;
 			else
 				rc = tp_cli_usage_error(
 				    WHAT,
-				    "--io-where '%s': expected among|beside",
+				    "--io-where '%s': expected "
+				    "among|beside|site",
 				    optarg);
 			break;
 		case 'S':
@@ -726,6 +822,14 @@ int tp_cli_place(int argc, char **argv)
 		rc = read_busy(busy, topo, use);
 	if (rc != TP_EXIT_OK)
 		goto out;
+	io.servers = servers;
+	io.seed = seed;
+	if (servers && io.scope == TP_IOSERVER_SITE) {
+		rc = place_site_servers(topo, use, &io, &before_servers,
+		                        &io_res);
+		if (rc != TP_EXIT_OK)
+			goto out;
+	}
 
 	rq.nodes = nodes;
 	rq.budget_us = budget;
@@ -757,22 +861,27 @@ int tp_cli_place(int argc, char **argv)
 	printf("\nreason: %s\n", res.reason);
 
 	if (servers) {
-		tp_ioserver_result io_res;
-
-		io.servers = servers;
-		io.seed = seed;
-		io.job_hosts = res.hosts;
-		io.job_host_count = res.host_count;
-		io.job_id = rq.job_id;
-		io.use = use;
-		if (tp_ioserver_place(topo, &io, &io_res, &err) != TP_OK) {
-			rc = tp_cli_fail(WHAT, &err);
-			goto out;
+		if (io.scope == TP_IOSERVER_SITE) {
+			/* Every policy is compared over the occupancy the
+			 * chosen one was placed on, plus the job: a site
+			 * server never shares a host with it. */
+			for (uint32_t i = 0; i < res.host_count; i++)
+				before_servers[res.hosts[i]] = (tp_host_use){
+				    TP_HOST_BUSY, rq.job_id, rq.job_class};
+		} else {
+			io.job_hosts = res.hosts;
+			io.job_host_count = res.host_count;
+			io.job_id = rq.job_id;
+			io.use = use;
+			if (tp_ioserver_place(topo, &io, &io_res, &err) !=
+			    TP_OK) {
+				rc = tp_cli_fail(WHAT, &err);
+				goto out;
+			}
 		}
 		printf("io-servers: ");
 		print_hostlist(topo, io_res.servers, io_res.server_count);
 		printf("\nio-reason: %s\n", io_res.reason);
-		tp_ioserver_result_free(&io_res);
 		rc = compare_io_loads(topo, io, &res);
 		if (rc == TP_EXIT_OK && fab)
 			rc =
@@ -782,6 +891,8 @@ out:
 	tp_routes_free(routes);
 	tp_fabric_free(fab);
 	tp_alloc_result_free(&res);
+	tp_ioserver_result_free(&io_res);
+	free(before_servers);
 	free(use);
 	tp_topo_free(topo);
 	return rc;

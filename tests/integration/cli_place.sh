@@ -1,7 +1,10 @@
 #!/bin/bash
 # cli_place.sh: `topoplace place` prints the exact hosts, leaves, pods and
-# reasons for small fabrics, places I/O servers, and refuses each bad input
-# with one line naming it (exit 2); "cannot be met now" exits 1.
+# reasons for small fabrics (the leaf policy's exact best fit included),
+# places I/O servers (per job, or site-wide before the job, which then keeps
+# a comm_sensitive job out of their pods), reads I/O servers from the busy
+# file, and refuses each bad input with one line naming it (exit 2); "cannot
+# be met now" exits 1.
 #
 # Env: abs_top_builddir, abs_top_srcdir (make check); TP_TOPOPLACE to use
 # another topoplace binary.
@@ -56,6 +59,51 @@ tp_check_eq "io servers beside the job, last ports" "n[0008,0012]" \
 tp_check "io loads compared for every policy" \
 	grep -q '^  isolated ' <<<"$out"
 
+# ---- leaf: the exact best fit ----------------------------------------------
+printf 'n0012 down\nn0016 down\n' >"$work/two-down"
+out=$("$tp" place --fabric 1x4x4 --nodes 6 --policy leaf --busy "$work/two-down")
+tp_check_eq "leaf: 3 + 3 on two partly used leaves, not 4 + 3 (n0011 idle)" \
+	"n[0009-0011,0013-0015] leaf003 leaf004 -" \
+	"$(line hosts "$out") $(line leaves "$out") $(line reserved "$out" || true)-"
+tp_check "leaf: the reason says nothing is left over and 2 whole leaves stay" \
+	grep -q "of those the tightest fit: 0 free hosts left on them (held for the job), 0 wholly free leaves used, 2 left for bigger jobs" <<<"$out"
+printf 'n%04d down\n' 12 16 20 24 >"$work/pods-down"
+out=$("$tp" place --fabric 3x2x4 --nodes 12 --policy leaf --busy "$work/pods-down")
+tp_check_eq "leaf: 6 + 6 in two partly used pods; the wholly free pod stays" \
+	"pod02 pod03" "$(line pods "$out")"
+
+# ---- I/O servers in the occupancy, and site-wide servers -------------------
+cat >"$work/servers" <<'B'
+n0016 ioserver      # a site-wide file server
+n0012 ioserver 5    # job 5's on-demand server
+B
+out=$("$tp" place --fabric 2x2x4 --nodes 4 --policy leaf \
+	--class comm_sensitive --busy "$work/servers")
+rc=$?
+tp_check_eq "busy file: I/O server lines are read" 0 "$rc"
+tp_check_eq "comm_sensitive: the one leaf left in a pod without servers" \
+	"n[0001-0004]" "$(line hosts "$out")"
+tp_check "... and the reason says it was kept out of their pods" \
+	grep -q "; kept out of pods with I/O servers$" <<<"$out"
+tp_expect_fail "a server's leaf is no whole leaf for any job; servers counted" 1 \
+	"topoplace place: cannot be met now: leaf policy needs 9 hosts on leaves with no other job; 2 such leaves hold 8 usable hosts (2 leaves have other jobs' hosts or I/O servers; 14 usable hosts (0 busy, 0 held for other jobs, 0 down, 2 I/O servers))" \
+	"$tp" place --fabric 2x2x4 --nodes 9 --policy leaf --class quiet \
+	--busy "$work/servers"
+
+out=$("$tp" place --fabric 2x2x4 --nodes 4 --policy leaf \
+	--class comm_sensitive --io-servers 1 --io-where site --io-policy isolated)
+tp_check_eq "site: the server is placed first, the job out of its pod" \
+	"n0016 n[0001-0004] pod01" \
+	"$(line io-servers "$out") $(line hosts "$out") $(line pods "$out")"
+tp_check "site: the reason says so" \
+	grep -q "kept out of pods with I/O servers" <<<"$(line reason "$out")"
+tp_check "site: io-reason says site-wide" \
+	grep -q "^io-reason: isolated: 1 server site-wide on 1 leaf" <<<"$out"
+out=$("$tp" place --fabric 2x2x4 --nodes 12 --policy leaf \
+	--class comm_sensitive --io-servers 1 --io-where site --io-policy isolated)
+tp_check "site: when the job cannot avoid the server's pod, the reason names both" \
+	grep -q "NOT possible to keep it out of pods with I/O servers: only 8 hosts in other pods, so it also uses pod02 (I/O servers n0016)" <<<"$out"
+
 # ---- cannot be met, and bad input ------------------------------------------
 tp_expect_fail "cannot be met now exits 1 with the reason" 1 \
 	"topoplace place: cannot be met now: leaf policy needs 8 hosts on leaves with no other job; 1 such leaves hold 3 usable hosts (3 leaves have other jobs' hosts; 12 usable hosts (3 busy, 0 held for other jobs, 1 down))" \
@@ -98,8 +146,26 @@ tp_expect_fail "busy: bad class" 2 \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b3"
 printf 'n0001 7\n' >"$work/b4"
 tp_expect_fail "busy: missing field" 2 \
-	"topoplace place: $work/b4:1: expected 'host jobid class', 'host down' or 'host reserved jobid class'" \
+	"topoplace place: $work/b4:1: expected 'host jobid class', 'host down', 'host reserved jobid class' or 'host ioserver [jobid]'" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b4"
+printf '# two states for one host\nn0003 7 quiet\nn0004 down\nn0003 down\n' >"$work/b5"
+tp_expect_fail "busy: a host listed twice names the file and both lines" 2 \
+	"topoplace place: $work/b5:4: host 'n0003' is already listed on line 2" \
+	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b5"
+printf 'n0003 ioserver 7 quiet\n' >"$work/b6"
+tp_expect_fail "busy: an ioserver line with too many fields" 2 \
+	"topoplace place: $work/b6:1: expected 'host ioserver' (site-wide) or 'host ioserver jobid'" \
+	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b6"
+printf 'n0003 0 quiet\n' >"$work/b7"
+tp_expect_fail "busy: job id 0 is the site's" 2 \
+	"topoplace place: $work/b7:1: job id 0 is not a job (a site-wide I/O server is 'host ioserver')" \
+	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b7"
+tp_expect_fail "job id 0 refused" 2 \
+	"topoplace place: --job-id '0': expected a whole number from 1 to 4294967295" \
+	"$tp" place --fabric 1x4x4 --nodes 1 --job-id 0
+tp_expect_fail "bad io-where" 2 \
+	"topoplace place: --io-where 'rack': expected among|beside|site" \
+	"$tp" place --fabric 1x4x4 --nodes 1 --io-servers 1 --io-where rack
 tp_expect_fail "unknown option" 2 \
 	"topoplace place: unknown option or missing value: '--bogus' (try --help)" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --bogus

@@ -1,7 +1,9 @@
 /*
  * test_alloc.c: exact host choices of the leaf, shared, pack, spread and off
  * policies on small fat trees, the allowed candidate sets, "cannot be met
- * now" reasons, the time budget, and refusal of bad requests.
+ * now" reasons, the time budget, and refusal of bad requests; the leaf
+ * policy's best fit against brute force and against the greedy cover it
+ * replaced on random occupancies; I/O servers in the occupancy.
  */
 #include "tp_config.h"
 
@@ -9,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,6 +274,731 @@ test_leaf_3level_keeps_io_heavy_out_of_comm_sensitive_pods(void **state)
 	                                 "with comm_sensitive jobs: only 8 "
 	                                 "hosts in other pods, so it also uses "
 	                                 "pod01"));
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+/* ---- leaf: the exact best fit ------------------------------------------ */
+
+static void down(struct fixture *fx, uint32_t host)
+{
+	fx->use[host].state = TP_HOST_DOWN;
+}
+
+static void
+test_leaf_takes_two_partly_used_leaves_that_fit_exactly(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+
+	(void)state;
+	/* The issue's case: n0012 and n0016 down, 6 hosts.  The greedy cover
+	 * took leaf001 (4) + leaf003 (3): n0011 idle and a whole free leaf
+	 * gone.  leaf003 + leaf004 (3 + 3) fit exactly. */
+	fx_new(&fx, 1, 4, 4);
+	down(&fx, 11);
+	down(&fx, 15);
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 6), &r);
+	EXPECT_HOSTS(&r, 8, 9, 10, 12, 13, 14);
+	EXPECT_LIST(r.leaves, r.leaf_count, 2, 3);
+	assert_int_equal(r.reserved_count, 0);
+	assert_non_null(strstr(r.reason,
+	                       "of those the tightest fit: 0 free hosts left "
+	                       "on them (held for the job), 0 wholly free "
+	                       "leaves used, 2 left for bigger jobs"));
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void test_leaf_prefers_partly_used_leaves_at_the_same_total(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+
+	(void)state;
+	/* 3 + 3 (leaf001, leaf002 with a host down each) and 4 + 2 (whole
+	 * leaf003, leaf004 with two down) both hold 6 exactly: the partly
+	 * used pair goes, leaf003 stays whole. */
+	fx_new(&fx, 1, 4, 4);
+	down(&fx, 3);
+	down(&fx, 7);
+	down(&fx, 14);
+	down(&fx, 15);
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 6), &r);
+	EXPECT_HOSTS(&r, 0, 1, 2, 4, 5, 6);
+	assert_int_equal(r.reserved_count, 0);
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void test_leaf_3level_fits_pods_exactly_keeping_a_whole_pod(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+
+	(void)state;
+	/* 3 pods x 2 leaves x 4 hosts; pod02 and pod03 have one host down on
+	 * each leaf (6 usable each), pod01 is wholly free (8).  12 hosts take
+	 * two pods either way; the greedy cover took pod01 whole plus 4 of
+	 * pod02 (2 left over), the exact fit pod02 + pod03 (none left over)
+	 * and pod01 stays whole for a big job. */
+	fx_new(&fx, 3, 2, 4);
+	down(&fx, 11);
+	down(&fx, 15);
+	down(&fx, 19);
+	down(&fx, 23);
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 12), &r);
+	EXPECT_HOSTS(&r, 8, 9, 10, 12, 13, 14, 16, 17, 18, 20, 21, 22);
+	EXPECT_LIST(r.pods, r.pod_count, 1, 2);
+	assert_int_equal(r.reserved_count, 0);
+	assert_non_null(strstr(r.reason, "under 2 pods (pod02 pod03)"));
+	assert_non_null(
+	    strstr(r.reason, "1 wholly free pod left whole for bigger jobs"));
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void test_leaf_3level_one_leaf_goes_to_the_tightest_pod(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+
+	(void)state;
+	/* pod01 has two clean leaves, pod02 one: a 4-host job takes pod02's
+	 * and leaves pod01's two side by side. */
+	fx_new(&fx, 2, 3, 4);
+	busy(&fx, 0, 7, TP_JOBCLASS_QUIET);  /* leaf001 */
+	busy(&fx, 12, 8, TP_JOBCLASS_QUIET); /* leaf004 */
+	busy(&fx, 16, 9, TP_JOBCLASS_QUIET); /* leaf005 */
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 4), &r);
+	EXPECT_HOSTS(&r, 20, 21, 22, 23);
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+/*
+ * Random occupancies: leaves free, partly down, held for this job, with
+ * another job's hosts, or with an I/O server; pods mixed.  splitmix64, so
+ * every run draws the same cases.
+ */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void random_occupancy(struct fixture *fx, uint64_t *rng)
+{
+	uint32_t leaves = tp_topo_leaf_count(fx->topo);
+
+	memset(fx->use, 0, sizeof(*fx->use) * tp_topo_host_count(fx->topo));
+	for (uint32_t l = 0; l < leaves; l++) {
+		uint32_t n, kind = (uint32_t)(next_random(rng) % 8);
+		const uint32_t *hosts = tp_topo_leaf_hosts(fx->topo, l, &n);
+
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t h = hosts[i], dice = next_random(rng) % 4;
+			tp_host_use *u = &fx->use[h];
+
+			if (kind <= 2) /* free, a host down here and there */
+				u->state = dice ? TP_HOST_FREE : TP_HOST_DOWN;
+			else if (kind == 3 && dice == 0)
+				*u = (tp_host_use){TP_HOST_RESERVED, 100,
+				                   TP_JOBCLASS_QUIET};
+			else if (kind == 4 && dice == 0)
+				*u = (tp_host_use){
+				    TP_HOST_BUSY, 7 + l % 3,
+				    (tp_jobclass)(next_random(rng) % 3)};
+			else if (kind == 5 && i == n - 1)
+				*u = (tp_host_use){TP_HOST_IOSERVER,
+				                   TP_ALLOC_SITE_JOB,
+				                   TP_JOBCLASS_QUIET};
+		}
+	}
+}
+
+/* What a leaf offers policy leaf for job 100, computed from scratch. */
+struct leaf_view {
+	uint32_t cap, pod;
+	bool ok, whole;
+	uint8_t classes; /* bit per class of other jobs (servers: io_heavy) */
+};
+
+static void view_leaves(const struct fixture *fx, struct leaf_view *v)
+{
+	for (uint32_t l = 0; l < tp_topo_leaf_count(fx->topo); l++) {
+		uint32_t n, cap = 0;
+		const uint32_t *hosts = tp_topo_leaf_hosts(fx->topo, l, &n);
+		bool foreign = false;
+
+		v[l].classes = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			const tp_host_use *u = &fx->use[hosts[i]];
+
+			if (u->state == TP_HOST_FREE ||
+			    (u->state == TP_HOST_RESERVED && u->job_id == 100))
+				cap++;
+			else if (u->state == TP_HOST_BUSY ||
+			         u->state == TP_HOST_RESERVED) {
+				foreign = true;
+				v[l].classes |= (uint8_t)(1u << u->job_class);
+			} else if (u->state == TP_HOST_IOSERVER) {
+				foreign = true;
+				v[l].classes |= 1u << TP_JOBCLASS_IO_HEAVY;
+			}
+		}
+		v[l].cap = cap;
+		v[l].pod = tp_topo_leaf_pod(fx->topo, l);
+		v[l].ok = !foreign && cap > 0;
+		v[l].whole = !foreign && cap == n;
+	}
+}
+
+static uint8_t bad_classes(tp_jobclass mine)
+{
+	if (mine == TP_JOBCLASS_IO_HEAVY)
+		return 1u << TP_JOBCLASS_COMM_SENSITIVE;
+	if (mine == TP_JOBCLASS_COMM_SENSITIVE)
+		return 1u << TP_JOBCLASS_IO_HEAVY;
+	return 0;
+}
+
+/* Per pod: capacity of eligible leaves, all leaves whole, class bits. */
+struct pod_view {
+	uint32_t cap;
+	bool whole;
+	uint8_t classes;
+};
+
+static void view_pods(const struct fixture *fx, const struct leaf_view *v,
+                      struct pod_view *pv)
+{
+	uint32_t pods = tp_topo_pod_count(fx->topo);
+
+	for (uint32_t p = 0; p < pods; p++)
+		pv[p] = (struct pod_view){0, true, 0};
+	for (uint32_t l = 0; l < tp_topo_leaf_count(fx->topo); l++) {
+		pv[v[l].pod].cap += v[l].ok ? v[l].cap : 0;
+		pv[v[l].pod].whole &= v[l].whole;
+		pv[v[l].pod].classes |= v[l].classes;
+	}
+}
+
+/* The quality of a leaf set, in the order the allocator ranks them. */
+struct quality {
+	uint32_t pods, leaves, total, whole_leaves, whole_pods, room;
+};
+
+static int quality_cmp(const struct quality *a, const struct quality *b)
+{
+	const uint32_t x[] = {a->pods,         a->leaves,     a->total,
+	                      a->whole_leaves, a->whole_pods, a->room};
+	const uint32_t y[] = {b->pods,         b->leaves,     b->total,
+	                      b->whole_leaves, b->whole_pods, b->room};
+
+	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+static struct quality quality_of(const struct fixture *fx,
+                                 const struct leaf_view *v,
+                                 const struct pod_view *pv,
+                                 const uint8_t *chosen)
+{
+	struct quality q = {0};
+	uint32_t pods = tp_topo_pod_count(fx->topo);
+	uint8_t touched[16] = {0};
+
+	assert_true(pods <= 16);
+	for (uint32_t l = 0; l < tp_topo_leaf_count(fx->topo); l++) {
+		if (!chosen[l])
+			continue;
+		q.leaves++;
+		q.total += v[l].cap;
+		q.whole_leaves += v[l].whole;
+		touched[v[l].pod] = 1;
+	}
+	for (uint32_t p = 0; p < pods; p++) {
+		if (!touched[p])
+			continue;
+		q.pods++;
+		q.whole_pods += pv[p].whole;
+		q.room += pv[p].cap;
+	}
+	return q;
+}
+
+/*
+ * The best leaf set by brute force, as the allocator defines it: the pods
+ * without incompatible jobs first (all of their leaves when they cannot
+ * hold the job), then the best quality.
+ */
+static struct quality brute_force(const struct fixture *fx,
+                                  const struct leaf_view *v,
+                                  const struct pod_view *pv, uint8_t bad,
+                                  uint32_t need)
+{
+	uint32_t leaves = tp_topo_leaf_count(fx->topo), clean_cap = 0;
+	uint32_t cand[32], ncand = 0;
+	uint8_t chosen[32] = {0}, forced[32] = {0};
+	struct quality best = {UINT32_MAX, 0, 0, 0, 0, 0};
+
+	assert_true(leaves <= 32);
+	for (uint32_t l = 0; l < leaves; l++)
+		if (v[l].ok && !(pv[v[l].pod].classes & bad))
+			clean_cap += v[l].cap;
+	for (uint32_t l = 0; l < leaves; l++) {
+		bool clean = !(pv[v[l].pod].classes & bad);
+
+		if (!v[l].ok)
+			continue;
+		if (clean_cap >= need ? clean : !clean)
+			cand[ncand++] = l;
+		else if (clean)
+			forced[l] = 1;
+	}
+	assert_true(ncand <= 16);
+	for (uint32_t set = 1; set < (1u << ncand); set++) {
+		uint32_t sum = clean_cap >= need ? 0 : clean_cap;
+		struct quality q;
+
+		memcpy(chosen, forced, sizeof(chosen));
+		for (uint32_t i = 0; i < ncand; i++)
+			if (set & (1u << i)) {
+				chosen[cand[i]] = 1;
+				sum += v[cand[i]].cap;
+			}
+		if (sum < need)
+			continue;
+		q = quality_of(fx, v, pv, chosen);
+		if (quality_cmp(&q, &best) < 0)
+			best = q;
+	}
+	return best;
+}
+
+/*
+ * The greedy cover this allocator used before (alloc.c up to issue 5's
+ * audit), for policy leaf: pods, then leaves in each pod, each by taking the
+ * largest while the rest does not fit one and then the tightest that holds
+ * it (a partly used one on ties).  Only its quality is needed.
+ */
+static uint32_t greedy_pick(const uint32_t *cap, const bool *ok,
+                            const bool *whole, uint32_t count, uint32_t *take,
+                            uint32_t need)
+{
+	uint32_t covered = 0;
+
+	while (covered < need) {
+		uint32_t rest = need - covered, fit = UINT32_MAX,
+		         big = UINT32_MAX;
+
+		for (uint32_t i = 0; i < count; i++) {
+			if (!ok[i] || take[i] || cap[i] == 0)
+				continue;
+			if (big == UINT32_MAX || cap[i] > cap[big])
+				big = i;
+			if (cap[i] < rest)
+				continue;
+			if (fit == UINT32_MAX || cap[i] < cap[fit] ||
+			    (cap[i] == cap[fit] && whole[fit] && !whole[i]))
+				fit = i;
+		}
+		if (fit != UINT32_MAX) {
+			take[fit] = rest;
+			return need;
+		}
+		if (big == UINT32_MAX)
+			break;
+		take[big] = cap[big];
+		covered += cap[big];
+	}
+	return covered;
+}
+
+static struct quality greedy_before(const struct fixture *fx,
+                                    const struct leaf_view *v,
+                                    const struct pod_view *pv, uint8_t bad,
+                                    uint32_t need)
+{
+	uint32_t pods = tp_topo_pod_count(fx->topo), clean_cap = 0;
+	uint32_t pod_cap[16], pod_take[16] = {0};
+	bool pod_ok[16], pod_whole[16];
+	uint8_t chosen[64] = {0};
+
+	assert_true(pods <= 16 && tp_topo_leaf_count(fx->topo) <= 64);
+	for (uint32_t p = 0; p < pods; p++) {
+		pod_cap[p] = pv[p].cap;
+		pod_whole[p] = pv[p].whole;
+		pod_ok[p] = !(pv[p].classes & bad) && pv[p].cap > 0;
+		clean_cap += pod_ok[p] ? pv[p].cap : 0;
+	}
+	if (clean_cap >= need) {
+		greedy_pick(pod_cap, pod_ok, pod_whole, pods, pod_take, need);
+	} else {
+		uint32_t got = greedy_pick(pod_cap, pod_ok, pod_whole, pods,
+		                           pod_take, clean_cap);
+
+		for (uint32_t p = 0; p < pods; p++)
+			pod_ok[p] = (pv[p].classes & bad) && pv[p].cap > 0;
+		greedy_pick(pod_cap, pod_ok, pod_whole, pods, pod_take,
+		            need - got);
+	}
+	for (uint32_t p = 0; p < pods; p++) {
+		uint32_t n, cap[64], take[64] = {0};
+		bool ok[64], whole[64];
+		const uint32_t *leaves = tp_topo_pod_leaves(fx->topo, p, &n);
+
+		if (!pod_take[p])
+			continue;
+		for (uint32_t i = 0; i < n; i++) {
+			cap[i] = v[leaves[i]].cap;
+			ok[i] = v[leaves[i]].ok;
+			whole[i] = v[leaves[i]].whole;
+		}
+		greedy_pick(cap, ok, whole, n, take, pod_take[p]);
+		for (uint32_t i = 0; i < n; i++)
+			chosen[leaves[i]] = take[i] != 0;
+	}
+	return quality_of(fx, v, pv, chosen);
+}
+
+/* The quality of a decision, and checks that it is a valid leaf choice. */
+static struct quality quality_of_result(const struct fixture *fx,
+                                        const struct leaf_view *v,
+                                        const struct pod_view *pv,
+                                        const tp_alloc_result *r, uint32_t need)
+{
+	uint8_t chosen[64] = {0};
+	uint32_t usable = 0;
+
+	assert_true(r->met);
+	assert_int_equal(r->host_count, need);
+	for (uint32_t i = 0; i < r->leaf_count; i++) {
+		assert_true(v[r->leaves[i]].ok);
+		chosen[r->leaves[i]] = 1;
+		usable += v[r->leaves[i]].cap;
+	}
+	for (uint32_t i = 0; i < r->host_count; i++) {
+		uint32_t h = r->hosts[i];
+
+		assert_true(chosen[tp_topo_host_leaf(fx->topo, h)]);
+		assert_true(fx->use[h].state == TP_HOST_FREE ||
+		            fx->use[h].state == TP_HOST_RESERVED);
+	}
+	/* The rest of the chosen leaves is held for the job. */
+	assert_int_equal(r->reserved_count, usable - need);
+	return quality_of(fx, v, pv, chosen);
+}
+
+static void test_leaf_best_fit_is_exact_on_random_occupancies(void **state)
+{
+	static const uint32_t shapes[][3] = {
+	    {1, 6, 4}, {2, 3, 5}, {3, 3, 4}, {4, 3, 3}, {2, 6, 6}, {3, 4, 3},
+	};
+	uint64_t rng = 5;
+	uint32_t decided = 0;
+
+	(void)state;
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		struct fixture fx;
+
+		fx_new(&fx, shapes[s][0], shapes[s][1], shapes[s][2]);
+		for (int trial = 0; trial < 150; trial++) {
+			struct leaf_view v[32];
+			struct pod_view pv[16];
+			tp_jobclass mine = (tp_jobclass)(next_random(&rng) % 3);
+			uint32_t cap = 0, need;
+			struct quality want, got;
+			tp_alloc_result r;
+
+			random_occupancy(&fx, &rng);
+			view_leaves(&fx, v);
+			view_pods(&fx, v, pv);
+			for (uint32_t p = 0; p < tp_topo_pod_count(fx.topo);
+			     p++)
+				cap += pv[p].cap;
+			if (!cap)
+				continue;
+			need = 1 + (uint32_t)(next_random(&rng) % cap);
+			choose(&fx, req(TP_PLACEMENT_LEAF, mine, need), &r);
+			got = quality_of_result(&fx, v, pv, &r, need);
+			want = brute_force(&fx, v, pv, bad_classes(mine), need);
+			assert_int_equal(quality_cmp(&got, &want), 0);
+			tp_alloc_result_free(&r);
+			decided++;
+		}
+		fx_free(&fx);
+	}
+	assert_true(decided > 500);
+}
+
+static void test_leaf_best_fit_never_worse_than_the_greedy_cover(void **state)
+{
+	static const uint32_t shapes[][3] = {
+	    {1, 16, 8}, {4, 8, 8}, {3, 6, 18}, {8, 4, 6}, {2, 12, 36},
+	};
+	uint64_t rng = 11;
+	uint32_t decided = 0, better = 0, fewer_leaves = 0;
+
+	(void)state;
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		struct fixture fx;
+
+		fx_new(&fx, shapes[s][0], shapes[s][1], shapes[s][2]);
+		for (int trial = 0; trial < 200; trial++) {
+			struct leaf_view v[64];
+			struct pod_view pv[16];
+			tp_jobclass mine = (tp_jobclass)(next_random(&rng) % 3);
+			uint32_t cap = 0, need;
+			struct quality before, now;
+			tp_alloc_result r, again;
+
+			random_occupancy(&fx, &rng);
+			view_leaves(&fx, v);
+			view_pods(&fx, v, pv);
+			for (uint32_t p = 0; p < tp_topo_pod_count(fx.topo);
+			     p++)
+				cap += pv[p].cap;
+			if (!cap)
+				continue;
+			need = 1 + (uint32_t)(next_random(&rng) % cap);
+			choose(&fx, req(TP_PLACEMENT_LEAF, mine, need), &r);
+			now = quality_of_result(&fx, v, pv, &r, need);
+			before =
+			    greedy_before(&fx, v, pv, bad_classes(mine), need);
+			/* Pods, then leaves, then hosts left over (the
+			 * total): never worse, lexicographically. */
+			assert_true(now.pods <= before.pods);
+			if (now.pods == before.pods) {
+				assert_true(now.leaves <= before.leaves);
+				if (now.leaves == before.leaves)
+					assert_true(now.total <= before.total);
+			}
+			better += now.pods < before.pods ||
+			          (now.pods == before.pods &&
+			           (now.leaves < before.leaves ||
+			            (now.leaves == before.leaves &&
+			             now.total < before.total)));
+			fewer_leaves += now.leaves < before.leaves;
+			/* Deterministic. */
+			choose(&fx, req(TP_PLACEMENT_LEAF, mine, need), &again);
+			assert_int_equal(again.host_count, r.host_count);
+			assert_memory_equal(again.hosts, r.hosts,
+			                    r.host_count * sizeof(uint32_t));
+			assert_string_equal(again.reason, r.reason);
+			tp_alloc_result_free(&again);
+			tp_alloc_result_free(&r);
+			decided++;
+		}
+		fx_free(&fx);
+	}
+	assert_true(decided > 500);
+	/* The cases the greedy cover got wrong are common, not contrived. */
+	assert_true(better > decided / 20);
+	assert_true(fewer_leaves > 0);
+}
+
+static void
+test_leaf_best_fit_too_large_falls_back_to_greedy_and_says_so(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_error err;
+	char name[32];
+	uint32_t leaves, usable = 0, need;
+
+	(void)state;
+	/* 172,800 hosts (past what tp_topo_new_fattree builds), every leaf
+	 * with 0 to 35 hosts down (36 sizes per pod): half of them is far
+	 * past what the exact search may hold. */
+	assert_int_equal(tp_topo_new(&fx.topo, &err), TP_OK);
+	for (uint32_t p = 0; p < 16; p++) {
+		snprintf(name, sizeof(name), "pod%u", p);
+		assert_int_equal(tp_topo_add_pod(fx.topo, name, NULL, &err),
+		                 TP_OK);
+		for (uint32_t l = 0; l < 300; l++) {
+			uint32_t leaf;
+
+			snprintf(name, sizeof(name), "leaf%u", p * 300 + l);
+			assert_int_equal(
+			    tp_topo_add_leaf(fx.topo, name, p, &leaf, &err),
+			    TP_OK);
+			for (uint32_t h = 0; h < 36; h++) {
+				snprintf(name, sizeof(name), "h%u",
+				         leaf * 36 + h);
+				assert_int_equal(tp_topo_add_host(fx.topo, name,
+				                                  leaf, NULL,
+				                                  &err),
+				                 TP_OK);
+			}
+		}
+	}
+	assert_int_equal(tp_topo_finish(fx.topo, &err), TP_OK);
+	fx.use = calloc(tp_topo_host_count(fx.topo), sizeof(*fx.use));
+	assert_non_null(fx.use);
+	leaves = tp_topo_leaf_count(fx.topo);
+	for (uint32_t l = 0; l < leaves; l++) {
+		uint32_t n;
+		const uint32_t *hosts = tp_topo_leaf_hosts(fx.topo, l, &n);
+
+		for (uint32_t i = 0; i < l % 36; i++)
+			down(&fx, hosts[i]);
+		usable += n - l % 36;
+	}
+	need = usable / 2;
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, need), &r);
+	assert_true(r.met);
+	assert_int_equal(r.host_count, need);
+	assert_non_null(strstr(r.reason, "; greedy cover (an exact fit this "
+	                                 "large would take too long)"));
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+/* ---- I/O servers in the occupancy ------------------------------------ */
+
+static void server(struct fixture *fx, uint32_t host, uint32_t job)
+{
+	fx->use[host] = (tp_host_use){TP_HOST_IOSERVER, job, TP_JOBCLASS_QUIET};
+}
+
+static void test_io_server_leaf_is_no_whole_leaf_for_others(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_alloc_request rq = req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 4);
+
+	(void)state;
+	fx_new(&fx, 1, 2, 4);
+	server(&fx, 3, TP_ALLOC_SITE_JOB); /* leaf001 */
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 4, 5, 6, 7);
+	assert_non_null(strstr(r.reason, "1 leaves skipped for other jobs' "
+	                                 "hosts or I/O servers"));
+	tp_alloc_result_free(&r);
+	/* Job id 0 does not make a site-wide server its own. */
+	rq.job_id = 0;
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 4, 5, 6, 7);
+	tp_alloc_result_free(&r);
+	/* A job's own server: its leaf is the job's, 3 hosts fit exactly. */
+	server(&fx, 3, 100);
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 3), &r);
+	EXPECT_HOSTS(&r, 0, 1, 2);
+	tp_alloc_result_free(&r);
+	/* ... and another job's server bars the leaf. */
+	server(&fx, 3, 55);
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 3), &r);
+	EXPECT_HOSTS(&r, 4, 5, 6);
+	tp_alloc_result_free(&r);
+	/* Counted in the occupancy of a refusal. */
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 5), &r);
+	assert_false(r.met);
+	assert_non_null(strstr(r.reason, "(0 busy, 0 held for other jobs, 0 "
+	                                 "down, 1 I/O server)"));
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void
+test_shared_comm_sensitive_never_shares_a_leaf_with_a_server(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+
+	(void)state;
+	fx_new(&fx, 1, 2, 4);
+	server(&fx, 7, TP_ALLOC_SITE_JOB);  /* leaf002 */
+	busy(&fx, 0, 7, TP_JOBCLASS_QUIET); /* leaf001: 3 free */
+	/* An io_heavy job may sit beside the server ... */
+	choose(&fx, req(TP_PLACEMENT_SHARED, TP_JOBCLASS_IO_HEAVY, 3), &r);
+	EXPECT_HOSTS(&r, 1, 2, 3);
+	tp_alloc_result_free(&r);
+	busy(&fx, 1, 7, TP_JOBCLASS_QUIET); /* leaf001: 2 free */
+	choose(&fx, req(TP_PLACEMENT_SHARED, TP_JOBCLASS_IO_HEAVY, 3), &r);
+	EXPECT_HOSTS(&r, 4, 5, 6);
+	tp_alloc_result_free(&r);
+	/* ... a comm_sensitive one may not. */
+	choose(&fx, req(TP_PLACEMENT_SHARED, TP_JOBCLASS_COMM_SENSITIVE, 3),
+	       &r);
+	assert_false(r.met);
+	assert_non_null(strstr(r.reason, "1 leaves with free hosts refused"));
+	tp_alloc_result_free(&r);
+	choose(&fx, req(TP_PLACEMENT_SHARED, TP_JOBCLASS_COMM_SENSITIVE, 2),
+	       &r);
+	EXPECT_HOSTS(&r, 2, 3);
+	assert_non_null(strstr(r.reason,
+	                       "(1 leaves refused for io_heavy or I/O server "
+	                       "neighbours)"));
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void
+test_leaf_comm_sensitive_keeps_out_of_the_server_pod_when_it_can(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+
+	(void)state;
+	fx_new(&fx, 2, 2, 4);
+	server(&fx, 15, TP_ALLOC_SITE_JOB); /* leaf004, pod02 */
+	/* A quiet job takes pod02's free leaf, keeping pod01 whole ... */
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 4), &r);
+	EXPECT_HOSTS(&r, 8, 9, 10, 11);
+	tp_alloc_result_free(&r);
+	/* ... a comm_sensitive one stays out of the server's pod. */
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE, 4), &r);
+	EXPECT_HOSTS(&r, 0, 1, 2, 3);
+	EXPECT_LIST(r.pods, r.pod_count, 0);
+	assert_non_null(strstr(r.reason, "; kept out of pods with I/O "
+	                                 "servers"));
+	tp_alloc_result_free(&r);
+	/* 12 hosts cannot: the reason names the pod and its server. */
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE, 12), &r);
+	EXPECT_HOSTS(&r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+	assert_non_null(strstr(r.reason,
+	                       "; NOT possible to keep it out of pods with "
+	                       "I/O servers: only 8 hosts in other pods, so "
+	                       "it also uses pod02 (I/O servers n0016)"));
+	tp_alloc_result_free(&r);
+	/* With an io_heavy job in pod01 as well, both are named, and a
+	 * server in every pod leaves no choice. */
+	server(&fx, 7, TP_ALLOC_SITE_JOB); /* leaf002, pod01 */
+	busy(&fx, 0, 9, TP_JOBCLASS_IO_HEAVY);
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE, 4), &r);
+	EXPECT_HOSTS(&r, 8, 9, 10, 11);
+	assert_non_null(strstr(
+	    r.reason, "; NOT possible to keep it out of pods with io_heavy "
+	              "jobs or I/O servers: every pod with room has them, so "
+	              "it uses pod02 (I/O servers n0016)"));
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void
+test_shared_3level_comm_sensitive_avoids_the_server_pod(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+
+	(void)state;
+	fx_new(&fx, 2, 2, 4);
+	server(&fx, 3, TP_ALLOC_SITE_JOB); /* leaf001, pod01 */
+	choose(&fx, req(TP_PLACEMENT_SHARED, TP_JOBCLASS_COMM_SENSITIVE, 4),
+	       &r);
+	EXPECT_LIST(r.pods, r.pod_count, 1);
+	assert_non_null(strstr(r.reason, "kept out of pods with I/O servers"));
+	tp_alloc_result_free(&r);
+	/* An io_heavy job is free to go next to the server. */
+	choose(&fx, req(TP_PLACEMENT_SHARED, TP_JOBCLASS_IO_HEAVY, 3), &r);
+	EXPECT_HOSTS(&r, 0, 1, 2);
 	tp_alloc_result_free(&r);
 	fx_free(&fx);
 }
@@ -644,6 +1372,26 @@ int main(void)
 	        test_leaf_3level_stays_in_fewest_pods_by_tightest_fit),
 	    cmocka_unit_test(
 	        test_leaf_3level_keeps_io_heavy_out_of_comm_sensitive_pods),
+	    cmocka_unit_test(
+	        test_leaf_takes_two_partly_used_leaves_that_fit_exactly),
+	    cmocka_unit_test(
+	        test_leaf_prefers_partly_used_leaves_at_the_same_total),
+	    cmocka_unit_test(
+	        test_leaf_3level_fits_pods_exactly_keeping_a_whole_pod),
+	    cmocka_unit_test(
+	        test_leaf_3level_one_leaf_goes_to_the_tightest_pod),
+	    cmocka_unit_test(test_leaf_best_fit_is_exact_on_random_occupancies),
+	    cmocka_unit_test(
+	        test_leaf_best_fit_never_worse_than_the_greedy_cover),
+	    cmocka_unit_test(
+	        test_leaf_best_fit_too_large_falls_back_to_greedy_and_says_so),
+	    cmocka_unit_test(test_io_server_leaf_is_no_whole_leaf_for_others),
+	    cmocka_unit_test(
+	        test_shared_comm_sensitive_never_shares_a_leaf_with_a_server),
+	    cmocka_unit_test(
+	        test_leaf_comm_sensitive_keeps_out_of_the_server_pod_when_it_can),
+	    cmocka_unit_test(
+	        test_shared_3level_comm_sensitive_avoids_the_server_pod),
 	    cmocka_unit_test(
 	        test_shared_never_puts_io_heavy_beside_comm_sensitive),
 	    cmocka_unit_test(
