@@ -1,11 +1,13 @@
 /*
  * cost.c: hop-bytes, hop classes, leaf uplink loads and the node-aware
- * max-rate prediction of a rank -> host mapping.
+ * max-rate prediction of a rank -> host mapping, and the per-link load of
+ * traffic over a fabric's routes.
  */
 #include "tp_config.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,8 +180,8 @@ tp_status tp_cost_params_parse(const char *name, const char *text,
 {
 	tp_cost_params p = tp_cost_default_params();
 	struct key keys[KEY_MAX];
-	int seen[KEY_MAX] = {0};
-	size_t nkeys = key_table(&p, keys), line = 0;
+	size_t seen_line[KEY_MAX] = {0}; /* where each key was given, 0: not */
+	size_t nkeys = key_table(&p, keys), line = 0, limits_line = 0;
 	const char *cur = text;
 
 	while (*cur) {
@@ -219,11 +221,17 @@ tp_status tp_cost_params_parse(const char *name, const char *text,
 			return tp_error_set(err, TP_ERR_PARSE,
 			                    "%s: line %zu: unknown key '%s'",
 			                    name, line, key);
-		if (seen[k])
+		if (seen_line[k])
 			return tp_error_set(err, TP_ERR_PARSE,
 			                    "%s: line %zu: %s given twice",
 			                    name, line, key);
-		seen[k] = 1;
+		seen_line[k] = line;
+		/* The protocol limits are checked as a pair after the last
+		 * line: blame the later of them, the one that broke the order.
+		 */
+		if (keys[k].whole == &p.short_max_bytes ||
+		    keys[k].whole == &p.eager_max_bytes)
+			limits_line = line;
 		if (!*value)
 			return tp_error_set(err, TP_ERR_PARSE,
 			                    "%s: line %zu: %s has no value",
@@ -233,12 +241,15 @@ tp_status tp_cost_params_parse(const char *name, const char *text,
 		if (rc != TP_OK)
 			return rc;
 	}
+	/* The defaults are in order, so a broken order means a key was given
+	 * and limits_line is its (the later one's) line. */
 	if (p.short_max_bytes >= p.eager_max_bytes)
-		return tp_error_set(err, TP_ERR_PARSE,
-		                    "%s: short_max_bytes %llu must be below "
-		                    "eager_max_bytes %llu",
-		                    name, (unsigned long long)p.short_max_bytes,
-		                    (unsigned long long)p.eager_max_bytes);
+		return tp_error_set(
+		    err, TP_ERR_PARSE,
+		    "%s: line %zu: short_max_bytes %llu must be "
+		    "below eager_max_bytes %llu",
+		    name, limits_line, (unsigned long long)p.short_max_bytes,
+		    (unsigned long long)p.eager_max_bytes);
 	*params = p;
 	return TP_OK;
 }
@@ -478,4 +489,324 @@ out:
 	free(time_s);
 	free(sends_off);
 	return rc;
+}
+
+/* ---- per-link load over the fabric's routes ------------------------- */
+
+static const char *const stage_names[TP_LINK_STAGES] = {
+    [TP_LINK_STAGE_HOST_LEAF] = "host-leaf",
+    [TP_LINK_STAGE_LEAF_SPINE] = "leaf-spine",
+    [TP_LINK_STAGE_SPINE_CORE] = "spine-core",
+    [TP_LINK_STAGE_OTHER] = "other",
+};
+
+const char *tp_link_stage_name(tp_link_stage stage)
+{
+	if ((unsigned)stage < TP_LINK_STAGES)
+		return stage_names[stage];
+	return "unknown";
+}
+
+/* Stage of the direction leaving through @port, and whether it climbs. */
+static tp_link_stage port_stage(const tp_fabric *f, uint32_t port, bool *up)
+{
+	const tp_fabric_port *p = tp_fabric_port_at(f, port);
+	const tp_fabric_port *q = tp_fabric_peer(f, port);
+	int a, b, lo;
+
+	*up = false;
+	if (!p || !q)
+		return TP_LINK_STAGE_OTHER;
+	a = tp_fabric_node_at(f, p->node)->level;
+	b = tp_fabric_node_at(f, q->node)->level;
+	*up = b > a;
+	lo = a < b ? a : b;
+	if (a < 0 || b < 0 || (a - b != 1 && b - a != 1) ||
+	    lo >= (int)TP_LINK_STAGE_OTHER)
+		return TP_LINK_STAGE_OTHER;
+	return (tp_link_stage)lo;
+}
+
+const char *tp_link_dir_name(const tp_fabric *f, uint32_t port, char *buf,
+                             size_t len)
+{
+	const tp_fabric_port *p, *q;
+
+	if (!len)
+		return buf;
+	if (port == TP_FABRIC_NONE || port >= tp_fabric_port_count(f)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	p = tp_fabric_port_at(f, port);
+	q = tp_fabric_peer(f, port);
+	if (!q)
+		snprintf(buf, len, "%s[%u]->?",
+		         tp_fabric_node_at(f, p->node)->name, p->num);
+	else
+		snprintf(buf, len, "%s[%u]->%s[%u]",
+		         tp_fabric_node_at(f, p->node)->name, p->num,
+		         tp_fabric_node_at(f, q->node)->name, q->num);
+	return buf;
+}
+
+bool tp_link_dir_is_up(const tp_fabric *f, uint32_t port)
+{
+	bool up;
+
+	if (port == TP_FABRIC_NONE || port >= tp_fabric_port_count(f))
+		return false;
+	(void)port_stage(f, port, &up);
+	return up;
+}
+
+static bool port_is_fabric(const tp_fabric *f, uint32_t port)
+{
+	const tp_fabric_port *p = tp_fabric_port_at(f, port);
+	const tp_fabric_port *q = tp_fabric_peer(f, port);
+
+	return p && q &&
+	       tp_fabric_node_at(f, p->node)->type == TP_FABRIC_SWITCH &&
+	       tp_fabric_node_at(f, q->node)->type == TP_FABRIC_SWITCH;
+}
+
+/* An empty load names no port (0 is a real port index). */
+static void link_load_empty(tp_link_load *load)
+{
+	memset(load, 0, sizeof(*load));
+	load->max_port = load->max_fabric_port = TP_FABRIC_NONE;
+	for (int s = 0; s < TP_LINK_STAGES; s++)
+		load->stage[s].max_port = TP_FABRIC_NONE;
+}
+
+tp_status tp_link_load_start(const tp_fabric *fabric, const tp_routes *routes,
+                             tp_link_load *load, tp_error *err)
+{
+	link_load_empty(load);
+	load->kind = tp_routes_kind_of(routes);
+	load->port_count = tp_fabric_port_count(fabric);
+	/* + 1: a fabric without ports still gets a valid pointer */
+	load->port_bytes =
+	    calloc((size_t)load->port_count + 1, sizeof(*load->port_bytes));
+	if (!load->port_bytes)
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "no memory for the loads of %u ports",
+		                    load->port_count);
+	return TP_OK;
+}
+
+tp_status tp_link_load_add_path(tp_link_load *load, const tp_routes *routes,
+                                uint32_t src, uint32_t dst, double bytes,
+                                tp_error *err)
+{
+	uint32_t path[TP_ROUTE_MAX_HOPS];
+	size_t n;
+	tp_status rc;
+
+	if (!(bytes > 0) || src == dst)
+		return TP_OK;
+	rc = tp_routes_path(routes, src, dst, path, TP_ROUTE_MAX_HOPS, &n, err);
+	if (rc != TP_OK)
+		return rc;
+	for (size_t k = 0; k < n; k++)
+		load->port_bytes[path[k]] += bytes;
+	return TP_OK;
+}
+
+void tp_link_load_finish(const tp_fabric *f, tp_link_load *load)
+{
+	const tp_fabric_port *port0 = tp_fabric_port_at(f, 0);
+
+	load->max_port = load->max_fabric_port = TP_FABRIC_NONE;
+	load->max_bytes = load->max_fabric_bytes = 0;
+	load->loaded_dirs = load->loaded_links = 0;
+	load->link_bytes = load->fabric_bytes = 0;
+	memset(load->stage, 0, sizeof(load->stage));
+	for (int s = 0; s < TP_LINK_STAGES; s++)
+		load->stage[s].max_port = TP_FABRIC_NONE;
+	for (uint32_t port = 0; port < load->port_count; port++) {
+		double b = load->port_bytes[port];
+		const tp_fabric_port *peer;
+		tp_link_stage_load *st;
+		bool up;
+
+		if (b <= 0)
+			continue;
+		st = &load->stage[port_stage(f, port, &up)];
+		load->loaded_dirs++;
+		load->link_bytes += b;
+		/* count a cable once: at its lower-indexed loaded port */
+		peer = tp_fabric_peer(f, port);
+		if (!peer || (uint32_t)(peer - port0) > port ||
+		    load->port_bytes[peer - port0] <= 0)
+			load->loaded_links++;
+		if (up) {
+			st->up_bytes += b;
+			st->up_dirs++;
+		} else {
+			st->down_bytes += b;
+			st->down_dirs++;
+		}
+		if (b > st->max_bytes) {
+			st->max_bytes = b;
+			st->max_port = port;
+		}
+		if (b > load->max_bytes) {
+			load->max_bytes = b;
+			load->max_port = port;
+		}
+		if (port_is_fabric(f, port)) {
+			load->fabric_bytes += b;
+			if (b > load->max_fabric_bytes) {
+				load->max_fabric_bytes = b;
+				load->max_fabric_port = port;
+			}
+		}
+	}
+}
+
+void tp_link_load_free(tp_link_load *load)
+{
+	if (!load)
+		return;
+	free(load->port_bytes);
+	link_load_empty(load);
+}
+
+/* The traffic between two fabric hosts, all ranks on them summed. */
+struct host_pair {
+	uint32_t src, dst;
+	uint64_t bytes;
+};
+
+static int host_pair_cmp(const void *a, const void *b)
+{
+	const struct host_pair *x = a, *y = b;
+
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return 0;
+}
+
+/*
+ * rank_host as fabric host indices into @fab_host (one per topo host,
+ * resolved by name on first use: a job touches few of a fabric's hosts).
+ */
+static tp_status ranks_to_fabric(const tp_fabric *fabric, const tp_topo *topo,
+                                 uint32_t ranks, const uint32_t *rank_host,
+                                 uint32_t *fab_host, tp_error *err)
+{
+	uint32_t hosts = tp_topo_host_count(topo);
+
+	for (uint32_t h = 0; h < hosts; h++)
+		fab_host[h] = TP_FABRIC_NONE;
+	for (uint32_t r = 0; r < ranks; r++) {
+		uint32_t h = rank_host[r];
+		const char *name;
+
+		if (h >= hosts)
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "cost links: rank %u on host index "
+			                    "%u, the hierarchy has %u hosts",
+			                    r, h, hosts);
+		if (fab_host[h] != TP_FABRIC_NONE)
+			continue;
+		name = tp_topo_host_name(topo, h);
+		fab_host[h] = tp_fabric_find_host(fabric, name);
+		if (fab_host[h] == TP_FABRIC_NONE)
+			return tp_error_set(
+			    err, TP_ERR_NOTFOUND,
+			    "cost links: rank %u's host '%s' is "
+			    "not a host of %s",
+			    r, name, tp_fabric_source(fabric));
+	}
+	return TP_OK;
+}
+
+tp_status tp_cost_link_load(const tp_fabric *fabric, const tp_routes *routes,
+                            const tp_topo *topo, const tp_traffic *traffic,
+                            const uint32_t *rank_host, tp_link_load *load,
+                            tp_error *err)
+{
+	uint32_t *fab_host = NULL;
+	struct host_pair *pairs = NULL;
+	size_t npairs = 0;
+	tp_status rc;
+
+	if (!load)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "cost links: NULL result");
+	link_load_empty(load);
+	if (!fabric || !routes || !topo || !traffic || !rank_host)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "cost links: NULL fabric, routes, "
+		                    "hierarchy, traffic or mapping");
+	fab_host =
+	    malloc(((size_t)tp_topo_host_count(topo) + 1) * sizeof(*fab_host));
+	pairs = malloc((traffic->count + 1) * sizeof(*pairs));
+	if (!fab_host || !pairs) {
+		rc = tp_error_set(err, TP_ERR_NOMEM,
+		                  "cost links: no memory for %zu traffic "
+		                  "entries",
+		                  traffic->count);
+		goto out;
+	}
+	rc = ranks_to_fabric(fabric, topo, traffic->ranks, rank_host, fab_host,
+	                     err);
+	if (rc != TP_OK)
+		goto out;
+	/*
+	 * Route each pair of hosts once, not each pair of ranks: with many
+	 * ranks per host most entries share a path, and a path costs a walk
+	 * through the switches.
+	 */
+	for (size_t i = 0; i < traffic->count; i++) {
+		const tp_traffic_entry *e = &traffic->entries[i];
+		uint32_t a = fab_host[rank_host[e->src]];
+		uint32_t b = fab_host[rank_host[e->dst]];
+
+		if (a != b && e->bytes)
+			pairs[npairs++] = (struct host_pair){a, b, e->bytes};
+	}
+	qsort(pairs, npairs, sizeof(*pairs), host_pair_cmp);
+	rc = tp_link_load_start(fabric, routes, load, err);
+	if (rc != TP_OK)
+		tp_error_prefix(err, "cost links");
+	for (size_t i = 0; rc == TP_OK && i < npairs;) {
+		uint64_t bytes = 0;
+		size_t j = i;
+
+		for (; j < npairs && !host_pair_cmp(&pairs[i], &pairs[j]); j++)
+			bytes = sat_add(bytes, pairs[j].bytes);
+		rc = tp_link_load_add_path(load, routes, pairs[i].src,
+		                           pairs[i].dst, (double)bytes, err);
+		if (rc != TP_OK)
+			tp_error_prefix(
+			    err, "cost links: %s -> %s",
+			    tp_fabric_host_at(fabric, pairs[i].src)->name,
+			    tp_fabric_host_at(fabric, pairs[i].dst)->name);
+		i = j;
+	}
+	if (rc == TP_OK)
+		tp_link_load_finish(fabric, load);
+	else
+		tp_link_load_free(load);
+out:
+	free(fab_host);
+	free(pairs);
+	return rc;
+}
+
+void tp_cost_link_contention(tp_cost_report *report,
+                             const tp_cost_params *params,
+                             const tp_link_load *links)
+{
+	tp_cost_params p = params ? *params : tp_cost_default_params();
+
+	report->contention_s =
+	    p.contention_delta_s_per_byte * links->max_fabric_bytes;
+	report->predicted_s =
+	    report->maxrate_s + report->queue_s + report->contention_s;
 }

@@ -7,6 +7,10 @@
  *     (INTAP-MPI's classes);
  *   - per-leaf uplink bytes, up (leaving the leaf) and down (entering it),
  *     and the busiest leaf;
+ *   - with a tp_fabric and its routes (read from the switches' forwarding
+ *     tables or modelled D-mod-k, route.h): the bytes on every link
+ *     direction, the busiest one, and sums by stage (host-leaf, leaf-spine,
+ *     spine-core), see tp_cost_link_load;
  *   - a predicted communication time from the node-aware max-rate model
  *     with queue-search and contention terms (Bienz, Gropp, Olson;
  *     BACKGROUND.md §6), see tp_cost_params.
@@ -23,15 +27,22 @@
  * one exchange), rounds_i = messages received by i / n_i (the matrices are
  * whole-run totals, so the quadratic queue term is charged per exchange,
  * not on the run's total), and l = the bytes crossing the busiest leaf
- * uplink (leaf up or down bytes / leaf_uplinks).  The paper's intra-socket
+ * uplink (leaf up or down bytes / leaf_uplinks), an estimate that assumes
+ * a leaf's traffic spreads evenly over its uplinks; when the routes are
+ * known, tp_cost_link_contention puts the bytes of the busiest
+ * switch-to-switch link direction in its place.  The paper's intra-socket
  * row is not used: a mapping to hosts does not say which socket a rank
  * gets, so on-node messages use the (slower) intra-node row.
  */
 #ifndef TP_COST_H
 #define TP_COST_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "fabric.h"
+#include "route.h"
 #include "topo.h"
 #include "tp_error.h"
 #include "traffic.h"
@@ -98,7 +109,9 @@ typedef struct tp_cost_report {
 	uint32_t max_leaf;            /* leaf with max(up, down); NONE if 0 */
 	double maxrate_s;             /* slowest rank's max-rate time */
 	double queue_s;               /* that rank's queue search time */
-	double contention_s;          /* delta x busiest link bytes */
+	double contention_s;          /* delta x busiest link bytes (leaf
+	                                 uplink estimate, or routed: see
+	                                 tp_cost_link_contention) */
 	double predicted_s;           /* maxrate_s + queue_s + contention_s */
 } tp_cost_report;
 
@@ -122,5 +135,121 @@ tp_status tp_cost_evaluate(const tp_topo *topo, const tp_traffic *traffic,
                            const tp_cost_params *params, tp_cost_report *report,
                            uint64_t *leaf_up_bytes, uint64_t *leaf_down_bytes,
                            tp_error *err);
+
+/* ---- per-link load over the fabric's routes -------------------------- */
+
+/*
+ * Link stages, by the levels of a link's two ends (fabric.h levels: CA 0,
+ * leaf 1, spine/aggregation 2, core 3): host-leaf, leaf-spine, spine-core;
+ * "other" for links between switches of one level, of unlevelled switches
+ * or above level 3.  Each stage has an up and a down direction.  Shared by
+ * a job's MPI traffic (here) and its I/O (ioserver.h names these types
+ * tp_io_stage, tp_io_link_load).
+ */
+typedef enum tp_link_stage {
+	TP_LINK_STAGE_HOST_LEAF = 0,
+	TP_LINK_STAGE_LEAF_SPINE,
+	TP_LINK_STAGE_SPINE_CORE,
+	TP_LINK_STAGE_OTHER,
+	TP_LINK_STAGES
+} tp_link_stage;
+
+typedef struct tp_link_stage_load {
+	double up_bytes, down_bytes; /* summed over the stage's links */
+	uint32_t up_dirs, down_dirs; /* link directions carrying traffic */
+	double max_bytes;            /* busiest direction of the stage */
+	uint32_t max_port;           /* its port, or TP_FABRIC_NONE */
+} tp_link_stage_load;
+
+/*
+ * Bytes per link direction.  A direction is named by the fabric port the
+ * traffic leaves through (tp_fabric_port_at; its peer is the receiving
+ * end), so the two directions of a cable are two ports.  port_bytes is
+ * indexed by port and owned by the load (tp_link_load_free).  Of equally
+ * busy directions the one with the lowest port index is named.  Bytes are
+ * doubles because I/O is striped in fractions of a byte; whole bytes stay
+ * exact up to 2^53 (8 PiB) per direction.
+ */
+typedef struct tp_link_load {
+	tp_routes_kind kind; /* LFT: read from the switches; DMODK: modelled */
+	double *port_bytes;
+	uint32_t port_count;
+	uint32_t max_port;        /* busiest direction, or TP_FABRIC_NONE */
+	double max_bytes;         /* (host access links included) */
+	uint32_t max_fabric_port; /* busiest switch-to-switch direction */
+	double max_fabric_bytes;
+	uint32_t loaded_dirs;  /* link directions carrying any traffic */
+	uint32_t loaded_links; /* cables with traffic in either direction */
+	double link_bytes;     /* sum over directions: the routed hop-bytes */
+	double fabric_bytes;   /* the part on switch-to-switch links */
+	tp_link_stage_load stage[TP_LINK_STAGES];
+} tp_link_load;
+
+/*
+ * Building a load from paths, for callers with their own traffic pattern
+ * (tp_cost_link_load and tp_ioserver_link_load use these):
+ * tp_link_load_start empties @load and gives it a zeroed port_bytes for
+ * @fabric (TP_ERR_NOMEM); tp_link_load_add_path adds @bytes to every
+ * direction of the path from fabric host @src to @dst over @routes
+ * (nothing when src == dst or bytes <= 0; errors are the routes', e.g.
+ * TP_ERR_NOTFOUND for a pair without a route, for the caller to prefix);
+ * tp_link_load_finish fills the busiest directions, counts and stages
+ * from port_bytes.  @routes must belong to @fabric.
+ */
+tp_status tp_link_load_start(const tp_fabric *fabric, const tp_routes *routes,
+                             tp_link_load *load, tp_error *err);
+tp_status tp_link_load_add_path(tp_link_load *load, const tp_routes *routes,
+                                uint32_t src, uint32_t dst, double bytes,
+                                tp_error *err);
+void tp_link_load_finish(const tp_fabric *fabric, tp_link_load *load);
+
+/* Frees port_bytes and empties @load (NULL-safe; idempotent). */
+void tp_link_load_free(tp_link_load *load);
+
+/* "host-leaf", "leaf-spine", "spine-core", "other". */
+const char *tp_link_stage_name(tp_link_stage stage);
+
+/*
+ * The direction leaving through port index @port of @fabric as text in
+ * the caller's @buf (@len bytes, truncated to fit): "leaf001[6]->
+ * spine002[1]" (node[port] at each end), "-" for TP_FABRIC_NONE or a port
+ * out of range, "leaf001[7]->?" for an uncabled port.  Returns @buf.
+ */
+const char *tp_link_dir_name(const tp_fabric *fabric, uint32_t port, char *buf,
+                             size_t len);
+
+/* True when the direction leaving through @port climbs (to a higher
+ * level: host to leaf, leaf to spine, spine to core). */
+bool tp_link_dir_is_up(const tp_fabric *fabric, uint32_t port);
+
+/*
+ * The bytes @traffic puts on every link direction of @fabric when rank r
+ * runs on @topo host rank_host[r] and each pair of hosts talks over its
+ * path in @routes (which must belong to @fabric).  @topo is the hierarchy
+ * of @fabric or of the same hosts; hosts are matched by name.  Each byte
+ * is counted once per link it crosses, so with minimal up-down routes
+ * load->link_bytes equals the mapping's hop-bytes; on-node traffic loads
+ * no link.  Errors: TP_ERR_INVALID (NULL argument, a rank on a host index
+ * outside @topo: "cost links: rank 3 on host index 9, the hierarchy has 8
+ * hosts"), TP_ERR_NOTFOUND for a host @fabric does not have ("cost links:
+ * rank 3's host 'n0099' is not a host of <fabric source>"), the routes'
+ * error for a pair without a route prefixed with the hosts ("cost links:
+ * n0001 -> n0005: ..."), TP_ERR_NOMEM.  On failure @load is empty.  Free
+ * with tp_link_load_free.
+ */
+tp_status tp_cost_link_load(const tp_fabric *fabric, const tp_routes *routes,
+                            const tp_topo *topo, const tp_traffic *traffic,
+                            const uint32_t *rank_host, tp_link_load *load,
+                            tp_error *err);
+
+/*
+ * Replace @report's contention term by delta x the bytes of the busiest
+ * switch-to-switch link direction of @links (the routed load of the same
+ * mapping) and recompute predicted_s.  @params NULL = defaults;
+ * leaf_uplinks plays no part: the routes say where the bytes go.
+ */
+void tp_cost_link_contention(tp_cost_report *report,
+                             const tp_cost_params *params,
+                             const tp_link_load *links);
 
 #endif /* TP_COST_H */

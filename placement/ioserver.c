@@ -604,116 +604,25 @@ void tp_io_load_free(tp_io_load *load)
 
 /* ---- per-link load over routes -------------------------------------- */
 
-static const char *const stage_names[] = {
-    [TP_IO_STAGE_HOST_LEAF] = "host-leaf",
-    [TP_IO_STAGE_LEAF_SPINE] = "leaf-spine",
-    [TP_IO_STAGE_SPINE_CORE] = "spine-core",
-    [TP_IO_STAGE_OTHER] = "other",
-};
-
 const char *tp_io_stage_name(tp_io_stage stage)
 {
-	if ((unsigned)stage < TP_IO_STAGES)
-		return stage_names[stage];
-	return "unknown";
-}
-
-/* Stage of the direction leaving through @port, and whether it climbs. */
-static tp_io_stage port_stage(const tp_fabric *f, uint32_t port, bool *up)
-{
-	const tp_fabric_port *p = tp_fabric_port_at(f, port);
-	const tp_fabric_port *q = tp_fabric_peer(f, port);
-	int a, b, lo;
-
-	*up = false;
-	if (!p || !q)
-		return TP_IO_STAGE_OTHER;
-	a = tp_fabric_node_at(f, p->node)->level;
-	b = tp_fabric_node_at(f, q->node)->level;
-	*up = b > a;
-	lo = a < b ? a : b;
-	if (a < 0 || b < 0 || (a - b != 1 && b - a != 1) ||
-	    lo >= (int)TP_IO_STAGE_OTHER)
-		return TP_IO_STAGE_OTHER;
-	return (tp_io_stage)lo;
-}
-
-static bool port_is_fabric(const tp_fabric *f, uint32_t port)
-{
-	const tp_fabric_port *p = tp_fabric_port_at(f, port);
-	const tp_fabric_port *q = tp_fabric_peer(f, port);
-
-	return p && q &&
-	       tp_fabric_node_at(f, p->node)->type == TP_FABRIC_SWITCH &&
-	       tp_fabric_node_at(f, q->node)->type == TP_FABRIC_SWITCH;
+	return tp_link_stage_name(stage);
 }
 
 /* Add @bytes to every direction of the path @src -> @dst. */
 static tp_status add_path(const tp_fabric *f, const tp_routes *routes,
                           uint32_t src, uint32_t dst, double bytes,
-                          const char *what, double *port_bytes, tp_error *err)
+                          const char *what, tp_io_link_load *load,
+                          tp_error *err)
 {
-	uint32_t path[TP_ROUTE_MAX_HOPS];
-	size_t n;
+	tp_status rc =
+	    tp_link_load_add_path(load, routes, src, dst, bytes, err);
 
-	if (bytes <= 0 || src == dst)
-		return TP_OK;
-	if (tp_routes_path(routes, src, dst, path, TP_ROUTE_MAX_HOPS, &n,
-	                   err) != TP_OK)
-		return tp_error_prefix(err, "I/O %s %s -> %s", what,
-		                       tp_fabric_host_at(f, src)->name,
-		                       tp_fabric_host_at(f, dst)->name);
-	for (size_t k = 0; k < n; k++)
-		port_bytes[path[k]] += bytes;
-	return TP_OK;
-}
-
-/* Busiest directions, counts and stages from port_bytes. */
-static void summarise(const tp_fabric *f, tp_io_link_load *load)
-{
-	load->max_port = load->max_fabric_port = TP_FABRIC_NONE;
-	for (int s = 0; s < TP_IO_STAGES; s++)
-		load->stage[s].max_port = TP_FABRIC_NONE;
-	for (uint32_t port = 0; port < load->port_count; port++) {
-		double b = load->port_bytes[port];
-		const tp_fabric_port *peer;
-		tp_io_stage_load *st;
-		bool up;
-
-		if (b <= 0)
-			continue;
-		st = &load->stage[port_stage(f, port, &up)];
-		load->loaded_dirs++;
-		load->link_bytes += b;
-		/* count a cable once: at its lower-indexed loaded port */
-		peer = tp_fabric_peer(f, port);
-		if (!peer ||
-		    (uint32_t)(peer - tp_fabric_port_at(f, 0)) > port ||
-		    load->port_bytes[peer - tp_fabric_port_at(f, 0)] <= 0)
-			load->loaded_links++;
-		if (up) {
-			st->up_bytes += b;
-			st->up_dirs++;
-		} else {
-			st->down_bytes += b;
-			st->down_dirs++;
-		}
-		if (b > st->max_bytes) {
-			st->max_bytes = b;
-			st->max_port = port;
-		}
-		if (b > load->max_bytes) {
-			load->max_bytes = b;
-			load->max_port = port;
-		}
-		if (port_is_fabric(f, port)) {
-			load->fabric_bytes += b;
-			if (b > load->max_fabric_bytes) {
-				load->max_fabric_bytes = b;
-				load->max_fabric_port = port;
-			}
-		}
-	}
+	if (rc != TP_OK)
+		tp_error_prefix(err, "I/O %s %s -> %s", what,
+		                tp_fabric_host_at(f, src)->name,
+		                tp_fabric_host_at(f, dst)->name);
+	return rc;
 }
 
 tp_status tp_ioserver_link_load(const tp_fabric *fabric,
@@ -733,6 +642,8 @@ tp_status tp_ioserver_link_load(const tp_fabric *fabric,
 		                    "I/O link load: NULL result");
 	memset(load, 0, sizeof(*load));
 	load->max_port = load->max_fabric_port = TP_FABRIC_NONE;
+	for (int s = 0; s < TP_IO_STAGES; s++)
+		load->stage[s].max_port = TP_FABRIC_NONE;
 	if (!fabric || !routes)
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "I/O link load: NULL fabric or routes");
@@ -761,14 +672,11 @@ tp_status tp_ioserver_link_load(const tp_fabric *fabric,
 			                    "index %u, fabric %s has %u hosts",
 			                    i, servers[i],
 			                    tp_fabric_source(fabric), hosts);
-	load->kind = tp_routes_kind_of(routes);
-	load->port_count = tp_fabric_port_count(fabric);
-	load->port_bytes =
-	    calloc((size_t)load->port_count + 1, sizeof(*load->port_bytes));
-	if (!load->port_bytes)
-		return tp_error_set(err, TP_ERR_NOMEM,
-		                    "I/O link load: no memory for %u ports",
-		                    load->port_count);
+	rc = tp_link_load_start(fabric, routes, load, err);
+	if (rc != TP_OK) {
+		tp_error_prefix(err, "I/O link load");
+		return rc;
+	}
 	/* Striped evenly: every client sends (and gets) its share of each
 	 * server, so each pair carries bytes / m each way asked for. */
 	write_pair = write_bytes_per_client / server_count;
@@ -776,29 +684,24 @@ tp_status tp_ioserver_link_load(const tp_fabric *fabric,
 	for (uint32_t i = 0; i < client_count; i++) {
 		for (uint32_t j = 0; j < server_count; j++) {
 			rc = add_path(fabric, routes, clients[i], servers[j],
-			              write_pair, "write", load->port_bytes,
-			              err);
+			              write_pair, "write", load, err);
 			if (rc == TP_OK)
 				rc = add_path(fabric, routes, servers[j],
 				              clients[i], read_pair, "read",
-				              load->port_bytes, err);
+				              load, err);
 			if (rc != TP_OK) {
 				tp_io_link_load_free(load);
 				return rc;
 			}
 		}
 	}
-	summarise(fabric, load);
+	tp_link_load_finish(fabric, load);
 	return TP_OK;
 }
 
 void tp_io_link_load_free(tp_io_link_load *load)
 {
-	if (!load)
-		return;
-	free(load->port_bytes);
-	memset(load, 0, sizeof(*load));
-	load->max_port = load->max_fabric_port = TP_FABRIC_NONE;
+	tp_link_load_free(load);
 }
 
 tp_status tp_ioserver_fabric_hosts(const tp_topo *topo, const tp_fabric *fabric,

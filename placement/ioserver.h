@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "alloc.h"
+#include "cost.h"
 #include "fabric.h"
 #include "route.h"
 #include "topo.h"
@@ -113,47 +114,17 @@ void tp_io_load_free(tp_io_load *load);
 /* ---- per-link load over the fabric's routes -------------------------- */
 
 /*
- * Link stages, by the levels of a link's two ends (fabric.h levels: CA 0,
- * leaf 1, spine/aggregation 2, core 3): host-leaf, leaf-spine, spine-core;
- * "other" for links between switches of one level, of unlevelled switches
- * or above level 3.  Each stage has an up and a down direction.
+ * The per-link load types are shared with the load of a job's MPI traffic
+ * (cost.h: tp_link_load, tp_link_stage); these are their names for I/O.
  */
-typedef enum tp_io_stage {
-	TP_IO_STAGE_HOST_LEAF = 0,
-	TP_IO_STAGE_LEAF_SPINE,
-	TP_IO_STAGE_SPINE_CORE,
-	TP_IO_STAGE_OTHER,
-	TP_IO_STAGES
-} tp_io_stage;
-
-typedef struct tp_io_stage_load {
-	double up_bytes, down_bytes; /* summed over the stage's links */
-	uint32_t up_dirs, down_dirs; /* link directions carrying I/O */
-	double max_bytes;            /* busiest direction of the stage */
-	uint32_t max_port;           /* its port, or TP_FABRIC_NONE */
-} tp_io_stage_load;
-
-/*
- * Bytes per link direction.  A direction is named by the fabric port the
- * traffic leaves through (tp_fabric_port_at; its peer is the receiving
- * end), so the two directions of a cable are two ports.  port_bytes is
- * indexed by port and owned by the load (tp_io_link_load_free).  Of equally
- * busy directions the one with the lowest port index is named.
- */
-typedef struct tp_io_link_load {
-	tp_routes_kind kind; /* LFT: read from the switches; DMODK: modelled */
-	double *port_bytes;
-	uint32_t port_count;
-	uint32_t max_port;        /* busiest direction, or TP_FABRIC_NONE */
-	double max_bytes;         /* (host access links included) */
-	uint32_t max_fabric_port; /* busiest switch-to-switch direction */
-	double max_fabric_bytes;
-	uint32_t loaded_dirs;  /* link directions carrying any I/O */
-	uint32_t loaded_links; /* cables with I/O in either direction */
-	double link_bytes;     /* sum over directions: the I/O's hop-bytes */
-	double fabric_bytes;   /* the part on switch-to-switch links */
-	tp_io_stage_load stage[TP_IO_STAGES];
-} tp_io_link_load;
+typedef tp_link_stage tp_io_stage;
+#define TP_IO_STAGE_HOST_LEAF  TP_LINK_STAGE_HOST_LEAF
+#define TP_IO_STAGE_LEAF_SPINE TP_LINK_STAGE_LEAF_SPINE
+#define TP_IO_STAGE_SPINE_CORE TP_LINK_STAGE_SPINE_CORE
+#define TP_IO_STAGE_OTHER      TP_LINK_STAGE_OTHER
+#define TP_IO_STAGES           TP_LINK_STAGES
+typedef tp_link_stage_load tp_io_stage_load;
+typedef tp_link_load tp_io_link_load;
 
 /*
  * Per-link load when each of @client_count clients writes
@@ -175,9 +146,10 @@ tp_status tp_ioserver_link_load(const tp_fabric *fabric,
                                 double read_bytes_per_client,
                                 tp_io_link_load *load, tp_error *err);
 
+/* tp_link_load_free. */
 void tp_io_link_load_free(tp_io_link_load *load);
 
-/* "host-leaf", "leaf-spine", "spine-core", "other". */
+/* tp_link_stage_name: "host-leaf", "leaf-spine", "spine-core", "other". */
 const char *tp_io_stage_name(tp_io_stage stage);
 
 /*

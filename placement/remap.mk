@@ -22,6 +22,18 @@ tests_unit_test_cost_SOURCES = tests/unit/test_cost.c
 tests_unit_test_cost_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_cost_LDADD = $(TP_UNIT_LDADD) $(MATH_LIBS)
 
+# Per-link load of a job's MPI traffic over the fabric's routes (cost
+# model, "per-link loads"): fabrics from topology.conf text, D-mod-k routes.
+TP_UNIT_TESTS += tests/unit/test_cost_links
+check_PROGRAMS += tests/unit/test_cost_links
+TESTS += tests/unit/test_cost_links
+tests_unit_test_cost_links_SOURCES = tests/unit/test_cost_links.c
+tests_unit_test_cost_links_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_cost_links_LDADD = $(TP_UNIT_LDADD) $(MATH_LIBS)
+# `topoplace cost` link loads: topology.conf, a 3-level cache, live ibsim.
+dist_check_SCRIPTS += tests/integration/cli_cost.sh
+TESTS += tests/integration/cli_cost.sh
+
 tests_unit_test_remap_SOURCES = tests/unit/test_remap.c
 tests_unit_test_remap_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_remap_LDADD = $(TP_UNIT_LDADD)

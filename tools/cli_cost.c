@@ -1,153 +1,116 @@
 /*
  * cli_cost.c: `topoplace cost`: compare mappings of one job side by side.
  *
- *   topoplace cost --matrix FILE --fabric PxLxH [--hosts LIST] [--slots N]
- *                  [--mapping block|cyclic|random|remap|FILE[,...]]...
- *                  [--params FILE] [--seed S]
+ *   topoplace cost --matrix FILE --fabric PxLxH|FILE|live [--hosts LIST]
+ *                  [--slots N] [--mapping block|cyclic|random|remap|FILE
+ *                  [,...]]... [--params FILE] [--seed S]
+ *                  [--routes dmodk|lft] [--ca DEV] [--port N] [--per-link]
  *
  * FILE is an imported mapping: an Open MPI rankfile (`rank N=host slot=S`),
  * a Hydra machinefile (`host:count`) or a SLURM_HOSTFILE (one host per
  * rank), as `topoplace remap` writes them.
+ *
+ * With a real fabric (an ibnetdiscover cache, a topology.conf, or `live`)
+ * each mapping's traffic is also followed over the fabric's routes, read
+ * from the switches (lft) or modelled (dmodk): the bytes on the busiest
+ * switch link and which link it is, the bytes by link stage, and the
+ * contention term from that busiest link instead of the leaf-uplink
+ * estimate.  A PxLxH tree has no cables, so no routes.
  */
 #include "tp_config.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cost.h"
+#include "discover.h"
+#include "fabric.h"
 #include "remap.h"
+#include "route.h"
 #include "topo.h"
 #include "traffic.h"
 
 static const char cost_usage[] =
-    "usage: topoplace cost --matrix FILE --fabric PODSxLEAVESxHOSTS\n"
+    "usage: topoplace cost --matrix FILE --fabric PODSxLEAVESxHOSTS|FILE|"
+    "live\n"
     "                      [--hosts LIST] [--slots N] [--params FILE] "
     "[--seed S]\n"
     "                      [--mapping block|cyclic|random|remap|FILE"
-    "[,...]]...\n";
+    "[,...]]...\n"
+    "                      [--routes dmodk|lft] [--ca DEV] [--port N] "
+    "[--per-link]\n"
+    "--fabric FILE (ibnetdiscover cache or topology.conf) or live also "
+    "gives each\n"
+    "mapping's link loads over the fabric's routes: dmodk (modelled; "
+    "default for\n"
+    "FILE) or lft (read from the switches; default for live).\n";
 
 #define MAX_MAPPINGS 16
 
-/* An imported mapping: rank -> host (topo index); errors name file, line. */
-static tp_status read_mapping(const tp_topo *topo, const char *path,
-                              uint32_t ranks, uint32_t *rank_host,
-                              tp_error *err)
+/* How to get routes, for --fabric FILE|live. */
+struct routes_opts {
+	const char *ca; /* HCA for live discovery and lft; NULL: the first */
+	int port;       /* its port; 0: the first active */
+	int lft;        /* 1 lft, 0 dmodk, -1 not given */
+	bool per_link;  /* print every loaded direction */
+};
+
+/* A PxLxH shape (the form tp_cli_load_topo checks), not a file. */
+static bool is_tree_spec(const char *spec)
 {
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	uint32_t next = 0, lineno = 0;
-	int format = 0; /* 1 rankfile, 2 host:count, 3 host per line */
-	uint8_t *set;
-	tp_status rc = TP_OK;
+	return !strchr(spec, '/') && !strchr(spec, '.') &&
+	       spec[strspn(spec, "0123456789x")] == '\0';
+}
 
-	if (!f)
-		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
-		                    strerror(errno));
-	set = calloc(ranks, 1);
-	if (!set) {
-		fclose(f);
-		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
-		                    path);
+/*
+ * The hierarchy of --fabric and, for a file or live, the fabric it comes
+ * from (NULL for PxLxH).  Returns a TP_EXIT_* status; failures are printed.
+ */
+static int load_fabric(const char *what, const char *spec,
+                       const struct routes_opts *o, tp_fabric **fabric,
+                       tp_topo **topo)
+{
+	tp_error err;
+	int rc;
+
+	*fabric = NULL;
+	*topo = NULL;
+	if (is_tree_spec(spec))
+		return tp_cli_load_topo(what, spec, topo);
+	if (!strcmp(spec, "live")) {
+		if (tp_discover_live(o->ca, o->port, NULL, NULL, fabric,
+		                     &err) != TP_OK)
+			return tp_cli_fail(what, &err);
+	} else if ((rc = tp_cli_load_fabric(what, spec, NULL, fabric)) !=
+	           TP_EXIT_OK) {
+		return rc;
 	}
-	while (rc == TP_OK && fgets(line, sizeof(line), f)) {
-		char *s = line, *hash = strchr(line, '#'), host[256];
-		unsigned long r, count = 1;
-		int kind, used = 0;
-		uint32_t h;
-
-		lineno++;
-		if (hash)
-			*hash = '\0';
-		s += strspn(s, " \t\r\n");
-		if (!*s)
-			continue;
-		s[strcspn(s, "\r\n")] = '\0';
-		if (!strncmp(s, "rank ", 5)) {
-			unsigned long slot;
-
-			kind = 1;
-			if (sscanf(s, "rank %lu=%255[^ \t] slot=%lu %n", &r,
-			           host, &slot, &used) != 3 ||
-			    s[used]) {
-				rc = tp_error_set(err, TP_ERR_PARSE,
-				                  "%s: line %u: expected "
-				                  "'rank N=host slot=S'",
-				                  path, lineno);
-				break;
-			}
-		} else if (strchr(s, ':')) {
-			kind = 2;
-			if (sscanf(s, "%255[^: \t]:%lu %n", host, &count,
-			           &used) != 2 ||
-			    s[used] || count == 0) {
-				rc = tp_error_set(err, TP_ERR_PARSE,
-				                  "%s: line %u: expected "
-				                  "'host:count'",
-				                  path, lineno);
-				break;
-			}
-		} else {
-			kind = 3;
-			if (sscanf(s, "%255s %n", host, &used) != 1 ||
-			    s[used]) {
-				rc = tp_error_set(err, TP_ERR_PARSE,
-				                  "%s: line %u: expected one "
-				                  "host name",
-				                  path, lineno);
-				break;
-			}
-		}
-		if (format && kind != format) {
-			rc = tp_error_set(err, TP_ERR_PARSE,
-			                  "%s: line %u: mixes mapping formats",
-			                  path, lineno);
-			break;
-		}
-		format = kind;
-		h = tp_topo_find_host(topo, host);
-		if (h == TP_TOPO_NONE) {
-			rc = tp_error_set(err, TP_ERR_NOTFOUND,
-			                  "%s: line %u: host '%s' is not in "
-			                  "the fabric",
-			                  path, lineno, host);
-			break;
-		}
-		if (kind != 1)
-			r = next;
-		if (r >= ranks || count > ranks - r) {
-			rc = tp_error_set(err, TP_ERR_PARSE,
-			                  "%s: line %u: rank %lu beyond the "
-			                  "matrix's %u ranks",
-			                  path, lineno,
-			                  kind == 1 ? r : r + count - 1, ranks);
-			break;
-		}
-		for (unsigned long k = 0; k < count; k++) {
-			if (set[r + k]) {
-				rc = tp_error_set(err, TP_ERR_PARSE,
-				                  "%s: line %u: rank %lu "
-				                  "placed twice",
-				                  path, lineno, r + k);
-				break;
-			}
-			set[r + k] = 1;
-			rank_host[r + k] = h;
-		}
-		next = (uint32_t)(r + count);
+	if (tp_fabric_to_topo(*fabric, topo, &err) != TP_OK) {
+		tp_fabric_free(*fabric);
+		*fabric = NULL;
+		return tp_cli_fail(what, &err);
 	}
-	if (rc == TP_OK && ferror(f))
-		rc = tp_error_set(err, TP_ERR_IO, "%s: read error", path);
-	for (uint32_t r = 0; rc == TP_OK && r < ranks; r++)
-		if (!set[r])
-			rc = tp_error_set(err, TP_ERR_PARSE,
-			                  "%s: rank %u is not placed", path, r);
-	fclose(f);
-	free(set);
-	return rc;
+	return TP_EXIT_OK;
+}
+
+/* The switches' tables (lft) or the D-mod-k model of @fabric. */
+static tp_status load_routes(const tp_fabric *fabric,
+                             const struct routes_opts *o, tp_routes **routes,
+                             tp_error *err)
+{
+	tp_status st;
+
+	if (o->lft != 1)
+		return tp_routes_new_dmodk(fabric, routes, err);
+	st = tp_routes_read_live(fabric, o->ca, o->port, routes, err);
+	if (st != TP_OK)
+		tp_error_prefix(err, "--routes lft");
+	return st;
 }
 
 static void print_row_u64(const char *label, int n, const uint64_t *v)
@@ -172,6 +135,79 @@ static void print_row_double(const char *label, int n, const double *v,
 	putchar('\n');
 }
 
+/* Whole bytes held in doubles (exact below 2^53), one column a mapping. */
+static void print_row_bytes(const char *label, int n, const double *v)
+{
+	printf("%-22s", label);
+	for (int i = 0; i < n; i++)
+		printf(" %16.0f", v[i]);
+	putchar('\n');
+}
+
+static const char *mapping_label(const char *name)
+{
+	const char *base = strrchr(name, '/');
+
+	return base ? base + 1 : name;
+}
+
+/* The table's rows of the routed link loads. */
+static void print_link_rows(int nmap, const tp_link_load *links)
+{
+	static const char *const stage_row[TP_LINK_STAGES] = {
+	    "link bytes host-leaf", "link bytes leaf-spine",
+	    "link bytes spine-core", "link bytes other"};
+	double d[MAX_MAPPINGS];
+
+	for (int i = 0; i < nmap; i++)
+		d[i] = links[i].max_fabric_bytes;
+	print_row_bytes("max switch link bytes", nmap, d);
+	for (int i = 0; i < nmap; i++)
+		d[i] = links[i].loaded_dirs;
+	print_row_bytes("loaded directions", nmap, d);
+	for (int k = 0; k < TP_LINK_STAGES; k++) {
+		for (int i = 0; i < nmap; i++)
+			d[i] = links[i].stage[k].up_bytes +
+			       links[i].stage[k].down_bytes;
+		print_row_bytes(stage_row[k], nmap, d);
+	}
+}
+
+/* The busiest switch link of each mapping by name, and with @per_link
+ * every loaded direction as a key=value line. */
+static void print_links(const tp_fabric *fabric, int nmap, char *const *names,
+                        const tp_link_load *links, bool per_link)
+{
+	char text[256];
+
+	printf("busiest switch link:\n");
+	for (int i = 0; i < nmap; i++) {
+		uint32_t port = links[i].max_fabric_port;
+
+		tp_link_dir_name(fabric, port, text, sizeof(text));
+		if (port == TP_FABRIC_NONE)
+			printf("  %-16s -\n", mapping_label(names[i]));
+		else
+			printf("  %-16s %s %s, %.0f bytes\n",
+			       mapping_label(names[i]), text,
+			       tp_link_dir_is_up(fabric, port) ? "up" : "down",
+			       links[i].max_fabric_bytes);
+	}
+	if (!per_link)
+		return;
+	for (int i = 0; i < nmap; i++) {
+		for (uint32_t p = 0; p < links[i].port_count; p++) {
+			if (links[i].port_bytes[p] <= 0)
+				continue;
+			printf("link: mapping=%s link=%s dir=%s bytes=%.0f\n",
+			       mapping_label(names[i]),
+			       tp_link_dir_name(fabric, p, text, sizeof(text)),
+			       tp_link_dir_is_up(fabric, p) ? "up" : "down",
+			       links[i].port_bytes[p]);
+		}
+	}
+}
+
 int tp_cli_cost(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -182,6 +218,10 @@ int tp_cli_cost(int argc, char **argv)
 	    {"mapping", required_argument, NULL, 'M'},
 	    {"params", required_argument, NULL, 'p'},
 	    {"seed", required_argument, NULL, 's'},
+	    {"routes", required_argument, NULL, 'r'},
+	    {"ca", required_argument, NULL, 'C'},
+	    {"port", required_argument, NULL, 'O'},
+	    {"per-link", no_argument, NULL, 'L'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -190,16 +230,22 @@ int tp_cli_cost(int argc, char **argv)
 	const char *params_path = NULL;
 	char *names[MAX_MAPPINGS], *mapping_arg[MAX_MAPPINGS];
 	int nmap = 0, nargs = 0, c, rc = TP_EXIT_FAILURE;
-	uint64_t slots = 1, seed = 1;
+	uint64_t slots = 1, seed = 1, port;
 	uint32_t nhosts = 0;
+	struct routes_opts ro = {.lft = -1};
+	tp_fabric *fab = NULL;
+	tp_routes *routes = NULL;
 	tp_topo *topo = NULL;
 	tp_traffic *t = NULL;
 	tp_remap_host *hosts = NULL;
 	uint32_t *maps[MAX_MAPPINGS] = {NULL};
 	tp_cost_report rep[MAX_MAPPINGS];
+	tp_link_load links[MAX_MAPPINGS];
 	tp_cost_params params = tp_cost_default_params();
 	tp_error err = {0};
 
+	for (int i = 0; i < MAX_MAPPINGS; i++)
+		links[i] = (tp_link_load){.port_bytes = NULL};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -232,6 +278,28 @@ int tp_cli_cost(int argc, char **argv)
 			                     UINT64_MAX, &seed))
 				return TP_EXIT_USAGE;
 			break;
+		case 'r':
+			if (!strcmp(optarg, "lft"))
+				ro.lft = 1;
+			else if (!strcmp(optarg, "dmodk"))
+				ro.lft = 0;
+			else
+				return tp_cli_usage_error(
+				    what, "--routes '%s': expected dmodk|lft",
+				    optarg);
+			break;
+		case 'C':
+			ro.ca = optarg;
+			break;
+		case 'O':
+			if (tp_cli_parse_u64(what, "--port", optarg, 0, 254,
+			                     &port))
+				return TP_EXIT_USAGE;
+			ro.port = (int)port;
+			break;
+		case 'L':
+			ro.per_link = true;
+			break;
 		case 'h':
 			fputs(cost_usage, stdout);
 			return TP_EXIT_OK;
@@ -249,6 +317,11 @@ int tp_cli_cost(int argc, char **argv)
 	if (!matrix || !fabric)
 		return tp_cli_usage_error(what, "--matrix and --fabric are "
 		                                "required (see --help)");
+	if ((ro.lft != -1 || ro.per_link) && is_tree_spec(fabric))
+		return tp_cli_usage_error(what,
+		                          "--routes and --per-link need "
+		                          "--fabric FILE or live (a PxLxH tree "
+		                          "has no routes)");
 	/* Split "a,b" values; the strings stay in argv. */
 	for (int i = 0; i < nargs; i++) {
 		char *save = NULL;
@@ -271,8 +344,14 @@ int tp_cli_cost(int argc, char **argv)
 	if (params_path &&
 	    tp_cost_params_read_file(params_path, &params, &err) != TP_OK)
 		goto fail;
-	if ((rc = tp_cli_load_topo(what, fabric, &topo)) != TP_EXIT_OK)
+	/* a live fabric's own tables are its real routes */
+	if (ro.lft == -1)
+		ro.lft = !strcmp(fabric, "live");
+	if ((rc = load_fabric(what, fabric, &ro, &fab, &topo)) != TP_EXIT_OK)
 		goto out;
+	/* before any output, so that a fabric without tables fails cleanly */
+	if (fab && load_routes(fab, &ro, &routes, &err) != TP_OK)
+		goto fail;
 	if (tp_traffic_read_file(matrix, NULL, &t, &err) != TP_OK)
 		goto fail;
 	if (hostlist) {
@@ -312,8 +391,8 @@ int tp_cli_cost(int argc, char **argv)
 			goto fail;
 		}
 		if (tp_remap_method_parse(names[i], &method, NULL) != TP_OK) {
-			if (read_mapping(topo, names[i], t->ranks, maps[i],
-			                 &err) != TP_OK)
+			if (tp_cli_read_mapping(topo, names[i], t->ranks,
+			                        maps[i], &err) != TP_OK)
 				goto fail;
 		} else {
 			st = method == TP_REMAP_TOPO
@@ -331,17 +410,29 @@ int tp_cli_cost(int argc, char **argv)
 		if (tp_cost_evaluate(topo, t, maps[i], &params, &rep[i], NULL,
 		                     NULL, &err) != TP_OK)
 			goto fail;
+		if (!routes)
+			continue;
+		if (tp_cost_link_load(fab, routes, topo, t, maps[i], &links[i],
+		                      &err) != TP_OK) {
+			tp_error_prefix(&err, "mapping %s", names[i]);
+			goto fail;
+		}
+		/* the routes say where the bytes go: no even-spread guess */
+		tp_cost_link_contention(&rep[i], &params, &links[i]);
 	}
 	printf("matrix %s: %u ranks, fabric %s, %u hosts x %llu slots, "
 	       "seed %llu\n",
 	       matrix, t->ranks, fabric, nhosts, (unsigned long long)slots,
 	       (unsigned long long)seed);
+	if (routes)
+		printf("routes: %s; contention from the busiest switch link\n",
+		       tp_routes_kind_of(routes) == TP_ROUTES_LFT
+		           ? "lft, read from the switches' forwarding tables"
+		           : "dmodk, modelled (D-mod-k, not read from the "
+		             "fabric)");
 	printf("%-22s", "mapping");
-	for (int i = 0; i < nmap; i++) {
-		const char *base = strrchr(names[i], '/');
-
-		printf(" %16.16s", base ? base + 1 : names[i]);
-	}
+	for (int i = 0; i < nmap; i++)
+		printf(" %16.16s", mapping_label(names[i]));
 	putchar('\n');
 	{
 		uint64_t v[MAX_MAPPINGS];
@@ -376,6 +467,8 @@ int tp_cli_cost(int argc, char **argv)
 			           ? "-"
 			           : tp_topo_leaf_name(topo, rep[i].max_leaf));
 		putchar('\n');
+		if (routes)
+			print_link_rows(nmap, links);
 		for (int i = 0; i < nmap; i++)
 			d[i] = rep[i].predicted_s;
 		print_row_double("predicted time s", nmap, d, 0);
@@ -389,15 +482,21 @@ int tp_cli_cost(int argc, char **argv)
 			d[i] = rep[i].contention_s;
 		print_row_double("  contention s", nmap, d, 0);
 	}
+	if (routes)
+		print_links(fab, nmap, names, links, ro.per_link);
 	rc = TP_EXIT_OK;
 	goto out;
 fail:
 	rc = tp_cli_fail(what, &err);
 out:
-	for (int i = 0; i < nmap; i++)
+	for (int i = 0; i < nmap; i++) {
 		free(maps[i]);
+		tp_link_load_free(&links[i]);
+	}
 	free(hosts);
 	tp_traffic_free(t);
+	tp_routes_free(routes);
+	tp_fabric_free(fab);
 	tp_topo_free(topo);
 	return rc;
 }

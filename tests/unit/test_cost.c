@@ -1,7 +1,8 @@
 /*
  * test_cost.c: hop-bytes, hop classes, leaf uplink loads and the predicted
  * time of a hand-computed mapping are exact; the parameter file is
- * validated with errors naming file, line and key.
+ * validated with errors naming file, line and key (for the protocol limits
+ * short >= eager, the line of the later of the two keys).
  */
 #include "tp_config.h"
 
@@ -173,9 +174,22 @@ static void test_bad_parameter_files_are_named(void **state)
 	            "finite number");
 	param_fails("leaf_uplinks = 0\n",
 	            "site.conf: line 1: leaf_uplinks must be 1..4294967295");
+	/* The protocol limits are checked together: the line named is the
+	 * later of the two keys given, whichever it is. */
 	param_fails("short_max_bytes = 9000\n",
-	            "site.conf: short_max_bytes 9000 must be below "
+	            "site.conf: line 1: short_max_bytes 9000 must be below "
 	            "eager_max_bytes 8192");
+	param_fails("# limits\nqueue_gamma_s = 0\neager_max_bytes = 100\n"
+	            "leaf_uplinks = 2\n",
+	            "site.conf: line 3: short_max_bytes 512 must be below "
+	            "eager_max_bytes 100");
+	param_fails("eager_max_bytes = 64\nqueue_gamma_s = 0\n"
+	            "short_max_bytes = 64\n",
+	            "site.conf: line 3: short_max_bytes 64 must be below "
+	            "eager_max_bytes 64");
+	param_fails("short_max_bytes = 128\n\neager_max_bytes = 64\n",
+	            "site.conf: line 3: short_max_bytes 128 must be below "
+	            "eager_max_bytes 64");
 	param_fails("queue_gamma_s\n",
 	            "site.conf: line 1: expected key = value");
 	param_fails("queue_gamma_s =\n",
