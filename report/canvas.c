@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,10 +241,42 @@ void tp_canvas_release_static(void)
 	cairo_debug_reset_static_data();
 }
 
+/* sRGB transfer function: linear light to the 0..1 value a pixel holds. */
+static double srgb_encode(double linear)
+{
+	if (linear <= 0.0031308)
+		return 12.92 * linear;
+	return 1.055 * pow(linear, 1 / 2.4) - 0.055;
+}
+
+/*
+ * The OKLab colour of lightness @L, chroma @C and hue @hue_rad in linear
+ * sRGB (Ottosson's matrices); false when it falls outside the gamut.
+ */
+static bool oklch_to_linear(double L, double C, double hue_rad, double rgb[3])
+{
+	double a = C * cos(hue_rad), b = C * sin(hue_rad);
+	double l = L + 0.3963377774 * a + 0.2158037573 * b;
+	double m = L - 0.1055613458 * a - 0.0638541728 * b;
+	double s = L - 0.0894841775 * a - 1.2914855480 * b;
+
+	l = l * l * l;
+	m = m * m * m;
+	s = s * s * s;
+	rgb[0] = 4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s;
+	rgb[1] = -1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s;
+	rgb[2] = -0.0041960863 * l - 0.7034186147 * m + 1.7076147010 * s;
+	for (int i = 0; i < 3; i++)
+		if (rgb[i] < -1e-4 || rgb[i] > 1 + 1e-4)
+			return false;
+	return true;
+}
+
 tp_rgb tp_canvas_category(uint32_t index)
 {
-	/* Okabe & Ito's palette, without its black (kept for text). */
-	static const tp_rgb palette[] = {
+	/* Okabe & Ito's palette, without its black (kept for text) and its
+	 * grey (too close to idle hosts and links). */
+	static const tp_rgb okabe_ito[] = {
 	    {0.902, 0.624, 0.000}, /* orange */
 	    {0.337, 0.706, 0.914}, /* sky blue */
 	    {0.000, 0.620, 0.451}, /* bluish green */
@@ -251,10 +284,31 @@ tp_rgb tp_canvas_category(uint32_t index)
 	    {0.000, 0.447, 0.698}, /* blue */
 	    {0.835, 0.369, 0.000}, /* vermillion */
 	    {0.800, 0.475, 0.655}, /* reddish purple */
-	    {0.600, 0.600, 0.600}, /* grey */
 	};
+	/* Past them, colours are generated in OKLCh, where equal steps look
+	 * equal: hues a golden angle apart never repeat and keep neighbours
+	 * far apart on the wheel, and four lightness bands separate hues that
+	 * come round close again.  Chroma is as high as sRGB allows (never
+	 * grey).  For the 64 categories this gives a CIELAB distance of at
+	 * least 9.7 between any two and 33 from the light grey of idle hosts
+	 * (tests/unit/test_canvas.c checks both). */
+	static const double lightness[] = {0.70, 0.55, 0.82, 0.45};
+	const uint32_t fixed = sizeof(okabe_ito) / sizeof(okabe_ito[0]);
+	uint32_t k;
+	double hue, chroma = 0.18, rgb[3];
 
-	return palette[index % (sizeof(palette) / sizeof(palette[0]))];
+	index %= TP_CANVAS_CATEGORIES;
+	if (index < fixed)
+		return okabe_ito[index];
+	k = index - fixed;
+	hue = fmod(330.0 + k * 137.50776405, 360.0) * M_PI / 180.0;
+	while (chroma > 0.02 &&
+	       !oklch_to_linear(lightness[k % 4], chroma, hue, rgb))
+		chroma -= 0.005;
+	oklch_to_linear(lightness[k % 4], chroma, hue, rgb);
+	return (tp_rgb){srgb_encode(fmin(fmax(rgb[0], 0), 1)),
+	                srgb_encode(fmin(fmax(rgb[1], 0), 1)),
+	                srgb_encode(fmin(fmax(rgb[2], 0), 1))};
 }
 
 tp_rgb tp_canvas_scale(double t)

@@ -7,8 +7,9 @@
  * into place on tp_canvas_close, so a failed or interrupted report never
  * leaves a half-written image under the name the user asked for.
  *
- * Colours: categories (jobs, hop classes) come from a fixed palette that
- * stays readable for common colour-vision deficiencies (Okabe-Ito); loads and
+ * Colours: categories (jobs, hop classes) come from a palette that starts
+ * with the colours that stay readable for common colour-vision deficiencies
+ * (Okabe-Ito) and goes on with generated ones for many jobs; loads and
  * heat from a sequential scale, light to dark, so "more" always reads darker
  * in print as on screen.
  */
@@ -76,7 +77,14 @@ void tp_canvas_discard(tp_canvas *canvas);
  */
 void tp_canvas_release_static(void);
 
-/* Category colour @index (wraps around after 8 colours). */
+/* Category colours that are all distinct (then they repeat). */
+#define TP_CANVAS_CATEGORIES 64u
+
+/*
+ * Category colour @index: Okabe-Ito's first seven colours, then generated
+ * ones of other hues and lightness; none is grey, and the first
+ * TP_CANVAS_CATEGORIES are all distinct (then they wrap around).
+ */
 tp_rgb tp_canvas_category(uint32_t index);
 
 /* Sequential colour for @t in [0, 1] (clamped): 0 light, 1 dark. */

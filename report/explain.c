@@ -116,6 +116,10 @@ static void put_class(FILE *f, const tp_explain_input *in,
 	        "  comm_sensitive when: messages of at most %s at %.0f/s "
 	        "per rank or more, or %s/s per rank or more\n",
 	        a, t.comm_messages_per_s_per_rank_min, c);
+	fprintf(f, "  thresholds: %s\n",
+	        in->thresholds_source ? in->thresholds_source
+	        : in->thresholds      ? "given by the caller"
+	                              : "topoplace's defaults");
 }
 
 static const char *const class_label[TP_COST_CLASSES] = {
@@ -125,21 +129,29 @@ static const char *const class_label[TP_COST_CLASSES] = {
 static void put_costs(FILE *f, const tp_cost_report *def,
                       const tp_cost_report *ours, const char *ours_name)
 {
+	const char *def_name = "default (block)";
 	char a[32], b[32];
+	/* Columns as wide as their headings ("topoplace (partition)" is
+	 * wider than the figures), so headings sit over their figures. */
+	int w = 18;
 
-	fprintf(f, "  %-22s %18s %18s\n", "", "default (block)", ours_name);
+	if ((int)strlen(def_name) > w)
+		w = (int)strlen(def_name);
+	if ((int)strlen(ours_name) > w)
+		w = (int)strlen(ours_name);
+	fprintf(f, "  %-22s %*s %*s\n", "", w, def_name, w, ours_name);
 	tp_canvas_format_bytes((double)def->hop_bytes, a, sizeof(a));
 	tp_canvas_format_bytes((double)ours->hop_bytes, b, sizeof(b));
-	fprintf(f, "  %-22s %18s %18s\n", "hop-bytes (B x hops)", a, b);
+	fprintf(f, "  %-22s %*s %*s\n", "hop-bytes (B x hops)", w, a, w, b);
 	for (int k = 0; k < TP_COST_CLASSES; k++) {
 		tp_canvas_format_bytes((double)def->class_bytes[k], a,
 		                       sizeof(a));
 		tp_canvas_format_bytes((double)ours->class_bytes[k], b,
 		                       sizeof(b));
-		fprintf(f, "  %-22s %18s %18s\n", class_label[k], a, b);
+		fprintf(f, "  %-22s %*s %*s\n", class_label[k], w, a, w, b);
 	}
-	fprintf(f, "  %-22s %18.6g %18.6g\n", "predicted time (s)",
-	        def->predicted_s, ours->predicted_s);
+	fprintf(f, "  %-22s %*.6g %*.6g\n", "predicted time (s)", w,
+	        def->predicted_s, w, ours->predicted_s);
 	if (def->hop_bytes)
 		fprintf(f, "  hop-bytes: %.3f of the default",
 		        (double)ours->hop_bytes / (double)def->hop_bytes);
@@ -215,6 +227,8 @@ static tp_status explain(const tp_explain_input *in, FILE *f, tp_error *err)
 	        in->nodes, in->nodes == 1 ? "" : "s");
 	fprintf(f, "Policy: %s: %s\n", tp_placement_name(in->policy),
 	        policy_meaning(in->policy));
+	if (in->policy_source)
+		fprintf(f, "  from: %s\n", in->policy_source);
 	put_class(f, in, &cls);
 
 	rc = tp_alloc_choose(in->topo, in->use, &rq, &res, err);
@@ -248,7 +262,7 @@ static tp_status explain(const tp_explain_input *in, FILE *f, tp_error *err)
 	}
 	ndef = default_hosts(in, def);
 	fputs("\nDefault (first free hosts in index order, as cons_tres "
-	      "hands them out): ",
+	      "hands them out):\n  ",
 	      f);
 	if (ndef < in->nodes) {
 		fputs("not possible now\n", f);
@@ -315,6 +329,8 @@ static tp_status explain(const tp_explain_input *in, FILE *f, tp_error *err)
 		put_names(f, in->topo, ior.servers, ior.server_count,
 		          tp_topo_host_name);
 		fprintf(f, "\n  why: %s\n", ior.reason);
+		if (in->io_source)
+			fprintf(f, "  from: %s\n", in->io_source);
 		tp_ioserver_result_free(&ior);
 	} else {
 		fputs("\nI/O servers: none requested\n", f);
@@ -325,6 +341,78 @@ out:
 	free(dp);
 	tp_alloc_result_free(&res);
 	return rc;
+}
+
+/*
+ * Where the continuation of an overlong line starts: under the text after
+ * the line's label ("Why: ", "  io_heavy when: "), or 4 columns in when
+ * the label is long or missing.
+ */
+static size_t continuation_indent(const char *line, size_t len)
+{
+	size_t lead = strspn(line, " ");
+	const char *colon = memchr(line, ':', len);
+
+	if (colon && (size_t)(colon - line) + 2 <= 32 &&
+	    (size_t)(colon - line) + 1 < len && colon[1] == ' ')
+		return (size_t)(colon - line) + 2;
+	return lead + 4;
+}
+
+/* One line of @len bytes, broken at spaces into lines of @width at most. */
+static void wrap_line(FILE *f, const char *s, size_t len, size_t width)
+{
+	size_t indent = continuation_indent(s, len), avail = width;
+	size_t keep = indent; /* never break inside the label */
+
+	while (len > avail) {
+		size_t cut = avail;
+
+		while (cut > keep && s[cut] != ' ')
+			cut--;
+		if (cut <= keep) {
+			/* one word longer than the room: keep it whole */
+			cut = avail;
+			while (cut < len && s[cut] != ' ')
+				cut++;
+			if (cut >= len)
+				break;
+		}
+		fwrite(s, 1, cut, f);
+		fprintf(f, "\n%*s", (int)indent, "");
+		while (cut < len && s[cut] == ' ')
+			cut++;
+		s += cut;
+		len -= cut;
+		avail = width - indent;
+		keep = 0;
+	}
+	fwrite(s, 1, len, f);
+}
+
+/* @text with its long lines wrapped (a new string, NULL on no memory). */
+static char *wrap_text(const char *text, size_t width)
+{
+	char *out = NULL;
+	size_t out_len = 0;
+	FILE *f = open_memstream(&out, &out_len);
+
+	if (!f)
+		return NULL;
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t len = nl ? (size_t)(nl - text) : strlen(text);
+
+		wrap_line(f, text, len, width);
+		if (nl)
+			fputc('\n', f);
+		text += len + (nl ? 1 : 0);
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
 }
 
 tp_status tp_explain_placement(const tp_explain_input *in_arg, char **text,
@@ -365,6 +453,10 @@ tp_status tp_explain_placement(const tp_explain_input *in_arg, char **text,
 		free(buf);
 		return rc;
 	}
-	*text = buf;
+	*text = wrap_text(buf, TP_EXPLAIN_COLUMNS);
+	free(buf);
+	if (!*text)
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "explain: out of memory for the text");
 	return TP_OK;
 }

@@ -8,7 +8,9 @@
  * against the default (the first free hosts in index order, as cons_tres
  * would hand them out, with ranks in block order), and the I/O servers if
  * any.  The text is built from the same core calls the scheduler makes, so
- * it explains the decision rather than a re-implementation of it.
+ * it explains the decision rather than a re-implementation of it.  Lines
+ * are at most TP_EXPLAIN_COLUMNS wide (longer ones are broken at spaces and
+ * indented under their label), so the page reads in a terminal or a mail.
  */
 #ifndef TP_EXPLAIN_H
 #define TP_EXPLAIN_H
@@ -24,6 +26,9 @@
 #include "tp_error.h"
 #include "traffic.h"
 
+/* Widest line of the text (a word longer than that stays whole). */
+#define TP_EXPLAIN_COLUMNS 78u
+
 typedef struct tp_explain_input {
 	const tp_topo *topo;
 	const tp_host_use *use; /* one per host; NULL: every host free */
@@ -31,6 +36,12 @@ typedef struct tp_explain_input {
 	uint32_t job_id;
 	uint32_t nodes; /* hosts wanted, >= 1 */
 	tp_placement policy;
+	/* Where the policy, the class thresholds and the I/O servers came
+	 * from, said beside them ("DefaultPlacement=auto in
+	 * /etc/slurm/topoplace.conf"); NULL: not said. */
+	const char *policy_source;
+	const char *thresholds_source;
+	const char *io_source;
 	/* The class: from @summary when given (classified under
 	 * @thresholds, NULL: defaults), else @job_class as given. */
 	const tp_job_summary *summary;

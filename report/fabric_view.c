@@ -20,6 +20,17 @@
  * changes along it; two strokes read as two channels, which a link is, and
  * each keeps the link's whole length for its colour.  The legend says which
  * side is which.
+ *
+ * Dense fabrics.  Two strokes closer than their width merge into one line
+ * and the directions are lost, so the gap between a link's strokes never
+ * drops below TP_FABRIC_VIEW_PAIR_GAP widths.  What a link has room for is
+ * its pitch: the spacing of the links along the more crowded of its two
+ * boxes.  Where the pitch is too small for two full strokes (a leaf of a
+ * 4x18x18 tree has 18 aggregation links on a box some 20 points wide) the
+ * link is drawn with thin strokes instead; and a picture whose size we
+ * choose is first widened until every link has at least DENSE_PITCH, up to
+ * AUTO_MAX_WIDTH.  Neighbouring links may still touch at a crowded box; they
+ * part within a few points, as they fan out to different switches.
  */
 #include "tp_config.h"
 
@@ -34,6 +45,17 @@
 /* Other stroke widths of the picture; never equal to the link widths. */
 #define BOX_STROKE    0.6
 #define LEGEND_STROKE 0.4
+
+/* Pitch (points between neighbouring links on a box) from which a link is
+ * drawn with full-width strokes: two strokes and their gap fit in it. */
+#define FULL_PITCH                                                             \
+	((1.0 + TP_FABRIC_VIEW_PAIR_GAP) * TP_FABRIC_VIEW_LINK_STROKE)
+
+/* Pitch an automatically sized picture is widened to give every link, and
+ * how wide it may grow for that (points). */
+#define DENSE_PITCH    2.0
+#define AUTO_MAX_WIDTH 6000u
+#define AUTO_MIN_WIDTH 1000u
 
 /* How often (items) to report progress. */
 #define PROGRESS_EVERY 4096u
@@ -59,7 +81,9 @@ struct view {
 	/* geometry, pixels */
 	double W, H, fs;
 	double plot_l, plot_r, plot_t, plot_b;
-	int rows;
+	int rows;        /* switch rows, then the host row */
+	int max_level;   /* of the switches, at least 1 */
+	bool unlevelled; /* a row on top for switches without a level */
 	double row_gap;
 	double *nx, *nw, *ny, *nh; /* per node: box centre, size */
 	double *hx, *hw;           /* per host (per-host mode) */
@@ -69,7 +93,8 @@ struct view {
 	double *ax[2], *asp[2];
 	int *lower; /* per link: which end is lower in the tree (0 or 1) */
 	bool drawn_links; /* links drawn one by one (not via CAs when agg) */
-	uint32_t link_elements, bundle_elements, loaded;
+	uint32_t link_elements, thin_elements, bundle_elements, loaded;
+	uint32_t legend_jobs, level_labels;
 	uint64_t progress_done, progress_total;
 };
 
@@ -329,6 +354,57 @@ static bool link_drawn(const struct view *v, uint32_t l)
 	return !v->agg || !link_touches_ca(v, l);
 }
 
+/* The rows: one per switch level, cores on top, and the hosts. */
+static void count_rows(struct view *v)
+{
+	v->max_level = tp_fabric_max_level(v->f);
+	if (v->max_level < 1)
+		v->max_level = 1;
+	v->unlevelled = false;
+	for (uint32_t i = 0; i < v->nodes; i++) {
+		const tp_fabric_node *n = tp_fabric_node_at(v->f, i);
+
+		if (n->type != TP_FABRIC_CA && n->level < 1)
+			v->unlevelled = true;
+	}
+	v->rows = (v->unlevelled ? 1 : 0) + v->max_level + 1;
+}
+
+/* The row a switch of @level is drawn in. */
+static int switch_row(const struct view *v, int level)
+{
+	if (level < 1)
+		return 0;
+	return (v->unlevelled ? 1 : 0) + (v->max_level - level);
+}
+
+/*
+ * What row @row holds, as the row's label says it: the names a fat tree's
+ * levels go by ("spines" in a 2-level tree, "aggregation" and "cores" in a
+ * 3-level one), the level number in deeper trees.  @buf holds the latter.
+ */
+static const char *row_label(const struct view *v, int row, char *buf,
+                             size_t len)
+{
+	int level;
+
+	if (row == v->rows - 1)
+		return v->agg ? "hosts by leaf" : "hosts";
+	if (v->unlevelled && row == 0)
+		return "other switches";
+	level = v->max_level - (row - (v->unlevelled ? 1 : 0));
+	if (level == 1)
+		return "leaves";
+	if (v->max_level == 2)
+		return "spines";
+	if (level == v->max_level)
+		return "cores";
+	if (level == 2)
+		return "aggregation";
+	snprintf(buf, len, "level %d", level);
+	return buf;
+}
+
 /*
  * Horizontal units of the leaves (and, per host, of the hosts), then
  * pixels.  Returns the unit count.
@@ -382,8 +458,6 @@ static double layout_units(struct view *v, struct leaf_order *order,
 static tp_status layout(struct view *v, tp_error *err)
 {
 	const tp_fabric *f = v->f;
-	int max_level = tp_fabric_max_level(f);
-	bool unlevelled = false;
 	struct leaf_order *order = NULL;
 	double *leaf_u0 = NULL, *leaf_u1 = NULL, *host_u = NULL;
 	double *pod_l = NULL, *pod_r = NULL;
@@ -393,15 +467,6 @@ static tp_status layout(struct view *v, tp_error *err)
 	double units, px, switch_h;
 	tp_status rc = TP_OK;
 
-	if (max_level < 1)
-		max_level = 1;
-	for (uint32_t i = 0; i < v->nodes; i++) {
-		const tp_fabric_node *n = tp_fabric_node_at(f, i);
-
-		if (n->type != TP_FABRIC_CA && n->level < 1)
-			unlevelled = true;
-	}
-	v->rows = (unlevelled ? 1 : 0) + max_level + 1;
 	order = calloc(v->leaves + 1, sizeof(*order));
 	leaf_u0 = calloc(v->leaves + 1, sizeof(double));
 	leaf_u1 = calloc(v->leaves + 1, sizeof(double));
@@ -467,12 +532,7 @@ static tp_status layout(struct view *v, tp_error *err)
 			}
 			continue;
 		}
-		if (level < 1) {
-			sw[nsw].row = 0;
-		} else {
-			sw[nsw].row =
-			    (unlevelled ? 1 : 0) + (max_level - level);
-		}
+		sw[nsw].row = switch_row(v, level);
 		v->ny[i] = v->plot_t + (sw[nsw].row + 0.5) * v->row_gap;
 		v->nh[i] = switch_h;
 		if (n->leaf != TP_FABRIC_NONE)
@@ -628,6 +688,23 @@ static uint64_t dir_bytes(const struct view *v, uint32_t l, bool up)
 }
 
 /*
+ * The stroke width of link @l and the distance between the centre lines of
+ * its two strokes, from its pitch: full width when two full strokes and
+ * their gap fit, thin otherwise; the distance grows with the room there is
+ * but never falls below TP_FABRIC_VIEW_PAIR_GAP widths.
+ */
+static void link_stroke(const struct view *v, uint32_t l, double *width,
+                        double *separation)
+{
+	double pitch = fmin(v->asp[0][l], v->asp[1][l]);
+	double w = pitch >= FULL_PITCH ? TP_FABRIC_VIEW_LINK_STROKE
+	                               : TP_FABRIC_VIEW_LINK_STROKE_THIN;
+
+	*width = w;
+	*separation = fmin(fmax(0.6 * pitch, TP_FABRIC_VIEW_PAIR_GAP * w), 4.0);
+}
+
+/*
  * Every drawn link direction as its own stroke: the idle ones first, then
  * the loaded ones from light to dark, so the busiest stay on top where
  * strokes cross.
@@ -653,14 +730,14 @@ static tp_status draw_links(struct view *v, tp_error *err)
 	cairo_set_line_cap(v->cr, CAIRO_LINE_CAP_BUTT);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t l = d[i].link;
-		double x1, y1, x2, y2, off;
+		double x1, y1, x2, y2, width, separation;
 
 		link_ends(v, l, &x1, &y1, &x2, &y2);
-		off = 0.3 * fmin(v->asp[0][l], v->asp[1][l]);
-		off = fmin(fmax(off, 0.45), 2.0);
-		stroke_direction(v, x1, y1, x2, y2, off, d[i].up, d[i].bytes,
-		                 TP_FABRIC_VIEW_LINK_STROKE);
+		link_stroke(v, l, &width, &separation);
+		stroke_direction(v, x1, y1, x2, y2, separation / 2, d[i].up,
+		                 d[i].bytes, width);
 		v->link_elements++;
+		v->thin_elements += width < TP_FABRIC_VIEW_LINK_STROKE;
 		v->loaded += d[i].bytes > 0;
 		if ((i + 1) % PROGRESS_EVERY == 0 || i + 1 == n)
 			progress(v, "drawing", i + 1, n);
@@ -705,7 +782,11 @@ static tp_status draw_bundles(struct view *v, tp_error *err)
 		uint32_t n, node = tp_fabric_leaf_node(v->f, k);
 		double x = v->lx[k], y1 = v->host_y - v->host_h / 2;
 		double y2 = v->ny[node] + v->nh[node] / 2;
-		double off = fmin(fmax(0.15 * v->lw[k], 1.5), 3.0);
+		/* half the distance between the two strokes' centres */
+		double off = fmin(
+		    fmax(0.15 * v->lw[k], TP_FABRIC_VIEW_PAIR_GAP / 2 *
+		                              TP_FABRIC_VIEW_BUNDLE_STROKE),
+		    4.0);
 
 		tp_fabric_leaf_hosts(v->f, k, &n);
 		if (n == 0)
@@ -788,16 +869,19 @@ static tp_rgb job_colour(int job)
 }
 
 /* Hosts (or leaf boxes split by job share) and their labels. */
-static void draw_hosts(struct view *v, size_t job_count)
+static tp_status draw_hosts(struct view *v, size_t job_count, tp_error *err)
 {
 	const tp_rgb ink = {0.15, 0.15, 0.15};
 	double y = v->host_y - v->host_h / 2,
 	       label_y = y + v->host_h + 0.4 * v->fs;
 	double size = 0.8 * v->fs;
-	uint32_t *count = calloc(job_count + 1, sizeof(*count));
+	uint32_t *count;
 
 	if (v->agg) {
-		for (uint32_t k = 0; k < v->leaves && count != NULL; k++) {
+		count = calloc(job_count + 1, sizeof(*count));
+		if (count == NULL)
+			return nomem(err);
+		for (uint32_t k = 0; k < v->leaves; k++) {
 			uint32_t n, idle;
 			const uint32_t *hs = tp_fabric_leaf_hosts(v->f, k, &n);
 			double x = v->lx[k] - v->lw[k] / 2, w = v->lw[k];
@@ -834,9 +918,8 @@ static void draw_hosts(struct view *v, size_t job_count)
 			}
 		}
 		free(count);
-		return;
+		return TP_OK;
 	}
-	free(count);
 	for (uint32_t h = 0; h < v->hosts; h++) {
 		const char *name = tp_fabric_host_at(v->f, h)->name;
 
@@ -867,35 +950,112 @@ static void draw_hosts(struct view *v, size_t job_count)
 			               label_y, size, TP_ALIGN_RIGHT, -M_PI / 2,
 			               name);
 	}
+	return TP_OK;
+}
+
+/* The size of the row labels, and the width of the margin they sit in. */
+static double level_label_size(const struct view *v)
+{
+	return 0.85 * v->fs;
+}
+
+static double level_gutter(struct view *v)
+{
+	double widest = 0;
+	char buf[32];
+
+	for (int row = 0; row < v->rows; row++)
+		widest = fmax(widest,
+		              text_width(v, level_label_size(v),
+		                         row_label(v, row, buf, sizeof(buf))));
+	return widest + 0.8 * v->fs;
+}
+
+/* Each row's level in the left margin ("cores", "aggregation", ...). */
+static void draw_levels(struct view *v)
+{
+	const tp_rgb ink = {0.35, 0.35, 0.35};
+	double size = level_label_size(v);
+	bool *used = calloc((size_t)v->rows + 1, sizeof(*used));
+	char buf[32];
+
+	/* Rows without a switch (a level the fabric skips) stay unnamed;
+	 * without memory for the check every row is named. */
+	for (uint32_t i = 0; used != NULL && i < v->nodes; i++) {
+		const tp_fabric_node *n = tp_fabric_node_at(v->f, i);
+
+		if (n->type != TP_FABRIC_CA)
+			used[switch_row(v, n->level)] = true;
+	}
+	for (int row = 0; row < v->rows; row++) {
+		double y = row == v->rows - 1
+		               ? v->host_y
+		               : v->plot_t + (row + 0.5) * v->row_gap;
+
+		if (used != NULL && row < v->rows - 1 && !used[row])
+			continue;
+		tp_canvas_set_rgb(v->canvas, ink);
+		tp_canvas_text(v->canvas, v->fs, y + 0.35 * size, size,
+		               TP_ALIGN_LEFT, 0,
+		               row_label(v, row, buf, sizeof(buf)));
+		v->level_labels++;
+	}
+	free(used);
+}
+
+/* A legend swatch and its name at (@x, baseline @y), and their width. */
+static double legend_item_width(struct view *v, const char *name)
+{
+	return v->fs + 0.3 * v->fs + text_width(v, v->fs, name) + 1.2 * v->fs;
+}
+
+static void legend_item(struct view *v, double x, double y, tp_rgb colour,
+                        const char *name)
+{
+	const tp_rgb ink = {0, 0, 0};
+
+	fill_rect(v, x, y - 0.8 * v->fs, v->fs, 0.8 * v->fs, colour);
+	tp_canvas_set_rgb(v->canvas, ink);
+	tp_canvas_text(v->canvas, x + 1.3 * v->fs, y, v->fs, TP_ALIGN_LEFT, 0,
+	               name);
 }
 
 static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
                         size_t job_count)
 {
 	const tp_rgb ink = {0, 0, 0}, frame = {0.3, 0.3, 0.3};
-	double fs = v->fs, x = v->plot_l, y = v->H - 3.4 * fs, sw = fs;
+	double fs = v->fs, x = v->fs, y = v->H - 3.4 * fs;
 	double bar_x, bar_w, bar_y = v->H - 1.9 * fs, bar_h = 0.8 * fs;
 	cairo_pattern_t *grad;
 	char buf[64];
 
-	/* jobs, then idle */
-	for (size_t j = 0; j <= job_count; j++) {
-		const char *name = j < job_count ? jobs[j].name : "idle";
-		double w = text_width(v, fs, name);
+	/* Jobs while they fit, keeping room for "+N more" and idle: a job
+	 * left out unnoticed would read as a colour nobody explains. */
+	for (size_t j = 0; j < job_count; j++) {
+		double w = legend_item_width(v, jobs[j].name);
+		double need = w + legend_item_width(v, "idle");
 
-		if (x + sw + w > v->W - fs && x > v->plot_l)
-			break; /* the rest would not fit: the hosts still show
-			        */
-		fill_rect(v, x, y - 0.8 * fs, sw, 0.8 * fs,
-		          j < job_count ? job_colour((int)j)
-		                        : TP_FABRIC_VIEW_IDLE_HOST);
-		tp_canvas_set_rgb(v->canvas, ink);
-		tp_canvas_text(v->canvas, x + sw + 0.3 * fs, y, fs,
-		               TP_ALIGN_LEFT, 0, name);
-		x += sw + 0.3 * fs + w + 1.2 * fs;
+		if (j + 1 < job_count) {
+			snprintf(buf, sizeof(buf), "+%zu more",
+			         job_count - j - 1);
+			need += text_width(v, fs, buf) + 1.2 * fs;
+		}
+		if (x + need > v->W - fs)
+			break;
+		legend_item(v, x, y, job_colour((int)j), jobs[j].name);
+		x += w;
+		v->legend_jobs++;
 	}
+	if (v->legend_jobs < job_count) {
+		snprintf(buf, sizeof(buf), "+%zu more",
+		         job_count - v->legend_jobs);
+		tp_canvas_set_rgb(v->canvas, ink);
+		tp_canvas_text(v->canvas, x, y, fs, TP_ALIGN_LEFT, 0, buf);
+		x += text_width(v, fs, buf) + 1.2 * fs;
+	}
+	legend_item(v, x, y, TP_FABRIC_VIEW_IDLE_HOST, "idle");
 	/* the load scale: idle swatch, then 0.2..1 of the sequential scale */
-	x = v->plot_l;
+	x = v->fs;
 	tp_canvas_set_rgb(v->canvas, ink);
 	tp_canvas_text(v->canvas, x, bar_y + 0.7 * fs, fs, TP_ALIGN_LEFT, 0,
 	               "link load (bytes per direction):");
@@ -957,7 +1117,7 @@ static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
 	}
 }
 
-static void draw_titles(struct view *v, const tp_fabric_view_stats *st,
+static void draw_titles(struct view *v, tp_fabric_view_stats *st,
                         const tp_fabric_view_job *jobs, size_t job_count)
 {
 	const tp_rgb ink = {0, 0, 0};
@@ -972,7 +1132,7 @@ static void draw_titles(struct view *v, const tp_fabric_view_stats *st,
 	else
 		snprintf(line, sizeof(line), "Fabric %s",
 		         tp_fabric_source(v->f));
-	tp_canvas_text(v->canvas, v->plot_l, 1.5 * v->fs, 1.3 * v->fs,
+	tp_canvas_text(v->canvas, v->fs, 1.5 * v->fs, 1.3 * v->fs,
 	               TP_ALIGN_LEFT, 0, line);
 	snprintf(line, sizeof(line),
 	         "%" PRIu32 " hosts, %" PRIu32 " leaves, %d switch levels, "
@@ -980,17 +1140,17 @@ static void draw_titles(struct view *v, const tp_fabric_view_stats *st,
 	         v->hosts, v->leaves, tp_fabric_max_level(v->f), v->links,
 	         job_count, job_count == 1 ? "" : "s",
 	         v->agg ? "; hosts aggregated by leaf" : "");
-	tp_canvas_text(v->canvas, v->plot_l, 2.9 * v->fs, v->fs, TP_ALIGN_LEFT,
-	               0, line);
+	tp_canvas_text(v->canvas, v->fs, 2.9 * v->fs, v->fs, TP_ALIGN_LEFT, 0,
+	               line);
 	if (!traffic) {
-		snprintf(line, sizeof(line),
-		         "no traffic given: links idle (routes %s)",
+		snprintf(st->caption, sizeof(st->caption),
+		         "no traffic given: every link idle; routes: %s",
 		         st->modelled_routes
-		             ? "modelled routes, D-mod-k"
-		             : "real routes, from the switches' tables");
+		             ? "modelled (D-mod-k, not read from the fabric)"
+		             : "real (the switches' forwarding tables)");
 	} else {
 		format_bytes(st->max_bytes, max, sizeof(max));
-		snprintf(line, sizeof(line),
+		snprintf(st->caption, sizeof(st->caption),
 		         "link loads predicted over %s; busiest link: %s "
 		         "(%s)",
 		         st->modelled_routes
@@ -999,8 +1159,8 @@ static void draw_titles(struct view *v, const tp_fabric_view_stats *st,
 		             : "real routes (the switches' forwarding tables)",
 		         st->busiest[0] ? st->busiest : "none, all idle", max);
 	}
-	tp_canvas_text(v->canvas, v->plot_l, 4.2 * v->fs, v->fs, TP_ALIGN_LEFT,
-	               0, line);
+	tp_canvas_text(v->canvas, v->fs, 4.2 * v->fs, v->fs, TP_ALIGN_LEFT, 0,
+	               st->caption);
 }
 
 /* ---- the entry point -------------------------------------------------- */
@@ -1053,6 +1213,12 @@ static tp_status view_alloc(struct view *v, tp_error *err)
 	return TP_OK;
 }
 
+/* The height that goes with an automatic width @w. */
+static uint32_t auto_height(uint32_t w)
+{
+	return (uint32_t)fmin(fmax(w * 0.45, 700), 1800);
+}
+
 /* The image size for the fabric when the caller leaves it to us. */
 static void auto_size(const struct view *v, uint32_t *w, uint32_t *h)
 {
@@ -1067,8 +1233,69 @@ static void auto_size(const struct view *v, uint32_t *w, uint32_t *h)
 	else
 		units = 4.0 * (v->hosts + v->leaves);
 	units = fmax(units, 9.0 * top);
-	*w = (uint32_t)fmin(fmax(160 + units, 1000), 6000);
-	*h = (uint32_t)fmin(fmax(*w * 0.45, 700), 1800);
+	*w = (uint32_t)fmin(fmax(240 + units, AUTO_MIN_WIDTH), AUTO_MAX_WIDTH);
+	*h = auto_height(*w);
+}
+
+/* Font size, margins and the layout of a @w x @h picture. */
+static tp_status place(struct view *v, uint32_t w, uint32_t h, tp_error *err)
+{
+	v->W = w;
+	v->H = h;
+	v->fs = fmin(fmax(fmin(v->W / 140.0, v->H / 45.0), 9.0), 20.0);
+	v->plot_l = v->fs + level_gutter(v);
+	v->plot_r = v->W - 2 * v->fs;
+	v->plot_t = 5.2 * v->fs;
+	v->plot_b = v->H - 5.0 * v->fs - 4.5 * v->fs;
+	if (v->plot_b - v->plot_t < 40)
+		v->plot_b = v->plot_t + 40;
+	if (v->plot_r - v->plot_l < 40)
+		v->plot_l = v->plot_r - 40;
+	return layout(v, err);
+}
+
+/* The smallest pitch of any drawn link (see link_stroke). */
+static double tightest_pitch(const struct view *v)
+{
+	double pitch = INFINITY;
+
+	for (uint32_t l = 0; l < v->links; l++)
+		if (link_drawn(v, l))
+			pitch = fmin(pitch, fmin(v->asp[0][l], v->asp[1][l]));
+	return pitch;
+}
+
+/*
+ * The picture's size: the caller's, or ours, widened while some link has
+ * less than DENSE_PITCH (a few rounds: the margins do not scale, so one
+ * estimate falls a little short).
+ */
+static tp_status size_picture(struct view *v, uint32_t *w_out, uint32_t *h_out,
+                              tp_error *err)
+{
+	uint32_t w, h;
+	tp_status rc;
+
+	auto_size(v, &w, &h);
+	w = v->o->width ? v->o->width : w;
+	h = v->o->height ? v->o->height : h;
+	if ((rc = place(v, w, h, err)) != TP_OK)
+		return rc;
+	for (int round = 0; round < 4 && v->o->width == 0; round++) {
+		double pitch = tightest_pitch(v), grown;
+
+		if (!(pitch < DENSE_PITCH) || w >= AUTO_MAX_WIDTH)
+			break;
+		grown = ceil(w * 1.02 * DENSE_PITCH / fmax(pitch, 0.05));
+		w = (uint32_t)fmin(grown, AUTO_MAX_WIDTH);
+		if (v->o->height == 0)
+			h = auto_height(w);
+		if ((rc = place(v, w, h, err)) != TP_OK)
+			return rc;
+	}
+	*w_out = w;
+	*h_out = h;
+	return TP_OK;
 }
 
 static void find_busiest(struct view *v, tp_fabric_view_stats *st)
@@ -1103,6 +1330,7 @@ tp_status tp_fabric_view_render(const tp_fabric *fabric,
 	struct view v = {0};
 	tp_fabric_view_stats st = {0};
 	tp_routes *own = NULL;
+	cairo_surface_t *scratch = NULL;
 	tp_canvas_format format;
 	uint32_t w, h;
 	tp_status rc;
@@ -1145,20 +1373,19 @@ tp_status tp_fabric_view_render(const tp_fabric *fabric,
 		goto out;
 	find_busiest(&v, &st);
 
-	auto_size(&v, &w, &h);
-	w = opts->width ? opts->width : w;
-	h = opts->height ? opts->height : h;
-	v.W = w;
-	v.H = h;
-	v.fs = fmin(fmax(fmin(v.W / 140.0, v.H / 45.0), 9.0), 20.0);
-	v.plot_l = 2 * v.fs;
-	v.plot_r = v.W - 2 * v.fs;
-	v.plot_t = 5.2 * v.fs;
-	v.plot_b = v.H - 5.0 * v.fs - 4.5 * v.fs;
-	if (v.plot_b - v.plot_t < 40)
-		v.plot_b = v.plot_t + 40;
-	if ((rc = layout(&v, err)) != TP_OK)
+	/* Text is measured while laying out, before the image exists: a
+	 * scratch context with the same font stands in for it. */
+	scratch = cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1);
+	v.cr = cairo_create(scratch);
+	if (cairo_status(v.cr) != CAIRO_STATUS_SUCCESS) {
+		rc = nomem(err);
 		goto out;
+	}
+	count_rows(&v);
+	if ((rc = size_picture(&v, &w, &h, err)) != TP_OK)
+		goto out;
+	cairo_destroy(v.cr);
+	v.cr = NULL;
 
 	if ((rc = tp_canvas_open(opts->path, w, h, &v.canvas, err)) != TP_OK)
 		goto out;
@@ -1168,24 +1395,34 @@ tp_status tp_fabric_view_render(const tp_fabric *fabric,
 	if (v.agg && (rc = draw_bundles(&v, err)) != TP_OK)
 		goto out;
 	draw_switches(&v);
-	draw_hosts(&v, job_count);
+	if ((rc = draw_hosts(&v, job_count, err)) != TP_OK)
+		goto out;
+	draw_levels(&v);
 	draw_legend(&v, jobs, job_count);
 	draw_titles(&v, &st, jobs, job_count);
 	rc = tp_canvas_close(v.canvas, err);
 	v.canvas = NULL;
+	v.cr = NULL;
 	if (rc != TP_OK)
 		goto out;
 	st.width = w;
 	st.height = h;
 	st.aggregated = v.agg;
 	st.link_elements = v.link_elements;
+	st.thin_elements = v.thin_elements;
 	st.bundle_elements = v.bundle_elements;
 	st.loaded_directions = v.loaded;
+	st.legend_jobs = v.legend_jobs;
+	st.level_labels = v.level_labels;
 	if (stats != NULL)
 		*stats = st;
 out:
 	if (v.canvas != NULL)
 		tp_canvas_discard(v.canvas);
+	else if (v.cr != NULL)
+		cairo_destroy(v.cr);
+	if (scratch != NULL)
+		cairo_surface_destroy(scratch);
 	tp_routes_free(own);
 	view_free(&v);
 	return rc;

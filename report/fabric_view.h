@@ -6,14 +6,19 @@
  * The picture: switches in rows by level (cores on top, then spines or
  * aggregation switches, then leaves), hosts at the bottom under their leaf,
  * coloured by the job they run (idle hosts light grey, a legend names the
- * jobs).  Every link is drawn as two thin parallel strokes, one per
- * direction, each coloured by the bytes that direction carries on a
- * sequential scale (a colour bar gives the scale in bytes; links that carry
- * nothing are light grey).  The loads come from each job's traffic matrix
- * and rank -> host mapping routed over the given routes (the switches'
- * forwarding tables when known) or, without routes, over modelled D-mod-k
- * routes, which the caption then says.  The caption also names the fabric,
- * the routes' source and the busiest link direction.
+ * jobs, or as many as fit and "+N more"), each row labelled with its level.
+ * Every link is drawn as two thin parallel strokes, one per direction, each
+ * coloured by the bytes that direction carries on a sequential scale (a
+ * colour bar gives the scale in bytes; links that carry nothing are light
+ * grey).  The two strokes of a link are always at least
+ * TP_FABRIC_VIEW_PAIR_GAP stroke widths apart, centre to centre, so they
+ * never merge: where links crowd a box the strokes are drawn thinner, and
+ * an image of automatic size is widened (up to a limit) until they fit.  The
+ * loads come from each job's traffic matrix and rank -> host mapping routed
+ * over the given routes (the switches' forwarding tables when known) or,
+ * without routes, over modelled D-mod-k routes, which the caption then says.
+ * The caption also names the fabric, the routes' source and the busiest link
+ * direction.
  *
  * Large fabrics (more than TP_FABRIC_VIEW_AGGREGATE_HOSTS hosts, or on
  * request) are aggregated by leaf: one box per leaf instead of its hosts,
@@ -22,10 +27,13 @@
  * link is still drawn on its own.
  *
  * Identifying elements in an SVG (tests, scripts): a link direction is a
- * stroke of width TP_FABRIC_VIEW_LINK_STROKE, an aggregated host-link
- * bundle direction one of width TP_FABRIC_VIEW_BUNDLE_STROKE; no other
- * element uses these widths.  Host boxes are filled rectangles in the job
- * colour (tp_canvas_category(job index)) or TP_FABRIC_VIEW_IDLE_HOST.
+ * stroke of width TP_FABRIC_VIEW_LINK_STROKE or, where links are dense,
+ * TP_FABRIC_VIEW_LINK_STROKE_THIN; an aggregated host-link bundle direction
+ * one of width TP_FABRIC_VIEW_BUNDLE_STROKE; no other element uses these
+ * widths.  The two strokes of one link are parallel segments of the same
+ * length, shifted against each other at right angles to their direction.
+ * Host boxes are filled rectangles in the job colour
+ * (tp_canvas_category(job index)) or TP_FABRIC_VIEW_IDLE_HOST.
  */
 #ifndef TP_FABRIC_VIEW_H
 #define TP_FABRIC_VIEW_H
@@ -41,8 +49,13 @@
 #include "traffic.h"
 
 /* Stroke widths (points) that mark link elements; used for nothing else. */
-#define TP_FABRIC_VIEW_LINK_STROKE   1.25
-#define TP_FABRIC_VIEW_BUNDLE_STROKE 2.75
+#define TP_FABRIC_VIEW_LINK_STROKE      1.25
+#define TP_FABRIC_VIEW_LINK_STROKE_THIN 0.5
+#define TP_FABRIC_VIEW_BUNDLE_STROKE    2.75
+
+/* Least distance between the centre lines of a link's two strokes, in
+ * stroke widths (1 would make them touch). */
+#define TP_FABRIC_VIEW_PAIR_GAP 1.6
 
 /* Fabrics with more hosts than this are aggregated by leaf by default. */
 #define TP_FABRIC_VIEW_AGGREGATE_HOSTS 1000u
@@ -97,11 +110,15 @@ typedef struct tp_fabric_view_stats {
 	bool aggregated;            /* hosts drawn by leaf */
 	bool modelled_routes;       /* D-mod-k, not the switches' tables */
 	uint32_t link_elements;     /* strokes drawn for links (2 per link) */
+	uint32_t thin_elements;     /* of them, drawn thin (crowded boxes) */
 	uint32_t bundle_elements;   /* strokes drawn for host bundles */
+	uint32_t legend_jobs;       /* jobs named in the legend ("+N more") */
+	uint32_t level_labels;      /* rows labelled with their level */
 	uint32_t loaded_directions; /* link directions with bytes > 0 */
 	uint64_t max_bytes;         /* busiest link direction, bytes */
 	uint32_t max_port;          /* its port (leaves from); NONE when idle */
 	char busiest[160];          /* "spine001[3] -> leaf002[19]" or "" */
+	char caption[320];          /* the caption's line on routes and loads */
 } tp_fabric_view_stats;
 
 /*

@@ -106,6 +106,31 @@ static void format_us(double us, char *buf, size_t size)
 static const tp_rgb ink = {0, 0, 0};
 static const tp_rgb grid = {0.87, 0.87, 0.87};
 
+/*
+ * The two curves differ in colour, line and point shape, so they stay apart
+ * in grey print and for colour-blind readers: the median solid and heavy
+ * with round points, the 95th percentile dashed and light with square ones.
+ */
+#define MEDIAN_WIDTH 2.2
+#define P95_WIDTH    1.4
+#define P95_DASH     4.0
+
+/* The window line is wider than the dashed threshold drawn over it, so
+ * when the two coincide both stay visible: dashes on a band. */
+#define WINDOW_WIDTH    3.0
+#define THRESHOLD_WIDTH 1.5
+
+/* A curve's point at (@x, @y): a disc for the median, a square for p95. */
+static void draw_point(cairo_t *cr, double x, double y, bool median)
+{
+	cairo_new_path(cr);
+	if (median)
+		cairo_arc(cr, x, y, 3.5, 0, 2 * M_PI);
+	else
+		cairo_rectangle(cr, x - 2.75, y - 2.75, 5.5, 5.5);
+	cairo_fill(cr);
+}
+
 static void draw_ticks(tp_canvas *cv, const struct axis *a, bool vertical,
                        double other0, double other1)
 {
@@ -179,8 +204,9 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 	struct axis xa, ya;
 	size_t shown = 0, zero = 0;
 	char title[400], label[300], a[32], b[32];
-	tp_rgb median = tp_canvas_category(4), p95 = tp_canvas_category(1);
+	tp_rgb median = tp_canvas_category(4), p95 = tp_canvas_category(6);
 	tp_rgb thr = tp_canvas_category(5), win = tp_canvas_category(2);
+	bool same_place = false;
 	tp_canvas *cv;
 	cairo_t *cr;
 	tp_status rc;
@@ -281,12 +307,25 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 	tp_canvas_line(cv, left, bottom, right, bottom, 1, ink, 0);
 	tp_canvas_line(cv, left, top, left, bottom, 1, ink, 0);
 
-	/* Markers first, so the curve stays on top of them. */
+	/* Markers first, so the curve stays on top of them: the window,
+	 * then the threshold over it (a window chosen at the threshold is
+	 * common: the label then says so, as the lines coincide). */
+	if (c->have_threshold && c->window_us > 0)
+		same_place = fabs(axis_px(&xa, c->window_us) -
+		                  axis_px(&xa, c->threshold.threshold_us)) < 6;
+	if (c->window_us > 0) {
+		double x = axis_px(&xa, c->window_us);
+
+		tp_canvas_line(cv, x, top, x, bottom, WINDOW_WIDTH, win, 0);
+		tp_canvas_set_rgb(cv, win);
+		tp_canvas_text(cv, x + 4, top + 26, 10, TP_ALIGN_LEFT, 0,
+		               same_place ? "window = threshold" : "window");
+	}
 	if (c->have_threshold) {
 		double x = axis_px(&xa, c->threshold.threshold_us);
 		double y = axis_px(&ya, c->threshold.plateau_us);
 
-		tp_canvas_line(cv, x, top, x, bottom, 1.5, thr, 5);
+		tp_canvas_line(cv, x, top, x, bottom, THRESHOLD_WIDTH, thr, 5);
 		if (c->threshold.plateau_us >= ya.lo &&
 		    c->threshold.plateau_us <= ya.hi)
 			tp_canvas_line(cv, left, y, right, y, 0.8, thr, 2);
@@ -294,16 +333,10 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 		tp_canvas_text(cv, x + 4, top + 12, 10, TP_ALIGN_LEFT, 0,
 		               "threshold");
 	}
-	if (c->window_us > 0) {
-		double x = axis_px(&xa, c->window_us);
-
-		tp_canvas_line(cv, x, top, x, bottom, 1.5, win, 0);
-		tp_canvas_set_rgb(cv, win);
-		tp_canvas_text(cv, x + 4, top + 26, 10, TP_ALIGN_LEFT, 0,
-		               "window");
-	}
-	/* p95 then median: lines through the points, then the points. */
-	for (int pass = 0; pass < 2; pass++) {
+	/* Median (pass 1) then p95 (pass 0): lines through the points, then
+	 * the points.  The dashed p95 on top keeps both readable where the
+	 * two curves coincide (steady latency). */
+	for (int pass = 1; pass >= 0; pass--) {
 		tp_rgb col = pass ? median : p95;
 
 		started = 0;
@@ -322,22 +355,26 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 				              axis_px(&ya, v));
 		}
 		tp_canvas_set_rgb(cv, col);
-		cairo_set_line_width(cr, pass ? 2 : 1.2);
+		cairo_save(cr);
+		cairo_set_line_width(cr, pass ? MEDIAN_WIDTH : P95_WIDTH);
+		if (!pass) {
+			const double dash = P95_DASH;
+
+			cairo_set_dash(cr, &dash, 1, 0);
+		}
 		cairo_stroke(cr);
+		cairo_restore(cr);
 		for (size_t i = 0; i < c->count; i++) {
 			const tp_sweep_point *p = &c->points[i];
 			double v = pass ? p->median_us : p->p95_us;
 
 			if (p->interval_us <= 0 || (ya.log && v <= 0))
 				continue;
-			cairo_new_path(cr);
-			cairo_arc(cr, axis_px(&xa, p->interval_us),
-			          axis_px(&ya, v), pass ? 3.5 : 2.5, 0,
-			          2 * M_PI);
-			cairo_fill(cr);
+			draw_point(cr, axis_px(&xa, p->interval_us),
+			           axis_px(&ya, v), pass);
 		}
 	}
-	/* Legend, top right inside the plot. */
+	/* Legend, top right inside the plot: each curve's line and point. */
 	{
 		static const char *const names[] = {"median latency",
 		                                    "95th percentile"};
@@ -347,7 +384,10 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 			double y = top + 14 + 16 * i;
 
 			tp_canvas_line(cv, right - 150, y - 4, right - 128,
-			               y - 4, 2, cols[i], 0);
+			               y - 4, i ? P95_WIDTH : MEDIAN_WIDTH,
+			               cols[i], i ? P95_DASH : 0);
+			tp_canvas_set_rgb(cv, cols[i]);
+			draw_point(cr, right - 139, y - 4, i == 0);
 			tp_canvas_set_rgb(cv, ink);
 			tp_canvas_text(cv, right - 122, y, 10, TP_ALIGN_LEFT, 0,
 			               names[i]);

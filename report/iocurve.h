@@ -48,9 +48,13 @@ bool tp_iocurve_log_axis(double lo, double hi);
 
 /*
  * Draw @curve into @path (@width x @height; see canvas.h).  The median
- * curve is one stroked line, each point one filled circle; the threshold
- * a dashed vertical line, the window a solid one.  Errors: TP_ERR_INVALID
- * (no point, size too small), canvas errors.
+ * curve is one solid stroked line, each point one filled circle; the 95th
+ * percentile one dashed, thinner line in another colour, each point one
+ * filled square (and the legend shows one of each).  The window is a wide
+ * solid vertical line, the threshold a dashed one drawn over it, so when
+ * they coincide both show (and the window's label says "window =
+ * threshold").  Errors: TP_ERR_INVALID (no point, size too small), canvas
+ * errors.
  */
 tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
                           const tp_iocurve *curve, tp_error *err);

@@ -82,6 +82,16 @@ tp_status tp_cli_read_mapping(const struct tp_topo *topo, const char *path,
 			      uint32_t ranks, uint32_t *rank_host,
 			      tp_error *err);
 
+/*
+ * The occupancy file @path (`--busy`, see topoplace-place(1)) into @use, one
+ * entry per host of @topo (hosts not listed stay as the caller set them).
+ * Errors name the file and line ("FILE:3: ..."): an unknown host, a bad
+ * state, job id or class, a host listed twice (naming both lines).
+ */
+struct tp_host_use;
+tp_status tp_cli_read_busy(const char *path, const struct tp_topo *topo,
+                           struct tp_host_use *use, tp_error *err);
+
 /* Subcommands (one per tools/cli_<name>.c). */
 int tp_cli_version(int argc, char **argv);
 int tp_cli_remap(int argc, char **argv);

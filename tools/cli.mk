@@ -2,7 +2,8 @@
 # fragment that owns a subcommand adds its file to tools_topoplace_SOURCES
 # and its line to the table in tools/topoplace.c.
 bin_PROGRAMS += tools/topoplace
-tools_topoplace_SOURCES = tools/topoplace.c tools/cli.c tools/cli.h
+tools_topoplace_SOURCES = tools/topoplace.c tools/cli.c tools/cli.h \
+	tools/cli_busy.c
 # The report library first: it calls into the core, and the linker reads
 # archives left to right.
 tools_topoplace_LDADD = report/libtopoplace_report.la placement/libtopoplace.la \

@@ -90,144 +90,6 @@ static int parse_u32(const char *opt, const char *text, uint32_t min,
 	return rc;
 }
 
-/* A job id in field @text of line @lineno; 0 is refused: it marks
- * site-wide I/O servers (TP_ALLOC_SITE_JOB). */
-static int parse_job_id(const char *path, unsigned lineno, const char *text,
-                        uint32_t *job)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno || *end || text[0] == '-' || v > UINT32_MAX)
-		return tp_cli_usage_error(WHAT,
-		                          "%s:%u: job id '%s' is not a number",
-		                          path, lineno, text);
-	if (v == TP_ALLOC_SITE_JOB)
-		return tp_cli_usage_error(WHAT,
-		                          "%s:%u: job id 0 is not a job (a "
-		                          "site-wide I/O server is 'host "
-		                          "ioserver')",
-		                          path, lineno);
-	*job = (uint32_t)v;
-	return TP_EXIT_OK;
-}
-
-/* One occupancy line into @u: "jobid class" | "down" |
- * "reserved jobid class" | "ioserver [jobid]" after the host (@tok[0]). */
-static int parse_use(const char *path, unsigned lineno, char **tok, int n,
-                     tp_host_use *u)
-{
-	tp_error err;
-	int at, rc;
-
-	if (n == 2 && !strcmp(tok[1], "down")) {
-		u->state = TP_HOST_DOWN;
-		return TP_EXIT_OK;
-	}
-	if (n >= 2 && !strcmp(tok[1], "ioserver")) {
-		if (n > 3)
-			return tp_cli_usage_error(
-			    WHAT,
-			    "%s:%u: expected 'host ioserver' (site-wide) or "
-			    "'host ioserver jobid'",
-			    path, lineno);
-		u->state = TP_HOST_IOSERVER;
-		u->job_id = TP_ALLOC_SITE_JOB;
-		return n == 3 ? parse_job_id(path, lineno, tok[2], &u->job_id)
-		              : TP_EXIT_OK;
-	}
-	at = n >= 2 && !strcmp(tok[1], "reserved") ? 2 : 1;
-	if (n != at + 2)
-		return tp_cli_usage_error(
-		    WHAT,
-		    "%s:%u: expected 'host jobid class', 'host down', 'host "
-		    "reserved jobid class' or 'host ioserver [jobid]'",
-		    path, lineno);
-	rc = parse_job_id(path, lineno, tok[at], &u->job_id);
-	if (rc != TP_EXIT_OK)
-		return rc;
-	if (tp_jobclass_parse(tok[at + 1], &u->job_class, &err) != TP_OK)
-		return tp_cli_usage_error(WHAT, "%s:%u: %s", path, lineno,
-		                          err.message);
-	u->state = at == 2 ? TP_HOST_RESERVED : TP_HOST_BUSY;
-	return TP_EXIT_OK;
-}
-
-/*
- * The occupancy of --busy @path into @use (one per host of @topo, free when
- * not listed).  A host listed twice is an error naming both lines: which
- * of two states was meant cannot be guessed.
- */
-static int read_busy(const char *path, const tp_topo *topo, tp_host_use *use)
-{
-	FILE *f = fopen(path, "r");
-	char line[512];
-	unsigned lineno = 0, *seen_on;
-	int rc = TP_EXIT_OK;
-
-	if (!f)
-		return tp_cli_usage_error(WHAT, "--busy %s: %s", path,
-		                          strerror(errno));
-	seen_on = calloc(tp_topo_host_count(topo), sizeof(*seen_on));
-	if (!seen_on) {
-		tp_error err;
-
-		fclose(f);
-		tp_error_set(&err, TP_ERR_NOMEM,
-		             "--busy %s: no memory for %u hosts", path,
-		             tp_topo_host_count(topo));
-		return tp_cli_fail(WHAT, &err);
-	}
-	while (rc == TP_EXIT_OK && fgets(line, sizeof(line), f)) {
-		char *tok[5], *save = NULL, *s = line, *hash;
-		int n = 0;
-		uint32_t host;
-		tp_host_use u = {0};
-
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			rc = tp_cli_usage_error(WHAT, "%s:%u: line too long",
-			                        path, lineno);
-			break;
-		}
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		while (n < 5 && (tok[n] = strtok_r(s, " \t\r\n", &save))) {
-			s = NULL;
-			n++;
-		}
-		if (n == 0)
-			continue;
-		host = tp_topo_find_host(topo, tok[0]);
-		if (host == TP_TOPO_NONE) {
-			rc = tp_cli_usage_error(
-			    WHAT,
-			    "%s:%u: unknown host '%s' (not in the fabric)",
-			    path, lineno, tok[0]);
-			break;
-		}
-		if (seen_on[host]) {
-			rc = tp_cli_usage_error(
-			    WHAT,
-			    "%s:%u: host '%s' is already listed on line %u",
-			    path, lineno, tok[0], seen_on[host]);
-			break;
-		}
-		seen_on[host] = lineno;
-		rc = parse_use(path, lineno, tok, n, &u);
-		if (rc == TP_EXIT_OK)
-			use[host] = u;
-	}
-	if (rc == TP_EXIT_OK && ferror(f))
-		rc = tp_cli_usage_error(WHAT, "--busy %s: read error", path);
-	free(seen_on);
-	fclose(f);
-	return rc;
-}
-
 /* Trailing digits of @name (at most 9, so the number fits a long). */
 static size_t suffix_digits(const char *name, size_t len)
 {
@@ -819,7 +681,9 @@ int tp_cli_place(int argc, char **argv)
 		return tp_cli_fail(WHAT, &err);
 	}
 	if (busy)
-		rc = read_busy(busy, topo, use);
+		rc = tp_cli_read_busy(busy, topo, use, &err) == TP_OK
+		         ? TP_EXIT_OK
+		         : tp_cli_fail(WHAT, &err);
 	if (rc != TP_EXIT_OK)
 		goto out;
 	io.servers = servers;

@@ -5,7 +5,8 @@
  *   topoplace report hops    --profile FILE --fabric SPEC -o OUT.png|svg ...
  *   topoplace report heatmap --profile FILE --fabric SPEC -o OUT.png|svg ...
  *   topoplace report io      --sweep FILE -o OUT.png|svg ...
- *   topoplace report explain --fabric SPEC --nodes N [--profile FILE] ...
+ *   topoplace report explain --fabric SPEC --nodes N [--profile FILE]
+ *                            [--busy FILE] [--config FILE] ...
  *   topoplace report fabric  ...   (tools/cli_report_fabric.c)
  */
 #include "tp_config.h"
@@ -31,6 +32,7 @@
 #include "sweep.h"
 #include "threshold.h"
 #include "topo.h"
+#include "topoplace_conf.h"
 #include "traffic.h"
 #include "units.h"
 #include "window.h"
@@ -75,9 +77,16 @@ static const char io_usage[] =
 
 static const char explain_usage[] =
     "usage: topoplace report explain --fabric SPEC --nodes N [-o OUT]\n"
-    "           [--policy leaf|shared|pack|spread|off] [--class C]\n"
+    "           [--policy auto|leaf|shared|pack|spread|off] [--class C]\n"
     "           [--profile FILE] [--slots N] [--job-id ID] [--seed S]\n"
-    "           [--io-servers N [--io-policy P] [--io-where among|beside]]\n";
+    "           [--busy FILE] [--config FILE [--partition NAME]]\n"
+    "           [--io-servers N [--io-policy P] [--io-where among|beside]]\n"
+    "  --busy FILE     hosts in use: lines 'host jobid class', 'host down',\n"
+    "                  'host reserved jobid class'; '#' comments (as for\n"
+    "                  topoplace place --busy)\n"
+    "  --config FILE   a topoplace.conf: its DefaultPlacement (policy auto,\n"
+    "                  the default then), LeafSharing, class thresholds and\n"
+    "                  I/O server settings, for --partition NAME if given\n";
 
 /* Progress lines on stderr: for a terminal, or when asked. */
 struct progress {
@@ -559,6 +568,87 @@ done:
 	return rc;
 }
 
+/*
+ * What a topoplace.conf decides for the explanation, where the command line
+ * does not: the policy (a requested one, or the partition's
+ * DefaultPlacement, resolved as the scheduler resolves it), the class
+ * thresholds and the I/O servers.  The *_source strings are written into
+ * the three buffers of @bufsize bytes.
+ */
+static void apply_config(const tp_config *cfg, const char *path,
+                         const char *partition, tp_placement requested,
+                         bool policy_given, bool io_given, bool io_policy_given,
+                         tp_explain_input *in, char *policy_src, char *io_src,
+                         char *thr_src, size_t bufsize)
+{
+	const tp_config_settings *set = tp_config_for_partition(cfg, partition);
+	bool named = false;
+	char where[400];
+
+	for (size_t i = 0; partition && i < tp_config_partition_count(cfg); i++)
+		named |= !strcmp(tp_config_partition_name(cfg, i), partition);
+	if (!partition)
+		snprintf(where, sizeof(where), "%s (site-wide)", path);
+	else if (named)
+		snprintf(where, sizeof(where), "%s, partition %s", path,
+		         partition);
+	else
+		snprintf(where, sizeof(where),
+		         "%s (site-wide: it has no line for partition %s)",
+		         path, partition);
+	in->policy =
+	    tp_config_resolve_placement(set, requested, in->traffic != NULL);
+	{
+		/* The steps tp_config_resolve_placement takes, in words. */
+		tp_placement base = requested != TP_PLACEMENT_AUTO
+		                        ? requested
+		                        : set->default_placement;
+		size_t n;
+
+		bool said_where =
+		    !(policy_given && requested != TP_PLACEMENT_AUTO);
+
+		if (!said_where)
+			n = (size_t)snprintf(policy_src, bufsize,
+			                     "given with --policy %s",
+			                     tp_placement_name(requested));
+		else
+			n = (size_t)snprintf(policy_src, bufsize,
+			                     "DefaultPlacement=%s in %s",
+			                     tp_placement_name(base), where);
+		if (base == TP_PLACEMENT_AUTO && n < bufsize) {
+			base = in->traffic ? TP_PLACEMENT_SHARED
+			                   : TP_PLACEMENT_OFF;
+			n += (size_t)snprintf(
+			    policy_src + n, bufsize - n, "; auto: %s",
+			    in->traffic ? "shared for a job with a profile"
+			                : "off for a job without a profile");
+		}
+		if (in->policy != base && n < bufsize)
+			snprintf(policy_src + n, bufsize - n,
+			         "; LeafSharing=%s%s%s makes it %s",
+			         tp_leaf_sharing_name(set->leaf_sharing),
+			         said_where ? "" : " in ",
+			         said_where ? "" : where,
+			         tp_placement_name(in->policy));
+	}
+	in->policy_source = policy_src;
+	in->thresholds = &set->thresholds;
+	snprintf(thr_src, bufsize, "from %s", where);
+	in->thresholds_source = thr_src;
+	if (!io_given && set->ioserver_count > 0)
+		in->io_servers = set->ioserver_count;
+	if (!io_policy_given)
+		in->io_policy = set->ioserver_policy;
+	if (in->io_servers && (!io_given || !io_policy_given)) {
+		snprintf(io_src, bufsize, "%s%s%s in %s",
+		         io_given ? "" : "IoServerCount",
+		         !io_given && !io_policy_given ? " and " : "",
+		         io_policy_given ? "" : "IoServerPolicy", where);
+		in->io_source = io_src;
+	}
+}
+
 /* The classifier's view of a profile (as the Slurm plugins build it). */
 static void summarize(const tp_profile *p, tp_job_summary *s)
 {
@@ -620,12 +710,21 @@ static int run_explain(int argc, char **argv)
 	    {"io-servers", required_argument, NULL, 'i'},
 	    {"io-policy", required_argument, NULL, 'I'},
 	    {"io-where", required_argument, NULL, 'w'},
+	    {"busy", required_argument, NULL, 'b'},
+	    {"config", required_argument, NULL, 'C'},
+	    {"partition", required_argument, NULL, 'P'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *what = "report explain", *fabric = NULL, *out = NULL;
-	const char *profile_path = NULL;
+	const char *profile_path = NULL, *busy_path = NULL, *config_path = NULL;
+	const char *partition = NULL;
+	bool policy_given = false, io_given = false, io_policy_given = false;
+	tp_placement requested = TP_PLACEMENT_AUTO;
+	tp_config *cfg = NULL;
+	tp_host_use *use = NULL;
+	char policy_src[600], io_src[600], thr_src[600];
 	tp_explain_input in = {.policy = TP_PLACEMENT_LEAF,
 	                       .job_id = 1,
 	                       .slots = 1,
@@ -655,13 +754,13 @@ static int run_explain(int argc, char **argv)
 			in.nodes = (uint32_t)v;
 			break;
 		case 'p':
-			if (tp_placement_parse(optarg, &in.policy, &err) ||
-			    in.policy == TP_PLACEMENT_AUTO)
+			if (tp_placement_parse(optarg, &requested, &err))
 				return tp_cli_usage_error(
 				    what,
 				    "--policy '%s': expected "
-				    "leaf|shared|pack|spread|off",
+				    "auto|leaf|shared|pack|spread|off",
 				    optarg);
+			policy_given = true;
 			break;
 		case 'c':
 			if (tp_jobclass_parse(optarg, &in.job_class, &err))
@@ -694,12 +793,23 @@ static int run_explain(int argc, char **argv)
 			                     UINT32_MAX, &v))
 				return TP_EXIT_USAGE;
 			in.io_servers = (uint32_t)v;
+			io_given = true;
 			break;
 		case 'I':
 			if (tp_ioserver_policy_parse(optarg, &in.io_policy,
 			                             &err))
 				return tp_cli_usage_error(
 				    what, "--io-policy: %s", err.message);
+			io_policy_given = true;
+			break;
+		case 'b':
+			busy_path = optarg;
+			break;
+		case 'C':
+			config_path = optarg;
+			break;
+		case 'P':
+			partition = optarg;
 			break;
 		case 'w':
 			if (!strcmp(optarg, "among"))
@@ -729,11 +839,33 @@ static int run_explain(int argc, char **argv)
 	if (!fabric || !in.nodes)
 		return tp_cli_usage_error(what, "--fabric and --nodes are "
 		                                "required (see --help)");
+	if (partition && !config_path)
+		return tp_cli_usage_error(what, "--partition needs --config");
+	if (!config_path && policy_given && requested == TP_PLACEMENT_AUTO)
+		return tp_cli_usage_error(what,
+		                          "--policy auto is resolved by a "
+		                          "topoplace.conf: give --config FILE "
+		                          "or leaf|shared|pack|spread|off");
+	if (!config_path && policy_given)
+		in.policy = requested;
 	if ((rc = tp_cli_load_topo(what, fabric, &topo)) != TP_EXIT_OK)
 		return rc;
 	rc = TP_EXIT_FAILURE;
 	in.topo = topo;
 	in.job = "job";
+	if (config_path && tp_config_load(config_path, &cfg, &err) != TP_OK)
+		goto fail;
+	if (busy_path) {
+		use =
+		    calloc((size_t)tp_topo_host_count(topo) + 1, sizeof(*use));
+		if (!use) {
+			tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+		if (tp_cli_read_busy(busy_path, topo, use, &err) != TP_OK)
+			goto fail;
+		in.use = use;
+	}
 	if (profile_path) {
 		if (read_profile(profile_path, &profile, &err) != TP_OK ||
 		    tp_profile_to_traffic(profile, &t, &err) != TP_OK)
@@ -755,6 +887,10 @@ static int run_explain(int argc, char **argv)
 			in.summary = &summary;
 		}
 	}
+	if (cfg)
+		apply_config(cfg, config_path, partition, requested,
+		             policy_given, io_given, io_policy_given, &in,
+		             policy_src, io_src, thr_src, sizeof(policy_src));
 	if (tp_explain_placement(&in, &text, &err) != TP_OK)
 		goto fail;
 	if (out) {
@@ -777,6 +913,8 @@ fail:
 	rc = tp_cli_fail(what, &err);
 done:
 	free(text);
+	free(use);
+	tp_config_free(cfg);
 	tp_traffic_free(t);
 	tp_profile_free(profile);
 	tp_topo_free(topo);

@@ -6,9 +6,10 @@
  *   topoplace report fabric (--fabric FILE|PxLxH[xS[xC]] | --live)
  *       [--ca DEV] [--port N] [--node-name-map FILE]
  *       [--routes auto|tables|dmodk]
- *       [--job NAME=HOSTLIST[,profile=FILE][,mapping=block|ours|FILE]]...
- *       [--seed S] [--aggregate | --per-host] [--size WxH] [--title TEXT]
- *       [--progress | --no-progress] -o FILE.svg|FILE.png
+ *       [--job NAME=HOSTLIST[,profile=FILE][,mapping=block|ours|FILE]
+ *                           [,slots=N]]...
+ *       [--slots N] [--seed S] [--aggregate | --per-host] [--size WxH]
+ *       [--title TEXT] [--progress | --no-progress] -o FILE.svg|FILE.png
  */
 #include "tp_config.h"
 
@@ -32,23 +33,31 @@
 
 #define WHAT "report fabric"
 
+/* Most ranks per host --slots accepts (as the other report kinds). */
+#define MAX_SLOTS 1000000u
+
 static const char usage_text[] =
     "usage: topoplace report fabric (--fabric FILE|PxLxH[xS[xC]] | --live)\n"
     "           [--ca DEV] [--port N] [--node-name-map FILE]\n"
     "           [--routes auto|tables|dmodk]\n"
     "           [--job NAME=HOSTLIST[,profile=FILE]"
-    "[,mapping=M]]...\n"
+    "[,mapping=M][,slots=N]]...\n"
     "           (M: block, cyclic, random, ours, or a rankfile, machinefile\n"
     "           or host-per-rank file)\n"
-    "           [--seed S] [--aggregate | --per-host] [--size WxH] "
-    "[--title TEXT]\n"
-    "           [--progress | --no-progress] -o FILE.svg|FILE.png\n";
+    "           [--slots N] [--seed S] [--aggregate | --per-host] "
+    "[--size WxH]\n"
+    "           [--title TEXT] [--progress | --no-progress] "
+    "-o FILE.svg|FILE.png\n"
+    "  --slots N, slots=N  ranks per host (default 1; a mapping file places\n"
+    "                      ranks itself, checked against N only when given)"
+    "\n";
 
 /* One --job argument, split, and what it becomes. */
 struct job {
 	char *arg;                   /* the copy the pointers below point in */
 	const char *name, *hostlist; /* hostlist rebuilt without the keys */
 	const char *profile, *mapping;
+	uint32_t slots;  /* ranks per host from slots=; 0: not given */
 	char *hosts_buf; /* the hostlist parts joined */
 	char **hosts;
 	uint32_t host_count, host_cap;
@@ -123,9 +132,9 @@ static void job_free(struct job *j)
 }
 
 /*
- * NAME=HOSTLIST[,profile=FILE][,mapping=M]: the hostlist may hold commas
- * itself (n[01-04,07],m1), so the keys are the comma-separated parts that
- * start with "profile=" or "mapping=", outside brackets.
+ * NAME=HOSTLIST[,profile=FILE][,mapping=M][,slots=N]: the hostlist may hold
+ * commas itself (n[01-04,07],m1), so the keys are the comma-separated parts
+ * that start with "profile=", "mapping=" or "slots=", outside brackets.
  */
 static int parse_job(const char *text, struct job *j)
 {
@@ -164,11 +173,20 @@ static int parse_job(const char *text, struct job *j)
 			j->profile = part + 8;
 		} else if (!strncmp(part, "mapping=", 8)) {
 			j->mapping = part + 8;
+		} else if (!strncmp(part, "slots=", 6)) {
+			char opt[300];
+			uint64_t v;
+
+			snprintf(opt, sizeof(opt), "--job %s: slots", j->name);
+			if (tp_cli_parse_u64(WHAT, opt, part + 6, 1, MAX_SLOTS,
+			                     &v))
+				return TP_EXIT_USAGE;
+			j->slots = (uint32_t)v;
 		} else if (strchr(part, '=') != NULL) {
 			return tp_cli_usage_error(
 			    WHAT,
 			    "--job %s: unknown key '%s' (profile=, "
-			    "mapping=)",
+			    "mapping=, slots=)",
 			    j->name, part);
 		} else if (*part != '\0') {
 			if (len > 0)
@@ -188,23 +206,77 @@ static int parse_job(const char *text, struct job *j)
 		                          "--job %s: empty profile= or "
 		                          "mapping=",
 		                          j->name);
-	if (j->mapping && !j->profile)
-		return tp_cli_usage_error(
-		    WHAT, "--job %s: mapping= needs profile=", j->name);
+	if ((j->mapping || j->slots) && !j->profile)
+		return tp_cli_usage_error(WHAT,
+		                          "--job %s: mapping= and slots= need "
+		                          "profile=",
+		                          j->name);
 	return TP_EXIT_OK;
 }
 
 /*
- * Where the job's ranks run: block (ranks fill the listed hosts in order,
- * ceil(ranks / hosts) per host), cyclic or random (tp_remap_baseline), ours
- * or remap (tp_remap_compute) or a mapping file (tp_cli_read_mapping).  Fills
- * j->rank_host with indices into j->hosts.
+ * A mapping file that leaves ranks out: say how many of the profile's ranks
+ * it places rather than only the first one missing.  @topo_rank was filled
+ * with TP_TOPO_NONE before the file was read, so what is still NONE was not
+ * placed.  Other errors are left as they are.
+ */
+static void explain_short_mapping(const struct job *j,
+                                  const uint32_t *topo_rank, tp_error *err)
+{
+	uint32_t ranks = j->traffic->ranks, placed = 0;
+
+	if (err->code != TP_ERR_PARSE ||
+	    strstr(err->message, " is not placed") == NULL)
+		return;
+	for (uint32_t r = 0; r < ranks; r++)
+		placed += topo_rank[r] != TP_TOPO_NONE;
+	tp_error_set(err, TP_ERR_INVALID,
+	             "mapping %s places %" PRIu32 " ranks, but profile %s has "
+	             "%" PRIu32 " (ranks 0 to %" PRIu32 ")",
+	             j->mapping, placed, j->profile, ranks, ranks - 1);
+}
+
+/*
+ * With @slots given, no host may run more ranks than that: a mapping file
+ * is checked against it (methods are given it to fill hosts by).
+ */
+static tp_status check_slots(const struct job *j, const tp_topo *topo,
+                             const uint32_t *topo_rank, uint32_t slots,
+                             tp_error *err)
+{
+	uint32_t *count =
+	    calloc((size_t)tp_topo_host_count(topo) + 1, sizeof(*count));
+	tp_status rc = TP_OK;
+
+	if (count == NULL)
+		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+	for (uint32_t r = 0; r < j->traffic->ranks && rc == TP_OK; r++)
+		if (++count[topo_rank[r]] > slots)
+			rc = tp_error_set(err, TP_ERR_INVALID,
+			                  "mapping %s puts more than %" PRIu32
+			                  " ranks on %s (%" PRIu32
+			                  " slot%s per host)",
+			                  j->mapping, slots,
+			                  tp_topo_host_name(topo, topo_rank[r]),
+			                  slots, slots == 1 ? "" : "s");
+	free(count);
+	return rc;
+}
+
+/*
+ * Where the job's ranks run, at most @slots per host (0: not given; 1 for
+ * methods, no limit for a mapping file): block (ranks fill the listed hosts
+ * in order, @slots each), cyclic or random (tp_remap_baseline), ours or
+ * remap (tp_remap_compute) or a mapping file (tp_cli_read_mapping).  Fills
+ * j->rank_host with indices into j->hosts.  More ranks than the hosts have
+ * slots is an error naming the three figures, never a silent
+ * oversubscription.
  */
 static tp_status map_job(struct job *j, const tp_topo *topo, uint64_t seed,
-                         tp_error *err)
+                         uint32_t slots, tp_error *err)
 {
 	uint32_t ranks = j->traffic->ranks, *to_job = NULL, *topo_rank = NULL;
-	uint32_t slots = (ranks + j->host_count - 1) / j->host_count;
+	uint32_t per_host = slots ? slots : 1; /* for the methods */
 	const char *m = j->mapping ? j->mapping : "block";
 	tp_remap_host *hosts = NULL;
 	tp_remap_mapping map = {0};
@@ -237,12 +309,23 @@ static tp_status map_job(struct job *j, const tp_topo *topo, uint64_t seed,
 			goto out;
 		}
 		to_job[h] = i;
-		hosts[i] = (tp_remap_host){h, slots};
+		hosts[i] = (tp_remap_host){h, per_host};
 	}
 	if (!strcmp(m, "ours"))
 		method = TP_REMAP_TOPO;
 	else if (tp_remap_method_parse(m, &method, NULL) != TP_OK)
 		is_file = true;
+	if (!is_file && (uint64_t)j->host_count * per_host < ranks) {
+		rc = tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "profile %s has %" PRIu32 " ranks; %" PRIu32 " hosts x "
+		    "%" PRIu32 " slot%s per host hold only %" PRIu64
+		    " (give more hosts, or slots=N / --slots N)",
+		    j->profile, ranks, j->host_count, per_host,
+		    per_host > 1 ? "s" : "",
+		    (uint64_t)j->host_count * per_host);
+		goto out;
+	}
 	if (!is_file && method == TP_REMAP_TOPO) {
 		if ((rc = tp_remap_compute(topo, j->traffic, hosts,
 		                           j->host_count, seed, NULL, &map,
@@ -261,9 +344,17 @@ static tp_status map_job(struct job *j, const tp_topo *topo, uint64_t seed,
 			rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 			goto out;
 		}
-		if ((rc = tp_cli_read_mapping(topo, m, ranks, topo_rank,
-		                              err)) != TP_OK) {
-			tp_error_prefix(err, "mapping");
+		for (uint32_t r = 0; r < ranks; r++)
+			topo_rank[r] = TP_TOPO_NONE;
+		rc = tp_cli_read_mapping(topo, m, ranks, topo_rank, err);
+		if (rc != TP_OK) {
+			explain_short_mapping(j, topo_rank, err);
+			if (strncmp(err->message, "mapping ", 8) != 0)
+				tp_error_prefix(err, "mapping");
+		} else if (slots) {
+			rc = check_slots(j, topo, topo_rank, slots, err);
+		}
+		if (rc != TP_OK) {
 			free(topo_rank);
 			goto out;
 		}
@@ -288,6 +379,25 @@ out:
 	free(hosts);
 	free(to_job);
 	return rc;
+}
+
+/* "job NAME: R ranks on H hosts, at most K per host (MAPPING)". */
+static void print_job(const struct job *j)
+{
+	uint32_t *per_host, most = 0;
+
+	if (j->traffic == NULL)
+		return;
+	per_host = calloc((size_t)j->host_count + 1, sizeof(*per_host));
+	for (uint32_t r = 0; per_host != NULL && r < j->traffic->ranks; r++)
+		if (++per_host[j->rank_host[r]] > most)
+			most = per_host[j->rank_host[r]];
+	free(per_host);
+	printf("job %s: %" PRIu32 " ranks on %" PRIu32 " hosts", j->name,
+	       j->traffic->ranks, j->host_count);
+	if (most > 0)
+		printf(", at most %" PRIu32 " per host", most);
+	printf(" (mapping %s)\n", j->mapping ? j->mapping : "block");
 }
 
 static int parse_size(const char *text, uint32_t *w, uint32_t *h)
@@ -323,6 +433,7 @@ int tp_cli_report_fabric(int argc, char **argv)
 		O_MAP,
 		O_ROUTES,
 		O_JOB,
+		O_SLOTS,
 		O_SEED,
 		O_AGG,
 		O_PERHOST,
@@ -339,6 +450,7 @@ int tp_cli_report_fabric(int argc, char **argv)
 	    {"node-name-map", required_argument, NULL, O_MAP},
 	    {"routes", required_argument, NULL, O_ROUTES},
 	    {"job", required_argument, NULL, O_JOB},
+	    {"slots", required_argument, NULL, O_SLOTS},
 	    {"seed", required_argument, NULL, O_SEED},
 	    {"aggregate", no_argument, NULL, O_AGG},
 	    {"per-host", no_argument, NULL, O_PERHOST},
@@ -357,7 +469,7 @@ int tp_cli_report_fabric(int argc, char **argv)
 	tp_fabric_view_options vo = {0};
 	tp_fabric_view_stats st;
 	struct progress_state ps = {0};
-	uint64_t seed = 1, port = 0;
+	uint64_t seed = 1, port = 0, slots = 0;
 	int progress = -1, c, status = TP_EXIT_FAILURE;
 	size_t njobs = 0, nparsed = 0;
 	bool live = false, need_topo = false;
@@ -404,6 +516,11 @@ int tp_cli_report_fabric(int argc, char **argv)
 				    WHAT, "more than %u --job options",
 				    TP_FABRIC_VIEW_MAX_JOBS);
 			job_args[njobs++] = optarg;
+			break;
+		case O_SLOTS:
+			if (tp_cli_parse_u64(WHAT, "--slots", optarg, 1,
+			                     MAX_SLOTS, &slots))
+				return TP_EXIT_USAGE;
 			break;
 		case O_SEED:
 			if (tp_cli_parse_u64(WHAT, "--seed", optarg, 0,
@@ -532,7 +649,9 @@ int tp_cli_report_fabric(int argc, char **argv)
 				    j->name, j->profile);
 				goto fail;
 			}
-			if (map_job(j, topo, seed, &err) != TP_OK) {
+			if (map_job(j, topo, seed,
+			            j->slots ? j->slots : (uint32_t)slots,
+			            &err) != TP_OK) {
 				tp_error_prefix(&err, "--job %s", j->name);
 				goto fail;
 			}
@@ -567,6 +686,8 @@ int tp_cli_report_fabric(int argc, char **argv)
 	       st.modelled_routes
 	           ? "modelled routes (D-mod-k, not read from the fabric)"
 	           : "real routes (the switches' forwarding tables)");
+	for (size_t i = 0; i < njobs; i++)
+		print_job(&jobs[i]);
 	if (st.max_port != TP_FABRIC_NONE) {
 		snprintf(max, sizeof(max), "%" PRIu64, st.max_bytes);
 		printf("busiest link: %s %s bytes\n", st.busiest, max);

@@ -129,35 +129,35 @@ tp_expect_fail "more nodes than hosts" 2 \
 tp_expect_fail "bad io policy" 2 \
 	"topoplace place: --io-policy: I/O server policy 'near': expected spread|isolated|random" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --io-servers 1 --io-policy near
-tp_expect_fail "missing busy file" 2 \
+tp_expect_fail "missing busy file" 1 \
 	"topoplace place: --busy $work/none: No such file or directory" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/none"
 printf 'n0001 7 quiet\nn0099 8 quiet\n' >"$work/b1"
-tp_expect_fail "busy: unknown host names file and line" 2 \
+tp_expect_fail "busy: unknown host names file and line" 1 \
 	"topoplace place: $work/b1:2: unknown host 'n0099' (not in the fabric)" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b1"
 printf 'n0001 x7 quiet\n' >"$work/b2"
-tp_expect_fail "busy: bad job id" 2 \
+tp_expect_fail "busy: bad job id" 1 \
 	"topoplace place: $work/b2:1: job id 'x7' is not a number" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b2"
 printf '\nn0001 7 heavy\n' >"$work/b3"
-tp_expect_fail "busy: bad class" 2 \
+tp_expect_fail "busy: bad class" 1 \
 	"topoplace place: $work/b3:2: job class 'heavy': expected quiet|io_heavy|comm_sensitive" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b3"
 printf 'n0001 7\n' >"$work/b4"
-tp_expect_fail "busy: missing field" 2 \
+tp_expect_fail "busy: missing field" 1 \
 	"topoplace place: $work/b4:1: expected 'host jobid class', 'host down', 'host reserved jobid class' or 'host ioserver [jobid]'" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b4"
 printf '# two states for one host\nn0003 7 quiet\nn0004 down\nn0003 down\n' >"$work/b5"
-tp_expect_fail "busy: a host listed twice names the file and both lines" 2 \
+tp_expect_fail "busy: a host listed twice names the file and both lines" 1 \
 	"topoplace place: $work/b5:4: host 'n0003' is already listed on line 2" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b5"
 printf 'n0003 ioserver 7 quiet\n' >"$work/b6"
-tp_expect_fail "busy: an ioserver line with too many fields" 2 \
+tp_expect_fail "busy: an ioserver line with too many fields" 1 \
 	"topoplace place: $work/b6:1: expected 'host ioserver' (site-wide) or 'host ioserver jobid'" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b6"
 printf 'n0003 0 quiet\n' >"$work/b7"
-tp_expect_fail "busy: job id 0 is the site's" 2 \
+tp_expect_fail "busy: job id 0 is the site's" 1 \
 	"topoplace place: $work/b7:1: job id 0 is not a job (a site-wide I/O server is 'host ioserver')" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b7"
 tp_expect_fail "job id 0 refused" 2 \

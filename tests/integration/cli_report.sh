@@ -4,7 +4,10 @@
 #
 # Every kind writes a PNG of the asked size (read from its IHDR) and an SVG
 # that a real XML parser accepts; the explanation names the policy, class,
-# leaves and costs; `report fabric` reaches the fabric view's own options.
+# leaves and costs, fits 78 columns with its cost headings over their
+# figures, and follows a busy-hosts file and a topoplace.conf (policy,
+# thresholds, I/O servers, per partition); `report fabric` reaches the
+# fabric view's own options.
 # Bad inputs (a profile that does not fit the fabric, an empty profile, an
 # unknown kind, a bad size or extension, a missing directory) give exactly
 # one line on stderr naming what is wrong, the documented exit status,
@@ -124,6 +127,59 @@ if report explain --fabric 2x4x8 --nodes 16 --profile "$lulesh" --slots 4 \
 else
 	tp_fail "explain: runs" "$(cat "$tmp/explain.err")"
 fi
+# The page: no line over 78 columns; the cost headings end where the
+# figures under them end (right-aligned columns of one width).
+awk 'length($0) > 78 { print NR ": " length($0) ": " $0 }' "$tmp/explain.txt" >"$tmp/long"
+tp_check_eq "explain: no line over 78 columns" "" "$(cat "$tmp/long")"
+head_len=$(grep -m1 'default (block)' "$tmp/explain.txt" | awk '{ print length($0) }')
+tp_check_eq "explain: cost headings over their columns ($(grep -m1 -o 'topoplace ([a-z+]*)' "$tmp/explain.txt"))" \
+	"$head_len $head_len" \
+	"$(grep -m1 'hop-bytes (B x hops)' "$tmp/explain.txt" | awk '{ print length($0) }') $(grep -m1 'predicted time (s)' "$tmp/explain.txt" | awk '{ print length($0) }')"
+
+# --busy: hosts in use (the `topoplace place --busy` format) move the
+# decision and the default; --config: the partition's DefaultPlacement,
+# class thresholds and I/O servers, each said where it came from.
+# flat FILE: the text on one line, runs of blanks and newlines as one space
+# (so that what wrapping broke over lines still matches).
+flat() { tr '\n' ' ' <"$1" | tr -s ' '; }
+printf '# leaf001 mostly taken\nn0001 7 quiet\nn0002 7 quiet\nn0003 7 io_heavy\nn0004 down\nn0005 reserved 8 quiet\n' >"$tmp/busy.txt"
+printf 'DefaultPlacement=spread\nPartitionName=comm DefaultPlacement=pack CommSensitiveBytesPerSecPerRank=100K IoServerCount=2\n' >"$tmp/site.conf"
+if report explain --fabric 2x4x8 --nodes 16 --profile "$lulesh" --slots 4 \
+	--busy "$tmp/busy.txt" >"$tmp/busy.out" 2>"$tmp/busy.err"; then
+	missing=
+	for want in "Policy: leaf" "Leaves: leaf002 leaf003 (2 of 8)" \
+		"  3 leaves, 1 pod: leaf001 leaf002 leaf003"; do
+		grep -qF -- "$want" "$tmp/busy.out" || missing+="'$want' "
+	done
+	tp_check_eq "explain --busy: busy hosts avoided, default after them" "" "$missing"
+else
+	tp_fail "explain --busy: runs" "$(cat "$tmp/busy.err")"
+fi
+if report explain --fabric 2x4x8 --nodes 16 --profile "$lulesh" --slots 4 \
+	--config "$tmp/site.conf" --partition comm >"$tmp/conf.out" 2>"$tmp/conf.err"; then
+	missing=
+	for want in "Policy: pack" \
+		" from: DefaultPlacement=pack in $tmp/site.conf, partition comm" \
+		"Job class: comm_sensitive" "or 100 KiB/s per rank or more" \
+		" thresholds: from $tmp/site.conf, partition comm" \
+		"I/O servers (spread): " \
+		" from: IoServerCount and IoServerPolicy in $tmp/site.conf, partition comm"; do
+		flat "$tmp/conf.out" | grep -qF -- "$want" || missing+="'$want' "
+	done
+	tp_check_eq "explain --config --partition: policy, thresholds, servers from the file" "" "$missing"
+else
+	tp_fail "explain --config: runs" "$(cat "$tmp/conf.err")"
+fi
+report explain --fabric 2x4x8 --nodes 4 --config "$tmp/site.conf" >"$tmp/site.out" 2>&1
+out=$(flat "$tmp/site.out")
+[[ $out == *"Policy: spread"*"from: DefaultPlacement=spread in $tmp/site.conf (site-wide)"* ]] &&
+	tp_pass "explain --config: site-wide DefaultPlacement without --partition" ||
+	tp_fail "explain --config: site-wide DefaultPlacement without --partition" "$out"
+out=$(report explain --fabric 2x4x8 --nodes 4 --config "$tmp/site.conf" --policy leaf 2>&1)
+[[ $out == *"Policy: leaf"*"from: given with --policy leaf"* ]] &&
+	tp_pass "explain --config: --policy wins over DefaultPlacement" ||
+	tp_fail "explain --config: --policy wins over DefaultPlacement" "$out"
+
 out=$(report explain --fabric 2x4x8 --nodes 4 --class io_heavy -o "$tmp/e.txt")
 tp_check_eq "explain -o: says where" "wrote $tmp/e.txt" "$out"
 grep -q "why: given on the command line" "$tmp/e.txt" &&
@@ -182,6 +238,28 @@ expect_error "--hosts not in the fabric: one clear error" 1 \
 expect_error "explain: profile larger than the request: one clear error" 1 \
 	"^topoplace report explain: .*has 64 ranks, 4 hosts x 1 slots hold only 4$" \
 	"$tmp/x.txt" report explain --profile "$lulesh" --fabric 2x4x4 --nodes 4
+printf 'n0001 7 quiet\nnx99 7 quiet\n' >"$tmp/busy-host.txt"
+expect_error "explain --busy: unknown host named with file and line" 1 \
+	"^topoplace report explain: $tmp/busy-host.txt:2: unknown host 'nx99' \(not in the fabric\)$" \
+	"$tmp/x.txt" report explain --fabric 2x4x8 --nodes 4 --busy "$tmp/busy-host.txt" -o "$tmp/x.txt"
+printf '# ok\n\nn0001 seven quiet\n' >"$tmp/busy-id.txt"
+expect_error "explain --busy: bad job id named with file and line" 1 \
+	"^topoplace report explain: $tmp/busy-id.txt:3: job id 'seven' is not a number$" \
+	"$tmp/x.txt" report explain --fabric 2x4x8 --nodes 4 --busy "$tmp/busy-id.txt" -o "$tmp/x.txt"
+printf 'n0001 7 loud\n' >"$tmp/busy-class.txt"
+expect_error "explain --busy: bad class named with file and line" 1 \
+	"^topoplace report explain: $tmp/busy-class.txt:1: .*loud" \
+	"$tmp/x.txt" report explain --fabric 2x4x8 --nodes 4 --busy "$tmp/busy-class.txt" -o "$tmp/x.txt"
+expect_error "explain --busy: missing file named" 1 \
+	"^topoplace report explain: --busy $tmp/none.busy: No such file or directory$" \
+	"$tmp/x.txt" report explain --fabric 2x4x8 --nodes 4 --busy "$tmp/none.busy" -o "$tmp/x.txt"
+printf 'DefaultPlacement=pack\nDefaultPlacment=leaf\n' >"$tmp/bad.conf"
+expect_error "explain --config: bad key named with file and line" 1 \
+	"^topoplace report explain: $tmp/bad.conf: line 2: DefaultPlacment" \
+	"$tmp/x.txt" report explain --fabric 2x4x8 --nodes 4 --config "$tmp/bad.conf" -o "$tmp/x.txt"
+expect_error "explain: --policy auto without a config: usage error" 2 \
+	"^topoplace report explain: --policy auto is resolved by a topoplace.conf" \
+	"$tmp/x.txt" report explain --fabric 2x4x8 --nodes 4 --policy auto -o "$tmp/x.txt"
 expect_error "unknown kind: one clear error" 2 \
 	"^topoplace report: unknown kind 'pie' \(hops, heatmap, io, explain, fabric\)$" \
 	"$tmp/x.png" report pie -o "$tmp/x.png"

@@ -1,7 +1,8 @@
 /*
  * test_canvas.c: the canvas writes PNG and SVG by extension, refuses bad
  * extensions and sizes, names the path when the directory is unusable, and
- * leaves nothing behind (and the target untouched) when drawing fails.
+ * leaves nothing behind (and the target untouched) when drawing fails;
+ * category colours are distinct for every job a picture holds, none grey.
  */
 #include "tp_config.h"
 
@@ -203,6 +204,47 @@ static void test_helpers(void **state)
 	assert_true(tp_canvas_nice_step(0, 5) == 1);
 }
 
+/* Job colours: 64 jobs in one picture must each get their own, none grey. */
+static void test_categories_distinct_and_never_grey(void **state)
+{
+	const tp_rgb idle = {0.90, 0.90, 0.90}, white = {1, 1, 1};
+	double closest = INFINITY;
+
+	(void)state;
+	for (uint32_t i = 0; i < TP_CANVAS_CATEGORIES; i++) {
+		tp_rgb c = tp_canvas_category(i);
+
+		assert_true(c.r >= 0 && c.r <= 1 && c.g >= 0 && c.g <= 1 &&
+		            c.b >= 0 && c.b <= 1);
+		if (colour_chroma(c) < 20)
+			fail_msg("category %u (%.3f %.3f %.3f) is nearly grey",
+			         i, c.r, c.g, c.b);
+		if (colour_distance(c, idle) < 25 ||
+		    colour_distance(c, white) < 25)
+			fail_msg("category %u is close to idle grey or white",
+			         i);
+		for (uint32_t j = 0; j < i; j++) {
+			double d = colour_distance(c, tp_canvas_category(j));
+
+			if (d < 9)
+				fail_msg("categories %u and %u look alike "
+				         "(delta E %.1f)",
+				         j, i, d);
+			closest = fmin(closest, d);
+		}
+	}
+	print_message("closest two of %u categories: delta E %.1f\n",
+	              TP_CANVAS_CATEGORIES, closest);
+	/* The first colours stay the colour-blind-safe Okabe-Ito ones. */
+	assert_true(
+	    same_colour(tp_canvas_category(0), (tp_rgb){0.902, 0.624, 0.000}));
+	assert_true(
+	    same_colour(tp_canvas_category(4), (tp_rgb){0.000, 0.447, 0.698}));
+	/* Past the distinct ones they repeat. */
+	assert_true(same_colour(tp_canvas_category(TP_CANVAS_CATEGORIES + 9),
+	                        tp_canvas_category(9)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +263,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 	        test_failed_drawing_keeps_old_target, setup, teardown),
 	    cmocka_unit_test(test_helpers),
+	    cmocka_unit_test(test_categories_distinct_and_never_grey),
 	};
 	int failed;
 

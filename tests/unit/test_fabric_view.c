@@ -1,9 +1,11 @@
 /*
  * test_fabric_view.c: the fabric view draws one stroke per link direction,
- * colours hosts by job and loaded link directions darker by their bytes,
- * aggregates large fabrics by leaf keeping every switch-to-switch link,
- * writes PNGs of the asked size, and refuses bad jobs with one clear error
- * and no file.
+ * the two strokes of a link apart even in a dense 4x18x18 tree, colours
+ * hosts by job (a distinct colour per job, "+N more" in a full legend) and
+ * loaded link directions darker by their bytes, aggregates large fabrics by
+ * leaf keeping every switch-to-switch link and labelling the levels, writes
+ * PNGs of the asked size, and refuses bad jobs with one clear error and no
+ * file.
  */
 #include "tp_config.h"
 
@@ -114,6 +116,8 @@ struct elem {
 	double stroke_width; /* 0: no stroke */
 	bool has_stroke, has_fill;
 	tp_rgb stroke, fill;
+	bool segment;          /* its path is one straight "M x y L x y" */
+	double x1, y1, x2, y2; /* that segment */
 };
 
 static bool parse_rgb(const char *s, tp_rgb *c)
@@ -157,6 +161,15 @@ static size_t svg_elements(const char *svg, struct elem **out)
 			e.has_stroke = parse_rgb(q + 7, &e.stroke);
 		for (q = strstr(buf, "fill:rgb("); q; q = NULL)
 			e.has_fill = parse_rgb(q + 5, &e.fill);
+		q = strstr(p, " d=\"");
+		if (q != NULL && q < end) {
+			char tail[8] = "";
+
+			e.segment =
+			    sscanf(q + 4, "M %lf %lf L %lf %lf %7s", &e.x1,
+			           &e.y1, &e.x2, &e.y2, tail) == 5 &&
+			    tail[0] == '"';
+		}
 		if (n == cap) {
 			cap = cap ? 2 * cap : 256;
 			v = realloc(v, cap * sizeof(*v));
@@ -514,6 +527,181 @@ static void test_1296_host_fabric_renders_aggregated(void **state)
 	tp_fabric_free(f);
 }
 
+/*
+ * The fat tree `topoplace report fabric --fabric PxLxH` draws (tools/cli.c
+ * builds the same one): P pods of L leaves of H hosts, H aggregation
+ * switches per pod cabled to every leaf of the pod, H cores, aggregation
+ * switch j of every pod cabled to core j.
+ */
+static tp_fabric *fattree3(uint32_t P, uint32_t L, uint32_t H)
+{
+	uint32_t leaves = P * L, aggs = P * H, ca, *leaf, *agg, *core;
+	tp_fabric *f = NULL;
+	tp_error err = {0};
+	char name[32];
+
+	leaf = calloc(leaves, sizeof(*leaf));
+	agg = calloc(aggs, sizeof(*agg));
+	core = calloc(H, sizeof(*core));
+	assert_true(leaf && agg && core);
+	assert_int_equal(tp_fabric_new(&f, "test fat tree", true, &err), TP_OK);
+	for (uint32_t k = 0; k < leaves; k++) {
+		snprintf(name, sizeof(name), "leaf%03u", k + 1);
+		assert_int_equal(tp_fabric_add_node(f, TP_FABRIC_SWITCH, 0,
+		                                    2 * H, name, &leaf[k],
+		                                    &err),
+		                 TP_OK);
+	}
+	for (uint32_t a = 0; a < aggs; a++) {
+		snprintf(name, sizeof(name), "agg%03u", a + 1);
+		assert_int_equal(tp_fabric_add_node(f, TP_FABRIC_SWITCH, 0,
+		                                    L + 1, name, &agg[a], &err),
+		                 TP_OK);
+	}
+	for (uint32_t c = 0; c < H; c++) {
+		snprintf(name, sizeof(name), "core%03u", c + 1);
+		assert_int_equal(tp_fabric_add_node(f, TP_FABRIC_SWITCH, 0, P,
+		                                    name, &core[c], &err),
+		                 TP_OK);
+	}
+	for (uint32_t h = 0; h < leaves * H; h++) {
+		snprintf(name, sizeof(name), "n%04u HCA-1", h + 1);
+		assert_int_equal(
+		    tp_fabric_add_node(f, TP_FABRIC_CA, 0, 1, name, &ca, &err),
+		    TP_OK);
+		assert_int_equal(tp_fabric_link_ports(f, leaf[h / H], h % H + 1,
+		                                      ca, 1, &err),
+		                 TP_OK);
+	}
+	for (uint32_t k = 0; k < leaves; k++)
+		for (uint32_t j = 0; j < H; j++)
+			assert_int_equal(
+			    tp_fabric_link_ports(f, leaf[k], H + j + 1,
+			                         agg[k / L * H + j], k % L + 1,
+			                         &err),
+			    TP_OK);
+	for (uint32_t a = 0; a < aggs; a++)
+		assert_int_equal(tp_fabric_link_ports(f, agg[a], L + 1,
+		                                      core[a % H], a / H + 1,
+		                                      &err),
+		                 TP_OK);
+	assert_int_equal(tp_fabric_finish(f, NULL, &err), TP_OK);
+	free(leaf);
+	free(agg);
+	free(core);
+	return f;
+}
+
+static bool is_link_width(double w)
+{
+	return fabs(w - TP_FABRIC_VIEW_LINK_STROKE) < 1e-6 ||
+	       fabs(w - TP_FABRIC_VIEW_LINK_STROKE_THIN) < 1e-6 ||
+	       fabs(w - TP_FABRIC_VIEW_BUNDLE_STROKE) < 1e-6;
+}
+
+/*
+ * Pair up the direction strokes in @svg and check each pair stays apart:
+ * the partner of a stroke is the parallel stroke of the same width and
+ * length whose ends are shifted from it at right angles only (what the two
+ * directions of one link are); the distance of their centre lines must be
+ * at least 1.5 stroke widths, else the two read as one line.  Returns the
+ * strokes checked; *worst gets the smallest distance / width seen.
+ */
+static size_t check_stroke_pairs(const char *svg, double *worst)
+{
+	struct elem *el;
+	size_t n = svg_elements(svg, &el), checked = 0;
+
+	*worst = INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		double dx, dy, len, best = INFINITY;
+
+		if (!el[i].has_stroke || !is_link_width(el[i].stroke_width))
+			continue;
+		if (!el[i].segment)
+			fail_msg("link stroke %zu is not one straight segment",
+			         i);
+		dx = el[i].x2 - el[i].x1;
+		dy = el[i].y2 - el[i].y1;
+		len = hypot(dx, dy);
+		assert_true(len > 0);
+		for (size_t j = 0; j < n; j++) {
+			double ox, oy, along, across;
+
+			if (j == i || !el[j].segment ||
+			    fabs(el[j].stroke_width - el[i].stroke_width) >
+			        1e-6 ||
+			    fabs(el[j].x2 - el[j].x1 - dx) > 0.01 ||
+			    fabs(el[j].y2 - el[j].y1 - dy) > 0.01)
+				continue;
+			ox = el[j].x1 - el[i].x1;
+			oy = el[j].y1 - el[i].y1;
+			along = (ox * dx + oy * dy) / len;
+			across = fabs(ox * dy - oy * dx) / len;
+			if (fabs(along) < 0.01)
+				best = fmin(best, across);
+		}
+		if (!isfinite(best))
+			fail_msg("stroke %zu (%.2f,%.2f)-(%.2f,%.2f) has no "
+			         "partner for the other direction",
+			         i, el[i].x1, el[i].y1, el[i].x2, el[i].y2);
+		if (best < 1.5 * el[i].stroke_width)
+			fail_msg("strokes of one link overlap: centre lines "
+			         "%.3f apart, stroke width %.3f, at "
+			         "(%.2f,%.2f)-(%.2f,%.2f)",
+			         best, el[i].stroke_width, el[i].x1, el[i].y1,
+			         el[i].x2, el[i].y2);
+		*worst = fmin(*worst, best / el[i].stroke_width);
+		checked++;
+	}
+	free(el);
+	return checked;
+}
+
+static void test_dense_4x18x18_keeps_both_directions_apart(void **state)
+{
+	/* The automatic size, and a size asked for that is too small to
+	 * widen: 1,296 hosts aggregated by leaf, 18 aggregation links per
+	 * leaf box. */
+	static const uint32_t sizes[][2] = {{0, 0}, {1600, 900}};
+	tp_fabric *f = fattree3(4, 18, 18);
+
+	(void)state;
+	assert_int_equal(tp_fabric_host_count(f), 1296);
+	for (size_t k = 0; k < 2; k++) {
+		tp_fabric_view_options o = {0};
+		tp_fabric_view_stats st;
+		tp_error err = {0};
+		struct scratch s;
+		double worst;
+		size_t checked;
+		char *svg;
+
+		scratch_open(&s, "dense.svg");
+		o.path = s.path;
+		o.width = sizes[k][0];
+		o.height = sizes[k][1];
+		assert_int_equal(
+		    tp_fabric_view_render(f, NULL, NULL, 0, &o, &st, &err),
+		    TP_OK);
+		assert_true(st.aggregated);
+		/* 72 x 18 leaf links and 72 core links, 72 host bundles */
+		assert_int_equal(st.link_elements, 2 * (72 * 18 + 72));
+		assert_int_equal(st.bundle_elements, 2 * 72);
+		svg = slurp(s.path);
+		checked = check_stroke_pairs(svg, &worst);
+		assert_int_equal(checked,
+		                 st.link_elements + st.bundle_elements);
+		print_message("%ux%u: %u of %u link strokes thin; closest "
+		              "pair %.2f stroke widths apart\n",
+		              st.width, st.height, st.thin_elements,
+		              st.link_elements, worst);
+		free(svg);
+		scratch_close(&s);
+	}
+	tp_fabric_free(f);
+}
+
 /* Render that must fail: the code, a message with @want, no file at all. */
 static void expect_error(const tp_fabric *f, const tp_fabric_view_job *jobs,
                          size_t count, const char *file, tp_status code,
@@ -534,6 +722,132 @@ static void expect_error(const tp_fabric *f, const tp_fabric_view_job *jobs,
 	assert_null(strchr(err.message, '\n'));
 	assert_int_equal(scratch_entries(&s), 0);
 	scratch_close(&s);
+}
+
+static void test_twelve_jobs_get_twelve_colours_none_idle(void **state)
+{
+	static const char *const names[] = {"n0001", "n0002", "n0003", "n0004",
+	                                    "n0005", "n0006", "n0007", "n0008",
+	                                    "n0009", "n0010", "n0011", "n0012"};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_fabric_view_job jobs[12];
+	tp_fabric_view_options o = {0};
+	tp_fabric_view_stats st;
+	tp_error err = {0};
+	struct scratch s;
+	struct elem *el;
+	char job_names[12][8];
+	char *svg;
+	size_t n;
+
+	(void)state;
+	for (int j = 0; j < 12; j++) {
+		snprintf(job_names[j], sizeof(job_names[j]), "j%d", j + 1);
+		jobs[j] = (tp_fabric_view_job){job_names[j], &names[j], 1,
+		                               NULL,         NULL,      0};
+	}
+	scratch_open(&s, "twelve.svg");
+	o.path = s.path;
+	assert_int_equal(
+	    tp_fabric_view_render(f, NULL, jobs, 12, &o, &st, &err), TP_OK);
+	svg = slurp(s.path);
+	n = svg_elements(svg, &el);
+	for (int j = 0; j < 12; j++) {
+		tp_rgb c = tp_canvas_category((uint32_t)j);
+
+		/* its host's box, and its swatch when the legend names it */
+		assert_int_equal(count_fills(el, n, c),
+		                 1 + (j < (int)st.legend_jobs));
+		assert_false(same_rgb(c, TP_FABRIC_VIEW_IDLE_HOST));
+		for (int k = 0; k < j; k++)
+			if (same_rgb(c, tp_canvas_category((uint32_t)k)))
+				fail_msg("jobs %d and %d share a colour", k + 1,
+				         j + 1);
+	}
+	/* the 4 idle hosts and the idle swatch */
+	assert_int_equal(count_fills(el, n, TP_FABRIC_VIEW_IDLE_HOST), 4 + 1);
+	assert_int_equal(st.legend_jobs, 12); /* short names: all fit */
+	free(el);
+	free(svg);
+	scratch_close(&s);
+	tp_fabric_free(f);
+}
+
+static void test_full_legend_names_what_fits_and_counts_the_rest(void **state)
+{
+	tp_fabric *f = conf_fabric(8, 8); /* 64 hosts */
+	tp_fabric_view_job jobs[TP_FABRIC_VIEW_MAX_JOBS];
+	char names[TP_FABRIC_VIEW_MAX_JOBS][48];
+	const char *hosts[TP_FABRIC_VIEW_MAX_JOBS];
+	char host_names[TP_FABRIC_VIEW_MAX_JOBS][8];
+	tp_fabric_view_options o = {0};
+	tp_fabric_view_stats st;
+	tp_error err = {0};
+	struct scratch s;
+	struct elem *el;
+	size_t n, swatches = 0;
+	char *svg;
+
+	(void)state;
+	for (uint32_t j = 0; j < TP_FABRIC_VIEW_MAX_JOBS; j++) {
+		snprintf(names[j], sizeof(names[j]),
+		         "a-job-with-a-rather-long-name-%02u", j + 1);
+		snprintf(host_names[j], sizeof(host_names[j]), "n%04u", j + 1);
+		hosts[j] = host_names[j];
+		jobs[j] =
+		    (tp_fabric_view_job){names[j], &hosts[j], 1, NULL, NULL, 0};
+	}
+	scratch_open(&s, "legend.svg");
+	o.path = s.path;
+	o.width = 1000;
+	o.height = 600;
+	assert_int_equal(tp_fabric_view_render(f, NULL, jobs,
+	                                       TP_FABRIC_VIEW_MAX_JOBS, &o, &st,
+	                                       &err),
+	                 TP_OK);
+	assert_true(st.legend_jobs > 0);
+	assert_true(st.legend_jobs < TP_FABRIC_VIEW_MAX_JOBS);
+	svg = slurp(s.path);
+	n = svg_elements(svg, &el);
+	/* every job's host box in its own colour; swatches for the named */
+	for (uint32_t j = 0; j < TP_FABRIC_VIEW_MAX_JOBS; j++) {
+		size_t k = count_fills(el, n, tp_canvas_category(j));
+
+		assert_true(k >= 1);
+		swatches += k - 1;
+	}
+	assert_int_equal(swatches, st.legend_jobs);
+	free(el);
+	free(svg);
+	scratch_close(&s);
+	tp_fabric_free(f);
+}
+
+static void test_levels_labelled_and_caption_worded(void **state)
+{
+	tp_fabric *f = load("fat3-2x2x2.cache");
+	tp_fabric_view_options o = {0};
+	tp_fabric_view_stats st;
+	tp_error err = {0};
+	struct scratch s;
+
+	(void)state;
+	scratch_open(&s, "levels.svg");
+	o.path = s.path;
+	o.aggregate = TP_FABRIC_VIEW_AGGREGATE_ALWAYS;
+	assert_int_equal(tp_fabric_view_render(f, NULL, NULL, 0, &o, &st, &err),
+	                 TP_OK);
+	/* cores, aggregation, leaves, hosts by leaf */
+	assert_int_equal(st.level_labels, 4);
+	assert_string_equal(st.caption, "no traffic given: every link idle; "
+	                                "routes: modelled (D-mod-k, not read "
+	                                "from the fabric)");
+	o.aggregate = TP_FABRIC_VIEW_AGGREGATE_NEVER;
+	assert_int_equal(tp_fabric_view_render(f, NULL, NULL, 0, &o, &st, &err),
+	                 TP_OK);
+	assert_int_equal(st.level_labels, 4);
+	scratch_close(&s);
+	tp_fabric_free(f);
 }
 
 static void test_job_host_not_in_fabric_is_named(void **state)
@@ -712,6 +1026,11 @@ int main(void)
 	    cmocka_unit_test(
 	        test_aggregated_view_keeps_switch_links_bundles_hosts),
 	    cmocka_unit_test(test_1296_host_fabric_renders_aggregated),
+	    cmocka_unit_test(test_dense_4x18x18_keeps_both_directions_apart),
+	    cmocka_unit_test(test_twelve_jobs_get_twelve_colours_none_idle),
+	    cmocka_unit_test(
+	        test_full_legend_names_what_fits_and_counts_the_rest),
+	    cmocka_unit_test(test_levels_labelled_and_caption_worded),
 	    cmocka_unit_test(test_job_host_not_in_fabric_is_named),
 	    cmocka_unit_test(
 	        test_profile_ranks_differing_from_mapping_is_refused),

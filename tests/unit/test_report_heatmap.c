@@ -2,8 +2,9 @@
  * test_report_heatmap.c: ranks are ordered by the leaf and host each
  * mapping puts them on, large matrices are binned by summing, leaf
  * boundaries are where the leaf changes, the colour scale is shared and
- * logarithmic, one rectangle is drawn per non-zero cell, and the PNG has
- * the asked size.
+ * logarithmic, one rectangle is drawn per non-zero cell and none for the
+ * others, the colour bar is drawn (dark at the top, light at the bottom),
+ * and the PNG has the asked size.
  */
 #include "tp_config.h"
 
@@ -182,6 +183,49 @@ static void test_svg_one_rect_per_nonzero_cell_same_colours(void **state)
 	}
 	for (int v = 0; v < 4; v++)
 		assert_int_equal(cells[v], 2);
+	{
+		/* As many filled cells (squares wider than the colour bar)
+		 * as the two maps have non-zero cells, no more. */
+		size_t nonzero = 0, squares = 0, steps = 0;
+		double bar_x = -1, last_y = -INFINITY, last_lum = -1;
+		bool monotonic = true;
+
+		for (size_t i = 0; i < (size_t)a.bins * a.bins; i++)
+			nonzero += a.cells[i] != 0;
+		for (size_t i = 0; i < (size_t)b.bins * b.bins; i++)
+			nonzero += b.cells[i] != 0;
+		assert_int_equal(nonzero, 8);
+		for (size_t i = 0; i < n; i++) {
+			double w = fills[i].x1 - fills[i].x0;
+			double h = fills[i].y1 - fills[i].y0;
+
+			if (w > 14.5 && fabs(w - h) < 0.01)
+				squares++;
+		}
+		assert_int_equal(squares, nonzero);
+		/* The colour bar: 64 steps of 14 points, one column, top to
+		 * bottom, each lighter than the one above. */
+		for (size_t i = 0; i < n; i++) {
+			const struct svg_fill *step = &fills[i];
+			double lum;
+
+			if (fabs(step->x1 - step->x0 - 14) > 0.01)
+				continue;
+			if (bar_x < 0)
+				bar_x = step->x0;
+			assert_true(fabs(step->x0 - bar_x) < 0.01);
+			lum = 0.2126 * step->colour.r +
+			      0.7152 * step->colour.g + 0.0722 * step->colour.b;
+			monotonic &=
+			    step->y0 > last_y && lum >= last_lum - 1e-3;
+			last_y = step->y0;
+			last_lum = lum;
+			steps++;
+		}
+		assert_int_equal(steps, 64);
+		assert_true(monotonic);
+		assert_true(bar_x > 700); /* right of both panels */
+	}
 	free(fills);
 	snprintf(path, sizeof(path), "%s/h.png", f->dir);
 	assert_int_equal(

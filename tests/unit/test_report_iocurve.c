@@ -1,9 +1,11 @@
 /*
  * test_report_iocurve.c: one (size, clients) curve is picked from a sweep
  * (or a clear error lists the curves there are), axes go logarithmic over a
- * decade, each measured interval is one median and one p95 point, the
+ * decade, each measured interval is one median and one p95 point, the two
+ * curves differ in colour, line (solid / dashed) and point shape, the
  * threshold and the window are drawn as lines in their colours only when
- * known, and back-to-back-only curves are refused.
+ * known, the threshold over a wider window line so both show when they
+ * coincide, and back-to-back-only curves are refused.
  */
 #include "tp_config.h"
 
@@ -108,6 +110,63 @@ static size_t strokes(const char *path, tp_rgb colour)
 	return n;
 }
 
+/* A stroked element: colour, width, dashed or not, where in the file. */
+struct stroke {
+	tp_rgb colour;
+	double width;
+	bool dashed;
+	size_t offset;
+};
+
+/* Every stroked <path> of @path in file order; *out is malloc'd. */
+static size_t stroked_paths(const char *path, struct stroke **out)
+{
+	char *text = slurp(path), *p;
+	size_t n = 0, cap = 0;
+
+	assert_non_null(text);
+	*out = NULL;
+	for (p = strstr(text, "<path"); p; p = strstr(p + 1, "<path")) {
+		char *end = strchr(p, '>'), *q;
+		struct stroke st = {{0, 0, 0}, 0, false, (size_t)(p - text)};
+		double r, g, b;
+
+		assert_non_null(end);
+		q = strstr(p, "stroke:rgb(");
+		if (!q || q > end ||
+		    sscanf(q + 11, "%lf%%,%lf%%,%lf%%", &r, &g, &b) != 3)
+			continue;
+		st.colour = (tp_rgb){r / 100, g / 100, b / 100};
+		q = strstr(p, "stroke-width:");
+		if (q && q < end)
+			st.width = strtod(q + 13, NULL);
+		q = strstr(p, "stroke-dasharray:");
+		st.dashed = q && q < end && strncmp(q + 17, "none", 4);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			*out = realloc(*out, cap * sizeof(**out));
+			assert_non_null(*out);
+		}
+		(*out)[n++] = st;
+	}
+	free(text);
+	return n;
+}
+
+/* Stroked elements in @colour: *solid and *dashed of them. */
+static void stroke_kinds(const char *path, tp_rgb colour, size_t *solid,
+                         size_t *dashed)
+{
+	struct stroke *st;
+	size_t n = stroked_paths(path, &st);
+
+	*solid = *dashed = 0;
+	for (size_t i = 0; i < n; i++)
+		if (same_colour(st[i].colour, colour))
+			*(st[i].dashed ? dashed : solid) += 1;
+	free(st);
+}
+
 static size_t fills_of(const char *path, tp_rgb colour)
 {
 	struct svg_fill *fills;
@@ -140,12 +199,38 @@ static void test_threshold_and_window_marked(void **state)
 	c.window_us = 2500;
 	snprintf(path, sizeof(path), "%s/io.svg", dir);
 	assert_int_equal(tp_iocurve_draw(path, 900, 560, &c, &err), TP_OK);
-	/* One point per interval for the median and for the p95. */
-	assert_int_equal(fills_of(path, tp_canvas_category(4)), 8);
-	assert_int_equal(fills_of(path, tp_canvas_category(1)), 8);
-	/* Threshold line + plateau line; window line; legend lines. */
+	/* One point per interval for the median and for the p95, and one
+	 * in the legend for each. */
+	assert_int_equal(fills_of(path, tp_canvas_category(4)), 8 + 1);
+	assert_int_equal(fills_of(path, tp_canvas_category(6)), 8 + 1);
+	{
+		/* p95 points are squares (the median's are discs) */
+		struct svg_fill *fills;
+		size_t count = svg_fills(path, &fills), squares = 0;
+
+		for (size_t i = 0; i < count; i++)
+			squares +=
+			    same_colour(fills[i].colour,
+			                tp_canvas_category(6)) &&
+			    fabs(fills[i].x1 - fills[i].x0 - 5.5) < 0.01 &&
+			    fabs(fills[i].y1 - fills[i].y0 - 5.5) < 0.01;
+		assert_int_equal(squares, 8 + 1);
+		free(fills);
+	}
+	/* Threshold line + plateau line; window line. */
 	assert_int_equal(strokes(path, tp_canvas_category(5)), 2);
 	assert_int_equal(strokes(path, tp_canvas_category(2)), 1);
+	{
+		/* the curve and its legend line: median solid, p95 dashed */
+		size_t solid, dashed;
+
+		stroke_kinds(path, tp_canvas_category(4), &solid, &dashed);
+		assert_int_equal(solid, 2);
+		assert_int_equal(dashed, 0);
+		stroke_kinds(path, tp_canvas_category(6), &solid, &dashed);
+		assert_int_equal(solid, 0);
+		assert_int_equal(dashed, 2);
+	}
 	unlink(path);
 
 	/* No knee: neither threshold nor window drawn. */
@@ -170,6 +255,50 @@ static void test_threshold_and_window_marked(void **state)
 	rmdir(dir);
 }
 
+static void test_window_at_threshold_both_visible(void **state)
+{
+	tp_sweep_point p[16];
+	tp_threshold_params params;
+	tp_iocurve c = {"test", NULL, 8, false, {0}, NULL, 0, NULL};
+	char dir[] = "/tmp/tp-io-XXXXXX", path[64];
+	struct stroke *st;
+	const struct stroke *win = NULL, *thr = NULL;
+	size_t n;
+	tp_error err;
+
+	(void)state;
+	make_points(p);
+	c.points = p + 8;
+	assert_non_null(mkdtemp(dir));
+	tp_threshold_params_default(&params);
+	assert_int_equal(
+	    tp_threshold_detect(c.points, 8, &params, &c.threshold, &err),
+	    TP_OK);
+	c.have_threshold = true;
+	c.window_us = c.threshold.threshold_us; /* the same line */
+	snprintf(path, sizeof(path), "%s/same.svg", dir);
+	assert_int_equal(tp_iocurve_draw(path, 900, 560, &c, &err), TP_OK);
+	n = stroked_paths(path, &st);
+	for (size_t i = 0; i < n; i++) {
+		if (same_colour(st[i].colour, tp_canvas_category(2)))
+			win = &st[i];
+		/* the threshold's vertical line: dashed, the wider one */
+		if (same_colour(st[i].colour, tp_canvas_category(5)) &&
+		    st[i].dashed && (!thr || st[i].width > thr->width))
+			thr = &st[i];
+	}
+	assert_non_null(win);
+	assert_non_null(thr);
+	/* The dashed threshold is drawn after (over) the solid window, which
+	 * is wider, so the window shows beside and between the dashes. */
+	assert_false(win->dashed);
+	assert_true(thr->offset > win->offset);
+	assert_true(win->width > thr->width + 1);
+	free(st);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_back_to_back_only_refused(void **state)
 {
 	tp_sweep_point p = {MIB, 1, 0, 10, 5, 5, 6};
@@ -190,6 +319,7 @@ int main(void)
 	    cmocka_unit_test(test_select_named_or_first_group),
 	    cmocka_unit_test(test_log_axis_from_a_decade),
 	    cmocka_unit_test(test_threshold_and_window_marked),
+	    cmocka_unit_test(test_window_at_threshold_both_visible),
 	    cmocka_unit_test(test_back_to_back_only_refused),
 	};
 	int failed;
