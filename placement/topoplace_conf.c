@@ -30,7 +30,9 @@ enum key_id {
 	K_PROFILE_STORE,
 	K_PROFILE_KEEP,
 	K_PROFILE_MAX_AGE,
+	K_PROFILE_LOOKUP_TIMEOUT,
 	K_TBF_HOOK,
+	K_IOSERVER_HOSTS,
 	K_DEBUG_FLAGS,
 	/* also per partition (K_FIRST_PARTITION_KEY and after) */
 	K_DEFAULT_PLACEMENT,
@@ -65,7 +67,9 @@ static const char *const key_names[K_COUNT] = {
     [K_PROFILE_STORE] = "ProfileStore",
     [K_PROFILE_KEEP] = "ProfileKeep",
     [K_PROFILE_MAX_AGE] = "ProfileMaxAge",
+    [K_PROFILE_LOOKUP_TIMEOUT] = "ProfileLookupTimeout",
     [K_TBF_HOOK] = "TbfHook",
+    [K_IOSERVER_HOSTS] = "IoServerHosts",
     [K_DEBUG_FLAGS] = "DebugFlags",
     [K_DEFAULT_PLACEMENT] = "DefaultPlacement",
     [K_LEAF_SHARING] = "LeafSharing",
@@ -233,7 +237,9 @@ static void site_defaults(tp_config_site *site)
 	site->profile_store = TP_CONFIG_DEFAULT_PROFILE_STORE;
 	site->profile_keep = TP_STORE_DEFAULT_KEEP;
 	site->profile_max_age_s = TP_STORE_DEFAULT_MAX_AGE_S;
+	site->profile_lookup_timeout_us = TP_CONFIG_DEFAULT_LOOKUP_TIMEOUT_US;
 	site->tbf_hook = NULL;
+	site->ioserver_hosts = NULL;
 	site->debug_flags = 0;
 }
 
@@ -400,6 +406,47 @@ static tp_status parse_bool(const char *key, const char *text, bool *value,
 	}
 	return tp_error_set(err, TP_ERR_INVALID, "%s: '%.80s' is not yes or no",
 	                    key, text);
+}
+
+/*
+ * A Slurm hostlist expression ("oss[01-08],mds1"): checked for its
+ * characters and balanced brackets here; the daemons expand it.
+ */
+static tp_status parse_hostlist(tp_config *cfg, const char *key,
+                                const char *text, const char **value,
+                                tp_error *err)
+{
+	size_t len = strlen(text);
+	int depth = 0;
+	const char *copy;
+
+	if (len == 0 || len >= TP_CONFIG_MAX_PATH)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: a host list of 1 to %u characters", key,
+		                    TP_CONFIG_MAX_PATH - 1);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c == '[')
+			depth++;
+		else if (c == ']')
+			depth--;
+		if (depth < 0 || depth > 1 ||
+		    !(isalnum(c) || strchr("-_.,[]", c)))
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "%s: '%.80s' is not a host list "
+			                    "(like oss[01-08],mds1)",
+			                    key, text);
+	}
+	if (depth != 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: '%.80s': unbalanced '['", key, text);
+	copy = own(cfg, text, len);
+	if (!copy)
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    key);
+	*value = copy;
+	return TP_OK;
 }
 
 static tp_status parse_path(tp_config *cfg, const char *key, const char *text,
@@ -674,8 +721,17 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 		return rc;
 	case K_PROFILE_MAX_AGE:
 		return parse_age(name, text, &site->profile_max_age_s, err);
+	case K_PROFILE_LOOKUP_TIMEOUT:
+		/* 1 ms to 1 h (the units parser's own maximum). */
+		rc = tp_units_parse_duration_us(name, text, 1000, &u64, err);
+		if (rc == TP_OK)
+			site->profile_lookup_timeout_us = u64;
+		return rc;
 	case K_TBF_HOOK:
 		return parse_path(cfg, name, text, &site->tbf_hook, err);
+	case K_IOSERVER_HOSTS:
+		return parse_hostlist(cfg, name, text, &site->ioserver_hosts,
+		                      err);
 	case K_DEBUG_FLAGS:
 		site->debug_flags = 0;
 		return for_each_item(name, text, add_debug_flag,
@@ -1289,8 +1345,14 @@ static void value_text(enum key_id key, const tp_config_site *site,
 	case K_PROFILE_MAX_AGE:
 		format_age(buf, size, site->profile_max_age_s);
 		break;
+	case K_PROFILE_LOOKUP_TIMEOUT:
+		format_us(buf, size, site->profile_lookup_timeout_us);
+		break;
 	case K_TBF_HOOK:
 		snprintf(buf, size, "%s", or_none(site->tbf_hook));
+		break;
+	case K_IOSERVER_HOSTS:
+		snprintf(buf, size, "%s", or_none(site->ioserver_hosts));
 		break;
 	case K_DEBUG_FLAGS:
 		tp_config_debug_flags_format(site->debug_flags, buf, size);

@@ -46,6 +46,9 @@
 #define TP_CONFIG_MAX_PATH           1024u
 #define TP_CONFIG_PARTITION_NAME_MAX 64u
 
+/* ProfileLookupTimeout's default. */
+#define TP_CONFIG_DEFAULT_LOOKUP_TIMEOUT_US 10000000ull
+
 /* Upper bound on DecisionBudget: slurmctld holds its locks meanwhile. */
 #define TP_CONFIG_MAX_BUDGET_US 1000000ULL
 
@@ -134,7 +137,14 @@ typedef struct tp_config_site {
 	const char *profile_store;
 	unsigned profile_keep;
 	int64_t profile_max_age_s; /* 0: the credential's own TTL */
+	/* How long a job waits for slurmctld's off-lock profile lookup
+	 * before it is placed by plain cons_tres. */
+	uint64_t profile_lookup_timeout_us;
 	const char *tbf_hook;      /* NULL: none */
+	/* Site-wide I/O servers on the fabric (a Slurm hostlist), NULL:
+	 * none.  Placement keeps communication-sensitive jobs off their
+	 * leaves and pods. */
+	const char *ioserver_hosts;
 	uint32_t debug_flags;      /* TP_DEBUG_* */
 } tp_config_site;
 

@@ -22,6 +22,7 @@ TP_PLUGIN_CPPFLAGS = $(SLURM_CPPFLAGS) -I$(top_srcdir)/placement \
 TP_PLUGIN_LDFLAGS = -module -avoid-version -shared
 
 slurm_plugin_select_topoplace_cons_tres_la_SOURCES = \
+	slurm-plugin/tp_profile_lookup.c slurm-plugin/tp_profile_lookup.h \
 	slurm-plugin/select_topoplace_cons_tres.c \
 	slurm-plugin/spank_env.c slurm-plugin/spank_env.h \
 	slurm-plugin/tp_slurm_core.c slurm-plugin/tp_slurm_core.h \
@@ -106,3 +107,14 @@ tests_unit_test_slurm_decision_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/throttle -I$(top_srcdir)/slurm-plugin
 tests_unit_test_slurm_decision_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_slurm_decision_LDADD = $(TP_UNIT_LDADD)
+
+# The select plugin's profile lookups off slurmctld's locks.
+TP_UNIT_TESTS += tests/unit/test_profile_lookup
+check_PROGRAMS += tests/unit/test_profile_lookup
+TESTS += tests/unit/test_profile_lookup
+tests_unit_test_profile_lookup_SOURCES = tests/unit/test_profile_lookup.c \
+	slurm-plugin/tp_profile_lookup.c slurm-plugin/tp_profile_lookup.h
+tests_unit_test_profile_lookup_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/placement -I$(top_srcdir)/slurm-plugin
+tests_unit_test_profile_lookup_CFLAGS = $(TP_UNIT_CFLAGS) -pthread
+tests_unit_test_profile_lookup_LDADD = $(TP_UNIT_LDADD) -lpthread

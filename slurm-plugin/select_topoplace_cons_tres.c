@@ -25,12 +25,14 @@
 
 #include "src/common/slurm_xlator.h"
 
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "src/common/node_conf.h"
@@ -44,6 +46,7 @@
 
 #include "alloc.h"
 #include "spank_env.h"
+#include "tp_profile_lookup.h"
 #include "tp_slurm_core.h"
 #include "tp_slurm_options.h"
 
@@ -111,12 +114,24 @@ static plugin_context_t *inner_context = NULL;
  * and on reconfigure (never in the scheduling path); a failed reload keeps
  * the previous one.
  */
+typedef struct tp_file_sig {
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+} tp_file_sig;
+
 typedef struct tp_model {
+	/* What was read, so reconfigure can tell whether anything changed. */
+	tp_file_sig conf_sig, fabric_sig, map_sig;
 	tp_config *config;
 	tp_topo *topo;       /* NULL: no fabric, plain cons_tres */
 	uint32_t *node_host; /* Slurm node index -> topo host / NONE */
 	uint32_t *host_node; /* topo host -> Slurm node index / NONE */
 	int node_count;      /* entries of node_host */
+	uint32_t *ioservers; /* IoServerHosts as topo hosts */
+	uint32_t ioserver_count;
 	char munge_socket[256];
 } tp_model;
 
@@ -139,13 +154,33 @@ typedef struct tp_decision {
 	bool failed;         /* error logged once: plain cons_tres */
 	bool waiting_logged; /* "cannot be met now" logged once */
 	bool decided_logged; /* the narrowing logged once */
+	/* The profile lookup on the lookup thread (tp_profile_lookup.h). */
+	bool lookup_sent;
+	uint32_t lookup_ticket;
+	uint64_t lookup_since_us;
+	time_t last_seen; /* last job test: stale decisions are evicted */
 	tp_jobclass job_class;
 	tp_placement policy;
 	char class_reason[TP_JOBCLASS_REASON_MAX];
 } tp_decision;
 
 /* Decisions of pending jobs cached at most (jobs that never start). */
-#define TP_DECISIONS_MAX 8192
+#define TP_DECISIONS_MAX 16384
+/* A decision not looked at for this long is evicted first when full. */
+#define TP_DECISION_STALE_S 600
+/* Profile lookups queued or unclaimed at most. */
+#define TP_LOOKUPS_MAX 4096
+/*
+ * A job test may wait this long for the job's own lookup when nothing is
+ * queued before it: a profile on a healthy store is then used in the same
+ * pass; a stuck store costs one such wait, not one per job.
+ */
+#define TP_LOOKUP_WAIT_US 20000
+
+typedef enum tp_verdict {
+	TP_VERDICT_DECIDED, /* policy (and class) known, or d->failed */
+	TP_VERDICT_PENDING, /* the profile lookup has not answered yet */
+} tp_verdict;
 
 static pthread_mutex_t tp_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool tp_active = false; /* running in slurmctld */
@@ -162,6 +197,9 @@ static tp_decision *tp_dec = NULL;
 static size_t tp_dec_count = 0, tp_dec_cap = 0; /* cap: power of two */
 static tp_host_use *tp_use = NULL;              /* scratch, one per topo host */
 static uint32_t tp_use_cap = 0;
+/* The lookup thread (slurmctld only) and slurmctld's "schedule soon". */
+static tp_lookup *tp_lookups = NULL;
+static void (*tp_queue_job_scheduler)(void) = NULL;
 
 static void _model_free(tp_model *m)
 {
@@ -169,6 +207,7 @@ static void _model_free(tp_model *m)
 		return;
 	tp_config_free(m->config);
 	tp_topo_free(m->topo);
+	xfree(m->ioservers);
 	xfree(m->node_host);
 	xfree(m->host_node);
 	xfree(m);
@@ -203,6 +242,104 @@ static void _model_map_nodes(tp_model *m)
 	}
 }
 
+static void _file_sig(const char *path, tp_file_sig *sig)
+{
+	struct stat st;
+
+	memset(sig, 0, sizeof(*sig));
+	if (!path || stat(path, &st) < 0)
+		return;
+	sig->exists = true;
+	sig->dev = st.st_dev;
+	sig->ino = st.st_ino;
+	sig->size = st.st_size;
+	sig->mtime = st.st_mtim;
+}
+
+static bool _file_sig_equal(const tp_file_sig *a, const tp_file_sig *b)
+{
+	return a->exists == b->exists && a->dev == b->dev && a->ino == b->ino &&
+	       a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
+	       a->mtime.tv_nsec == b->mtime.tv_nsec;
+}
+
+/* The fabric files @config names: the source and the node-name map. */
+static void _fabric_sigs(const tp_config *config, tp_file_sig *fabric,
+                         tp_file_sig *map)
+{
+	const tp_config_site *site = tp_config_site_settings(config);
+
+	_file_sig(site->fabric_source == TP_FABRIC_SOURCE_TOPOLOGY
+	              ? site->topology_conf
+	              : site->fabric_cache,
+	          fabric);
+	_file_sig(site->node_name_rule == TP_NODE_NAME_MAP
+	              ? site->node_name_map
+	              : NULL,
+	          map);
+}
+
+/*
+ * True when topoplace.conf and the fabric files @m was read from are
+ * unchanged on disk.  Slurm calls select_g_reconfigure not only for
+ * `scontrol reconfigure` but for partition updates, debug flag changes and
+ * dynamic nodes: re-reading an unchanged fabric there would be slow work
+ * under the node write lock for nothing.
+ */
+static bool _model_unchanged(const tp_model *m)
+{
+	char path[1024];
+	tp_file_sig conf, fabric, map;
+
+	if (!m || !m->config)
+		return false;
+	tp_sc_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
+	_file_sig(path, &conf);
+	_fabric_sigs(m->config, &fabric, &map);
+	return _file_sig_equal(&conf, &m->conf_sig) &&
+	       _file_sig_equal(&fabric, &m->fabric_sig) &&
+	       _file_sig_equal(&map, &m->map_sig);
+}
+
+/*
+ * IoServerHosts as hosts of the fabric.  Site-wide servers are usually no
+ * Slurm nodes (Lustre OSSes, burst-buffer hosts), but they are on the
+ * fabric, and the traffic converging on them loads their leaves and pods.
+ * A name not in the fabric is said once and skipped.
+ */
+static void _model_ioservers(tp_model *m, const char *why)
+{
+	const char *expr =
+	    tp_config_site_settings(m->config)->ioserver_hosts;
+	hostlist_t hl;
+	char *name;
+
+	if (!expr || !m->topo)
+		return;
+	hl = hostlist_create(expr);
+	if (!hl) {
+		error("topoplace: %s: IoServerHosts=%s: not a host list", why,
+		      expr);
+		return;
+	}
+	m->ioservers = xcalloc(hostlist_count(hl) + 1, sizeof(uint32_t));
+	while ((name = hostlist_shift(hl))) {
+		uint32_t h = tp_topo_find_host(m->topo, name);
+
+		if (h == TP_NONE || h >= tp_topo_host_count(m->topo))
+			error("topoplace: %s: IoServerHosts: %s is not a host "
+			      "of the fabric: ignored",
+			      why, name);
+		else
+			m->ioservers[m->ioserver_count++] = h;
+		free(name);
+	}
+	hostlist_destroy(hl);
+	if (m->ioserver_count)
+		info("topoplace: %s: %u site-wide I/O servers (IoServerHosts)",
+		     why, m->ioserver_count);
+}
+
 /*
  * Read topoplace.conf and the fabric.  Returns NULL (error logged, one
  * line) when the config is bad; a model without topo when only the fabric
@@ -216,6 +353,9 @@ static tp_model *_model_load(const char *why)
 	int missing = 0;
 
 	tp_sc_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
+	/* Signatures first: a file changed while it is read is re-read on
+	 * the next reconfigure. */
+	_file_sig(path, &m->conf_sig);
 	if (tp_sc_load_config(path, &m->config, &missing, &err) != TP_OK) {
 		error("topoplace: %s: %s", why, err.message);
 		xfree(m);
@@ -225,6 +365,7 @@ static tp_model *_model_load(const char *why)
 		info("topoplace: %s: %s not found: using defaults", why, path);
 	tp_sc_munge_socket(slurm_conf.authinfo, m->munge_socket,
 	                   sizeof(m->munge_socket));
+	_fabric_sigs(m->config, &m->fabric_sig, &m->map_sig);
 	if (tp_sc_load_topo(m->config, &m->topo, &err) != TP_OK) {
 		error("topoplace: %s: fabric: %s: jobs are placed by plain "
 		      "cons_tres",
@@ -233,6 +374,7 @@ static tp_model *_model_load(const char *why)
 		return m;
 	}
 	_model_map_nodes(m);
+	_model_ioservers(m, why);
 	info("topoplace: %s: %s: fabric of %u hosts, %u leaves, %u pods", why,
 	     path, tp_topo_host_count(m->topo), tp_topo_leaf_count(m->topo),
 	     tp_topo_pod_count(m->topo));
@@ -255,12 +397,55 @@ static tp_decision *_decision_find(uint32_t job_id)
 	return NULL;
 }
 
+/* A lookup still outstanding for @d is of no use any more. */
+static void _decision_forget_lookup(tp_decision *d)
+{
+	if (d->lookup_sent && !d->profile_read)
+		tp_lookup_forget(tp_lookups, d->job_id, d->lookup_ticket);
+	d->lookup_sent = false;
+}
+
 /* Forget every cached decision (they are re-made on the next job test). */
 static void _decision_clear(void)
 {
+	for (size_t i = 0; i < tp_dec_cap; i++)
+		if (tp_dec[i].job_id)
+			_decision_forget_lookup(&tp_dec[i]);
 	if (tp_dec_cap)
 		memset(tp_dec, 0, tp_dec_cap * sizeof(*tp_dec));
 	tp_dec_count = 0;
+}
+
+static void _decision_drop(uint32_t job_id);
+
+/*
+ * The table is full: drop decisions no job test has looked at for
+ * TP_DECISION_STALE_S (jobs cancelled or held while pending, which never
+ * reach job_fini here); only if that frees nothing, drop them all.
+ */
+static void _decision_evict(void)
+{
+	time_t now = time(NULL);
+	uint32_t *stale = xcalloc(tp_dec_count + 1, sizeof(*stale));
+	size_t n = 0;
+
+	for (size_t i = 0; i < tp_dec_cap; i++)
+		if (tp_dec[i].job_id &&
+		    now - tp_dec[i].last_seen > TP_DECISION_STALE_S)
+			stale[n++] = tp_dec[i].job_id;
+	for (size_t i = 0; i < n; i++)
+		_decision_drop(stale[i]);
+	xfree(stale);
+	if (tp_dec_count < TP_DECISIONS_MAX) {
+		info("topoplace: %zu decisions of pending jobs not tested for "
+		     "%d s dropped (at most %d are kept)",
+		     n, TP_DECISION_STALE_S, TP_DECISIONS_MAX);
+		return;
+	}
+	_decision_clear();
+	info("topoplace: all %d decisions of pending jobs dropped (none was "
+	     "stale): they are made again as the jobs are tested",
+	     TP_DECISIONS_MAX);
 }
 
 static tp_decision *_decision_insert(uint32_t job_id)
@@ -282,8 +467,7 @@ static tp_decision *_decision_get(uint32_t job_id)
 	if (d)
 		return d;
 	if (tp_dec_count >= TP_DECISIONS_MAX)
-		_decision_clear(); /* jobs that never start: re-read as needed
-		                    */
+		_decision_evict(); /* re-made as needed */
 	if (2 * (tp_dec_count + 1) > tp_dec_cap) {
 		tp_decision *old = tp_dec;
 		size_t old_cap = tp_dec_cap;
@@ -307,6 +491,7 @@ static void _decision_drop(uint32_t job_id)
 
 	if (!d)
 		return;
+	_decision_forget_lookup(d);
 	hole = (size_t)(d - tp_dec);
 	for (j = (hole + 1) & mask; tp_dec[j].job_id; j = (j + 1) & mask) {
 		size_t home = _decision_slot(tp_dec[j].job_id);
@@ -381,10 +566,40 @@ static void _running_add(tp_model *m, job_record_t *job_ptr,
 }
 
 /*
+ * A new fabric model replaces @old: the running jobs' hosts are indices
+ * into the old one, so translate them by name (a host the new fabric
+ * lacks is dropped: nothing can be placed there any more anyway).
+ */
+static void _running_remap(const tp_model *old, const tp_model *new)
+{
+	for (size_t j = 0; j < tp_run_count; j++) {
+		tp_running *r = &tp_run[j];
+		uint32_t kept = 0;
+
+		for (uint32_t k = 0; k < r->host_count; k++) {
+			uint32_t h = TP_NONE;
+
+			if (old && old->topo && new->topo &&
+			    r->hosts[k] < tp_topo_host_count(old->topo))
+				h = tp_topo_find_host(
+				    new->topo,
+				    tp_topo_host_name(old->topo, r->hosts[k]));
+			if (h != TP_NONE && h < tp_topo_host_count(new->topo))
+				r->hosts[kept++] = h;
+		}
+		if (kept < r->host_count)
+			info("topoplace: JobId=%u: %u of its %u hosts are not "
+			     "in the new fabric",
+			     r->job_id, r->host_count - kept, r->host_count);
+		r->host_count = kept;
+	}
+}
+
+/*
  * The occupancy the core sees: running jobs' hosts BUSY, the free hosts on
  * running whole-leaf jobs' leaves RESERVED for them, hosts Slurm does not
- * offer (@avail) or that are no Slurm node DOWN.  O(hosts + running jobs'
- * hosts).
+ * offer (@avail) or that are no Slurm node DOWN, IoServerHosts IOSERVER.
+ * O(hosts + running jobs' hosts).
  */
 static tp_host_use *_occupancy(tp_model *m, bitstr_t *avail)
 {
@@ -433,6 +648,14 @@ static tp_host_use *_occupancy(tp_model *m, bitstr_t *avail)
 		if (node == TP_NONE || !bit_test(avail, node))
 			tp_use[h].state = TP_HOST_DOWN;
 	}
+	/* Whatever else they are, the site's I/O servers carry its I/O. */
+	for (uint32_t k = 0; k < m->ioserver_count; k++) {
+		tp_host_use *u = &tp_use[m->ioservers[k]];
+
+		u->state = TP_HOST_IOSERVER;
+		u->job_id = TP_ALLOC_SITE_JOB;
+		u->job_class = TP_JOBCLASS_IO_HEAVY;
+	}
 	return tp_use;
 }
 
@@ -465,13 +688,56 @@ static void _clear_reserved(tp_model *m, bitstr_t *node_bitmap, uint32_t job_id)
 	}
 }
 
+/* Microseconds, for the decision's own log line. */
+static uint64_t _now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 /*
- * The job's flags, its profile's class (read once per job: the store read
- * and munge verification are the slow part) and the resolved policy.
+ * Use the lookup's answer: the class from the profile, nothing (no such
+ * profile), or an error that sends the job to plain cons_tres.
  */
-static void _decide_policy(tp_model *m, job_record_t *job_ptr, tp_decision *d)
+static void _lookup_apply(job_record_t *job_ptr, tp_decision *d,
+                          const tp_lookup_result *res, const char *user,
+                          const char *name, bool named)
+{
+	d->profile_read = true;
+	if (res->status == TP_OK) {
+		d->has_profile = true;
+		d->job_class = res->job_class;
+		snprintf(d->class_reason, sizeof(d->class_reason), "%s",
+		         res->reason);
+		if (res->elapsed_us > 1000000)
+			info("topoplace: %pJ: profile %s/%s read in %.1f s",
+			     job_ptr, user, name, res->elapsed_us / 1e6);
+	} else if (res->status != TP_ERR_NOTFOUND) {
+		/* The store's message names the file or directory. */
+		error("topoplace: %pJ: profile: %s: placed by plain cons_tres",
+		      job_ptr, res->error);
+		d->failed = true;
+	} else if (named) {
+		/* Named explicitly: the user expects it to exist. */
+		error("topoplace: %pJ: --comm-profile=%s: %s", job_ptr, name,
+		      res->error);
+	}
+}
+
+/*
+ * The job's flags, its profile's class and the resolved policy.  The
+ * profile is read on the lookup thread, never here (slurmctld holds its
+ * locks): the first call queues the lookup and the job waits
+ * (TP_VERDICT_PENDING) until a later call finds the answer, or until
+ * ProfileLookupTimeout, after which it is placed by plain cons_tres.
+ */
+static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
+                                 tp_decision *d)
 {
 	const tp_config_settings *settings;
+	const tp_config_site *site = tp_config_site_settings(m->config);
 	tp_opt_values opts;
 	tp_error err;
 	const char *value;
@@ -490,7 +756,7 @@ static void _decide_policy(tp_model *m, job_record_t *job_ptr, tp_decision *d)
 			error("topoplace: %pJ: %s: placed by plain cons_tres",
 			      job_ptr, err.message);
 			d->failed = true;
-			return;
+			return TP_VERDICT_DECIDED;
 		}
 	}
 	settings = tp_config_for_partition(m->config, part);
@@ -498,56 +764,115 @@ static void _decide_policy(tp_model *m, job_record_t *job_ptr, tp_decision *d)
 		const char *name =
 		    opts.comm_profile[0] ? opts.comm_profile : job_ptr->name;
 		char *user = uid_to_string_cached(job_ptr->user_id);
-		tp_profile *profile = NULL;
-		tp_status rc = TP_ERR_NOTFOUND;
+		bool named = opts.comm_profile[0] != '\0';
+		tp_lookup_result res;
 
-		d->profile_read = true;
-		if (name && tp_store_valid_name(name) && user &&
-		    tp_store_valid_name(user))
-			rc = tp_sc_read_profile(m->config, m->munge_socket,
-			                        user, name, &profile, &err);
-		if (rc == TP_OK) {
-			tp_job_summary summary;
-			tp_jobclass_result cls;
+		if (!name || !tp_store_valid_name(name) || !user ||
+		    !tp_store_valid_name(user)) {
+			/* No store name: nothing to look up. */
+			d->profile_read = true;
+			if (named)
+				error("topoplace: %pJ: --comm-profile=%s: "
+				      "not a profile name",
+				      job_ptr, name);
+		} else if (!d->lookup_sent) {
+			tp_lookup_request rq;
 
-			tp_sc_profile_summary(profile, &summary);
-			tp_profile_free(profile);
-			if (tp_jobclass_classify(&summary,
-			                         &settings->thresholds, &cls,
-			                         &err) != TP_OK) {
-				error("topoplace: %pJ: profile %s/%s: %s: "
-				      "placed by plain cons_tres",
-				      job_ptr, user, name, err.message);
+			if (!tp_lookups) {
+				error("topoplace: %pJ: no profile lookup "
+				      "thread: placed by plain cons_tres",
+				      job_ptr);
 				d->failed = true;
-				return;
+				return TP_VERDICT_DECIDED;
 			}
-			d->has_profile = true;
-			d->job_class = cls.job_class;
-			snprintf(d->class_reason, sizeof(d->class_reason), "%s",
-			         cls.reason);
-		} else if (rc != TP_ERR_NOTFOUND) {
-			error("topoplace: %pJ: profile: %s: placed by plain "
-			      "cons_tres",
-			      job_ptr, err.message);
-			d->failed = true;
-			return;
-		} else if (opts.comm_profile[0]) {
-			/* Named explicitly: the user expects it to exist. */
-			error("topoplace: %pJ: --comm-profile=%s: %s", job_ptr,
-			      opts.comm_profile, err.message);
+			if (tp_sc_lookup_request(m->config, m->munge_socket,
+			                         &settings->thresholds,
+			                         job_ptr->job_id, user, name,
+			                         named, &rq, &err) != TP_OK ||
+			    tp_lookup_submit(tp_lookups, &rq,
+			                     &d->lookup_ticket,
+			                     &err) != TP_OK) {
+				error("topoplace: %pJ: %s: placed by plain "
+				      "cons_tres",
+				      job_ptr, err.message);
+				d->failed = true;
+				return TP_VERDICT_DECIDED;
+			}
+			d->lookup_sent = true;
+			d->lookup_since_us = _now_us();
+			(void)tp_lookup_wait(tp_lookups, job_ptr->job_id,
+			                     d->lookup_ticket, TP_LOOKUP_WAIT_US);
+		}
+		if (!d->profile_read) {
+			if (tp_lookup_take(tp_lookups, job_ptr->job_id,
+			                   d->lookup_ticket, &res)) {
+				_lookup_apply(job_ptr, d, &res, user, name,
+				              named);
+				if (d->failed)
+					return TP_VERDICT_DECIDED;
+			} else if (_now_us() - d->lookup_since_us >
+			           site->profile_lookup_timeout_us) {
+				error("topoplace: %pJ: profile %s/%s: no answer "
+				      "from the store after %.1f s "
+				      "(ProfileLookupTimeout): placed by plain "
+				      "cons_tres",
+				      job_ptr, user, name,
+				      site->profile_lookup_timeout_us / 1e6);
+				_decision_forget_lookup(d);
+				d->failed = true;
+				return TP_VERDICT_DECIDED;
+			} else {
+				return TP_VERDICT_PENDING;
+			}
 		}
 	}
 	d->policy = tp_config_resolve_placement(settings, opts.placement,
 	                                        d->has_profile);
+	return TP_VERDICT_DECIDED;
 }
 
-/* Microseconds, for the decision's own log line. */
-static uint64_t _now_us(void)
-{
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+/*
+ * The placement the user asked for, as the SPANK plugin left it in the job's
+ * SPANK environment; "auto" when the flag was not given.
+ */
+static const char *_requested_placement(job_record_t *job_ptr)
+{
+	const char *value = tp_spank_job_option(job_ptr->spank_job_env,
+	                                        job_ptr->spank_job_env_size,
+	                                        TP_SPANK_OPT_PLACEMENT);
+	return value ? value : "auto";
+}
+
+/*
+ * No fabric model (or no topoplace.conf at all): the job goes to plain
+ * cons_tres, said once per job when it asked for a placement (by flag or
+ * through the partition's default).
+ */
+static void _no_model(tp_model *m, job_record_t *job_ptr)
+{
+	tp_decision *d = _decision_get(job_ptr->job_id);
+	const char *asked = _requested_placement(job_ptr);
+	bool wanted = strcmp(asked, "off") && strcmp(asked, "auto");
+
+	d->last_seen = time(NULL);
+	if (d->failed)
+		return;
+	d->failed = true;
+	if (m && !wanted && strcmp(asked, "off")) {
+		const tp_config_settings *settings = tp_config_for_partition(
+		    m->config,
+		    job_ptr->part_ptr ? job_ptr->part_ptr->name : NULL);
+
+		wanted = settings->default_placement != TP_PLACEMENT_OFF;
+	}
+	if (wanted)
+		error("topoplace: %pJ: placement=%s: %s: placed by plain "
+		      "cons_tres",
+		      job_ptr, asked,
+		      m ? "no fabric model (see the 'topoplace: ... fabric' "
+		          "error above)"
+		        : "no topoplace.conf loaded (see the error above)");
 }
 
 /*
@@ -568,19 +893,27 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	uint64_t t0 = _now_us();
 	int out = SLURM_SUCCESS;
 
-	if (!m || !m->topo)
+	if (!m || !m->topo) {
+		_no_model(m, job_ptr);
 		return SLURM_SUCCESS;
+	}
 	d = _decision_get(job_ptr->job_id);
-	if (d->failed)
-		return SLURM_SUCCESS;
-	_decide_policy(m, job_ptr, d);
-	if (d->failed)
-		return SLURM_SUCCESS;
-	(void)_occupancy(m, node_bitmap);
-	if (d->policy == TP_PLACEMENT_OFF) {
+	d->last_seen = time(NULL);
+	if (!d->failed &&
+	    _decide_policy(m, job_ptr, d) == TP_VERDICT_PENDING) {
+		debug2("topoplace: %pJ: waits for its profile lookup",
+		       job_ptr);
+		return SLURM_ERROR;
+	}
+	/*
+	 * Plain cons_tres (policy off, or any failure) still keeps off the
+	 * leaves running whole-leaf jobs hold: those leaves were promised.
+	 */
+	if (d->failed || d->policy == TP_PLACEMENT_OFF) {
 		_clear_reserved(m, node_bitmap, job_ptr->job_id);
 		return SLURM_SUCCESS;
 	}
+	(void)_occupancy(m, node_bitmap);
 	settings = tp_config_for_partition(
 	    m->config, job_ptr->part_ptr ? job_ptr->part_ptr->name : NULL);
 	req.nodes = req_nodes > min_nodes ? req_nodes : min_nodes;
@@ -613,6 +946,9 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		out = SLURM_ERROR;
 	} else {
 		bitstr_t *allowed = bit_alloc(bit_size(node_bitmap));
+		bitstr_t *required = job_ptr->details
+		                         ? job_ptr->details->req_node_bitmap
+		                         : NULL;
 		char leaves[256] = "";
 		size_t used = 0;
 		/* A job cons_tres cannot start yet is tested every pass. */
@@ -624,6 +960,23 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 
 			if (node != TP_NONE)
 				bit_set(allowed, node);
+		}
+		/*
+		 * Nodes the user required (-w) outside the allowed set: cons_tres
+		 * would fail the job on every pass and it would pend forever.
+		 * The user's explicit choice wins.
+		 */
+		if (required && bit_size(required) == bit_size(allowed) &&
+		    !bit_super_set(required, allowed)) {
+			FREE_NULL_BITMAP(allowed);
+			tp_alloc_result_free(&res);
+			error("topoplace: %pJ: placement=%s: the required nodes "
+			      "(-w) are not among the hosts the placement "
+			      "allows: placed by plain cons_tres",
+			      job_ptr, tp_placement_name(d->policy));
+			d->failed = true;
+			_clear_reserved(m, node_bitmap, job_ptr->job_id);
+			return SLURM_SUCCESS;
 		}
 		bit_and(node_bitmap, allowed);
 		FREE_NULL_BITMAP(allowed);
@@ -654,15 +1007,14 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 }
 
 /*
- * The placement the user asked for, as the SPANK plugin left it in the job's
- * SPANK environment; "auto" when the flag was not given.
+ * The lookup thread has an answer: ask slurmctld for a scheduling pass, so
+ * the waiting job does not wait for the next periodic one.
  */
-static const char *_requested_placement(job_record_t *job_ptr)
+static void _lookup_done(void *ctx)
 {
-	const char *value = tp_spank_job_option(job_ptr->spank_job_env,
-	                                        job_ptr->spank_job_env_size,
-	                                        TP_SPANK_OPT_PLACEMENT);
-	return value ? value : "auto";
+	(void)ctx;
+	if (tp_queue_job_scheduler)
+		tp_queue_job_scheduler();
 }
 
 extern int init(void)
@@ -677,8 +1029,22 @@ extern int init(void)
 	debug("%s loaded (wrapping select/cons_tres)", plugin_type);
 	/* Clients load this plugin too: they only forward. */
 	if (running_in_slurmctld()) {
+		tp_error err;
+
 		tp_active = true;
 		tp_cur = _model_load("init");
+		/*
+		 * slurmctld exports its symbols to its plugins; resolved at
+		 * run time because clients load this file too.
+		 */
+		tp_queue_job_scheduler = (void (*)(void))dlsym(
+		    RTLD_DEFAULT, "queue_job_scheduler");
+		if (tp_lookup_start(tp_sc_lookup_read, _lookup_done, NULL,
+		                    TP_LOOKUPS_MAX, &tp_lookups,
+		                    &err) != TP_OK)
+			error("topoplace: init: %s: jobs that need a profile "
+			      "are placed by plain cons_tres",
+			      err.message);
 	}
 	return SLURM_SUCCESS;
 }
@@ -692,7 +1058,10 @@ extern int fini(void)
 	inner_context = NULL;
 	memset(&inner, 0, sizeof(inner));
 	if (tp_active) {
+		/* First: the thread must not outlive what it reports to. */
+		tp_lookup_stop(tp_lookups);
 		slurm_mutex_lock(&tp_lock);
+		tp_lookups = NULL;
 		_model_free(tp_cur);
 		tp_cur = NULL;
 		while (tp_run_count)
@@ -806,6 +1175,19 @@ extern int select_p_node_init(void)
 	return rc;
 }
 
+/* Start the job's profile lookup if nothing about it is known yet. */
+static void _prefetch(job_record_t *job_ptr)
+{
+	tp_decision *d;
+
+	if (!tp_cur || !tp_cur->topo)
+		return;
+	d = _decision_get(job_ptr->job_id);
+	d->last_seen = time(NULL);
+	if (!d->failed && !d->profile_read && !d->lookup_sent)
+		(void)_decide_policy(tp_cur, job_ptr, d);
+}
+
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
                              uint32_t min_nodes, uint32_t max_nodes,
                              uint32_t req_nodes, uint16_t mode,
@@ -823,6 +1205,17 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	 * narrowing is at worst early; the real start always goes through
 	 * RUN_NOW, where the policy is enforced.
 	 */
+	if (tp_active && job_ptr &&
+	    (mode & SELECT_MODE_BASE) != SELECT_MODE_RUN_NOW) {
+		/*
+		 * Submission and backfill test the job before it may run: a
+		 * good moment to start its profile lookup, so the answer is
+		 * in when it is first tested to run now.
+		 */
+		slurm_mutex_lock(&tp_lock);
+		_prefetch(job_ptr);
+		slurm_mutex_unlock(&tp_lock);
+	}
 	if (tp_active && job_ptr && node_bitmap &&
 	    (mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW) {
 		uint64_t t0 = _now_us(), t1, t2;
@@ -1091,7 +1484,18 @@ extern int select_p_update_node_config(int index)
 extern int select_p_reconfigure(void)
 {
 	if (tp_active) {
-		tp_model *m = _model_load("reconfigure");
+		tp_model *m;
+		bool unchanged;
+
+		slurm_mutex_lock(&tp_lock);
+		unchanged = _model_unchanged(tp_cur);
+		slurm_mutex_unlock(&tp_lock);
+		if (unchanged) {
+			debug("topoplace: reconfigure: topoplace.conf and the "
+			      "fabric are unchanged: kept");
+			return (*inner.reconfigure)();
+		}
+		m = _model_load("reconfigure");
 
 		slurm_mutex_lock(&tp_lock);
 		if (!m) {
@@ -1103,6 +1507,7 @@ extern int select_p_reconfigure(void)
 			      "configuration and fabric");
 			_model_free(m);
 		} else {
+			_running_remap(tp_cur, m);
 			_model_free(tp_cur);
 			tp_cur = m;
 			_decision_clear(); /* policies may have changed */

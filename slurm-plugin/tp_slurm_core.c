@@ -12,6 +12,7 @@
 #include "convert.h"
 #include "munge_auth.h"
 #include "rankfile.h"
+#include "tp_file.h"
 #include "tp_slurm_core.h"
 #include "tp_slurm_fabric.h"
 
@@ -86,6 +87,79 @@ tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
 	tp_config_store_options(config, &opt);
 	opt.auth = &auth;
 	return tp_store_get(&opt, user, name, NULL, profile, err);
+}
+
+tp_status tp_sc_lookup_request(const tp_config *config,
+                               const char *munge_socket,
+                               const tp_jobclass_thresholds *thresholds,
+                               uint32_t job_id, const char *user,
+                               const char *name, bool named,
+                               tp_lookup_request *request, tp_error *err)
+{
+	tp_store_options opt = tp_store_default_options();
+	int n1, n2, n3, n4;
+
+	memset(request, 0, sizeof(*request));
+	tp_config_store_options(config, &opt);
+	request->job_id = job_id;
+	request->named = named;
+	request->keep = opt.keep;
+	request->max_age_s = opt.max_age_s;
+	request->thresholds = *thresholds;
+	n1 = snprintf(request->user, sizeof(request->user), "%s", user);
+	n2 = snprintf(request->name, sizeof(request->name), "%s", name);
+	n3 = snprintf(request->store, sizeof(request->store), "%s",
+	              opt.root ? opt.root : "");
+	n4 = snprintf(request->munge_socket, sizeof(request->munge_socket),
+	              "%s", munge_socket ? munge_socket : "");
+	if (n1 < 0 || (size_t)n1 >= sizeof(request->user) || n2 < 0 ||
+	    (size_t)n2 >= sizeof(request->name) || n3 < 0 ||
+	    (size_t)n3 >= sizeof(request->store) || n4 < 0 ||
+	    (size_t)n4 >= sizeof(request->munge_socket))
+		return tp_error_set(err, TP_ERR_LIMIT,
+		                    "profile %.64s/%.64s: user, name, store "
+		                    "path or munge socket too long",
+		                    user, name);
+	return TP_OK;
+}
+
+void tp_sc_lookup_read(const tp_lookup_request *request,
+                       tp_lookup_result *result, void *ctx)
+{
+	tp_munge_config munge = {NULL, 0};
+	tp_store_options opt = tp_store_default_options();
+	tp_store_auth auth;
+	tp_profile *profile = NULL;
+	tp_job_summary summary;
+	tp_jobclass_result cls;
+	tp_error err;
+
+	(void)ctx;
+	if (request->munge_socket[0])
+		munge.socket = request->munge_socket;
+	tp_munge_auth_init(&auth, &munge);
+	opt.root = request->store;
+	opt.keep = request->keep;
+	opt.max_age_s = request->max_age_s;
+	opt.auth = &auth;
+	result->status = tp_store_get(&opt, request->user, request->name, NULL,
+	                              &profile, &err);
+	if (result->status != TP_OK) {
+		snprintf(result->error, sizeof(result->error), "%s",
+		         err.message);
+		return;
+	}
+	tp_sc_profile_summary(profile, &summary);
+	tp_profile_free(profile);
+	result->status =
+	    tp_jobclass_classify(&summary, &request->thresholds, &cls, &err);
+	if (result->status != TP_OK) {
+		snprintf(result->error, sizeof(result->error), "%s",
+		         err.message);
+		return;
+	}
+	result->job_class = cls.job_class;
+	snprintf(result->reason, sizeof(result->reason), "%s", cls.reason);
 }
 
 /* Typical request size: the lower bound of the histogram's median bucket. */
@@ -247,4 +321,307 @@ int tp_sc_remap_remove(const char *dir)
 	if (rmdir(dir) < 0 && errno != ENOENT)
 		return -1;
 	return 0;
+}
+
+/* ---- the job directory under a root-owned base ---------------------- */
+
+void tp_sc_job_base(const char *tmp_fs, char *out, size_t size)
+{
+	snprintf(out, size, "%s/topoplace",
+	         tmp_fs && tmp_fs[0] ? tmp_fs : "/tmp");
+}
+
+void tp_sc_job_dir_in_base(const char *tmp_fs, unsigned long job_id,
+                           char *out, size_t size)
+{
+	snprintf(out, size, "%s/topoplace/%lu",
+	         tmp_fs && tmp_fs[0] ? tmp_fs : "/tmp", job_id);
+}
+
+/* Everything task/topoplace and srun write into a job directory. */
+static const char *const job_files[] = {TP_SC_RANKFILE, TP_SC_MACHINEFILE,
+                                        TP_SC_HOSTFILE, TP_SC_IOSERVERS};
+
+/* Only the caller (root) may create or rename entries in it. */
+static int base_trusted(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) && st->st_uid == geteuid() &&
+	       !(st->st_mode & 022);
+}
+
+/* The base, opened without following links; -1 when missing or unusable. */
+static int base_open(const char *base, struct stat *st)
+{
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0 && fstat(fd, st) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Create the base if missing (mode 0755 whatever the umask: the job's user
+ * must reach its directory in it) and open it.
+ */
+static int base_create(const char *base, struct stat *st)
+{
+	int created = mkdir(base, 0755) == 0, fd;
+
+	if (!created && errno != EEXIST)
+		return -1;
+	fd = base_open(base, st);
+	if (fd >= 0 && created && base_trusted(st) && fchmod(fd, 0755) == 0)
+		st->st_mode = (st->st_mode & ~(mode_t)07777) | 0755;
+	return fd;
+}
+
+/* Remove the job files in @name of @base_fd, then @name if now empty. */
+static int job_dir_clear(int base_fd, const char *name)
+{
+	int fd = openat(base_fd, name,
+	                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return unlinkat(base_fd, name, 0); /* not a directory */
+	for (size_t i = 0; i < sizeof(job_files) / sizeof(job_files[0]); i++)
+		(void)unlinkat(fd, job_files[i], 0);
+	close(fd);
+	return unlinkat(base_fd, name, AT_REMOVEDIR);
+}
+
+tp_status tp_sc_job_dir_prepare(const char *tmp_fs, unsigned long job_id,
+                                unsigned uid, unsigned gid, char *dir,
+                                size_t dir_size, char *moved,
+                                size_t moved_size, tp_error *err)
+{
+	char base[4096], aside[4200], name[32];
+	struct stat st;
+	int base_fd, fd, n;
+	tp_status rc = TP_OK;
+
+	if (moved && moved_size)
+		moved[0] = '\0';
+	tp_sc_job_base(tmp_fs, base, sizeof(base));
+	snprintf(name, sizeof(name), "%lu", job_id);
+	n = snprintf(dir, dir_size, "%s/%s", base, name);
+	if (n < 0 || (size_t)n >= dir_size)
+		return tp_error_set(err, TP_ERR_LIMIT, "%s/%s: path too long",
+		                    base, name);
+	base_fd = base_create(base, &st);
+	if (base_fd < 0 || !base_trusted(&st)) {
+		struct stat seen;
+		int saved = errno;
+
+		if (base_fd >= 0)
+			close(base_fd);
+		if (lstat(base, &seen) < 0)
+			return tp_error_set(err, TP_ERR_IO,
+			                    "%s: cannot create: %s", base,
+			                    strerror(saved));
+		/* Someone else's: move it out of the way, never into it. */
+		snprintf(aside, sizeof(aside), "%s.untrusted.%lu.%ld", base,
+		         job_id, (long)getpid());
+		if (rename(base, aside) < 0)
+			return tp_error_set(err, TP_ERR_IO,
+			                    "%s: owned by uid %u, mode %04o, not "
+			                    "a private directory of uid %u, and "
+			                    "cannot be moved aside: %s",
+			                    base, (unsigned)seen.st_uid,
+			                    (unsigned)(seen.st_mode & 07777),
+			                    (unsigned)geteuid(), strerror(errno));
+		if (moved && moved_size)
+			snprintf(moved, moved_size,
+			         "%s was %s of uid %u, mode %04o, not uid "
+			         "%u's: moved aside to %s",
+			         base,
+			         S_ISDIR(seen.st_mode)   ? "a directory"
+			         : S_ISLNK(seen.st_mode) ? "a symbolic link"
+			                                 : "a file",
+			         (unsigned)seen.st_uid,
+			         (unsigned)(seen.st_mode & 07777),
+			         (unsigned)geteuid(), aside);
+		base_fd = base_create(base, &st);
+		if (base_fd < 0 || !base_trusted(&st)) {
+			if (base_fd >= 0)
+				close(base_fd);
+			return tp_error_set(err, TP_ERR_IO,
+			                    "%s: not a private directory of uid "
+			                    "%u even after moving the old one "
+			                    "aside",
+			                    base, (unsigned)geteuid());
+		}
+	}
+	if (mkdirat(base_fd, name, 0700) < 0) {
+		if (errno != EEXIST) {
+			rc = tp_error_set(err, TP_ERR_IO,
+			                  "%s: cannot create: %s", dir,
+			                  strerror(errno));
+			goto out;
+		}
+		/* Left by an earlier job of this id (only root writes here). */
+		if (fstatat(base_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode) && st.st_uid == uid &&
+		    st.st_gid == gid && (st.st_mode & 07777) == 0700)
+			goto out;
+		if (job_dir_clear(base_fd, name) < 0) {
+			snprintf(aside, sizeof(aside), "%s.stale.%ld", name,
+			         (long)getpid());
+			(void)renameat(base_fd, name, base_fd, aside);
+		}
+		if (mkdirat(base_fd, name, 0700) < 0) {
+			rc = tp_error_set(err, TP_ERR_IO,
+			                  "%s: left by an earlier job and "
+			                  "cannot be replaced: %s",
+			                  dir, strerror(errno));
+			goto out;
+		}
+	}
+	fd = openat(base_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	                               O_CLOEXEC);
+	if (fd < 0 || fchown(fd, (uid_t)uid, (gid_t)gid) < 0 ||
+	    fchmod(fd, 0700) < 0)
+		rc = tp_error_set(err, TP_ERR_IO,
+		                  "%s: cannot give it to uid %u: %s", dir, uid,
+		                  strerror(errno));
+	if (fd >= 0)
+		close(fd);
+out:
+	close(base_fd);
+	return rc;
+}
+
+int tp_sc_job_dir_remove(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	for (size_t i = 0; i < sizeof(job_files) / sizeof(job_files[0]); i++)
+		(void)unlinkat(fd, job_files[i], 0);
+	close(fd);
+	if (rmdir(dir) < 0 && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+tp_status tp_sc_private_dir_create(const char *tmp_fs, unsigned long job_id,
+                                   char *out, size_t size, tp_error *err)
+{
+	int n = snprintf(out, size, "%s/topoplace.%lu.XXXXXX",
+	                 tmp_fs && tmp_fs[0] ? tmp_fs : "/tmp", job_id);
+
+	if (n < 0 || (size_t)n >= size)
+		return tp_error_set(err, TP_ERR_LIMIT,
+		                    "%s: TmpFS path too long", tmp_fs);
+	if (!mkdtemp(out))
+		return tp_error_set(err, TP_ERR_IO, "%s: cannot create: %s",
+		                    out, strerror(errno));
+	return TP_OK;
+}
+
+/* ---- I/O servers among a job's nodes --------------------------------- */
+
+tp_status tp_sc_ioservers_place(const tp_topo *topo, const char *nodes,
+                                uint32_t servers, tp_ioserver_policy policy,
+                                uint32_t job_id, tp_ioserver_result *result,
+                                tp_error *err)
+{
+	tp_ioserver_request request;
+	tp_remap_host *hosts = NULL;
+	uint32_t *job_hosts = NULL, count = 0;
+	tp_status rc;
+
+	memset(result, 0, sizeof(*result));
+	rc = tp_remap_hosts_parse(topo, nodes, 1, &hosts, &count, err);
+	if (rc != TP_OK)
+		return rc;
+	job_hosts = calloc(count ? count : 1, sizeof(*job_hosts));
+	if (!job_hosts) {
+		free(hosts);
+		return tp_error_set(err, TP_ERR_NOMEM, "I/O servers: out of "
+		                                       "memory");
+	}
+	for (uint32_t i = 0; i < count; i++)
+		job_hosts[i] = hosts[i].host;
+	memset(&request, 0, sizeof(request));
+	request.servers = servers;
+	request.policy = policy;
+	request.scope = TP_IOSERVER_AMONG;
+	request.job_hosts = job_hosts;
+	request.job_host_count = count;
+	request.job_id = job_id;
+	request.use = NULL;
+	request.seed = job_id;
+	rc = tp_ioserver_place(topo, &request, result, err);
+	free(job_hosts);
+	free(hosts);
+	return rc;
+}
+
+tp_status tp_sc_ioservers_format(const tp_topo *topo,
+                                 const tp_ioserver_result *result, char sep,
+                                 char *out, size_t size, tp_error *err)
+{
+	size_t len = 0;
+
+	if (size)
+		out[0] = '\0';
+	for (uint32_t i = 0; i < result->server_count; i++) {
+		const char *host = tp_topo_host_name(topo, result->servers[i]);
+		char between[2] = {sep, '\0'};
+		int n = snprintf(out + len, size - len, "%s%s",
+		                 i ? between : "", host);
+
+		if (n < 0 || (size_t)n >= size - len)
+			return tp_error_set(err, TP_ERR_LIMIT,
+			                    "I/O servers: %u host names do not "
+			                    "fit in %zu bytes",
+			                    result->server_count, size);
+		len += (size_t)n;
+	}
+	return TP_OK;
+}
+
+tp_status tp_sc_ioservers_write(const char *dir, const tp_topo *topo,
+                                const tp_ioserver_result *result,
+                                tp_error *err)
+{
+	char path[4096], tmp[4200], *text;
+	size_t size = (size_t)result->server_count * 256 + 2;
+	tp_status rc;
+	int fd;
+
+	text = malloc(size);
+	if (!text)
+		return tp_error_set(err, TP_ERR_NOMEM, "%s/" TP_SC_IOSERVERS
+		                                       ": out of memory",
+		                    dir);
+	rc = tp_sc_ioservers_format(topo, result, '\n', text, size - 1, err);
+	if (rc != TP_OK) {
+		free(text);
+		return rc;
+	}
+	strcat(text, "\n");
+	snprintf(path, sizeof(path), "%s/" TP_SC_IOSERVERS, dir);
+	snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	          0644);
+	if (fd < 0) {
+		rc = tp_error_set(err, TP_ERR_IO, "%s: cannot create: %s", tmp,
+		                  strerror(errno));
+	} else {
+		int failed = tp_file_write_all(fd, text, strlen(text)) < 0 ||
+		             fsync(fd) < 0;
+
+		failed = close(fd) < 0 || failed;
+		if (failed || rename(tmp, path) < 0) {
+			rc = tp_error_set(err, TP_ERR_IO, "%s: cannot write: %s",
+			                  path, strerror(errno));
+			(void)unlink(tmp);
+		}
+	}
+	free(text);
+	return rc;
 }

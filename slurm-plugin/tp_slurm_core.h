@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "ioserver.h"
 #include "jobclass.h"
 #include "policy.h"
 #include "profile.h"
@@ -22,6 +23,7 @@
 #include "topo.h"
 #include "topoplace_conf.h"
 #include "tp_error.h"
+#include "tp_profile_lookup.h"
 
 /*
  * The path of topoplace.conf for slurm.conf at @slurm_conf (NULL: the
@@ -63,6 +65,27 @@ tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
 
 /* The classifier's view of @profile (jobclass.h). */
 void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary);
+
+/*
+ * The lookup of job @job_id's profile @name of @user (@named: the user
+ * named it with --comm-profile) as a self-contained request: the store
+ * options of @config, @munge_socket and @thresholds are copied in.
+ * TP_ERR_LIMIT when a path or name does not fit the request.
+ */
+tp_status tp_sc_lookup_request(const tp_config *config,
+                               const char *munge_socket,
+                               const tp_jobclass_thresholds *thresholds,
+                               uint32_t job_id, const char *user,
+                               const char *name, bool named,
+                               tp_lookup_request *request, tp_error *err);
+
+/*
+ * A tp_lookup_reader: read the profile of @request from the store, verify
+ * it with munge and classify it.  The slow part; slurmctld runs it on the
+ * lookup thread, never under its locks.  @ctx is unused.
+ */
+void tp_sc_lookup_read(const tp_lookup_request *request,
+                       tp_lookup_result *result, void *ctx);
 
 /* The prefix of every SystemComment topoplace writes. */
 #define TP_SC_DECISION_PREFIX "topoplace: "
@@ -125,5 +148,91 @@ tp_status tp_sc_remap_write(const char *dir, const tp_topo *topo,
  * links.  Returns 0, or -1 when @dir is left (errno set).
  */
 int tp_sc_remap_remove(const char *dir);
+
+/* ---- the job directory under a root-owned base ---------------------- */
+
+/* The I/O server list task/topoplace writes beside the rank files. */
+#define TP_SC_IOSERVERS "ioservers" /* one host a line */
+
+/*
+ * The root-owned base of the job directories on a node,
+ * <@tmp_fs>/topoplace (@tmp_fs NULL or "": /tmp), into @out.
+ */
+void tp_sc_job_base(const char *tmp_fs, char *out, size_t size);
+
+/* A job's directory under that base: <@tmp_fs>/topoplace/<@job_id>. */
+void tp_sc_job_dir_in_base(const char *tmp_fs, unsigned long job_id,
+                           char *out, size_t size);
+
+/*
+ * Run as root (slurmd, slurmstepd), before anything of the job's user
+ * runs.  Makes sure the base (tp_sc_job_base) is a directory owned by the
+ * caller's euid (root) that neither group nor others may write (created
+ * mode 0755 if missing), then creates the job's directory in it, owned by
+ * @uid:@gid, mode 0700, and writes its path into @dir (@dir_size bytes).
+ *
+ * Nobody else can create or replace entries in such a base, so the job's
+ * name cannot be taken in advance.  A base that is not trustworthy (a
+ * link, not a directory, someone else's, group or other writable: e.g.
+ * made first by a user in a world-writable /tmp) is renamed aside to
+ * <base>.untrusted.<job_id>.<pid> and a fresh one made; @moved (NULL:
+ * not wanted) then describes what was moved and where, for one log line,
+ * and is "" otherwise.  A job directory left by an earlier job of the
+ * same id is reused if it is @uid's and private, else its known files
+ * are removed and it is replaced (renamed aside within the base if it
+ * holds anything else).  Every path is opened without following links.
+ * Errors (TP_ERR_IO) name the path and the reason.
+ */
+tp_status tp_sc_job_dir_prepare(const char *tmp_fs, unsigned long job_id,
+                                unsigned uid, unsigned gid, char *dir,
+                                size_t dir_size, char *moved,
+                                size_t moved_size, tp_error *err);
+
+/*
+ * Like tp_sc_remap_remove, also removing TP_SC_IOSERVERS: what
+ * task/topoplace wrote into @dir, then @dir if empty.  0, or -1 with errno.
+ */
+int tp_sc_job_dir_remove(const char *dir);
+
+/*
+ * For srun, which runs as the user and has no root-made directory: a new
+ * private directory <@tmp_fs>/topoplace.<@job_id>.XXXXXX (mkdtemp: an
+ * unpredictable name, created mode 0700 by the caller, so no one can
+ * claim it first) into @out.  TP_ERR_IO (naming the template) or
+ * TP_ERR_LIMIT (path too long).
+ */
+tp_status tp_sc_private_dir_create(const char *tmp_fs, unsigned long job_id,
+                                   char *out, size_t size, tp_error *err);
+
+/* ---- I/O servers among a job's nodes --------------------------------- */
+
+/*
+ * Place @servers I/O servers by @policy among the hosts of the Slurm
+ * hostlist @nodes of the fabric @topo (tp_ioserver_place, scope AMONG,
+ * seeded with @job_id).  Fills @result (tp_ioserver_result_free).  Errors:
+ * a host not in the fabric, fewer hosts than servers, the placer's.
+ */
+tp_status tp_sc_ioservers_place(const tp_topo *topo, const char *nodes,
+                                uint32_t servers, tp_ioserver_policy policy,
+                                uint32_t job_id, tp_ioserver_result *result,
+                                tp_error *err);
+
+/*
+ * The names of @result's servers joined by @sep into @out of @size bytes.
+ * TP_ERR_LIMIT when they do not fit.
+ */
+tp_status tp_sc_ioservers_format(const tp_topo *topo,
+                                 const tp_ioserver_result *result, char sep,
+                                 char *out, size_t size, tp_error *err);
+
+/*
+ * Write @result's servers, one host a line, into @dir/TP_SC_IOSERVERS,
+ * replacing it atomically (run as the job's user, like
+ * tp_sc_remap_write; @dir must be the caller's private directory).
+ * Errors name the file.
+ */
+tp_status tp_sc_ioservers_write(const char *dir, const tp_topo *topo,
+                                const tp_ioserver_result *result,
+                                tp_error *err);
 
 #endif /* TP_SLURM_CORE_H */

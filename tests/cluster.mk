@@ -18,10 +18,10 @@ dist_noinst_SCRIPTS += tests/lib/tp-bed
 # slurm-plugin/local.mk).
 if WITH_SLURM
 TESTS += tests/integration/slurm_interactive.sh \
-	tests/integration/slurm_restart.sh
+	tests/integration/slurm_restart.sh tests/integration/slurm_fallback.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_interactive.sh \
-	tests/integration/slurm_restart.sh
+	tests/integration/slurm_restart.sh tests/integration/slurm_fallback.sh
 EXTRA_DIST += tests/lib/bed.sh
 
 # select/topoplace_cons_tres under valgrind memcheck in slurmctld (issue 7,

@@ -17,7 +17,9 @@ set -u
 : "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
 . "$abs_top_srcdir/tests/lib/bed.sh"
 . "$abs_top_srcdir/tests/lib/slurm_place_lib.sh"
-[ "${1:-}" = --inside ] || tp_slurm_bed slurm_place
+[ "${1:-}" = --inside ] || tp_slurm_bed slurm_place \
+	--conf "PartitionName=comm Nodes=ALL MaxTime=60 State=UP" \
+	--conf "PartitionName=io Nodes=ALL MaxTime=60 State=UP"
 
 tp_slurm_setup
 
@@ -26,13 +28,20 @@ tp_slurm_profiles
 tp_slurm_conf
 
 # --- flags: checked at submission, one line each ----------------------------
+# Our line names the flag, the value and what is accepted; Slurm itself then
+# adds "Invalid --FLAG argument: VALUE" (plugstack.c, not ours to change):
+# nothing else may be printed.
 for bad in --comm-profile=../x --rank-remap=maybe --io-servers=0 \
-	--io-throttle=fast --placement=leafs; do
+	--io-throttle=fast --placement=leafs --comm-record=a/b; do
 	err=$(sbatch "$bad" --wrap true 2>&1 >/dev/null)
 	rc=$?
+	flag=${bad%%=*} value=${bad#*=}
 	tp_check "sbatch $bad is refused with one line naming the flag" \
-		bash -c '[ "$1" -ne 0 ] && grep -q -- "topoplace: --${2%%=*}" <<<"$3"' _ \
-		"$rc" "${bad#--}" "$err"
+		bash -c '[ "$1" -ne 0 ] && [ "$(wc -l <<<"$2")" = 2 ] &&
+			first=$(head -1 <<<"$2") &&
+			[[ $first == "sbatch: error: topoplace: $3: "*"$4"* ]] &&
+			[ "$(tail -1 <<<"$2")" = "sbatch: error: Invalid $3 argument: $4" ]' _ \
+		"$rc" "$err" "$flag" "$value"
 done
 tp_check "sbatch --help lists every flag" bash -c 'h=$(sbatch --help); for f in placement= comm-profile= comm-record rank-remap= io-servers= io-throttle=; do grep -q -- "--$f" <<<"$h" || exit 1; done'
 tp_check_eq "the flags reach the batch script" \
@@ -79,7 +88,7 @@ tp_check "slurmctld classed $cs comm_sensitive from its profile" \
 	grep -q "topoplace: JobId=$cs: placement=shared class=comm_sensitive" "$log"
 lio=$(leaves_of_job "$io") lcs=$(leaves_of_job "$cs")
 tp_check "the io_heavy ($lio) and comm_sensitive ($lcs) jobs share no leaf" \
-	bash -c '[ -n "$1" ] && [ -n "$2" ] && ! grep -qw -- "$1" <<<"$2"' _ "$lio" "$lcs"
+	leaves_disjoint "$lio" "$lcs"
 tp_check "the io_heavy job's tasks are paced: window and pacing library" \
 	bash -c 'read -r w lib <"$1" && [ "$w" -ge 1000 ] && [ "${lib##*/}" = libtopoplace_pacing.so ] && [ -f "$lib" ]' _ "$out/io-$io.out"
 tp_check "slurmd logged the window with its reason" \
@@ -100,6 +109,54 @@ wait_state "$q2" RUNNING 20
 tp_check_eq "two quiet jobs share a leaf" "$(leaves_of_job "$q1")" "$(leaves_of_job "$q2")"
 scancel "$q1" "$q2"
 for j in $q1 $q2; do tp_wait_job "$j" 30 >/dev/null; done
+
+# --- per-partition policies from topoplace.conf ----------------------------
+# Site default auto (no profile: off); the comm partition puts every job on
+# whole leaves; the io partition shares leaves and paces with a longer
+# minimum window than the site's.
+cp "$etc/topoplace.conf" "$out/site.conf"
+cat >>"$etc/topoplace.conf" <<CONF
+PartitionName=comm DefaultPlacement=leaf
+PartitionName=io DefaultPlacement=shared ThrottleMinWindow=7ms
+CONF
+tp_check "the per-partition policies are loaded" \
+	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts"
+pc=$(sbatch --parsable -p comm -N 1 -o /dev/null --wrap true)
+pd=$(sbatch --parsable -N 1 -o /dev/null --wrap true)
+pi=$(tp_as_user "$user" sbatch --parsable -p io -N 1 -J ioheavy --rank-remap=off \
+	-o "$out/pio-%j.out" --wrap 'srun bash -c "echo \$TOPOPLACE_IO_WINDOW_US"')
+for j in $pc $pd $pi; do tp_wait_job "$j" 60 >/dev/null; done
+tp_check "a flagless job in partition comm is placed on whole leaves" \
+	grep -q "topoplace: JobId=$pc placement=auto nodes=.* policy=leaf " "$log"
+tp_check "the same job in the default partition is not (no profile: off)" \
+	grep -q "topoplace: JobId=$pd placement=auto nodes=.* policy=off " "$log"
+tp_check "an io_heavy job in partition io shares leaves by class" \
+	grep -q "topoplace: JobId=$pi placement=auto nodes=.* policy=shared class=io_heavy" "$log"
+tp_check_eq "and is paced with the partition's minimum window" 7000 \
+	"$(cat "$out/pio-$pi.out")"
+cp "$out/site.conf" "$etc/topoplace.conf"
+tp_check "the site policies are back" \
+	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts"
+
+# --- site-wide I/O servers (IoServerHosts) ---------------------------------
+# n0016 serves the site's I/O.  With n0013 busy, leaf004 (n0014-n0016) is
+# the tightest fit for a 3-node job, where cons_tres alone would put it; a
+# comm_sensitive job must not share a leaf with the I/O server.
+echo "IoServerHosts=n0016" >>"$etc/topoplace.conf"
+tp_check "IoServerHosts is loaded" \
+	reconfigure_and_wait "topoplace: reconfigure: 1 site-wide I/O servers (IoServerHosts)"
+busy=$(sbatch --parsable -N 1 -w n0013 --placement=off -o /dev/null --wrap 'sleep 60')
+wait_state "$busy" RUNNING 20
+srv=$(tp_as_user "$user" sbatch --parsable -N 3 -J hpcg --placement=shared \
+	-o /dev/null --wrap 'sleep 5')
+wait_state "$srv" RUNNING 30
+tp_check "a comm_sensitive job keeps off the I/O server's leaf leaf004 (it got $(leaves_of_job "$srv"))" \
+	leaves_disjoint "$(leaves_of_job "$srv")" leaf004
+scancel "$busy" "$srv"
+for j in $busy $srv; do tp_wait_job "$j" 30 >/dev/null; done
+cp "$out/site.conf" "$etc/topoplace.conf"
+tp_check "the site policies are back (no I/O servers)" \
+	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts"
 
 # --- (3) the profiled job's rankfile drives srun ----------------------------
 j=$(tp_as_user "$user" sbatch --parsable -N 4 -n 16 -J hpcg \

@@ -23,29 +23,6 @@ tp_slurm_setup
 tp_slurm_profiles
 tp_slurm_conf
 
-# restart_slurmctld: stop slurmctld (state saved) and start it again with
-# tp-bed's command line minus -c (which would discard the jobs), under
-# $TP_BED_CTLD_WRAPPER if the bed runs slurmctld under one.
-restart_slurmctld() {
-	local pid i wrapper=() polls=150
-	read -ra wrapper <<<"${TP_BED_CTLD_WRAPPER:-}"
-	((${#wrapper[@]})) && polls=1500
-	pid=$(cat "$TP_BED_DIR/run/slurmctld.pid") || return 1
-	scontrol shutdown slurmctld || return 1
-	for ((i = 0; i < polls; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.2
-	done
-	kill -0 "$pid" 2>/dev/null && { echo "slurmctld $pid did not stop"; return 1; }
-	"${wrapper[@]}" slurmctld -D </dev/null >>"$TP_BED_LOGDIR/slurmctld.out" 2>&1 &
-	for ((i = 0; i < polls; i++)); do
-		timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && return 0
-		sleep 0.2
-	done
-	echo "slurmctld did not answer after the restart"
-	return 1
-}
-
 # --- three running jobs -----------------------------------------------------
 a=$(sbatch --parsable -N 3 --placement=leaf -o /dev/null --wrap 'sleep 240')
 io=$(tp_as_user "$user" sbatch --parsable -N 2 -J ioheavy --placement=shared \
@@ -67,7 +44,7 @@ wait_state "$f" RUNNING 30
 
 # --- restart -------------------------------------------------------------------
 before=$(wc -l <"$log")
-tp_check "slurmctld restarts with its saved state" restart_slurmctld
+tp_check "slurmctld restarts with its saved state" tp_restart_slurmctld
 after() { tail -n +"$((before + 1))" "$log"; }
 tp_check_eq "the three jobs still run" "RUNNING RUNNING RUNNING" \
 	"$(for j in $a $io $f; do squeue -h -j "$j" -o %T; done | xargs)"

@@ -193,6 +193,10 @@ FabricSource=topology
 ProfileStore=$store
 DefaultPlacement=auto
 DebugFlags=Budget
+# Memcheck runs the core 20-50 times slower: the default 2 ms budget would
+# send jobs to the fallback (tested in slurm_fallback.sh and test_alloc),
+# and the decisions would go untested here.
+DecisionBudget=1s
 PartitionName=debug DefaultPlacement=pack
 CONF
 cp "$etc/topoplace.conf" "$out/good.conf"

@@ -14,6 +14,8 @@
 #   tp_slurm_setup             user out etc tp sock store log gen (below)
 #   leaf_of NODE               the leaf switch of NODE in topology.conf
 #   leaves_of_job JOB          the leaves of JOB's nodes, sorted, one line
+#   leaves_disjoint "A.." "B.." true when both lists are non-empty and no
+#                              leaf is in both
 #   wait_state JOB STATE SECS  poll until JOB is in STATE; 1 on timeout
 #   reconfigure_and_wait PAT   scontrol reconfigure, wait for PAT in the log
 #   tp_slurm_profiles          the store; profiles hpcg (comm_sensitive),
@@ -21,6 +23,7 @@
 #   tp_slurm_conf              topoplace.conf (FabricSource=topology, the
 #                              store, a threshold table, throttling for
 #                              io_heavy) loaded by a reconfigure
+#   tp_restart_slurmctld       stop slurmctld, start it again on its state
 
 tp_slurm_bed() {
 	local name=$1 plugins work rc
@@ -73,6 +76,15 @@ leaves_of_job() {
 	for n in $(scontrol show hostnames "$(squeue -h -j "$1" -o %N)"); do
 		leaf_of "$n"
 	done | sort -u | xargs
+}
+
+leaves_disjoint() {
+	local l
+	[ -n "$1" ] && [ -n "$2" ] || return 1
+	for l in $1; do
+		grep -qw -- "$l" <<<"$2" && return 1
+	done
+	return 0
 }
 
 wait_state() { # JOB STATE SECS
@@ -128,4 +140,27 @@ ThrottleClasses=io_heavy
 CONF
 	tp_check "slurmctld loads topoplace.conf and the fabric on reconfigure" \
 		reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
+}
+
+# tp_restart_slurmctld: stop slurmctld (state saved) and start it again with
+# tp-bed's command line minus -c (which would discard the jobs), under
+# $TP_BED_CTLD_WRAPPER if the bed runs slurmctld under one.
+tp_restart_slurmctld() {
+	local pid i wrapper=() polls=150
+	read -ra wrapper <<<"${TP_BED_CTLD_WRAPPER:-}"
+	((${#wrapper[@]})) && polls=1500
+	pid=$(cat "$TP_BED_DIR/run/slurmctld.pid") || return 1
+	scontrol shutdown slurmctld || return 1
+	for ((i = 0; i < polls; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$pid" 2>/dev/null && { echo "slurmctld $pid did not stop"; return 1; }
+	"${wrapper[@]}" slurmctld -D </dev/null >>"$TP_BED_LOGDIR/slurmctld.out" 2>&1 &
+	for ((i = 0; i < polls; i++)); do
+		timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && return 0
+		sleep 0.2
+	done
+	echo "slurmctld did not answer after the restart"
+	return 1
 }

@@ -106,7 +106,9 @@ static const char every_key[] = "FabricSource=cache\n"
                                 "ProfileStore=/srv/profiles\n"
                                 "ProfileKeep=3\n"
                                 "ProfileMaxAge=12h\n"
+                                "ProfileLookupTimeout=30s\n"
                                 "TbfHook=/usr/local/sbin/apply-tbf\n"
+                                "IoServerHosts=oss[01-08],mds1\n"
                                 "DebugFlags=Placement,budget\n"
                                 "DefaultPlacement=pack\n"
                                 "LeafSharing=never\n"
@@ -143,7 +145,9 @@ static void test_every_key_is_parsed_into_its_field(void **state)
 	assert_string_equal(site->profile_store, "/srv/profiles");
 	assert_int_equal(site->profile_keep, 3);
 	assert_int_equal(site->profile_max_age_s, 12 * 3600);
+	assert_int_equal(site->profile_lookup_timeout_us, 30000000);
 	assert_string_equal(site->tbf_hook, "/usr/local/sbin/apply-tbf");
+	assert_string_equal(site->ioserver_hosts, "oss[01-08],mds1");
 	assert_int_equal(site->debug_flags,
 	                 TP_DEBUG_PLACEMENT | TP_DEBUG_BUDGET);
 
@@ -364,6 +368,18 @@ static const struct bad_case bad_cases[] = {
     {"ProfileMaxAge=99999d\n", TP_ERR_INVALID, 1, "ProfileMaxAge",
      "at most 3650d"},
     {"ProfileKeep=0\n", TP_ERR_INVALID, 1, "ProfileKeep", "out of range"},
+    {"IoServerHosts=oss 1\n", TP_ERR_INVALID, 1, "IoServerHosts",
+     "not a host list"},
+    {"IoServerHosts=oss[01-08\n", TP_ERR_INVALID, 1, "IoServerHosts",
+     "unbalanced"},
+    {"PartitionName=io IoServerHosts=oss1\n", TP_ERR_PARSE, 1,
+     "IoServerHosts", "site-wide only"},
+    {"ProfileLookupTimeout=3601s\n", TP_ERR_INVALID, 1, "ProfileLookupTimeout",
+     "longer than the maximum of 3600 s"},
+    {"ProfileLookupTimeout=10us\n", TP_ERR_INVALID, 1,
+     "ProfileLookupTimeout", "below the minimum of 1000 us"},
+    {"PartitionName=a ProfileLookupTimeout=1s\n", TP_ERR_PARSE, 1,
+     "ProfileLookupTimeout", "site-wide only"},
     {"IoServerCount=many\n", TP_ERR_INVALID, 1, "IoServerCount",
      "not a whole number"},
     {"IoHeavyMinBytes=4T\n", TP_ERR_INVALID, 1, "IoHeavyMinBytes",

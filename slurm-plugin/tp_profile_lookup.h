@@ -1,0 +1,116 @@
+/*
+ * tp_profile_lookup.h: profile lookups for slurmctld, off its locks.
+ *
+ * Reading a job's profile means listing the user's store directory (often
+ * on a shared file system), reading up to the store's size limit, hashing
+ * it and asking munged to verify the credential.  None of that may happen
+ * in select_p_job_test, which slurmctld calls with its job and node locks
+ * held: a slow file system or a stuck munged would stall all scheduling.
+ *
+ * So the select plugin hands each job's lookup to one worker thread and
+ * keeps scheduling; the job waits for its result (or falls back to plain
+ * cons_tres when the lookup takes too long).  The worker calls a reader
+ * the caller supplies (the plugin: store + munge + classifier; tests: a
+ * fake), and a notifier after each result (the plugin: ask slurmctld for a
+ * scheduling pass, so the job does not wait for the next periodic one).
+ *
+ * No Slurm inside: unit-tested alone (tests/unit/test_profile_lookup.c).
+ * Thread-safe: every function may be called from any thread, except
+ * tp_lookup_stop, which must be the last call.
+ */
+#ifndef TP_PROFILE_LOOKUP_H
+#define TP_PROFILE_LOOKUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jobclass.h"
+#include "tp_error.h"
+
+#define TP_LOOKUP_TEXT_MAX 256
+#define TP_LOOKUP_PATH_MAX 1024
+
+/*
+ * One job's lookup: everything the reader needs, copied, so that a
+ * reconfigure that frees the plugin's configuration cannot pull it from
+ * under the worker.
+ */
+typedef struct tp_lookup_request {
+	uint32_t job_id;
+	char user[TP_LOOKUP_TEXT_MAX];
+	char name[TP_LOOKUP_TEXT_MAX];
+	bool named; /* --comm-profile given (a missing profile is an error) */
+	char store[TP_LOOKUP_PATH_MAX];
+	unsigned keep;
+	int64_t max_age_s;
+	char munge_socket[TP_LOOKUP_PATH_MAX];
+	tp_jobclass_thresholds thresholds;
+} tp_lookup_request;
+
+typedef struct tp_lookup_result {
+	uint32_t job_id;
+	/* TP_OK: found and classified; TP_ERR_NOTFOUND: no such profile;
+	 * anything else: the lookup failed, @error says why. */
+	tp_status status;
+	tp_jobclass job_class;
+	char reason[TP_JOBCLASS_REASON_MAX];
+	char error[TP_ERROR_MESSAGE_MAX];
+	uint64_t elapsed_us; /* time the reader took */
+} tp_lookup_result;
+
+/* Fills @result (job_id and elapsed_us are set by the service). */
+typedef void (*tp_lookup_reader)(const tp_lookup_request *request,
+                                 tp_lookup_result *result, void *ctx);
+/* Called by the worker after each result is stored, without the
+ * service's lock held. */
+typedef void (*tp_lookup_notify)(void *ctx);
+
+typedef struct tp_lookup tp_lookup;
+
+/*
+ * Start the worker.  At most @max_pending lookups wait or sit unclaimed at
+ * once (tp_lookup_submit refuses more).  @notify may be NULL.  Errors:
+ * TP_ERR_INVALID, TP_ERR_NOMEM, TP_ERR_INTERNAL (no thread).
+ */
+tp_status tp_lookup_start(tp_lookup_reader reader, tp_lookup_notify notify,
+                          void *ctx, size_t max_pending, tp_lookup **lookup,
+                          tp_error *err);
+
+/*
+ * Queue @request; *@ticket names it in the calls below (O(1) lookups, so
+ * a scheduling pass over thousands of pending jobs stays cheap).
+ * TP_ERR_LIMIT when @max_pending lookups are outstanding.
+ */
+tp_status tp_lookup_submit(tp_lookup *lookup, const tp_lookup_request *request,
+                           uint32_t *ticket, tp_error *err);
+
+/*
+ * Wait up to @wait_us for the result of (@job_id, @ticket), but only while
+ * the worker has nothing queued before it: a stuck reader then costs the
+ * caller at most @wait_us once, not once per queued job.  Returns true
+ * when the result is ready (it stays until claimed).
+ */
+bool tp_lookup_wait(tp_lookup *lookup, uint32_t job_id, uint32_t ticket,
+                    uint64_t wait_us);
+
+/* Claim the result of (@job_id, @ticket) into @result: true if it was
+ * ready; false also for a ticket that is not (or no longer) this job's. */
+bool tp_lookup_take(tp_lookup *lookup, uint32_t job_id, uint32_t ticket,
+                    tp_lookup_result *result);
+
+/* Forget (@job_id, @ticket): a queued request or an unclaimed result is
+ * dropped, a read in progress is discarded when it ends. */
+void tp_lookup_forget(tp_lookup *lookup, uint32_t job_id, uint32_t ticket);
+
+/* Requests queued or being read, and unclaimed results. */
+size_t tp_lookup_outstanding(tp_lookup *lookup);
+
+/*
+ * Stop the worker: queued requests are dropped, a read in progress is
+ * waited for (the reader cannot be interrupted safely), then everything is
+ * freed.  NULL is accepted.
+ */
+void tp_lookup_stop(tp_lookup *lookup);
+
+#endif /* TP_PROFILE_LOOKUP_H */

@@ -1,0 +1,388 @@
+/*
+ * test_profile_lookup.c: the select plugin's profile lookups run on their
+ * own thread (slurm-plugin/tp_profile_lookup.c).  A fake reader that can
+ * be held at a gate stands in for the store and munged, so the tests can
+ * prove what matters to slurmctld: results come back in order and once;
+ * a caller never waits behind a stuck reader for more than its bound;
+ * forgotten jobs are never read or are discarded; the queue is bounded;
+ * stopping with work queued and a read in progress loses nothing and
+ * leaks nothing (run under valgrind and ASan by tests/run-all).
+ */
+#include "tp_config.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tp_profile_lookup.h"
+
+/* The fake reader: records the jobs it read, can be held at a gate. */
+typedef struct fake {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool hold;        /* readers wait while set */
+	uint32_t entered; /* readers that reached the gate */
+	uint32_t read[64];
+	uint32_t read_count;
+	uint32_t notified;
+} fake;
+
+static void fake_init(fake *f)
+{
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+}
+
+static void fake_destroy(fake *f)
+{
+	pthread_cond_destroy(&f->cond);
+	pthread_mutex_destroy(&f->lock);
+}
+
+static void fake_reader(const tp_lookup_request *rq, tp_lookup_result *res,
+                        void *ctx)
+{
+	fake *f = ctx;
+
+	pthread_mutex_lock(&f->lock);
+	f->entered++;
+	pthread_cond_broadcast(&f->cond);
+	while (f->hold)
+		pthread_cond_wait(&f->cond, &f->lock);
+	if (f->read_count < 64)
+		f->read[f->read_count++] = rq->job_id;
+	pthread_mutex_unlock(&f->lock);
+	/* "quiet" for even job ids, not found for odd ones. */
+	if (rq->job_id % 2 == 0) {
+		res->status = TP_OK;
+		res->job_class = TP_JOBCLASS_QUIET;
+		snprintf(res->reason, sizeof(res->reason), "read %.64s/%.64s",
+		         rq->user, rq->name);
+	} else {
+		res->status = TP_ERR_NOTFOUND;
+		snprintf(res->error, sizeof(res->error), "no profile %.64s",
+		         rq->name);
+	}
+}
+
+static void fake_notify(void *ctx)
+{
+	fake *f = ctx;
+
+	pthread_mutex_lock(&f->lock);
+	f->notified++;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+static void fake_set_hold(fake *f, bool hold)
+{
+	pthread_mutex_lock(&f->lock);
+	f->hold = hold;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Wait until *@counter (guarded by the fake's lock) reaches @n, 10 s at
+ * most; returns its value. */
+static uint32_t fake_wait_count(fake *f, const uint32_t *counter, uint32_t n)
+{
+	struct timespec ts;
+	uint32_t v;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	pthread_mutex_lock(&f->lock);
+	while (*counter < n)
+		if (pthread_cond_timedwait(&f->cond, &f->lock, &ts) != 0)
+			break;
+	v = *counter;
+	pthread_mutex_unlock(&f->lock);
+	return v;
+}
+
+/* Readers that reached the gate, results notified. */
+#define fake_wait_entered(f, n)                                                \
+	assert_true(fake_wait_count((f), &(f)->entered, (n)) >= (n))
+#define fake_wait_notified(f, n)                                               \
+	assert_int_equal(fake_wait_count((f), &(f)->notified, (n)), (n))
+
+static tp_lookup_request request_for(uint32_t job_id)
+{
+	tp_lookup_request rq;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.job_id = job_id;
+	snprintf(rq.user, sizeof(rq.user), "alice");
+	snprintf(rq.name, sizeof(rq.name), "app%u", job_id);
+	return rq;
+}
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void test_results_come_back_in_order_and_once(void **state)
+{
+	fake f;
+	tp_lookup *lk;
+	tp_error err;
+	uint32_t tickets[4];
+	tp_lookup_result res;
+
+	(void)state;
+	fake_init(&f);
+	assert_int_equal(tp_lookup_start(fake_reader, fake_notify, &f, 8, &lk,
+	                                 &err),
+	                 TP_OK);
+	fake_set_hold(&f, true);
+	for (uint32_t j = 0; j < 4; j++) {
+		tp_lookup_request rq = request_for(100 + j);
+
+		assert_int_equal(tp_lookup_submit(lk, &rq, &tickets[j], &err),
+		                 TP_OK);
+	}
+	assert_int_equal(tp_lookup_outstanding(lk), 4);
+	/* Nothing is ready while the reader is held. */
+	assert_false(tp_lookup_take(lk, 100, tickets[0], &res));
+	fake_set_hold(&f, false);
+	fake_wait_notified(&f, 4);
+	for (uint32_t j = 0; j < 4; j++)
+		assert_int_equal(f.read[j], 100 + j); /* FIFO */
+
+	assert_true(tp_lookup_take(lk, 100, tickets[0], &res));
+	assert_int_equal(res.job_id, 100);
+	assert_int_equal(res.status, TP_OK);
+	assert_string_equal(res.reason, "read alice/app100");
+	assert_true(tp_lookup_take(lk, 101, tickets[1], &res));
+	assert_int_equal(res.status, TP_ERR_NOTFOUND);
+	assert_string_equal(res.error, "no profile app101");
+	/* Claimed once only; another job's ticket gives nothing. */
+	assert_false(tp_lookup_take(lk, 100, tickets[0], &res));
+	assert_false(tp_lookup_take(lk, 999, tickets[2], &res));
+	assert_true(tp_lookup_take(lk, 102, tickets[2], &res));
+	assert_true(tp_lookup_take(lk, 103, tickets[3], &res));
+	assert_int_equal(tp_lookup_outstanding(lk), 0);
+	tp_lookup_stop(lk);
+	fake_destroy(&f);
+}
+
+static void test_wait_is_bounded_behind_a_stuck_reader(void **state)
+{
+	fake f;
+	tp_lookup *lk;
+	tp_error err;
+	uint32_t t1, t2;
+	tp_lookup_request r1 = request_for(10), r2 = request_for(12);
+	uint64_t t0, spent;
+
+	(void)state;
+	fake_init(&f);
+	assert_int_equal(
+	    tp_lookup_start(fake_reader, NULL, &f, 8, &lk, &err), TP_OK);
+	fake_set_hold(&f, true);
+	assert_int_equal(tp_lookup_submit(lk, &r1, &t1, &err), TP_OK);
+	fake_wait_entered(&f, 1); /* job 10 is being read, and stuck */
+	assert_int_equal(tp_lookup_submit(lk, &r2, &t2, &err), TP_OK);
+
+	/* Job 12 is queued behind the stuck read: no wait at all. */
+	t0 = mono_us();
+	assert_false(tp_lookup_wait(lk, 12, t2, 2000000));
+	spent = mono_us() - t0;
+	assert_true(spent < 1000000);
+
+	/* Job 10 is the one being read: waits its bound, then gives up. */
+	t0 = mono_us();
+	assert_false(tp_lookup_wait(lk, 10, t1, 50000));
+	spent = mono_us() - t0;
+	assert_true(spent >= 50000);
+	assert_true(spent < 2000000);
+
+	/* Released: the wait sees the result. */
+	fake_set_hold(&f, false);
+	assert_true(tp_lookup_wait(lk, 10, t1, 10000000));
+	assert_true(tp_lookup_wait(lk, 12, t2, 10000000));
+	tp_lookup_stop(lk); /* unclaimed results are freed */
+	fake_destroy(&f);
+}
+
+static void test_wait_for_the_only_lookup_returns_its_result(void **state)
+{
+	fake f;
+	tp_lookup *lk;
+	tp_error err;
+	uint32_t t;
+	tp_lookup_request rq = request_for(42);
+	tp_lookup_result res;
+
+	(void)state;
+	fake_init(&f);
+	assert_int_equal(
+	    tp_lookup_start(fake_reader, NULL, &f, 4, &lk, &err), TP_OK);
+	assert_int_equal(tp_lookup_submit(lk, &rq, &t, &err), TP_OK);
+	/* First in line with nothing being read: the caller may wait. */
+	assert_true(tp_lookup_wait(lk, 42, t, 10000000));
+	assert_true(tp_lookup_take(lk, 42, t, &res));
+	assert_int_equal(res.status, TP_OK);
+	tp_lookup_stop(lk);
+	fake_destroy(&f);
+}
+
+static void test_forgotten_jobs_are_not_read_or_are_discarded(void **state)
+{
+	fake f;
+	tp_lookup *lk;
+	tp_error err;
+	uint32_t t1, t2, t3;
+	tp_lookup_request r1 = request_for(20), r2 = request_for(22),
+	                  r3 = request_for(24);
+	tp_lookup_result res;
+
+	(void)state;
+	fake_init(&f);
+	assert_int_equal(tp_lookup_start(fake_reader, fake_notify, &f, 4, &lk,
+	                                 &err),
+	                 TP_OK);
+	fake_set_hold(&f, true);
+	assert_int_equal(tp_lookup_submit(lk, &r1, &t1, &err), TP_OK);
+	fake_wait_entered(&f, 1);
+	assert_int_equal(tp_lookup_submit(lk, &r2, &t2, &err), TP_OK);
+	assert_int_equal(tp_lookup_submit(lk, &r3, &t3, &err), TP_OK);
+	tp_lookup_forget(lk, 20, t1); /* being read */
+	tp_lookup_forget(lk, 22, t2); /* queued */
+	fake_set_hold(&f, false);
+	fake_wait_notified(&f, 1); /* only job 24 reports */
+	assert_true(tp_lookup_take(lk, 24, t3, &res));
+	assert_false(tp_lookup_take(lk, 20, t1, &res));
+	assert_false(tp_lookup_take(lk, 22, t2, &res));
+	/* Job 22 was never read; job 20's read was discarded. */
+	assert_int_equal(f.read_count, 2);
+	assert_int_equal(f.read[0], 20);
+	assert_int_equal(f.read[1], 24);
+	assert_int_equal(tp_lookup_outstanding(lk), 0);
+	/* Forgetting again, or a stale ticket, is harmless. */
+	tp_lookup_forget(lk, 20, t1);
+	tp_lookup_forget(lk, 24, t3);
+	tp_lookup_stop(lk);
+	fake_destroy(&f);
+}
+
+static void test_queue_is_bounded_and_slots_are_reused(void **state)
+{
+	fake f;
+	tp_lookup *lk;
+	tp_error err;
+	uint32_t t[3];
+	tp_lookup_request rq;
+	tp_lookup_result res;
+
+	(void)state;
+	fake_init(&f);
+	assert_int_equal(tp_lookup_start(fake_reader, fake_notify, &f, 2, &lk,
+	                                 &err),
+	                 TP_OK);
+	fake_set_hold(&f, true);
+	rq = request_for(30);
+	assert_int_equal(tp_lookup_submit(lk, &rq, &t[0], &err), TP_OK);
+	rq = request_for(32);
+	assert_int_equal(tp_lookup_submit(lk, &rq, &t[1], &err), TP_OK);
+	rq = request_for(34);
+	assert_int_equal(tp_lookup_submit(lk, &rq, &t[2], &err),
+	                 TP_ERR_LIMIT);
+	assert_string_equal(err.message,
+	                    "profile lookup: 2 lookups already outstanding");
+	fake_set_hold(&f, false);
+	fake_wait_notified(&f, 2);
+	assert_true(tp_lookup_take(lk, 30, t[0], &res));
+	/* A freed slot takes a new job; the old ticket is not its. */
+	assert_int_equal(tp_lookup_submit(lk, &rq, &t[2], &err), TP_OK);
+	assert_int_equal(t[2], t[0]);
+	fake_wait_notified(&f, 3);
+	assert_false(tp_lookup_take(lk, 30, t[2], &res));
+	assert_true(tp_lookup_take(lk, 34, t[2], &res));
+	assert_int_equal(res.job_id, 34);
+	tp_lookup_stop(lk);
+	fake_destroy(&f);
+}
+
+/* Releases the fake's gate after 100 ms (while stop waits for the read). */
+static void *release_later(void *arg)
+{
+	usleep(100000);
+	fake_set_hold(arg, false);
+	return NULL;
+}
+
+static void test_stop_with_work_queued_and_a_read_in_progress(void **state)
+{
+	fake f;
+	tp_lookup *lk;
+	tp_error err;
+	uint32_t t;
+	pthread_t releaser;
+
+	(void)state;
+	fake_init(&f);
+	assert_int_equal(
+	    tp_lookup_start(fake_reader, NULL, &f, 16, &lk, &err), TP_OK);
+	fake_set_hold(&f, true);
+	for (uint32_t j = 0; j < 10; j++) {
+		tp_lookup_request rq = request_for(50 + j);
+
+		assert_int_equal(tp_lookup_submit(lk, &rq, &t, &err), TP_OK);
+	}
+	fake_wait_entered(&f, 1);
+	assert_int_equal(pthread_create(&releaser, NULL, release_later, &f),
+	                 0);
+	tp_lookup_stop(lk); /* returns once the stuck read has ended */
+	pthread_join(releaser, NULL);
+	/* The read in progress finished; nothing queued after it ran. */
+	assert_int_equal(f.read_count, 1);
+	assert_int_equal(f.read[0], 50);
+	fake_destroy(&f);
+}
+
+static void test_bad_arguments_are_refused(void **state)
+{
+	tp_lookup *lk = (tp_lookup *)1;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_lookup_start(NULL, NULL, NULL, 4, &lk, &err),
+	                 TP_ERR_INVALID);
+	assert_null(lk);
+	assert_int_equal(
+	    tp_lookup_start(fake_reader, NULL, NULL, 0, &lk, &err),
+	    TP_ERR_INVALID);
+	assert_string_equal(err.message, "profile lookup: no reader or a bad "
+	                                 "queue size (0)");
+	tp_lookup_stop(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_results_come_back_in_order_and_once),
+	    cmocka_unit_test(test_wait_is_bounded_behind_a_stuck_reader),
+	    cmocka_unit_test(test_wait_for_the_only_lookup_returns_its_result),
+	    cmocka_unit_test(test_forgotten_jobs_are_not_read_or_are_discarded),
+	    cmocka_unit_test(test_queue_is_bounded_and_slots_are_reused),
+	    cmocka_unit_test(test_stop_with_work_queued_and_a_read_in_progress),
+	    cmocka_unit_test(test_bad_arguments_are_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
