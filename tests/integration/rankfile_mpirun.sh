@@ -11,8 +11,16 @@
 #  2. SLURM_HOSTFILE: inside a tp-bed cluster of 8 nodes on 2 leaves,
 #     `srun -m arbitrary` with the file; each rank's SLURMD_NODENAME must be
 #     the file's line for that rank.
-#  3. The Hydra machinefile: its runs must expand to the hostfile's order
-#     (no MPICH launcher is installed here to launch with it).
+#  3. The Hydra machinefile: MPICH's mpiexec.hydra launched with it, its
+#     ssh launcher replaced (-launcher-exec) by a stand-in that records the
+#     host each proxy was sent to and starts the proxy here with that name
+#     in its environment: each rank must report the host its machinefile
+#     run names.  (Inside a Slurm allocation Hydra's slurm launcher starts
+#     its proxies in Slurm's node order whatever the machinefile says:
+#     there, MPICH jobs use srun and SLURM_HOSTFILE, part 2.)
+#
+# A part that cannot run (no mpirun, no mpiexec.hydra, no test bed) fails
+# under TOPOPLACE_REQUIRE_ALL=1, as a skip would: nothing passes unlaunched.
 #
 # Env: abs_top_builddir, abs_top_srcdir (make check); TP_TOPOPLACE to use
 # another topoplace binary.
@@ -53,6 +61,15 @@ if [ "${1:-}" = --inside ]; then
 fi
 
 . "$abs_top_srcdir/tests/lib/bed.sh"
+
+# not_run WHAT: a part that could not be launched.
+not_run() {
+	if [[ ${TOPOPLACE_REQUIRE_ALL:-0} == 1 ]]; then
+		tp_fail "not run although TOPOPLACE_REQUIRE_ALL=1: $*"
+	else
+		echo "# not run: $*"
+	fi
+}
 
 "$topoplace" remap --help >/dev/null 2>&1 ||
 	tp_skip "$topoplace has no remap subcommand"
@@ -102,7 +119,7 @@ if command -v mpirun >/dev/null; then
 			"$want" "$got"
 	fi
 else
-	echo "# mpirun not installed: Open MPI part not run"
+	not_run "mpirun not installed (openmpi-bin): Open MPI part"
 fi
 
 # ---- 3. Hydra machinefile = hostfile order ------------------------------
@@ -113,6 +130,33 @@ tp_check "topoplace remap writes machinefile and hostfile" \
 tp_check_eq "the machinefile's runs expand to the hostfile" \
 	"$(cat "$work/hostfile")" \
 	"$(awk -F: '{ for (i = 0; i < $2; i++) print $1 }' "$work/machinefile")"
+tp_check "the mapping is not block order (the remap moved ranks)" \
+	bash -c '! diff -q "$1" <(for h in n0001 n0002 n0003 n0004; do for i in 1 2 3 4 5 6 7 8; do echo $h; done; done | head -27)' \
+	_ "$work/hostfile"
+if command -v mpiexec.hydra >/dev/null; then
+	cat >"$work/fake-ssh" <<'SSH'
+#!/bin/bash
+# ssh as Hydra calls it: options, the host, the proxy's command line.
+while [[ ${1:-} == -* ]]; do
+	case $1 in -[opliF]) shift 2 ;; *) shift ;; esac
+done
+host=$1
+shift
+echo "$host" >>"${0%/*}/launched"
+exec env TP_FAKE_HOST="$host" sh -c "$*"
+SSH
+	chmod +x "$work/fake-ssh"
+	got=$(timeout 120 mpiexec.hydra -launcher ssh \
+		-launcher-exec "$work/fake-ssh" -f "$work/machinefile" -n 27 \
+		sh -c 'echo "$PMI_RANK $TP_FAKE_HOST"' 2>&1 | sort -n)
+	tp_check_eq "mpiexec.hydra started one proxy per machinefile host" \
+		"$(cut -d: -f1 "$work/machinefile" | sort -u)" \
+		"$(sort -u "$work/launched" 2>/dev/null)"
+	tp_check_eq "each MPICH rank ran on the host its machinefile run names" \
+		"$(awk '{print NR - 1, $1}' "$work/hostfile")" "$got"
+else
+	not_run "mpiexec.hydra not installed (mpich): Hydra part"
+fi
 
 # ---- 2. SLURM_HOSTFILE with srun -m arbitrary in a bed --------------------
 bed_ok=1
@@ -134,7 +178,7 @@ if ((bed_ok)); then
 	grep -q '^ok - \|^not ok - ' <<<"$inside" ||
 		tp_fail "the bed ran the srun part (exit $rc)" "$inside"
 else
-	echo "# tp-bed cannot run here (needs root, Slurm, munge): srun part not run"
+	not_run "tp-bed cannot run here (needs root, Slurm, munge): srun part"
 fi
 
 tp_done
