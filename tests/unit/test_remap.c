@@ -167,6 +167,55 @@ static void test_one_rank_zero_traffic_and_spare_slots(void **state)
 }
 
 /*
+ * Nothing better than the current (block) mapping: 4 cliques of 4 ranks in
+ * rank order, each filling one host (4 slots) of the first 2 leaves of a
+ * 2x2x2 tree, cliques 0-1 and 2-3 also talking within their leaf (ranks
+ * 3-4 and 11-12, 2 hops).  Block is optimal; other
+ * optimal mappings exist (a clique's ranks permuted over its host's
+ * slots, hosts swapped), and the job must keep block itself, slot for
+ * slot, with the hop-bytes counted by hand.
+ */
+static void test_an_optimal_block_mapping_is_kept(void **state)
+{
+	tp_topo *topo;
+	tp_traffic *t;
+	tp_remap_host *hosts = first_hosts(4, 4);
+	tp_remap_mapping m;
+	tp_remap_stats st;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 2, 2, 2, &err), TP_OK);
+	assert_int_equal(tp_traffic_new(&t, 16, &err), TP_OK);
+	for (uint32_t a = 0; a < 16; a++)
+		for (uint32_t b = 0; b < 16; b++)
+			if (a != b && a / 4 == b / 4)
+				assert_int_equal(
+				    tp_traffic_add(t, a, b, 100, 1, &err),
+				    TP_OK);
+	/* Hosts 0-1 share leaf 1, hosts 2-3 leaf 2: 2 hops. */
+	assert_int_equal(tp_traffic_add(t, 3, 4, 7, 1, &err), TP_OK);
+	assert_int_equal(tp_traffic_add(t, 11, 12, 5, 1, &err), TP_OK);
+	tp_traffic_normalize(t);
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		assert_int_equal(tp_remap_compute(topo, t, hosts, 4, seed, NULL,
+		                                  &m, &st, &err),
+		                 TP_OK);
+		assert_string_equal(st.chosen, "block");
+		assert_int_equal(st.hop_bytes, st.block_hop_bytes);
+		assert_int_equal(st.hop_bytes, 2 * 7 + 2 * 5);
+		for (uint32_t r = 0; r < 16; r++) {
+			assert_int_equal(m.rank_host[r], r / 4);
+			assert_int_equal(m.rank_slot[r], r % 4);
+		}
+		tp_remap_mapping_free(&m);
+	}
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+	free(hosts);
+}
+
+/*
  * Two disconnected cliques of 4 ranks, interleaved in rank order, on 2
  * leaves of 2 hosts x 2 slots: each clique must end up on its own leaf.
  */
@@ -532,6 +581,7 @@ int main(void)
 	    cmocka_unit_test(test_two_leaf_ring_reaches_known_optimum),
 	    cmocka_unit_test(test_heavy_pairs_share_a_host),
 	    cmocka_unit_test(test_one_rank_zero_traffic_and_spare_slots),
+	    cmocka_unit_test(test_an_optimal_block_mapping_is_kept),
 	    cmocka_unit_test(test_disconnected_groups_get_a_leaf_each),
 	    cmocka_unit_test(test_spare_slots_pack_the_job_into_one_leaf),
 	    cmocka_unit_test(test_huge_byte_counts_saturate_not_wrap),
