@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "topoplace_conf.h"
+#include "threshold.h"
 #include "units.h"
 
 enum key_id {
@@ -1696,4 +1697,48 @@ void tp_config_store_options(const tp_config *config, tp_store_options *options)
 	options->root = config->site.profile_store;
 	options->keep = config->site.profile_keep;
 	options->max_age_s = config->site.profile_max_age_s;
+}
+
+/*
+ * One ThresholdTable, named on @line of the file (0: inherited, said as
+ * such): readable and a valid table.
+ */
+static tp_status check_table(const tp_config *config, const char *path,
+                             unsigned line, const char *where, tp_error *err)
+{
+	tp_threshold_table *table = NULL;
+	tp_error inner;
+
+	if (!path)
+		return TP_OK;
+	if (tp_threshold_table_read(path, &table, &inner) != TP_OK) {
+		if (line)
+			return tp_error_set(err, inner.code,
+			                    "%s: line %u: %s: %s", config->origin,
+			                    line, key_names[K_THRESHOLD_TABLE],
+			                    inner.message);
+		return tp_error_set(err, inner.code, "%s: %s%s: %s",
+		                    config->origin, where,
+		                    key_names[K_THRESHOLD_TABLE], inner.message);
+	}
+	tp_threshold_table_free(table);
+	return TP_OK;
+}
+
+tp_status tp_config_check_files(const tp_config *config, tp_error *err)
+{
+	tp_status rc = check_table(config, config->defaults.threshold_table,
+	                           config->site_key_line[K_THRESHOLD_TABLE],
+	                           "", err);
+
+	for (size_t i = 0; rc == TP_OK && i < config->part_count; i++) {
+		const struct partition *part = &config->parts[i];
+
+		/* Inherited from the site: checked once above. */
+		if (!part->key_line[K_THRESHOLD_TABLE])
+			continue;
+		rc = check_table(config, part->effective.threshold_table,
+		                 part->key_line[K_THRESHOLD_TABLE], "", err);
+	}
+	return rc;
 }

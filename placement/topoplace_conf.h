@@ -255,4 +255,13 @@ const char *tp_rank_remap_name(tp_rank_remap remap);
  */
 void tp_config_debug_flags_format(uint32_t flags, char *buf, size_t size);
 
+/*
+ * The files @config names that its parse could not check, read now: each
+ * ThresholdTable (site-wide and per partition) must be a readable, valid
+ * table.  The first failure is the error, naming the file, the line of
+ * the key and the table's own problem.  For `topoplace config check` and
+ * slurmctld's (re)configure; slurmd stays lenient per job.
+ */
+tp_status tp_config_check_files(const tp_config *config, tp_error *err);
+
 #endif /* TP_TOPOPLACE_CONF_H */

@@ -9,7 +9,10 @@
 if HAVE_MPI
 # Installed to $(pkglibdir) for `topoplace profile record` and
 # task/topoplace (--comm-record) to preload.  One build per MPI ABI: this
-# one is Open MPI's; the tests also build it against MPICH.
+# one is Open MPI's.  tests/integration/slurm_record.sh and tools/demo
+# preload this very file (profiles/.libs/libtopoplace_profiler.so: no RPATH,
+# it needs only libmpi and libmunge) through task/topoplace; the
+# profiler_*.sh tests build their own copies, also against MPICH.
 pkglib_LTLIBRARIES += profiles/libtopoplace_profiler.la
 profiles_libtopoplace_profiler_la_SOURCES = profiles/profiler.c \
 	profiles/profiler_io.c profiles/profiler_fortran.c \

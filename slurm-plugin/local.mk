@@ -66,6 +66,11 @@ TESTS += tests/integration/slurm_place.sh tests/integration/slurm_record.sh \
 endif
 dist_check_SCRIPTS += tests/integration/slurm_place.sh \
 	tests/integration/slurm_record.sh tests/integration/slurm_scale.sh
+# task/topoplace: job directories, I/O servers, throttled interactive steps.
+if WITH_SLURM
+TESTS += tests/integration/slurm_task.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_task.sh
 EXTRA_DIST += tests/fuzz/fuzz_spank_options.c \
 	tests/fuzz/corpus/spank_options/placement-leaf \
 	tests/fuzz/corpus/spank_options/comm-profile \

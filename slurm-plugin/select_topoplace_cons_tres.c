@@ -363,6 +363,23 @@ static tp_model *_model_load(const char *why)
 	}
 	if (missing)
 		info("topoplace: %s: %s not found: using defaults", why, path);
+	/*
+	 * A threshold table that cannot be read would fail every throttled
+	 * job later, one by one in slurmd: refuse the file now, as a bad
+	 * value.  At start there is no previous configuration to keep, and
+	 * placement does not need the table: load, and say so.
+	 */
+	if (tp_config_check_files(m->config, &err) != TP_OK) {
+		if (strcmp(why, "init")) {
+			error("topoplace: %s: %s", why, err.message);
+			tp_config_free(m->config);
+			xfree(m);
+			return NULL;
+		}
+		error("topoplace: %s: %s: throttled jobs will get no window "
+		      "from it",
+		      why, err.message);
+	}
 	tp_sc_munge_socket(slurm_conf.authinfo, m->munge_socket,
 	                   sizeof(m->munge_socket));
 	_fabric_sigs(m->config, &m->fabric_sig, &m->map_sig);
@@ -845,6 +862,20 @@ static const char *_requested_placement(job_record_t *job_ptr)
 }
 
 /*
+ * Set the job's SystemComment to @text unless another component owns it
+ * (burst buffers use it too).  Called under slurmctld's job write lock.
+ */
+static void _system_comment_set(job_record_t *job_ptr, const char *text)
+{
+	if (job_ptr->system_comment &&
+	    strncmp(job_ptr->system_comment, TP_SC_DECISION_PREFIX,
+	            strlen(TP_SC_DECISION_PREFIX)))
+		return;
+	xfree(job_ptr->system_comment);
+	job_ptr->system_comment = xstrdup(text);
+}
+
+/*
  * No fabric model (or no topoplace.conf at all): the job goes to plain
  * cons_tres, said once per job when it asked for a placement (by flag or
  * through the partition's default).
@@ -938,10 +969,24 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		d->failed = true;
 		_clear_reserved(m, node_bitmap, job_ptr->job_id);
 	} else if (!res.met) {
-		if (!d->waiting_logged)
+		if (!d->waiting_logged) {
+			char text[256];
+
 			info("topoplace: %pJ: placement=%s class=%s: waits: %s",
 			     job_ptr, tp_placement_name(d->policy),
 			     tp_jobclass_name(d->job_class), res.reason);
+			/*
+			 * Slurm shows such a job as waiting for Resources and
+			 * clears state_desc after a failed test: say why in
+			 * its SystemComment (job_begin replaces it).
+			 */
+			snprintf(text, sizeof(text),
+			         TP_SC_DECISION_PREFIX "placement=%s class=%s "
+			         "waits: %.200s",
+			         tp_placement_name(d->policy),
+			         tp_jobclass_name(d->job_class), res.reason);
+			_system_comment_set(job_ptr, text);
+		}
 		d->waiting_logged = true;
 		out = SLURM_ERROR;
 	} else {
@@ -1288,15 +1333,12 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 		 * decision from after a restart.  Never over another
 		 * component's comment (burst buffers use it too).
 		 */
-		if (!job_ptr->system_comment ||
-		    !strncmp(job_ptr->system_comment, TP_SC_DECISION_PREFIX,
-		             strlen(TP_SC_DECISION_PREFIX))) {
+		{
 			char text[128];
 
 			tp_sc_decision_format(policy, job_class, has_profile,
 			                      text, sizeof(text));
-			xfree(job_ptr->system_comment);
-			job_ptr->system_comment = xstrdup(text);
+			_system_comment_set(job_ptr, text);
 		}
 	}
 	/* One line per started job: what was asked and where it went. */

@@ -36,11 +36,12 @@
  *     SLURM_SPANK__SLURM_SPANK_OPTION_topoplace_*), and only afterwards
  *     reads SLURM_HOSTFILE (srun/libsrun/opt.c, _opt_verify), which turns
  *     on the arbitrary distribution by itself.  The --comm-profile callback
- *     maps the profile onto SLURM_JOB_NODELIST, writes the files into
- *     <TmpFS>/topoplace.<jobid> and sets SLURM_HOSTFILE, TOPOPLACE_RANKFILE
- *     and TOPOPLACE_MACHINEFILE: the step runs by the mapping and its tasks
- *     see the files.  A SLURM_HOSTFILE already set (by the user, or by
- *     task/topoplace for a batch job) is kept; --rank-remap=off opts out.
+ *     maps the profile onto SLURM_JOB_NODELIST, writes the files into a
+ *     directory of this srun's own and sets SLURM_HOSTFILE,
+ *     TOPOPLACE_RANKFILE and TOPOPLACE_MACHINEFILE: the step runs by the
+ *     mapping and its tasks see the files.  A SLURM_HOSTFILE already set
+ *     (by the user, or by task/topoplace for a batch job) is kept;
+ *     --rank-remap=off opts out.
  *   - srun that makes its own allocation: no hook runs between the
  *     allocation and the step's creation (slurm_spank_init_post_opt runs
  *     before the request, slurm_spank_local_user_init after the step and
@@ -52,14 +53,16 @@
  *     (22.05's salloc calls slurm_spank_init and init_post_opt before the
  *     request, slurm_spank_exit after the command), so the shell's own
  *     environment cannot get the paths; the sruns inside it do the mapping
- *     (above), and salloc's slurm_spank_exit removes the files.
+ *     (above).
+ *
+ * srun runs as the user, so it cannot use task/topoplace's root-owned
+ * <TmpFS>/topoplace: its directory is <TmpFS>/topoplace.<jobid>.XXXXXX,
+ * made by mkdtemp (a name no one can claim in advance, mode 0700), one
+ * per srun, removed by srun's slurm_spank_exit when the step is over.
  *
  * Any failure (bad profile, no fabric, ...) is one line on srun's stderr
  * and the step runs with Slurm's layout.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* program_invocation_short_name */
-#endif
 #include "config.h"
 
 #include <errno.h>
@@ -93,7 +96,7 @@ static char local_value[TP_OPT_COUNT][TP_OPT_VALUE_MAX];
 static int local_given[TP_OPT_COUNT];
 static int local_in_alloc;         /* srun started inside an allocation */
 static int local_hostfile_set;     /* SLURM_HOSTFILE is ours */
-static char local_owned_dir[1024]; /* files of srun's own allocation */
+static char local_owned_dir[1024]; /* this srun's directory, if made */
 
 static int _remap_off(void)
 {
@@ -161,11 +164,33 @@ static tp_status _step_fits(const tp_remap_mapping *map, tp_error *err)
 	return TP_OK;
 }
 
+/* This srun's private directory for its files, made on first use. */
+static tp_status _local_dir(unsigned long job_id, char *dir, size_t size,
+                            tp_error *err)
+{
+	tp_status rc;
+
+	if (!local_owned_dir[0]) {
+		rc = tp_sc_private_dir_create(slurm_conf.tmp_fs, job_id,
+		                              local_owned_dir,
+		                              sizeof(local_owned_dir), err);
+		if (rc != TP_OK) {
+			local_owned_dir[0] = '\0';
+			return rc;
+		}
+	}
+	if ((size_t)snprintf(dir, size, "%s", local_owned_dir) >= size)
+		return tp_error_set(err, TP_ERR_LIMIT, "%s: path too long",
+		                    local_owned_dir);
+	return TP_OK;
+}
+
 /*
  * Map the --comm-profile onto @nodes of job @job_id for srun: write the
- * rank files into the job's directory (as the user srun runs as) and put
- * their paths into srun's environment, which srun hands to the tasks;
- * SLURM_HOSTFILE too when @hostfile.  Returns 0, or -1 after one line.
+ * rank files into this srun's own directory (as the user srun runs as)
+ * and put their paths into srun's environment, which srun hands to the
+ * tasks; SLURM_HOSTFILE too when @hostfile.  Returns 0, or -1 after one
+ * line.
  */
 static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
                         char *dir, size_t dir_size)
@@ -216,8 +241,8 @@ static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
 		tp_error_prefix(&err, "--comm-profile=%s", name);
 		goto fail;
 	}
-	tp_sc_job_dir(slurm_conf.tmp_fs, job_id, dir, dir_size);
-	if (tp_sc_remap_write(dir, topo, &map, &err) != TP_OK)
+	if (_local_dir(job_id, dir, dir_size, &err) != TP_OK ||
+	    tp_sc_remap_write(dir, topo, &map, &err) != TP_OK)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/" TP_SC_RANKFILE, dir);
 	setenv("TOPOPLACE_RANKFILE", path, 1);
@@ -398,7 +423,6 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	slurm_free_resource_allocation_response_msg(alloc);
 	if (rc || !dir[0])
 		return 0;
-	snprintf(local_owned_dir, sizeof(local_owned_dir), "%s", dir);
 	slurm_info("topoplace: JobId=%u: srun made its own allocation, so its "
 	           "tasks keep Slurm's layout; the mapping is in "
 	           "$TOPOPLACE_RANKFILE (to run by it: salloc "
@@ -408,31 +432,19 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 }
 
 /*
- * The end of a step (slurmstepd), of srun, of salloc: remove the rank
- * files written for an allocation that ends with this process: srun's own,
- * or salloc's (written by the sruns inside it).  sbatch is an allocator
- * too but its job goes on: task/topoplace cleans up after batch jobs.
+ * The end of a step (slurmstepd) or of srun: srun removes the directory it
+ * made for its step's files (see the top).  Batch jobs' directories are
+ * task/topoplace's.
  */
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-	const char *job = getenv("SLURM_JOB_ID");
-	char dir[1024];
-
 	(void)ac;
 	(void)av;
-	memset(step_given, 0, sizeof(step_given));
-	if (spank_context() == S_CTX_LOCAL && local_owned_dir[0]) {
-		if (tp_sc_remap_remove(local_owned_dir))
-			slurm_debug("topoplace: %s left: %s", local_owned_dir,
-			            strerror(errno));
-	} else if (spank_context() == S_CTX_ALLOCATOR && job &&
-	           !strcmp(program_invocation_short_name, "salloc")) {
-		tp_sc_job_dir(slurm_conf.tmp_fs, strtoul(job, NULL, 10), dir,
-		              sizeof(dir));
-		if (tp_sc_remap_remove(dir))
-			slurm_debug("topoplace: %s left: %s", dir,
-			            strerror(errno));
-	}
 	(void)sp;
+	memset(step_given, 0, sizeof(step_given));
+	if (spank_context() == S_CTX_LOCAL && local_owned_dir[0] &&
+	    tp_sc_job_dir_remove(local_owned_dir))
+		slurm_debug("topoplace: %s left: %s", local_owned_dir,
+		            strerror(errno));
 	return 0;
 }

@@ -1,27 +1,47 @@
 /*
- * task_topoplace.c: task/topoplace, run by slurmstepd around each task.
+ * task_topoplace.c: task/topoplace, run by slurmd and slurmstepd around
+ * each job and step.
  *
  * Stacks after the site's task plugins:
  *   TaskPlugin=task/affinity,task/topoplace
  *
- * task_p_pre_launch runs in the task just before exec and adds to its
- * environment what topoplace decided for the job, so that MPI launchers and
- * the application can use it without any change to the user's script.
+ * Batch jobs.  task_p_slurmd_batch_request runs in slurmd, as root, once
+ * per batch job, before slurmstepd is forked with the launch request: the
+ * one place that runs once per job and knows the job's nodes (req->nodes;
+ * slurmstepd's batch step record does not keep them).  There it
+ *   - computes the rank remapping from the job's profile for its actual
+ *     nodes and places the job's I/O servers among them (--io-servers,
+ *     IoServerCount, IoServerPolicy);
+ *   - makes the job's directory <TmpFS>/topoplace/<jobid>: the base is
+ *     root's and no one else may write it, so the name cannot be claimed
+ *     in advance; the job directory is the user's, mode 0700
+ *     (tp_sc_job_dir_prepare);
+ *   - has a child running as the job's user write the Open MPI rankfile,
+ *     MPICH machinefile, SLURM_HOSTFILE and the I/O server list into it
+ *     (root never writes into a directory the user controls);
+ *   - adds TOPOPLACE_RANKFILE, TOPOPLACE_MACHINEFILE, SLURM_HOSTFILE and
+ *     SLURM_DISTRIBUTION=arbitrary, TOPOPLACE_IO_SERVER_HOSTS and
+ *     TOPOPLACE_IO_SERVER_FILE, and the I/O throttle window to the batch
+ *     script's environment.  Steps started by the script inherit them: a
+ *     plain `srun ./app` lays its tasks out as the hostfile says.
  *
- * task_p_slurmd_batch_request runs in slurmd, as root, once per batch job,
- * before slurmstepd is forked with the launch request: the one place that
- * runs once per job and knows the job's nodes (req->nodes; slurmstepd's
- * batch step record does not keep them).  There it computes the rank
- * remapping from the job's profile for its actual nodes, has a child
- * running as the job's user write the Open MPI rankfile, MPICH machinefile
- * and SLURM_HOSTFILE into <TmpFS>/topoplace.<jobid> (mode 0700, so owned by
- * the user without root ever writing into a user-controlled directory) and
- * adds TOPOPLACE_RANKFILE, TOPOPLACE_MACHINEFILE, SLURM_HOSTFILE and
- * SLURM_DISTRIBUTION=arbitrary to the batch script's environment.  Steps
- * started by the script inherit them: a plain `srun ./app` then lays its
- * tasks out as the hostfile says.
+ * Every other step (srun in an allocation of salloc or of its own, or in
+ * a batch script).  task_p_pre_setuid runs in slurmstepd, as root, once
+ * per step and node, after the SPANK plugin has put the step's flags into
+ * its environment (TOPOPLACE_*, the job's and srun's own).  What the batch
+ * script did not already hand down it adds to the step's environment: the
+ * throttle window (so `srun --io-throttle=2ms` and salloc + srun are paced
+ * too), the I/O server list for interactive jobs (environment only: their
+ * rank files are written by srun, see spank_topoplace.c) and, for
+ * --comm-record, what the profiler needs.  The first node of the step
+ * logs; the others decide the same quietly.
  *
- * Every other entry point leaves Slurm's behaviour untouched.
+ * task_p_pre_launch runs in each task, as the user, just before exec, and
+ * preloads the pacing library and the profiler into the tasks of steps
+ * (never into the batch script's shell).
+ *
+ * Any failure is one log line with the job or step id and leaves the job
+ * as Slurm would run it.
  */
 #include "config.h"
 
@@ -34,6 +54,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +68,7 @@
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
 #include "convert.h"
+#include "ioserver.h"
 #include "policy.h"
 #include "rankfile.h"
 #include "remap.h"
@@ -59,6 +81,25 @@
 const char plugin_name[] = "topoplace task plugin";
 const char plugin_type[] = "task/topoplace";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* Where task_p_pre_launch finds the profiler a step should preload. */
+#define TP_ENV_PROFILER_LIB "TOPOPLACE_PROFILER_LIB"
+
+/* An error on the step's first node, a debug line on the others. */
+#define _loud_error(loud, ...)                                                 \
+	do {                                                                   \
+		if (loud)                                                      \
+			error(__VA_ARGS__);                                    \
+		else                                                           \
+			debug(__VA_ARGS__);                                    \
+	} while (0)
+#define _loud_info(loud, ...)                                                  \
+	do {                                                                   \
+		if (loud)                                                      \
+			info(__VA_ARGS__);                                     \
+		else                                                           \
+			debug(__VA_ARGS__);                                    \
+	} while (0)
 
 extern int init(void)
 {
@@ -83,126 +124,75 @@ static const char *_env_get(char **env, uint32_t count, const char *name)
 }
 
 /*
- * Where the preload libraries are: pkglibdir, or $TOPOPLACE_LIBDIR in
- * slurmd's environment (test beds running from a build tree).
+ * Where the preload library @lib is: the first directory of the
+ * colon-separated $TOPOPLACE_LIBDIR (slurmd's environment: test beds run
+ * the libraries where the build made them, e.g. profiles/.libs and
+ * throttle/.libs) that holds it, else pkglibdir.
  */
 static void _lib_path(const char *lib, char *out, size_t size)
 {
-	const char *dir = getenv("TOPOPLACE_LIBDIR");
+	const char *dirs = getenv("TOPOPLACE_LIBDIR");
 
-	snprintf(out, size, "%s/%s", dir && dir[0] ? dir : TP_PKGLIBDIR, lib);
-}
+	while (dirs && *dirs) {
+		size_t n = strcspn(dirs, ":");
 
-/*
- * The three files, written by a child as the job's user (see the top):
- * root never writes into a directory the user controls.
- */
-static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
-                                const tp_topo *topo,
-                                const tp_remap_mapping *map)
-{
-	int status = 0;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		tp_error err;
-
-		if (setgroups(0, NULL) || setgid(req->gid) || setuid(req->uid))
-			_exit(3);
-		_exit(tp_sc_remap_write(dir, topo, map, &err) == TP_OK ? 0 : 6);
+		if (n) {
+			snprintf(out, size, "%.*s/%s", (int)n, dirs, lib);
+			if (!access(out, F_OK))
+				return;
+		}
+		dirs += n + (dirs[n] == ':');
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	snprintf(out, size, "%s/%s", TP_PKGLIBDIR, lib);
 }
 
-static void _env_put(batch_job_launch_msg_t *req, const char *name,
-                     const char *value)
+/* The flags of a job from its SPANK environment; bad values are logged. */
+static void _opts_from_spank(char **spank_env, uint32_t count, uint32_t job_id,
+                             tp_opt_values *opts)
 {
-	env_array_overwrite(&req->environment, name, value);
-	req->envc = envcount(req->environment);
-}
-
-/* The job directory: <TmpFS>/topoplace.<jobid>. */
-static void _job_dir(uint32_t job_id, char *out, size_t size)
-{
-	tp_sc_job_dir(slurm_conf.tmp_fs, job_id, out, size);
-}
-
-/* Rank remapping for the job's nodes; one log line on any failure. */
-static void _remap(batch_job_launch_msg_t *req, const tp_config *config,
-                   const tp_profile *profile, const char *name)
-{
-	char dir[1024], path[1100];
-	tp_topo *topo = NULL;
-	tp_remap_mapping map = {0};
-	tp_remap_stats stats;
 	tp_error err;
-	int rc;
 
-	if (tp_sc_load_topo(config, &topo, &err) != TP_OK ||
-	    tp_sc_remap(topo, profile, req->nodes, req->job_id, &map, &stats,
-	                &err) != TP_OK) {
-		error("%s: JobId=%u: %s: no rank remapping", plugin_type,
-		      req->job_id, err.message);
-		goto out;
+	tp_opt_values_init(opts);
+	for (int i = 0; i < TP_OPT_COUNT; i++) {
+		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
+		const char *value =
+		    tp_spank_job_option(spank_env, count, info->name);
+
+		if (value && tp_opt_values_set(opts, (tp_opt_id)i, value, &err))
+			error("%s: JobId=%u: %s: ignored", plugin_type, job_id,
+			      err.message);
 	}
-	_job_dir(req->job_id, dir, sizeof(dir));
-	rc = _write_files_as_user(req, dir, topo, &map);
-	if (rc) {
-		error("%s: JobId=%u: cannot write the rank files in %s "
-		      "(step %d): no rank remapping",
-		      plugin_type, req->job_id, dir, rc);
-		goto out;
-	}
-	snprintf(path, sizeof(path), "%s/" TP_SC_RANKFILE, dir);
-	_env_put(req, "TOPOPLACE_RANKFILE", path);
-	snprintf(path, sizeof(path), "%s/" TP_SC_MACHINEFILE, dir);
-	_env_put(req, "TOPOPLACE_MACHINEFILE", path);
-	snprintf(path, sizeof(path), "%s/" TP_SC_HOSTFILE, dir);
-	_env_put(req, "SLURM_HOSTFILE", path);
-	_env_put(req, "SLURM_DISTRIBUTION", "arbitrary");
-	snprintf(path, sizeof(path), "%u", map.ranks);
-	_env_put(req, "TOPOPLACE_RANKS", path);
-	info("%s: JobId=%u: profile %s/%s: %u ranks on %s remapped (%s): "
-	     "hop-bytes %" PRIu64 " (block order: %" PRIu64 ") -> %s",
-	     plugin_type, req->job_id, req->user_name, name, map.ranks,
-	     req->nodes, stats.chosen, stats.hop_bytes, stats.block_hop_bytes,
-	     dir);
-out:
-	tp_remap_mapping_free(&map);
-	tp_topo_free(topo);
 }
 
 /*
  * The I/O throttle window: from the profile's I/O pattern, the threshold
  * table and the partition's policy, with the user's --io-throttle on top;
- * a fixed user window applies without a profile too.  Exported as
- * TOPOPLACE_IO_WINDOW_US (throttle/pacing.c's contract); task_p_pre_launch
- * preloads the pacing library into the steps' tasks.
+ * a fixed user window applies without a profile too.  Returns true and
+ * fills @window_us and @reason when the job is to be throttled.  @who
+ * names the job or step in log lines ("JobId=5", "StepId=5.0"); @loud:
+ * errors as errors, else as debug lines.
  */
-static void _throttle(batch_job_launch_msg_t *req,
-                      const tp_config_settings *settings,
-                      const tp_profile *profile, const tp_opt_values *opts)
+static bool _throttle_decide(const char *who, bool loud,
+                             const tp_config_settings *settings,
+                             const tp_profile *profile,
+                             const tp_opt_values *opts, uint64_t *window_us,
+                             char *reason, size_t reason_size)
 {
 	tp_throttle_policy policy;
 	tp_window_decision dec;
 	tp_threshold_table *table = NULL;
-	char lib[1024], value[32];
-	const char *reason = "fixed by --io-throttle";
-	uint64_t window_us = 0;
 	tp_error err;
 
 	if (settings->throttle_mode == TP_THROTTLE_ENFORCE_OFF ||
 	    settings->throttle_mode == TP_THROTTLE_ENFORCE_TBF) {
 		if (opts->io_throttle.mode == TP_THROTTLE_FIXED)
-			info("%s: JobId=%u: --io-throttle ignored: "
-			     "ThrottleMode=%s",
-			     plugin_type, req->job_id,
-			     tp_throttle_enforce_name(settings->throttle_mode));
-		return;
+			_loud_info(
+			    loud,
+			    "%s: %s: --io-throttle ignored: "
+			    "ThrottleMode=%s",
+			    plugin_type, who,
+			    tp_throttle_enforce_name(settings->throttle_mode));
+		return false;
 	}
 	tp_config_throttle_policy(settings, &policy);
 	if (profile && profile->io.requests && profile->io.client_count &&
@@ -228,72 +218,235 @@ static void _throttle(batch_job_launch_msg_t *req,
 		if (settings->threshold_table &&
 		    tp_threshold_table_read(settings->threshold_table, &table,
 		                            &err) != TP_OK) {
-			error("%s: JobId=%u: %s: no automatic throttling",
-			      plugin_type, req->job_id, err.message);
+			_loud_error(loud, "%s: %s: %s: no automatic throttling",
+			            plugin_type, who, err.message);
 			table = NULL;
 		}
 		if (tp_window_decide(&pattern, table, &policy,
 		                     &opts->io_throttle, &dec, &err) != TP_OK) {
-			error("%s: JobId=%u: throttle: %s: not throttled",
-			      plugin_type, req->job_id, err.message);
+			_loud_error(loud, "%s: %s: throttle: %s: not throttled",
+			            plugin_type, who, err.message);
 			tp_threshold_table_free(table);
-			return;
+			return false;
 		}
 		tp_threshold_table_free(table);
 		if (!dec.throttle) {
-			debug("%s: JobId=%u: not throttled: %s", plugin_type,
-			      req->job_id, dec.reason);
-			return;
+			debug("%s: %s: not throttled: %s", plugin_type, who,
+			      dec.reason);
+			return false;
 		}
-		window_us = dec.window_us;
-		reason = dec.reason;
-	} else if (opts->io_throttle.mode == TP_THROTTLE_FIXED) {
-		window_us = opts->io_throttle.window_us;
-		if (policy.min_window_us && window_us < policy.min_window_us)
-			window_us = policy.min_window_us;
-		if (policy.max_window_us && window_us > policy.max_window_us)
-			window_us = policy.max_window_us;
-	} else {
+		*window_us = dec.window_us;
+		snprintf(reason, reason_size, "%s", dec.reason);
+		return true;
+	}
+	if (opts->io_throttle.mode != TP_THROTTLE_FIXED)
+		return false;
+	*window_us = opts->io_throttle.window_us;
+	if (policy.min_window_us && *window_us < policy.min_window_us)
+		*window_us = policy.min_window_us;
+	if (policy.max_window_us && *window_us > policy.max_window_us)
+		*window_us = policy.max_window_us;
+	snprintf(reason, reason_size, "fixed by --io-throttle");
+	return true;
+}
+
+/* The I/O servers of the job's @nodes; one log line on failure. */
+static bool _ioservers_place(const char *who, bool loud, const tp_topo *topo,
+                             const char *nodes, uint32_t servers,
+                             const tp_config_settings *settings,
+                             uint32_t job_id, tp_ioserver_result *result,
+                             char *hosts, size_t hosts_size)
+{
+	tp_error err;
+
+	if (tp_sc_ioservers_place(topo, nodes, servers,
+	                          settings->ioserver_policy, job_id, result,
+	                          &err) != TP_OK ||
+	    tp_sc_ioservers_format(topo, result, ',', hosts, hosts_size,
+	                           &err) != TP_OK) {
+		_loud_error(loud, "%s: %s: %u I/O servers: %s: none placed",
+		            plugin_type, who, servers, err.message);
+		tp_ioserver_result_free(result);
+		return false;
+	}
+	return true;
+}
+
+/* ---- batch jobs, in slurmd ------------------------------------------ */
+
+/*
+ * The job's files, written by a child as the job's user into the
+ * directory root made for it (see the top): @map (NULL: none) and @io
+ * (NULL: none).  0, or the step that failed.
+ */
+static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
+                                const tp_topo *topo,
+                                const tp_remap_mapping *map,
+                                const tp_ioserver_result *io)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		tp_error err;
+
+		if (setgroups(0, NULL) || setgid(req->gid) || setuid(req->uid))
+			_exit(3);
+		if (map && tp_sc_remap_write(dir, topo, map, &err) != TP_OK)
+			_exit(6);
+		if (io && tp_sc_ioservers_write(dir, topo, io, &err) != TP_OK)
+			_exit(7);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void _env_put(batch_job_launch_msg_t *req, const char *name,
+                     const char *value)
+{
+	env_array_overwrite(&req->environment, name, value);
+	req->envc = envcount(req->environment);
+}
+
+/*
+ * Rank remapping (@profile, NULL: none) and @servers I/O servers (0: none)
+ * for the job's nodes, their files in the job's directory and their
+ * variables in the batch script's environment.  Each part that fails is
+ * one log line and is left out.
+ */
+static void _job_files(batch_job_launch_msg_t *req, const tp_config *config,
+                       const tp_config_settings *settings,
+                       const tp_profile *profile, const char *name,
+                       uint32_t servers)
+{
+	char who[32], dir[1024], path[1100], moved[4600], hosts[8192];
+	tp_topo *topo = NULL;
+	tp_remap_mapping map = {0};
+	tp_remap_stats stats;
+	tp_ioserver_result io = {0};
+	bool remapped = false, placed = false;
+	tp_error err;
+	int rc;
+
+	snprintf(who, sizeof(who), "JobId=%u", req->job_id);
+	if (tp_sc_load_topo(config, &topo, &err) != TP_OK) {
+		error("%s: %s: %s: no rank remapping%s", plugin_type, who,
+		      err.message, servers ? " or I/O servers" : "");
 		return;
 	}
+	if (profile) {
+		if (tp_sc_remap(topo, profile, req->nodes, req->job_id, &map,
+		                &stats, &err) == TP_OK)
+			remapped = true;
+		else
+			error("%s: %s: %s: no rank remapping", plugin_type, who,
+			      err.message);
+	}
+	if (servers)
+		placed = _ioservers_place(who, true, topo, req->nodes, servers,
+		                          settings, req->job_id, &io, hosts,
+		                          sizeof(hosts));
+	if (!remapped && !placed)
+		goto out;
+	if (placed) /* usable without the file */
+		_env_put(req, "TOPOPLACE_IO_SERVER_HOSTS", hosts);
+	if (tp_sc_job_dir_prepare(slurm_conf.tmp_fs, req->job_id, req->uid,
+	                          req->gid, dir, sizeof(dir), moved,
+	                          sizeof(moved), &err) != TP_OK) {
+		error("%s: %s: %s: no rank files%s", plugin_type, who,
+		      err.message, placed ? " or I/O server list" : "");
+		remapped = false;
+		goto log_io;
+	}
+	if (moved[0])
+		error("%s: %s: %s", plugin_type, who, moved);
+	rc = _write_files_as_user(req, dir, topo, remapped ? &map : NULL,
+	                          placed ? &io : NULL);
+	if (rc) {
+		error("%s: %s: cannot write the job's files in %s (step %d): "
+		      "no rank remapping%s",
+		      plugin_type, who, dir, rc,
+		      placed ? "; I/O servers in the environment only" : "");
+		remapped = false;
+		goto log_io;
+	}
+	if (remapped) {
+		snprintf(path, sizeof(path), "%s/" TP_SC_RANKFILE, dir);
+		_env_put(req, "TOPOPLACE_RANKFILE", path);
+		snprintf(path, sizeof(path), "%s/" TP_SC_MACHINEFILE, dir);
+		_env_put(req, "TOPOPLACE_MACHINEFILE", path);
+		snprintf(path, sizeof(path), "%s/" TP_SC_HOSTFILE, dir);
+		_env_put(req, "SLURM_HOSTFILE", path);
+		_env_put(req, "SLURM_DISTRIBUTION", "arbitrary");
+		snprintf(path, sizeof(path), "%u", map.ranks);
+		_env_put(req, "TOPOPLACE_RANKS", path);
+		info("%s: %s: profile %s/%s: %u ranks on %s remapped (%s): "
+		     "hop-bytes %" PRIu64 " (block order: %" PRIu64 ") -> %s",
+		     plugin_type, who, req->user_name, name, map.ranks,
+		     req->nodes, stats.chosen, stats.hop_bytes,
+		     stats.block_hop_bytes, dir);
+	}
+	if (placed) {
+		snprintf(path, sizeof(path), "%s/" TP_SC_IOSERVERS, dir);
+		_env_put(req, "TOPOPLACE_IO_SERVER_FILE", path);
+	}
+log_io:
+	if (placed)
+		info("%s: %s: I/O servers %s: %s", plugin_type, who, hosts,
+		     io.reason);
+out:
+	tp_ioserver_result_free(&io);
+	tp_remap_mapping_free(&map);
+	tp_topo_free(topo);
+}
+
+/* The throttle window into the batch script's environment. */
+static void _throttle(batch_job_launch_msg_t *req,
+                      const tp_config_settings *settings,
+                      const tp_profile *profile, const tp_opt_values *opts)
+{
+	char who[32], lib[1024], value[32], reason[256];
+	uint64_t window_us = 0;
+
+	snprintf(who, sizeof(who), "JobId=%u", req->job_id);
+	if (!_throttle_decide(who, true, settings, profile, opts, &window_us,
+	                      reason, sizeof(reason)))
+		return;
 	snprintf(value, sizeof(value), "%" PRIu64, window_us);
 	_env_put(req, "TOPOPLACE_IO_WINDOW_US", value);
 	_lib_path("libtopoplace_pacing.so", lib, sizeof(lib));
 	_env_put(req, "TOPOPLACE_PACING_LIB", lib);
-	info("%s: JobId=%u: I/O throttle window %" PRIu64 " us: %s",
-	     plugin_type, req->job_id, window_us, reason);
+	info("%s: %s: I/O throttle window %" PRIu64 " us: %s", plugin_type, who,
+	     window_us, reason);
 }
 
 /*
- * Once per batch job, in slurmd (see the top): rank remapping and the
- * throttle window.  Every failure is one log line with the job id and
- * leaves the job as Slurm would run it.
+ * Once per batch job, in slurmd (see the top): rank remapping, I/O
+ * servers and the throttle window.  Every failure is one log line with
+ * the job id and leaves the job as Slurm would run it.
  */
 extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 {
 	char conf_path[1024], socket[256];
-	const char *name, *value;
+	const char *name;
 	const tp_config_settings *settings;
 	tp_config *config = NULL;
 	tp_profile *profile = NULL;
 	tp_opt_values opts;
 	tp_error err;
+	uint32_t servers;
 	int missing, rc;
 
-	tp_opt_values_init(&opts);
-	for (int i = 0; i < TP_OPT_COUNT; i++) {
-		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
-
-		value = tp_spank_job_option(
-		    req->spank_job_env, req->spank_job_env_size, info->name);
-		if (value &&
-		    tp_opt_values_set(&opts, (tp_opt_id)i, value, &err))
-			error("%s: JobId=%u: %s: ignored", plugin_type,
-			      req->job_id, err.message);
-	}
+	_opts_from_spank(req->spank_job_env, req->spank_job_env_size,
+	                 req->job_id, &opts);
 	tp_sc_conf_path(slurm_conf.slurm_conf, conf_path, sizeof(conf_path));
 	if (tp_sc_load_config(conf_path, &config, &missing, &err) != TP_OK) {
-		error("%s: JobId=%u: %s: no remapping or throttling",
+		error("%s: JobId=%u: %s: no remapping, I/O servers or "
+		      "throttling",
 		      plugin_type, req->job_id, err.message);
 		return SLURM_SUCCESS;
 	}
@@ -317,9 +470,16 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 			goto out;
 		}
 	}
-	if (profile && req->nodes && opts.rank_remap &&
-	    settings->rank_remap == TP_RANK_REMAP_AUTO)
-		_remap(req, config, profile, name);
+	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
+	if (req->nodes && ((profile && opts.rank_remap &&
+	                    settings->rank_remap == TP_RANK_REMAP_AUTO) ||
+	                   servers))
+		_job_files(req, config, settings,
+		           opts.rank_remap &&
+		                   settings->rank_remap == TP_RANK_REMAP_AUTO
+		               ? profile
+		               : NULL,
+		           name, servers);
 	_throttle(req, settings, profile, &opts);
 out:
 	tp_profile_free(profile);
@@ -343,17 +503,188 @@ extern int task_p_slurmd_resume_job(uint32_t job_id)
 	return SLURM_SUCCESS;
 }
 
-extern int task_p_pre_setuid(stepd_step_rec_t *job)
+/* ---- other steps, in slurmstepd -------------------------------------- */
+
+/* The step's flags, from the TOPOPLACE_* the SPANK plugin set. */
+static void _opts_from_step(stepd_step_rec_t *job, const char *who, bool loud,
+                            tp_opt_values *opts)
 {
-	return SLURM_SUCCESS;
+	tp_error err;
+
+	tp_opt_values_init(opts);
+	for (int i = 0; i < TP_OPT_COUNT; i++) {
+		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
+		const char *value = getenvp(job->env, info->env);
+
+		if (value && tp_opt_values_set(opts, (tp_opt_id)i, value, &err))
+			_loud_error(loud, "%s: %s: %s: %s: ignored",
+			            plugin_type, who, info->env, err.message);
+	}
 }
 
 /*
- * Export TOPOPLACE_PLACEMENT, the policy the task runs under: the value the
- * SPANK plugin checked and left in the step's environment, "auto" when the
- * job gave none.  The environment can also be set by hand: an invalid value
- * is logged and replaced by "auto" rather than failing the task.
+ * --comm-record: what the profiler (profiles/profiler.c; its contract:
+ * TOPOPLACE_PROFILE_STORE, _NAME, TOPOPLACE_MUNGE_SOCKET) needs, and the
+ * library for task_p_pre_launch to preload, so the profile lands in the
+ * store signed by the job's user (the tasks run as that user).
  */
+static void _comm_record(stepd_step_rec_t *job, const tp_config *config,
+                         const tp_opt_values *opts)
+{
+	char socket[256], lib[1024];
+	const char *name = opts->comm_record_name[0]
+	                       ? opts->comm_record_name
+	                       : getenvp(job->env, "SLURM_JOB_NAME");
+
+	_lib_path("libtopoplace_profiler.so", lib, sizeof(lib));
+	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+	setenvf(&job->env, "TOPOPLACE_PROFILE_STORE", "%s",
+	        tp_config_site_settings(config)->profile_store);
+	if (name && tp_store_valid_name(name))
+		setenvf(&job->env, "TOPOPLACE_PROFILE_NAME", "%s", name);
+	if (socket[0])
+		setenvf(&job->env, "TOPOPLACE_MUNGE_SOCKET", "%s", socket);
+	setenvf(&job->env, TP_ENV_PROFILER_LIB, "%s", lib);
+}
+
+/* The throttle window of a step the batch script did not decide for. */
+static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
+                           const tp_config *config,
+                           const tp_config_settings *settings,
+                           const tp_opt_values *opts)
+{
+	char socket[256], lib[1024], reason[256];
+	const char *name = opts->comm_profile[0]
+	                       ? opts->comm_profile
+	                       : getenvp(job->env, "SLURM_JOB_NAME");
+	tp_profile *profile = NULL;
+	uint64_t window_us = 0;
+	tp_error err;
+	int rc;
+
+	/* Without classes to throttle only a user window can apply. */
+	if (opts->io_throttle.mode != TP_THROTTLE_FIXED &&
+	    !settings->throttle_class_count)
+		return;
+	if (name && tp_store_valid_name(name) && job->user_name &&
+	    tp_store_valid_name(job->user_name)) {
+		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+		rc = tp_sc_read_profile(config, socket, job->user_name, name,
+		                        &profile, &err);
+		if (rc != TP_OK && rc != TP_ERR_NOTFOUND)
+			_loud_error(loud,
+			            "%s: %s: profile: %s: throttled "
+			            "without it",
+			            plugin_type, who, err.message);
+		if (rc != TP_OK)
+			profile = NULL;
+	}
+	if (_throttle_decide(who, loud, settings, profile, opts, &window_us,
+	                     reason, sizeof(reason))) {
+		_lib_path("libtopoplace_pacing.so", lib, sizeof(lib));
+		setenvf(&job->env, "TOPOPLACE_IO_WINDOW_US", "%" PRIu64,
+		        window_us);
+		setenvf(&job->env, "TOPOPLACE_PACING_LIB", "%s", lib);
+		_loud_info(loud,
+		           "%s: %s: I/O throttle window %" PRIu64 " us: %s",
+		           plugin_type, who, window_us, reason);
+	}
+	tp_profile_free(profile);
+}
+
+/* The I/O servers of an interactive job, into the step's environment. */
+static void _step_ioservers(stepd_step_rec_t *job, const char *who, bool loud,
+                            const tp_config *config,
+                            const tp_config_settings *settings,
+                            uint32_t servers)
+{
+	const char *nodes = getenvp(job->env, "SLURM_JOB_NODELIST");
+	char hosts[8192];
+	tp_ioserver_result io = {0};
+	tp_topo *topo = NULL;
+	tp_error err;
+
+	if (!nodes) {
+		_loud_error(loud,
+		            "%s: %s: no SLURM_JOB_NODELIST: no I/O "
+		            "servers",
+		            plugin_type, who);
+		return;
+	}
+	if (tp_sc_load_topo(config, &topo, &err) != TP_OK) {
+		_loud_error(loud, "%s: %s: %s: no I/O servers", plugin_type,
+		            who, err.message);
+		return;
+	}
+	if (_ioservers_place(who, loud, topo, nodes, servers, settings,
+	                     job->step_id.job_id, &io, hosts, sizeof(hosts))) {
+		setenvf(&job->env, "TOPOPLACE_IO_SERVER_HOSTS", "%s", hosts);
+		_loud_info(loud, "%s: %s: I/O servers %s: %s", plugin_type, who,
+		           hosts, io.reason);
+	}
+	tp_ioserver_result_free(&io);
+	tp_topo_free(topo);
+}
+
+/*
+ * Once per step and node, as root, before the tasks fork (see the top).
+ * A step of a batch job inherits what slurmd decided for the job; only a
+ * window the step asks for itself (srun --io-throttle=<window>) and
+ * --comm-record are added.  Steps of salloc or srun allocations get the
+ * window and the I/O servers here.
+ */
+extern int task_p_pre_setuid(stepd_step_rec_t *job)
+{
+	const char *env_batch = getenvp(job->env, "ENVIRONMENT");
+	bool in_batch = env_batch && !strcmp(env_batch, "BATCH");
+	bool loud = job->nodeid == 0;
+	bool record, throttle, ioservers;
+	char who[64], conf_path[1024];
+	const tp_config_settings *settings;
+	tp_config *config = NULL;
+	tp_opt_values opts;
+	uint32_t servers;
+	tp_error err;
+	int missing;
+
+	if (job->batch || job->step_id.step_id == SLURM_EXTERN_CONT)
+		return SLURM_SUCCESS;
+	snprintf(who, sizeof(who), "StepId=%u.%u", job->step_id.job_id,
+	         job->step_id.step_id);
+	_opts_from_step(job, who, loud, &opts);
+	record =
+	    opts.comm_record && !getenvp(job->env, "TOPOPLACE_PROFILE_STORE");
+	throttle = !getenvp(job->env, "TOPOPLACE_IO_WINDOW_US") &&
+	           opts.io_throttle.mode != TP_THROTTLE_OFF &&
+	           (!in_batch || opts.io_throttle.mode == TP_THROTTLE_FIXED);
+	ioservers =
+	    !in_batch && !getenvp(job->env, "TOPOPLACE_IO_SERVER_HOSTS");
+	if (!record && !throttle && !ioservers)
+		return SLURM_SUCCESS;
+	tp_sc_conf_path(slurm_conf.slurm_conf, conf_path, sizeof(conf_path));
+	if (tp_sc_load_config(conf_path, &config, &missing, &err) != TP_OK) {
+		/* A batch job's own line came from slurmd already. */
+		_loud_error(loud && (!in_batch || record),
+		            "%s: %s: %s: no throttling, I/O servers or "
+		            "recording",
+		            plugin_type, who, err.message);
+		return SLURM_SUCCESS;
+	}
+	settings = tp_config_for_partition(
+	    config, job->msg && job->msg->partition
+	                ? job->msg->partition
+	                : getenvp(job->env, "SLURM_JOB_PARTITION"));
+	if (record)
+		_comm_record(job, config, &opts);
+	if (throttle)
+		_step_throttle(job, who, loud, config, settings, &opts);
+	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
+	if (ioservers && servers)
+		_step_ioservers(job, who, loud, config, settings, servers);
+	tp_config_free(config);
+	return SLURM_SUCCESS;
+}
+
 /* Put @lib in front of the task's LD_PRELOAD. */
 static void _preload(stepd_step_rec_t *job, const char *lib)
 {
@@ -366,60 +697,25 @@ static void _preload(stepd_step_rec_t *job, const char *lib)
 }
 
 /*
- * --comm-record: preload the profiler (profiles/profiler.c, its env
- * contract: TOPOPLACE_PROFILE_STORE, _NAME, TOPOPLACE_MUNGE_SOCKET) so the
- * profile lands in the store signed by the job's user (the task runs as
- * that user).  A missing library is logged and the task runs unrecorded.
- */
-static void _comm_record(stepd_step_rec_t *job, const char *record)
-{
-	char conf_path[1024], socket[256], lib[1024];
-	const char *name =
-	    record[0] ? record : getenvp(job->env, "SLURM_JOB_NAME");
-	tp_config *config = NULL;
-	tp_error err;
-	int missing;
-
-	_lib_path("libtopoplace_profiler.so", lib, sizeof(lib));
-	if (access(lib, R_OK)) {
-		error("%s: %ps: --comm-record: no profiler at %s: not "
-		      "recorded",
-		      plugin_type, &job->step_id, lib);
-		return;
-	}
-	tp_sc_conf_path(slurm_conf.slurm_conf, conf_path, sizeof(conf_path));
-	if (tp_sc_load_config(conf_path, &config, &missing, &err) != TP_OK) {
-		error("%s: %ps: --comm-record: %s: not recorded", plugin_type,
-		      &job->step_id, err.message);
-		return;
-	}
-	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-	setenvf(&job->env, "TOPOPLACE_PROFILE_STORE", "%s",
-	        tp_config_site_settings(config)->profile_store);
-	if (name && tp_store_valid_name(name))
-		setenvf(&job->env, "TOPOPLACE_PROFILE_NAME", "%s", name);
-	if (socket[0])
-		setenvf(&job->env, "TOPOPLACE_MUNGE_SOCKET", "%s", socket);
-	_preload(job, lib);
-	tp_config_free(config);
-}
-
-/*
  * Export TOPOPLACE_PLACEMENT, the policy the task runs under: the value the
  * SPANK plugin checked and left in the step's environment, "auto" when the
  * job gave none.  The environment can also be set by hand: an invalid value
  * is logged and replaced by "auto" rather than failing the task.
  *
- * Tasks of steps (not the batch script itself, whose shell must not be
- * paced or profiled) get the pacing library when the job has a throttle
- * window and the profiler under --comm-record.
+ * Tasks of steps (not the batch script itself, nor salloc's interactive
+ * step, whose shells must not be paced or profiled) get the pacing library
+ * when the step has a throttle window, and the profiler under
+ * --comm-record.  Runs as the user: a profiler the user cannot read is
+ * said once, by rank 0 (the rank that writes the profile), and the step
+ * runs unrecorded.
  */
 extern int task_p_pre_launch(stepd_step_rec_t *job)
 {
 	const char *requested = getenvp(job->env, TP_ENV_PLACEMENT);
 	const char *window = getenvp(job->env, "TOPOPLACE_IO_WINDOW_US");
 	const char *pacing = getenvp(job->env, "TOPOPLACE_PACING_LIB");
-	const char *record = getenvp(job->env, "TOPOPLACE_COMM_RECORD");
+	const char *profiler = getenvp(job->env, TP_ENV_PROFILER_LIB);
+	const char *procid = getenvp(job->env, "SLURM_PROCID");
 	tp_placement placement = TP_PLACEMENT_AUTO;
 	tp_error err;
 
@@ -433,12 +729,18 @@ extern int task_p_pre_launch(stepd_step_rec_t *job)
 	            tp_placement_name(placement)))
 		error("%s: %ps: cannot set %s", plugin_type, &job->step_id,
 		      TP_ENV_PLACEMENT);
-	if (job->batch)
+	if (job->batch || job->step_id.step_id == SLURM_INTERACTIVE_STEP)
 		return SLURM_SUCCESS;
 	if (window && pacing && pacing[0])
 		_preload(job, pacing);
-	if (record && !getenvp(job->env, "TOPOPLACE_PROFILE_STORE"))
-		_comm_record(job, record);
+	if (profiler && profiler[0]) {
+		if (!access(profiler, R_OK))
+			_preload(job, profiler);
+		else if (procid && !strcmp(procid, "0"))
+			error("%s: %ps: --comm-record: profiler %s: %m: not "
+			      "recorded",
+			      plugin_type, &job->step_id, profiler);
+	}
 	return SLURM_SUCCESS;
 }
 
@@ -463,9 +765,9 @@ extern int task_p_post_term(stepd_step_rec_t *job, stepd_step_task_info_t *task)
 }
 
 /*
- * The batch step ends: remove the job directory's files.  Only the names
- * task/topoplace wrote, through a descriptor of the directory opened
- * without following links, so nothing outside it can be touched.
+ * The batch step ends: remove the job directory's files, as root.  Only
+ * the names task/topoplace wrote, through a descriptor of the directory
+ * opened without following links, so nothing outside it can be touched.
  */
 extern int task_p_post_step(stepd_step_rec_t *job)
 {
@@ -473,8 +775,9 @@ extern int task_p_post_step(stepd_step_rec_t *job)
 
 	if (!job->batch)
 		return SLURM_SUCCESS;
-	_job_dir(job->step_id.job_id, dir, sizeof(dir));
-	if (tp_sc_remap_remove(dir))
+	tp_sc_job_dir_in_base(slurm_conf.tmp_fs, job->step_id.job_id, dir,
+	                      sizeof(dir));
+	if (tp_sc_job_dir_remove(dir))
 		debug("%s: %ps: %s left: %m", plugin_type, &job->step_id, dir);
 	return SLURM_SUCCESS;
 }

@@ -331,8 +331,8 @@ void tp_sc_job_base(const char *tmp_fs, char *out, size_t size)
 	         tmp_fs && tmp_fs[0] ? tmp_fs : "/tmp");
 }
 
-void tp_sc_job_dir_in_base(const char *tmp_fs, unsigned long job_id,
-                           char *out, size_t size)
+void tp_sc_job_dir_in_base(const char *tmp_fs, unsigned long job_id, char *out,
+                           size_t size)
 {
 	snprintf(out, size, "%s/topoplace/%lu",
 	         tmp_fs && tmp_fs[0] ? tmp_fs : "/tmp", job_id);
@@ -393,8 +393,8 @@ static int job_dir_clear(int base_fd, const char *name)
 
 tp_status tp_sc_job_dir_prepare(const char *tmp_fs, unsigned long job_id,
                                 unsigned uid, unsigned gid, char *dir,
-                                size_t dir_size, char *moved,
-                                size_t moved_size, tp_error *err)
+                                size_t dir_size, char *moved, size_t moved_size,
+                                tp_error *err)
 {
 	char base[4096], aside[4200], name[32];
 	struct stat st;
@@ -424,13 +424,14 @@ tp_status tp_sc_job_dir_prepare(const char *tmp_fs, unsigned long job_id,
 		snprintf(aside, sizeof(aside), "%s.untrusted.%lu.%ld", base,
 		         job_id, (long)getpid());
 		if (rename(base, aside) < 0)
-			return tp_error_set(err, TP_ERR_IO,
-			                    "%s: owned by uid %u, mode %04o, not "
-			                    "a private directory of uid %u, and "
-			                    "cannot be moved aside: %s",
-			                    base, (unsigned)seen.st_uid,
-			                    (unsigned)(seen.st_mode & 07777),
-			                    (unsigned)geteuid(), strerror(errno));
+			return tp_error_set(
+			    err, TP_ERR_IO,
+			    "%s: owned by uid %u, mode %04o, not "
+			    "a private directory of uid %u, and "
+			    "cannot be moved aside: %s",
+			    base, (unsigned)seen.st_uid,
+			    (unsigned)(seen.st_mode & 07777),
+			    (unsigned)geteuid(), strerror(errno));
 		if (moved && moved_size)
 			snprintf(moved, moved_size,
 			         "%s was %s of uid %u, mode %04o, not uid "
@@ -446,11 +447,12 @@ tp_status tp_sc_job_dir_prepare(const char *tmp_fs, unsigned long job_id,
 		if (base_fd < 0 || !base_trusted(&st)) {
 			if (base_fd >= 0)
 				close(base_fd);
-			return tp_error_set(err, TP_ERR_IO,
-			                    "%s: not a private directory of uid "
-			                    "%u even after moving the old one "
-			                    "aside",
-			                    base, (unsigned)geteuid());
+			return tp_error_set(
+			    err, TP_ERR_IO,
+			    "%s: not a private directory of uid "
+			    "%u even after moving the old one "
+			    "aside",
+			    base, (unsigned)geteuid());
 		}
 	}
 	if (mkdirat(base_fd, name, 0700) < 0) {
@@ -478,8 +480,8 @@ tp_status tp_sc_job_dir_prepare(const char *tmp_fs, unsigned long job_id,
 			goto out;
 		}
 	}
-	fd = openat(base_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	                               O_CLOEXEC);
+	fd = openat(base_fd, name,
+	            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fchown(fd, (uid_t)uid, (gid_t)gid) < 0 ||
 	    fchmod(fd, 0700) < 0)
 		rc = tp_error_set(err, TP_ERR_IO,
@@ -540,8 +542,9 @@ tp_status tp_sc_ioservers_place(const tp_topo *topo, const char *nodes,
 	job_hosts = calloc(count ? count : 1, sizeof(*job_hosts));
 	if (!job_hosts) {
 		free(hosts);
-		return tp_error_set(err, TP_ERR_NOMEM, "I/O servers: out of "
-		                                       "memory");
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "I/O servers: out of "
+		                    "memory");
 	}
 	for (uint32_t i = 0; i < count; i++)
 		job_hosts[i] = hosts[i].host;
@@ -585,8 +588,7 @@ tp_status tp_sc_ioservers_format(const tp_topo *topo,
 }
 
 tp_status tp_sc_ioservers_write(const char *dir, const tp_topo *topo,
-                                const tp_ioserver_result *result,
-                                tp_error *err)
+                                const tp_ioserver_result *result, tp_error *err)
 {
 	char path[4096], tmp[4200], *text;
 	size_t size = (size_t)result->server_count * 256 + 2;
@@ -595,8 +597,8 @@ tp_status tp_sc_ioservers_write(const char *dir, const tp_topo *topo,
 
 	text = malloc(size);
 	if (!text)
-		return tp_error_set(err, TP_ERR_NOMEM, "%s/" TP_SC_IOSERVERS
-		                                       ": out of memory",
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "%s/" TP_SC_IOSERVERS ": out of memory",
 		                    dir);
 	rc = tp_sc_ioservers_format(topo, result, '\n', text, size - 1, err);
 	if (rc != TP_OK) {
@@ -617,8 +619,9 @@ tp_status tp_sc_ioservers_write(const char *dir, const tp_topo *topo,
 
 		failed = close(fd) < 0 || failed;
 		if (failed || rename(tmp, path) < 0) {
-			rc = tp_error_set(err, TP_ERR_IO, "%s: cannot write: %s",
-			                  path, strerror(errno));
+			rc =
+			    tp_error_set(err, TP_ERR_IO, "%s: cannot write: %s",
+			                 path, strerror(errno));
 			(void)unlink(tmp);
 		}
 	}

@@ -161,8 +161,8 @@ int tp_sc_remap_remove(const char *dir);
 void tp_sc_job_base(const char *tmp_fs, char *out, size_t size);
 
 /* A job's directory under that base: <@tmp_fs>/topoplace/<@job_id>. */
-void tp_sc_job_dir_in_base(const char *tmp_fs, unsigned long job_id,
-                           char *out, size_t size);
+void tp_sc_job_dir_in_base(const char *tmp_fs, unsigned long job_id, char *out,
+                           size_t size);
 
 /*
  * Run as root (slurmd, slurmstepd), before anything of the job's user
@@ -185,8 +185,8 @@ void tp_sc_job_dir_in_base(const char *tmp_fs, unsigned long job_id,
  */
 tp_status tp_sc_job_dir_prepare(const char *tmp_fs, unsigned long job_id,
                                 unsigned uid, unsigned gid, char *dir,
-                                size_t dir_size, char *moved,
-                                size_t moved_size, tp_error *err);
+                                size_t dir_size, char *moved, size_t moved_size,
+                                tp_error *err);
 
 /*
  * Like tp_sc_remap_remove, also removing TP_SC_IOSERVERS: what

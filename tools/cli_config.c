@@ -84,6 +84,10 @@ static int check(int argc, char **argv)
 	path = optind < argc ? argv[optind] : default_path(buf, sizeof(buf));
 	if (tp_config_load(path, &cfg, &err) != TP_OK)
 		return tp_cli_fail(WHAT, &err);
+	if (tp_config_check_files(cfg, &err) != TP_OK) {
+		tp_config_free(cfg);
+		return tp_cli_fail(WHAT, &err);
+	}
 	parts = tp_config_partition_count(cfg);
 	if (quiet) {
 		tp_config_free(cfg);

@@ -15,19 +15,28 @@ work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 
 
-example=$abs_top_srcdir/etc/topoplace.conf.example
+# The shipped example, its ThresholdTable pointed at a real table (check
+# reads the tables it names).
+cat >"$work/io-thresholds.csv" <<'CSV'
+# topoplace-thresholds v1
+request_bytes,clients,threshold_us,plateau_us,confidence
+1048576,4,2000,100,1
+CSV
+example=$work/topoplace.conf.example
+sed "s|^ThresholdTable=.*|ThresholdTable=$work/io-thresholds.csv|" \
+	"$abs_top_srcdir/etc/topoplace.conf.example" >"$example"
 out=$("$tp" config check "$example" 2>&1)
 tp_check_eq "example file is valid" 0 $?
 tp_check_eq "header counts the partitions" \
 	"# $example: valid, 2 partition overrides" "$(head -n 1 <<<"$out")"
 tp_check_eq "leaf partition places on whole leaves" \
-	"    DefaultPlacement=leaf  # this partition, line 50" \
+	"    DefaultPlacement=leaf  # this partition, line 53" \
 	"$(sed -n '/^PartitionName=leaf$/,/^$/p' <<<"$out" | grep DefaultPlacement=)"
 tp_check_eq "shared partition throttles with the preload library" \
-	"    ThrottleMode=preload  # this partition, line 53" \
+	"    ThrottleMode=preload  # this partition, line 56" \
 	"$(sed -n '/^PartitionName=shared$/,/^$/p' <<<"$out" | grep ThrottleMode=)"
 tp_check_eq "shared partition inherits the site-wide window bound" \
-	"    ThrottleMaxWindow=50ms  # site-wide, line 44" \
+	"    ThrottleMaxWindow=50ms  # site-wide, line 47" \
 	"$(sed -n '/^PartitionName=shared$/,/^$/p' <<<"$out" | grep ThrottleMaxWindow=)"
 tp_check_eq "unset keys show their default" \
 	"ProfileKeep=8  # line 20" "$(grep '^ProfileKeep=' <<<"$out")"
@@ -44,6 +53,15 @@ tp_check "TOPOPLACE_CONF names the file" \
 
 bad=$work/topoplace.conf
 printf '# site\nDefaultPlacement=leaf\nDecisionBudget=2 parsecs\n' >"$bad"
+printf 'DecisionBudget=2ms\nThresholdTable=%s\n' "$work/none.csv" >"$work/notable.conf"
+tp_expect_fail "a missing ThresholdTable: file, line, key and why" 1 \
+	"topoplace config: $work/notable.conf: line 2: ThresholdTable: $work/none.csv: cannot open: No such file or directory" \
+	"$tp" config check "$work/notable.conf"
+printf 'not a table\n' >"$work/bad.csv"
+printf 'PartitionName=io ThresholdTable=%s\n' "$work/bad.csv" >"$work/badtable.conf"
+tp_expect_fail "a bad partition ThresholdTable names the partition's line" 1 \
+	"topoplace config: $work/badtable.conf: line 1: ThresholdTable: $work/bad.csv: line 1: column 1: not a topoplace threshold table (first line must be '# topoplace-thresholds v1')" \
+	"$tp" config check "$work/badtable.conf"
 tp_expect_fail "bad duration: file, line, key" 1 \
 	"topoplace config: $bad: line 3: DecisionBudget '2 parsecs': unknown unit ' parsecs' (use us, ms or s)" \
 	"$tp" config check "$bad"

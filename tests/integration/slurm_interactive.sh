@@ -5,7 +5,9 @@
 #
 #   salloc --comm-profile: srun inside the allocation lays its ranks out as
 #       the mapping says (each task prints its rank and SLURMD_NODENAME);
-#       the job directory is the user's and goes with salloc;
+#       its files are in a directory of its own, <TmpFS>/topoplace.<jobid>.
+#       XXXXXX (mkdtemp: no other user can claim the name first), the
+#       user's, mode 0700, removed when srun ends;
 #       srun --rank-remap=off in it keeps Slurm's layout
 #   srun --comm-profile making its own allocation: Slurm's layout (no hook
 #       runs between the allocation and the step), the tasks get the
@@ -52,12 +54,14 @@ topoplace_lines() { grep -c 'topoplace' "$1"; }
 # shellcheck disable=SC2016 # expanded by the job's shell
 tp_as_user "$user" timeout 120 salloc -N4 -n16 -J cross --comm-profile=cross bash -c '
 	out=$1
-	srun bash -c "echo \$SLURM_PROCID \$SLURMD_NODENAME \$TOPOPLACE_RANKFILE" |
-		sort -n >"$out/ia.out"
+	srun bash -c "echo \$SLURM_PROCID \$SLURMD_NODENAME \$TOPOPLACE_RANKFILE
+		if [ \$SLURM_PROCID = 0 ]; then
+			cp \"\$SLURM_HOSTFILE\" \"$out/ia.hostfile\"
+			stat -c \"%U %a\" \"\$(dirname \"\$TOPOPLACE_RANKFILE\")\" >\"$out/ia.stat\"
+		fi" | sort -n >"$out/ia.out"
 	dir=$(dirname "$(awk "NR == 1 { print \$3 }" "$out/ia.out")")
-	cp "$dir/hostfile" "$out/ia.hostfile"
-	stat -c "%U %a" "$dir" >"$out/ia.stat"
 	echo "$dir" >"$out/ia.dir"
+	[ -e "$dir" ] || echo gone >"$out/ia.gone"
 	srun --rank-remap=off -n4 bash -c "echo \$SLURM_PROCID \$SLURMD_NODENAME \${SLURM_HOSTFILE:-none}" |
 		sort -n >"$out/ia-off.out"
 ' _ "$out" >"$out/ia.stdout" 2>"$out/ia.err"
@@ -70,13 +74,13 @@ tp_check_eq "each rank ran on the node the mapping chose" \
 tp_check "the mapping is not Slurm's block layout: r and r+8 share a node" \
 	pairs_together "$out/ia.out"
 dir=$(cat "$out/ia.dir")
-tp_check "the tasks saw TOPOPLACE_RANKFILE in <TmpFS>/topoplace.<jobid>" \
-	bash -c '[[ $1 =~ ^/run/topoplace-bed/jobs/topoplace\.[0-9]+$ ]] && awk -v f="$1/rankfile" "\$3 != f { exit 1 }" "$2"' \
+tp_check "the tasks saw TOPOPLACE_RANKFILE in <TmpFS>/topoplace.<jobid>.XXXXXX" \
+	bash -c '[[ $1 =~ ^/run/topoplace-bed/jobs/topoplace\.[0-9]+\.[A-Za-z0-9]{6}$ ]] && awk -v f="$1/rankfile" "\$3 != f { exit 1 }" "$2"' \
 	_ "$dir" "$out/ia.out"
-tp_check_eq "the job directory is the user's, mode 700" "$user 700" \
+tp_check_eq "the directory is the user's, mode 700" "$user 700" \
 	"$(cat "$out/ia.stat")"
-tp_check "salloc removes the job directory when it ends" \
-	bash -c '[ ! -e "$1" ]' _ "$dir"
+tp_check_eq "srun removes it when its step ends (salloc still runs)" gone \
+	"$(cat "$out/ia.gone" 2>/dev/null)"
 tp_check_eq "no topoplace line on stderr when all is well" 0 \
 	"$(topoplace_lines "$out/ia.err")"
 tp_check_eq "srun --rank-remap=off in the allocation: 4 tasks, no hostfile" \
@@ -97,11 +101,11 @@ tp_check_eq "(and nothing else from topoplace)" 1 "$(topoplace_lines "$out/direc
 tp_check "its layout is Slurm's block layout (ranks 0-3 on one node)" \
 	bash -c '[ "$(awk "\$1 < 4 { print \$2 }" "$1" | sort -u | wc -l)" = 1 ]' _ "$out/direct.out"
 dir=$(awk 'NR == 1 { print $3 }' "$out/direct.out")
-tp_check "its tasks got TOPOPLACE_RANKFILE in the job directory" \
-	bash -c '[[ $1 =~ ^/run/topoplace-bed/jobs/topoplace\.[0-9]+/rankfile$ ]]' _ "$dir"
+tp_check "its tasks got TOPOPLACE_RANKFILE in srun's own directory" \
+	bash -c '[[ $1 =~ ^/run/topoplace-bed/jobs/topoplace\.[0-9]+\.[A-Za-z0-9]{6}/rankfile$ ]]' _ "$dir"
 tp_check_eq "the rankfile maps the 16 ranks" 16 \
 	"$(grep -c '^rank [0-9]*=n' "$out/direct.rankfile")"
-tp_check "srun removes the job directory when it ends" \
+tp_check "srun removes its directory when it ends" \
 	bash -c '[ ! -e "$(dirname "$1")" ]' _ "$dir"
 
 # --- sbatch --comm-profile: srun in the script keeps the batch mapping ---

@@ -64,6 +64,15 @@ wait_state "$c" RUNNING 20
 tp_check "a 12-node job runs, on the other three leaves only" \
 	bash -c '! grep -qw -- "$1" <<<"$2" && [ $(wc -w <<<"$2") = 3 ]' _ "$la" "$(leaves_of_job "$c")"
 scancel "$c"
+# A whole-leaf job of 13 nodes needs all 4 leaves: it waits, and says why.
+# (Tested first: behind another pending job in an overlapping partition
+# Slurm's main scheduler would not test it at all.)
+wl=$(sbatch --parsable -N 13 --placement=leaf -o /dev/null --wrap true)
+tp_check "a 13-node leaf job waits and says why in its SystemComment" wait_for 20 \
+	bash -c "scontrol show job $wl | grep -q 'SystemComment=topoplace: placement=leaf class=quiet waits: .*leaf policy needs 13 hosts'"
+tp_check_eq "(it is pending)" PENDING "$(squeue -h -j "$wl" -o %T)"
+scancel "$wl"
+tp_wait_job "$wl" 30 >/dev/null
 # 13 nodes exist outside A's 3; one of them is A's held leftover, and
 # cons_tres alone would also share A's nodes core by core.
 b=$(sbatch --parsable -N 13 -o /dev/null --wrap 'hostname')

@@ -5,6 +5,13 @@
 # libtopoplace_profiler.so, leaves a verified profile in tpalice's namespace
 # of the store, signed by tpalice; tpbob can neither use it nor overwrite
 # it; and the next job under that name is placed and remapped from it.
+#
+# The profiler is the one the build made and `make install` ships
+# (profiles/.libs/libtopoplace_profiler.so: no RPATH, it needs only libmpi
+# and libmunge), preloaded from where it was built: TOPOPLACE_LIBDIR is a
+# search path, so it names profiles/.libs and throttle/.libs directly.  The
+# test users must be able to read the build tree (tp_as_user checks it:
+# a clone under a private home cannot run this test).
 set -u
 
 if [ "${1:-}" != --inside ]; then
@@ -15,26 +22,21 @@ if [ "${1:-}" != --inside ]; then
 	S=$abs_top_srcdir
 	MPICC=$(command -v mpicc.openmpi || command -v mpicc) ||
 		tp_skip "mpicc not installed (libopenmpi-dev)"
-	# Scratch outside the build tree, readable by the test users.
+	[ -f "$abs_top_builddir/profiles/.libs/libtopoplace_profiler.so" ] ||
+		tp_skip "the build has no profiler library (configure found no MPI)"
+	# Scratch outside the build tree, readable by the test users: the MPI
+	# test program only.
 	work=$(mktemp -d /tmp/tp-slurm-record.XXXXXX) || exit 1
-	mkdir -p "$work/lib" && chmod 755 "$work" "$work/lib"
-	"$MPICC" -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden \
-		-I"$abs_top_builddir" -I"$S/placement" -I"$S/profiles" \
-		"$S/profiles/profiler.c" "$S/profiles/profiler_io.c" \
-		"$S/profiles/profiler_fortran.c" "$S/profiles/profile.c" \
-		"$S/profiles/sha256.c" "$S/profiles/store.c" "$S/profiles/munge_auth.c" \
-		"$S/placement/tp_error.c" "$S/placement/tp_log.c" "$S/placement/tp_file.c" \
-		-lmunge -ldl -lpthread -o "$work/lib/libtopoplace_profiler.so" ||
-		{ echo "not ok - the profiler builds"; echo "0 passed, 1 failed"; rm -rf "$work"; exit 1; }
+	chmod 755 "$work"
 	"$MPICC" -O2 "$S/tests/integration/mpi_patterns.c" -pthread \
 		-o "$work/mpi_patterns" ||
 		{ echo "not ok - mpi_patterns builds"; echo "0 passed, 1 failed"; rm -rf "$work"; exit 1; }
-	ln -sf "$abs_top_builddir/throttle/.libs/libtopoplace_pacing.so" "$work/lib/"
 	echo "required $abs_top_builddir/slurm-plugin/.libs/spank_topoplace.so" >"$work/plugstack.conf"
 	"$abs_top_builddir/tools/topoplace-fattree" --leaves 2 \
 		--hosts-per-leaf 4 --spines 2 --format slurm \
 		-o "$work/topology.conf" || exit 1
-	export TOPOPLACE_LIBDIR=$work/lib TP_RECORD_WORK=$work
+	export TOPOPLACE_LIBDIR=$abs_top_builddir/profiles/.libs:$abs_top_builddir/throttle/.libs
+	export TP_RECORD_WORK=$work
 	"$abs_top_srcdir/tests/lib/tp-bed" --topology "$work/topology.conf" \
 		--cpus 4 --select select/topoplace_cons_tres \
 		--task-plugin task/topoplace --conf "TmpFS=/run/topoplace-bed/jobs" \
@@ -67,12 +69,23 @@ printf 'FabricSource=topology\nProfileStore=%s\n' "$store" >"$etc/topoplace.conf
 scontrol reconfigure
 sleep 2
 
+profiler=$abs_top_builddir/profiles/.libs/libtopoplace_profiler.so
+tp_check "$alice can read the built profiler ($profiler)" \
+	tp_as_user "$alice" test -r "$profiler"
+
 # One node: the bed's slurmd all share this host's TmpFS, where mpi/pmix
 # makes one directory per step and node (two nodes would collide).
 mpienv='export OMPI_MCA_btl=self,vader OMPI_MCA_mpi_yield_when_idle=1'
+# Each task first says which profiler it has mapped, then execs the program
+# (LD_PRELOAD carries over).
+# shellcheck disable=SC2016 # expanded by the task's shell
+task='grep -o "/[^ ]*libtopoplace_profiler[^ ]*" /proc/$$/maps | sort -u >"$1/rec-maps.$SLURM_PROCID"; exec "$2" ring'
 j=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J ring --comm-record \
-	-o "$out/rec-%j.out" --wrap "$mpienv; srun $work/mpi_patterns ring")
+	-o "$out/rec-%j.out" --wrap "$mpienv; srun bash -c '$task' _ $out $work/mpi_patterns")
 tp_check_eq "the recorded job $j completes" COMPLETED "$(tp_wait_job "$j" 120)"
+tp_check_eq "each of its 4 tasks ran with the built profiler preloaded" \
+	"$(printf '%s\n' "$profiler" "$profiler" "$profiler" "$profiler")" \
+	"$(cat "$out"/rec-maps.[0-3] 2>/dev/null)"
 tp_check "the run left one profile in $alice/ring" \
 	bash -c '[ $(ls "$1"/*.tpp 2>/dev/null | wc -l) = 1 ]' _ "$store/$alice/ring"
 f=$(ls "$store/$alice/ring/"*.tpp 2>/dev/null | head -1)

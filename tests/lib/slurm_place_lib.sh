@@ -17,6 +17,7 @@
 #   leaves_disjoint "A.." "B.." true when both lists are non-empty and no
 #                              leaf is in both
 #   wait_state JOB STATE SECS  poll until JOB is in STATE; 1 on timeout
+#   wait_for SECS CMD...       poll until CMD succeeds; 1 on timeout
 #   reconfigure_and_wait PAT   scontrol reconfigure, wait for PAT in the log
 #   tp_slurm_profiles          the store; profiles hpcg (comm_sensitive),
 #                              ioheavy (io_heavy), quiet signed by $user
@@ -85,6 +86,16 @@ leaves_disjoint() {
 		grep -qw -- "$l" <<<"$2" && return 1
 	done
 	return 0
+}
+
+wait_for() { # SECS CMD...
+	local i secs=$1
+	shift
+	for ((i = 0; i < secs * 5; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	return 1
 }
 
 wait_state() { # JOB STATE SECS
