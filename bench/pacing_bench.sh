@@ -15,8 +15,10 @@
 #    a page-cached file (tmpfs when /dev/shm exists).
 # 2. Accuracy of the enforced window: for several windows, requests back to
 #    back; the mean and smallest gap between request returns, the total
-#    against (n - 1) x window, and the smallest "previous call to this
-#    return" (an upper bound of a start-to-start interval; >= 1 always).
+#    against (n - 1) x window, the smallest "previous call to this return"
+#    (an upper bound of a start-to-start interval; >= 1 always), and the
+#    mean and smallest start-to-start interval the library itself recorded
+#    (TOPOPLACE_IO_PACING_STATS; the smallest >= 1 always).
 # Prints figures only; never passes or fails on time.
 set -u
 build=${1:-.}
@@ -66,13 +68,19 @@ echo "  really paces and is no overhead figure."
 
 echo
 echo "== accuracy of the enforced window (4 KiB pwrite back to back)"
-printf "%-10s %8s %13s %12s %11s %14s\n" "window" "requests" "mean gap/win" "min gap/win" "total/pred" "min outer/win"
+printf "%-10s %8s %13s %12s %11s %14s %15s %14s\n" "window" "requests" "mean gap/win" "min gap/win" "total/pred" "min outer/win" "mean start/win" "min start/win"
 for win in 100 500 1000 2000 5000 10000; do
 	n=$((win >= 5000 ? 60 : 200))
-	out=$(env LD_PRELOAD="$lib" TOPOPLACE_IO_WINDOW_US=$win "$writer" seq "$tmp/a" $n 4096)
+	rm -f "$tmp/stats"
+	out=$(env LD_PRELOAD="$lib" TOPOPLACE_IO_WINDOW_US=$win \
+		TOPOPLACE_IO_PACING_STATS="$tmp/stats" "$writer" seq "$tmp/a" $n 4096)
+	# The library's own start-to-start intervals (ns), in time order.
+	starts=$(awk '$1 == "start" { sub("ns=", "", $4); print $4 }' "$tmp/stats" | sort -n |
+		awk 'NR > 1 { d = $1 - t; s += d; if (m == "" || d < m) m = d } { t = $1 }
+			END { if (NR > 1) printf "%.1f %.1f", s / (NR - 1), m; else print "0 0" }')
 	awk -v w="$win" -v n="$n" -v mean="$(field mean_end_gap_us "$out")" \
 		-v min="$(field min_end_gap_us "$out")" -v tot="$(field total_us "$out")" \
-		-v outer="$(field min_outer_us "$out")" 'BEGIN {
-		printf "%-10s %8d %13.4f %12.4f %11.4f %14.4f\n", w " us", n, mean / w, min / w, tot / ((n - 1) * w), outer / w
+		-v outer="$(field min_outer_us "$out")" -v smean="${starts% *}" -v smin="${starts#* }" 'BEGIN {
+		printf "%-10s %8d %13.4f %12.4f %11.4f %14.4f %15.4f %14.4f\n", w " us", n, mean / w, min / w, tot / ((n - 1) * w), outer / w, smean / 1000 / w, smin / 1000 / w
 	}'
 done

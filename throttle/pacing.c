@@ -7,19 +7,28 @@
  * their 64-bit and v2 forms; also read, pread, readv, preadv with
  * TOPOPLACE_IO_PACE_READS=1) starts no earlier than the window after the
  * start of this process's previous request: the process is the client.
- * Nothing else changes: the real call gets the same arguments, its result
- * and errno are the caller's.  With the window unset or 0 every call goes
- * straight through after one relaxed load.
+ * A request's start is the moment the library releases it to the real
+ * call (a clock read just before it).  Nothing else changes: the real call
+ * gets the same arguments, its result and errno are the caller's.  With
+ * the window unset or 0 (and no statistics) every call goes straight
+ * through after one relaxed load.
  *
  * Sleeps wake late; to keep intervals close to the window (the job pays
  * for every microsecond over it) the library learns how late and spins
  * the remainder of each wait on the clock (TOPOPLACE_IO_SPIN=0: sleep
  * only).
  *
- * Thread safety without a lock: the earliest allowed start of the next
- * request (next_start_ns) is claimed by compare-and-swap, so concurrent
- * threads get starts at least a window apart; after sleeping, a request
- * that woke late pushes next_start_ns to its real start + window.
+ * Thread safety without a lock, in two steps.  Scheduling: the earliest
+ * allowed start of the next request (next_start_ns) is claimed by
+ * compare-and-swap, so concurrent threads queue for slots a window apart
+ * and each sleeps once.  Release: a thread can lose the CPU between its
+ * slot and its call (a loaded machine), and a later slot's thread may then
+ * go first; so the start itself is published by compare-and-swap on
+ * last_start_ns, and only when it is at least the window after the
+ * previous published start (else the thread waits again).  Published
+ * starts are therefore never closer than the window, whatever the
+ * scheduling; a request that started late pushes next_start_ns to its
+ * real start + window.
  *
  * Which descriptors are regular files: fstat() once per descriptor, cached
  * for descriptors below FD_CACHE.  Descriptor numbers are reused, so the
@@ -28,6 +37,15 @@
  * misclassified until it is closed again, which can only pace or not pace a
  * request, never change its result.  stdio writes (fwrite) reach the kernel
  * through glibc's internal write and are not paced.
+ *
+ * Statistics (TOPOPLACE_IO_PACING_STATS=PATH, for tests and debugging):
+ * counters of the calls seen, the requests the window applied to, those
+ * held back and for how long, and a table of the first MAX_STARTS request
+ * starts (time, thread), appended to PATH when the process exits (see
+ * stats_dump).  Recording uses only atomics, clock_gettime and gettid, so
+ * a wrapper called from a signal handler stays async-signal-safe; with
+ * statistics off the wrappers' fast path is unchanged (the same one load
+ * decides both).
  */
 #include "tp_config.h"
 
@@ -37,12 +55,15 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -53,17 +74,41 @@
 #define FD_CACHE      4096
 #define MAX_WINDOW_US 3600000000LL
 #define MAX_EARLY_NS  500000LL
+#define MAX_STARTS    16384 /* request starts recorded with statistics on */
 
 enum { KIND_UNKNOWN = 0, KIND_REGULAR, KIND_OTHER };
 
+/* What a recorded start was: a POSIX or an MPI-IO request. */
+enum { OP_WRITE = 0, OP_READ, OP_MPI_WRITE, OP_MPI_READ };
+
 /* Process-wide state: one client per process. */
+static atomic_int active;      /* window or statistics on: wrappers' gate */
 static atomic_llong window_ns; /* 0: pass through */
 static atomic_int pace_reads;
 static atomic_llong next_start_ns; /* earliest start of the next request */
+static atomic_llong last_start_ns; /* the latest published start */
 static _Atomic unsigned char fd_kind[FD_CACHE];
 static _Thread_local int in_mpi_io; /* inside an MPI-IO call we paced */
+static _Thread_local int my_tid;    /* gettid(), with statistics on */
 static atomic_int spin;             /* aim sleeps early and spin the rest */
 static atomic_llong wake_late_ns;   /* average lateness of a wake-up */
+
+/* Statistics (TOPOPLACE_IO_PACING_STATS): off unless the path is set. */
+static atomic_int stats_on;
+static char stats_path[PATH_MAX];
+static atomic_ullong st_calls;    /* POSIX read/write calls seen */
+static atomic_ullong st_mpi;      /* MPI-IO requests seen */
+static atomic_ullong st_nested;   /* POSIX calls inside MPI-IO: exempt */
+static atomic_ullong st_requests; /* requests the window applied to */
+static atomic_ullong st_paced;    /* ... of them held back */
+static atomic_ullong st_delay_ns; /* total time held back */
+static atomic_uint st_slots;      /* start table entries claimed */
+static struct {
+	long long ns, waited_ns;
+	int tid;
+	unsigned char op;
+	_Atomic unsigned char done; /* set last: the entry is complete */
+} st_start[MAX_STARTS];
 
 /* The real functions, found with dlsym(RTLD_NEXT). */
 static ssize_t (*real_write)(int, const void *, size_t);
@@ -193,6 +238,59 @@ static long long parse_window_us(const char *text)
 	return us;
 }
 
+/* Forget the parent's counters and starts in a forked child: each process
+ * reports its own requests. */
+static void stats_after_fork(void)
+{
+	unsigned n = atomic_load(&st_slots);
+
+	my_tid = 0; /* this thread's id is new */
+	for (unsigned i = 0; i < n && i < MAX_STARTS; i++)
+		atomic_store(&st_start[i].done, 0);
+	atomic_store(&st_slots, 0);
+	atomic_store(&st_calls, 0);
+	atomic_store(&st_mpi, 0);
+	atomic_store(&st_nested, 0);
+	atomic_store(&st_requests, 0);
+	atomic_store(&st_paced, 0);
+	atomic_store(&st_delay_ns, 0);
+}
+
+/* TOPOPLACE_IO_PACING_STATS=PATH: statistics on, written to PATH at exit
+ * (a relative PATH is taken from the directory at start-up, not at exit).
+ * A path that does not fit leaves them off, with one line on stderr. */
+static void stats_init(void)
+{
+	const char *path = getenv("TOPOPLACE_IO_PACING_STATS");
+	size_t len, dir = 0;
+
+	if (!path || !*path)
+		return;
+	len = strlen(path);
+	if (path[0] != '/') {
+		if (!getcwd(stats_path, sizeof(stats_path))) {
+			stats_path[0] = 0;
+			dir = sizeof(stats_path); /* too long */
+		} else {
+			dir = strlen(stats_path) + 1;
+		}
+	}
+	if (dir + len >= sizeof(stats_path)) {
+		say("libtopoplace_pacing: TOPOPLACE_IO_PACING_STATS path too "
+		    "long: statistics off\n");
+		return;
+	}
+	if (dir)
+		stats_path[dir - 1] = '/';
+	memcpy(stats_path + dir, path, len + 1);
+	if (pthread_atfork(NULL, NULL, stats_after_fork) != 0) {
+		say("libtopoplace_pacing: pthread_atfork failed: statistics "
+		    "off\n");
+		return;
+	}
+	atomic_store(&stats_on, 1);
+}
+
 __attribute__((constructor)) static void pacing_init(void)
 {
 	const char *reads = getenv("TOPOPLACE_IO_PACE_READS");
@@ -222,8 +320,12 @@ __attribute__((constructor)) static void pacing_init(void)
 	atomic_store(&pace_reads, reads && !strcmp(reads, "1"));
 	atomic_store(&spin, !(spinning && !strcmp(spinning, "0")));
 	atomic_store(&next_start_ns, LLONG_MIN / 2);
+	atomic_store(&last_start_ns, LLONG_MIN / 2);
 	atomic_store(&window_ns,
 	             parse_window_us(getenv("TOPOPLACE_IO_WINDOW_US")) * 1000);
+	stats_init();
+	atomic_store(&active,
+	             atomic_load(&window_ns) != 0 || atomic_load(&stats_on));
 }
 
 static int is_regular(int fd)
@@ -254,7 +356,7 @@ static void forget_fd(int fd)
 		                      memory_order_relaxed);
 }
 
-/* Wait until this request may start; claim the slot after it.
+/* Wait until the monotonic clock reads `until` (now: a recent reading).
  *
  * A sleep wakes late (timer slack, scheduling: ~50-150 us on a VM), which
  * would make every interval longer than the window and the job pay for it.
@@ -262,28 +364,23 @@ static void forget_fd(int fd)
  * wake_late_ns, at most MAX_EARLY_NS) and the rest is spun on the clock:
  * only the jitter of the wake-up is spent spinning.  TOPOPLACE_IO_SPIN=0
  * turns this off (plain sleep). */
-static void pace_now(long long w)
+static void wait_until(long long until, long long now)
 {
-	long long now = now_ns(), prev, start, actual, early, aim;
+	int spinning = atomic_load_explicit(&spin, memory_order_relaxed);
+	long long early, aim;
 	struct timespec ts;
 
-	prev = atomic_load(&next_start_ns);
-	do
-		start = prev > now ? prev : now;
-	while (!atomic_compare_exchange_weak(&next_start_ns, &prev, start + w));
-	if (start <= now)
-		return;
-	early = atomic_load_explicit(&spin, memory_order_relaxed)
+	early = spinning
 	            ? atomic_load_explicit(&wake_late_ns, memory_order_relaxed)
 	            : 0;
-	aim = start - early;
+	aim = until - early;
 	if (aim > now) {
 		ts.tv_sec = (time_t)(aim / 1000000000LL);
 		ts.tv_nsec = (long)(aim % 1000000000LL);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
 		                       NULL) == EINTR)
 			;
-		if (atomic_load_explicit(&spin, memory_order_relaxed)) {
+		if (spinning) {
 			long long late = now_ns() - aim, avg;
 
 			/* Average of the lateness, 1/8 weight per wake-up;
@@ -299,51 +396,116 @@ static void pace_now(long long w)
 			                      memory_order_relaxed);
 		}
 	}
-	while ((actual = now_ns()) < start)
+	while (now_ns() < until)
 		cpu_relax();
-	/* Woke late: the next start counts from the real one. */
-	prev = atomic_load(&next_start_ns);
-	while (prev < actual + w &&
-	       !atomic_compare_exchange_weak(&next_start_ns, &prev, actual + w))
-		;
 }
 
-/* The paced path, kept out of line so the wrappers' fast path (window
- * off) saves no registers and stays a load, a branch and a tail call. */
-__attribute__((noinline, cold)) static void pace_slow(int fd, int is_read,
-                                                      long long w)
+/* Statistics of one request the window applied to, started at `start`
+ * after arriving at `arrive`.  Atomics only: async-signal-safe. */
+__attribute__((noinline, cold)) static void
+stats_request(int op, long long arrive, long long start)
 {
+	unsigned slot;
+
+	atomic_fetch_add_explicit(&st_requests, 1, memory_order_relaxed);
+	if (start > arrive) {
+		atomic_fetch_add_explicit(&st_paced, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&st_delay_ns,
+		                          (unsigned long long)(start - arrive),
+		                          memory_order_relaxed);
+	}
+	slot = atomic_fetch_add_explicit(&st_slots, 1, memory_order_relaxed);
+	if (slot >= MAX_STARTS)
+		return; /* counted, not recorded */
+	st_start[slot].ns = start;
+	st_start[slot].waited_ns = start - arrive;
+	if (!my_tid)
+		my_tid = (int)syscall(SYS_gettid);
+	st_start[slot].tid = my_tid;
+	st_start[slot].op = (unsigned char)op;
+	atomic_store_explicit(&st_start[slot].done, 1, memory_order_release);
+}
+
+/* Wait until this request may start (its slot, claimed in next_start_ns),
+ * then publish its start in last_start_ns, never less than the window
+ * after the previous published start (see the comment at the top). */
+static void pace_now(long long w, int op)
+{
+	long long arrive = now_ns(), now = arrive, prev, slot, last;
+
+	prev = atomic_load(&next_start_ns);
+	do
+		slot = prev > arrive ? prev : arrive;
+	while (!atomic_compare_exchange_weak(&next_start_ns, &prev, slot + w));
+	if (slot > arrive) {
+		wait_until(slot, arrive);
+		now = now_ns();
+	}
+	last = atomic_load(&last_start_ns);
+	for (;;) {
+		if (now - last < w) {
+			/* Another thread started late, after our slot. */
+			wait_until(last + w, now);
+			now = now_ns();
+			continue;
+		}
+		/* On failure last is reloaded: check against it again. */
+		if (atomic_compare_exchange_weak(&last_start_ns, &last, now))
+			break;
+	}
+	/* Started late: the next slot counts from the real start. */
+	prev = atomic_load(&next_start_ns);
+	while (prev < now + w &&
+	       !atomic_compare_exchange_weak(&next_start_ns, &prev, now + w))
+		;
+	if (__builtin_expect(
+	        atomic_load_explicit(&stats_on, memory_order_relaxed), 0))
+		stats_request(op, arrive, now);
+}
+
+/* The slow path, kept out of line so the wrappers' fast path (window and
+ * statistics off) saves no registers and stays a load, a branch and a
+ * tail call. */
+__attribute__((noinline, cold)) static void pace_slow(int fd, int is_read)
+{
+	long long w = atomic_load_explicit(&window_ns, memory_order_relaxed);
+	int stats = atomic_load_explicit(&stats_on, memory_order_relaxed);
 	int saved;
 
-	if (in_mpi_io)
+	if (stats)
+		atomic_fetch_add_explicit(in_mpi_io ? &st_nested : &st_calls, 1,
+		                          memory_order_relaxed);
+	if (in_mpi_io || !w)
 		return;
 	if (is_read && !atomic_load_explicit(&pace_reads, memory_order_relaxed))
 		return;
 	saved = errno;
 	if (is_regular(fd))
-		pace_now(w);
+		pace_now(w, is_read ? OP_READ : OP_WRITE);
 	errno = saved;
 }
 
 /* The wrappers' common entry: cheap when off, errno untouched. */
 static inline void pace(int fd, int is_read)
 {
-	long long w = atomic_load_explicit(&window_ns, memory_order_relaxed);
-
-	if (__builtin_expect(w != 0, 0))
-		pace_slow(fd, is_read, w);
+	if (__builtin_expect(
+	        atomic_load_explicit(&active, memory_order_relaxed) != 0, 0))
+		pace_slow(fd, is_read);
 }
 
 void tp_pacing_mpi_enter(int is_read)
 {
-	long long w = atomic_load_explicit(&window_ns, memory_order_relaxed);
-
-	if (w && !in_mpi_io &&
-	    (!is_read ||
-	     atomic_load_explicit(&pace_reads, memory_order_relaxed))) {
+	if (atomic_load_explicit(&active, memory_order_relaxed) && !in_mpi_io) {
+		long long w =
+		    atomic_load_explicit(&window_ns, memory_order_relaxed);
 		int saved = errno;
 
-		pace_now(w);
+		if (atomic_load_explicit(&stats_on, memory_order_relaxed))
+			atomic_fetch_add_explicit(&st_mpi, 1,
+			                          memory_order_relaxed);
+		if (w && (!is_read || atomic_load_explicit(
+		                          &pace_reads, memory_order_relaxed)))
+			pace_now(w, is_read ? OP_MPI_READ : OP_MPI_WRITE);
 		errno = saved;
 	}
 	in_mpi_io++;
@@ -353,6 +515,156 @@ void tp_pacing_mpi_leave(void)
 {
 	if (in_mpi_io > 0)
 		in_mpi_io--;
+}
+
+/* Text output for stats_dump: no stdio, no allocation. */
+struct outbuf {
+	int fd, failed;
+	size_t len;
+	char text[4096];
+};
+
+static void out_flush(struct outbuf *o)
+{
+	ssize_t (*w)(int, const void *, size_t) = REAL(write);
+	size_t done = 0;
+
+	while (!o->failed && done < o->len) {
+		ssize_t n = w ? w(o->fd, o->text + done, o->len - done) : -1;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			o->failed = 1;
+		else
+			done += (size_t)n;
+	}
+	o->len = 0;
+}
+
+/* TEXT, at most MAX bytes of it; with WORD, blanks become _ (one word per
+ * value, e.g. a program name). */
+static void out_str(struct outbuf *o, const char *text, size_t max, int word)
+{
+	for (; *text && max > 0; text++, max--) {
+		if (o->len == sizeof(o->text))
+			out_flush(o);
+		o->text[o->len++] =
+		    word && (*text == ' ' || *text == '\t' || *text == '\n')
+		        ? '_'
+		        : *text;
+	}
+}
+
+static void out_num(struct outbuf *o, const char *key, long long value)
+{
+	char digits[24], *p = digits + sizeof(digits);
+	unsigned long long v = value < 0 ? 0ULL - (unsigned long long)value
+	                                 : (unsigned long long)value;
+
+	*--p = 0;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	if (value < 0)
+		*--p = '-';
+	out_str(o, key, 64, 0);
+	out_str(o, p, 64, 0);
+}
+
+/* End a line.  Lines are shorter than 1024 bytes (a program name is cut
+ * at 100), so they go out whole and records appended by several processes
+ * interleave by lines at worst. */
+static void out_line(struct outbuf *o)
+{
+	out_str(o, "\n", 1, 0);
+	if (o->len > sizeof(o->text) - 1024)
+		out_flush(o);
+}
+
+/*
+ * At exit (exit(3), return from main; not _exit, a fatal signal or exec),
+ * with statistics on: append to the statistics file one summary line
+ *
+ *   pacing pid=P prog=NAME window_us=W pace_reads=0|1 calls=N mpi_calls=N
+ *          nested=N requests=N paced=N delay_us=N recorded=N unrecorded=N
+ *
+ * (calls: POSIX read/write calls seen; mpi_calls: MPI-IO requests seen;
+ * nested: POSIX calls made inside an MPI-IO request, exempt; requests: the
+ * requests the window applied to; paced: those held back; delay_us: the
+ * time they were held back in total; recorded: start lines that follow;
+ * unrecorded: requests beyond the table or still in flight) and one line
+ * per recorded request start, in no particular order:
+ *
+ *   start pid=P tid=T ns=CLOCK_MONOTONIC op=write|read|mpi_write|mpi_read
+ *         waited_ns=N
+ *
+ * Failing to write it costs one line on stderr, never the exit status;
+ * errno is kept.
+ */
+__attribute__((destructor)) static void stats_dump(void)
+{
+	static const char *const op_name[] = {"write", "read", "mpi_write",
+	                                      "mpi_read"};
+	static struct outbuf o; /* static: the stack may be small */
+	unsigned n, recorded = 0;
+	int saved = errno, (*c)(int) = REAL(close);
+	long long pid = (long long)getpid();
+
+	if (!atomic_load(&stats_on))
+		return;
+	n = atomic_load(&st_slots);
+	if (n > MAX_STARTS)
+		n = MAX_STARTS;
+	for (unsigned i = 0; i < n; i++)
+		recorded += atomic_load_explicit(&st_start[i].done,
+		                                 memory_order_acquire);
+	o.failed = 0;
+	o.len = 0;
+	o.fd =
+	    open(stats_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (o.fd < 0) {
+		say("libtopoplace_pacing: cannot open the "
+		    "TOPOPLACE_IO_PACING_STATS file: no statistics\n");
+		errno = saved;
+		return;
+	}
+	out_num(&o, "pacing pid=", pid);
+	out_str(&o, " prog=", 64, 0);
+	out_str(&o, program_invocation_short_name, 100, 1);
+	out_num(&o, " window_us=", atomic_load(&window_ns) / 1000);
+	out_num(&o, " pace_reads=", atomic_load(&pace_reads));
+	out_num(&o, " calls=", (long long)atomic_load(&st_calls));
+	out_num(&o, " mpi_calls=", (long long)atomic_load(&st_mpi));
+	out_num(&o, " nested=", (long long)atomic_load(&st_nested));
+	out_num(&o, " requests=", (long long)atomic_load(&st_requests));
+	out_num(&o, " paced=", (long long)atomic_load(&st_paced));
+	out_num(&o,
+	        " delay_us=", (long long)(atomic_load(&st_delay_ns) / 1000));
+	out_num(&o, " recorded=", recorded);
+	out_num(&o, " unrecorded=",
+	        (long long)atomic_load(&st_requests) - recorded);
+	out_line(&o);
+	for (unsigned i = 0; i < n; i++) {
+		if (!atomic_load_explicit(&st_start[i].done,
+		                          memory_order_acquire))
+			continue;
+		out_num(&o, "start pid=", pid);
+		out_num(&o, " tid=", st_start[i].tid);
+		out_num(&o, " ns=", st_start[i].ns);
+		out_str(&o, " op=", 64, 0);
+		out_str(&o, op_name[st_start[i].op & 3], 64, 0);
+		out_num(&o, " waited_ns=", st_start[i].waited_ns);
+		out_line(&o);
+	}
+	out_flush(&o);
+	if (o.failed)
+		say("libtopoplace_pacing: cannot write the "
+		    "TOPOPLACE_IO_PACING_STATS file: statistics incomplete\n");
+	if (c)
+		c(o.fd);
+	forget_fd(o.fd);
+	errno = saved;
 }
 
 /* A missing real function (impossible with glibc) fails like the kernel

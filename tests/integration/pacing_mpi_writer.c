@@ -4,7 +4,10 @@
  * the smallest "previous call to this return" time over all ranks
  * (min_outer_us, an upper bound of the start-to-start interval that must
  * reach the window), the slowest rank's total time and the largest of the
- * ranks' median intervals between call returns.
+ * ranks' median intervals between call returns; then one line per rank
+ * with its process id and the CLOCK_MONOTONIC times (ns) just before its
+ * first and just after its last MPI_File_write_at, to match the pacing
+ * library's statistics (TOPOPLACE_IO_PACING_STATS) to the write loop.
  *
  *   mpirun -np P pacing_mpi_writer FILE COUNT BYTES
  */
@@ -12,6 +15,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -25,6 +38,7 @@ int main(int argc, char **argv)
 	int rank, size, count, bytes;
 	double t0, t1, prev_before = 0, prev_after = 0, min_outer = 1e30;
 	double total, all_min, all_total, median, max_median, *gaps;
+	long long mine[3], *all = NULL;
 	MPI_File fh;
 	char *buf;
 
@@ -49,6 +63,8 @@ int main(int argc, char **argv)
 	                  &fh) != MPI_SUCCESS)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	MPI_Barrier(MPI_COMM_WORLD);
+	mine[0] = (long long)getpid();
+	mine[1] = now_ns();
 	t0 = MPI_Wtime();
 	for (int i = 0; i < count; i++) {
 		MPI_Offset off = ((MPI_Offset)rank * count + i) * bytes;
@@ -66,6 +82,7 @@ int main(int argc, char **argv)
 		prev_after = after;
 	}
 	t1 = MPI_Wtime();
+	mine[2] = now_ns();
 	total = t1 - t0;
 	MPI_File_close(&fh);
 	qsort(gaps, (size_t)count - 1, sizeof(double), cmp_double);
@@ -76,11 +93,21 @@ int main(int argc, char **argv)
 	           MPI_COMM_WORLD);
 	MPI_Reduce(&total, &all_total, 1, MPI_DOUBLE, MPI_MAX, 0,
 	           MPI_COMM_WORLD);
-	if (rank == 0)
+	if (rank == 0 && !(all = calloc((size_t)size * 3, sizeof(*all))))
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_Gather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, 0,
+	           MPI_COMM_WORLD);
+	if (rank == 0) {
 		printf("ranks=%d requests=%d min_outer_us=%.1f total_us=%.1f "
 		       "max_median_gap_us=%.1f\n",
 		       size, count, all_min * 1e6, all_total * 1e6,
 		       max_median * 1e6);
+		for (int r = 0; r < size; r++)
+			printf("rank=%d pid=%lld loop_start_ns=%lld "
+			       "loop_end_ns=%lld\n",
+			       r, all[3 * r], all[3 * r + 1], all[3 * r + 2]);
+	}
+	free(all);
 	free(buf);
 	free(gaps);
 	MPI_Finalize();

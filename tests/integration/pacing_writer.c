@@ -2,9 +2,11 @@
  * pacing_writer.c: a small writer for the pacing library's tests and
  * benchmark.  It times each request from outside the library.
  *
- *   pacing_writer seq FILE COUNT BYTES [THREADS]
+ *   pacing_writer seq FILE COUNT BYTES [THREADS [lockstep]]
  *       COUNT pwrite()s of BYTES per thread, back to back, cycling over
- *       64 blocks per thread; prints
+ *       64 blocks per thread (with lockstep, all threads meet at a barrier
+ *       before each request: every round has one request from each thread,
+ *       so their requests interleave whatever the scheduling); prints
  *       requests, total_us, min_end_gap_us (smallest time between the
  *       returns of two consecutive requests), min_outer_us (smallest time
  *       from one request's call to the next one's return: a request start
@@ -19,6 +21,13 @@
  *   pacing_writer ab FILE COUNT BYTES
  *       paired batches of pwrite() and raw syscall(SYS_pwrite64) in one
  *       process (see ab()); for the overhead benchmark.
+ *   pacing_writer signal FILE COUNT
+ *       COUNT pwrite()s of 4 KiB while an interval timer (SIGALRM every
+ *       3 ms) has its handler pwrite() too; prints main=COUNT and
+ *       handled=N, the handler's successful writes.
+ *   pacing_writer fork FILE
+ *       one write(), then fork(): the child makes 2 write()s and exits, the
+ *       parent waits for it and makes 1 more; prints parent=PID child=PID.
  *   pacing_writer errno FILE
  *       a fixed list of calls, each printed with its return value and
  *       errno, for comparing runs with and without the library.
@@ -28,11 +37,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +55,7 @@ struct job {
 	size_t bytes;
 	long index;
 	long long *before, *after;
+	pthread_barrier_t *lockstep; /* NULL: free running */
 };
 
 static long long now_ns(void)
@@ -66,6 +79,8 @@ static void *run(void *arg)
 		 * small and each write costs the same. */
 		off_t off = (off_t)((j->index * 64 + i % 64) * (long)j->bytes);
 
+		if (j->lockstep)
+			pthread_barrier_wait(j->lockstep);
 		j->before[i] = now_ns();
 		if (pwrite(j->fd, buf, j->bytes, off) != (ssize_t)j->bytes) {
 			perror("pwrite");
@@ -148,8 +163,10 @@ static int cmp_ll(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int seq(const char *path, long count, size_t bytes, long threads)
+static int seq(const char *path, long count, size_t bytes, long threads,
+               int lockstep)
 {
+	pthread_barrier_t barrier;
 	struct job *jobs = calloc((size_t)threads, sizeof(*jobs));
 	pthread_t *tids = calloc((size_t)threads, sizeof(*tids));
 	long long t0, t1, min_end = -1, min_outer = -1, max_call = 0, sum = 0;
@@ -159,18 +176,23 @@ static int seq(const char *path, long count, size_t bytes, long threads)
 	int fd, failed = 0;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || !jobs || !tids || !all_gaps) {
+	if (fd < 0 || !jobs || !tids || !all_gaps || threads < 1) {
 		perror(path);
 		return 1;
 	}
+	if (lockstep &&
+	    pthread_barrier_init(&barrier, NULL, (unsigned)threads) != 0) {
+		perror("pthread_barrier_init");
+		return 1;
+	}
 	for (long t = 0; t < threads; t++) {
-		jobs[t] =
-		    (struct job){fd,
-		                 count,
-		                 bytes,
-		                 t,
-		                 calloc((size_t)count, sizeof(long long)),
-		                 calloc((size_t)count, sizeof(long long))};
+		jobs[t] = (struct job){fd,
+		                       count,
+		                       bytes,
+		                       t,
+		                       calloc((size_t)count, sizeof(long long)),
+		                       calloc((size_t)count, sizeof(long long)),
+		                       lockstep ? &barrier : NULL};
 		if (!jobs[t].before || !jobs[t].after)
 			return 1;
 	}
@@ -220,7 +242,85 @@ static int seq(const char *path, long count, size_t bytes, long threads)
 	free(all_gaps);
 	free(jobs);
 	free(tids);
+	if (lockstep)
+		pthread_barrier_destroy(&barrier);
 	return failed;
+}
+
+/* Writes from a signal handler while the main program writes: the
+ * library's paths must be async-signal-safe (no lock, no allocation). */
+static int sig_fd;
+static volatile sig_atomic_t handled, sig_failed;
+
+static void on_alarm(int sig)
+{
+	static char block[4096];
+	int saved = errno;
+
+	(void)sig;
+	if (pwrite(sig_fd, block, sizeof(block), 4096 * 64) ==
+	    (ssize_t)sizeof(block))
+		handled++;
+	else
+		sig_failed = 1;
+	errno = saved;
+}
+
+static int sig_writes(const char *path, long count)
+{
+	struct itimerval every = {{0, 3000}, {0, 3000}}, off = {{0, 0}, {0, 0}};
+	struct sigaction sa;
+	char block[4096];
+
+	memset(block, 'm', sizeof(block));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sig_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (sig_fd < 0 || sigaction(SIGALRM, &sa, NULL) != 0 ||
+	    setitimer(ITIMER_REAL, &every, NULL) != 0) {
+		perror(path);
+		return 1;
+	}
+	for (long i = 0; i < count; i++)
+		if (pwrite(sig_fd, block, sizeof(block),
+		           (off_t)(i % 64) * 4096) != (ssize_t)sizeof(block)) {
+			perror("pwrite");
+			return 1;
+		}
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("main=%ld handled=%d\n", count, (int)handled);
+	close(sig_fd);
+	return sig_failed;
+}
+
+/* Statistics are per process: a forked child reports its own requests. */
+static int fork_writes(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600), status;
+	pid_t child;
+
+	if (fd < 0 || write(fd, "p", 1) != 1) {
+		perror(path);
+		return 1;
+	}
+	fflush(stdout);
+	child = fork();
+	if (child < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (child == 0)
+		exit(write(fd, "c", 1) != 1 || write(fd, "c", 1) != 1);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || write(fd, "p", 1) != 1) {
+		perror("child");
+		return 1;
+	}
+	printf("parent=%ld child=%ld\n", (long)getpid(), (long)child);
+	close(fd);
+	return 0;
 }
 
 #define SHOW(label, expr)                                                      \
@@ -311,13 +411,19 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "reuse"))
 		return reuse(argv[2], atol(argv[3]), 0) ||
 		       reuse(argv[2], atol(argv[3]), 1);
-	if (argc >= 5 && !strcmp(argv[1], "seq"))
+	if (argc >= 5 && argc <= 7 && !strcmp(argv[1], "seq"))
 		return seq(argv[2], atol(argv[3]), (size_t)atol(argv[4]),
-		           argc > 5 ? atol(argv[5]) : 1);
+		           argc > 5 ? atol(argv[5]) : 1,
+		           argc > 6 && !strcmp(argv[6], "lockstep"));
+	if (argc == 4 && !strcmp(argv[1], "signal"))
+		return sig_writes(argv[2], atol(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "fork"))
+		return fork_writes(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "errno"))
 		return errno_checks(argv[2]);
 	fprintf(stderr,
-	        "usage: pacing_writer seq FILE COUNT BYTES [THREADS] | "
-	        "errno FILE | reuse FILE COUNT | ab FILE COUNT BYTES\n");
+	        "usage: pacing_writer seq FILE COUNT BYTES [THREADS "
+	        "[lockstep]] | signal FILE COUNT | fork FILE | errno FILE | "
+	        "reuse FILE COUNT | ab FILE COUNT BYTES\n");
 	return 2;
 }
