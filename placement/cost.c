@@ -322,7 +322,7 @@ uint64_t tp_cost_hop_bytes(const tp_topo *topo, const tp_traffic *traffic,
 	return sum;
 }
 
-static int hop_class(const tp_topo *topo, uint32_t a, uint32_t b)
+unsigned tp_cost_hop_class(const tp_topo *topo, uint32_t a, uint32_t b)
 {
 	uint32_t la, lb;
 
@@ -391,7 +391,7 @@ tp_status tp_cost_evaluate(const tp_topo *topo, const tp_traffic *traffic,
 	for (size_t i = 0; i < traffic->count; i++) {
 		const tp_traffic_entry *e = &traffic->entries[i];
 		uint32_t a = rank_host[e->src], b = rank_host[e->dst];
-		int cls = hop_class(topo, a, b);
+		int cls = (int)tp_cost_hop_class(topo, a, b);
 
 		report->hop_bytes =
 		    sat_add(report->hop_bytes,

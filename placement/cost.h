@@ -55,6 +55,10 @@ enum {
 	TP_COST_CLASSES,
 };
 
+/* The hop class (TP_COST_ON_NODE ... TP_COST_OTHER_POD) between hosts @a
+ * and @b of @topo: one definition for the cost model and the reports. */
+unsigned tp_cost_hop_class(const tp_topo *topo, uint32_t a, uint32_t b);
+
 enum { TP_COST_SHORT = 0, TP_COST_EAGER, TP_COST_REND, TP_COST_PROTOCOLS };
 
 /* One protocol's row of the model for one locality. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "canvas.h"
+#include "chart.h"
 
 void tp_heatmap_free(tp_heatmap *map)
 {
@@ -243,7 +244,7 @@ tp_status tp_heatmap_draw(const char *path, uint32_t width, uint32_t height,
 {
 	double lo = INFINITY, hi = 0, side, pw;
 	uint32_t bin = 1;
-	const char *what;
+	const char *what, *mappings[4];
 	char title[512], label[256];
 	tp_canvas *cv;
 	tp_status rc;
@@ -252,14 +253,12 @@ tp_status tp_heatmap_draw(const char *path, uint32_t width, uint32_t height,
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "%s: heatmap: %u panels (1 to 4)", path,
 		                    count);
-	if (width < TP_REPORT_MIN_WIDTH || height < TP_REPORT_MIN_HEIGHT)
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "%s: image size %ux%u too small for a "
-		                    "readable chart (at least %ux%u)",
-		                    path, width, height, TP_REPORT_MIN_WIDTH,
-		                    TP_REPORT_MIN_HEIGHT);
+	if ((rc = tp_chart_check_size(path, width, height, err)) != TP_OK)
+		return rc;
 	for (uint32_t p = 0; p < count; p++) {
 		const tp_heatmap *m = panels[p].map;
+
+		mappings[p] = panels[p].mapping;
 
 		if (m->unit != panels[0].map->unit)
 			return tp_error_set(err, TP_ERR_INVALID,
@@ -280,20 +279,9 @@ tp_status tp_heatmap_draw(const char *path, uint32_t width, uint32_t height,
 	if (rc != TP_OK)
 		return rc;
 	what = tp_report_unit_name(panels[0].map->unit);
-	{
-		size_t n = (size_t)snprintf(title, sizeof(title),
-		                            "%s: bytes from %s (row) to %s "
-		                            "(column), ",
-		                            profile, what, what);
-
-		for (uint32_t p = 0; p < count && n < sizeof(title); p++)
-			n += (size_t)snprintf(title + n, sizeof(title) - n,
-			                      "%s%s", p ? " vs " : "",
-			                      panels[p].mapping);
-	}
-	tp_canvas_set_rgb(cv, ink);
-	tp_canvas_text_fit(cv, width / 2.0, 24, 15, width - 20.0,
-	                   TP_ALIGN_CENTER, title);
+	tp_chart_title(title, sizeof(title), mappings, count,
+	               "%s: bytes from %s (row) to %s (column), ", profile,
+	               what, what);
 	if (bin > 1)
 		snprintf(label, sizeof(label),
 		         "%ss ordered by leaf, then host, under each mapping; "
@@ -304,12 +292,9 @@ tp_status tp_heatmap_draw(const char *path, uint32_t width, uint32_t height,
 		         "%ss ordered by leaf, then host, under each mapping; "
 		         "one cell per pair; grey lines: leaf boundaries",
 		         what);
-	tp_canvas_text_fit(cv, width / 2.0, 44, 11, width - 20.0,
-	                   TP_ALIGN_CENTER, label);
-	tp_canvas_text_fit(cv, width / 2.0, 60, 11, width - 20.0,
-	                   TP_ALIGN_CENTER,
-	                   "one logarithmic colour scale for all panels; "
-	                   "white: no traffic");
+	tp_chart_heading(cv, title, label,
+	                 "one logarithmic colour scale for all panels; "
+	                 "white: no traffic");
 
 	side = plot_side(width, height, count);
 	pw = (width - SCALE_WIDTH) / count;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "canvas.h"
+#include "chart.h"
 
 const char *tp_report_unit_name(tp_report_unit unit)
 {
@@ -23,22 +24,6 @@ const char *tp_hops_class_name(unsigned hop_class)
 	    "on-node", "same leaf", "same pod", "across pods"};
 
 	return hop_class < TP_COST_CLASSES ? names[hop_class] : "?";
-}
-
-/* The hierarchy's classes, as cost.c counts them. */
-static unsigned hop_class(const tp_topo *topo, uint32_t a, uint32_t b)
-{
-	uint32_t la, lb;
-
-	if (a == b)
-		return TP_COST_ON_NODE;
-	la = tp_topo_host_leaf(topo, a);
-	lb = tp_topo_host_leaf(topo, b);
-	if (la == lb)
-		return TP_COST_SAME_LEAF;
-	if (tp_topo_leaf_pod(topo, la) == tp_topo_leaf_pod(topo, lb))
-		return TP_COST_SAME_POD;
-	return TP_COST_OTHER_POD;
 }
 
 void tp_hops_bars_free(tp_hops_bars *bars)
@@ -103,7 +88,7 @@ tp_status tp_hops_compute(const tp_topo *topo, const tp_traffic *traffic,
 		uint32_t item = unit == TP_REPORT_NODES ? pos[a] : e->src;
 		uint64_t *cell = &bars->bytes[(size_t)(item / bars->per_bar) *
 		                                  TP_COST_CLASSES +
-		                              hop_class(topo, a, b)];
+		                              tp_cost_hop_class(topo, a, b)];
 
 		*cell = *cell > UINT64_MAX - e->bytes ? UINT64_MAX
 		                                      : *cell + e->bytes;
@@ -254,7 +239,7 @@ tp_status tp_hops_draw(const char *path, uint32_t width, uint32_t height,
 	tp_canvas *cv;
 	tp_status rc;
 	double ymax = 0, unit, step, top = 104, bottom, legend_w = 0, x;
-	const char *unit_name, *what;
+	const char *unit_name, *what, *mappings[4];
 	char title[512], label[128];
 	uint32_t per_bar = 1;
 
@@ -262,13 +247,10 @@ tp_status tp_hops_draw(const char *path, uint32_t width, uint32_t height,
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "%s: hop histogram: %u panels (1 to 4)",
 		                    path, count);
-	if (width < TP_REPORT_MIN_WIDTH || height < TP_REPORT_MIN_HEIGHT)
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "%s: image size %ux%u too small for a "
-		                    "readable chart (at least %ux%u)",
-		                    path, width, height, TP_REPORT_MIN_WIDTH,
-		                    TP_REPORT_MIN_HEIGHT);
+	if ((rc = tp_chart_check_size(path, width, height, err)) != TP_OK)
+		return rc;
 	for (uint32_t p = 0; p < count; p++) {
+		mappings[p] = panels[p].mapping;
 		if (panels[p].bars->unit != panels[0].bars->unit)
 			return tp_error_set(
 			    err, TP_ERR_INVALID,
@@ -292,19 +274,8 @@ tp_status tp_hops_draw(const char *path, uint32_t width, uint32_t height,
 	bottom = height - (panels[0].bars->unit == TP_REPORT_NODES ? 78 : 46);
 
 	/* Title: the profile, the mappings, the aggregation. */
-	{
-		size_t n = (size_t)snprintf(
-		    title, sizeof(title),
-		    "%s: bytes sent by hop class per %s, ", profile, what);
-
-		for (uint32_t p = 0; p < count && n < sizeof(title); p++)
-			n += (size_t)snprintf(title + n, sizeof(title) - n,
-			                      "%s%s", p ? " vs " : "",
-			                      panels[p].mapping);
-	}
-	tp_canvas_set_rgb(cv, ink);
-	tp_canvas_text_fit(cv, width / 2.0, 24, 15, width - 20.0,
-	                   TP_ALIGN_CENTER, title);
+	tp_chart_title(title, sizeof(title), mappings, count,
+	               "%s: bytes sent by hop class per %s, ", profile, what);
 	if (per_bar > 1)
 		snprintf(label, sizeof(label),
 		         "each bar: the mean of %u consecutive %ss; same y "
@@ -314,8 +285,7 @@ tp_status tp_hops_draw(const char *path, uint32_t width, uint32_t height,
 	else
 		snprintf(label, sizeof(label),
 		         "one bar per %s; same y scale in every panel", what);
-	tp_canvas_text_fit(cv, width / 2.0, 44, 11, width - 20.0,
-	                   TP_ALIGN_CENTER, label);
+	tp_chart_heading(cv, title, label, NULL);
 
 	/* Legend: one swatch per hop class, centred. */
 	for (unsigned k = 0; k < TP_COST_CLASSES; k++)

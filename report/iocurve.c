@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "canvas.h"
-#include "hops.h"
+#include "chart.h"
 
 tp_status tp_iocurve_select(const tp_sweep_point *points, size_t n,
                             uint64_t request_bytes, uint32_t clients,
@@ -203,7 +203,7 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 	       bottom = height - 52.0;
 	struct axis xa, ya;
 	size_t shown = 0, zero = 0;
-	char title[400], label[300], a[32], b[32];
+	char title[400], label[300], note[300], a[32], b[32];
 	tp_rgb median = tp_canvas_category(4), p95 = tp_canvas_category(6);
 	tp_rgb thr = tp_canvas_category(5), win = tp_canvas_category(2);
 	bool same_place = false;
@@ -215,12 +215,8 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 	if (c->count == 0)
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "%s: I/O curve: no measured point", path);
-	if (width < TP_REPORT_MIN_WIDTH || height < TP_REPORT_MIN_HEIGHT)
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "%s: image size %ux%u too small for a "
-		                    "readable chart (at least %ux%u)",
-		                    path, width, height, TP_REPORT_MIN_WIDTH,
-		                    TP_REPORT_MIN_HEIGHT);
+	if ((rc = tp_chart_check_size(path, width, height, err)) != TP_OK)
+		return rc;
 	for (size_t i = 0; i < c->count; i++) {
 		const tp_sweep_point *p = &c->points[i];
 
@@ -267,9 +263,6 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 	         "%s: I/O latency against request interval, %s requests, %u "
 	         "clients",
 	         c->name, a, c->points[0].clients);
-	tp_canvas_set_rgb(cv, ink);
-	tp_canvas_text_fit(cv, width / 2.0, 24, 15, width - 20.0,
-	                   TP_ALIGN_CENTER, title);
 	if (c->have_threshold) {
 		format_us(c->threshold.threshold_us, a, sizeof(a));
 		format_us(c->threshold.plateau_us, b, sizeof(b));
@@ -287,20 +280,17 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 		snprintf(label, sizeof(label), "%s%s",
 		         strstr(why, "no knee") ? "" : "no knee: ", why);
 	}
-	tp_canvas_text_fit(cv, width / 2.0, 44, 11, width - 20.0,
-	                   TP_ALIGN_CENTER, label);
 	if (c->window_us > 0) {
 		format_us(c->window_us, a, sizeof(a));
-		snprintf(label, sizeof(label), "throttle window %s%s%s", a,
+		snprintf(note, sizeof(note), "throttle window %s%s%s", a,
 		         c->window_why ? ": " : "",
 		         c->window_why ? c->window_why : "");
 	} else {
-		snprintf(label, sizeof(label), "no throttle window%s%s",
+		snprintf(note, sizeof(note), "no throttle window%s%s",
 		         c->window_why ? ": " : "",
 		         c->window_why ? c->window_why : "");
 	}
-	tp_canvas_text_fit(cv, width / 2.0, 60, 11, width - 20.0,
-	                   TP_ALIGN_CENTER, label);
+	tp_chart_heading(cv, title, label, note);
 
 	draw_ticks(cv, &xa, false, bottom, top);
 	draw_ticks(cv, &ya, true, left, right);

@@ -4,6 +4,7 @@
 noinst_LTLIBRARIES += report/libtopoplace_report.la
 report_libtopoplace_report_la_SOURCES = \
 	report/canvas.c report/canvas.h \
+	report/chart.c report/chart.h \
 	report/hops.c report/hops.h \
 	report/heatmap.c report/heatmap.h \
 	report/iocurve.c report/iocurve.h \

@@ -1,12 +1,15 @@
 /*
- * cli.c: logging and error printing shared by the topoplace subcommands.
+ * cli.c: what the topoplace subcommands share: logging and error printing,
+ * option values, and the fabrics, profiles, hosts and mappings they read.
  */
 #include "tp_config.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@
 #include "discover.h"
 #include "fabric.h"
 #include "profile.h"
+#include "remap.h"
 #include "topo.h"
 #include "traffic.h"
 
@@ -53,6 +57,16 @@ int tp_cli_usage_error(const char *what, const char *fmt, ...)
 	return TP_EXIT_USAGE;
 }
 
+int tp_cli_bad_option(const char *what, int c, char *const argv[],
+                      const char *hint)
+{
+	if (c == ':')
+		return tp_cli_usage_error(what, "%s needs a value",
+		                          argv[optind - 1]);
+	return tp_cli_usage_error(what, "unknown option '%s'%s",
+	                          argv[optind - 1], hint);
+}
+
 int tp_cli_version(int argc, char **argv)
 {
 	(void)argc;
@@ -83,72 +97,11 @@ bad:
 				  (unsigned long long)max);
 }
 
-/* "PxLxH" with three numbers 1..9999, nothing else. */
-static int parse_fattree_spec(const char *spec, uint32_t dims[3])
+bool tp_cli_is_tree_spec(const char *spec)
 {
-	const char *p = spec;
-
-	for (int i = 0; i < 3; i++) {
-		unsigned long v;
-		char *end;
-
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		errno = 0;
-		v = strtoul(p, &end, 10);
-		if (errno || v == 0 || v > 9999)
-			return -1;
-		dims[i] = (uint32_t)v;
-		if (*end != (i < 2 ? 'x' : '\0'))
-			return -1;
-		p = end + 1;
-	}
-	return 0;
+	return !strchr(spec, '/') && !strchr(spec, '.') &&
+	       spec[strspn(spec, "0123456789x")] == '\0';
 }
-
-int tp_cli_load_topo(const char *what, const char *spec,
-		     struct tp_topo **topo)
-{
-	tp_fabric *fabric = NULL;
-	tp_error err, conf_err;
-	uint32_t dims[3];
-
-	*topo = NULL;
-	if (parse_fattree_spec(spec, dims) == 0) {
-		if (tp_topo_new_fattree(topo, dims[0], dims[1], dims[2],
-					&err) != TP_OK)
-			return tp_cli_usage_error(what, "--fabric %s: %s", spec,
-						  err.message);
-		return TP_EXIT_OK;
-	}
-	if (!strchr(spec, '/') && !strchr(spec, '.') &&
-	    spec[strspn(spec, "0123456789x")] == '\0')
-		return tp_cli_usage_error(what,
-					  "--fabric '%s': expected PODSxLEAVESx"
-					  "HOSTS (e.g. 2x18x18) or a file",
-					  spec);
-	/* A file: an ibnetdiscover cache, else a topology.conf. */
-	if (tp_discover_load_cache(spec, NULL, &fabric, &err) != TP_OK) {
-		if (err.code == TP_ERR_IO)
-			return tp_cli_fail(what, &err);
-		if (tp_discover_load_topology_conf(spec, &fabric, &conf_err) !=
-		    TP_OK) {
-			fprintf(stderr,
-				"topoplace %s: --fabric %s: neither an ibnetdiscover "
-				"cache (%s) nor a topology.conf (%s)\n",
-				what, spec, err.message, conf_err.message);
-			return TP_EXIT_FAILURE;
-		}
-	}
-	if (tp_fabric_to_topo(fabric, topo, &err) != TP_OK) {
-		tp_fabric_free(fabric);
-		return tp_cli_fail(what, &err);
-	}
-	tp_fabric_free(fabric);
-	return TP_EXIT_OK;
-}
-
-/* ---- fabrics, profiles and mappings for the report subcommands -------- */
 
 /*
  * "PxLxH[xS[xC]]": 3 to 5 numbers 1..9999 separated by 'x'.  Returns how
@@ -178,6 +131,41 @@ static int parse_fabric_dims(const char *spec, uint32_t dims[5])
 	}
 	return n >= 3 ? n : -1;
 }
+
+int tp_cli_load_topo(const char *what, const char *spec,
+		     struct tp_topo **topo)
+{
+	tp_fabric *fabric = NULL;
+	tp_error err;
+	uint32_t dims[5];
+	int rc;
+
+	*topo = NULL;
+	if (parse_fabric_dims(spec, dims) == 3) { /* PxLxH, nothing more */
+		if (tp_topo_new_fattree(topo, dims[0], dims[1], dims[2],
+					&err) != TP_OK)
+			return tp_cli_usage_error(what, "--fabric %s: %s", spec,
+						  err.message);
+		return TP_EXIT_OK;
+	}
+	if (tp_cli_is_tree_spec(spec))
+		return tp_cli_usage_error(what,
+					  "--fabric '%s': expected PODSxLEAVESx"
+					  "HOSTS (e.g. 2x18x18) or a file",
+					  spec);
+	/* A file (an ibnetdiscover cache, else a topology.conf): not a tree
+	 * spec, so tp_cli_load_fabric reads it as a file too. */
+	if ((rc = tp_cli_load_fabric(what, spec, NULL, &fabric)) != TP_EXIT_OK)
+		return rc;
+	if (tp_fabric_to_topo(fabric, topo, &err) != TP_OK) {
+		tp_fabric_free(fabric);
+		return tp_cli_fail(what, &err);
+	}
+	tp_fabric_free(fabric);
+	return TP_EXIT_OK;
+}
+
+/* ---- fabrics, profiles and mappings for the report subcommands -------- */
 
 /*
  * A fat tree with real ports, named as topoplace-fattree names it: P pods
@@ -310,8 +298,7 @@ int tp_cli_load_fabric(const char *what, const char *spec,
 						  err.message);
 		return TP_EXIT_OK;
 	}
-	if (!strchr(spec, '/') && !strchr(spec, '.') &&
-	    spec[strspn(spec, "0123456789x")] == '\0')
+	if (tp_cli_is_tree_spec(spec))
 		return tp_cli_usage_error(what,
 					  "--fabric '%s': expected PODSxLEAVESx"
 					  "HOSTS[xSPINES[xCORES]] (e.g. 1x36x18) "
@@ -339,23 +326,39 @@ int tp_cli_load_fabric(const char *what, const char *spec,
 	return TP_EXIT_OK;
 }
 
+/*
+ * Whether @path starts with a topoplace profile's magic (a shorter file does
+ * not).  TP_ERR_IO naming the file if it cannot be opened.
+ */
+static tp_status sniff_profile(const char *path, bool *is_profile,
+                               tp_error *err)
+{
+	char magic[TP_PROFILE_MAGIC_BYTES];
+	FILE *in = fopen(path, "rb");
+	size_t got;
+
+	if (in == NULL)
+		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
+		                    strerror(errno));
+	got = fread(magic, 1, sizeof(magic), in);
+	fclose(in);
+	*is_profile =
+	    got == sizeof(magic) &&
+	    memcmp(magic, TP_PROFILE_MAGIC, TP_PROFILE_MAGIC_BYTES) == 0;
+	return TP_OK;
+}
+
 tp_status tp_cli_read_traffic(const char *path, struct tp_traffic **traffic,
 			      tp_error *err)
 {
-	char magic[TP_PROFILE_MAGIC_BYTES];
 	tp_profile *profile = NULL;
-	FILE *in = fopen(path, "rb");
-	size_t got;
+	bool is_profile;
 	tp_status rc;
 
 	*traffic = NULL;
-	if (in == NULL)
-		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
-				    strerror(errno));
-	got = fread(magic, 1, sizeof(magic), in);
-	fclose(in);
-	if (got != sizeof(magic) ||
-	    memcmp(magic, TP_PROFILE_MAGIC, TP_PROFILE_MAGIC_BYTES) != 0)
+	if ((rc = sniff_profile(path, &is_profile, err)) != TP_OK)
+		return rc;
+	if (!is_profile)
 		return tp_traffic_read_file(path, NULL, traffic, err);
 	if ((rc = tp_profile_read_file(path, NULL, &profile, err)) != TP_OK)
 		return rc;
@@ -364,6 +367,96 @@ tp_status tp_cli_read_traffic(const char *path, struct tp_traffic **traffic,
 	if (rc != TP_OK)
 		tp_error_prefix(err, "%s", path);
 	return rc;
+}
+
+tp_status tp_cli_read_profile(const char *path, struct tp_profile **profile,
+                              tp_error *err)
+{
+	bool is_profile;
+	tp_status rc;
+
+	if ((rc = sniff_profile(path, &is_profile, err)) != TP_OK)
+		return rc;
+	if (is_profile)
+		return tp_profile_read_file(path, NULL, profile, err);
+	return tp_profile_import_matrix(path, NULL, NULL, profile, err);
+}
+
+tp_status tp_cli_first_hosts(const struct tp_topo *topo, const char *fabric,
+                             uint32_t ranks, uint32_t slots,
+                             struct tp_remap_host **hosts, uint32_t *count,
+                             tp_error *err)
+{
+	uint64_t need = ((uint64_t)ranks + slots - 1) / slots;
+
+	if (need > tp_topo_host_count(topo))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%u ranks at %u per host need %llu hosts, "
+		                    "fabric %s has %u",
+		                    ranks, slots, (unsigned long long)need,
+		                    fabric, tp_topo_host_count(topo));
+	*hosts = malloc(need * sizeof(**hosts));
+	if (!*hosts)
+		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+	for (uint32_t i = 0; i < need; i++)
+		(*hosts)[i] = (tp_remap_host){i, slots};
+	*count = (uint32_t)need;
+	return TP_OK;
+}
+
+tp_status tp_cli_make_mapping(const struct tp_topo *topo,
+                              const struct tp_traffic *traffic,
+                              const struct tp_remap_host *hosts,
+                              uint32_t nhosts, const char *name, uint64_t seed,
+                              uint32_t *rank_host, tp_error *err)
+{
+	tp_remap_method method;
+	tp_remap_mapping m = {0};
+	tp_status rc;
+
+	if (tp_remap_method_parse(name, &method, NULL) != TP_OK)
+		return tp_cli_read_mapping(topo, name, traffic->ranks,
+		                           rank_host, err);
+	rc = method == TP_REMAP_TOPO
+	         ? tp_remap_compute(topo, traffic, hosts, nhosts, seed, NULL,
+	                            &m, NULL, err)
+	         : tp_remap_baseline(topo, traffic->ranks, hosts, nhosts,
+	                             method, seed, &m, err);
+	if (rc == TP_OK)
+		memcpy(rank_host, m.rank_host,
+		       (size_t)traffic->ranks * sizeof(*rank_host));
+	tp_remap_mapping_free(&m);
+	return rc;
+}
+
+tp_status tp_cli_hosts_add(void *hosts, const char *name, tp_error *err)
+{
+	tp_cli_hosts *h = hosts;
+
+	if (h->count == h->cap) {
+		uint32_t cap = h->cap ? 2 * h->cap : 64;
+		char **p = realloc(h->names, cap * sizeof(*p));
+
+		if (p == NULL)
+			return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+		h->names = p;
+		h->cap = cap;
+	}
+	h->names[h->count] = strdup(name);
+	if (h->names[h->count] == NULL)
+		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+	h->count++;
+	return TP_OK;
+}
+
+void tp_cli_hosts_free(tp_cli_hosts *hosts)
+{
+	if (hosts == NULL)
+		return;
+	for (uint32_t i = 0; i < hosts->count; i++)
+		free(hosts->names[i]);
+	free(hosts->names);
+	*hosts = (tp_cli_hosts){0};
 }
 
 /*

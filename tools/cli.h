@@ -11,6 +11,7 @@
 #ifndef TP_CLI_H
 #define TP_CLI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tp_error.h"
@@ -29,12 +30,29 @@ int tp_cli_usage_error(const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
+ * The usage line for a bad option, from what getopt_long returned with
+ * opterr = 0 and an optstring that starts with ':': for ':' (its value is
+ * missing) "OPT needs a value", for anything else "unknown option 'OPT'"
+ * followed by @hint ("" or, say, " (try --help)").  OPT is argv[optind - 1].
+ * Returns TP_EXIT_USAGE.
+ */
+int tp_cli_bad_option(const char *what, int c, char *const argv[],
+                      const char *hint);
+
+/*
  * Parse decimal @text for option @opt as a whole number in @min..@max.
  * On failure prints one usage line naming the option and value and returns
  * TP_EXIT_USAGE; returns TP_EXIT_OK otherwise.
  */
 int tp_cli_parse_u64(const char *what, const char *opt, const char *text,
 		     uint64_t min, uint64_t max, uint64_t *value);
+
+/*
+ * Whether the --fabric argument @spec has the shape of a tree (digits and
+ * 'x' only, no '/' or '.'), PxLxH or longer, valid or not, rather than the
+ * name of a file.
+ */
+bool tp_cli_is_tree_spec(const char *spec);
 
 /*
  * The host hierarchy named by a --fabric argument: either PxLxH (a regular
@@ -72,6 +90,15 @@ tp_status tp_cli_read_traffic(const char *path, struct tp_traffic **traffic,
 			      tp_error *err);
 
 /*
+ * The profile at @path (binary, recognised by its magic) or a communication
+ * matrix text imported as one.  Errors name the file.  Free *profile with
+ * tp_profile_free.
+ */
+struct tp_profile;
+tp_status tp_cli_read_profile(const char *path, struct tp_profile **profile,
+                              tp_error *err);
+
+/*
  * An imported mapping of @ranks ranks, rank -> @topo host index into
  * @rank_host: an Open MPI rankfile (`rank N=host slot=S`), a Hydra
  * machinefile (`host:count`) or one host per rank (SLURM_HOSTFILE), as
@@ -81,6 +108,49 @@ tp_status tp_cli_read_traffic(const char *path, struct tp_traffic **traffic,
 tp_status tp_cli_read_mapping(const struct tp_topo *topo, const char *path,
 			      uint32_t ranks, uint32_t *rank_host,
 			      tp_error *err);
+
+/*
+ * The job's hosts when none are named: the first hosts of @topo, in order,
+ * enough to hold @ranks ranks at @slots (>= 1) per host, each with @slots
+ * slots.  *hosts is the caller's (free()).  TP_ERR_INVALID when @topo (the
+ * fabric named @fabric) has too few ("R ranks at S per host need N hosts,
+ * fabric F has M"), TP_ERR_NOMEM.
+ */
+struct tp_remap_host;
+tp_status tp_cli_first_hosts(const struct tp_topo *topo, const char *fabric,
+                             uint32_t ranks, uint32_t slots,
+                             struct tp_remap_host **hosts, uint32_t *count,
+                             tp_error *err);
+
+/*
+ * Rank -> host of mapping @name into @rank_host (one entry per rank of
+ * @traffic): a method tp_remap_method_parse knows (block, cyclic, random,
+ * remap) computed over @hosts with @seed, or else the path of an imported
+ * mapping read by tp_cli_read_mapping.  Errors are those of the remapper or
+ * of the file.
+ */
+tp_status tp_cli_make_mapping(const struct tp_topo *topo,
+                              const struct tp_traffic *traffic,
+                              const struct tp_remap_host *hosts,
+                              uint32_t nhosts, const char *name, uint64_t seed,
+                              uint32_t *rank_host, tp_error *err);
+
+/*
+ * Host names collected one by one, each its own copy: pass
+ * tp_cli_hosts_add as the callback of tp_discover_hostlist_expand and the
+ * list as its context.  Start from a zeroed list; free the names and the
+ * array with tp_cli_hosts_free.
+ */
+typedef struct tp_cli_hosts {
+	char **names;
+	uint32_t count, cap;
+} tp_cli_hosts;
+
+/* Append a copy of @name to the tp_cli_hosts @hosts; TP_ERR_NOMEM. */
+tp_status tp_cli_hosts_add(void *hosts, const char *name, tp_error *err);
+
+/* Free the names and the array of @hosts and zero it (NULL-safe). */
+void tp_cli_hosts_free(tp_cli_hosts *hosts);
 
 /*
  * The occupancy file @path (`--busy`, see topoplace-place(1)) into @use, one

@@ -60,13 +60,6 @@ struct routes_opts {
 	bool per_link;  /* print every loaded direction */
 };
 
-/* A PxLxH shape (the form tp_cli_load_topo checks), not a file. */
-static bool is_tree_spec(const char *spec)
-{
-	return !strchr(spec, '/') && !strchr(spec, '.') &&
-	       spec[strspn(spec, "0123456789x")] == '\0';
-}
-
 /*
  * The hierarchy of --fabric and, for a file or live, the fabric it comes
  * from (NULL for PxLxH).  Returns a TP_EXIT_* status; failures are printed.
@@ -80,7 +73,7 @@ static int load_fabric(const char *what, const char *spec,
 
 	*fabric = NULL;
 	*topo = NULL;
-	if (is_tree_spec(spec))
+	if (tp_cli_is_tree_spec(spec))
 		return tp_cli_load_topo(what, spec, topo);
 	if (!strcmp(spec, "live")) {
 		if (tp_discover_live(o->ca, o->port, NULL, NULL, fabric,
@@ -303,12 +296,8 @@ int tp_cli_cost(int argc, char **argv)
 		case 'h':
 			fputs(cost_usage, stdout);
 			return TP_EXIT_OK;
-		case ':':
-			return tp_cli_usage_error(what, "%s needs a value",
-			                          argv[optind - 1]);
 		default:
-			return tp_cli_usage_error(what, "unknown option '%s'",
-			                          argv[optind - 1]);
+			return tp_cli_bad_option(what, c, argv, "");
 		}
 	}
 	if (optind < argc)
@@ -317,7 +306,7 @@ int tp_cli_cost(int argc, char **argv)
 	if (!matrix || !fabric)
 		return tp_cli_usage_error(what, "--matrix and --fabric are "
 		                                "required (see --help)");
-	if ((ro.lft != -1 || ro.per_link) && is_tree_spec(fabric))
+	if ((ro.lft != -1 || ro.per_link) && tp_cli_is_tree_spec(fabric))
 		return tp_cli_usage_error(what,
 		                          "--routes and --per-link need "
 		                          "--fabric FILE or live (a PxLxH tree "
@@ -354,59 +343,21 @@ int tp_cli_cost(int argc, char **argv)
 		goto fail;
 	if (tp_traffic_read_file(matrix, NULL, &t, &err) != TP_OK)
 		goto fail;
-	if (hostlist) {
-		if (tp_remap_hosts_parse(topo, hostlist, (uint32_t)slots,
-		                         &hosts, &nhosts, &err) != TP_OK)
-			goto fail;
-	} else {
-		/* The first hosts of the fabric that hold the ranks. */
-		uint64_t need = (t->ranks + slots - 1) / slots;
-
-		if (need > tp_topo_host_count(topo)) {
-			tp_error_set(&err, TP_ERR_INVALID,
-			             "%u ranks at %llu per host need %llu "
-			             "hosts, fabric %s has %u",
-			             t->ranks, (unsigned long long)slots,
-			             (unsigned long long)need, fabric,
-			             tp_topo_host_count(topo));
-			goto fail;
-		}
-		nhosts = (uint32_t)need;
-		hosts = malloc(nhosts * sizeof(*hosts));
-		if (!hosts) {
-			tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
-			goto fail;
-		}
-		for (uint32_t i = 0; i < nhosts; i++)
-			hosts[i] = (tp_remap_host){i, (uint32_t)slots};
-	}
+	if ((hostlist
+	         ? tp_remap_hosts_parse(topo, hostlist, (uint32_t)slots, &hosts,
+	                                &nhosts, &err)
+	         : tp_cli_first_hosts(topo, fabric, t->ranks, (uint32_t)slots,
+	                              &hosts, &nhosts, &err)) != TP_OK)
+		goto fail;
 	for (int i = 0; i < nmap; i++) {
-		tp_remap_method method;
-		tp_remap_mapping m = {0};
-		tp_status st;
-
 		maps[i] = malloc((size_t)t->ranks * sizeof(*maps[i]));
 		if (!maps[i]) {
 			tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
 			goto fail;
 		}
-		if (tp_remap_method_parse(names[i], &method, NULL) != TP_OK) {
-			if (tp_cli_read_mapping(topo, names[i], t->ranks,
-			                        maps[i], &err) != TP_OK)
-				goto fail;
-		} else {
-			st = method == TP_REMAP_TOPO
-			         ? tp_remap_compute(topo, t, hosts, nhosts,
-			                            seed, NULL, &m, NULL, &err)
-			         : tp_remap_baseline(topo, t->ranks, hosts,
-			                             nhosts, method, seed, &m,
-			                             &err);
-			if (st != TP_OK)
-				goto fail;
-			memcpy(maps[i], m.rank_host,
-			       (size_t)t->ranks * sizeof(*maps[i]));
-			tp_remap_mapping_free(&m);
-		}
+		if (tp_cli_make_mapping(topo, t, hosts, nhosts, names[i], seed,
+		                        maps[i], &err) != TP_OK)
+			goto fail;
 		if (tp_cost_evaluate(topo, t, maps[i], &params, &rep[i], NULL,
 		                     NULL, &err) != TP_OK)
 			goto fail;

@@ -299,37 +299,12 @@ static int cmd_route(const struct opts *o, tp_fabric *f, int argc, char **argv)
 	return status;
 }
 
-struct hostvec {
-	char **v;
-	size_t n, cap;
-};
-
-static tp_status add_host(void *ctx, const char *name, tp_error *err)
-{
-	struct hostvec *h = ctx;
-
-	if (h->n == h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 64;
-		char **p = realloc(h->v, ncap * sizeof(*p));
-
-		if (p == NULL)
-			return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-		h->v = p;
-		h->cap = ncap;
-	}
-	h->v[h->n] = strdup(name);
-	if (h->v[h->n] == NULL)
-		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-	h->n++;
-	return TP_OK;
-}
-
 /*
  * Read a communication matrix (tests/data/matrices format: '#' lines, then
  * "src dst bytes msgs" per line) into flows between the hosts rank r runs
- * on (@hosts->v[r]).
+ * on (@hosts->names[r]).
  */
-static tp_status read_matrix(const char *path, const struct hostvec *hosts,
+static tp_status read_matrix(const char *path, const tp_cli_hosts *hosts,
                              tp_route_flow **flows, size_t *count,
                              tp_error *err)
 {
@@ -361,15 +336,15 @@ static tp_status read_matrix(const char *path, const struct hostvec *hosts,
 			                    "bytes msgs\"",
 			                    path, lineno);
 		}
-		if (src >= hosts->n || dst >= hosts->n) {
+		if (src >= hosts->count || dst >= hosts->count) {
 			free(v);
 			fclose(in);
 			return tp_error_set(err, TP_ERR_INVALID,
 			                    "%s: line %u: rank %lu has no host "
 			                    "(%zu hosts)",
 			                    path, lineno,
-			                    src >= hosts->n ? src : dst,
-			                    hosts->n);
+			                    src >= hosts->count ? src : dst,
+			                    (size_t)hosts->count);
 		}
 		if (n == cap) {
 			size_t ncap = cap ? cap * 2 : 256;
@@ -384,8 +359,8 @@ static tp_status read_matrix(const char *path, const struct hostvec *hosts,
 			v = p;
 			cap = ncap;
 		}
-		v[n].src = hosts->v[src];
-		v[n].dst = hosts->v[dst];
+		v[n].src = hosts->names[src];
+		v[n].dst = hosts->names[dst];
 		v[n].bytes = bytes;
 		n++;
 	}
@@ -397,7 +372,7 @@ static tp_status read_matrix(const char *path, const struct hostvec *hosts,
 
 static int cmd_load(const struct opts *o, tp_fabric *f)
 {
-	struct hostvec hosts = {0};
+	tp_cli_hosts hosts = {0};
 	tp_route_flow *flows = NULL;
 	size_t nflows = 0;
 	uint64_t *bytes = NULL, total = 0, hop_bytes = 0, max = 0;
@@ -410,8 +385,9 @@ static int cmd_load(const struct opts *o, tp_fabric *f)
 	if (matrix == NULL)
 		return tp_cli_usage_error(WHAT " load", "need --matrix FILE");
 	if (o->hosts != NULL) {
-		if (tp_discover_hostlist_expand(o->hosts, 1u << 20, add_host,
-		                                &hosts, &err) != TP_OK) {
+		if (tp_discover_hostlist_expand(o->hosts, 1u << 20,
+		                                tp_cli_hosts_add, &hosts,
+		                                &err) != TP_OK) {
 			tp_error_prefix(&err, "--hosts %s", o->hosts);
 			status = tp_cli_fail(WHAT " load", &err);
 			goto out;
@@ -419,8 +395,9 @@ static int cmd_load(const struct opts *o, tp_fabric *f)
 	} else {
 		for (uint32_t h = 0; h < tp_fabric_host_count(f); h++)
 			if (tp_fabric_host_at(f, h)->mapped &&
-			    add_host(&hosts, tp_fabric_host_at(f, h)->name,
-			             &err) != TP_OK) {
+			    tp_cli_hosts_add(&hosts,
+			                     tp_fabric_host_at(f, h)->name,
+			                     &err) != TP_OK) {
 				status = tp_cli_fail(WHAT " load", &err);
 				goto out;
 			}
@@ -479,9 +456,7 @@ static int cmd_load(const struct opts *o, tp_fabric *f)
 		       tp_fabric_node_at(f, q->node)->name, q->num);
 	}
 out:
-	for (size_t i = 0; i < hosts.n; i++)
-		free(hosts.v[i]);
-	free(hosts.v);
+	tp_cli_hosts_free(&hosts);
 	free(flows);
 	free(bytes);
 	tp_routes_free(r);
@@ -598,12 +573,8 @@ int tp_cli_fabric(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return TP_EXIT_OK;
-		case ':':
-			return tp_cli_usage_error(WHAT, "%s needs a value",
-			                          argv[optind - 1]);
 		default:
-			return tp_cli_usage_error(WHAT, "unknown option '%s'",
-			                          argv[optind - 1]);
+			return tp_cli_bad_option(WHAT, c, argv, "");
 		}
 	}
 	if (o.cache != NULL && o.conf != NULL)

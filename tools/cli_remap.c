@@ -224,12 +224,8 @@ int tp_cli_remap(int argc, char **argv)
 		case 'h':
 			fputs(remap_usage, stdout);
 			return TP_EXIT_OK;
-		case ':':
-			return tp_cli_usage_error(what, "%s needs a value",
-			                          argv[optind - 1]);
 		default:
-			return tp_cli_usage_error(what, "unknown option '%s'",
-			                          argv[optind - 1]);
+			return tp_cli_bad_option(what, c, argv, "");
 		}
 	}
 	if (optind < argc)

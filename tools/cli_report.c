@@ -153,15 +153,6 @@ static int check_output(const char *what, const char *path)
 	return TP_EXIT_OK;
 }
 
-static int bad_option(const char *what, int c, char **argv)
-{
-	if (c == ':')
-		return tp_cli_usage_error(what, "%s needs a value",
-		                          argv[optind - 1]);
-	return tp_cli_usage_error(what, "unknown option '%s' (try --help)",
-	                          argv[optind - 1]);
-}
-
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -172,7 +163,7 @@ static const char *base_name(const char *path)
 /*
  * The job's hosts: @hostlist, or the first hosts of the fabric that hold
  * its ranks at @slots per host.  Errors say how the profile and the fabric
- * disagree.
+ * disagree, naming the profile.
  */
 static tp_status job_hosts(const tp_topo *topo, const char *fabric,
                            const char *profile, const char *hostlist,
@@ -180,12 +171,11 @@ static tp_status job_hosts(const tp_topo *topo, const char *fabric,
                            tp_remap_host **hosts, uint32_t *count,
                            tp_error *err)
 {
-	uint64_t need = ((uint64_t)ranks + slots - 1) / slots;
+	tp_status rc;
 
 	if (hostlist) {
-		tp_status rc = tp_remap_hosts_parse(topo, hostlist, slots,
-		                                    hosts, count, err);
-
+		rc = tp_remap_hosts_parse(topo, hostlist, slots, hosts, count,
+		                          err);
 		if (rc == TP_OK && (uint64_t)*count * slots < ranks) {
 			free(*hosts);
 			*hosts = NULL;
@@ -196,44 +186,21 @@ static tp_status job_hosts(const tp_topo *topo, const char *fabric,
 		}
 		return rc;
 	}
-	if (need > tp_topo_host_count(topo))
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "%s: %u ranks at %u per host need %llu "
-		                    "hosts, fabric %s has %u",
-		                    profile, ranks, slots,
-		                    (unsigned long long)need, fabric,
-		                    tp_topo_host_count(topo));
-	*hosts = malloc(need * sizeof(**hosts));
-	if (!*hosts)
-		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-	for (uint32_t i = 0; i < need; i++)
-		(*hosts)[i] = (tp_remap_host){i, slots};
-	*count = (uint32_t)need;
-	return TP_OK;
+	rc = tp_cli_first_hosts(topo, fabric, ranks, slots, hosts, count, err);
+	if (rc == TP_ERR_INVALID) /* too few hosts, not out of memory */
+		tp_error_prefix(err, "%s", profile);
+	return rc;
 }
 
-/* rank -> host of mapping @name: a method or an imported mapping file. */
-static tp_status make_mapping(const tp_topo *topo, const tp_traffic *t,
-                              const tp_remap_host *hosts, uint32_t nhosts,
-                              const char *name, uint64_t seed,
-                              uint32_t *rank_host, tp_error *err)
+/* A profile with no bytes between ranks has nothing to draw or weigh. */
+static tp_status check_not_empty(const tp_traffic *t, const char *profile,
+                                 tp_error *err)
 {
-	tp_remap_method method;
-	tp_remap_mapping m = {0};
-	tp_status rc;
-
-	if (tp_remap_method_parse(name, &method, NULL) != TP_OK)
-		return tp_cli_read_mapping(topo, name, t->ranks, rank_host,
-		                           err);
-	rc = method == TP_REMAP_TOPO
-	         ? tp_remap_compute(topo, t, hosts, nhosts, seed, NULL, &m,
-	                            NULL, err)
-	         : tp_remap_baseline(topo, t->ranks, hosts, nhosts, method,
-	                             seed, &m, err);
-	if (rc == TP_OK)
-		memcpy(rank_host, m.rank_host, t->ranks * sizeof(*rank_host));
-	tp_remap_mapping_free(&m);
-	return rc;
+	if (t->count == 0 || tp_traffic_total_bytes(t) == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: empty profile: no bytes between ranks",
+		                    profile);
+	return TP_OK;
 }
 
 /* hops and heatmap: one profile, several mappings, one picture. */
@@ -326,7 +293,8 @@ static int run_matrix(int argc, char **argv, bool heat)
 			fputs(matrix_usage, stdout);
 			return TP_EXIT_OK;
 		default:
-			return bad_option(what, c, argv);
+			return tp_cli_bad_option(what, c, argv,
+			                         " (try --help)");
 		}
 	}
 	if (optind < argc)
@@ -355,14 +323,9 @@ static int run_matrix(int argc, char **argv, bool heat)
 		return rc;
 	rc = TP_EXIT_FAILURE;
 	progress(&pg, "reading %s", profile);
-	if (tp_cli_read_traffic(profile, &t, &err) != TP_OK)
+	if (tp_cli_read_traffic(profile, &t, &err) != TP_OK ||
+	    check_not_empty(t, profile, &err) != TP_OK)
 		goto fail;
-	if (t->count == 0 || tp_traffic_total_bytes(t) == 0) {
-		tp_error_set(&err, TP_ERR_INVALID,
-		             "%s: empty profile: no bytes between ranks",
-		             profile);
-		goto fail;
-	}
 	if (job_hosts(topo, fabric, profile, hostlist, (uint32_t)slots,
 	              t->ranks, &hosts, &nhosts, &err) != TP_OK)
 		goto fail;
@@ -377,8 +340,8 @@ static int run_matrix(int argc, char **argv, bool heat)
 			tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
 			goto fail;
 		}
-		if (make_mapping(topo, t, hosts, nhosts, names[i], seed,
-		                 maps[i], &err) != TP_OK)
+		if (tp_cli_make_mapping(topo, t, hosts, nhosts, names[i], seed,
+		                        maps[i], &err) != TP_OK)
 			goto fail;
 		if ((heat ? tp_heatmap_compute(topo, t, maps[i], unit, max,
 		                               &heatmaps[i], &err)
@@ -494,7 +457,8 @@ static int run_io(int argc, char **argv)
 			fputs(io_usage, stdout);
 			return TP_EXIT_OK;
 		default:
-			return bad_option(what, c, argv);
+			return tp_cli_bad_option(what, c, argv,
+			                         " (try --help)");
 		}
 		if (st != TP_OK)
 			return tp_cli_usage_error(what, "%s", err.message);
@@ -678,24 +642,6 @@ static void summarize(const tp_profile *p, tp_job_summary *s)
 		s->mean_message_bytes = bytes / msgs;
 }
 
-/* A binary profile, or a matrix text imported as one. */
-static tp_status read_profile(const char *path, tp_profile **p, tp_error *err)
-{
-	char magic[TP_PROFILE_MAGIC_BYTES];
-	FILE *in = fopen(path, "rb");
-	size_t got;
-
-	if (!in)
-		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
-		                    strerror(errno));
-	got = fread(magic, 1, sizeof(magic), in);
-	fclose(in);
-	if (got == sizeof(magic) &&
-	    !memcmp(magic, TP_PROFILE_MAGIC, TP_PROFILE_MAGIC_BYTES))
-		return tp_profile_read_file(path, NULL, p, err);
-	return tp_profile_import_matrix(path, NULL, NULL, p, err);
-}
-
 static int run_explain(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -830,7 +776,8 @@ static int run_explain(int argc, char **argv)
 			fputs(explain_usage, stdout);
 			return TP_EXIT_OK;
 		default:
-			return bad_option(what, c, argv);
+			return tp_cli_bad_option(what, c, argv,
+			                         " (try --help)");
 		}
 	}
 	if (optind < argc)
@@ -867,16 +814,11 @@ static int run_explain(int argc, char **argv)
 		in.use = use;
 	}
 	if (profile_path) {
-		if (read_profile(profile_path, &profile, &err) != TP_OK ||
-		    tp_profile_to_traffic(profile, &t, &err) != TP_OK)
+		if (tp_cli_read_profile(profile_path, &profile, &err) !=
+		        TP_OK ||
+		    tp_profile_to_traffic(profile, &t, &err) != TP_OK ||
+		    check_not_empty(t, profile_path, &err) != TP_OK)
 			goto fail;
-		if (t->count == 0 || tp_traffic_total_bytes(t) == 0) {
-			tp_error_set(&err, TP_ERR_INVALID,
-			             "%s: empty profile: no bytes between "
-			             "ranks",
-			             profile_path);
-			goto fail;
-		}
 		in.traffic = t;
 		snprintf(name, sizeof(name), "%s (profile %s, %u ranks)",
 		         profile->header.app, base_name(profile_path),

@@ -57,10 +57,9 @@ struct job {
 	char *arg;                   /* the copy the pointers below point in */
 	const char *name, *hostlist; /* hostlist rebuilt without the keys */
 	const char *profile, *mapping;
-	uint32_t slots;  /* ranks per host from slots=; 0: not given */
-	char *hosts_buf; /* the hostlist parts joined */
-	char **hosts;
-	uint32_t host_count, host_cap;
+	uint32_t slots;     /* ranks per host from slots=; 0: not given */
+	char *hosts_buf;    /* the hostlist parts joined */
+	tp_cli_hosts hosts; /* the hostlist expanded */
 	tp_traffic *traffic;
 	uint32_t *rank_host; /* rank -> index into hosts */
 };
@@ -100,31 +99,9 @@ static void on_progress(void *ctx, const char *stage, uint64_t done,
 	fflush(stderr);
 }
 
-static tp_status add_host(void *ctx, const char *name, tp_error *err)
-{
-	struct job *j = ctx;
-
-	if (j->host_count == j->host_cap) {
-		uint32_t cap = j->host_cap ? 2 * j->host_cap : 64;
-		char **p = realloc(j->hosts, cap * sizeof(*p));
-
-		if (p == NULL)
-			return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-		j->hosts = p;
-		j->host_cap = cap;
-	}
-	j->hosts[j->host_count] = strdup(name);
-	if (j->hosts[j->host_count] == NULL)
-		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-	j->host_count++;
-	return TP_OK;
-}
-
 static void job_free(struct job *j)
 {
-	for (uint32_t i = 0; i < j->host_count; i++)
-		free(j->hosts[i]);
-	free(j->hosts);
+	tp_cli_hosts_free(&j->hosts);
 	free(j->hosts_buf);
 	free(j->arg);
 	free(j->rank_host);
@@ -287,25 +264,26 @@ static tp_status map_job(struct job *j, const tp_topo *topo, uint64_t seed,
 	j->rank_host = calloc((size_t)ranks + 1, sizeof(*j->rank_host));
 	to_job =
 	    malloc(((size_t)tp_topo_host_count(topo) + 1) * sizeof(*to_job));
-	hosts = calloc((size_t)j->host_count + 1, sizeof(*hosts));
+	hosts = calloc((size_t)j->hosts.count + 1, sizeof(*hosts));
 	if (j->rank_host == NULL || to_job == NULL || hosts == NULL) {
 		rc = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	for (uint32_t h = 0; h < tp_topo_host_count(topo); h++)
 		to_job[h] = TP_FABRIC_NONE;
-	for (uint32_t i = 0; i < j->host_count; i++) {
-		uint32_t h = tp_topo_find_host(topo, j->hosts[i]);
+	for (uint32_t i = 0; i < j->hosts.count; i++) {
+		uint32_t h = tp_topo_find_host(topo, j->hosts.names[i]);
 
 		if (h == TP_TOPO_NONE) {
 			rc = tp_error_set(err, TP_ERR_NOTFOUND,
 			                  "host %s is not in the fabric",
-			                  j->hosts[i]);
+			                  j->hosts.names[i]);
 			goto out;
 		}
 		if (to_job[h] != TP_FABRIC_NONE) {
 			rc = tp_error_set(err, TP_ERR_INVALID,
-			                  "host %s listed twice", j->hosts[i]);
+			                  "host %s listed twice",
+			                  j->hosts.names[i]);
 			goto out;
 		}
 		to_job[h] = i;
@@ -315,25 +293,25 @@ static tp_status map_job(struct job *j, const tp_topo *topo, uint64_t seed,
 		method = TP_REMAP_TOPO;
 	else if (tp_remap_method_parse(m, &method, NULL) != TP_OK)
 		is_file = true;
-	if (!is_file && (uint64_t)j->host_count * per_host < ranks) {
+	if (!is_file && (uint64_t)j->hosts.count * per_host < ranks) {
 		rc = tp_error_set(
 		    err, TP_ERR_INVALID,
 		    "profile %s has %" PRIu32 " ranks; %" PRIu32 " hosts x "
 		    "%" PRIu32 " slot%s per host hold only %" PRIu64
 		    " (give more hosts, or slots=N / --slots N)",
-		    j->profile, ranks, j->host_count, per_host,
+		    j->profile, ranks, j->hosts.count, per_host,
 		    per_host > 1 ? "s" : "",
-		    (uint64_t)j->host_count * per_host);
+		    (uint64_t)j->hosts.count * per_host);
 		goto out;
 	}
 	if (!is_file && method == TP_REMAP_TOPO) {
 		if ((rc = tp_remap_compute(topo, j->traffic, hosts,
-		                           j->host_count, seed, NULL, &map,
+		                           j->hosts.count, seed, NULL, &map,
 		                           NULL, err)) != TP_OK)
 			goto out;
 		topo_rank = map.rank_host;
 	} else if (!is_file) {
-		rc = tp_remap_baseline(topo, ranks, hosts, j->host_count,
+		rc = tp_remap_baseline(topo, ranks, hosts, j->hosts.count,
 		                       method, seed, &map, err);
 		if (rc != TP_OK)
 			goto out;
@@ -388,13 +366,13 @@ static void print_job(const struct job *j)
 
 	if (j->traffic == NULL)
 		return;
-	per_host = calloc((size_t)j->host_count + 1, sizeof(*per_host));
+	per_host = calloc((size_t)j->hosts.count + 1, sizeof(*per_host));
 	for (uint32_t r = 0; per_host != NULL && r < j->traffic->ranks; r++)
 		if (++per_host[j->rank_host[r]] > most)
 			most = per_host[j->rank_host[r]];
 	free(per_host);
 	printf("job %s: %" PRIu32 " ranks on %" PRIu32 " hosts", j->name,
-	       j->traffic->ranks, j->host_count);
+	       j->traffic->ranks, j->hosts.count);
 	if (most > 0)
 		printf(", at most %" PRIu32 " per host", most);
 	printf(" (mapping %s)\n", j->mapping ? j->mapping : "block");
@@ -552,12 +530,8 @@ int tp_cli_report_fabric(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return TP_EXIT_OK;
-		case ':':
-			return tp_cli_usage_error(WHAT, "%s needs a value",
-			                          argv[optind - 1]);
 		default:
-			return tp_cli_usage_error(WHAT, "unknown option '%s'",
-			                          argv[optind - 1]);
+			return tp_cli_bad_option(WHAT, c, argv, "");
 		}
 	}
 	if (optind < argc)
@@ -628,8 +602,9 @@ int tp_cli_report_fabric(int argc, char **argv)
 	for (size_t i = 0; i < njobs; i++) {
 		struct job *j = &jobs[i];
 
-		if (tp_discover_hostlist_expand(j->hostlist, 1u << 20, add_host,
-		                                j, &err) != TP_OK) {
+		if (tp_discover_hostlist_expand(j->hostlist, 1u << 20,
+		                                tp_cli_hosts_add, &j->hosts,
+		                                &err) != TP_OK) {
 			tp_error_prefix(&err, "--job %s: hosts %s", j->name,
 			                j->hostlist);
 			goto fail;
@@ -657,9 +632,9 @@ int tp_cli_report_fabric(int argc, char **argv)
 			}
 		}
 		views[i] = (tp_fabric_view_job){
-		    j->name,       (const char *const *)j->hosts,
-		    j->host_count, j->traffic,
-		    j->rank_host,  j->traffic ? j->traffic->ranks : 0,
+		    j->name,        (const char *const *)j->hosts.names,
+		    j->hosts.count, j->traffic,
+		    j->rank_host,   j->traffic ? j->traffic->ranks : 0,
 		};
 	}
 

@@ -23,19 +23,15 @@
 # sbatch and squeue run under memcheck.
 set -u
 
+: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
+. "$abs_top_srcdir/tests/lib/bed.sh"
+# The bed, the test's variables, the store's profiles and the wait helpers
+# are those of the other Slurm tests.
+. "$abs_top_srcdir/tests/lib/slurm_place_lib.sh"
 if [ "${1:-}" != --inside ]; then
-	: "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
-	: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
-	. "$abs_top_srcdir/tests/lib/bed.sh"
 	tp_require_bed
 	command -v valgrind >/dev/null || tp_skip "valgrind not installed"
 	command -v python3 >/dev/null || tp_skip "python3 not installed"
-	plugins=${TP_PLUGIN_BUILD_DIR:-$abs_top_builddir/slurm-plugin/.libs}
-	work=$(mktemp -d /tmp/tp-slurm-valgrind.XXXXXX) && chmod 755 "$work" || exit 1
-	echo "required $plugins/spank_topoplace.so" >"$work/plugstack.conf"
-	"$abs_top_builddir/tools/topoplace-fattree" --leaves 4 \
-		--hosts-per-leaf 4 --spines 2 --format slurm \
-		-o "$work/topology.conf" || exit 1
 	# The bed's log directory (tmpfs, kept with --keep on failure).  Only
 	# the XML report is read; keep-debuginfo: the names of a plugin's
 	# frames survive its dlclose.
@@ -48,32 +44,14 @@ if [ "${1:-}" != --inside ]; then
 	vg+=" --xml-file=$vglog/valgrind.slurmctld.xml"
 	# memcheck slows slurmctld 20-50x: generous RPC and start timeouts,
 	# a backfill pass every 5 s rather than every second.
-	"$abs_top_srcdir/tests/lib/tp-bed" --topology "$work/topology.conf" \
-		--cpus 4 --select select/topoplace_cons_tres \
-		--task-plugin task/topoplace \
-		--plugin-dir "$plugins" --plugstack "$work/plugstack.conf" \
-		--ctld-wrapper "$vg" \
+	tp_slurm_bed slurm_valgrind --ctld-wrapper "$vg" \
 		--conf "MessageTimeout=60" --conf "TCPTimeout=10" \
 		--conf "SlurmctldTimeout=300" --conf "BatchStartTimeout=120" \
 		--conf "SchedulerParameters=sched_min_interval=0,bf_interval=5,batch_sched_delay=0" \
-		--timeout 900 \
-		--keep "$abs_top_builddir/tests/integration/slurm_valgrind.keep" \
-		-- "$0" --inside
-	rc=$?
-	rm -rf "$work"
-	exit $rc
+		--timeout 900
 fi
 
-. "$abs_top_srcdir/tests/lib/bed.sh"
-
-user=${TP_TEST_USER:-tpalice}
-id -u "$user" >/dev/null 2>&1 || tp_skip "user $user does not exist"
-out=$TP_BED_JOBDIR
-etc=$(dirname "$SLURM_CONF")
-tp=$abs_top_builddir/tools/topoplace
-sock=$TP_BED_DIR/munge/munge.socket
-store=$TP_BED_DIR/store
-log=$TP_BED_SLURMCTLD_LOG
+tp_slurm_setup
 vglog=$TP_BED_LOGDIR
 ctld_pid=$(cat "$TP_BED_DIR/run/slurmctld.pid")
 jobs=()   # every job submitted; all must finish
@@ -135,24 +113,6 @@ fails() { ! "$@"; }
 tp_check "the memcheck report fails on a leak in our plugin" fails vg_report "$vglog/fake-ours.xml"
 tp_check "and not on one in Slurm alone" vg_report "$vglog/fake-slurm.xml"
 
-wait_state() { # JOB STATE SECS
-	local i
-	for ((i = 0; i < $3 * 2; i++)); do
-		[ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = "$2" ] && return 0
-		sleep 0.5
-	done
-	return 1
-}
-reconfigure_and_wait() { # PATTERN: the slurmctld log line to wait for
-	local before i
-	before=$(grep -c -- "$1" "$log")
-	scontrol reconfigure
-	for ((i = 0; i < 240; i++)); do
-		(($(grep -c -- "$1" "$log") > before)) && return 0
-		sleep 0.5
-	done
-	return 1
-}
 submit() { # sbatch ARGS...: submit, remember the job
 	local j
 	j=$(sbatch --parsable -o /dev/null "$@") || { tp_fail "sbatch $*"; return 1; }
@@ -175,19 +135,7 @@ wait_all() {
 }
 
 # --- the store, profiles of each class, the configuration --------------------
-mkdir -p "$store" && chmod 755 "$store"
-install -d -o "$user" -m 755 "$store/$user"
-"$tp" profile import --from matrix -o "$out/hpcg.tpp" \
-	"$abs_top_srcdir/tests/data/matrices/HPCG-16.txt" >/dev/null
-gen=$abs_top_builddir/tests/integration/slurm_profile_gen
-"$gen" io_heavy 4 "$out/ioheavy.tpp" && "$gen" quiet 4 "$out/quiet.tpp" ||
-	tp_fail "slurm_profile_gen makes the test profiles"
-chmod 644 "$out"/*.tpp
-for p in hpcg ioheavy quiet; do
-	tp_as_user "$user" "$tp" profile put --store "$store" --munge-socket "$sock" \
-		"$out/$p.tpp" "$user/$p" >/dev/null ||
-		tp_fail "$user signs and stores profile $p"
-done
+tp_slurm_profiles
 cat >"$etc/topoplace.conf" <<CONF
 FabricSource=topology
 ProfileStore=$store
