@@ -383,12 +383,42 @@ double tp_canvas_bytes_unit(double max_bytes, const char **name)
 	return unit;
 }
 
+/* Decimals that give @v (>= 0, already rounded to them or not) three
+ * significant digits in fixed point: 2 below 10, 1 below 100, else 0. */
+static int fixed_decimals(double v)
+{
+	if (v < 9.995)
+		return 2;
+	if (v < 99.95)
+		return 1;
+	return 0;
+}
+
 void tp_canvas_format_bytes(double bytes, char *buf, size_t size)
 {
-	const char *name;
-	double unit = tp_canvas_bytes_unit(bytes, &name);
+	static const char *const names[] = {"B",   "KiB", "MiB",
+	                                    "GiB", "TiB", "PiB"};
+	const unsigned last = sizeof(names) / sizeof(names[0]) - 1;
+	const char *sign = bytes < 0 ? "-" : "";
+	double v = fabs(bytes);
+	unsigned u = 0;
+	int decimals;
 
-	snprintf(buf, size, "%.3g %s", bytes / unit, name);
+	if (!isfinite(bytes)) {
+		snprintf(buf, size, "? B");
+		return;
+	}
+	/* Fixed point only, never "%g": "%.3g" of 1000..1023 is "1e+03".
+	 * The unit is chosen on the value as printed, so 1023.9 KiB, which
+	 * would round to "1024 KiB", reads "1.00 MiB". */
+	while (u < last && v >= 1024.0)
+		v /= 1024.0, u++;
+	decimals = u == 0 ? 0 : fixed_decimals(v);
+	if (u < last && v >= 1023.5) {
+		v /= 1024.0, u++;
+		decimals = fixed_decimals(v);
+	}
+	snprintf(buf, size, "%s%.*f %s", sign, decimals, v, names[u]);
 }
 
 double tp_canvas_nice_step(double range, unsigned max_ticks)

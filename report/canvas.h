@@ -117,7 +117,12 @@ void tp_canvas_text(tp_canvas *canvas, double x, double y, double size,
  */
 double tp_canvas_bytes_unit(double max_bytes, const char **name);
 
-/* @bytes as "1.5 MiB" (3 significant digits) into @buf of @size bytes. */
+/*
+ * @bytes as "1.50 MiB" into @buf of @size bytes: whole bytes below 1 KiB
+ * ("1000 B"), else three significant digits in fixed point ("1.00 KiB",
+ * "10.0 KiB", "1000 KiB", then "1.00 MiB"); never an exponent, however
+ * large (past PiB the number just grows).  Non-finite values print "? B".
+ */
 void tp_canvas_format_bytes(double bytes, char *buf, size_t size);
 
 /*

@@ -110,28 +110,6 @@ static void progress(struct view *v, const char *stage, uint64_t done,
 		v->o->progress(v->o->progress_ctx, stage, done, total);
 }
 
-/* "1.5 MiB": @bytes in binary units, for the colour bar and caption. */
-static void format_bytes(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const unit[] = {"B",   "KiB", "MiB",
-	                                   "GiB", "TiB", "PiB"};
-	double v = (double)bytes;
-	unsigned u = 0;
-
-	while (v >= 1024.0 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
-		v /= 1024.0;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, len, "%" PRIu64 " B", bytes);
-	else
-		snprintf(buf, len, "%.*f %s",
-		         v < 10    ? 2
-		         : v < 100 ? 1
-		                   : 0,
-		         v, unit[u]);
-}
-
 static int node_level(const tp_fabric_node *n)
 {
 	if (n->type == TP_FABRIC_CA)
@@ -1088,14 +1066,14 @@ static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
 		 * without their labels running into each other */
 		unsigned ticks = 4;
 
-		format_bytes(v->max_bytes, buf, sizeof(buf));
+		tp_canvas_format_bytes((double)v->max_bytes, buf, sizeof(buf));
 		while (ticks > 1 &&
 		       bar_w / ticks < 1.5 * text_width(v, 0.8 * fs, buf) + fs)
 			ticks /= 2;
 		for (unsigned i = 1; i <= ticks; i++) {
 			double t = (double)i / ticks;
 
-			format_bytes((uint64_t)(t * (double)v->max_bytes), buf,
+			tp_canvas_format_bytes(t * (double)v->max_bytes, buf,
 			             sizeof(buf));
 			tp_canvas_text(v->canvas, bar_x + t * bar_w,
 			               bar_y - 0.25 * fs, 0.8 * fs,
@@ -1149,7 +1127,7 @@ static void draw_titles(struct view *v, tp_fabric_view_stats *st,
 		             ? "modelled (D-mod-k, not read from the fabric)"
 		             : "real (the switches' forwarding tables)");
 	} else {
-		format_bytes(st->max_bytes, max, sizeof(max));
+		tp_canvas_format_bytes((double)st->max_bytes, max, sizeof(max));
 		snprintf(st->caption, sizeof(st->caption),
 		         "link loads predicted over %s; busiest link: %s "
 		         "(%s)",

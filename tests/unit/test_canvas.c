@@ -198,10 +198,60 @@ static void test_helpers(void **state)
 	assert_true(tp_canvas_bytes_unit(5 << 20, &name) == 1 << 20);
 	assert_string_equal(name, "MiB");
 	tp_canvas_format_bytes(1536, buf, sizeof(buf));
-	assert_string_equal(buf, "1.5 KiB");
+	assert_string_equal(buf, "1.50 KiB");
 	assert_true(tp_canvas_nice_step(47, 5) == 10);
 	assert_true(tp_canvas_nice_step(6, 6) == 1);
 	assert_true(tp_canvas_nice_step(0, 5) == 1);
+}
+
+/* Colour bars and explanations once read "1e+03 KiB": byte values are
+ * fixed point on every edge of a unit, however large. */
+static void test_format_bytes_fixed_point_on_unit_edges(void **state)
+{
+	static const struct {
+		double bytes;
+		const char *text;
+	} cases[] = {
+	    {0, "0 B"},
+	    {999, "999 B"},
+	    {1000, "1000 B"},
+	    {1023, "1023 B"},
+	    {1023.4, "1023 B"},
+	    {1023.6, "1.00 KiB"}, /* would print as "1024 B" */
+	    {1024, "1.00 KiB"},
+	    {1536, "1.50 KiB"},
+	    {10 * 1024, "10.0 KiB"},
+	    {1000 * 1024, "1000 KiB"},
+	    {1023 * 1024, "1023 KiB"},
+	    {1023.9 * 1024, "1.00 MiB"}, /* would print as "1024 KiB" */
+	    {9.999 * 1024, "10.0 KiB"},  /* not "10.00 KiB" */
+	    {99.99 * 1024, "100 KiB"},   /* not "100.0 KiB" */
+	    {1000.0 * 1048576, "1000 MiB"},
+	    {1023.0 * 1073741824.0, "1023 GiB"},
+	    {1125899906842624.0, "1.00 PiB"},
+	    {1000 * 1125899906842624.0, "1000 PiB"},
+	    {5e20, "444089 PiB"}, /* past the last unit the number grows */
+	    {-2048, "-2.00 KiB"},
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tp_canvas_format_bytes(cases[i].bytes, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].text) != 0)
+			fail_msg("%.17g bytes: \"%s\", expected \"%s\"",
+			         cases[i].bytes, buf, cases[i].text);
+	}
+	/* Never an exponent, from 0 to far past PiB. */
+	for (double b = 0; b < 1e24; b = b * 1.37 + 1) {
+		tp_canvas_format_bytes(b, buf, sizeof(buf));
+		if (strpbrk(buf, "eE+") != NULL)
+			fail_msg("%.17g bytes printed as \"%s\"", b, buf);
+	}
+	tp_canvas_format_bytes(NAN, buf, sizeof(buf));
+	assert_string_equal(buf, "? B");
+	tp_canvas_format_bytes(INFINITY, buf, sizeof(buf));
+	assert_string_equal(buf, "? B");
 }
 
 /* Job colours: 64 jobs in one picture must each get their own, none grey. */
@@ -263,6 +313,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 	        test_failed_drawing_keeps_old_target, setup, teardown),
 	    cmocka_unit_test(test_helpers),
+	    cmocka_unit_test(test_format_bytes_fixed_point_on_unit_edges),
 	    cmocka_unit_test(test_categories_distinct_and_never_grey),
 	};
 	int failed;
