@@ -6,9 +6,12 @@
  *                  [,...]]... [--params FILE] [--seed S]
  *                  [--routes dmodk|lft] [--ca DEV] [--port N] [--per-link]
  *
- * FILE is an imported mapping: an Open MPI rankfile (`rank N=host slot=S`),
- * a Hydra machinefile (`host:count`) or a SLURM_HOSTFILE (one host per
- * rank), as `topoplace remap` writes them.
+ * --matrix FILE (or its synonym --profile) is a topoplace profile or a
+ * communication matrix text; tp_cli_read_traffic tells them apart.
+ *
+ * A --mapping FILE is an imported mapping: an Open MPI rankfile
+ * (`rank N=host slot=S`), a Hydra machinefile (`host:count`) or a
+ * SLURM_HOSTFILE (one host per rank), as `topoplace remap` writes them.
  *
  * With a real fabric (an ibnetdiscover cache, a topology.conf, or `live`)
  * each mapping's traffic is also followed over the fabric's routes, read
@@ -44,6 +47,8 @@ static const char cost_usage[] =
     "[,...]]...\n"
     "                      [--routes dmodk|lft] [--ca DEV] [--port N] "
     "[--per-link]\n"
+    "--matrix FILE (or --profile FILE): a topoplace profile or a matrix "
+    "text file\n"
     "--fabric FILE (ibnetdiscover cache or topology.conf) or live also "
     "gives each\n"
     "mapping's link loads over the fabric's routes: dmodk (modelled; "
@@ -205,6 +210,7 @@ int tp_cli_cost(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"matrix", required_argument, NULL, 'm'},
+	    {"profile", required_argument, NULL, 'm'},
 	    {"fabric", required_argument, NULL, 'f'},
 	    {"hosts", required_argument, NULL, 'H'},
 	    {"slots", required_argument, NULL, 'n'},
@@ -341,7 +347,7 @@ int tp_cli_cost(int argc, char **argv)
 	/* before any output, so that a fabric without tables fails cleanly */
 	if (fab && load_routes(fab, &ro, &routes, &err) != TP_OK)
 		goto fail;
-	if (tp_traffic_read_file(matrix, NULL, &t, &err) != TP_OK)
+	if (tp_cli_read_traffic(matrix, &t, &err) != TP_OK)
 		goto fail;
 	if ((hostlist
 	         ? tp_remap_hosts_parse(topo, hostlist, (uint32_t)slots, &hosts,

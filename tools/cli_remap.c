@@ -6,6 +6,9 @@
  *                   [--slots N] --fabric PxLxH [--seed S]
  *                   [--rankfile OUT] [--machinefile OUT]
  *                   [--hostfile-out OUT] [--verbose]
+ *
+ * FILE (--matrix or its synonym --profile) is a topoplace profile or a
+ * communication matrix text; tp_cli_read_traffic tells them apart.
  */
 #include "tp_config.h"
 
@@ -27,7 +30,9 @@ static const char remap_usage[] =
     "[--seed S]\n"
     "                       [--rankfile OUT] [--machinefile OUT] "
     "[--hostfile-out OUT]\n"
-    "                       [--verbose]\n";
+    "                       [--verbose]\n"
+    "--matrix FILE (or --profile FILE): a topoplace profile or a matrix "
+    "text file\n";
 
 /*
  * A host file: one host per line, optionally `host:N` or `host slots=N`;
@@ -156,6 +161,7 @@ int tp_cli_remap(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"matrix", required_argument, NULL, 'm'},
+	    {"profile", required_argument, NULL, 'm'},
 	    {"hosts", required_argument, NULL, 'H'},
 	    {"hostfile", required_argument, NULL, 'F'},
 	    {"slots", required_argument, NULL, 'n'},
@@ -240,7 +246,7 @@ int tp_cli_remap(int argc, char **argv)
 	if ((rc = tp_cli_load_topo(what, fabric, &topo)) != TP_EXIT_OK)
 		return rc;
 	log = tp_cli_logger(verbose ? TP_LOG_DEBUG : TP_LOG_WARNING);
-	if (tp_traffic_read_file(matrix, NULL, &t, &err) != TP_OK)
+	if (tp_cli_read_traffic(matrix, &t, &err) != TP_OK)
 		goto fail;
 	if (hostlist ? tp_remap_hosts_parse(topo, hostlist, (uint32_t)slots,
 	                                    &hosts, &nhosts, &err)

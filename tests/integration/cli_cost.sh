@@ -117,6 +117,29 @@ else
 	fabric_fail "cost --fabric fat3 cache" "$(cat "$d/err")"
 fi
 
+# ---- a topoplace profile: the same rows as its matrix text ------------------
+# LULESH-8 imported by `topoplace profile import`, on the topology.conf's
+# routes: every row (hop classes, link stages, busiest link) must match the
+# matrix text's; a truncated profile is one line naming the file.
+if "$tp" profile import --from matrix -o "$d/l8.tpp" "$mdir/LULESH-8.txt" \
+	>/dev/null 2>"$d/err"; then
+	"$tp" cost --matrix "$mdir/LULESH-8.txt" --fabric "$d/topology.conf" \
+		--slots 2 >"$d/l8_matrix" 2>&1
+	"$tp" cost --profile "$d/l8.tpp" --fabric "$d/topology.conf" \
+		--slots 2 >"$d/l8_profile" 2>"$d/err"
+	fc_eq "profile: cost reads it, with link rows, and non-zero hop-bytes" \
+		"0 1 yes" \
+		"$? $(grep -c '^max switch link bytes' "$d/l8_profile") $(row "$d/l8_profile" hop-bytes | grep -q '^[1-9]' && echo yes)"
+	fc_eq "profile: every row as for the matrix text" \
+		"$(tail -n +2 "$d/l8_matrix")" "$(tail -n +2 "$d/l8_profile")"
+	head -c 100 "$d/l8.tpp" >"$d/short.tpp"
+	expect_fail "a truncated profile: one line naming the file" 1 \
+		"topoplace cost: $d/short.tpp: file: offset 16: truncated: body of 2134 bytes and trailer need more than the 100 bytes of the file" \
+		"$tp" cost --matrix "$d/short.tpp" --fabric "$d/topology.conf"
+else
+	fabric_fail "profile import writes a LULESH-8 profile" "$(cat "$d/err")"
+fi
+
 # ---- PxLxH, and bad input ------------------------------------------------
 "$tp" cost --matrix "$d/ring4" --fabric 1x2x2 >"$d/tree" 2>"$d/err"
 fc_eq "PxLxH: same hop-bytes, no routes and no link rows" "0 2876 0" \

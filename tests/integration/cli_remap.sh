@@ -64,6 +64,43 @@ tp_check_eq "cost: gamma 0 from a parameter file zeroes queue search" \
 		--mapping block,remap --params "$work/params" |
 		awk '$1 == "queue" { print $4, $5 }')"
 
+# ---- a topoplace profile instead of a matrix text -------------------------
+# The profile is LULESH-8 imported by `topoplace profile import`; remap and
+# cost must read it (sniffed by its magic) and see the same traffic.
+if "$tp" profile import --from matrix -o "$work/l8.tpp" "$mdir/LULESH-8.txt" \
+	>/dev/null 2>"$work/err"; then
+	tp_pass "profile import writes a LULESH-8 profile"
+else
+	tp_fail "profile import writes a LULESH-8 profile" "$(cat "$work/err")"
+fi
+remap8=(--hosts 'n0001,n0005,n0002,n0006' --slots 2 --fabric 1x2x4 --seed 5)
+m_out=$("$tp" remap --matrix "$mdir/LULESH-8.txt" "${remap8[@]}" \
+	--rankfile "$work/rf_m" 2>&1)
+p_out=$("$tp" remap --matrix "$work/l8.tpp" "${remap8[@]}" \
+	--rankfile "$work/rf_p" 2>&1)
+tp_check_eq "remap --matrix PROFILE prints what the matrix text gives" \
+	"$m_out" "$p_out"
+tp_check "remap --matrix PROFILE writes the same rankfile" \
+	cmp "$work/rf_m" "$work/rf_p"
+tp_check_eq "remap --profile is --matrix" "$m_out" \
+	"$("$tp" remap --profile "$work/l8.tpp" "${remap8[@]}" 2>&1)"
+tp_check "remap of the profile reports non-zero hop-bytes" \
+	grep -q '^hop-bytes before (block): [1-9][0-9]*$' <<<"$p_out"
+# everything after the first line (which names the file) must agree
+cost8=(--fabric 1x2x4 --slots 2 --seed 5 --mapping block,cyclic,random,remap)
+tp_check_eq "cost --profile PROFILE: every row as for the matrix text" \
+	"$("$tp" cost --matrix "$mdir/LULESH-8.txt" "${cost8[@]}" 2>&1 | tail -n +2)" \
+	"$("$tp" cost --profile "$work/l8.tpp" "${cost8[@]}" 2>&1 | tail -n +2)"
+head -c 100 "$work/l8.tpp" >"$work/short.tpp"
+tp_expect_fail "remap: a truncated profile is one line naming the file" 1 \
+	"topoplace remap: $work/short.tpp: file: offset 16: truncated: body of 2134 bytes and trailer need more than the 100 bytes of the file" \
+	"$tp" remap --matrix "$work/short.tpp" "${remap8[@]}"
+cp "$work/l8.tpp" "$work/flip.tpp"
+printf '\377' | dd of="$work/flip.tpp" bs=1 seek=200 conv=notrunc 2>/dev/null
+tp_expect_fail "cost: a corrupted profile is one line naming the file" 1 \
+	"topoplace cost: $work/flip.tpp: trailer: offset 2166: checksum mismatch: SHA-256 of the 2166 bytes before does not match the stored digest (file corrupted or tampered with)" \
+	"$tp" cost --profile "$work/flip.tpp" --fabric 1x2x4
+
 # ---- one clear error per bad input ------------------------------------------
 tp_expect_fail "remap: bad --fabric" 2 \
 	"topoplace remap: --fabric '2x4': expected PODSxLEAVESxHOSTS (e.g. 2x18x18) or a file" \
