@@ -1,6 +1,7 @@
 /*
  * test_cost.c: hop-bytes, hop classes, leaf uplink loads and the predicted
- * time of a hand-computed mapping are exact; the parameter file is
+ * time of hand-computed mappings (one where the queue-search term decides
+ * the slowest rank) are exact; the parameter file is
  * validated with errors naming file, line and key (for the protocol limits
  * short >= eager, the line of the later of the two keys).
  */
@@ -124,6 +125,52 @@ static void test_prediction_follows_max_rate_queue_contention(void **state)
 	tp_topo_free(topo);
 }
 
+/*
+ * A fan-in on one host: ranks 1, 2 and 3 each send rank 0 two messages of
+ * 1 byte; rank 0 sends rank 1 one message of 1 byte.  All on n0001, so
+ * only the on-node row (alpha 1 s, 1 B/s) and the queue term count, and
+ * no byte leaves the host (contention 0).
+ *   senders: 2 x (1 + 1/1) = 4 s each, no queue (rank 1: 1 sender, 1 msg:
+ *            queue 0.5 x 1^2 x 1 = 0.5, so 4.5 s).
+ *   rank 0:  sends 1 + 1/1 = 2 s; receives from n = 3 senders 6 messages,
+ *            rounds = 6 / 3 = 2, T_q = gamma n^2 rounds = 0.5 x 9 x 2 = 9.
+ * Rank 0 is the slowest only because of its queue term: 2 + 9 = 11 s.
+ * With gamma 0 the slowest is a plain sender: 4 s and no queue.
+ */
+static void test_queue_search_charges_gamma_n_squared_per_round(void **state)
+{
+	tp_topo *topo;
+	tp_traffic *t;
+	uint32_t map[4] = {0, 0, 0, 0};
+	tp_cost_params p;
+	tp_cost_report rep;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 2, 2, 2, &err), TP_OK);
+	assert_int_equal(tp_traffic_new(&t, 4, &err), TP_OK);
+	for (uint32_t src = 1; src < 4; src++)
+		assert_int_equal(tp_traffic_add(t, src, 0, 2, 2, &err), TP_OK);
+	assert_int_equal(tp_traffic_add(t, 0, 1, 1, 1, &err), TP_OK);
+	tp_traffic_normalize(t);
+	assert_int_equal(
+	    tp_cost_params_parse("unit.conf", unit_params, &p, &err), TP_OK);
+	assert_int_equal(
+	    tp_cost_evaluate(topo, t, map, &p, &rep, NULL, NULL, &err), TP_OK);
+	assert_true(fabs(rep.maxrate_s - 2.0) < 1e-9);
+	assert_true(fabs(rep.queue_s - 9.0) < 1e-9);
+	assert_true(fabs(rep.contention_s - 0.0) < 1e-9);
+	assert_true(fabs(rep.predicted_s - 11.0) < 1e-9);
+	p.queue_gamma_s = 0.0;
+	assert_int_equal(
+	    tp_cost_evaluate(topo, t, map, &p, &rep, NULL, NULL, &err), TP_OK);
+	assert_true(fabs(rep.maxrate_s - 4.0) < 1e-9);
+	assert_true(fabs(rep.queue_s - 0.0) < 1e-9);
+	assert_true(fabs(rep.predicted_s - 4.0) < 1e-9);
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+}
+
 static void test_defaults_are_the_blue_waters_table(void **state)
 {
 	tp_cost_params p = tp_cost_default_params();
@@ -242,6 +289,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hop_bytes_classes_and_uplinks_are_exact),
 	    cmocka_unit_test(test_prediction_follows_max_rate_queue_contention),
+	    cmocka_unit_test(test_queue_search_charges_gamma_n_squared_per_round),
 	    cmocka_unit_test(test_defaults_are_the_blue_waters_table),
 	    cmocka_unit_test(test_bad_parameter_files_are_named),
 	    cmocka_unit_test(test_partial_file_keeps_other_defaults),
