@@ -1,12 +1,14 @@
 /*
  * test_ioserver.c: I/O servers land where each policy says (spread: last
  * port of each leaf; isolated: packed on dedicated leaves; random: seeded),
- * for site-wide and per-job servers, and the uplink load of n -> m traffic
- * is exact.
+ * for site-wide and per-job servers, off the leaves and, on 3-level trees,
+ * out of the pods of comm_sensitive jobs while there is room elsewhere, and
+ * the uplink load of n -> m traffic is exact.
  */
 #include "tp_config.h"
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -232,6 +234,75 @@ static void test_servers_avoid_leaves_of_comm_sensitive_jobs(void **state)
 	tp_topo_free(topo);
 }
 
+/* Whether any server of @r is in pod @pod. */
+static bool any_server_in_pod(const tp_topo *topo, const tp_ioserver_result *r,
+                              uint32_t pod)
+{
+	for (uint32_t i = 0; i < r->server_count; i++)
+		if (tp_topo_leaf_pod(topo, tp_topo_host_leaf(
+		                               topo, r->servers[i])) == pod)
+			return true;
+	return false;
+}
+
+/*
+ * 3 pods x 2 leaves x 4 hosts; a comm_sensitive job on n0017 (leaf005, the
+ * third pod).  Without it, isolated servers go to the last leaf (leaf006)
+ * and 4 spread servers take leaf001, 002, 004 and 005; with it, both
+ * leave the whole third pod, leaf006 included, which shares no leaf with
+ * the job but its pod's uplinks.  Only when the other pods are full does a
+ * server enter that pod, on leaf006 rather than the job's leaf, and the
+ * reason says so.
+ */
+static void test_servers_leave_pods_of_comm_sensitive_jobs(void **state)
+{
+	tp_topo *topo = fattree(3, 2, 4);
+	tp_host_use use[24] = {0};
+	tp_ioserver_request rq = {.servers = 2,
+	                          .policy = TP_IOSERVER_ISOLATED,
+	                          .use = use};
+	tp_ioserver_result r;
+	const uint32_t comm_pod = 2;
+
+	(void)state;
+	assert_int_equal(tp_topo_leaf_pod(topo, tp_topo_host_leaf(topo, 16)),
+	                 comm_pod);
+	/* Controls: with no comm_sensitive job, the third pod is chosen. */
+	place(topo, &rq, &r);
+	EXPECT_SERVERS(&r, 22, 23);
+	tp_ioserver_result_free(&r);
+	rq.policy = TP_IOSERVER_SPREAD;
+	rq.servers = 4;
+	place(topo, &rq, &r);
+	EXPECT_SERVERS(&r, 3, 7, 15, 19);
+	tp_ioserver_result_free(&r);
+
+	use[16] = (tp_host_use){TP_HOST_BUSY, 9, TP_JOBCLASS_COMM_SENSITIVE};
+	rq.policy = TP_IOSERVER_ISOLATED;
+	rq.servers = 2;
+	place(topo, &rq, &r);
+	EXPECT_SERVERS(&r, 14, 15);
+	assert_false(any_server_in_pod(topo, &r, comm_pod));
+	tp_ioserver_result_free(&r);
+	rq.policy = TP_IOSERVER_SPREAD;
+	rq.servers = 4;
+	place(topo, &rq, &r);
+	EXPECT_SERVERS(&r, 3, 7, 11, 15);
+	assert_false(any_server_in_pod(topo, &r, comm_pod));
+	tp_ioserver_result_free(&r);
+
+	/* The first two pods full (a quiet job): the third pod's other leaf. */
+	for (uint32_t h = 0; h < 16; h++)
+		use[h] = (tp_host_use){TP_HOST_BUSY, 5, TP_JOBCLASS_QUIET};
+	rq.servers = 1;
+	place(topo, &rq, &r);
+	EXPECT_SERVERS(&r, 23);
+	assert_non_null(strstr(
+	    r.reason, "0 on leaves and 1 more in pods of comm_sensitive jobs"));
+	tp_ioserver_result_free(&r);
+	tp_topo_free(topo);
+}
+
 static void test_load_counts_only_traffic_leaving_a_leaf(void **state)
 {
 	tp_topo *topo = fattree(2, 2, 4);
@@ -326,6 +397,7 @@ int main(void)
 	        test_per_job_beside_spread_prefers_job_leaves_then_pods),
 	    cmocka_unit_test(test_per_job_beside_isolated_avoids_job_leaves),
 	    cmocka_unit_test(test_servers_avoid_leaves_of_comm_sensitive_jobs),
+	    cmocka_unit_test(test_servers_leave_pods_of_comm_sensitive_jobs),
 	    cmocka_unit_test(test_load_counts_only_traffic_leaving_a_leaf),
 	    cmocka_unit_test(test_bad_requests_are_refused),
 	};
