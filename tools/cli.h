@@ -17,7 +17,17 @@
 #include "tp_error.h"
 #include "tp_log.h"
 
-enum { TP_EXIT_OK = 0, TP_EXIT_FAILURE = 1, TP_EXIT_USAGE = 2 };
+/*
+ * TP_EXIT_NO_OPINION: `topoplace place` spent its decision budget and gives
+ * no opinion (the scheduler would fall back to its own choice), which is
+ * not the same as a request that cannot be met (TP_EXIT_FAILURE).
+ */
+enum {
+	TP_EXIT_OK = 0,
+	TP_EXIT_FAILURE = 1,
+	TP_EXIT_USAGE = 2,
+	TP_EXIT_NO_OPINION = 3,
+};
 
 /* A logger that writes "topoplace: <level>: <message>" lines to stderr. */
 tp_logger tp_cli_logger(tp_log_level max_level);

@@ -54,7 +54,9 @@ static void usage(FILE *out)
 	    "[jobid]';\n"
 	    "                      '#' comments; each host at most once\n"
 	    "  --job-id ID         this job's id, from 1 (default 1)\n"
-	    "  --budget-us US      time budget per decision (default 0: none)\n"
+	    "  --budget-us US      time budget per decision (default 0: none;"
+	    "\n"
+	    "                      past it: no opinion, exit 3)\n"
 	    "  --allowed           print the candidate set a scheduler may "
 	    "pick from\n"
 	    "  --io-servers N      also place N I/O servers for the job\n"
@@ -701,6 +703,12 @@ int tp_cli_place(int argc, char **argv)
 	                  : tp_alloc_choose(topo, use, &rq, &res, &err);
 	if (st == TP_ERR_INVALID || st == TP_ERR_LIMIT) {
 		rc = tp_cli_usage_error(WHAT, "%s", err.message);
+		goto out;
+	}
+	if (st == TP_ERR_BUDGET) {
+		/* no opinion: a caller falls back, it does not wait */
+		tp_cli_fail(WHAT, &err);
+		rc = TP_EXIT_NO_OPINION;
 		goto out;
 	}
 	if (st != TP_OK) {

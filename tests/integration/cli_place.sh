@@ -4,7 +4,7 @@
 # places I/O servers (per job, or site-wide before the job, which then keeps
 # a comm_sensitive job out of their pods), reads I/O servers from the busy
 # file, and refuses each bad input with one line naming it (exit 2); "cannot
-# be met now" exits 1.
+# be met now" exits 1, "no opinion" within the time budget exits 3.
 #
 # Env: abs_top_builddir, abs_top_srcdir (make check); TP_TOPOPLACE to use
 # another topoplace binary.
@@ -108,6 +108,17 @@ tp_check "site: when the job cannot avoid the server's pod, the reason names bot
 tp_expect_fail "cannot be met now exits 1 with the reason" 1 \
 	"topoplace place: cannot be met now: leaf policy needs 8 hosts on leaves with no other job; 1 such leaves hold 3 usable hosts (3 leaves have other jobs' hosts; 12 usable hosts (3 busy, 0 held for other jobs, 1 down))" \
 	"$tp" place --fabric 1x4x4 --nodes 8 --policy leaf --busy "$work/busy"
+# No opinion within the budget is not "cannot be met": exit 3, not 1.  On
+# 16 pods x 18 x 18 (5,184 hosts) a 1 us budget is spent before the
+# decision; without a budget the same request is placed.
+tp_check_eq "the big request itself can be met (exit 0 without a budget)" 0 \
+	"$("$tp" place --fabric 16x18x18 --nodes 300 --policy leaf >/dev/null 2>&1; echo $?)"
+tp_expect_fail "budget spent: no opinion exits 3 with one line" 3 \
+	"topoplace place: allocation for job 1 (leaf, 300 nodes): time budget of 1 us spent: no opinion" \
+	"$tp" place --fabric 16x18x18 --nodes 300 --policy leaf --budget-us 1
+tp_expect_fail "budget spent with --allowed: also exit 3" 3 \
+	"topoplace place: allocation for job 1 (shared, 300 nodes): time budget of 1 us spent: no opinion" \
+	"$tp" place --fabric 16x18x18 --nodes 300 --policy shared --allowed --budget-us 1
 tp_expect_fail "bad fabric" 2 \
 	"topoplace place: --fabric '4x4': expected PODSxLEAVESxHOSTS (e.g. 2x18x18) or a file" \
 	"$tp" place --fabric 4x4 --nodes 1
