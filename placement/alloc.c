@@ -528,14 +528,22 @@ static void say_pod_servers(struct ctx *c, uint32_t pod)
 		say(c, ")");
 }
 
-/* Say whether the job could be kept out of pods of incompatible jobs. */
+/*
+ * Say whether the job could be kept out of pods of incompatible jobs; say
+ * nothing when no pod holds any (the rule kept it from nothing).
+ */
 static void say_pods_apart(struct ctx *c, uint8_t bad, uint32_t intruded,
                            uint32_t clean_cap)
 {
 	const char *other = incompatible_words(c);
 	bool servers = bad & (1u << TP_JOBCLASS_IO_HEAVY);
+	bool present = false;
 
 	if (c->pod_count < 2 || !bad)
+		return;
+	for (uint32_t p = 0; p < c->pod_count && !present; p++)
+		present = (c->pod_class[p] & bad) != 0;
+	if (!present)
 		return;
 	if (!intruded) {
 		say(c, "; kept out of pods with %s", other);

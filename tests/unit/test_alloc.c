@@ -3,7 +3,8 @@
  * policies on small fat trees, the allowed candidate sets, "cannot be met
  * now" reasons, the time budget, and refusal of bad requests; the leaf
  * policy's best fit against brute force and against the greedy cover it
- * replaced on random occupancies; I/O servers in the occupancy.
+ * replaced on random occupancies; I/O servers in the occupancy; pods kept
+ * apart from incompatible jobs, said only when there are such jobs.
  */
 #include "tp_config.h"
 
@@ -1082,6 +1083,45 @@ test_shared_3level_keeps_io_heavy_out_of_comm_sensitive_pods(void **state)
 	fx_free(&fx);
 }
 
+/*
+ * "kept out of pods with ..." is said only when some pod holds a job the
+ * request must avoid: not on an empty fabric, not next to a compatible
+ * (quiet) job, and then when an io_heavy job does run in pod02.
+ */
+static void test_pods_apart_is_said_only_when_applied(void **state)
+{
+	static const tp_placement policies[] = {TP_PLACEMENT_LEAF,
+	                                        TP_PLACEMENT_SHARED};
+	struct fixture fx;
+	tp_alloc_result r;
+
+	(void)state;
+	fx_new(&fx, 2, 2, 4);
+	for (size_t i = 0; i < 2; i++) {
+		choose(&fx, req(policies[i], TP_JOBCLASS_COMM_SENSITIVE, 4),
+		       &r);
+		assert_null(strstr(r.reason, "out of pods"));
+		tp_alloc_result_free(&r);
+		choose(&fx, req(policies[i], TP_JOBCLASS_IO_HEAVY, 4), &r);
+		assert_null(strstr(r.reason, "out of pods"));
+		tp_alloc_result_free(&r);
+	}
+	busy(&fx, 12, 7, TP_JOBCLASS_QUIET); /* leaf004, pod02 */
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE, 4), &r);
+	assert_null(strstr(r.reason, "out of pods"));
+	tp_alloc_result_free(&r);
+	busy(&fx, 13, 8, TP_JOBCLASS_IO_HEAVY); /* leaf004, pod02 */
+	for (size_t i = 0; i < 2; i++) {
+		choose(&fx, req(policies[i], TP_JOBCLASS_COMM_SENSITIVE, 4),
+		       &r);
+		EXPECT_LIST(r.pods, r.pod_count, 0);
+		assert_non_null(
+		    strstr(r.reason, "; kept out of pods with io_heavy jobs"));
+		tp_alloc_result_free(&r);
+	}
+	fx_free(&fx);
+}
+
 /* ---- pack, spread, off ------------------------------------------------ */
 
 static void test_pack_uses_fewest_leaves(void **state)
@@ -1398,6 +1438,7 @@ int main(void)
 	        test_shared_prefers_partly_used_leaf_over_whole_free_one),
 	    cmocka_unit_test(
 	        test_shared_3level_keeps_io_heavy_out_of_comm_sensitive_pods),
+	    cmocka_unit_test(test_pods_apart_is_said_only_when_applied),
 	    cmocka_unit_test(test_pack_uses_fewest_leaves),
 	    cmocka_unit_test(
 	        test_spread_uses_most_leaves_round_robin_over_pods),
