@@ -164,10 +164,10 @@ for policy in off leaf pack spread; do
 	ids=$(grep -o "topoplace: JobId=[0-9]* placement=$policy nodes=" "$log" |
 		sed 's/.*JobId=\([0-9]*\).*/\1/' | sort -u)
 	[ -n "$ids" ] || continue
-	line=$(grep -o "topoplace: JobId=[0-9]*: job_test timing: topoplace [0-9]* us, cons_tres [0-9]* us" "$log" |
+	line=$(grep -o "topoplace: Budget: JobId=[0-9]*: job_test timing: topoplace [0-9]* us, cons_tres [0-9]* us" "$log" |
 		awk -v ids="$ids" -v p="$policy" -v off="${off_ct50:-0}" '
 		BEGIN { n = split(ids, a, "\n"); for (i = 1; i <= n; i++) want["JobId=" a[i] ":"] = 1 }
-		($2 in want) { k++; tp[k] = $6; ct[k] = $9; st += $6; sc += $9 }
+		($3 in want) { k++; tp[k] = $7; ct[k] = $10; st += $7; sc += $10 }
 		function sort(x, k,   i, j, t) {
 			for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
 		}

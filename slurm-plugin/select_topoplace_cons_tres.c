@@ -340,6 +340,70 @@ static void _model_ioservers(tp_model *m, const char *why)
 		     why, m->ioserver_count);
 }
 
+/* True when @m's DebugFlags include @flag (NULL model: none). */
+static bool _model_debug(const tp_model *m, uint32_t flag)
+{
+	return m && m->config &&
+	       (tp_config_site_settings(m->config)->debug_flags & flag);
+}
+
+/*
+ * DebugFlags=Fabric: where the model came from, how Slurm's nodes map
+ * onto its hosts and one line per leaf.  Only at a model load (init or a
+ * reconfigure that re-reads), never in the scheduling path.
+ */
+static void _model_log_fabric(const tp_model *m, const char *why)
+{
+	const tp_config_site *site = tp_config_site_settings(m->config);
+	uint32_t hosts = tp_topo_host_count(m->topo), slurm_only = 0;
+	uint32_t not_slurm = 0;
+	hostlist_t hl = hostlist_create(NULL);
+	char *text;
+
+	info("topoplace: Fabric: %s: FabricSource=%s %s, NodeNameRule=%s%s%s",
+	     why, tp_config_fabric_source_name(site->fabric_source),
+	     site->fabric_source == TP_FABRIC_SOURCE_TOPOLOGY
+	         ? site->topology_conf
+	         : site->fabric_cache,
+	     tp_node_name_rule_name(site->node_name_rule),
+	     site->node_name_map ? " " : "",
+	     site->node_name_map ? site->node_name_map : "");
+	for (int i = 0; i < m->node_count; i++) {
+		node_record_t *node = node_record_table_ptr[i];
+
+		if (node && m->node_host[i] == TP_NONE) {
+			hostlist_push_host(hl, node->name);
+			slurm_only++;
+		}
+	}
+	for (uint32_t h = 0; h < hosts; h++)
+		if (m->host_node[h] == TP_NONE)
+			not_slurm++;
+	text = hostlist_ranged_string_xmalloc(hl);
+	info("topoplace: Fabric: %s: %d Slurm nodes, %u on the fabric; not "
+	     "on it: %s; %u hosts of the fabric are no Slurm node",
+	     why, m->node_count, (uint32_t)m->node_count - slurm_only,
+	     slurm_only ? text : "none", not_slurm);
+	xfree(text);
+	hostlist_destroy(hl);
+	for (uint32_t l = 0; l < tp_topo_leaf_count(m->topo); l++) {
+		uint32_t n = 0;
+		const uint32_t *on = tp_topo_leaf_hosts(m->topo, l, &n);
+
+		hl = hostlist_create(NULL);
+		for (uint32_t x = 0; x < n; x++)
+			hostlist_push_host(hl,
+			                   tp_topo_host_name(m->topo, on[x]));
+		text = hostlist_ranged_string_xmalloc(hl);
+		info("topoplace: Fabric: %s: leaf %s in pod %s: %u hosts %s",
+		     why, tp_topo_leaf_name(m->topo, l),
+		     tp_topo_pod_name(m->topo, tp_topo_leaf_pod(m->topo, l)), n,
+		     text);
+		xfree(text);
+		hostlist_destroy(hl);
+	}
+}
+
 /*
  * Read topoplace.conf and the fabric.  Returns NULL (error logged, one
  * line) when the config is bad; a model without topo when only the fabric
@@ -392,6 +456,8 @@ static tp_model *_model_load(const char *why)
 	}
 	_model_map_nodes(m);
 	_model_ioservers(m, why);
+	if (_model_debug(m, TP_DEBUG_FABRIC))
+		_model_log_fabric(m, why);
 	info("topoplace: %s: %s: fabric of %u hosts, %u leaves, %u pods", why,
 	     path, tp_topo_host_count(m->topo), tp_topo_leaf_count(m->topo),
 	     tp_topo_pod_count(m->topo));
@@ -759,6 +825,7 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 	tp_error err;
 	const char *value;
 	const char *part = job_ptr->part_ptr ? job_ptr->part_ptr->name : NULL;
+	bool dbg_profile = _model_debug(m, TP_DEBUG_PROFILE);
 
 	tp_opt_values_init(&opts);
 	for (int i = 0; i < TP_OPT_COUNT; i++) {
@@ -792,6 +859,11 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 				error("topoplace: %pJ: --comm-profile=%s: "
 				      "not a profile name",
 				      job_ptr, name);
+			else if (dbg_profile)
+				info("topoplace: Profile: %pJ: no lookup: job "
+				     "name %s or user %s is no store name",
+				     job_ptr, name ? name : "(none)",
+				     user ? user : "(none)");
 		} else if (!d->lookup_sent) {
 			tp_lookup_request rq;
 
@@ -817,12 +889,35 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 			}
 			d->lookup_sent = true;
 			d->lookup_since_us = _now_us();
+			if (dbg_profile)
+				info("topoplace: Profile: %pJ: lookup of %s/%s "
+				     "(%s) queued in %s",
+				     job_ptr, user, name,
+				     named ? "--comm-profile" : "job name",
+				     site->profile_store);
 			(void)tp_lookup_wait(tp_lookups, job_ptr->job_id,
 			                     d->lookup_ticket, TP_LOOKUP_WAIT_US);
 		}
 		if (!d->profile_read) {
 			if (tp_lookup_take(tp_lookups, job_ptr->job_id,
 			                   d->lookup_ticket, &res)) {
+				if (dbg_profile && res.status == TP_OK)
+					info("topoplace: Profile: %pJ: %s/%s "
+					     "read in %" PRIu64 " us, answer "
+					     "after %" PRIu64
+					     " us: class %s: %s",
+					     job_ptr, user, name,
+					     res.elapsed_us,
+					     _now_us() - d->lookup_since_us,
+					     tp_jobclass_name(res.job_class),
+					     res.reason);
+				else if (dbg_profile &&
+				         res.status == TP_ERR_NOTFOUND)
+					info("topoplace: Profile: %pJ: %s/%s: "
+					     "not in the store (%" PRIu64
+					     " us): no profile",
+					     job_ptr, user, name,
+					     res.elapsed_us);
 				_lookup_apply(job_ptr, d, &res, user, name,
 				              named);
 				if (d->failed)
@@ -845,6 +940,15 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 	}
 	d->policy = tp_config_resolve_placement(settings, opts.placement,
 	                                        d->has_profile);
+	if (_model_debug(m, TP_DEBUG_PLACEMENT))
+		info(
+		    "topoplace: Placement: %pJ: policy=%s from --placement=%s, "
+		    "DefaultPlacement=%s (partition %s), %s",
+		    job_ptr, tp_placement_name(d->policy),
+		    tp_placement_name(opts.placement),
+		    tp_placement_name(settings->default_placement),
+		    part ? part : "(none)",
+		    d->has_profile ? "a profile" : "no profile");
 	return TP_VERDICT_DECIDED;
 }
 
@@ -923,6 +1027,7 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	tp_status rc;
 	uint64_t t0 = _now_us();
 	int out = SLURM_SUCCESS;
+	bool dbg = _model_debug(m, TP_DEBUG_PLACEMENT);
 
 	if (!m || !m->topo) {
 		_no_model(m, job_ptr);
@@ -932,8 +1037,13 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	d->last_seen = time(NULL);
 	if (!d->failed &&
 	    _decide_policy(m, job_ptr, d) == TP_VERDICT_PENDING) {
-		debug2("topoplace: %pJ: waits for its profile lookup",
-		       job_ptr);
+		if (dbg)
+			info("topoplace: Placement: %pJ: waits for its profile "
+			     "lookup",
+			     job_ptr);
+		else
+			debug2("topoplace: %pJ: waits for its profile lookup",
+			       job_ptr);
 		return SLURM_ERROR;
 	}
 	/*
@@ -941,7 +1051,17 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	 * leaves running whole-leaf jobs hold: those leaves were promised.
 	 */
 	if (d->failed || d->policy == TP_PLACEMENT_OFF) {
+		int before = dbg ? bit_set_count(node_bitmap) : 0;
+
 		_clear_reserved(m, node_bitmap, job_ptr->job_id);
+		if (dbg)
+			info("topoplace: Placement: %pJ: %s: plain cons_tres "
+			     "on %d of %d candidate nodes (the rest on leaves "
+			     "whole-leaf jobs hold)",
+			     job_ptr,
+			     d->failed ? "fallback (see the error above)"
+			               : "policy=off",
+			     bit_set_count(node_bitmap), before);
 		return SLURM_SUCCESS;
 	}
 	(void)_occupancy(m, node_bitmap);
@@ -969,6 +1089,12 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		d->failed = true;
 		_clear_reserved(m, node_bitmap, job_ptr->job_id);
 	} else if (!res.met) {
+		if (dbg)
+			info(
+			    "topoplace: Placement: %pJ: placement=%s class=%s: "
+			    "waits: %s",
+			    job_ptr, tp_placement_name(d->policy),
+			    tp_jobclass_name(d->job_class), res.reason);
 		if (!d->waiting_logged) {
 			char text[256];
 
@@ -1045,6 +1171,12 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			info("%s", msg);
 		else
 			debug("%s", msg);
+		/* Every decision, not only the first of the job. */
+		if (dbg)
+			info("topoplace: Placement: %s (cons_tres may choose "
+			     "from %d nodes)",
+			     msg + strlen("topoplace: "),
+			     bit_set_count(node_bitmap));
 		d->decided_logged = true;
 	}
 	tp_alloc_result_free(&res);
@@ -1284,8 +1416,8 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		    job_ptr, node_bitmap, min_nodes, max_nodes, req_nodes, mode,
 		    preemptee_candidates, preemptee_job_list, exc_core_bitmap);
 		t2 = _now_us();
-		info("topoplace: %pJ: job_test timing: topoplace %" PRIu64
-		     " us, cons_tres %" PRIu64 " us",
+		info("topoplace: Budget: %pJ: job_test timing: topoplace "
+		     "%" PRIu64 " us, cons_tres %" PRIu64 " us",
 		     job_ptr, t1 - t0, t2 - t1);
 		return rc;
 	}

@@ -170,9 +170,10 @@ static void _opts_from_spank(char **spank_env, uint32_t count, uint32_t job_id,
  * a fixed user window applies without a profile too.  Returns true and
  * fills @window_us and @reason when the job is to be throttled.  @who
  * names the job or step in log lines ("JobId=5", "StepId=5.0"); @loud:
- * errors as errors, else as debug lines.
+ * errors as errors, else as debug lines; @dbg (DebugFlags=Throttle): the
+ * inputs and the decision as "Throttle:" lines.
  */
-static bool _throttle_decide(const char *who, bool loud,
+static bool _throttle_decide(const char *who, bool loud, bool dbg,
                              const tp_config_settings *settings,
                              const tp_profile *profile,
                              const tp_opt_values *opts, uint64_t *window_us,
@@ -192,6 +193,10 @@ static bool _throttle_decide(const char *who, bool loud,
 			    "ThrottleMode=%s",
 			    plugin_type, who,
 			    tp_throttle_enforce_name(settings->throttle_mode));
+		else if (dbg)
+			info("%s: Throttle: %s: ThrottleMode=%s: no window",
+			     plugin_type, who,
+			     tp_throttle_enforce_name(settings->throttle_mode));
 		return false;
 	}
 	tp_config_throttle_policy(settings, &policy);
@@ -215,6 +220,18 @@ static bool _throttle_decide(const char *who, bool loud,
 		                     (double)per_client
 		               : 0;
 		pattern.job_class = tp_jobclass_name(cls.job_class);
+		if (dbg)
+			info("%s: Throttle: %s: profile I/O: class %s, %" PRIu64
+			     " B requests, %u clients, %" PRIu64
+			     " requests per client every %.0f us; "
+			     "ThresholdTable=%s",
+			     plugin_type, who, pattern.job_class,
+			     pattern.request_bytes, pattern.clients,
+			     pattern.requests_per_client,
+			     pattern.mean_interval_us,
+			     settings->threshold_table
+			         ? settings->threshold_table
+			         : "none");
 		if (settings->threshold_table &&
 		    tp_threshold_table_read(settings->threshold_table, &table,
 		                            &err) != TP_OK) {
@@ -231,22 +248,45 @@ static bool _throttle_decide(const char *who, bool loud,
 		}
 		tp_threshold_table_free(table);
 		if (!dec.throttle) {
-			debug("%s: %s: not throttled: %s", plugin_type, who,
-			      dec.reason);
+			if (dbg)
+				info("%s: Throttle: %s: not throttled: %s",
+				     plugin_type, who, dec.reason);
+			else
+				debug("%s: %s: not throttled: %s", plugin_type,
+				      who, dec.reason);
 			return false;
 		}
+		if (dbg)
+			info("%s: Throttle: %s: window %" PRIu64 " us "
+			     "(threshold %.0f us%s): interval %.0f -> %.0f us, "
+			     "load %.2f -> %.2f, I/O phase up to %.0f%% longer",
+			     plugin_type, who, dec.window_us, dec.threshold_us,
+			     dec.threshold_extrapolated ? ", extrapolated" : "",
+			     dec.interval_before_us, dec.interval_after_us,
+			     dec.load_before, dec.load_after,
+			     100.0 * dec.cost_fraction);
 		*window_us = dec.window_us;
 		snprintf(reason, reason_size, "%s", dec.reason);
 		return true;
 	}
-	if (opts->io_throttle.mode != TP_THROTTLE_FIXED)
+	if (opts->io_throttle.mode != TP_THROTTLE_FIXED) {
+		if (dbg)
+			info("%s: Throttle: %s: no I/O in a profile and no "
+			     "--io-throttle window: not throttled",
+			     plugin_type, who);
 		return false;
+	}
 	*window_us = opts->io_throttle.window_us;
 	if (policy.min_window_us && *window_us < policy.min_window_us)
 		*window_us = policy.min_window_us;
 	if (policy.max_window_us && *window_us > policy.max_window_us)
 		*window_us = policy.max_window_us;
 	snprintf(reason, reason_size, "fixed by --io-throttle");
+	if (dbg)
+		info("%s: Throttle: %s: --io-throttle %" PRIu64 " us, bounded "
+		     "by ThrottleMinWindow/ThrottleMaxWindow: window %" PRIu64
+		     " us",
+		     plugin_type, who, opts->io_throttle.window_us, *window_us);
 	return true;
 }
 
@@ -270,6 +310,56 @@ static bool _ioservers_place(const char *who, bool loud, const tp_topo *topo,
 		return false;
 	}
 	return true;
+}
+
+/* True when @config's DebugFlags include @flag. */
+static bool _debug(const tp_config *config, uint32_t flag)
+{
+	return config && (tp_config_site_settings(config)->debug_flags & flag);
+}
+
+/*
+ * DebugFlags=Remap: the job's ranks by node, in the order of @nodes, and
+ * the hop-bytes of each candidate mapping.  O(nodes x ranks), only with
+ * the flag.
+ */
+static void _log_remap(const char *who, const tp_topo *topo, const char *nodes,
+                       const tp_remap_mapping *map, const tp_remap_stats *stats)
+{
+	hostlist_t hl = hostlist_create(nodes);
+	char *name;
+
+	info("%s: Remap: %s: %u ranks: block order %" PRIu64 " hop-bytes, "
+	     "partition %" PRIu64 ", refined %" PRIu64 " (%" PRIu64
+	     " moves): chosen %s, %" PRIu64,
+	     plugin_type, who, map->ranks, stats->block_hop_bytes,
+	     stats->partition_hop_bytes, stats->refined_hop_bytes, stats->moves,
+	     stats->chosen, stats->hop_bytes);
+	while (hl && (name = hostlist_shift(hl))) {
+		uint32_t h = tp_topo_find_host(topo, name);
+		char ranks[1024];
+		size_t used = 0;
+		uint32_t count = 0;
+
+		ranks[0] = '\0';
+		for (uint32_t r = 0; r < map->ranks; r++) {
+			if (map->rank_host[r] != h)
+				continue;
+			if (used < sizeof(ranks) - 16)
+				used +=
+				    snprintf(ranks + used, sizeof(ranks) - used,
+				             "%s%u", count ? "," : "", r);
+			else if (used < sizeof(ranks) - 1)
+				used += snprintf(ranks + used,
+				                 sizeof(ranks) - used, "...");
+			count++;
+		}
+		info("%s: Remap: %s: %s: %u ranks: %s", plugin_type, who, name,
+		     count, count ? ranks : "none");
+		free(name);
+	}
+	if (hl)
+		hostlist_destroy(hl);
 }
 
 /* ---- batch jobs, in slurmd ------------------------------------------ */
@@ -338,11 +428,19 @@ static void _job_files(batch_job_launch_msg_t *req, const tp_config *config,
 		      err.message, servers ? " or I/O servers" : "");
 		return;
 	}
+	if (_debug(config, TP_DEBUG_FABRIC))
+		info("%s: Fabric: %s: fabric of %u hosts, %u leaves, %u pods "
+		     "loaded for nodes %s",
+		     plugin_type, who, tp_topo_host_count(topo),
+		     tp_topo_leaf_count(topo), tp_topo_pod_count(topo),
+		     req->nodes);
 	if (profile) {
 		if (tp_sc_remap(topo, profile, req->nodes, req->job_id, &map,
-		                &stats, &err) == TP_OK)
+		                &stats, &err) == TP_OK) {
 			remapped = true;
-		else
+			if (_debug(config, TP_DEBUG_REMAP))
+				_log_remap(who, topo, req->nodes, &map, &stats);
+		} else
 			error("%s: %s: %s: no rank remapping", plugin_type, who,
 			      err.message);
 	}
@@ -405,7 +503,7 @@ out:
 }
 
 /* The throttle window into the batch script's environment. */
-static void _throttle(batch_job_launch_msg_t *req,
+static void _throttle(batch_job_launch_msg_t *req, const tp_config *config,
                       const tp_config_settings *settings,
                       const tp_profile *profile, const tp_opt_values *opts)
 {
@@ -413,8 +511,9 @@ static void _throttle(batch_job_launch_msg_t *req,
 	uint64_t window_us = 0;
 
 	snprintf(who, sizeof(who), "JobId=%u", req->job_id);
-	if (!_throttle_decide(who, true, settings, profile, opts, &window_us,
-	                      reason, sizeof(reason)))
+	if (!_throttle_decide(who, true, _debug(config, TP_DEBUG_THROTTLE),
+	                      settings, profile, opts, &window_us, reason,
+	                      sizeof(reason)))
 		return;
 	snprintf(value, sizeof(value), "%" PRIu64, window_us);
 	_env_put(req, "TOPOPLACE_IO_WINDOW_US", value);
@@ -460,8 +559,23 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 		rc = tp_sc_read_profile(config, socket, req->user_name, name,
 		                        &profile, &err);
 		if (rc == TP_ERR_NOTFOUND) {
-			debug("%s: JobId=%u: no profile %s/%s", plugin_type,
-			      req->job_id, req->user_name, name);
+			if (_debug(config, TP_DEBUG_PROFILE))
+				info("%s: Profile: JobId=%u: %s/%s: not in the "
+				     "store %s: no profile",
+				     plugin_type, req->job_id, req->user_name,
+				     name,
+				     tp_config_site_settings(config)
+				         ->profile_store);
+			else
+				debug("%s: JobId=%u: no profile %s/%s",
+				      plugin_type, req->job_id, req->user_name,
+				      name);
+		} else if (rc == TP_OK && _debug(config, TP_DEBUG_PROFILE)) {
+			info("%s: Profile: JobId=%u: %s/%s read from %s: %u "
+			     "ranks, recorded by JobId=%" PRIu64,
+			     plugin_type, req->job_id, req->user_name, name,
+			     tp_config_site_settings(config)->profile_store,
+			     profile->header.ranks, profile->header.job_id);
 		} else if (rc != TP_OK) {
 			error("%s: JobId=%u: profile: %s: no remapping or "
 			      "throttling",
@@ -480,7 +594,7 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 		               ? profile
 		               : NULL,
 		           name, servers);
-	_throttle(req, settings, profile, &opts);
+	_throttle(req, config, settings, profile, &opts);
 out:
 	tp_profile_free(profile);
 	tp_config_free(config);
@@ -576,11 +690,16 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 			            "%s: %s: profile: %s: throttled "
 			            "without it",
 			            plugin_type, who, err.message);
+		else if (loud && _debug(config, TP_DEBUG_PROFILE))
+			info("%s: Profile: %s: %s/%s: %s", plugin_type, who,
+			     job->user_name, name,
+			     rc == TP_OK ? "read" : "not in the store");
 		if (rc != TP_OK)
 			profile = NULL;
 	}
-	if (_throttle_decide(who, loud, settings, profile, opts, &window_us,
-	                     reason, sizeof(reason))) {
+	if (_throttle_decide(
+	        who, loud, loud && _debug(config, TP_DEBUG_THROTTLE), settings,
+	        profile, opts, &window_us, reason, sizeof(reason))) {
 		_lib_path("libtopoplace_pacing.so", lib, sizeof(lib));
 		setenvf(&job->env, "TOPOPLACE_IO_WINDOW_US", "%" PRIu64,
 		        window_us);
@@ -616,6 +735,11 @@ static void _step_ioservers(stepd_step_rec_t *job, const char *who, bool loud,
 		            who, err.message);
 		return;
 	}
+	if (loud && _debug(config, TP_DEBUG_FABRIC))
+		info("%s: Fabric: %s: fabric of %u hosts, %u leaves, %u pods "
+		     "loaded for nodes %s",
+		     plugin_type, who, tp_topo_host_count(topo),
+		     tp_topo_leaf_count(topo), tp_topo_pod_count(topo), nodes);
 	if (_ioservers_place(who, loud, topo, nodes, servers, settings,
 	                     job->step_id.job_id, &io, hosts, sizeof(hosts))) {
 		setenvf(&job->env, "TOPOPLACE_IO_SERVER_HOSTS", "%s", hosts);

@@ -167,6 +167,20 @@ cp "$out/site.conf" "$etc/topoplace.conf"
 tp_check "the site policies are back (no I/O servers)" \
 	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts"
 
+# --- DebugFlags: nothing extra without them --------------------------------
+# Every job so far was decided, looked up, remapped or throttled without
+# DebugFlags: none of their lines may be there.
+tp_check_eq "no DebugFlags lines without DebugFlags" 0 \
+	"$(cat "$log" "$TP_BED_LOGDIR"/slurmd*.log |
+		grep -c "topoplace: \(Fabric\|Placement\|Profile\|Remap\|Throttle\|Budget\): ")"
+echo "DebugFlags=Fabric,Placement,Profile,Remap,Throttle" >>"$etc/topoplace.conf"
+tp_check "DebugFlags=Fabric logs the model at reconfigure" \
+	reconfigure_and_wait "topoplace: Fabric: reconfigure: leaf leaf004 in pod [^ ]*: 4 hosts n\[0013-0016\]"
+tp_check_eq "(one line per leaf)" 4 \
+	"$(grep -c "topoplace: Fabric: reconfigure: leaf leaf00[1-4] in pod .*: 4 hosts n\[" "$log")"
+tp_check "(and where Slurm's nodes are)" \
+	grep -q "topoplace: Fabric: reconfigure: 16 Slurm nodes, 16 on the fabric; not on it: none" "$log"
+
 # --- (3) the profiled job's rankfile drives srun ----------------------------
 j=$(tp_as_user "$user" sbatch --parsable -N 4 -n 16 -J hpcg \
 	-o "$out/remap-%j.out" --wrap \
@@ -185,6 +199,33 @@ tp_check "the job directory is removed when the job ends" \
 	bash -c '[ ! -e "$1" ]' _ "/run/topoplace-bed/jobs/topoplace.$j"
 tp_check "slurmctld placed the profiled job with its class" \
 	grep -q "topoplace: JobId=$j placement=auto nodes=.* policy=shared class=" "$log"
+# DebugFlags for the same job: slurmctld's lookup and decision, slurmd's
+# profile, fabric, mapping (one line per node, as the hostfile says) and
+# throttle decision.
+tp_check "DebugFlags=Profile: slurmctld queued the job's lookup" \
+	grep -q "topoplace: Profile: JobId=$j: lookup of $user/hpcg (job name) queued in $store" "$log"
+tp_check "DebugFlags=Profile: and logged its answer with the class" \
+	grep -q "topoplace: Profile: JobId=$j: $user/hpcg read in [0-9]* us, answer after [0-9]* us: class comm_sensitive: " "$log"
+tp_check "DebugFlags=Placement: the policy and where it came from" \
+	grep -q "topoplace: Placement: JobId=$j: policy=shared from --placement=auto, DefaultPlacement=auto (partition debug), a profile" "$log"
+tp_check "DebugFlags=Placement: the decision and its reason" \
+	grep -q "topoplace: Placement: JobId=$j: placement=shared class=comm_sensitive allowed=[0-9]* hosts on leaves .*(cons_tres may choose from [0-9]* nodes)" "$log"
+tp_check "DebugFlags=Profile in slurmd: the profile read for the job" \
+	grep -q "task/topoplace: Profile: JobId=$j: $user/hpcg read from $store: 16 ranks" "$TP_BED_LOGDIR"/slurmd*.log
+tp_check "DebugFlags=Fabric in slurmd: the fabric loaded for the job" \
+	grep -q "task/topoplace: Fabric: JobId=$j: fabric of 16 hosts, 4 leaves" "$TP_BED_LOGDIR"/slurmd*.log
+tp_check "DebugFlags=Remap: hop-bytes of block order and the chosen mapping" \
+	grep -q "task/topoplace: Remap: JobId=$j: 16 ranks: block order [0-9]* hop-bytes, .*: chosen " "$TP_BED_LOGDIR"/slurmd*.log
+tp_check_eq "DebugFlags=Remap: each node's ranks, as in the hostfile" \
+	"$(for n in $(sort -u "$out/hostfile.$j"); do
+		echo "$n: $(grep -c -x "$n" "$out/hostfile.$j") ranks: $(grep -n -x "$n" "$out/hostfile.$j" | cut -d: -f1 | awk '{print $1 - 1}' | paste -sd,)"
+	done)" \
+	"$(grep -h "task/topoplace: Remap: JobId=$j: n[0-9]*: " "$TP_BED_LOGDIR"/slurmd*.log | sed 's/.*Remap: JobId=[0-9]*: //' | sort)"
+tp_check "DebugFlags=Throttle: why the job gets no window" \
+	grep -q "task/topoplace: Throttle: JobId=$j: no I/O in a profile and no --io-throttle window: not throttled" "$TP_BED_LOGDIR"/slurmd*.log
+cp "$out/site.conf" "$etc/topoplace.conf"
+tp_check "the site policies are back (no DebugFlags)" \
+	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts"
 
 # --- (5) errors: one line each, jobs still run ------------------------------
 # a corrupt profile

@@ -216,7 +216,8 @@ tp_check_eq "the array's 4 tasks completed" 4 \
 for what in "placement=leaf class=quiet allowed=" "placement=shared class=io_heavy" \
 	"placement=shared class=comm_sensitive" "placement=spread class=" \
 	"placement=pack class=" "job_test timing: topoplace"; do
-	tp_check "slurmctld logged a decision: $what" grep -q "topoplace: JobId=[0-9_]*: $what" "$log"
+	# (DebugFlags lines start "topoplace: <Flag>: ".)
+	tp_check "slurmctld logged a decision: $what" grep -q "topoplace: \(Budget: \)\?JobId=[0-9_]*: $what" "$log"
 done
 
 # --- clients: SPANK and the select plugin's client side ------------------------
