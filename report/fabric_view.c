@@ -60,6 +60,9 @@
 /* How often (items) to report progress. */
 #define PROGRESS_EVERY 4096u
 
+/* Most lines the legend's note on directions is wrapped into. */
+#define NOTE_LINES 8
+
 struct attach {
 	uint32_t node;
 	uint32_t link;
@@ -96,6 +99,14 @@ struct view {
 	uint32_t link_elements, thin_elements, bundle_elements, loaded;
 	uint32_t legend_jobs, level_labels;
 	uint64_t progress_done, progress_total;
+	/* The legend's note on directions, laid out with the picture: one
+	 * line beside the colour bar when it fits there, else wrapped into
+	 * note_count lines under it, for which the legend grows upwards. */
+	bool note_below;
+	int note_count;
+	char note[NOTE_LINES][128];
+	double note_size;    /* points */
+	double legend_right; /* right end of the legend's text, as drawn */
 };
 
 static tp_status nomem(tp_error *err)
@@ -981,6 +992,121 @@ static void draw_levels(struct view *v)
 	free(used);
 }
 
+/* ---- the legend --------------------------------------------------------- */
+
+#define LOAD_LABEL "link load (bytes per direction):"
+
+/* Where the load colour bar starts and how wide it is (after its label and
+ * the idle swatch). */
+static void legend_bar(struct view *v, double *bar_x, double *bar_w)
+{
+	*bar_x = v->fs + text_width(v, v->fs, LOAD_LABEL) + 2.8 * v->fs;
+	*bar_w = fmin(22 * v->fs, fmax(6 * v->fs, v->W * 0.3));
+}
+
+static const char *direction_note(const struct view *v)
+{
+	return v->agg ? "each link: two strokes, left = up (towards the "
+	                "cores), right = down; hosts grouped by leaf"
+	              : "each link: two strokes, left = up (towards the "
+	                "cores), right = down";
+}
+
+/* Height the note's own lines add to the legend (0 beside the bar). */
+static double legend_growth(const struct view *v)
+{
+	return v->note_below ? v->note_count * 1.3 * v->fs : 0;
+}
+
+/*
+ * Where the note on directions goes: on the colour bar's line when it fits
+ * between the bar and the right margin; else under it, wrapped at spaces
+ * into lines as wide as the picture's margins allow (a word wider than
+ * that is shrunk, or cut, by tp_canvas_text_fit when drawn).  The note is
+ * never left out: without it nobody can tell the two strokes apart.
+ */
+static void layout_note(struct view *v)
+{
+	const char *text = direction_note(v), *p = text;
+	double bar_x, bar_w, avail = v->W - 2 * v->fs;
+
+	legend_bar(v, &bar_x, &bar_w);
+	v->note_size = v->fs;
+	v->note_count = 1;
+	v->note_below = false;
+	snprintf(v->note[0], sizeof(v->note[0]), "%s", text);
+	if (bar_x + bar_w + 2 * v->fs + text_width(v, v->fs, text) <=
+	    v->W - v->fs)
+		return;
+	v->note_below = true;
+	v->note_count = 0;
+	while (*p != '\0' && v->note_count < NOTE_LINES) {
+		char *line = v->note[v->note_count++];
+		size_t len = 0, fit = 0;
+
+		/* the longest run of whole words that fits; at least one */
+		for (;;) {
+			const char *space = strchr(p + len + 1, ' ');
+			size_t next = space ? (size_t)(space - p) : strlen(p);
+
+			if (next >= sizeof(v->note[0]))
+				break;
+			snprintf(line, sizeof(v->note[0]), "%.*s", (int)next,
+			         p);
+			if (fit > 0 && text_width(v, v->fs, line) > avail)
+				break;
+			fit = len = next;
+			if (p[len] == '\0')
+				break;
+		}
+		if (fit == 0) /* one word longer than a line can hold */
+			fit = strlen(p) < sizeof(v->note[0]) - 1
+			          ? strlen(p)
+			          : sizeof(v->note[0]) - 1;
+		snprintf(line, sizeof(v->note[0]), "%.*s", (int)fit, p);
+		p += fit;
+		while (*p == ' ')
+			p++;
+		/* what the last line cannot take is cut by text_fit */
+		if (v->note_count == NOTE_LINES && *p != '\0') {
+			size_t used = strlen(line);
+
+			snprintf(line + used, sizeof(v->note[0]) - used, " %s",
+			         p);
+			p += strlen(p);
+		}
+	}
+}
+
+/* The note on directions (see layout_note); the colour bar's top at
+ * @bar_y. */
+static void draw_note(struct view *v, double bar_y)
+{
+	const tp_rgb ink = {0, 0, 0};
+	double bar_x, bar_w, fs = v->fs, avail = v->W - 2 * fs;
+
+	legend_bar(v, &bar_x, &bar_w);
+	tp_canvas_set_rgb(v->canvas, ink);
+	if (!v->note_below) {
+		double x = bar_x + bar_w + 2 * fs;
+
+		tp_canvas_text(v->canvas, x, bar_y + 0.7 * fs, v->note_size,
+		               TP_ALIGN_LEFT, 0, v->note[0]);
+		v->legend_right =
+		    fmax(v->legend_right,
+		         x + text_width(v, v->note_size, v->note[0]));
+		return;
+	}
+	for (int i = 0; i < v->note_count; i++) {
+		double y = bar_y + 0.8 * fs + (i + 1) * 1.3 * fs - 0.3 * fs;
+		double w = text_width(v, v->note_size, v->note[i]);
+
+		tp_canvas_text_fit(v->canvas, fs, y, v->note_size, avail,
+		                   TP_ALIGN_LEFT, v->note[i]);
+		v->legend_right = fmax(v->legend_right, fs + fmin(w, avail));
+	}
+}
+
 /* A legend swatch and its name at (@x, baseline @y), and their width. */
 static double legend_item_width(struct view *v, const char *name)
 {
@@ -1002,8 +1128,9 @@ static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
                         size_t job_count)
 {
 	const tp_rgb ink = {0, 0, 0}, frame = {0.3, 0.3, 0.3};
-	double fs = v->fs, x = v->fs, y = v->H - 3.4 * fs;
-	double bar_x, bar_w, bar_y = v->H - 1.9 * fs, bar_h = 0.8 * fs;
+	double fs = v->fs, x = v->fs, y = v->H - 3.4 * fs - legend_growth(v);
+	double bar_x, bar_w, bar_y = v->H - 1.9 * fs - legend_growth(v);
+	double bar_h = 0.8 * fs;
 	cairo_pattern_t *grad;
 	char buf[64];
 
@@ -1036,14 +1163,13 @@ static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
 	x = v->fs;
 	tp_canvas_set_rgb(v->canvas, ink);
 	tp_canvas_text(v->canvas, x, bar_y + 0.7 * fs, fs, TP_ALIGN_LEFT, 0,
-	               "link load (bytes per direction):");
-	x += text_width(v, fs, "link load (bytes per direction):") + 0.6 * fs;
+	               LOAD_LABEL);
+	legend_bar(v, &bar_x, &bar_w);
+	x = bar_x - 2.2 * fs;
 	fill_rect(v, x, bar_y, 1.5 * fs, bar_h, TP_FABRIC_VIEW_IDLE_LINK);
 	tp_canvas_set_rgb(v->canvas, ink);
 	tp_canvas_text(v->canvas, x + 0.75 * fs, bar_y - 0.25 * fs, 0.8 * fs,
 	               TP_ALIGN_CENTER, 0, "idle");
-	bar_x = x + 2.2 * fs;
-	bar_w = fmin(22 * fs, fmax(6 * fs, v->W * 0.3));
 	grad = cairo_pattern_create_linear(bar_x, 0, bar_x + bar_w, 0);
 	for (int i = 0; i <= 8; i++) {
 		tp_rgb c = tp_canvas_scale(0.2 + 0.8 * i / 8.0);
@@ -1073,8 +1199,8 @@ static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
 		for (unsigned i = 1; i <= ticks; i++) {
 			double t = (double)i / ticks;
 
-			tp_canvas_format_bytes(t * (double)v->max_bytes, buf,
-			             sizeof(buf));
+			tp_canvas_format_bytes(t * (double)v->max_bytes,
+			                       buf, sizeof(buf));
 			tp_canvas_text(v->canvas, bar_x + t * bar_w,
 			               bar_y - 0.25 * fs, 0.8 * fs,
 			               i == ticks ? TP_ALIGN_RIGHT
@@ -1082,17 +1208,7 @@ static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
 			               0, buf);
 		}
 	}
-	/* which stroke is which direction */
-	x = bar_x + bar_w + 2 * fs;
-	if (x + 24 * fs < v->W) {
-		tp_canvas_text(v->canvas, x, bar_y + 0.7 * fs, fs,
-		               TP_ALIGN_LEFT, 0,
-		               v->agg ? "each link: two strokes, left = up "
-		                        "(towards the cores), right = down; "
-		                        "hosts grouped by leaf"
-		                      : "each link: two strokes, left = up "
-		                        "(towards the cores), right = down");
-	}
+	draw_note(v, bar_y);
 }
 
 static void draw_titles(struct view *v, tp_fabric_view_stats *st,
@@ -1110,16 +1226,16 @@ static void draw_titles(struct view *v, tp_fabric_view_stats *st,
 	else
 		snprintf(line, sizeof(line), "Fabric %s",
 		         tp_fabric_source(v->f));
-	tp_canvas_text(v->canvas, v->fs, 1.5 * v->fs, 1.3 * v->fs,
-	               TP_ALIGN_LEFT, 0, line);
+	tp_canvas_text_fit(v->canvas, v->fs, 1.5 * v->fs, 1.3 * v->fs,
+	                   v->W - 2 * v->fs, TP_ALIGN_LEFT, line);
 	snprintf(line, sizeof(line),
 	         "%" PRIu32 " hosts, %" PRIu32 " leaves, %d switch levels, "
 	         "%" PRIu32 " links; %zu job%s%s",
 	         v->hosts, v->leaves, tp_fabric_max_level(v->f), v->links,
 	         job_count, job_count == 1 ? "" : "s",
 	         v->agg ? "; hosts aggregated by leaf" : "");
-	tp_canvas_text(v->canvas, v->fs, 2.9 * v->fs, v->fs, TP_ALIGN_LEFT, 0,
-	               line);
+	tp_canvas_text_fit(v->canvas, v->fs, 2.9 * v->fs, v->fs,
+	                   v->W - 2 * v->fs, TP_ALIGN_LEFT, line);
 	if (!traffic) {
 		snprintf(st->caption, sizeof(st->caption),
 		         "no traffic given: every link idle; routes: %s",
@@ -1137,8 +1253,8 @@ static void draw_titles(struct view *v, tp_fabric_view_stats *st,
 		             : "real routes (the switches' forwarding tables)",
 		         st->busiest[0] ? st->busiest : "none, all idle", max);
 	}
-	tp_canvas_text(v->canvas, v->fs, 4.2 * v->fs, v->fs, TP_ALIGN_LEFT, 0,
-	               st->caption);
+	tp_canvas_text_fit(v->canvas, v->fs, 4.2 * v->fs, v->fs,
+	                   v->W - 2 * v->fs, TP_ALIGN_LEFT, st->caption);
 }
 
 /* ---- the entry point -------------------------------------------------- */
@@ -1224,7 +1340,8 @@ static tp_status place(struct view *v, uint32_t w, uint32_t h, tp_error *err)
 	v->plot_l = v->fs + level_gutter(v);
 	v->plot_r = v->W - 2 * v->fs;
 	v->plot_t = 5.2 * v->fs;
-	v->plot_b = v->H - 5.0 * v->fs - 4.5 * v->fs;
+	layout_note(v);
+	v->plot_b = v->H - 5.0 * v->fs - 4.5 * v->fs - legend_growth(v);
 	if (v->plot_b - v->plot_t < 40)
 		v->plot_b = v->plot_t + 40;
 	if (v->plot_r - v->plot_l < 40)
@@ -1392,6 +1509,9 @@ tp_status tp_fabric_view_render(const tp_fabric *fabric,
 	st.loaded_directions = v.loaded;
 	st.legend_jobs = v.legend_jobs;
 	st.level_labels = v.level_labels;
+	st.note_lines = (uint32_t)v.note_count;
+	st.note_below = v.note_below;
+	st.note_right = v.legend_right;
 	if (stats != NULL)
 		*stats = st;
 out:

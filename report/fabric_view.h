@@ -10,7 +10,9 @@
  * Every link is drawn as two thin parallel strokes, one per direction, each
  * coloured by the bytes that direction carries on a sequential scale (a
  * colour bar gives the scale in bytes; links that carry nothing are light
- * grey).  The two strokes of a link are always at least
+ * grey; a note in the legend says which stroke is which direction, beside
+ * the colour bar or, where the picture is too narrow for that, wrapped
+ * under it).  The two strokes of a link are always at least
  * TP_FABRIC_VIEW_PAIR_GAP stroke widths apart, centre to centre, so they
  * never merge: where links crowd a box the strokes are drawn thinner, and
  * an image of automatic size is widened (up to a limit) until they fit.  The
@@ -114,6 +116,9 @@ typedef struct tp_fabric_view_stats {
 	uint32_t bundle_elements;   /* strokes drawn for host bundles */
 	uint32_t legend_jobs;       /* jobs named in the legend ("+N more") */
 	uint32_t level_labels;      /* rows labelled with their level */
+	uint32_t note_lines;        /* lines of the note on directions */
+	bool note_below;            /* that note under the colour bar */
+	double note_right;          /* where its text ends (x, pixels) */
 	uint32_t loaded_directions; /* link directions with bytes > 0 */
 	uint64_t max_bytes;         /* busiest link direction, bytes */
 	uint32_t max_port;          /* its port (leaves from); NONE when idle */

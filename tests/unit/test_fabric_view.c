@@ -823,6 +823,80 @@ static void test_full_legend_names_what_fits_and_counts_the_rest(void **state)
 	tp_fabric_free(f);
 }
 
+/*
+ * Where cairo placed each glyph of the picture's text (an SVG <use> of a
+ * glyph at x, y): the count, and the extremes of x in @min_x, @max_x.
+ */
+static size_t svg_glyph_span(const char *svg, double *min_x, double *max_x)
+{
+	size_t n = 0;
+
+	*min_x = INFINITY;
+	*max_x = -INFINITY;
+	for (const char *p = strstr(svg, "<use xlink:href=\"#glyph"); p;
+	     p = strstr(p + 1, "<use xlink:href=\"#glyph")) {
+		const char *x = strstr(p, " x=\""), *end = strchr(p, '>');
+
+		assert_non_null(end);
+		if (x == NULL || x > end)
+			continue;
+		*min_x = fmin(*min_x, strtod(x + 4, NULL));
+		*max_x = fmax(*max_x, strtod(x + 4, NULL));
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The note saying which stroke is which direction was cut at the right
+ * edge of a 700-pixel picture and left out of narrower ones: it goes
+ * beside the colour bar where it fits, else wrapped under it, and every
+ * glyph of the picture stays inside it.
+ */
+static void test_direction_note_always_drawn_inside_the_picture(void **state)
+{
+	static const uint32_t widths[] = {1400, 700, 500, 300, 200};
+	tp_fabric *f = conf_fabric(36, 18); /* 648 hosts */
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+		tp_fabric_view_options o = {0};
+		tp_fabric_view_stats st;
+		tp_error err = {0};
+		struct scratch s;
+		double lo, hi;
+		char *svg;
+
+		scratch_open(&s, "note.svg");
+		o.path = s.path;
+		o.width = widths[i];
+		o.height = 500;
+		o.aggregate = i % 2 ? TP_FABRIC_VIEW_AGGREGATE_ALWAYS
+		                    : TP_FABRIC_VIEW_AGGREGATE_AUTO;
+		assert_int_equal(
+		    tp_fabric_view_render(f, NULL, NULL, 0, &o, &st, &err),
+		    TP_OK);
+		assert_true(st.note_lines >= 1);
+		if (widths[i] >= 1400) {
+			assert_false(st.note_below);
+			assert_int_equal(st.note_lines, 1);
+		} else {
+			assert_true(st.note_below);
+		}
+		if (!(st.note_right > 0 && st.note_right <= widths[i]))
+			fail_msg("%u pixels wide: the note ends at x = %.1f",
+			         widths[i], st.note_right);
+		svg = slurp(s.path);
+		assert_true(svg_glyph_span(svg, &lo, &hi) > 0);
+		if (lo < 0 || hi >= widths[i])
+			fail_msg("%u pixels wide: glyphs from x = %.1f to %.1f",
+			         widths[i], lo, hi);
+		free(svg);
+		scratch_close(&s);
+	}
+	tp_fabric_free(f);
+}
+
 static void test_levels_labelled_and_caption_worded(void **state)
 {
 	tp_fabric *f = load("fat3-2x2x2.cache");
@@ -1031,6 +1105,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_full_legend_names_what_fits_and_counts_the_rest),
 	    cmocka_unit_test(test_levels_labelled_and_caption_worded),
+	    cmocka_unit_test(
+	        test_direction_note_always_drawn_inside_the_picture),
 	    cmocka_unit_test(test_job_host_not_in_fabric_is_named),
 	    cmocka_unit_test(
 	        test_profile_ranks_differing_from_mapping_is_refused),
