@@ -8,7 +8,8 @@
 #   (2) under shared, an io_heavy and a comm_sensitive job never share a
 #       leaf; two quiet jobs may
 #   (3) a profiled job gets its rankfile; srun in the batch script runs each
-#       rank on the node the mapping chose
+#       rank on the node the mapping chose, which is not Slurm's block
+#       order (so srun must have followed SLURM_HOSTFILE)
 #   (5) bad inputs: corrupt profile, bad topoplace.conf on reconfigure,
 #       missing fabric: jobs still run, one clear log line each
 #   flags: every user flag is checked at submission with one line
@@ -182,17 +183,38 @@ tp_check "(and where Slurm's nodes are)" \
 	grep -q "topoplace: Fabric: reconfigure: 16 Slurm nodes, 16 on the fabric; not on it: none" "$log"
 
 # --- (3) the profiled job's rankfile drives srun ----------------------------
+# HPCG's 16 ranks on 4 nodes: block order (ranks 0-3 on the first node...)
+# is not the best mapping even on one leaf (ranks on one node talk for
+# free), so the remapped hostfile differs from what srun would do alone.
 j=$(tp_as_user "$user" sbatch --parsable -N 4 -n 16 -J hpcg \
 	-o "$out/remap-%j.out" --wrap \
-	'cp $SLURM_HOSTFILE hostfile.$SLURM_JOB_ID; echo RANKFILE=$TOPOPLACE_RANKFILE; stat -c "%U %a" $(dirname $TOPOPLACE_RANKFILE); srun bash -c "echo \$SLURM_PROCID \$SLURMD_NODENAME" | sort -n')
+	'cp $SLURM_HOSTFILE hostfile.$SLURM_JOB_ID; echo RANKFILE=$TOPOPLACE_RANKFILE; stat -c "%U %a" $(dirname $TOPOPLACE_RANKFILE); echo MACHINEFILE=$TOPOPLACE_MACHINEFILE; [ -f "$TOPOPLACE_MACHINEFILE" ] && cp $TOPOPLACE_MACHINEFILE machinefile.$SLURM_JOB_ID; echo DISTRIBUTION=$SLURM_DISTRIBUTION; echo NODELIST=$SLURM_JOB_NODELIST; srun bash -c "echo \$SLURM_PROCID \$SLURMD_NODENAME" | sort -n')
 tp_check_eq "profiled job $j completes" COMPLETED "$(tp_wait_job "$j" 60)"
 tp_check "its batch script saw TOPOPLACE_RANKFILE" grep -q "^RANKFILE=/.*/topoplace.$j/rankfile" "$out/remap-$j.out"
 tp_check_eq "the job's directory is the user's, mode 700" "$user 700" \
 	"$(sed -n '2p' "$out/remap-$j.out")"
+tp_check "its batch script saw TOPOPLACE_MACHINEFILE beside it" \
+	grep -q "^MACHINEFILE=/.*/topoplace.$j/machinefile$" "$out/remap-$j.out"
+tp_check_eq "the machinefile holds host:count lines, runs of the hostfile" \
+	"$(uniq -c "$out/hostfile.$j" | awk '{print $2 ":" $1}')" \
+	"$(cat "$out/machinefile.$j" 2>&1)"
+tp_check_eq "and SLURM_DISTRIBUTION=arbitrary" "DISTRIBUTION=arbitrary" \
+	"$(grep '^DISTRIBUTION=' "$out/remap-$j.out")"
 tp_check_eq "srun ran 16 ranks" 16 "$(grep -c '^[0-9]* n' "$out/remap-$j.out")"
 tp_check_eq "each rank ran on the node the mapping chose" \
 	"$(nl -v0 -w1 -s' ' "$out/hostfile.$j")" \
 	"$(grep '^[0-9]* n' "$out/remap-$j.out")"
+# Slurm's own layout of -N 4 -n 16: block, 4 consecutive ranks a node in
+# node list order.  Had srun ignored SLURM_HOSTFILE, the ranks would be here.
+block=$(scontrol show hostnames "$(sed -n 's/^NODELIST=//p' "$out/remap-$j.out")" |
+	awk '{for (i = 0; i < 4; i++) print}')
+tp_check_eq "(block order has 16 slots)" 16 "$(grep -c . <<<"$block")"
+tp_check "the mapping is not Slurm's block order" \
+	bash -c '[ "$1" != "$(cat "$2")" ]' _ "$block" "$out/hostfile.$j"
+hop=$(grep -h "task/topoplace: JobId=$j: profile $user/hpcg: 16 ranks" "$TP_BED_LOGDIR"/slurmd*.log |
+	sed -n 's/.*hop-bytes \([0-9]*\) (block order: \([0-9]*\)).*/\1 \2/p')
+tp_check "its hop-bytes are below block order's ($hop)" \
+	bash -c 'read -r h b <<<"$1" && [ -n "$b" ] && [ "$h" -lt "$b" ]' _ "$hop"
 tp_check "slurmd logged the remapping with hop-bytes" \
 	bash -c "grep -h 'task/topoplace: JobId=$j: profile $user/hpcg: 16 ranks' \"\$TP_BED_LOGDIR\"/slurmd*.log | grep -q hop-bytes"
 tp_check "the job directory is removed when the job ends" \
