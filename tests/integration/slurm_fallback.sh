@@ -17,7 +17,10 @@
 #       unchanged topoplace.conf and fabric;
 #   (5) a smaller fabric on reconfigure while a whole-leaf job runs: its
 #       leaf stays held, slurmctld stays up;
-#   (6) slurmctld started with its fabric missing: a job asking for a
+#   (6) a decision that runs out of its DecisionBudget: the job runs under
+#       plain cons_tres, one log line with its id says the budget was
+#       spent, slurmctld stays up;
+#   (7) slurmctld started with its fabric missing: a job asking for a
 #       placement runs under plain cons_tres, one log line naming it.
 set -u
 
@@ -179,7 +182,35 @@ scancel "$a" "$c"
 for j in $a $c; do tp_wait_job "$j" 30 >/dev/null; done
 sed -i "/^TopologyConf=/d" "$etc/topoplace.conf"
 
-# --- (6) slurmctld starts with its fabric missing ---------------------------
+# --- (6) the decision runs out of its time budget ----------------------------
+# The smallest budget (1 us) over a fabric of 5,184 hosts (ours among them;
+# the rest are no Slurm node): one decision over that many hosts takes about
+# 10 us at best (bench/RESULTS.md, alloc_bench), so it cannot fit, however
+# fast the machine.  On the 16-host fabric it might.
+"$abs_top_builddir/tools/topoplace-fattree" --leaves 288 --hosts-per-leaf 18 \
+	--pods 16 --spines 9 --cores 18 --format slurm -o "$etc/topology.big.conf" ||
+	tp_fail "topoplace-fattree writes a 5,184-host topology"
+printf 'TopologyConf=%s\nDecisionBudget=1us\n' "$etc/topology.big.conf" >>"$etc/topoplace.conf"
+tp_check "DecisionBudget=1us and a 5,184-host fabric are loaded" \
+	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 5184 hosts"
+before=$(wc -l <"$log")
+j=$(sbatch --parsable -N 2 --placement=pack -o /dev/null --wrap true)
+tp_check_eq "a job whose decision overruns its budget runs" COMPLETED \
+	"$(tp_wait_job "$j" 60)"
+tp_check_eq "one log line with its id says the budget was spent" 1 \
+	"$(since "$before" | grep -c "topoplace: JobId=$j: .*budget")"
+tp_check "(that line: the budget, no opinion, plain cons_tres)" \
+	bash -c 'grep -q "topoplace: JobId=$1: allocation for job $1 (pack, 2 nodes): time budget of 1 us spent: no opinion: placed by plain cons_tres" <<<"$2"' \
+	_ "$j" "$(since "$before")"
+tp_check "the job started under plain cons_tres" \
+	bash -c 'grep -q "topoplace: JobId=$1 placement=pack nodes=.* policy=off " <<<"$2"' \
+	_ "$j" "$(since "$before")"
+tp_check "slurmctld still answers" scontrol ping
+sed -i '/^TopologyConf=/d; /^DecisionBudget=/d' "$etc/topoplace.conf"
+tp_check "the 16-host fabric and the default budget are back" \
+	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts"
+
+# --- (7) slurmctld starts with its fabric missing ---------------------------
 sed -i 's|^FabricSource=.*|FabricSource=cache\nFabricCache=/nonexistent/fabric.cache|' "$etc/topoplace.conf"
 before=$(wc -l <"$log")
 tp_check "slurmctld restarts with the fabric cache missing" tp_restart_slurmctld

@@ -142,8 +142,8 @@ ProfileStore=$store
 DefaultPlacement=auto
 DebugFlags=Budget
 # Memcheck runs the core 20-50 times slower: the default 2 ms budget would
-# send jobs to the fallback (tested in slurm_fallback.sh and test_alloc),
-# and the decisions would go untested here.
+# send jobs to the fallback (tested end to end in slurm_fallback.sh (6),
+# in the core in test_alloc), and the decisions would go untested here.
 DecisionBudget=1s
 PartitionName=debug DefaultPlacement=pack
 CONF
