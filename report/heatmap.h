@@ -10,6 +10,13 @@
  * the same leaf order.  Large matrices are binned (bin x bin items summed
  * into one cell) and the title says so.  Colour is log-scaled bytes, shared
  * by all panels, with a colour bar.
+ *
+ * Axes: as each panel orders its items by its own mapping, the axes are
+ * labelled with the leaves, not with rank numbers: grey lines mark where
+ * the leaf changes and the leaves are named along both axes.  With many
+ * leaves only every n'th boundary is drawn (the panel's
+ * title says which), so that lines stay at least TP_HEATMAP_LINE_GAP
+ * points apart, and leaf names are ticked at the lines where they fit.
  */
 #ifndef TP_HEATMAP_H
 #define TP_HEATMAP_H
@@ -33,7 +40,13 @@ typedef struct tp_heatmap {
 	 * but the first), leaf_breaks entries, ascending (owned). */
 	uint32_t *leaf_starts;
 	uint32_t leaf_breaks;
+	/* The leaf of each run of positions (leaf_breaks + 1 names, in
+	 * order; the array and the strings are owned). */
+	char **leaf_names;
 } tp_heatmap;
+
+/* Least distance between two drawn leaf boundaries, points. */
+#define TP_HEATMAP_LINE_GAP 28.0
 
 /*
  * Bin the normalized @traffic (traffic->ranks ranks on hosts @rank_host of
@@ -57,6 +70,13 @@ typedef struct tp_heatmap_panel {
 	const tp_heatmap *map;
 } tp_heatmap_panel;
 
+/* What tp_heatmap_draw drew on each panel's axes. */
+typedef struct tp_heatmap_stats {
+	uint32_t leaf_stride[4]; /* every n'th leaf boundary drawn (1: all) */
+	uint32_t leaf_lines[4];  /* boundaries drawn (each across and down) */
+	uint32_t leaf_labels[4]; /* leaves named along each axis */
+} tp_heatmap_stats;
+
 /*
  * Colour of @bytes on the shared log scale from @lo to @hi bytes (0 < lo
  * <= hi): tp_canvas_scale of the log position.  Exposed so tests can find
@@ -67,10 +87,12 @@ tp_rgb tp_heatmap_colour(double bytes, double lo, double hi);
 /*
  * Draw @count (1..4) panels side by side into @path, @width x @height,
  * titled with @profile.  Each non-zero cell is one filled rectangle; zero
- * cells stay white.  Errors as tp_hops_draw.
+ * cells stay white.  @stats (may be NULL) says what the axes got.  Errors
+ * as tp_hops_draw.
  */
 tp_status tp_heatmap_draw(const char *path, uint32_t width, uint32_t height,
                           const char *profile, const tp_heatmap_panel *panels,
-                          uint32_t count, tp_error *err);
+                          uint32_t count, tp_heatmap_stats *stats,
+                          tp_error *err);
 
 #endif /* TP_HEATMAP_H */

@@ -359,7 +359,7 @@ static int run_matrix(int argc, char **argv, bool heat)
 			panels[i] = (tp_heatmap_panel){base_name(names[i]),
 			                               &heatmaps[i]};
 		if (tp_heatmap_draw(out, width, height, title, panels, npanels,
-		                    &err) != TP_OK)
+		                    NULL, &err) != TP_OK)
 			goto fail;
 	} else {
 		tp_hops_panel panels[MAX_PANELS];

@@ -1,7 +1,8 @@
 /*
  * test_report_heatmap.c: ranks are ordered by the leaf and host each
  * mapping puts them on, large matrices are binned by summing, leaf
- * boundaries are where the leaf changes, the colour scale is shared and
+ * boundaries are where the leaf changes (thinned to every n'th when there
+ * are many, the leaves named on the axes), the colour scale is shared and
  * logarithmic, one rectangle is drawn per non-zero cell and none for the
  * others, the colour bar is drawn (dark at the top, light at the bottom),
  * and the PNG has the asked size.
@@ -167,7 +168,7 @@ static void test_svg_one_rect_per_nonzero_cell_same_colours(void **state)
 	panels[1] = (tp_heatmap_panel){"other", &b};
 	snprintf(path, sizeof(path), "%s/h.svg", f->dir);
 	assert_int_equal(
-	    tp_heatmap_draw(path, 800, 400, "test", panels, 2, &err), TP_OK);
+	    tp_heatmap_draw(path, 800, 400, "test", panels, 2, NULL, &err), TP_OK);
 	n = svg_fills(path, &fills);
 	/* Each value's colour on the shared scale (7 .. 100000) appears
 	 * once per panel, as a cell; the colour bar's 64 steps are thinner
@@ -229,7 +230,7 @@ static void test_svg_one_rect_per_nonzero_cell_same_colours(void **state)
 	free(fills);
 	snprintf(path, sizeof(path), "%s/h.png", f->dir);
 	assert_int_equal(
-	    tp_heatmap_draw(path, 700, 350, "test", panels, 2, &err), TP_OK);
+	    tp_heatmap_draw(path, 700, 350, "test", panels, 2, NULL, &err), TP_OK);
 	{
 		int w, h;
 
@@ -239,6 +240,103 @@ static void test_svg_one_rect_per_nonzero_cell_same_colours(void **state)
 	}
 	tp_heatmap_free(&a);
 	tp_heatmap_free(&b);
+}
+
+/* Grey leaf-boundary strokes cairo wrote into the SVG at @path. */
+static size_t leaf_line_strokes(const char *path)
+{
+	char *svg = slurp(path);
+	size_t n = 0;
+
+	assert_non_null(svg);
+	for (const char *p = strstr(svg, "stroke-width:0.6;"); p;
+	     p = strstr(p + 1, "stroke-width:0.6;")) {
+		const char *end = strchr(p, '"');
+
+		n += end != NULL &&
+		     strstr(p, "stroke:rgb(55%,55%,55%)") != NULL &&
+		     strstr(p, "stroke:rgb(55%,55%,55%)") < end;
+	}
+	free(svg);
+	return n;
+}
+
+/*
+ * 114 leaves on a 468-point side were 113 lines 4 points apart: graph
+ * paper.  Every 10th boundary is drawn now (41 points apart), ticked and
+ * named on both axes, and the panel title says so.
+ */
+static void test_many_leaves_thin_lines_and_name_leaves(void **state)
+{
+	struct fixture *f = *state;
+	tp_topo *topo;
+	tp_traffic *t;
+	uint32_t map[228];
+	tp_heatmap m;
+	tp_heatmap_panel panels[2];
+	tp_heatmap_stats st;
+	char path[128];
+	tp_error err;
+
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 114, 2, &err), TP_OK);
+	assert_int_equal(tp_traffic_new(&t, 228, &err), TP_OK);
+	for (uint32_t r = 0; r < 228; r++) {
+		map[r] = r;
+		tp_traffic_add(t, r, (r + 1) % 228, 1000, 1, &err);
+	}
+	tp_traffic_normalize(t);
+	assert_int_equal(tp_heatmap_compute(topo, t, map, TP_REPORT_RANKS,
+	                                    tp_heatmap_max_bins(1200, 600, 2),
+	                                    &m, &err),
+	                 TP_OK);
+	assert_int_equal(m.bin, 1);
+	assert_int_equal(m.leaf_breaks, 113);
+	assert_string_equal(m.leaf_names[0], "leaf001");
+	assert_string_equal(m.leaf_names[113], "leaf114");
+	panels[0] = (tp_heatmap_panel){"block", &m};
+	panels[1] = (tp_heatmap_panel){"again", &m};
+	snprintf(path, sizeof(path), "%s/many.svg", f->dir);
+	assert_int_equal(
+	    tp_heatmap_draw(path, 1200, 600, "test", panels, 2, &st, &err),
+	    TP_OK);
+	for (int p = 0; p < 2; p++) {
+		assert_int_equal(st.leaf_stride[p], 10);
+		assert_int_equal(st.leaf_lines[p], 11); /* leaf 11, 21, .. */
+		/* names fit at some of the 12 ticks, never at none */
+		assert_true(st.leaf_labels[p] >= 4);
+		assert_true(st.leaf_labels[p] <= 12);
+	}
+	/* each drawn boundary once across and once down, per panel */
+	assert_int_equal(leaf_line_strokes(path), 2 * 2 * 11);
+	tp_heatmap_free(&m);
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+}
+
+/* Few leaves: every boundary, and every leaf named at its middle. */
+static void test_few_leaves_all_lines_all_names(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t map[4] = {0, 1, 2, 3};
+	tp_heatmap m;
+	tp_heatmap_panel panel;
+	tp_heatmap_stats st;
+	char path[128];
+	tp_error err;
+
+	assert_int_equal(tp_heatmap_compute(f->topo, f->t, map, TP_REPORT_RANKS,
+	                                    64, &m, &err),
+	                 TP_OK);
+	panel = (tp_heatmap_panel){"block", &m};
+	snprintf(path, sizeof(path), "%s/few.svg", f->dir);
+	assert_int_equal(
+	    tp_heatmap_draw(path, 800, 400, "test", &panel, 1, &st, &err),
+	    TP_OK);
+	assert_int_equal(st.leaf_stride[0], 1);
+	assert_int_equal(st.leaf_lines[0], 1);
+	assert_int_equal(st.leaf_labels[0], 2);
+	assert_int_equal(leaf_line_strokes(path), 2);
+	tp_heatmap_free(&m);
 }
 
 static void test_max_bins_bounded(void **state)
@@ -256,6 +354,8 @@ int main(void)
 	    cmocka_unit_test(test_nodes_sum_the_ranks_on_each_host),
 	    cmocka_unit_test(test_log_scale_spans_light_to_dark),
 	    cmocka_unit_test(test_svg_one_rect_per_nonzero_cell_same_colours),
+	    cmocka_unit_test(test_many_leaves_thin_lines_and_name_leaves),
+	    cmocka_unit_test(test_few_leaves_all_lines_all_names),
 	    cmocka_unit_test(test_max_bins_bounded),
 	};
 	int failed;
