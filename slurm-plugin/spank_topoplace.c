@@ -10,7 +10,9 @@
  *
  * Each flag is checked where the user typed it (sbatch, salloc, srun) by
  * tp_slurm_options.c, so a bad value is refused at submission with one line
- * instead of surfacing as a silent fallback in slurmctld.  Slurm then
+ * of ours (Slurm's SPANK code then adds its generic "Invalid --FLAG
+ * argument: VALUE") instead of surfacing as a silent fallback in
+ * slurmctld.  Slurm then
  * carries the value to slurmctld (job_ptr->spank_job_env, read by the
  * select plugin) and to slurmstepd, in the job's SPANK environment (see
  * spank_env.h).

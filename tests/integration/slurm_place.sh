@@ -12,7 +12,8 @@
 #       order (so srun must have followed SLURM_HOSTFILE)
 #   (5) bad inputs: corrupt profile, bad topoplace.conf on reconfigure,
 #       missing fabric: jobs still run, one clear log line each
-#   flags: every user flag is checked at submission with one line
+#   flags: every user flag is checked at submission by sbatch, salloc and
+#       srun: our line naming it, then Slurm's generic one
 set -u
 
 : "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
@@ -31,19 +32,29 @@ tp_slurm_conf
 # --- flags: checked at submission, one line each ----------------------------
 # Our line names the flag, the value and what is accepted; Slurm itself then
 # adds "Invalid --FLAG argument: VALUE" (plugstack.c, not ours to change):
-# nothing else may be printed.
-for bad in --comm-profile=../x --rank-remap=maybe --io-servers=0 \
-	--io-throttle=fast --placement=leafs --comm-record=a/b; do
-	err=$(sbatch "$bad" --wrap true 2>&1 >/dev/null)
-	rc=$?
-	flag=${bad%%=*} value=${bad#*=}
-	tp_check "sbatch $bad is refused with one line naming the flag" \
-		bash -c '[ "$1" -ne 0 ] && [ "$(wc -l <<<"$2")" = 2 ] &&
-			first=$(head -1 <<<"$2") &&
-			[[ $first == "sbatch: error: topoplace: $3: "*"$4"* ]] &&
-			[ "$(tail -1 <<<"$2")" = "sbatch: error: Invalid $3 argument: $4" ]' _ \
-		"$rc" "$err" "$flag" "$value"
+# nothing else may be printed, by sbatch, salloc or srun, and no job is made.
+jobs_before=$(scontrol show job -o | grep -c '^JobId=')
+for cmd in sbatch salloc srun; do
+	for bad in --comm-profile=../x --rank-remap=maybe --io-servers=0 \
+		--io-throttle=fast --placement=leafs --comm-record=a/b; do
+		if [ "$cmd" = sbatch ]; then
+			err=$(sbatch "$bad" --wrap true 2>&1 >/dev/null </dev/null)
+		else
+			err=$(timeout 30 "$cmd" -N1 "$bad" true 2>&1 >/dev/null </dev/null)
+		fi
+		rc=$?
+		flag=${bad%%=*} value=${bad#*=}
+		tp_check "$cmd $bad is refused with one line naming the flag" \
+			bash -c '[ "$1" -ne 0 ] && [ "$1" -ne 124 ] &&
+				[ "$(wc -l <<<"$2")" = 2 ] &&
+				first=$(head -1 <<<"$2") &&
+				[[ $first == "$5: error: topoplace: $3: "*"$4"* ]] &&
+				[ "$(tail -1 <<<"$2")" = "$5: error: Invalid $3 argument: $4" ]' _ \
+			"$rc" "$err" "$flag" "$value" "$cmd"
+	done
 done
+tp_check_eq "no job was made by a refused flag" "$jobs_before" \
+	"$(scontrol show job -o | grep -c '^JobId=')"
 tp_check "sbatch --help lists every flag" bash -c 'h=$(sbatch --help); for f in placement= comm-profile= comm-record rank-remap= io-servers= io-throttle=; do grep -q -- "--$f" <<<"$h" || exit 1; done'
 tp_check_eq "the flags reach the batch script" \
 	"shared hpcg 4 2000us off" \
