@@ -54,6 +54,10 @@
 /* Pitch an automatically sized picture is widened to give every link, and
  * how wide it may grow for that (points). */
 #define DENSE_PITCH    2.0
+
+/* From the leaves' row to the hosts' row, in switch rows. */
+#define HOST_DROP_PER_HOST   0.4
+#define HOST_DROP_AGGREGATED 0.85
 #define AUTO_MAX_WIDTH 6000u
 #define AUTO_MIN_WIDTH 1000u
 
@@ -80,7 +84,9 @@ struct view {
 	uint32_t nodes, hosts, leaves, links, ports;
 	int *host_job;        /* per fabric host: job index, -1 idle */
 	uint64_t *port_bytes; /* per port: bytes leaving through it */
-	uint64_t max_bytes;
+	/* Busiest direction of a switch-to-switch link and of a host link:
+	 * each kind has its own colour scale (see load_colour). */
+	uint64_t max_switch_bytes, max_host_bytes;
 	/* geometry, pixels */
 	double W, H, fs;
 	double plot_l, plot_r, plot_t, plot_b;
@@ -97,7 +103,7 @@ struct view {
 	int *lower; /* per link: which end is lower in the tree (0 or 1) */
 	bool drawn_links; /* links drawn one by one (not via CAs when agg) */
 	uint32_t link_elements, thin_elements, bundle_elements, loaded;
-	uint32_t legend_jobs, level_labels;
+	uint32_t legend_jobs, level_labels, load_bars;
 	uint64_t progress_done, progress_total;
 	/* The legend's note on directions, laid out with the picture: one
 	 * line beside the colour bar when it fits there, else wrapped into
@@ -453,7 +459,7 @@ static tp_status layout(struct view *v, tp_error *err)
 	struct sw_order *sw = NULL;
 	struct attach *at = NULL;
 	uint32_t nsw = 0, npods = tp_fabric_pod_count(f), nat = 0;
-	double units, px, switch_h;
+	double units, px, switch_h, host_drop;
 	tp_status rc = TP_OK;
 
 	order = calloc(v->leaves + 1, sizeof(*order));
@@ -473,11 +479,15 @@ static tp_status layout(struct view *v, tp_error *err)
 	px = (v->plot_r - v->plot_l) / units;
 	/* The host row sits closer to the leaves than the switch rows to
 	 * each other: host links are short and many, and a long band of
-	 * them would take the eye from the switch links. */
-	v->row_gap = (v->plot_b - v->plot_t) / (v->rows - 1 + 0.6);
+	 * them would take the eye from the switch links.  Drawn one by one
+	 * (a pair of strokes per host, hundreds side by side) they read as
+	 * a solid slab, so the band is shorter still: under half a row. */
+	host_drop = v->agg ? HOST_DROP_AGGREGATED : HOST_DROP_PER_HOST;
+	v->row_gap =
+	    (v->plot_b - v->plot_t) / (v->rows - 2 + 0.5 + host_drop + 0.25);
 	switch_h = fmin(fmax(0.22 * v->row_gap, 6.0), 2.2 * v->fs);
 	v->host_h = fmin(fmax(0.25 * v->row_gap, 6.0), 4.0 * v->fs);
-	v->host_y = v->plot_t + (v->rows - 1 + 0.35) * v->row_gap;
+	v->host_y = v->plot_t + (v->rows - 2 + 0.5 + host_drop) * v->row_gap;
 
 	/* leaves and hosts */
 	for (uint32_t p = 0; p <= npods; p++) {
@@ -608,12 +618,21 @@ out:
 
 /* ---- drawing ---------------------------------------------------------- */
 
-static tp_rgb load_colour(const struct view *v, uint64_t bytes)
+/*
+ * The colour of a link direction carrying @bytes.  Switch links and host
+ * links are on scales of their own: a host link carries all its host's
+ * traffic, so the busiest link is nearly always one, and on a shared scale
+ * the switch links, where placement shows, would all sit in the pale end.
+ */
+static tp_rgb load_colour(const struct view *v, uint64_t bytes,
+                          bool host_link)
 {
-	if (bytes == 0 || v->max_bytes == 0)
+	uint64_t max = host_link ? v->max_host_bytes : v->max_switch_bytes;
+
+	if (bytes == 0 || max == 0)
 		return TP_FABRIC_VIEW_IDLE_LINK;
 	/* From 0.2 up: the lightest scale colours would vanish on white. */
-	return tp_canvas_scale(0.2 + 0.8 * ((double)bytes / v->max_bytes));
+	return tp_canvas_scale(0.2 + 0.8 * ((double)bytes / max));
 }
 
 /*
@@ -622,7 +641,7 @@ static tp_rgb load_colour(const struct view *v, uint64_t bytes)
  */
 static void stroke_direction(struct view *v, double x1, double y1, double x2,
                              double y2, double off, bool up, uint64_t bytes,
-                             double width)
+                             bool host_link, double width)
 {
 	double dx = x2 - x1, dy = y2 - y1, len = hypot(dx, dy);
 	double nx = -1, ny = 0, s = up ? 1 : -1;
@@ -631,7 +650,7 @@ static void stroke_direction(struct view *v, double x1, double y1, double x2,
 		nx = dy / len; /* left of the direction of travel, y down */
 		ny = -dx / len;
 	}
-	tp_canvas_set_rgb(v->canvas, load_colour(v, bytes));
+	tp_canvas_set_rgb(v->canvas, load_colour(v, bytes, host_link));
 	cairo_set_line_width(v->cr, width);
 	cairo_new_path(v->cr);
 	cairo_move_to(v->cr, x1 + s * nx * off, y1 + s * ny * off);
@@ -724,7 +743,7 @@ static tp_status draw_links(struct view *v, tp_error *err)
 		link_ends(v, l, &x1, &y1, &x2, &y2);
 		link_stroke(v, l, &width, &separation);
 		stroke_direction(v, x1, y1, x2, y2, separation / 2, d[i].up,
-		                 d[i].bytes, width);
+		                 d[i].bytes, link_touches_ca(v, l), width);
 		v->link_elements++;
 		v->thin_elements += width < TP_FABRIC_VIEW_LINK_STROKE;
 		v->loaded += d[i].bytes > 0;
@@ -780,9 +799,9 @@ static tp_status draw_bundles(struct view *v, tp_error *err)
 		tp_fabric_leaf_hosts(v->f, k, &n);
 		if (n == 0)
 			continue;
-		stroke_direction(v, x, y1, x, y2, off, true, up[k],
+		stroke_direction(v, x, y1, x, y2, off, true, up[k], true,
 		                 TP_FABRIC_VIEW_BUNDLE_STROKE);
-		stroke_direction(v, x, y1, x, y2, off, false, down[k],
+		stroke_direction(v, x, y1, x, y2, off, false, down[k], true,
 		                 TP_FABRIC_VIEW_BUNDLE_STROKE);
 		v->bundle_elements += 2;
 	}
@@ -994,13 +1013,18 @@ static void draw_levels(struct view *v)
 
 /* ---- the legend --------------------------------------------------------- */
 
-#define LOAD_LABEL "link load (bytes per direction):"
+/* The two load scales' labels: switch links, then host links. */
+#define SWITCH_LOAD_LABEL "switch-link load (bytes per direction):"
+#define HOST_LOAD_LABEL   "host-link load (a scale of its own):"
 
-/* Where the load colour bar starts and how wide it is (after its label and
- * the idle swatch). */
+/* Where the load colour bars start and how wide they are (after the
+ * longer label and the idle swatch); both bars are aligned. */
 static void legend_bar(struct view *v, double *bar_x, double *bar_w)
 {
-	*bar_x = v->fs + text_width(v, v->fs, LOAD_LABEL) + 2.8 * v->fs;
+	*bar_x = v->fs +
+	         fmax(text_width(v, v->fs, SWITCH_LOAD_LABEL),
+	              text_width(v, v->fs, HOST_LOAD_LABEL)) +
+	         2.8 * v->fs;
 	*bar_w = fmin(22 * v->fs, fmax(6 * v->fs, v->W * 0.3));
 }
 
@@ -1124,14 +1148,72 @@ static void legend_item(struct view *v, double x, double y, tp_rgb colour,
 	               name);
 }
 
+/*
+ * One load scale at @bar_y (its top): @label, an idle swatch, then 0.2..1
+ * of the sequential scale, ticked in bytes up to @max (no ticks when
+ * nothing of the kind carries traffic).
+ */
+static void draw_load_bar(struct view *v, double bar_y, const char *label,
+                          uint64_t max)
+{
+	const tp_rgb ink = {0, 0, 0}, frame = {0.3, 0.3, 0.3};
+	double fs = v->fs, bar_h = 0.8 * fs, bar_x, bar_w, x;
+	cairo_pattern_t *grad;
+	unsigned ticks = 4;
+	char buf[64];
+
+	legend_bar(v, &bar_x, &bar_w);
+	tp_canvas_set_rgb(v->canvas, ink);
+	tp_canvas_text(v->canvas, fs, bar_y + 0.7 * fs, fs, TP_ALIGN_LEFT, 0,
+	               label);
+	x = bar_x - 2.2 * fs;
+	fill_rect(v, x, bar_y, 1.5 * fs, bar_h, TP_FABRIC_VIEW_IDLE_LINK);
+	tp_canvas_set_rgb(v->canvas, ink);
+	tp_canvas_text(v->canvas, x + 0.75 * fs, bar_y - 0.25 * fs, 0.8 * fs,
+	               TP_ALIGN_CENTER, 0, "idle");
+	grad = cairo_pattern_create_linear(bar_x, 0, bar_x + bar_w, 0);
+	for (int i = 0; i <= 8; i++) {
+		tp_rgb c = tp_canvas_scale(0.2 + 0.8 * i / 8.0);
+
+		cairo_pattern_add_color_stop_rgb(grad, i / 8.0, c.r, c.g, c.b);
+	}
+	cairo_new_path(v->cr);
+	cairo_rectangle(v->cr, bar_x, bar_y, bar_w, bar_h);
+	cairo_set_source(v->cr, grad);
+	cairo_fill(v->cr);
+	cairo_pattern_destroy(grad);
+	tp_canvas_set_rgb(v->canvas, frame);
+	cairo_set_line_width(v->cr, LEGEND_STROKE);
+	cairo_new_path(v->cr);
+	cairo_rectangle(v->cr, bar_x, bar_y, bar_w, bar_h);
+	cairo_stroke(v->cr);
+	v->load_bars++;
+	if (max == 0)
+		return;
+	/* ticks at the loads the colours stand for, as many as fit without
+	 * their labels running into each other */
+	tp_canvas_set_rgb(v->canvas, ink);
+	tp_canvas_format_bytes((double)max, buf, sizeof(buf));
+	while (ticks > 1 &&
+	       bar_w / ticks < 1.5 * text_width(v, 0.8 * fs, buf) + fs)
+		ticks /= 2;
+	for (unsigned i = 1; i <= ticks; i++) {
+		double t = (double)i / ticks;
+
+		tp_canvas_format_bytes(t * (double)max, buf, sizeof(buf));
+		tp_canvas_text(v->canvas, bar_x + t * bar_w, bar_y - 0.25 * fs,
+		               0.8 * fs,
+		               i == ticks ? TP_ALIGN_RIGHT : TP_ALIGN_CENTER, 0,
+		               buf);
+	}
+}
+
 static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
                         size_t job_count)
 {
-	const tp_rgb ink = {0, 0, 0}, frame = {0.3, 0.3, 0.3};
-	double fs = v->fs, x = v->fs, y = v->H - 3.4 * fs - legend_growth(v);
-	double bar_x, bar_w, bar_y = v->H - 1.9 * fs - legend_growth(v);
-	double bar_h = 0.8 * fs;
-	cairo_pattern_t *grad;
+	const tp_rgb ink = {0, 0, 0};
+	double fs = v->fs, x = v->fs, y = v->H - 5.2 * fs - legend_growth(v);
+	double bar_y = v->H - 1.9 * fs - legend_growth(v);
 	char buf[64];
 
 	/* Jobs while they fit, keeping room for "+N more" and idle: a job
@@ -1159,55 +1241,9 @@ static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
 		x += text_width(v, fs, buf) + 1.2 * fs;
 	}
 	legend_item(v, x, y, TP_FABRIC_VIEW_IDLE_HOST, "idle");
-	/* the load scale: idle swatch, then 0.2..1 of the sequential scale */
-	x = v->fs;
-	tp_canvas_set_rgb(v->canvas, ink);
-	tp_canvas_text(v->canvas, x, bar_y + 0.7 * fs, fs, TP_ALIGN_LEFT, 0,
-	               LOAD_LABEL);
-	legend_bar(v, &bar_x, &bar_w);
-	x = bar_x - 2.2 * fs;
-	fill_rect(v, x, bar_y, 1.5 * fs, bar_h, TP_FABRIC_VIEW_IDLE_LINK);
-	tp_canvas_set_rgb(v->canvas, ink);
-	tp_canvas_text(v->canvas, x + 0.75 * fs, bar_y - 0.25 * fs, 0.8 * fs,
-	               TP_ALIGN_CENTER, 0, "idle");
-	grad = cairo_pattern_create_linear(bar_x, 0, bar_x + bar_w, 0);
-	for (int i = 0; i <= 8; i++) {
-		tp_rgb c = tp_canvas_scale(0.2 + 0.8 * i / 8.0);
-
-		cairo_pattern_add_color_stop_rgb(grad, i / 8.0, c.r, c.g, c.b);
-	}
-	cairo_new_path(v->cr);
-	cairo_rectangle(v->cr, bar_x, bar_y, bar_w, bar_h);
-	cairo_set_source(v->cr, grad);
-	cairo_fill(v->cr);
-	cairo_pattern_destroy(grad);
-	tp_canvas_set_rgb(v->canvas, frame);
-	cairo_set_line_width(v->cr, LEGEND_STROKE);
-	cairo_new_path(v->cr);
-	cairo_rectangle(v->cr, bar_x, bar_y, bar_w, bar_h);
-	cairo_stroke(v->cr);
-	tp_canvas_set_rgb(v->canvas, ink);
-	if (v->max_bytes > 0) {
-		/* ticks at the loads the colours stand for, as many as fit
-		 * without their labels running into each other */
-		unsigned ticks = 4;
-
-		tp_canvas_format_bytes((double)v->max_bytes, buf, sizeof(buf));
-		while (ticks > 1 &&
-		       bar_w / ticks < 1.5 * text_width(v, 0.8 * fs, buf) + fs)
-			ticks /= 2;
-		for (unsigned i = 1; i <= ticks; i++) {
-			double t = (double)i / ticks;
-
-			tp_canvas_format_bytes(t * (double)v->max_bytes,
-			                       buf, sizeof(buf));
-			tp_canvas_text(v->canvas, bar_x + t * bar_w,
-			               bar_y - 0.25 * fs, 0.8 * fs,
-			               i == ticks ? TP_ALIGN_RIGHT
-			                          : TP_ALIGN_CENTER,
-			               0, buf);
-		}
-	}
+	draw_load_bar(v, bar_y - 1.8 * fs, SWITCH_LOAD_LABEL,
+	              v->max_switch_bytes);
+	draw_load_bar(v, bar_y, HOST_LOAD_LABEL, v->max_host_bytes);
 	draw_note(v, bar_y);
 }
 
@@ -1243,15 +1279,22 @@ static void draw_titles(struct view *v, tp_fabric_view_stats *st,
 		             ? "modelled (D-mod-k, not read from the fabric)"
 		             : "real (the switches' forwarding tables)");
 	} else {
-		tp_canvas_format_bytes((double)st->max_bytes, max, sizeof(max));
+		char host_max[64];
+
+		tp_canvas_format_bytes((double)st->max_switch_bytes, max,
+		                       sizeof(max));
+		tp_canvas_format_bytes((double)st->max_host_bytes, host_max,
+		                       sizeof(host_max));
 		snprintf(st->caption, sizeof(st->caption),
-		         "link loads predicted over %s; busiest link: %s "
-		         "(%s)",
+		         "link loads predicted over %s; busiest switch link: "
+		         "%s (%s); busiest host link: %s",
 		         st->modelled_routes
 		             ? "modelled routes (D-mod-k, not read from the "
 		               "fabric)"
 		             : "real routes (the switches' forwarding tables)",
-		         st->busiest[0] ? st->busiest : "none, all idle", max);
+		         st->busiest_switch[0] ? st->busiest_switch
+		                               : "none, all idle",
+		         max, host_max);
 	}
 	tp_canvas_text_fit(v->canvas, v->fs, 4.2 * v->fs, v->fs,
 	                   v->W - 2 * v->fs, TP_ALIGN_LEFT, st->caption);
@@ -1341,7 +1384,7 @@ static tp_status place(struct view *v, uint32_t w, uint32_t h, tp_error *err)
 	v->plot_r = v->W - 2 * v->fs;
 	v->plot_t = 5.2 * v->fs;
 	layout_note(v);
-	v->plot_b = v->H - 5.0 * v->fs - 4.5 * v->fs - legend_growth(v);
+	v->plot_b = v->H - 6.8 * v->fs - 4.5 * v->fs - legend_growth(v);
 	if (v->plot_b - v->plot_t < 40)
 		v->plot_b = v->plot_t + 40;
 	if (v->plot_r - v->plot_l < 40)
@@ -1393,26 +1436,51 @@ static tp_status size_picture(struct view *v, uint32_t *w_out, uint32_t *h_out,
 	return TP_OK;
 }
 
+/* "leaf001[3] -> spine002[1]": the direction leaving port @p. */
+static void name_direction(const struct view *v, uint32_t p, char *buf,
+                           size_t len)
+{
+	const tp_fabric_port *port = tp_fabric_port_at(v->f, p);
+	const tp_fabric_port *peer = tp_fabric_peer(v->f, p);
+
+	snprintf(buf, len, "%s[%" PRIu32 "] -> %s[%" PRIu32 "]",
+	         tp_fabric_node_at(v->f, port->node)->name, port->num,
+	         peer ? tp_fabric_node_at(v->f, peer->node)->name : "?",
+	         peer ? peer->num : 0);
+}
+
+/* The busiest direction of all, and of switch links and host links. */
 static void find_busiest(struct view *v, tp_fabric_view_stats *st)
 {
+	uint32_t switch_port = TP_FABRIC_NONE;
+
 	st->max_port = TP_FABRIC_NONE;
 	for (uint32_t p = 0; p < v->ports; p++) {
 		const tp_fabric_port *port = tp_fabric_port_at(v->f, p);
-		const tp_fabric_port *peer;
+		uint64_t bytes = v->port_bytes[p];
 
-		if (port->link == TP_FABRIC_NONE ||
-		    v->port_bytes[p] <= st->max_bytes)
+		if (port->link == TP_FABRIC_NONE || bytes == 0)
 			continue;
-		peer = tp_fabric_peer(v->f, p);
-		st->max_bytes = v->port_bytes[p];
-		st->max_port = p;
-		snprintf(st->busiest, sizeof(st->busiest),
-		         "%s[%" PRIu32 "] -> %s[%" PRIu32 "]",
-		         tp_fabric_node_at(v->f, port->node)->name, port->num,
-		         peer ? tp_fabric_node_at(v->f, peer->node)->name : "?",
-		         peer ? peer->num : 0);
+		if (bytes > st->max_bytes) {
+			st->max_bytes = bytes;
+			st->max_port = p;
+		}
+		if (link_touches_ca(v, port->link)) {
+			if (bytes > st->max_host_bytes)
+				st->max_host_bytes = bytes;
+		} else if (bytes > st->max_switch_bytes) {
+			st->max_switch_bytes = bytes;
+			switch_port = p;
+		}
 	}
-	v->max_bytes = st->max_bytes;
+	if (st->max_port != TP_FABRIC_NONE)
+		name_direction(v, st->max_port, st->busiest,
+		               sizeof(st->busiest));
+	if (switch_port != TP_FABRIC_NONE)
+		name_direction(v, switch_port, st->busiest_switch,
+		               sizeof(st->busiest_switch));
+	v->max_switch_bytes = st->max_switch_bytes;
+	v->max_host_bytes = st->max_host_bytes;
 }
 
 tp_status tp_fabric_view_render(const tp_fabric *fabric,
@@ -1509,6 +1577,7 @@ tp_status tp_fabric_view_render(const tp_fabric *fabric,
 	st.loaded_directions = v.loaded;
 	st.legend_jobs = v.legend_jobs;
 	st.level_labels = v.level_labels;
+	st.load_bars = v.load_bars;
 	st.note_lines = (uint32_t)v.note_count;
 	st.note_below = v.note_below;
 	st.note_right = v.legend_right;

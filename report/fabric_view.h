@@ -120,10 +120,14 @@ typedef struct tp_fabric_view_stats {
 	bool note_below;            /* that note under the colour bar */
 	double note_right;          /* where its text ends (x, pixels) */
 	uint32_t loaded_directions; /* link directions with bytes > 0 */
+	uint32_t load_bars;         /* colour bars (switch, host links) */
 	uint64_t max_bytes;         /* busiest link direction, bytes */
 	uint32_t max_port;          /* its port (leaves from); NONE when idle */
 	char busiest[160];          /* "spine001[3] -> leaf002[19]" or "" */
-	char caption[320];          /* the caption's line on routes and loads */
+	uint64_t max_switch_bytes;  /* busiest switch-to-switch direction */
+	char busiest_switch[160];   /* it, named as busiest; "" when idle */
+	uint64_t max_host_bytes;    /* busiest host-link direction */
+	char caption[512];          /* the caption's line on routes and loads */
 } tp_fabric_view_stats;
 
 /*

@@ -666,6 +666,12 @@ int tp_cli_report_fabric(int argc, char **argv)
 	if (st.max_port != TP_FABRIC_NONE) {
 		snprintf(max, sizeof(max), "%" PRIu64, st.max_bytes);
 		printf("busiest link: %s %s bytes\n", st.busiest, max);
+		if (st.busiest_switch[0] != '\0') {
+			snprintf(max, sizeof(max), "%" PRIu64,
+			         st.max_switch_bytes);
+			printf("busiest switch link: %s %s bytes\n",
+			       st.busiest_switch, max);
+		}
 	} else {
 		printf("busiest link: none (no traffic)\n");
 	}

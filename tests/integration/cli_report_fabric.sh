@@ -104,6 +104,8 @@ if "${report[@]}" --fabric "$FABRIC_DIR/t648.conf" --slots 2 \
 	fc_eq "without tables the picture says modelled routes" \
 		"routes: modelled routes (D-mod-k, not read from the fabric)" \
 		"$(grep '^routes:' "$out")"
+	fc_eq "the busiest switch link is named apart (its own colour scale)" "1" \
+		"$(grep -c '^busiest switch link: leaf[0-9]*\[[0-9]*\] -> root\[[0-9]*\] [0-9][0-9]* bytes$' "$out")"
 	fc_eq "--slots 2: 128 ranks on 64 hosts, 2 per host" \
 		"job comd: 128 ranks on 64 hosts, at most 2 per host (mapping block)" \
 		"$(grep '^job comd:' "$out")"

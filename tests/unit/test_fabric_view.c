@@ -373,6 +373,113 @@ static void test_loaded_directions_are_darker_by_their_bytes(void **state)
 	tp_fabric_free(f);
 }
 
+/*
+ * A host link carries all of its host's traffic, so on one scale the
+ * switch links sat in its pale end.  Here n0001 sends 1 MB to n0002 on its
+ * own leaf and n0003 1 kB to n0005 on another: the busiest switch link
+ * (1 kB) is as dark as the busiest host link (1 MB), each on its own scale,
+ * and the legend draws both scales.
+ */
+static void test_switch_and_host_links_have_scales_of_their_own(void **state)
+{
+	static const char *const hosts[] = {"n0001", "n0002", "n0003",
+	                                    "n0005"};
+	static const uint32_t e[][3] = {{0, 1, 1000000}, {2, 3, 1000}};
+	static const uint32_t rank_host[] = {0, 1, 2, 3};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_traffic *t = traffic_of(4, e, 2);
+	tp_fabric_view_job job = {"mixed", hosts, 4, t, rank_host, 4};
+	tp_fabric_view_options o = {0};
+	tp_fabric_view_stats st;
+	tp_error err = {0};
+	struct scratch s;
+	struct elem *el;
+	char *svg;
+	size_t n;
+
+	(void)state;
+	scratch_open(&s, "scales.svg");
+	o.path = s.path;
+	assert_int_equal(tp_fabric_view_render(f, NULL, &job, 1, &o, &st, &err),
+	                 TP_OK);
+	assert_int_equal(st.max_bytes, 1000000);
+	assert_int_equal(st.max_host_bytes, 1000000);
+	assert_int_equal(st.max_switch_bytes, 1000);
+	assert_non_null(strstr(st.busiest_switch, "leaf"));
+	assert_non_null(strstr(st.busiest_switch, "spine"));
+	assert_non_null(strstr(st.caption, "busiest switch link: "));
+	assert_int_equal(st.load_bars, 2);
+	svg = slurp(s.path);
+	n = svg_elements(svg, &el);
+	/* darkest: n0001 up, leaf down to n0002 (1 MB of host links) and
+	 * leaf up, spine down (1 kB, all the switch links carry) */
+	assert_int_equal(count_strokes_rgb(el, n, TP_FABRIC_VIEW_LINK_STROKE,
+	                                   tp_canvas_scale(1.0)),
+	                 4);
+	/* n0003's and n0005's host links: 1 kB of the host scale's 1 MB */
+	assert_int_equal(count_strokes_rgb(el, n, TP_FABRIC_VIEW_LINK_STROKE,
+	                                   tp_canvas_scale(0.2 + 0.8 * 1e-3)),
+	                 2);
+	free(el);
+	free(svg);
+	scratch_close(&s);
+	tp_traffic_free(t);
+	tp_fabric_free(f);
+}
+
+/*
+ * Drawn host by host, the host links (a pair per host, side by side) read
+ * as a slab as tall as the switch links above: their band is now under
+ * half as tall as the leaf-to-spine links.
+ */
+static void test_per_host_band_shorter_than_switch_links(void **state)
+{
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_fabric_view_options o = {0};
+	tp_error err = {0};
+	struct scratch s;
+	struct elem *el;
+	double bottom = -INFINITY, host_len = 0, switch_len = INFINITY;
+	size_t n, hosts = 0, switches = 0;
+	char *svg;
+
+	(void)state;
+	scratch_open(&s, "band.svg");
+	o.path = s.path;
+	o.aggregate = TP_FABRIC_VIEW_AGGREGATE_NEVER;
+	assert_int_equal(
+	    tp_fabric_view_render(f, NULL, NULL, 0, &o, NULL, &err), TP_OK);
+	svg = slurp(s.path);
+	n = svg_elements(svg, &el);
+	for (size_t i = 0; i < n; i++)
+		if (el[i].segment &&
+		    fabs(el[i].stroke_width - TP_FABRIC_VIEW_LINK_STROKE) < 1e-6)
+			bottom = fmax(bottom, fmax(el[i].y1, el[i].y2));
+	for (size_t i = 0; i < n; i++) {
+		double len = fabs(el[i].y2 - el[i].y1);
+
+		if (!el[i].segment ||
+		    fabs(el[i].stroke_width - TP_FABRIC_VIEW_LINK_STROKE) > 1e-6)
+			continue;
+		if (fabs(fmax(el[i].y1, el[i].y2) - bottom) < 0.5) {
+			host_len = fmax(host_len, len);
+			hosts++;
+		} else {
+			switch_len = fmin(switch_len, len);
+			switches++;
+		}
+	}
+	assert_int_equal(hosts, 2 * 16);
+	assert_int_equal(switches, 2 * 8);
+	if (!(host_len < 0.5 * switch_len))
+		fail_msg("host links %.1f points tall, switch links %.1f",
+		         host_len, switch_len);
+	free(el);
+	free(svg);
+	scratch_close(&s);
+	tp_fabric_free(f);
+}
+
 static void test_busiest_direction_is_the_one_the_route_uses(void **state)
 {
 	static const char *const hosts[] = {"n0001", "n0002"};
@@ -1096,6 +1203,9 @@ int main(void)
 	    cmocka_unit_test(test_hosts_are_filled_with_their_jobs_colour),
 	    cmocka_unit_test(test_loaded_directions_are_darker_by_their_bytes),
 	    cmocka_unit_test(test_busiest_direction_is_the_one_the_route_uses),
+	    cmocka_unit_test(
+	        test_switch_and_host_links_have_scales_of_their_own),
+	    cmocka_unit_test(test_per_host_band_shorter_than_switch_links),
 	    cmocka_unit_test(test_png_has_the_requested_size),
 	    cmocka_unit_test(
 	        test_aggregated_view_keeps_switch_links_bundles_hosts),
