@@ -8,7 +8,8 @@
 # SVG); a PNG has the size asked for; bad inputs (hosts or mapping the
 # fabric does not have, an empty profile, an unknown image type, more ranks
 # than the hosts have slots, a mapping short of the profile's ranks) give
-# one clear error and no file.
+# one clear error and no file; --progress writes progress lines to stderr
+# only, leaving standard output as it is without it.
 # With ibsim, libumad2sim and OpenSM: a live fat tree with real forwarding
 # tables, whose picture says it used real routes.
 # Output: "ok"/"not ok" lines, then "N passed, N failed".
@@ -125,6 +126,38 @@ if "${report[@]}" --fabric 1x36x18 \
 else
 	fabric_fail "1x36x18 report written" "$(cat "$err")"
 fi
+
+# ---- --progress: progress on stderr only ----------------------------------
+# The man page: on success standard output says where the image went (and
+# what it shows); progress lines go to standard error, when it is a
+# terminal or with --progress.  Here stderr is a file: without --progress
+# it stays empty, with it every line is "topoplace report fabric: STAGE
+# N% (DONE/TOTAL)", routing and drawing each reach 100%, and standard
+# output is the same as without it.
+svg=$FABRIC_DIR/progress.svg
+lulesh=(--fabric 1x36x18 --job "lulesh=n[0001-0125],profile=$matrices/LULESH-125.txt,mapping=ours" -o "$svg")
+"${report[@]}" "${lulesh[@]}" >"$FABRIC_DIR/quiet.out" 2>"$FABRIC_DIR/quiet.err"
+rc_quiet=$?
+"${report[@]}" "${lulesh[@]}" --no-progress >"$FABRIC_DIR/no.out" 2>"$FABRIC_DIR/no.err"
+rc_no=$?
+if "${report[@]}" "${lulesh[@]}" --progress >"$out" 2>"$err"; then
+	fc_eq "--progress: every stderr line is a progress line" "0" \
+		"$(grep -cvE '^topoplace report fabric: (routing|drawing) [0-9]+% \([0-9]+/[0-9]+\)$' "$err")"
+	fc_eq "--progress: routing and drawing each reach 100%" \
+		"drawing 100% routing 100%" \
+		"$(grep -oE '(routing|drawing) 100%' "$err" | LC_ALL=C sort -u | tr '\n' ' ' | sed 's/ $//')"
+	fc_eq "--progress: standard output as without it (no progress there)" \
+		"$(cat "$FABRIC_DIR/quiet.out")" "$(cat "$out")"
+	fc_eq "--progress: standard output starts with where the image went" \
+		"wrote $svg:" "$(head -1 "$out" | cut -d' ' -f1-2)"
+else
+	fabric_fail "--progress: report written" "$(cat "$err")"
+fi
+fc_eq "stderr not a terminal, no --progress: nothing on stderr ($rc_quiet)" \
+	"0 bytes" "$(wc -c <"$FABRIC_DIR/quiet.err") bytes"
+fc_eq "--no-progress: nothing on stderr ($rc_no), same standard output" \
+	"0 bytes $(cat "$FABRIC_DIR/quiet.out")" \
+	"$(wc -c <"$FABRIC_DIR/no.err") bytes $(cat "$FABRIC_DIR/no.out")"
 
 # ---- 1,296 hosts, 3 levels -----------------------------------------------
 # "Renders in seconds": each render runs under `timeout`; more than
