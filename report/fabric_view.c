@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Other stroke widths of the picture; never equal to the link widths. */
 #define BOX_STROKE    0.6
@@ -1013,6 +1014,9 @@ static void draw_levels(struct view *v)
 
 /* ---- the legend --------------------------------------------------------- */
 
+/* The legend's entry for hosts no job runs on. */
+#define IDLE_LABEL "idle (no job)"
+
 /* The two load scales' labels: switch links, then host links. */
 #define SWITCH_LOAD_LABEL "switch-link load (bytes per direction):"
 #define HOST_LOAD_LABEL   "host-link load (a scale of its own):"
@@ -1208,6 +1212,16 @@ static void draw_load_bar(struct view *v, double bar_y, const char *label,
 	}
 }
 
+void tp_fabric_view_legend_name(const char *job, char *buf, size_t size)
+{
+	/* "idle" is the name a reader gives the grey swatch, whatever it
+	 * says: a job of that name is marked as a job. */
+	if (!strcasecmp(job, "idle") || !strcasecmp(job, IDLE_LABEL))
+		snprintf(buf, size, "job %s", job);
+	else
+		snprintf(buf, size, "%s", job);
+}
+
 static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
                         size_t job_count)
 {
@@ -1219,8 +1233,12 @@ static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
 	/* Jobs while they fit, keeping room for "+N more" and idle: a job
 	 * left out unnoticed would read as a colour nobody explains. */
 	for (size_t j = 0; j < job_count; j++) {
-		double w = legend_item_width(v, jobs[j].name);
-		double need = w + legend_item_width(v, "idle");
+		char name[160];
+		double w, need;
+
+		tp_fabric_view_legend_name(jobs[j].name, name, sizeof(name));
+		w = legend_item_width(v, name);
+		need = w + legend_item_width(v, IDLE_LABEL);
 
 		if (j + 1 < job_count) {
 			snprintf(buf, sizeof(buf), "+%zu more",
@@ -1229,7 +1247,7 @@ static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
 		}
 		if (x + need > v->W - fs)
 			break;
-		legend_item(v, x, y, job_colour((int)j), jobs[j].name);
+		legend_item(v, x, y, job_colour((int)j), name);
 		x += w;
 		v->legend_jobs++;
 	}
@@ -1240,7 +1258,7 @@ static void draw_legend(struct view *v, const tp_fabric_view_job *jobs,
 		tp_canvas_text(v->canvas, x, y, fs, TP_ALIGN_LEFT, 0, buf);
 		x += text_width(v, fs, buf) + 1.2 * fs;
 	}
-	legend_item(v, x, y, TP_FABRIC_VIEW_IDLE_HOST, "idle");
+	legend_item(v, x, y, TP_FABRIC_VIEW_IDLE_HOST, IDLE_LABEL);
 	draw_load_bar(v, bar_y - 1.8 * fs, SWITCH_LOAD_LABEL,
 	              v->max_switch_bytes);
 	draw_load_bar(v, bar_y, HOST_LOAD_LABEL, v->max_host_bytes);

@@ -5,8 +5,9 @@
  *
  * The picture: switches in rows by level (cores on top, then spines or
  * aggregation switches, then leaves), hosts at the bottom under their leaf,
- * coloured by the job they run (idle hosts light grey, a legend names the
- * jobs, or as many as fit and "+N more"), each row labelled with its level.
+ * coloured by the job they run (idle hosts light grey, "idle (no job)" in the
+ * legend, which names the jobs, or as many as fit and "+N more"), each row
+ * labelled with its level.
  * Every link is drawn as two thin parallel strokes, one per direction, each
  * coloured by the bytes that direction carries on a sequential scale (a
  * colour bar gives the scale in bytes; links that carry nothing are light
@@ -129,6 +130,14 @@ typedef struct tp_fabric_view_stats {
 	uint64_t max_host_bytes;    /* busiest host-link direction */
 	char caption[512];          /* the caption's line on routes and loads */
 } tp_fabric_view_stats;
+
+/*
+ * The name the legend gives job @job, into @buf of @size bytes: its own,
+ * or "job idle" for a job named "idle" (or "idle (no job)", the legend's
+ * entry for idle hosts), so that a job and the hosts no job runs on never
+ * go by one name.
+ */
+void tp_fabric_view_legend_name(const char *job, char *buf, size_t size);
 
 /*
  * Draw @fabric with @jobs (@job_count <= TP_FABRIC_VIEW_MAX_JOBS, may be 0)

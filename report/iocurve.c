@@ -5,8 +5,10 @@
 
 #include "iocurve.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "canvas.h"
@@ -92,15 +94,80 @@ static void axis_fit(struct axis *a, double lo, double hi, bool allow_log)
 	}
 }
 
-/* "800 us", "2.5 ms", "1.2 s". */
+void tp_iocurve_format_us(double us, char *buf, size_t size)
+{
+	static const char *const unit[] = {"us", "ms", "s"};
+	double v = fabs(us);
+	unsigned u = 0;
+	int decimals;
+	char *end;
+
+	if (!isfinite(us)) {
+		snprintf(buf, size, "? us");
+		return;
+	}
+	/* Three significant digits in fixed point ("%.3g" printed 999.7 us
+	 * as "1e+03 us"); the unit chosen on the value as printed, so
+	 * 999.7 us reads "1 ms". */
+	while (u < 2 && v >= 1000)
+		v /= 1000, u++;
+	decimals = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+	if (u < 2 && v >= 999.5) {
+		v /= 1000, u++;
+		decimals = 2;
+	}
+	snprintf(buf, size, "%s%.*f", us < 0 ? "-" : "", decimals, v);
+	/* Ticks at 1, 2, 5 x 10^k read "2 ms", not "2.00 ms". */
+	if (strchr(buf, '.') != NULL) {
+		end = buf + strlen(buf) - 1;
+		while (*end == '0')
+			*end-- = '\0';
+		if (*end == '.')
+			*end = '\0';
+	}
+	snprintf(buf + strlen(buf), size - strlen(buf), " %s", unit[u]);
+}
+
+void tp_iocurve_say_times(const char *text, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	while (*text != '\0' && len + 1 < size) {
+		char *after;
+		double us;
+
+		/* a number (not part of a word) followed by " us" */
+		if ((*text >= '0' && *text <= '9') &&
+		    (len == 0 || !isalnum((unsigned char)buf[len - 1]))) {
+			us = strtod(text, &after);
+			if (!strncmp(after, " us", 3) &&
+			    !isalnum((unsigned char)after[3])) {
+				char num[32];
+
+				tp_iocurve_format_us(us, num, sizeof(num));
+				len += (size_t)snprintf(buf + len, size - len,
+				                        "%s", num);
+				if (len >= size)
+					len = size - 1;
+				text = after + 3;
+				continue;
+			}
+			while (text < after && len + 1 < size)
+				buf[len++] = *text++;
+			buf[len] = '\0';
+			continue;
+		}
+		buf[len++] = *text++;
+		buf[len] = '\0';
+	}
+}
+
 static void format_us(double us, char *buf, size_t size)
 {
-	if (us >= 1e6)
-		snprintf(buf, size, "%.3g s", us / 1e6);
-	else if (us >= 1e3)
-		snprintf(buf, size, "%.3g ms", us / 1e3);
-	else
-		snprintf(buf, size, "%.3g us", us);
+	tp_iocurve_format_us(us, buf, size);
 }
 
 static const tp_rgb ink = {0, 0, 0};
@@ -195,6 +262,60 @@ static void draw_ticks(tp_canvas *cv, const struct axis *a, bool vertical,
 	}
 }
 
+void tp_iocurve_words(const tp_iocurve *c, bool x_log, tp_iocurve_text *t)
+{
+	char a[32], b[32], why[256];
+	size_t zero = 0;
+
+	for (size_t i = 0; i < c->count; i++)
+		zero += c->points[i].interval_us <= 0;
+	tp_canvas_format_bytes(
+	    c->count ? (double)c->points[0].request_bytes : 0, a, sizeof(a));
+	snprintf(t->title, sizeof(t->title),
+	         "%s: I/O latency against request interval, %s requests, %u "
+	         "clients",
+	         c->name ? c->name : "sweep", a,
+	         c->count ? c->points[0].clients : 0);
+	if (c->have_threshold) {
+		format_us(c->threshold.threshold_us, a, sizeof(a));
+		format_us(c->threshold.plateau_us, b, sizeof(b));
+		snprintf(t->subtitle, sizeof(t->subtitle),
+		         "congestion threshold %s (intervals below it "
+		         "congest), plateau %s, confidence %.2f",
+		         a, b, c->threshold.confidence);
+	} else {
+		const char *reason = c->no_threshold_why
+		                         ? c->no_threshold_why
+		                         : "no congestion detected";
+
+		/* The detector's message often says "no knee" itself. */
+		tp_iocurve_say_times(reason, why, sizeof(why));
+		snprintf(t->subtitle, sizeof(t->subtitle), "%s%s",
+		         strstr(why, "no knee") ? "" : "no knee: ", why);
+	}
+	/* The window's reason comes from the throttle code, which writes
+	 * times as "1633.0 us": in the chart's own units beside ours. */
+	tp_iocurve_say_times(c->window_why ? c->window_why : "", why,
+	                     sizeof(why));
+	if (c->window_us > 0) {
+		format_us(c->window_us, a, sizeof(a));
+		snprintf(t->note, sizeof(t->note), "throttle window %s%s%s", a,
+		         why[0] ? ": " : "", why);
+	} else {
+		snprintf(t->note, sizeof(t->note), "no throttle window%s%s",
+		         why[0] ? ": " : "", why);
+	}
+	if (zero > 0)
+		snprintf(t->x_label, sizeof(t->x_label),
+		         "mean interval between a client's request starts%s; "
+		         "%zu back-to-back point%s (interval 0) not shown",
+		         x_log ? " (log)" : "", zero, zero == 1 ? "" : "s");
+	else
+		snprintf(t->x_label, sizeof(t->x_label),
+		         "mean interval between a client's request starts%s",
+		         x_log ? " (log)" : "");
+}
+
 tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
                           const tp_iocurve *c, tp_error *err)
 {
@@ -203,7 +324,8 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 	       bottom = height - 52.0;
 	struct axis xa, ya;
 	size_t shown = 0, zero = 0;
-	char title[400], label[300], note[300], a[32], b[32];
+	char label[300];
+	tp_iocurve_text words;
 	tp_rgb median = tp_canvas_category(4), p95 = tp_canvas_category(6);
 	tp_rgb thr = tp_canvas_category(5), win = tp_canvas_category(2);
 	bool same_place = false;
@@ -257,40 +379,8 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 	if (rc != TP_OK)
 		return rc;
 	cr = tp_canvas_cairo(cv);
-	tp_canvas_format_bytes((double)c->points[0].request_bytes, a,
-	                       sizeof(a));
-	snprintf(title, sizeof(title),
-	         "%s: I/O latency against request interval, %s requests, %u "
-	         "clients",
-	         c->name, a, c->points[0].clients);
-	if (c->have_threshold) {
-		format_us(c->threshold.threshold_us, a, sizeof(a));
-		format_us(c->threshold.plateau_us, b, sizeof(b));
-		snprintf(
-		    label, sizeof(label),
-		    "congestion threshold %s (intervals below it congest), "
-		    "plateau %s, confidence %.2f",
-		    a, b, c->threshold.confidence);
-	} else {
-		const char *why = c->no_threshold_why
-		                      ? c->no_threshold_why
-		                      : "no congestion detected";
-
-		/* The detector's message often says "no knee" itself. */
-		snprintf(label, sizeof(label), "%s%s",
-		         strstr(why, "no knee") ? "" : "no knee: ", why);
-	}
-	if (c->window_us > 0) {
-		format_us(c->window_us, a, sizeof(a));
-		snprintf(note, sizeof(note), "throttle window %s%s%s", a,
-		         c->window_why ? ": " : "",
-		         c->window_why ? c->window_why : "");
-	} else {
-		snprintf(note, sizeof(note), "no throttle window%s%s",
-		         c->window_why ? ": " : "",
-		         c->window_why ? c->window_why : "");
-	}
-	tp_chart_heading(cv, title, label, note);
+	tp_iocurve_words(c, xa.log, &words);
+	tp_chart_heading(cv, words.title, words.subtitle, words.note);
 
 	draw_ticks(cv, &xa, false, bottom, top);
 	draw_ticks(cv, &ya, true, left, right);
@@ -384,12 +474,8 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 		}
 	}
 	tp_canvas_set_rgb(cv, ink);
-	snprintf(label, sizeof(label),
-	         "mean interval between a client's request starts%s%s",
-	         xa.log ? " (log)" : "",
-	         zero ? "; back-to-back points not shown" : "");
 	tp_canvas_text_fit(cv, (left + right) / 2, height - 12, 11,
-	                   right - left, TP_ALIGN_CENTER, label);
+	                   right - left, TP_ALIGN_CENTER, words.x_label);
 	snprintf(label, sizeof(label), "request latency%s",
 	         ya.log ? " (log)" : "");
 	tp_canvas_text(cv, 16, (top + bottom) / 2, 11, TP_ALIGN_CENTER,

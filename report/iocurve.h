@@ -6,8 +6,8 @@
  * One curve is one (request size, clients) group of the sweep: median
  * latency per request interval, with the 95th percentile beside it.  Axes
  * are logarithmic when the values span a decade or more (intervals of 0,
- * back to back, cannot sit on a log axis: the chart says how many were
- * left out).  When detection finds no knee the chart says so instead of
+ * back to back, cannot sit on a log axis: the x axis title says how many
+ * were left out).  When detection finds no knee the chart says so instead of
  * marking a threshold.
  */
 #ifndef TP_IOCURVE_H
@@ -45,6 +45,38 @@ typedef struct tp_iocurve {
 
 /* Whether values from @lo to @hi (> 0) deserve a log axis: a decade. */
 bool tp_iocurve_log_axis(double lo, double hi);
+
+/*
+ * @us microseconds as the chart writes times: "800 us", "1.63 ms", "2 s"
+ * (three significant digits in fixed point, trailing zeros dropped, the
+ * unit picked on the rounded value; never an exponent).
+ */
+void tp_iocurve_format_us(double us, char *buf, size_t size);
+
+/*
+ * @text with every time written "<number> us" (as the throttle and
+ * threshold code word their reasons, e.g. "1633.0 us") rewritten by
+ * tp_iocurve_format_us ("1.63 ms"), into @buf of @size bytes (cut short
+ * if it must be), so one chart never gives times in two styles.
+ */
+void tp_iocurve_say_times(const char *text, char *buf, size_t size);
+
+/* The chart's words (see tp_iocurve_words). */
+typedef struct tp_iocurve_text {
+	char title[400];
+	char subtitle[300]; /* the threshold, or why there is none */
+	char note[400];     /* the window and why */
+	char x_label[300];  /* with how many back-to-back points were left
+	                     * out (they have no place on the interval axis) */
+} tp_iocurve_text;
+
+/*
+ * The title, subtitle, note and x axis title tp_iocurve_draw gives
+ * @curve (@x_log: the interval axis is logarithmic).  Times are all in
+ * tp_iocurve_format_us's style.
+ */
+void tp_iocurve_words(const tp_iocurve *curve, bool x_log,
+                      tp_iocurve_text *text);
 
 /*
  * Draw @curve into @path (@width x @height; see canvas.h).  The median

@@ -1004,6 +1004,39 @@ static void test_direction_note_always_drawn_inside_the_picture(void **state)
 	tp_fabric_free(f);
 }
 
+/* A job named "idle" and the legend's entry for idle hosts never go by
+ * one name. */
+static void test_job_named_idle_is_told_from_idle_hosts(void **state)
+{
+	static const char *const a[] = {"n0001"};
+	tp_fabric *f = load("fat-4x4.cache");
+	tp_fabric_view_job job = {"idle", a, 1, NULL, NULL, 0};
+	tp_fabric_view_options o = {0};
+	tp_fabric_view_stats st;
+	tp_error err = {0};
+	struct scratch s;
+	char buf[64];
+
+	(void)state;
+	tp_fabric_view_legend_name("idle", buf, sizeof(buf));
+	assert_string_equal(buf, "job idle");
+	tp_fabric_view_legend_name("IDLE", buf, sizeof(buf));
+	assert_string_equal(buf, "job IDLE");
+	tp_fabric_view_legend_name("idle (no job)", buf, sizeof(buf));
+	assert_string_equal(buf, "job idle (no job)");
+	tp_fabric_view_legend_name("idler", buf, sizeof(buf));
+	assert_string_equal(buf, "idler");
+	tp_fabric_view_legend_name("comd", buf, sizeof(buf));
+	assert_string_equal(buf, "comd");
+	scratch_open(&s, "idle.svg");
+	o.path = s.path;
+	assert_int_equal(tp_fabric_view_render(f, NULL, &job, 1, &o, &st, &err),
+	                 TP_OK);
+	assert_int_equal(st.legend_jobs, 1);
+	scratch_close(&s);
+	tp_fabric_free(f);
+}
+
 static void test_levels_labelled_and_caption_worded(void **state)
 {
 	tp_fabric *f = load("fat3-2x2x2.cache");
@@ -1215,6 +1248,7 @@ int main(void)
 	    cmocka_unit_test(
 	        test_full_legend_names_what_fits_and_counts_the_rest),
 	    cmocka_unit_test(test_levels_labelled_and_caption_worded),
+	    cmocka_unit_test(test_job_named_idle_is_told_from_idle_hosts),
 	    cmocka_unit_test(
 	        test_direction_note_always_drawn_inside_the_picture),
 	    cmocka_unit_test(test_job_host_not_in_fabric_is_named),

@@ -5,7 +5,9 @@
  * curves differ in colour, line (solid / dashed) and point shape, the
  * threshold and the window are drawn as lines in their colours only when
  * known, the threshold over a wider window line so both show when they
- * coincide, and back-to-back-only curves are refused.
+ * coincide, and back-to-back-only curves are refused; times are written
+ * in one fixed-point style (also in the reasons shown), and the axis title
+ * counts the back-to-back points left out.
  */
 #include "tp_config.h"
 
@@ -313,6 +315,109 @@ static void test_back_to_back_only_refused(void **state)
 	assert_int_equal(access("/tmp/tp-never.png", F_OK), -1);
 }
 
+/* Times read alike everywhere on the chart, never with an exponent. */
+static void test_times_fixed_point_in_one_style(void **state)
+{
+	static const struct {
+		double us;
+		const char *text;
+	} cases[] = {
+	    {0, "0 us"},          {1, "1 us"},          {2.5, "2.5 us"},
+	    {800, "800 us"},      {999.4, "999 us"},    {999.7, "1 ms"},
+	    {1000, "1 ms"},       {1633, "1.63 ms"},    {1633.0, "1.63 ms"},
+	    {2000, "2 ms"},       {2500, "2.5 ms"},     {99960, "100 ms"},
+	    {999600, "1 s"},      {1e6, "1 s"},         {1.2e6, "1.2 s"},
+	    {5e9, "5000 s"},
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tp_iocurve_format_us(cases[i].us, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].text) != 0)
+			fail_msg("%.17g us: \"%s\", expected \"%s\"",
+			         cases[i].us, buf, cases[i].text);
+	}
+	for (double us = 0.001; us < 1e12; us = us * 1.07 + 0.001) {
+		tp_iocurve_format_us(us, buf, sizeof(buf));
+		if (strpbrk(buf, "eE+") != NULL)
+			fail_msg("%.17g us printed as \"%s\"", us, buf);
+	}
+}
+
+/* The throttle code words its reasons "1633.0 us"; the chart beside
+ * them says "1.63 ms": the reasons are rewritten in the chart's style. */
+static void test_reasons_say_times_in_the_charts_style(void **state)
+{
+	char buf[200], tiny[12];
+
+	(void)state;
+	tp_iocurve_say_times("not throttled: mean interval 800.0 us is "
+	                     "below the threshold 1633.0 us: window 1633 us",
+	                     buf, sizeof(buf));
+	assert_string_equal(buf, "not throttled: mean interval 800 us is "
+	                         "below the threshold 1.63 ms: window 1.63 ms");
+	tp_iocurve_say_times("window 2000 us set by the user (raised to the "
+	                     "site minimum 500 us)",
+	                     buf, sizeof(buf));
+	assert_string_equal(buf, "window 2 ms set by the user (raised to the "
+	                         "site minimum 500 us)");
+	/* not times: numbers in words, other units, no unit */
+	tp_iocurve_say_times("n0001 us; 10 users; 4 MiB; 12 ms; 7", buf,
+	                     sizeof(buf));
+	assert_string_equal(buf, "n0001 us; 10 users; 4 MiB; 12 ms; 7");
+	/* cut short, still a string */
+	tp_iocurve_say_times("threshold 1633.0 us and more", tiny,
+	                     sizeof(tiny));
+	assert_true(strlen(tiny) < sizeof(tiny));
+	assert_int_equal(strncmp(tiny, "threshold", 9), 0);
+}
+
+/*
+ * Back-to-back points (interval 0) have no place on the interval axis;
+ * iocurve.h promises the chart says how many were left out.  And the
+ * window's reason speaks in the subtitle's units.
+ */
+static void test_words_count_points_left_out_one_unit_style(void **state)
+{
+	tp_sweep_point p[11];
+	tp_iocurve_text t;
+	tp_iocurve c = {"s", p, 0, true, {0}, NULL, 1633.0, NULL};
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++)
+		p[i] = (tp_sweep_point){4 * MIB, 4, 0, 40, 9000, 9000, 9100};
+	for (size_t i = 0; i < 8; i++)
+		p[3 + i] = (tp_sweep_point){4 * MIB,      4,    intervals[i],
+		                            40,           1000, 1000,
+		                            1300};
+	c.threshold.threshold_us = 1633.0;
+	c.threshold.plateau_us = 1000;
+	c.threshold.confidence = 1;
+	c.window_why = "mean interval 800.0 us is below the threshold "
+	               "1633.0 us";
+	c.points = p;
+	c.count = 11;
+	tp_iocurve_words(&c, true, &t);
+	assert_non_null(strstr(
+	    t.x_label, "; 3 back-to-back points (interval 0) not shown"));
+	assert_non_null(strstr(t.subtitle, "threshold 1.63 ms"));
+	assert_non_null(strstr(t.subtitle, "plateau 1 ms"));
+	assert_string_equal(t.note, "throttle window 1.63 ms: mean interval "
+	                            "800 us is below the threshold 1.63 ms");
+	assert_null(strstr(t.note, "1633"));
+	c.points = p + 2; /* one back-to-back point */
+	c.count = 9;
+	tp_iocurve_words(&c, true, &t);
+	assert_non_null(strstr(t.x_label, "; 1 back-to-back point (interval "
+	                                  "0) not shown"));
+	c.points = p + 3; /* none */
+	c.count = 8;
+	tp_iocurve_words(&c, false, &t);
+	assert_string_equal(t.x_label,
+	                    "mean interval between a client's request starts");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +426,9 @@ int main(void)
 	    cmocka_unit_test(test_threshold_and_window_marked),
 	    cmocka_unit_test(test_window_at_threshold_both_visible),
 	    cmocka_unit_test(test_back_to_back_only_refused),
+	    cmocka_unit_test(test_times_fixed_point_in_one_style),
+	    cmocka_unit_test(test_reasons_say_times_in_the_charts_style),
+	    cmocka_unit_test(test_words_count_points_left_out_one_unit_style),
 	};
 	int failed;
 
