@@ -1002,6 +1002,16 @@ struct refine {
 	uint32_t *lcands;    /* candidate leaves */
 	int64_t *leaf_w;     /* per topo leaf: bytes of r with it */
 	uint32_t lstamp;
+	/*
+	 * The neighbours of the rank being moved, gathered by host and by
+	 * leaf (gather_neighbours), so that its cost at a host is a sum over
+	 * its neighbours' leaves, not over its neighbours.
+	 */
+	int64_t *host_w;        /* per allocation position; 0 ungathered */
+	int64_t *nb_leaf_w;     /* per topo leaf, valid where marked */
+	uint32_t *nb_leaf_mark; /* per topo leaf: nb_stamp when gathered */
+	uint32_t *nb_leaves;    /* the gathered leaves */
+	uint32_t nb_leaf_count, nb_stamp;
 };
 
 static unsigned hl_distance(const struct refine *f, uint32_t a, uint32_t b)
@@ -1026,6 +1036,71 @@ static int64_t rank_cost_at(const struct refine *f, uint32_t r, uint32_t b)
 		    (int64_t)g->weight[e] * hl_distance(f, b, f->rank_hl[nb]);
 	}
 	return sum;
+}
+
+/*
+ * Gather rank r's bytes by the host and the leaf of its neighbours; undo
+ * with scatter_neighbours before any rank moves.
+ */
+static void gather_neighbours(struct refine *f, uint32_t r)
+{
+	const tp_traffic_csr *g = f->g;
+
+	if (++f->nb_stamp == 0) {
+		memset(f->nb_leaf_mark, 0,
+		       tp_topo_leaf_count(f->topo) * sizeof(*f->nb_leaf_mark));
+		f->nb_stamp = 1;
+	}
+	f->nb_leaf_count = 0;
+	for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++) {
+		uint32_t h = f->rank_hl[g->col[e]], l = f->leaf[h];
+		int64_t w = (int64_t)g->weight[e];
+
+		f->host_w[h] += w;
+		if (f->nb_leaf_mark[l] != f->nb_stamp) {
+			f->nb_leaf_mark[l] = f->nb_stamp;
+			f->nb_leaf_w[l] = 0;
+			f->nb_leaves[f->nb_leaf_count++] = l;
+		}
+		f->nb_leaf_w[l] += w;
+	}
+}
+
+static void scatter_neighbours(struct refine *f, uint32_t r)
+{
+	const tp_traffic_csr *g = f->g;
+
+	for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++)
+		f->host_w[f->rank_hl[g->col[e]]] = 0;
+}
+
+/*
+ * The gathered rank's bytes x hops to a host of leaf @lb, counting its
+ * neighbours on that host at 2 hops like the rest of the leaf.
+ */
+static int64_t gathered_leaf_cost(const struct refine *f, uint32_t lb)
+{
+	int64_t sum = 0;
+
+	for (uint32_t i = 0; i < f->nb_leaf_count; i++) {
+		uint32_t l = f->nb_leaves[i];
+
+		sum += f->nb_leaf_w[l] *
+		       (l == lb ? TP_HOPS_SAME_LEAF
+		                : tp_topo_leaf_distance(f->topo, lb, l));
+	}
+	return sum;
+}
+
+/*
+ * rank_cost_at(f, r, b) for the gathered rank r, exactly: every neighbour
+ * at its leaf's distance from b's leaf, less the 2 hops of those on b
+ * itself (0 hops).  Work: r's neighbours' leaves, not r's neighbours.
+ */
+static int64_t gathered_cost_at(const struct refine *f, uint32_t b)
+{
+	return gathered_leaf_cost(f, f->leaf[b]) -
+	       f->host_w[b] * TP_HOPS_SAME_LEAF;
 }
 
 static void occ_move(struct refine *f, uint32_t r, uint32_t b)
@@ -1100,9 +1175,11 @@ static int64_t improve_rank(struct refine *f, uint32_t r)
 	}
 	if (nc == 0)
 		return 0;
-	here = rank_cost_at(f, r, a);
+	gather_neighbours(f, r);
+	here = gathered_cost_at(f, a);
 	for (uint32_t i = 0; i < nc; i++)
-		f->cost[i] = rank_cost_at(f, r, f->cands[i]) - here;
+		f->cost[i] = gathered_cost_at(f, f->cands[i]) - here;
+	scatter_neighbours(f, r);
 	/* Free slots first: a move is cheaper to check than a swap. */
 	for (uint32_t i = 0; i < nc; i++) {
 		uint32_t b = f->cands[i];
@@ -1128,6 +1205,15 @@ static int64_t improve_rank(struct refine *f, uint32_t r)
 		unsigned dab = hl_distance(f, a, b);
 
 		f->cost[bi] = INT64_MAX; /* taken */
+		/*
+		 * Two one-slot hosts of one leaf: every other rank is as far
+		 * from either, and the r-s edge keeps its length, so the swap
+		 * gains exactly 0.  It still counts as one of the tries, so
+		 * the hosts tried after it do not change.
+		 */
+		if (f->leaf[a] == f->leaf[b] && f->hosts[a].slots == 1 &&
+		    f->hosts[b].slots == 1)
+			continue;
 		for (uint32_t k = 0; k < f->used[b]; k++) {
 			uint32_t s = f->occ[f->pos0[b] + k];
 			int64_t delta_s = 0, w_rs = 0;
@@ -1211,8 +1297,12 @@ static int64_t improve_rank_wide(struct refine *f, uint32_t r)
 				f->lcands[kept++] = f->lcands[i];
 		nl = kept;
 	}
-	here = rank_cost_at(f, r, a);
-	for (uint32_t i = 0; i < nl; i++)
+	gather_neighbours(f, r);
+	here = gathered_cost_at(f, a);
+	for (uint32_t i = 0; i < nl; i++) {
+		/* r's cost on a host of this leaf, but for the host itself */
+		int64_t leaf_cost = gathered_leaf_cost(f, f->lcands[i]);
+
 		for (uint32_t h = f->leaf_first[f->lcands[i]]; h != NONE;
 		     h = f->leaf_next[h]) {
 			int64_t dr;
@@ -1220,12 +1310,18 @@ static int64_t improve_rank_wide(struct refine *f, uint32_t r)
 
 			if (h == a)
 				continue;
-			dr = rank_cost_at(f, r, h) - here;
+			dr =
+			    leaf_cost - f->host_w[h] * TP_HOPS_SAME_LEAF - here;
 			if (f->used[h] < f->hosts[h].slots && -dr > best_gain) {
 				best_gain = -dr;
 				best_host = h;
 				best_partner = NONE;
 			}
+			/* One-slot hosts of one leaf: a swap gains exactly 0
+			 * (see improve_rank). */
+			if (f->leaf[a] == f->leaf[h] &&
+			    f->hosts[a].slots == 1 && f->hosts[h].slots == 1)
+				continue;
 			dah = hl_distance(f, a, h);
 			for (uint32_t k = 0; k < f->used[h]; k++) {
 				uint32_t s = f->occ[f->pos0[h] + k];
@@ -1242,6 +1338,8 @@ static int64_t improve_rank_wide(struct refine *f, uint32_t r)
 				}
 			}
 		}
+	}
+	scatter_neighbours(f, r);
 	for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++)
 		f->w_to_r[g->col[e]] = 0;
 	if (best_host == NONE)
@@ -1270,6 +1368,10 @@ static void refine_free(struct refine *f)
 	free(f->mark);
 	free(f->cost);
 	free(f->cands);
+	free(f->host_w);
+	free(f->nb_leaf_w);
+	free(f->nb_leaf_mark);
+	free(f->nb_leaves);
 }
 
 /*
@@ -1331,6 +1433,10 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 	f.cost = malloc((2 * (size_t)maxdeg + 1) * sizeof(*f.cost));
 	f.cands = malloc((2 * (size_t)maxdeg + 1) * sizeof(*f.cands));
 	perm = malloc((size_t)f.n * sizeof(*perm));
+	f.host_w = calloc(nhosts, sizeof(*f.host_w));
+	f.nb_leaf_w = malloc(nleaves * sizeof(*f.nb_leaf_w));
+	f.nb_leaf_mark = calloc(nleaves, sizeof(*f.nb_leaf_mark));
+	f.nb_leaves = malloc(((size_t)maxdeg + 1) * sizeof(*f.nb_leaves));
 	if (wide) {
 		f.w_to_r = calloc(f.n, sizeof(*f.w_to_r));
 		f.leaf_mark = calloc(nleaves, sizeof(*f.leaf_mark));
@@ -1339,7 +1445,8 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 	}
 	if (!f.leaf || !f.pos0 || !f.used || !f.occ || !f.where ||
 	    !f.leaf_free || !f.leaf_first || !f.leaf_next || !f.mark ||
-	    !f.cost || !f.cands || !perm ||
+	    !f.cost || !f.cands || !perm || !f.host_w || !f.nb_leaf_w ||
+	    !f.nb_leaf_mark || !f.nb_leaves ||
 	    (wide && (!f.w_to_r || !f.leaf_mark || !f.lcands || !f.leaf_w))) {
 		rc =
 		    tp_error_set(err, TP_ERR_NOMEM,

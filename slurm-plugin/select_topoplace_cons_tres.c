@@ -1658,8 +1658,8 @@ extern int select_p_update_node_config(int index)
  * The new model is built with no lock of ours held (job tests racing it
  * would use the old one; only the swap takes tp_lock), but slurmctld calls
  * this under its own configuration, job, node and partition write locks
- * (read_slurm_conf), so the reading stalls scheduling while it lasts: about
- * 30 ms of CPU for a 5,184-host topology.conf, and only when a file changed
+ * (read_slurm_conf), so the reading stalls scheduling while it lasts: 10-20
+ * ms of CPU for a 5,184-host topology.conf, and only when a file changed
  * (_model_unchanged).  It is not moved to a thread of its own: mapping
  * Slurm's nodes onto the fabric (_model_map_nodes) reads the node table,
  * which needs those very locks, and a model swapped in after `scontrol

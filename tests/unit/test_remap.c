@@ -575,6 +575,85 @@ static void test_stencil_improves_clearly_on_block(void **state)
 	free(hosts);
 }
 
+/*
+ * The refinement applies a move or swap only when its computed gain is
+ * positive, so it can only lower hop-bytes, refined <= partition, if the
+ * gains are exact.  Checked where the shortcuts in computing them matter:
+ * irregular leaf distances (as measured on a real fabric), hosts of 1 and
+ * 2 slots on one leaf, random traffic, many seeds; the refinement must
+ * have moved ranks on some of them.
+ */
+static void test_refinement_gains_are_exact_on_irregular_fabrics(void **state)
+{
+	enum { LEAVES = 6, PER_LEAF = 4, RANKS = 30 };
+	tp_topo *topo;
+	tp_error err;
+	uint32_t pod, leaf[LEAVES], nh = LEAVES * PER_LEAF;
+	tp_remap_host hosts[LEAVES * PER_LEAF];
+	uint64_t rng = 7, moves = 0;
+	char name[16];
+
+	(void)state;
+	assert_int_equal(tp_topo_new(&topo, &err), TP_OK);
+	assert_int_equal(tp_topo_add_pod(topo, "pod1", &pod, &err), TP_OK);
+	for (uint32_t l = 0; l < LEAVES; l++) {
+		snprintf(name, sizeof(name), "leaf%u", l + 1);
+		assert_int_equal(
+		    tp_topo_add_leaf(topo, name, pod, &leaf[l], &err), TP_OK);
+		for (uint32_t h = 0; h < PER_LEAF; h++) {
+			snprintf(name, sizeof(name), "h%02u", l * PER_LEAF + h);
+			assert_int_equal(
+			    tp_topo_add_host(topo, name, leaf[l], NULL, &err),
+			    TP_OK);
+		}
+	}
+	for (uint32_t a = 0; a < LEAVES; a++)
+		for (uint32_t b = a + 1; b < LEAVES; b++) {
+			rng = rng * 6364136223846793005ull +
+			      1442695040888963407ull;
+			assert_int_equal(tp_topo_set_leaf_distance(
+			                     topo, leaf[a], leaf[b],
+			                     4 + (unsigned)(rng >> 60), &err),
+			                 TP_OK);
+		}
+	assert_int_equal(tp_topo_finish(topo, &err), TP_OK);
+	for (uint32_t i = 0; i < nh; i++)
+		hosts[i] = (tp_remap_host){i, 1 + i % 3 % 2};
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		tp_traffic *t;
+		tp_remap_mapping m;
+		tp_remap_stats st;
+
+		assert_int_equal(tp_traffic_new(&t, RANKS, &err), TP_OK);
+		for (int e = 0; e < 3 * RANKS; e++) {
+			uint32_t a, b;
+
+			rng = rng * 6364136223846793005ull +
+			      1442695040888963407ull;
+			a = (uint32_t)(rng >> 33) % RANKS;
+			b = (uint32_t)(rng >> 45) % RANKS;
+			assert_int_equal(tp_traffic_add(t, a, b,
+			                                1 + (rng >> 20) % 5000,
+			                                1, &err),
+			                 TP_OK);
+		}
+		tp_traffic_normalize(t);
+		assert_int_equal(tp_remap_compute(topo, t, hosts, nh, seed,
+		                                  NULL, &m, &st, &err),
+		                 TP_OK);
+		assert_valid(topo, hosts, nh, &m);
+		assert_true(st.refined_hop_bytes <= st.partition_hop_bytes);
+		assert_true(st.hop_bytes <= st.block_hop_bytes);
+		assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host),
+		                 st.hop_bytes);
+		moves += st.moves;
+		tp_remap_mapping_free(&m);
+		tp_traffic_free(t);
+	}
+	assert_true(moves > 0);
+	tp_topo_free(topo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,6 +670,8 @@ int main(void)
 	    cmocka_unit_test(test_hostlists_expand_and_refuse_unknown_hosts),
 	    cmocka_unit_test(test_real_matrices_never_worse_than_block),
 	    cmocka_unit_test(test_stencil_improves_clearly_on_block),
+	    cmocka_unit_test(
+	        test_refinement_gains_are_exact_on_irregular_fabrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,11 +1,13 @@
 /*
  * test_traffic.c: the matrix reader accepts the commprof text format,
  * sums duplicates, bounds hostile input and names file, line and field in
- * every error; the CSR views are exact.
+ * every error; the CSR views are exact, from sorted entries (merged) and
+ * unsorted ones (sorted row by row) alike.
  */
 #include "tp_config.h"
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -255,6 +257,91 @@ static void test_undirected_csr_sums_both_directions_drops_self(void **state)
 	tp_traffic_free(t);
 }
 
+static uint64_t sat_add_ref(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static void expect_csr_is_dense(const tp_traffic_csr *c, const uint64_t *w,
+                                uint32_t n)
+{
+	uint64_t e = 0;
+
+	for (uint32_t r = 0; r < n; r++) {
+		assert_int_equal(c->row_start[r], e);
+		for (uint32_t k = 0; k < n; k++) {
+			if (!w[(size_t)r * n + k])
+				continue;
+			assert_int_equal(c->col[e], k);
+			assert_true(c->weight[e] == w[(size_t)r * n + k]);
+			e++;
+		}
+	}
+	assert_int_equal(c->row_start[n], e);
+}
+
+/*
+ * The undirected CSR of sorted entries (tp_traffic_normalize's order,
+ * built by merging without sorting rows) and of the same entries unsorted
+ * (sorted row by row) both equal a dense reference: random pairs with
+ * duplicates, self pairs, zero bytes and byte counts that saturate.
+ */
+static void
+test_undirected_csr_of_sorted_and_unsorted_entries_agree(void **state)
+{
+	enum { N = 60, PAIRS = 1500 };
+	tp_traffic *sorted, *unsorted;
+	tp_traffic_csr *c;
+	tp_error err;
+	uint64_t *w = calloc((size_t)N * N, sizeof(*w));
+	uint64_t rng = 42;
+	bool in_order = true;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(tp_traffic_new(&sorted, N, &err), TP_OK);
+	assert_int_equal(tp_traffic_new(&unsorted, N, &err), TP_OK);
+	for (int i = 0; i < PAIRS; i++) {
+		uint32_t a, b;
+		uint64_t bytes;
+
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		a = (uint32_t)(rng >> 33) % N;
+		b = (uint32_t)(rng >> 45) % N;
+		bytes = (rng >> 20) % 7 == 0   ? 0
+		        : (rng >> 20) % 7 == 1 ? UINT64_MAX / 3
+		                               : (rng >> 24) % 1000;
+		assert_int_equal(tp_traffic_add(sorted, a, b, bytes, 1, &err),
+		                 TP_OK);
+		assert_int_equal(tp_traffic_add(unsorted, a, b, bytes, 1, &err),
+		                 TP_OK);
+		if (a != b && bytes) {
+			w[(size_t)a * N + b] =
+			    sat_add_ref(w[(size_t)a * N + b], bytes);
+			w[(size_t)b * N + a] =
+			    sat_add_ref(w[(size_t)b * N + a], bytes);
+		}
+	}
+	tp_traffic_normalize(sorted);
+	for (size_t i = 1; i < unsorted->count; i++)
+		if (unsorted->entries[i - 1].src > unsorted->entries[i].src)
+			in_order = false;
+	assert_false(in_order); /* the fallback path is exercised */
+	assert_int_equal(
+	    tp_traffic_csr_build(sorted, TP_TRAFFIC_CSR_UNDIRECTED, &c, &err),
+	    TP_OK);
+	expect_csr_is_dense(c, w, N);
+	tp_traffic_csr_free(c);
+	assert_int_equal(
+	    tp_traffic_csr_build(unsorted, TP_TRAFFIC_CSR_UNDIRECTED, &c, &err),
+	    TP_OK);
+	expect_csr_is_dense(c, w, N);
+	tp_traffic_csr_free(c);
+	tp_traffic_free(sorted);
+	tp_traffic_free(unsorted);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +357,8 @@ int main(void)
 	    cmocka_unit_test(test_add_refuses_ranks_out_of_range),
 	    cmocka_unit_test(
 	        test_undirected_csr_sums_both_directions_drops_self),
+	    cmocka_unit_test(
+	        test_undirected_csr_of_sorted_and_unsorted_entries_agree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
