@@ -289,7 +289,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hop_bytes_classes_and_uplinks_are_exact),
 	    cmocka_unit_test(test_prediction_follows_max_rate_queue_contention),
-	    cmocka_unit_test(test_queue_search_charges_gamma_n_squared_per_round),
+	    cmocka_unit_test(
+	        test_queue_search_charges_gamma_n_squared_per_round),
 	    cmocka_unit_test(test_defaults_are_the_blue_waters_table),
 	    cmocka_unit_test(test_bad_parameter_files_are_named),
 	    cmocka_unit_test(test_partial_file_keeps_other_defaults),

@@ -239,8 +239,8 @@ static bool any_server_in_pod(const tp_topo *topo, const tp_ioserver_result *r,
                               uint32_t pod)
 {
 	for (uint32_t i = 0; i < r->server_count; i++)
-		if (tp_topo_leaf_pod(topo, tp_topo_host_leaf(
-		                               topo, r->servers[i])) == pod)
+		if (tp_topo_leaf_pod(
+		        topo, tp_topo_host_leaf(topo, r->servers[i])) == pod)
 			return true;
 	return false;
 }
@@ -258,9 +258,8 @@ static void test_servers_leave_pods_of_comm_sensitive_jobs(void **state)
 {
 	tp_topo *topo = fattree(3, 2, 4);
 	tp_host_use use[24] = {0};
-	tp_ioserver_request rq = {.servers = 2,
-	                          .policy = TP_IOSERVER_ISOLATED,
-	                          .use = use};
+	tp_ioserver_request rq = {
+	    .servers = 2, .policy = TP_IOSERVER_ISOLATED, .use = use};
 	tp_ioserver_result r;
 	const uint32_t comm_pod = 2;
 
