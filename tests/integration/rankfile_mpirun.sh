@@ -8,6 +8,11 @@
 #     name in the rankfile (n0001) is replaced by this machine's hostname;
 #     which *host* a rank lands on is checked in part 2.  A rankfile with the
 #     slots reversed proves the check tells the two apart.
+# 1b. Open MPI across hosts: mpirun's rsh launcher replaced (mca
+#     plm_rsh_agent) by a stand-in that starts each host's daemon here with
+#     the host name in its environment, as in part 3: each rank of a
+#     remapped 8-rank rankfile on 4 hosts must report its rankfile host and
+#     be bound to its slot.
 #  2. SLURM_HOSTFILE: inside a tp-bed cluster of 8 nodes on 2 leaves,
 #     `srun -m arbitrary` with the file; each rank's SLURMD_NODENAME must be
 #     the file's line for that rank.
@@ -76,6 +81,55 @@ not_run() {
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 
+# ---- 1b. Open MPI rankfile across hosts ----------------------------------
+# mpirun's rsh launcher replaced (plm_rsh_agent) by a stand-in that records
+# the host each daemon was sent to and starts the daemon here with that
+# name in its environment, which its ranks inherit: each rank must report
+# the host and be bound to the slot its rankfile line names.  An 8-rank
+# ring that remap moves out of block order on 4 hosts x 2 slots, so that
+# mpirun's default placement would not pass.
+multi_host_rankfile() {
+	{
+		echo "# commprof-v1 ranks=8"
+		for p in "0 4" "4 1" "1 5" "5 2" "2 6" "6 3" "3 7" "7 0"; do
+			echo "$p 1000 10"
+		done
+	} >"$work/ring.txt"
+	tp_check "topoplace remap writes a rankfile for 4 hosts" \
+		"$topoplace" remap --matrix "$work/ring.txt" \
+		--hosts 'n[0001-0002],n[0005-0006]' --slots 2 --fabric 1x2x4 \
+		--rankfile "$work/rankfile.hosts"
+	want=$(sed -n 's/^rank \([0-9]*\)=\([^ ]*\) slot=\([0-9]*\)$/\1 \2 \3/p' \
+		"$work/rankfile.hosts")
+	tp_check "the rankfile is not block order (the remap moved ranks)" \
+		bash -c '! diff -q <(cut -d" " -f2 <<<"$1") <(printf "n0001\nn0001\nn0002\nn0002\nn0005\nn0005\nn0006\nn0006\n")' \
+		_ "$want"
+	cat >"$work/fake-rsh" <<'RSH'
+#!/bin/bash
+# rsh as Open MPI's plm/rsh calls it: options, the host, the daemon's command.
+while [[ ${1:-} == -* ]]; do
+	case $1 in -[opliF]) shift 2 ;; *) shift ;; esac
+done
+host=$1
+shift
+echo "$host" >>"${0%/*}/launched.ompi"
+exec env TP_FAKE_HOST="$host" sh -c "$*"
+RSH
+	chmod +x "$work/fake-rsh"
+	report='echo "$OMPI_COMM_WORLD_RANK $TP_FAKE_HOST $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"'
+	got=$(timeout 120 mpirun --allow-run-as-root --oversubscribe \
+		--mca plm_rsh_agent "$work/fake-rsh" \
+		--mca plm_rsh_no_tree_spawn 1 \
+		--host n0001:2,n0002:2,n0005:2,n0006:2 \
+		--rankfile "$work/rankfile.hosts" -np 8 \
+		sh -c "$report" 2>&1 | sort -n)
+	tp_check_eq "mpirun started one daemon per rankfile host" \
+		"$(cut -d" " -f2 <<<"$want" | sort -u)" \
+		"$(sort -u "$work/launched.ompi" 2>/dev/null)"
+	tp_check_eq "each Open MPI rank ran on its rankfile host, bound to its slot" \
+		"$want" "$got"
+}
+
 # ---- 1. Open MPI rankfile -> core binding --------------------------------
 if command -v mpirun >/dev/null; then
 	cores=$(nproc)
@@ -117,6 +171,7 @@ if command -v mpirun >/dev/null; then
 			sh -c "$report" 2>&1 | sort -n)
 		tp_check_eq "mpirun follows reversed slots (the check discriminates)" \
 			"$want" "$got"
+		multi_host_rankfile
 	fi
 else
 	not_run "mpirun not installed (openmpi-bin): Open MPI part"
