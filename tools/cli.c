@@ -21,6 +21,7 @@
 #include "profile.h"
 #include "remap.h"
 #include "topo.h"
+#include "tp_file.h"
 #include "traffic.h"
 
 static void stderr_sink(void *sink_data, tp_log_level level,
@@ -351,16 +352,28 @@ static tp_status sniff_profile(const char *path, bool *is_profile,
 tp_status tp_cli_read_traffic(const char *path, struct tp_traffic **traffic,
 			      tp_error *err)
 {
+	tp_traffic_limits lim = tp_traffic_default_limits();
 	tp_profile *profile = NULL;
-	bool is_profile;
+	char *buf;
+	size_t len;
 	tp_status rc;
 
 	*traffic = NULL;
-	if ((rc = sniff_profile(path, &is_profile, err)) != TP_OK)
+	/* One read, sniffed and parsed: a pipe (<(...), /dev/stdin) cannot
+	 * be opened twice. */
+	rc = tp_file_read(path, NULL, lim.max_file_bytes, &buf, &len, err);
+	if (rc != TP_OK)
 		return rc;
-	if (!is_profile)
-		return tp_traffic_read_file(path, NULL, traffic, err);
-	if ((rc = tp_profile_read_file(path, NULL, &profile, err)) != TP_OK)
+	if (len < TP_PROFILE_MAGIC_BYTES ||
+	    memcmp(buf, TP_PROFILE_MAGIC, TP_PROFILE_MAGIC_BYTES) != 0) {
+		rc = tp_traffic_parse(path, buf, len, &lim, traffic, err);
+		free(buf);
+		return rc;
+	}
+	rc = tp_profile_decode(path, (const uint8_t *)buf, len, NULL, &profile,
+			       err);
+	free(buf);
+	if (rc != TP_OK)
 		return rc;
 	rc = tp_profile_to_traffic(profile, traffic, err);
 	tp_profile_free(profile);
@@ -372,7 +385,7 @@ tp_status tp_cli_read_traffic(const char *path, struct tp_traffic **traffic,
 tp_status tp_cli_read_profile(const char *path, struct tp_profile **profile,
                               tp_error *err)
 {
-	bool is_profile;
+	bool is_profile = false;
 	tp_status rc;
 
 	if ((rc = sniff_profile(path, &is_profile, err)) != TP_OK)

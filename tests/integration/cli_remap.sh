@@ -91,6 +91,11 @@ cost8=(--fabric 1x2x4 --slots 2 --seed 5 --mapping block,cyclic,random,remap)
 tp_check_eq "cost --profile PROFILE: every row as for the matrix text" \
 	"$("$tp" cost --matrix "$mdir/LULESH-8.txt" "${cost8[@]}" 2>&1 | tail -n +2)" \
 	"$("$tp" cost --profile "$work/l8.tpp" "${cost8[@]}" 2>&1 | tail -n +2)"
+# Read once: a pipe cannot be sniffed and then opened again.
+tp_check_eq "remap reads a matrix text from a pipe" "$m_out" \
+	"$("$tp" remap --matrix <(cat "$mdir/LULESH-8.txt") "${remap8[@]}" 2>&1)"
+tp_check_eq "remap reads a profile from a pipe" "$m_out" \
+	"$("$tp" remap --profile <(cat "$work/l8.tpp") "${remap8[@]}" 2>&1)"
 head -c 100 "$work/l8.tpp" >"$work/short.tpp"
 tp_expect_fail "remap: a truncated profile is one line naming the file" 1 \
 	"topoplace remap: $work/short.tpp: file: offset 16: truncated: body of 2134 bytes and trailer need more than the 100 bytes of the file" \
