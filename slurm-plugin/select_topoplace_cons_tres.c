@@ -866,6 +866,9 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 				     user ? user : "(none)");
 		} else if (!d->lookup_sent) {
 			tp_lookup_request rq;
+			/* Before the submission: the worker may start at once.
+			 */
+			uint64_t sent_us = _now_us();
 
 			if (!tp_lookups) {
 				error("topoplace: %pJ: no profile lookup "
@@ -888,7 +891,7 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 				return TP_VERDICT_DECIDED;
 			}
 			d->lookup_sent = true;
-			d->lookup_since_us = _now_us();
+			d->lookup_since_us = sent_us;
 			if (dbg_profile)
 				info("topoplace: Profile: %pJ: lookup of %s/%s "
 				     "(%s) queued in %s",

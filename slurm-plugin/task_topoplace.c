@@ -571,11 +571,17 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 				      plugin_type, req->job_id, req->user_name,
 				      name);
 		} else if (rc == TP_OK && _debug(config, TP_DEBUG_PROFILE)) {
+			char from[48] = "imported, no job";
+
+			if (profile->header.job_id)
+				snprintf(from, sizeof(from),
+				         "recorded by JobId=%" PRIu64,
+				         profile->header.job_id);
 			info("%s: Profile: JobId=%u: %s/%s read from %s: %u "
-			     "ranks, recorded by JobId=%" PRIu64,
+			     "ranks, %s",
 			     plugin_type, req->job_id, req->user_name, name,
 			     tp_config_site_settings(config)->profile_store,
-			     profile->header.ranks, profile->header.job_id);
+			     profile->header.ranks, from);
 		} else if (rc != TP_OK) {
 			error("%s: JobId=%u: profile: %s: no remapping or "
 			      "throttling",
