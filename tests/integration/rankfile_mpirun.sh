@@ -81,6 +81,24 @@ not_run() {
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 
+# fake_remote_shell PATH LOG: writes PATH, a stand-in for the ssh/rsh that
+# mpirun (plm_rsh_agent) and Hydra (-launcher-exec) call with options, a
+# host and a command line: it appends the host to LOG and runs the command
+# here with TP_FAKE_HOST=host in its environment, which the ranks inherit.
+fake_remote_shell() {
+	cat >"$1" <<SH
+#!/bin/bash
+while [[ \${1:-} == -* ]]; do
+	case \$1 in -[opliF]) shift 2 ;; *) shift ;; esac
+done
+host=\$1
+shift
+echo "\$host" >>'$2'
+exec env TP_FAKE_HOST="\$host" sh -c "\$*"
+SH
+	chmod +x "$1"
+}
+
 # ---- 1b. Open MPI rankfile across hosts ----------------------------------
 # mpirun's rsh launcher replaced (plm_rsh_agent) by a stand-in that records
 # the host each daemon was sent to and starts the daemon here with that
@@ -104,18 +122,7 @@ multi_host_rankfile() {
 	tp_check "the rankfile is not block order (the remap moved ranks)" \
 		bash -c '! diff -q <(cut -d" " -f2 <<<"$1") <(printf "n0001\nn0001\nn0002\nn0002\nn0005\nn0005\nn0006\nn0006\n")' \
 		_ "$want"
-	cat >"$work/fake-rsh" <<'RSH'
-#!/bin/bash
-# rsh as Open MPI's plm/rsh calls it: options, the host, the daemon's command.
-while [[ ${1:-} == -* ]]; do
-	case $1 in -[opliF]) shift 2 ;; *) shift ;; esac
-done
-host=$1
-shift
-echo "$host" >>"${0%/*}/launched.ompi"
-exec env TP_FAKE_HOST="$host" sh -c "$*"
-RSH
-	chmod +x "$work/fake-rsh"
+	fake_remote_shell "$work/fake-rsh" "$work/launched.ompi"
 	report='echo "$OMPI_COMM_WORLD_RANK $TP_FAKE_HOST $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"'
 	got=$(timeout 120 mpirun --allow-run-as-root --oversubscribe \
 		--mca plm_rsh_agent "$work/fake-rsh" \
@@ -189,18 +196,7 @@ tp_check "the mapping is not block order (the remap moved ranks)" \
 	bash -c '! diff -q "$1" <(for h in n0001 n0002 n0003 n0004; do for i in 1 2 3 4 5 6 7 8; do echo $h; done; done | head -27)' \
 	_ "$work/hostfile"
 if command -v mpiexec.hydra >/dev/null; then
-	cat >"$work/fake-ssh" <<'SSH'
-#!/bin/bash
-# ssh as Hydra calls it: options, the host, the proxy's command line.
-while [[ ${1:-} == -* ]]; do
-	case $1 in -[opliF]) shift 2 ;; *) shift ;; esac
-done
-host=$1
-shift
-echo "$host" >>"${0%/*}/launched"
-exec env TP_FAKE_HOST="$host" sh -c "$*"
-SSH
-	chmod +x "$work/fake-ssh"
+	fake_remote_shell "$work/fake-ssh" "$work/launched"
 	got=$(timeout 120 mpiexec.hydra -launcher ssh \
 		-launcher-exec "$work/fake-ssh" -f "$work/machinefile" -n 27 \
 		sh -c 'echo "$PMI_RANK $TP_FAKE_HOST"' 2>&1 | sort -n)
