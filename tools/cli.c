@@ -328,24 +328,25 @@ int tp_cli_load_fabric(const char *what, const char *spec,
 }
 
 /*
- * Whether @path starts with a topoplace profile's magic (a shorter file does
- * not).  TP_ERR_IO naming the file if it cannot be opened.
+ * Read all of @path once (a pipe such as <(...) or /dev/stdin cannot be
+ * opened twice) into @buf (caller frees) and say whether it starts with a
+ * topoplace profile's magic.  The bound is the larger of the two readers'
+ * defaults; each parser then applies its own.
  */
-static tp_status sniff_profile(const char *path, bool *is_profile,
-                               tp_error *err)
+static tp_status read_sniffed(const char *path, char **buf, size_t *len,
+                              bool *is_profile, tp_error *err)
 {
-	char magic[TP_PROFILE_MAGIC_BYTES];
-	FILE *in = fopen(path, "rb");
-	size_t got;
+	size_t max_text = tp_traffic_default_limits().max_file_bytes;
+	size_t max_profile = tp_profile_default_limits().max_file_bytes;
+	tp_status rc;
 
-	if (in == NULL)
-		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
-		                    strerror(errno));
-	got = fread(magic, 1, sizeof(magic), in);
-	fclose(in);
-	*is_profile =
-	    got == sizeof(magic) &&
-	    memcmp(magic, TP_PROFILE_MAGIC, TP_PROFILE_MAGIC_BYTES) == 0;
+	rc = tp_file_read(path, NULL,
+	                  max_text > max_profile ? max_text : max_profile, buf,
+	                  len, err);
+	if (rc != TP_OK)
+		return rc;
+	*is_profile = *len >= TP_PROFILE_MAGIC_BYTES &&
+	              memcmp(*buf, TP_PROFILE_MAGIC, TP_PROFILE_MAGIC_BYTES) == 0;
 	return TP_OK;
 }
 
@@ -354,18 +355,15 @@ tp_status tp_cli_read_traffic(const char *path, struct tp_traffic **traffic,
 {
 	tp_traffic_limits lim = tp_traffic_default_limits();
 	tp_profile *profile = NULL;
+	bool is_profile;
 	char *buf;
 	size_t len;
 	tp_status rc;
 
 	*traffic = NULL;
-	/* One read, sniffed and parsed: a pipe (<(...), /dev/stdin) cannot
-	 * be opened twice. */
-	rc = tp_file_read(path, NULL, lim.max_file_bytes, &buf, &len, err);
-	if (rc != TP_OK)
+	if ((rc = read_sniffed(path, &buf, &len, &is_profile, err)) != TP_OK)
 		return rc;
-	if (len < TP_PROFILE_MAGIC_BYTES ||
-	    memcmp(buf, TP_PROFILE_MAGIC, TP_PROFILE_MAGIC_BYTES) != 0) {
+	if (!is_profile) {
 		rc = tp_traffic_parse(path, buf, len, &lim, traffic, err);
 		free(buf);
 		return rc;
@@ -385,13 +383,21 @@ tp_status tp_cli_read_traffic(const char *path, struct tp_traffic **traffic,
 tp_status tp_cli_read_profile(const char *path, struct tp_profile **profile,
                               tp_error *err)
 {
-	bool is_profile = false;
+	bool is_profile;
+	char *buf;
+	size_t len;
 	tp_status rc;
 
-	if ((rc = sniff_profile(path, &is_profile, err)) != TP_OK)
+	if ((rc = read_sniffed(path, &buf, &len, &is_profile, err)) != TP_OK)
 		return rc;
 	if (is_profile)
-		return tp_profile_read_file(path, NULL, profile, err);
+		rc = tp_profile_decode(path, (const uint8_t *)buf, len, NULL,
+		                       profile, err);
+	free(buf);
+	if (is_profile)
+		return rc;
+	/* A matrix text is imported by name: its header line and the
+	 * collectives in @path.coll beside it belong to the profile. */
 	return tp_profile_import_matrix(path, NULL, NULL, profile, err);
 }
 
