@@ -1103,6 +1103,18 @@ static int64_t gathered_cost_at(const struct refine *f, uint32_t b)
 	       f->host_w[b] * TP_HOPS_SAME_LEAF;
 }
 
+/*
+ * Whether swapping the ranks of hosts @a and @b gains exactly 0 whatever
+ * they are: two one-slot hosts of one leaf, where every other rank is as
+ * far from either and the swapped pair's edge keeps its length.
+ */
+static bool swap_gains_nothing(const struct refine *f, uint32_t a,
+                               uint32_t b)
+{
+	return f->leaf[a] == f->leaf[b] && f->hosts[a].slots == 1 &&
+	       f->hosts[b].slots == 1;
+}
+
 static void occ_move(struct refine *f, uint32_t r, uint32_t b)
 {
 	uint32_t a = f->rank_hl[r];
@@ -1205,14 +1217,9 @@ static int64_t improve_rank(struct refine *f, uint32_t r)
 		unsigned dab = hl_distance(f, a, b);
 
 		f->cost[bi] = INT64_MAX; /* taken */
-		/*
-		 * Two one-slot hosts of one leaf: every other rank is as far
-		 * from either, and the r-s edge keeps its length, so the swap
-		 * gains exactly 0.  It still counts as one of the tries, so
-		 * the hosts tried after it do not change.
-		 */
-		if (f->leaf[a] == f->leaf[b] && f->hosts[a].slots == 1 &&
-		    f->hosts[b].slots == 1)
+		/* Still one of the tries, so the hosts tried after it do not
+		 * change. */
+		if (swap_gains_nothing(f, a, b))
 			continue;
 		for (uint32_t k = 0; k < f->used[b]; k++) {
 			uint32_t s = f->occ[f->pos0[b] + k];
@@ -1317,10 +1324,7 @@ static int64_t improve_rank_wide(struct refine *f, uint32_t r)
 				best_host = h;
 				best_partner = NONE;
 			}
-			/* One-slot hosts of one leaf: a swap gains exactly 0
-			 * (see improve_rank). */
-			if (f->leaf[a] == f->leaf[h] &&
-			    f->hosts[a].slots == 1 && f->hosts[h].slots == 1)
+			if (swap_gains_nothing(f, a, h))
 				continue;
 			dah = hl_distance(f, a, h);
 			for (uint32_t k = 0; k < f->used[h]; k++) {
