@@ -5,7 +5,6 @@
 
 #include "iocurve.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "canvas.h"
 #include "chart.h"
+#include "units.h"
 
 tp_status tp_iocurve_select(const tp_sweep_point *points, size_t n,
                             uint64_t request_bytes, uint32_t clients,
@@ -94,80 +94,9 @@ static void axis_fit(struct axis *a, double lo, double hi, bool allow_log)
 	}
 }
 
-void tp_iocurve_format_us(double us, char *buf, size_t size)
-{
-	static const char *const unit[] = {"us", "ms", "s"};
-	double v = fabs(us);
-	unsigned u = 0;
-	int decimals;
-	char *end;
-
-	if (!isfinite(us)) {
-		snprintf(buf, size, "? us");
-		return;
-	}
-	/* Three significant digits in fixed point ("%.3g" printed 999.7 us
-	 * as "1e+03 us"); the unit chosen on the value as printed, so
-	 * 999.7 us reads "1 ms". */
-	while (u < 2 && v >= 1000)
-		v /= 1000, u++;
-	decimals = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
-	if (u < 2 && v >= 999.5) {
-		v /= 1000, u++;
-		decimals = 2;
-	}
-	snprintf(buf, size, "%s%.*f", us < 0 ? "-" : "", decimals, v);
-	/* Ticks at 1, 2, 5 x 10^k read "2 ms", not "2.00 ms". */
-	if (strchr(buf, '.') != NULL) {
-		end = buf + strlen(buf) - 1;
-		while (*end == '0')
-			*end-- = '\0';
-		if (*end == '.')
-			*end = '\0';
-	}
-	snprintf(buf + strlen(buf), size - strlen(buf), " %s", unit[u]);
-}
-
-void tp_iocurve_say_times(const char *text, char *buf, size_t size)
-{
-	size_t len = 0;
-
-	if (size == 0)
-		return;
-	buf[0] = '\0';
-	while (*text != '\0' && len + 1 < size) {
-		char *after;
-		double us;
-
-		/* a number (not part of a word) followed by " us" */
-		if ((*text >= '0' && *text <= '9') &&
-		    (len == 0 || !isalnum((unsigned char)buf[len - 1]))) {
-			us = strtod(text, &after);
-			if (!strncmp(after, " us", 3) &&
-			    !isalnum((unsigned char)after[3])) {
-				char num[32];
-
-				tp_iocurve_format_us(us, num, sizeof(num));
-				len += (size_t)snprintf(buf + len, size - len,
-				                        "%s", num);
-				if (len >= size)
-					len = size - 1;
-				text = after + 3;
-				continue;
-			}
-			while (text < after && len + 1 < size)
-				buf[len++] = *text++;
-			buf[len] = '\0';
-			continue;
-		}
-		buf[len++] = *text++;
-		buf[len] = '\0';
-	}
-}
-
 static void format_us(double us, char *buf, size_t size)
 {
-	tp_iocurve_format_us(us, buf, size);
+	tp_units_format_us(us, buf, size);
 }
 
 static const tp_rgb ink = {0, 0, 0};
@@ -289,14 +218,12 @@ void tp_iocurve_words(const tp_iocurve *c, bool x_log, tp_iocurve_text *t)
 		                         : "no congestion detected";
 
 		/* The detector's message often says "no knee" itself. */
-		tp_iocurve_say_times(reason, why, sizeof(why));
 		snprintf(t->subtitle, sizeof(t->subtitle), "%s%s",
-		         strstr(why, "no knee") ? "" : "no knee: ", why);
+		         strstr(reason, "no knee") ? "" : "no knee: ", reason);
 	}
-	/* The window's reason comes from the throttle code, which writes
-	 * times as "1633.0 us": in the chart's own units beside ours. */
-	tp_iocurve_say_times(c->window_why ? c->window_why : "", why,
-	                     sizeof(why));
+	/* The window's reason words its times with tp_units_format_us, as
+	 * the chart does. */
+	snprintf(why, sizeof(why), "%s", c->window_why ? c->window_why : "");
 	if (c->window_us > 0) {
 		format_us(c->window_us, a, sizeof(a));
 		snprintf(t->note, sizeof(t->note), "throttle window %s%s%s", a,

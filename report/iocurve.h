@@ -46,21 +46,6 @@ typedef struct tp_iocurve {
 /* Whether values from @lo to @hi (> 0) deserve a log axis: a decade. */
 bool tp_iocurve_log_axis(double lo, double hi);
 
-/*
- * @us microseconds as the chart writes times: "800 us", "1.63 ms", "2 s"
- * (three significant digits in fixed point, trailing zeros dropped, the
- * unit picked on the rounded value; never an exponent).
- */
-void tp_iocurve_format_us(double us, char *buf, size_t size);
-
-/*
- * @text with every time written "<number> us" (as the throttle and
- * threshold code word their reasons, e.g. "1633.0 us") rewritten by
- * tp_iocurve_format_us ("1.63 ms"), into @buf of @size bytes (cut short
- * if it must be), so one chart never gives times in two styles.
- */
-void tp_iocurve_say_times(const char *text, char *buf, size_t size);
-
 /* The chart's words (see tp_iocurve_words). */
 typedef struct tp_iocurve_text {
 	char title[400];
@@ -73,7 +58,7 @@ typedef struct tp_iocurve_text {
 /*
  * The title, subtitle, note and x axis title tp_iocurve_draw gives
  * @curve (@x_log: the interval axis is logarithmic).  Times are all in
- * tp_iocurve_format_us's style.
+ * tp_units_format_us's style.
  */
 void tp_iocurve_words(const tp_iocurve *curve, bool x_log,
                       tp_iocurve_text *text);

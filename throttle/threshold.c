@@ -165,16 +165,21 @@ tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
 	}
 	if (!found) {
 		double worst = 0;
+		char plateau_text[32], worst_text[32], shortest_text[32];
 
 		for (size_t i = 0; i < n; i++)
 			if (usable[i].median_us > worst)
 				worst = usable[i].median_us;
+		tp_units_format_us(plateau, plateau_text, sizeof(plateau_text));
+		tp_units_format_us(worst, worst_text, sizeof(worst_text));
+		tp_units_format_us(usable[0].interval_us, shortest_text,
+		                   sizeof(shortest_text));
 		tp_error_set(err, TP_ERR_NOTFOUND,
 		             "%s: no knee: median latency stays within +%.0f%% "
-		             "of the plateau %.1f us (highest %.1f us) down to "
-		             "the shortest interval %.1f us",
-		             group, params->rise * 100, plateau, worst,
-		             usable[0].interval_us);
+		             "of the plateau %s (highest %s) down to "
+		             "the shortest interval %s",
+		             group, params->rise * 100, plateau_text, worst_text,
+		             shortest_text);
 		free(usable);
 		return TP_ERR_NOTFOUND;
 	}

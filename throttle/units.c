@@ -3,6 +3,8 @@
  */
 #include "tp_config.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "units.h"
@@ -183,4 +185,38 @@ tp_status tp_units_parse_count(const char *what, const char *text, uint64_t min,
 		                    (unsigned long long)max);
 	*count = value;
 	return TP_OK;
+}
+
+void tp_units_format_us(double us, char *buf, size_t size)
+{
+	static const char *const unit[] = {"us", "ms", "s"};
+	double v = fabs(us);
+	unsigned u = 0;
+	int decimals;
+	char *end;
+
+	if (!isfinite(us)) {
+		snprintf(buf, size, "? us");
+		return;
+	}
+	/* Three significant digits in fixed point ("%.3g" printed 999.7 us
+	 * as "1e+03 us"); the unit chosen on the value as printed, so
+	 * 999.7 us reads "1 ms". */
+	while (u < 2 && v >= 1000)
+		v /= 1000, u++;
+	decimals = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+	if (u < 2 && v >= 999.5) {
+		v /= 1000, u++;
+		decimals = 2;
+	}
+	snprintf(buf, size, "%s%.*f", us < 0 ? "-" : "", decimals, v);
+	/* Ticks at 1, 2, 5 x 10^k read "2 ms", not "2.00 ms". */
+	if (strchr(buf, '.') != NULL) {
+		end = buf + strlen(buf) - 1;
+		while (*end == '0')
+			*end-- = '\0';
+		if (*end == '.')
+			*end = '\0';
+	}
+	snprintf(buf + strlen(buf), size - strlen(buf), " %s", unit[u]);
 }

@@ -9,6 +9,7 @@
 #ifndef TP_UNITS_H
 #define TP_UNITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tp_error.h"
@@ -41,5 +42,14 @@ tp_status tp_units_parse_bytes(const char *what, const char *text,
  */
 tp_status tp_units_parse_count(const char *what, const char *text, uint64_t min,
                                uint64_t max, uint64_t *count, tp_error *err);
+
+/*
+ * @us microseconds as people read a time: "800 us", "1.63 ms", "2 s" (three
+ * significant digits in fixed point, trailing zeros dropped, the unit picked
+ * on the rounded value, so 999.7 us reads "1 ms"; never an exponent;
+ * "? us" for NaN or infinity), into @buf of @size bytes.  Every reason and
+ * chart that gives a time uses it, so one line never mixes two styles.
+ */
+void tp_units_format_us(double us, char *buf, size_t size);
 
 #endif /* TP_UNITS_H */

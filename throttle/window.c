@@ -101,7 +101,7 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 	uint64_t max_us = policy ? policy->max_window_us : 0;
 	tp_threshold_estimate est;
 	tp_status st;
-	char note[96] = "";
+	char note[96] = "", mean[32], threshold[32], window[32], limit[32];
 
 	memset(d, 0, sizeof(*d));
 	if (!request)
@@ -136,14 +136,14 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 
 		if (min_us && w < min_us) {
 			w = min_us;
+			tp_units_format_us((double)min_us, limit, sizeof(limit));
 			snprintf(note, sizeof(note),
-			         " (raised to the site minimum %llu us)",
-			         (unsigned long long)min_us);
+			         " (raised to the site minimum %s)", limit);
 		} else if (max_us && w > max_us) {
 			w = max_us;
+			tp_units_format_us((double)max_us, limit, sizeof(limit));
 			snprintf(note, sizeof(note),
-			         " (lowered to the site maximum %llu us)",
-			         (unsigned long long)max_us);
+			         " (lowered to the site maximum %s)", limit);
 		}
 		d->throttle = true;
 		d->window_us = w;
@@ -154,9 +154,9 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 			d->threshold_extrapolated = est.extrapolated;
 		}
 		expected_effect(pattern, d);
+		tp_units_format_us((double)w, window, sizeof(window));
 		snprintf(d->reason, sizeof(d->reason),
-		         "window %llu us set by the user%s",
-		         (unsigned long long)w, note);
+		         "window %s set by the user%s", window, note);
 		return TP_OK;
 	}
 	/* auto (or off refused by policy) */
@@ -180,10 +180,14 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 	d->threshold_extrapolated = est.extrapolated;
 	if (pattern->mean_interval_us >= est.threshold_us) {
 		expected_effect(pattern, d);
+		tp_units_format_us(pattern->mean_interval_us, mean,
+		                   sizeof(mean));
+		tp_units_format_us(est.threshold_us, threshold,
+		                   sizeof(threshold));
 		snprintf(d->reason, sizeof(d->reason),
-		         "not throttled: mean interval %.1f us is already at "
-		         "or above the threshold %.1f us%s",
-		         pattern->mean_interval_us, est.threshold_us,
+		         "not throttled: mean interval %s is already at "
+		         "or above the threshold %s%s",
+		         mean, threshold,
 		         est.extrapolated ? " (extrapolated)" : "");
 		return TP_OK;
 	}
@@ -200,11 +204,12 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 	}
 	d->throttle = true;
 	expected_effect(pattern, d);
+	tp_units_format_us(pattern->mean_interval_us, mean, sizeof(mean));
+	tp_units_format_us(est.threshold_us, threshold, sizeof(threshold));
+	tp_units_format_us((double)d->window_us, window, sizeof(window));
 	snprintf(d->reason, sizeof(d->reason),
-	         "mean interval %.1f us is below the threshold %.1f us%s: "
-	         "window %llu us%s",
-	         pattern->mean_interval_us, est.threshold_us,
-	         est.extrapolated ? " (extrapolated)" : "",
-	         (unsigned long long)d->window_us, note);
+	         "mean interval %s is below the threshold %s%s: window %s%s",
+	         mean, threshold, est.extrapolated ? " (extrapolated)" : "",
+	         window, note);
 	return TP_OK;
 }

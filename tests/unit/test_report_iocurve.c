@@ -315,68 +315,11 @@ static void test_back_to_back_only_refused(void **state)
 	assert_int_equal(access("/tmp/tp-never.png", F_OK), -1);
 }
 
-/* Times read alike everywhere on the chart, never with an exponent. */
-static void test_times_fixed_point_in_one_style(void **state)
-{
-	static const struct {
-		double us;
-		const char *text;
-	} cases[] = {
-	    {0, "0 us"},          {1, "1 us"},          {2.5, "2.5 us"},
-	    {800, "800 us"},      {999.4, "999 us"},    {999.7, "1 ms"},
-	    {1000, "1 ms"},       {1633, "1.63 ms"},    {1633.0, "1.63 ms"},
-	    {2000, "2 ms"},       {2500, "2.5 ms"},     {99960, "100 ms"},
-	    {999600, "1 s"},      {1e6, "1 s"},         {1.2e6, "1.2 s"},
-	    {5e9, "5000 s"},
-	};
-	char buf[32];
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		tp_iocurve_format_us(cases[i].us, buf, sizeof(buf));
-		if (strcmp(buf, cases[i].text) != 0)
-			fail_msg("%.17g us: \"%s\", expected \"%s\"",
-			         cases[i].us, buf, cases[i].text);
-	}
-	for (double us = 0.001; us < 1e12; us = us * 1.07 + 0.001) {
-		tp_iocurve_format_us(us, buf, sizeof(buf));
-		if (strpbrk(buf, "eE+") != NULL)
-			fail_msg("%.17g us printed as \"%s\"", us, buf);
-	}
-}
-
-/* The throttle code words its reasons "1633.0 us"; the chart beside
- * them says "1.63 ms": the reasons are rewritten in the chart's style. */
-static void test_reasons_say_times_in_the_charts_style(void **state)
-{
-	char buf[200], tiny[12];
-
-	(void)state;
-	tp_iocurve_say_times("not throttled: mean interval 800.0 us is "
-	                     "below the threshold 1633.0 us: window 1633 us",
-	                     buf, sizeof(buf));
-	assert_string_equal(buf, "not throttled: mean interval 800 us is "
-	                         "below the threshold 1.63 ms: window 1.63 ms");
-	tp_iocurve_say_times("window 2000 us set by the user (raised to the "
-	                     "site minimum 500 us)",
-	                     buf, sizeof(buf));
-	assert_string_equal(buf, "window 2 ms set by the user (raised to the "
-	                         "site minimum 500 us)");
-	/* not times: numbers in words, other units, no unit */
-	tp_iocurve_say_times("n0001 us; 10 users; 4 MiB; 12 ms; 7", buf,
-	                     sizeof(buf));
-	assert_string_equal(buf, "n0001 us; 10 users; 4 MiB; 12 ms; 7");
-	/* cut short, still a string */
-	tp_iocurve_say_times("threshold 1633.0 us and more", tiny,
-	                     sizeof(tiny));
-	assert_true(strlen(tiny) < sizeof(tiny));
-	assert_int_equal(strncmp(tiny, "threshold", 9), 0);
-}
-
 /*
  * Back-to-back points (interval 0) have no place on the interval axis;
  * iocurve.h promises the chart says how many were left out.  And the
- * window's reason speaks in the subtitle's units.
+ * window's reason (worded by tp_units_format_us, as the subtitle is) is
+ * shown as it is.
  */
 static void test_words_count_points_left_out_one_unit_style(void **state)
 {
@@ -394,8 +337,7 @@ static void test_words_count_points_left_out_one_unit_style(void **state)
 	c.threshold.threshold_us = 1633.0;
 	c.threshold.plateau_us = 1000;
 	c.threshold.confidence = 1;
-	c.window_why = "mean interval 800.0 us is below the threshold "
-	               "1633.0 us";
+	c.window_why = "mean interval 800 us is below the threshold 1.63 ms";
 	c.points = p;
 	c.count = 11;
 	tp_iocurve_words(&c, true, &t);
@@ -426,8 +368,6 @@ int main(void)
 	    cmocka_unit_test(test_threshold_and_window_marked),
 	    cmocka_unit_test(test_window_at_threshold_both_visible),
 	    cmocka_unit_test(test_back_to_back_only_refused),
-	    cmocka_unit_test(test_times_fixed_point_in_one_style),
-	    cmocka_unit_test(test_reasons_say_times_in_the_charts_style),
 	    cmocka_unit_test(test_words_count_points_left_out_one_unit_style),
 	};
 	int failed;

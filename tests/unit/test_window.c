@@ -127,6 +127,38 @@ static tp_threshold_table *table_4m(void)
 	return t;
 }
 
+/* Times read alike in every reason and chart, never with an exponent. */
+static void test_times_are_formatted_fixed_point_in_one_style(void **state)
+{
+	static const struct {
+		double us;
+		const char *text;
+	} cases[] = {
+	    {0, "0 us"},          {1, "1 us"},          {2.5, "2.5 us"},
+	    {800, "800 us"},      {999.4, "999 us"},    {999.7, "1 ms"},
+	    {1000, "1 ms"},       {1633, "1.63 ms"},    {1633.0, "1.63 ms"},
+	    {2000, "2 ms"},       {2500, "2.5 ms"},     {99960, "100 ms"},
+	    {999600, "1 s"},      {1e6, "1 s"},         {1.2e6, "1.2 s"},
+	    {5e9, "5000 s"},
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tp_units_format_us(cases[i].us, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].text) != 0)
+			fail_msg("%.17g us: \"%s\", expected \"%s\"",
+			         cases[i].us, buf, cases[i].text);
+	}
+	for (double us = 0.001; us < 1e12; us = us * 1.07 + 0.001) {
+		tp_units_format_us(us, buf, sizeof(buf));
+		if (strpbrk(buf, "eE+") != NULL)
+			fail_msg("%.17g us printed as \"%s\"", us, buf);
+	}
+	tp_units_format_us(NAN, buf, sizeof(buf));
+	assert_string_equal(buf, "? us");
+}
+
 static const char *const all_classes[] = {"*"};
 
 static void test_auto_window_is_smallest_keeping_mean_at_threshold(void **state)
@@ -142,6 +174,8 @@ static void test_auto_window_is_smallest_keeping_mean_at_threshold(void **state)
 	                 TP_OK);
 	assert_true(d.throttle);
 	assert_int_equal(d.window_us, 1851); /* ceil(1850.4) */
+	assert_string_equal(d.reason, "mean interval 1 ms is below the "
+	                              "threshold 1.85 ms: window 1.85 ms");
 	assert_false(d.threshold_extrapolated);
 	assert_true(d.interval_after_us >= d.threshold_us);
 	assert_true(fabs(d.cost_fraction - 0.851) < 1e-9);
@@ -235,7 +269,8 @@ static void test_user_override_off_and_fixed_window(void **state)
 	assert_int_equal(tp_window_decide(&job, t, &policy, &huge, &d, &err),
 	                 TP_OK);
 	assert_int_equal(d.window_us, 2500);
-	assert_non_null(strstr(d.reason, "lowered to the site maximum"));
+	assert_string_equal(d.reason, "window 2.5 ms set by the user "
+	                              "(lowered to the site maximum 2.5 ms)");
 	tp_threshold_table_free(t);
 }
 
@@ -282,6 +317,7 @@ int main(void)
 	        test_throttle_values_parse_to_modes_and_microseconds),
 	    cmocka_unit_test(test_nonsense_windows_each_give_one_clear_error),
 	    cmocka_unit_test(test_byte_counts_and_counts_are_strict),
+	    cmocka_unit_test(test_times_are_formatted_fixed_point_in_one_style),
 	    cmocka_unit_test(
 	        test_auto_window_is_smallest_keeping_mean_at_threshold),
 	    cmocka_unit_test(test_job_already_above_threshold_is_not_throttled),
