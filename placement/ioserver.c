@@ -1,6 +1,17 @@
 /*
- * ioserver.c: I/O server placement (spread, isolated, random) and the
- * uplink load of n clients -> m servers traffic.
+ * ioserver.c: I/O server placement (spread, isolated, random, staggered)
+ * and the uplink load of n clients -> m servers traffic.
+ *
+ * Why staggered exists beside the thesis's spread: spread puts every server
+ * on its leaf's last port, and destination-based fat-tree routing (D-mod-K,
+ * OpenSM's ftree/updn on a regular tree) picks a leaf's uplink from the
+ * destination's port.  All traffic from a client leaf to the servers then
+ * leaves over one uplink: that confines I/O to a few spines (the thesis's
+ * aim, good for MPI) but caps I/O bandwidth at one link per client leaf.
+ * Staggering the servers' ports spreads the same traffic over as many
+ * uplinks as there are servers, while no MPI host shares a server's port,
+ * so under D-mod-K no link carries both (checked on OpenSM's real tables in
+ * tests/integration/ioserver_routes.sh).
  */
 #include "tp_config.h"
 
@@ -154,12 +165,43 @@ static uint32_t last_free_host(struct place *p, uint32_t leaf)
 	return TP_TOPO_NONE;
 }
 
+/*
+ * staggered: the k-th server (k = servers placed so far) prefers the host
+ * k ports from its leaf's end (modulo the leaf's hosts), else the next
+ * free candidate towards the leaf's start, wrapping round.
+ */
+static uint32_t staggered_free_host(struct place *p, uint32_t leaf)
+{
+	uint32_t n;
+	const uint32_t *hosts = tp_topo_leaf_hosts(p->topo, leaf, &n);
+	uint32_t first;
+
+	if (n == 0)
+		return TP_TOPO_NONE;
+	first = n - 1 - p->chosen_count % n;
+	for (uint32_t step = 0; step < n; step++) {
+		uint32_t h = hosts[(first + n - step) % n];
+
+		if (p->cand[h] && !p->taken[h])
+			return h;
+	}
+	return TP_TOPO_NONE;
+}
+
+static uint32_t pick_on_leaf(struct place *p, uint32_t leaf)
+{
+	if (p->req->policy == TP_IOSERVER_STAGGERED)
+		return staggered_free_host(p, leaf);
+	return last_free_host(p, leaf);
+}
+
 static void take(struct place *p, uint32_t h)
 {
 	p->taken[h] = 1;
 	p->chosen[p->chosen_count++] = h;
 }
 
+/* spread and staggered: the same leaves, a different host on each. */
 static void place_spread(struct place *p)
 {
 	uint32_t m = p->req->servers;
@@ -179,14 +221,14 @@ static void place_spread(struct place *p)
 				b++;
 			if (b - a <= rest) {
 				for (uint32_t i = a; i < b; i++)
-					take(p, last_free_host(p, p->order[i]));
+					take(p, pick_on_leaf(p, p->order[i]));
 			} else {
 				for (uint32_t i = 0; i < rest; i++) {
 					uint32_t leaf =
 					    p->order[a + (uint64_t)i * (b - a) /
 					                     rest];
 
-					take(p, last_free_host(p, leaf));
+					take(p, pick_on_leaf(p, leaf));
 				}
 			}
 			a = b;
@@ -198,7 +240,7 @@ static void place_spread(struct place *p)
 
 		for (uint32_t i = 0; i < p->order_count && p->chosen_count < m;
 		     i++) {
-			uint32_t h = last_free_host(p, p->order[i]);
+			uint32_t h = pick_on_leaf(p, p->order[i]);
 
 			if (h != TP_TOPO_NONE)
 				take(p, h);
@@ -325,6 +367,11 @@ static void explain(struct place *p, tp_ioserver_result *r)
 	case TP_IOSERVER_ISOLATED:
 		say(r->reason, &len, " (packed on dedicated leaves)");
 		break;
+	case TP_IOSERVER_STAGGERED:
+		say(r->reason, &len,
+		    " (one per leaf, each on another port: under D-mod-K "
+		    "routing their traffic uses as many uplinks as servers)");
+		break;
 	default:
 		say(r->reason, &len, " (seed %llu)",
 		    (unsigned long long)p->req->seed);
@@ -381,7 +428,7 @@ static tp_status check_request(const tp_topo *topo,
 	if (req->servers == 0)
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "I/O servers: 0 servers requested");
-	if ((unsigned)req->policy > TP_IOSERVER_RANDOM)
+	if ((unsigned)req->policy >= TP_IOSERVER_POLICY_COUNT)
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "I/O servers: unknown policy %d",
 		                    (int)req->policy);
@@ -456,6 +503,7 @@ tp_status tp_ioserver_place(const tp_topo *topo, const tp_ioserver_request *req,
 	}
 	switch (req->policy) {
 	case TP_IOSERVER_SPREAD:
+	case TP_IOSERVER_STAGGERED:
 		place_spread(&p);
 		break;
 	case TP_IOSERVER_ISOLATED:
@@ -770,7 +818,7 @@ tp_status tp_ioserver_compare_links(
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "I/O link comparison: NULL result");
 	memset(cmp, 0, sizeof(*cmp));
-	for (int p = 0; p <= TP_IOSERVER_RANDOM; p++)
+	for (int p = 0; p < TP_IOSERVER_POLICY_COUNT; p++)
 		tp_io_link_load_free(&cmp->rows[p].load);
 	if (!topo || !fabric || !routes || !request)
 		return tp_error_set(err, TP_ERR_INVALID,
@@ -792,7 +840,7 @@ tp_status tp_ioserver_compare_links(
 	}
 	rc = tp_ioserver_fabric_hosts(topo, fabric, clients, client_count,
 	                              "client", fclients, err);
-	for (int p = 0; rc == TP_OK && p <= TP_IOSERVER_RANDOM; p++) {
+	for (int p = 0; rc == TP_OK && p < TP_IOSERVER_POLICY_COUNT; p++) {
 		tp_io_policy_links *row = &cmp->rows[p];
 		tp_ioserver_request rq = *request;
 		tp_error perr;
@@ -836,7 +884,7 @@ void tp_io_link_comparison_free(tp_io_link_comparison *cmp)
 {
 	if (!cmp)
 		return;
-	for (int p = 0; p <= TP_IOSERVER_RANDOM; p++) {
+	for (int p = 0; p < TP_IOSERVER_POLICY_COUNT; p++) {
 		tp_ioserver_result_free(&cmp->rows[p].placement);
 		tp_io_link_load_free(&cmp->rows[p].load);
 	}
@@ -846,12 +894,13 @@ static const char *const policy_names[] = {
     [TP_IOSERVER_SPREAD] = "spread",
     [TP_IOSERVER_ISOLATED] = "isolated",
     [TP_IOSERVER_RANDOM] = "random",
+    [TP_IOSERVER_STAGGERED] = "staggered",
 };
 
 tp_status tp_ioserver_policy_parse(const char *text, tp_ioserver_policy *policy,
                                    tp_error *err)
 {
-	for (size_t i = 0; text && i < 3; i++) {
+	for (size_t i = 0; text && i < TP_IOSERVER_POLICY_COUNT; i++) {
 		if (!strcmp(text, policy_names[i])) {
 			*policy = (tp_ioserver_policy)i;
 			return TP_OK;
@@ -864,7 +913,7 @@ tp_status tp_ioserver_policy_parse(const char *text, tp_ioserver_policy *policy,
 
 const char *tp_ioserver_policy_name(tp_ioserver_policy policy)
 {
-	if ((unsigned)policy <= TP_IOSERVER_RANDOM)
+	if ((unsigned)policy < TP_IOSERVER_POLICY_COUNT)
 		return policy_names[policy];
 	return "unknown";
 }

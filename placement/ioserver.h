@@ -35,9 +35,11 @@ typedef enum tp_ioserver_policy {
 	TP_IOSERVER_SPREAD = 0,
 	TP_IOSERVER_ISOLATED,
 	TP_IOSERVER_RANDOM,
+	TP_IOSERVER_STAGGERED,
+	TP_IOSERVER_POLICY_COUNT /* not a policy: the number of them */
 } tp_ioserver_policy;
 
-#define TP_IOSERVER_CHOICES "spread|isolated|random"
+#define TP_IOSERVER_CHOICES "spread|isolated|random|staggered"
 
 typedef enum tp_ioserver_scope {
 	TP_IOSERVER_SITE = 0, /* anywhere on the fabric */
@@ -72,7 +74,12 @@ typedef struct tp_ioserver_result {
  * the fewest leaves, taking hosts from the last port down, leaves with the
  * most usable hosts first (site-wide: the last leaves of the fabric, the
  * usual place of storage racks; beside a job: leaves without the job's hosts
- * in the job's pods first); random: a seeded uniform draw.  Deterministic
+ * in the job's pods first); random: a seeded uniform draw; staggered: the
+ * leaves of spread, but the k-th server (in placement order) on the port k
+ * places from its leaf's end (counting modulo the leaf's hosts), so that
+ * under destination-based routing (D-mod-K: the destination's port picks
+ * the uplink) traffic to the servers leaves every client leaf over as many
+ * different uplinks as there are servers instead of one.  Deterministic
  * for a given seed.  Fails with TP_ERR_INVALID (0 servers, unknown policy or
  * scope, a job host out of range, no job hosts for AMONG/BESIDE),
  * TP_ERR_UNSUPPORTED when fewer usable hosts than servers exist (the message
@@ -185,20 +192,20 @@ typedef struct tp_io_policy_links {
 } tp_io_policy_links;
 
 typedef struct tp_io_link_comparison {
-	tp_io_policy_links rows[TP_IOSERVER_RANDOM + 1]; /* by policy */
+	tp_io_policy_links rows[TP_IOSERVER_POLICY_COUNT]; /* by policy */
 	tp_ioserver_policy chosen; /* the request's policy */
 	tp_routes_kind kind;
 } tp_io_link_comparison;
 
 /*
  * Place the servers of @request under each policy (spread, isolated,
- * random; the request's policy is the one marked chosen) on @topo, and
- * give the per-link load of @clients' I/O (@topo host indices) to them
- * over @routes of @fabric, the hierarchy @topo was made from (hosts are
- * matched by name).  A policy that cannot place the servers
- * (TP_ERR_UNSUPPORTED) keeps its error in its row; any other failure
- * (bad request or clients, a host not in @fabric, no route) fails the
- * whole comparison.  Free with tp_io_link_comparison_free.
+ * random, staggered; the request's policy is the one marked chosen) on @topo,
+ * and give the per-link load of @clients' I/O (@topo host indices) to them over
+ * @routes of @fabric, the hierarchy @topo was made from (hosts are matched by
+ * name).  A policy that cannot place the servers (TP_ERR_UNSUPPORTED) keeps its
+ * error in its row; any other failure (bad request or clients, a host not in
+ * @fabric, no route) fails the whole comparison.  Free with
+ * tp_io_link_comparison_free.
  */
 tp_status tp_ioserver_compare_links(
     const tp_topo *topo, const tp_fabric *fabric, const tp_routes *routes,

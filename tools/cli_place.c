@@ -180,14 +180,14 @@ static int compare_io_loads(const tp_topo *topo, tp_ioserver_request rq,
 	       "busiest leaf downlink / pod downlink / leaves with uplink "
 	       "traffic:\n",
 	       rq.servers);
-	for (int p = TP_IOSERVER_SPREAD; p <= TP_IOSERVER_RANDOM; p++) {
+	for (int p = TP_IOSERVER_SPREAD; p < TP_IOSERVER_POLICY_COUNT; p++) {
 		tp_ioserver_result r;
 		tp_io_load load;
 		tp_error err;
 
 		rq.policy = (tp_ioserver_policy)p;
 		if (tp_ioserver_place(topo, &rq, &r, &err) != TP_OK) {
-			printf("  %-8s  not possible: %s\n",
+			printf("  %-9s  not possible: %s\n",
 			       tp_ioserver_policy_name(rq.policy), err.message);
 			continue;
 		}
@@ -197,7 +197,7 @@ static int compare_io_loads(const tp_topo *topo, tp_ioserver_request rq,
 			tp_ioserver_result_free(&r);
 			return tp_cli_fail(WHAT, &err);
 		}
-		printf("  %-8s  %.2f (%s) / %.2f / %u\n",
+		printf("  %-9s  %.2f (%s) / %.2f / %u\n",
 		       tp_ioserver_policy_name(rq.policy),
 		       load.max_leaf_down_bytes,
 		       tp_topo_leaf_name(topo, load.max_leaf),
@@ -329,7 +329,7 @@ static void print_row_table(const tp_topo *topo, const tp_fabric *f,
 	const tp_io_stage_load *sc = &l->stage[TP_IO_STAGE_SPINE_CORE];
 	char link[256], h1[32], h2[32], h3[32];
 
-	printf("%c %-8s  ", row->policy == cmp->chosen ? '*' : ' ',
+	printf("%c %-9s  ", row->policy == cmp->chosen ? '*' : ' ',
 	       tp_ioserver_policy_name(row->policy));
 	if (row->status != TP_OK) {
 		printf("not possible: %s\n", row->error);
@@ -418,7 +418,8 @@ static int compare_io_links(const tp_topo *topo, const tp_fabric *fabric,
 		       " servers=%" PRIu32 "\n",
 		       job->host_count, o->write_bytes, o->read_bytes,
 		       rq->servers);
-		for (int p = TP_IOSERVER_SPREAD; p <= TP_IOSERVER_RANDOM; p++)
+		for (int p = TP_IOSERVER_SPREAD; p < TP_IOSERVER_POLICY_COUNT;
+		     p++)
 			print_row_kv(topo, fabric, &cmp, &cmp.rows[p]);
 	} else {
 		printf("io-links: routes %s; %" PRIu32 " job hosts each write "
@@ -430,10 +431,11 @@ static int compare_io_links(const tp_topo *topo, const tp_fabric *fabric,
 		       job->host_count,
 		       human((double)o->write_bytes, w, sizeof(w)),
 		       human((double)o->read_bytes, r, sizeof(r)), rq->servers);
-		printf("  %-8s  %-32s %10s %5s %10s %10s  %s\n", "policy",
+		printf("  %-9s  %-32s %10s %5s %10s %10s  %s\n", "policy",
 		       "busiest switch link", "bytes", "links", "leaf-spine",
 		       "spine-core", "servers");
-		for (int p = TP_IOSERVER_SPREAD; p <= TP_IOSERVER_RANDOM; p++)
+		for (int p = TP_IOSERVER_SPREAD; p < TP_IOSERVER_POLICY_COUNT;
+		     p++)
 			print_row_table(topo, fabric, &cmp, &cmp.rows[p]);
 	}
 	tp_io_link_comparison_free(&cmp);

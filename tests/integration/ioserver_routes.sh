@@ -99,7 +99,7 @@ sed -n '/^io-links:/,$p' "$d/table"
 
 fc_eq "live: the job gets leaves 1-4" "hosts: n[0001-0016]" "$(grep '^hosts:' "$d/lft")"
 fc_eq "live: every policy row says its routes are the switches' tables" \
-	"lft lft lft" \
+	"lft lft lft lft" \
 	"$(grep '^io-link-policy:' "$d/lft" | sed 's/.* routes=\([a-z]*\).*/\1/' | paste -sd' ')"
 fc_eq "live: the table says so too" \
 	"io-links: routes read from the switches' forwarding tables; 16 job hosts each write 4.0 KiB and read 0 B striped over 4 servers (* = --io-policy):" \
@@ -162,15 +162,34 @@ fc_eq "live: isolated's busiest link is a downlink into leaf005" \
 	"leaf005 down" \
 	"$(kv "$isolated" max_link | sed 's/.*->\([a-z0-9]*\)\[.*/\1/') $(kv "$isolated" max_link_dir)"
 
+# Staggered on OpenSM's real tables (issue #15): spread's servers all sit on
+# port 4 (odd host indices), so each client leaf sends all 16 KiB of its I/O
+# up one uplink; staggered's sit on ports 4, 3, 2, 1 and split it over both.
+staggered=$(policy_line "$d/lft" staggered)
+fc_eq "live: staggered servers on ports 4, 3, 2, 1 of leaves 5-8" \
+	"n0020,n0023,n0026,n0029" "$(kv "$staggered" servers)"
+# The bytes leaving client leaves 1-4 upward, per uplink: "leaf001[5] 8192".
+client_uplinks() {
+	sed -n "s/^io-link: policy=$1 link=\(leaf00[1-4]\[[0-9]*\]\)->spine[^ ]* dir=up bytes=\([0-9]*\)\$/\1 \2/p" "$d/lft" | sort
+}
+sp_up=$(client_uplinks spread)
+st_up=$(client_uplinks staggered)
+fc_eq "live: spread loads one uplink of each client leaf, 16 KiB each" \
+	"4 16384 16384" \
+	"$(awk '{ n++; if ($2 > mx) mx = $2; if (mn == "" || $2 < mn) mn = $2 } END { print n, mn, mx }' <<<"$sp_up")"
+fc_eq "live: staggered loads both uplinks of each client leaf, 8 KiB each" \
+	"8 8192 8192" \
+	"$(awk '{ n++; if ($2 > mx) mx = $2; if (mn == "" || $2 < mn) mn = $2 } END { print n, mn, mx }' <<<"$st_up")"
+
 # Modelled D-mod-k on the same fabric: same servers, same totals per stage.
-for p in spread isolated random; do
+for p in spread isolated random staggered; do
 	a=$(policy_line "$d/lft" "$p")
 	b=$(policy_line "$d/dmodk" "$p")
 	fc_eq "live vs D-mod-k, $p: same servers, hop-bytes and stage totals" \
 		"$(for k in servers link_bytes host_leaf_up host_leaf_down leaf_spine_up leaf_spine_down; do kv "$a" $k; done | paste -sd' ')" \
 		"$(for k in servers link_bytes host_leaf_up host_leaf_down leaf_spine_up leaf_spine_down; do kv "$b" $k; done | paste -sd' ')"
 done
-fc_eq "D-mod-k rows say modelled" "dmodk dmodk dmodk" \
+fc_eq "D-mod-k rows say modelled" "dmodk dmodk dmodk dmodk" \
 	"$(grep '^io-link-policy:' "$d/dmodk" | sed 's/.* routes=\([a-z]*\).*/\1/' | paste -sd' ')"
 if [ "$(kv "$(policy_line "$d/dmodk" spread)" max_link_bytes)" -lt \
 	"$(kv "$(policy_line "$d/dmodk" isolated)" max_link_bytes)" ]; then

@@ -387,7 +387,7 @@ static const struct bad_case bad_cases[] = {
     {"IoHeavyClientBytesPerSec=0\n", TP_ERR_INVALID, 1,
      "IoHeavyClientBytesPerSec", "at least 1 byte"},
     {"IoServerPolicy=clustered\n", TP_ERR_INVALID, 1, "IoServerPolicy",
-     "spread|isolated|random"},
+     "spread|isolated|random|staggered"},
     {"ThrottleAllowUserOff=maybe\n", TP_ERR_INVALID, 1, "ThrottleAllowUserOff",
      "yes or no"},
     {"FabricSource=sweep\n", TP_ERR_INVALID, 1, "FabricSource",

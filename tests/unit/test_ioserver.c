@@ -376,7 +376,7 @@ static void test_bad_requests_are_refused(void **state)
 	                 TP_ERR_INVALID);
 	assert_string_equal(
 	    err.message,
-	    "I/O server policy 'spreaded': expected spread|isolated|random");
+	    "I/O server policy 'spreaded': expected spread|isolated|random|staggered");
 	assert_int_equal(tp_ioserver_policy_parse("isolated", &pol, &err),
 	                 TP_OK);
 	assert_int_equal(pol, TP_IOSERVER_ISOLATED);

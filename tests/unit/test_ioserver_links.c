@@ -467,6 +467,159 @@ test_spread_beats_isolated_when_servers_outnumber_spines(void **state)
 	tp_fabric_free(f);
 }
 
+/* The busiest link direction of a row, host access links included. */
+static double busiest(const tp_io_policy_links *row)
+{
+	assert_int_equal(row->status, TP_OK);
+	return row->load.max_bytes;
+}
+
+/*
+ * Issue #15: spread's servers all sit on port 8 of their leaves, so under
+ * D-mod-K every client leaf sends all its I/O up its 8th uplink.  8 leaves
+ * x 8 hosts, 8 spines (full bisection); the 48 hosts of leaves 1-6 each
+ * write 8 bytes over 8 site-wide servers (1 byte a server).  Spread: a
+ * client leaf's 8 hosts x 7 remote servers = 56 bytes on one uplink.
+ * Staggered (ports 8, 7, ..., 1): 8 bytes on each of 7 uplinks, and the
+ * busiest link is a server's own (47-48 bytes), as with dedicated leaves
+ * (isolated: leaf008 whole, 48 bytes down each spine link to it).  The
+ * predicted I/O throughput (inverse of the busiest link) of staggered is
+ * then at least 95% of dedicated leaves', and spread's is not.
+ */
+static void test_staggered_keeps_dedicated_leaf_bandwidth(void **state)
+{
+	tp_fabric *f = build(8, 8, 8);
+	tp_topo *topo;
+	tp_routes *r;
+	tp_io_link_comparison cmp;
+	tp_ioserver_request rq = {.servers = 8,
+	                          .policy = TP_IOSERVER_STAGGERED,
+	                          .scope = TP_IOSERVER_SITE};
+	uint32_t clients[48], ports[8] = {0};
+	tp_error err;
+	const tp_io_policy_links *sp, *st, *iso;
+
+	(void)state;
+	assert_int_equal(tp_fabric_to_topo(f, &topo, &err), TP_OK);
+	for (uint32_t i = 0; i < 48; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%04u", i + 1);
+		clients[i] = tp_topo_find_host(topo, name);
+		assert_int_not_equal(clients[i], TP_TOPO_NONE);
+	}
+	assert_int_equal(tp_routes_new_dmodk(f, &r, &err), TP_OK);
+	assert_int_equal(tp_ioserver_compare_links(topo, f, r, &rq, clients, 48,
+	                                           8, 0, &cmp, &err),
+	                 TP_OK);
+	sp = &cmp.rows[TP_IOSERVER_SPREAD];
+	st = &cmp.rows[TP_IOSERVER_STAGGERED];
+	iso = &cmp.rows[TP_IOSERVER_ISOLATED];
+	assert_int_equal(cmp.chosen, TP_IOSERVER_STAGGERED);
+	/* one server per leaf, every port used once */
+	assert_int_equal(st->placement.server_count, 8);
+	for (uint32_t i = 0; i < 8; i++) {
+		uint32_t h = st->placement.servers[i], n;
+		uint32_t leaf = tp_topo_host_leaf(topo, h);
+		const uint32_t *hosts = tp_topo_leaf_hosts(topo, leaf, &n);
+
+		assert_int_equal(leaf, i);
+		for (uint32_t k = 0; k < n; k++)
+			if (hosts[k] == h)
+				ports[k]++;
+	}
+	for (uint32_t k = 0; k < 8; k++)
+		assert_int_equal(ports[k], 1);
+	assert_non_null(strstr(st->placement.reason, "staggered: 8 servers"));
+	/* spread funnels each client leaf into one uplink */
+	assert_true(sp->load.max_fabric_bytes == 56);
+	assert_int_equal(sp->load.max_fabric_port, port(f, "leaf001", 16));
+	/* staggered: 8 bytes on each uplink of leaf001 but the local one */
+	for (uint32_t s = 1; s <= 8; s++)
+		assert_true(st->load.port_bytes[port(f, "leaf001", 8 + s)] ==
+		            (s == 8 ? 0 : 8));
+	assert_true(busiest(iso) == 48);
+	assert_true(busiest(st) <= 48);
+	assert_true(busiest(sp) == 56);
+	/* predicted throughput vs dedicated leaves: >= 95% and < 95% */
+	assert_true(busiest(iso) / busiest(st) >= 0.95);
+	assert_true(busiest(iso) / busiest(sp) < 0.95);
+	tp_io_link_comparison_free(&cmp);
+	tp_routes_free(r);
+	tp_topo_free(topo);
+	tp_fabric_free(f);
+}
+
+/*
+ * Staggered costs MPI nothing under D-mod-K: an MPI job on the hosts of
+ * leaves 7 and 8 that are not servers (all pairs, both ways) shares no
+ * link direction with the writes of leaves 1-6 to the 8 staggered servers
+ * (the port of each server is its own; the spine links down to a port
+ * carry traffic to that port only).
+ */
+static void test_staggered_shares_no_link_with_mpi_under_dmodk(void **state)
+{
+	tp_fabric *f = build(8, 8, 8);
+	tp_topo *topo;
+	tp_routes *r;
+	tp_ioserver_request rq = {.servers = 8,
+	                          .policy = TP_IOSERVER_STAGGERED,
+	                          .scope = TP_IOSERVER_SITE};
+	tp_ioserver_result res;
+	tp_link_load mpi;
+	tp_io_link_load io;
+	uint32_t clients[48], servers[8], job[16], jobs = 0;
+	uint8_t is_server[64] = {0};
+	uint32_t shared = 0;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_fabric_to_topo(f, &topo, &err), TP_OK);
+	assert_int_equal(tp_routes_new_dmodk(f, &r, &err), TP_OK);
+	assert_int_equal(tp_ioserver_place(topo, &rq, &res, &err), TP_OK);
+	assert_int_equal(tp_ioserver_fabric_hosts(topo, f, res.servers, 8,
+	                                          "server", servers, &err),
+	                 TP_OK);
+	for (uint32_t i = 0; i < 8; i++)
+		is_server[servers[i]] = 1;
+	for (uint32_t i = 0; i < 48; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%04u", i + 1);
+		clients[i] = tp_fabric_find_host(f, name);
+	}
+	for (uint32_t i = 48; i < 64; i++) {
+		char name[16];
+		uint32_t h;
+
+		snprintf(name, sizeof(name), "n%04u", i + 1);
+		h = tp_fabric_find_host(f, name);
+		if (!is_server[h])
+			job[jobs++] = h;
+	}
+	assert_int_equal(jobs, 14);
+	assert_int_equal(tp_ioserver_link_load(f, r, clients, 48, servers, 8, 8,
+	                                       0, &io, &err),
+	                 TP_OK);
+	assert_int_equal(tp_link_load_start(f, r, &mpi, &err), TP_OK);
+	for (uint32_t a = 0; a < jobs; a++)
+		for (uint32_t b = 0; b < jobs; b++)
+			assert_int_equal(tp_link_load_add_path(&mpi, r, job[a],
+			                                       job[b], 1, &err),
+			                 TP_OK);
+	tp_link_load_finish(f, &mpi);
+	assert_true(mpi.fabric_bytes > 0);
+	for (uint32_t p = 0; p < io.port_count; p++)
+		shared += io.port_bytes[p] > 0 && mpi.port_bytes[p] > 0;
+	assert_int_equal(shared, 0);
+	tp_link_load_free(&mpi);
+	tp_io_link_load_free(&io);
+	tp_ioserver_result_free(&res);
+	tp_routes_free(r);
+	tp_topo_free(topo);
+	tp_fabric_free(f);
+}
+
 /*
  * 3 levels (tests/data/fabric/fat3-2x2x2.cache: 2 pods x 2 leaves x 2
  * hosts): n0001 and n0002 (leaf001, pod01) write 8 bytes each to n0008
@@ -592,7 +745,7 @@ static void test_bad_input_is_named(void **state)
 	assert_int_equal(tp_ioserver_compare_links(big, f, r, &rq, clients, 2,
 	                                           1, 0, &cmp, &err),
 	                 TP_OK);
-	for (int p = 0; p <= TP_IOSERVER_RANDOM; p++) {
+	for (int p = 0; p < TP_IOSERVER_POLICY_COUNT; p++) {
 		assert_int_equal(cmp.rows[p].status, TP_ERR_UNSUPPORTED);
 		assert_string_equal(cmp.rows[p].error,
 		                    "I/O servers site-wide: 13 wanted, only "
@@ -616,6 +769,9 @@ int main(void)
 	    cmocka_unit_test(
 	        test_spread_beats_isolated_when_servers_outnumber_spines),
 	    cmocka_unit_test(test_three_level_paths_load_every_stage_once),
+	    cmocka_unit_test(test_staggered_keeps_dedicated_leaf_bandwidth),
+	    cmocka_unit_test(
+	        test_staggered_shares_no_link_with_mpi_under_dmodk),
 	    cmocka_unit_test(test_bad_input_is_named),
 	};
 
