@@ -24,6 +24,7 @@ TP_PLUGIN_LDFLAGS = -module -avoid-version -shared
 slurm_plugin_select_topoplace_cons_tres_la_SOURCES = \
 	slurm-plugin/tp_profile_lookup.c slurm-plugin/tp_profile_lookup.h \
 	slurm-plugin/select_topoplace_cons_tres.c \
+	slurm-plugin/tp_slurm_acct.c slurm-plugin/tp_slurm_acct.h \
 	slurm-plugin/spank_env.c slurm-plugin/spank_env.h \
 	slurm-plugin/tp_slurm_core.c slurm-plugin/tp_slurm_core.h \
 	slurm-plugin/tp_slurm_fabric.c slurm-plugin/tp_slurm_fabric.h \

@@ -47,6 +47,7 @@
 #include "alloc.h"
 #include "spank_env.h"
 #include "tp_profile_lookup.h"
+#include "tp_slurm_acct.h"
 #include "tp_slurm_core.h"
 #include "tp_slurm_options.h"
 
@@ -1225,6 +1226,7 @@ extern int init(void)
 			error("topoplace: init: %s: jobs that need a profile "
 			      "are placed by plain cons_tres",
 			      err.message);
+		tp_acct_start();
 	}
 	return SLURM_SUCCESS;
 }
@@ -1238,7 +1240,8 @@ extern int fini(void)
 	inner_context = NULL;
 	memset(&inner, 0, sizeof(inner));
 	if (tp_active) {
-		/* First: the thread must not outlive what it reports to. */
+		/* First: the threads must not outlive what they report to. */
+		tp_acct_stop();
 		tp_lookup_stop(tp_lookups);
 		slurm_mutex_lock(&tp_lock);
 		tp_lookups = NULL;
@@ -1508,6 +1511,8 @@ extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 extern int select_p_job_fini(job_record_t *job_ptr)
 {
 	if (tp_active) {
+		/* slurmdbd never gets SystemComment from slurmctld itself. */
+		tp_acct_record(job_ptr->job_id, job_ptr->system_comment);
 		slurm_mutex_lock(&tp_lock);
 		_running_drop(job_ptr->job_id);
 		_decision_drop(job_ptr->job_id);

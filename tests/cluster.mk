@@ -30,6 +30,13 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_valgrind.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_valgrind.sh
+
+# Decisions visible in sacct after the job ends (tp-bed --accounting:
+# slurmdbd over the bed's own MariaDB).
+if WITH_SLURM
+TESTS += tests/integration/slurm_sacct.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_sacct.sh
 EXTRA_DIST += tests/lib/slurmctld.supp bench/slurm_jobtest_5k.sh
 
 # Logs and configs of failed beds (tp-bed --keep tests/integration/NAME.bed).
