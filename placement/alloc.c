@@ -42,6 +42,7 @@ struct ctx {
 	uint8_t *leaf_class;   /* bit per class of other jobs on the leaf */
 	uint8_t *leaf_ok;
 	uint32_t *leaf_take;
+	uint8_t *leaf_server; /* another job's or a site I/O server is here */
 
 	/* Per pod: what its eligible leaves can give, and the take. */
 	uint32_t *pod_cap;
@@ -166,6 +167,7 @@ static void ctx_free(struct ctx *c)
 	free(c->leaf_class);
 	free(c->leaf_ok);
 	free(c->leaf_take);
+	free(c->leaf_server);
 	free(c->pod_cap);
 	free(c->pod_class);
 	free(c->pod_ok);
@@ -185,6 +187,7 @@ static tp_status ctx_alloc(struct ctx *c, tp_error *err)
 	c->leaf_class = calloc(l, 1);
 	c->leaf_ok = calloc(l, 1);
 	c->leaf_take = calloc(l, sizeof(*c->leaf_take));
+	c->leaf_server = calloc(l, 1);
 	c->pod_cap = calloc(p, sizeof(*c->pod_cap));
 	c->pod_class = calloc(p, 1);
 	c->pod_ok = calloc(p, 1);
@@ -193,9 +196,9 @@ static tp_status ctx_alloc(struct ctx *c, tp_error *err)
 	c->pod_take = calloc(p, sizeof(*c->pod_take));
 	c->pod_servers = calloc(p, 1);
 	if (!c->leaf_free || !c->leaf_foreign || !c->leaf_held ||
-	    !c->leaf_class || !c->leaf_ok || !c->leaf_take || !c->pod_cap ||
-	    !c->pod_class || !c->pod_ok || !c->pod_whole_free || !c->pod_used ||
-	    !c->pod_take || !c->pod_servers)
+	    !c->leaf_class || !c->leaf_ok || !c->leaf_take || !c->leaf_server ||
+	    !c->pod_cap || !c->pod_class || !c->pod_ok || !c->pod_whole_free ||
+	    !c->pod_used || !c->pod_take || !c->pod_servers)
 		return tp_error_set(err, TP_ERR_NOMEM,
 		                    "allocation: no memory for %u leaves",
 		                    c->leaf_count);
@@ -236,8 +239,13 @@ static tp_status scan_occupancy(struct ctx *c, tp_error *err)
 				uint8_t bit =
 				    (uint8_t)(1u << TP_JOBCLASS_IO_HEAVY);
 
-				c->leaf_foreign[leaf] = 1;
-				c->leaf_class[leaf] |= bit;
+				/* Static routing: the server's port has
+				 * links of its own (see alloc.h). */
+				if (c->req->routing != TP_ROUTING_STATIC) {
+					c->leaf_foreign[leaf] = 1;
+					c->leaf_class[leaf] |= bit;
+				}
+				c->leaf_server[leaf] = 1;
 				c->pod_class[pod] |= bit;
 				c->pod_servers[pod] = 1;
 				c->servers++;
@@ -1069,14 +1077,46 @@ static uint32_t leaf_pods_apart(struct ctx *c, uint32_t need, uint8_t bad,
 	return intruded;
 }
 
+/*
+ * Static routing only: "; beside I/O servers on leaves leaf003 leaf004
+ * (static routing: their ports' links are their own)" when the job takes
+ * leaves that hold another job's or a site I/O server.
+ */
+static void say_server_leaves(struct ctx *c)
+{
+	uint32_t shared = 0;
+	uint32_t *mark;
+
+	if (c->req->routing != TP_ROUTING_STATIC || !c->servers)
+		return;
+	for (uint32_t l = 0; l < c->leaf_count; l++)
+		shared += c->leaf_take[l] && c->leaf_server[l];
+	if (!shared)
+		return;
+	mark = calloc(c->leaf_count, sizeof(*mark));
+	if (!mark) {
+		say(c, "; beside I/O servers on %u lea%s", shared,
+		    shared == 1 ? "f" : "ves");
+		return;
+	}
+	for (uint32_t l = 0; l < c->leaf_count; l++)
+		mark[l] = c->leaf_take[l] && c->leaf_server[l];
+	say(c, "; beside I/O servers on %u lea%s (", shared,
+	    shared == 1 ? "f" : "ves");
+	say_names(c, c->leaf_count, tp_topo_leaf_name, mark);
+	say(c, "; static routing: their ports' links are their own)");
+	free(mark);
+}
+
 static bool policy_leaf(struct ctx *c)
 {
 	uint32_t need = c->req->nodes, ok_leaves = 0, cap = 0, dirty = 0;
 	uint32_t pods_used, leaves_used, whole_pods = 0, intruded, clean_cap;
 	uint32_t held = 0, whole_used = 0, whole_left = 0;
 	uint8_t bad = incompatible_classes(c->req->job_class);
-	const char *others = c->servers ? "other jobs' hosts or I/O servers"
-	                                : "other jobs' hosts";
+	const char *others = c->servers && c->req->routing != TP_ROUTING_STATIC
+	                         ? "other jobs' hosts or I/O servers"
+	                         : "other jobs' hosts";
 	bool greedy = false;
 
 	for (uint32_t l = 0; l < c->leaf_count; l++) {
@@ -1134,6 +1174,7 @@ static bool policy_leaf(struct ctx *c)
 		say(c, "; %u wholly free pod%s left whole for bigger jobs",
 		    whole_pods, whole_pods == 1 ? "" : "s");
 	say(c, "; %u leaves skipped for %s", dirty, others);
+	say_server_leaves(c);
 	say_pods_apart(c, bad, intruded, clean_cap);
 	return true;
 }
@@ -1181,8 +1222,10 @@ static bool policy_shared(struct ctx *c)
 	if (bad)
 		say(c, " (%u leaves refused for %s neighbours)", refused,
 		    mine == TP_JOBCLASS_IO_HEAVY ? "comm_sensitive"
-		    : c->servers                 ? "io_heavy or I/O server"
-		                                 : "io_heavy");
+		    : c->servers && c->req->routing != TP_ROUTING_STATIC
+		        ? "io_heavy or I/O server"
+		        : "io_heavy");
+	say_server_leaves(c);
 	say_pods_apart(c, bad, intruded, clean_cap);
 	return true;
 }
@@ -1432,6 +1475,11 @@ static tp_status decide(const tp_topo *topo, const tp_host_use *use,
 		    err, TP_ERR_INVALID,
 		    "allocation request for job %u: unknown job class %d",
 		    req->job_id, (int)req->job_class);
+	if ((unsigned)req->routing > TP_ROUTING_STATIC)
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "allocation request for job %u: unknown routing %d",
+		    req->job_id, (int)req->routing);
 	if (req->nodes > tp_topo_host_count(topo))
 		return tp_error_set(err, TP_ERR_LIMIT,
 		                    "allocation request for job %u: %u nodes, "

@@ -33,6 +33,14 @@
  *
  * Decisions are deterministic: ties go to the lower pod, leaf, host index.
  *
+ * Routing (policy.h, tp_routing): under adaptive routing (the default, and
+ * the safe assumption) an I/O server's leaf carries io_heavy traffic on all
+ * its uplinks, so `leaf` skips it and `shared` treats it as an io_heavy
+ * neighbour.  Under static destination-based routing the links of the
+ * server's port carry its traffic only: the rest of its leaf is usable by
+ * `leaf` jobs and by comm_sensitive `shared` jobs (the reason says so);
+ * pods holding servers are still avoided first by comm_sensitive jobs.
+ *
  * The occupancy a Slurm adapter passes should mark free hosts on the leaves
  * of a running `leaf` job as TP_HOST_RESERVED for that job, so that later
  * decisions keep those leaves whole, and hosts running I/O servers as
@@ -86,6 +94,7 @@ typedef struct tp_alloc_request {
 	tp_jobclass job_class;
 	uint32_t job_id;      /* hosts RESERVED for this id are usable */
 	uint64_t budget_us;   /* 0: no limit */
+	tp_routing routing;   /* TP_ROUTING_ADAPTIVE unless known static */
 	tp_alloc_clock clock; /* NULL: CLOCK_MONOTONIC */
 	void *clock_data;
 } tp_alloc_request;

@@ -1,5 +1,5 @@
 /*
- * policy.c: names of placement policies.
+ * policy.c: names of placement policies and routing kinds.
  */
 #include "tp_config.h"
 
@@ -39,4 +39,33 @@ const char *tp_placement_name(tp_placement placement)
 	if ((size_t)placement >= PLACEMENT_COUNT)
 		return "invalid";
 	return placement_names[placement];
+}
+
+static const char *const routing_names[] = {
+	[TP_ROUTING_ADAPTIVE] = "adaptive",
+	[TP_ROUTING_STATIC] = "static",
+};
+
+#define ROUTING_COUNT (sizeof(routing_names) / sizeof(routing_names[0]))
+
+tp_status tp_routing_parse(const char *text, tp_routing *routing,
+			   tp_error *err)
+{
+	for (size_t i = 0; text && i < ROUTING_COUNT; i++) {
+		if (strcmp(text, routing_names[i]) == 0) {
+			*routing = (tp_routing)i;
+			return TP_OK;
+		}
+	}
+	return tp_error_set(err, TP_ERR_INVALID,
+			    "'%.64s%s' is not a routing kind (expected one of %s)",
+			    text ? text : "", text && strlen(text) > 64 ? "..." : "",
+			    TP_ROUTING_CHOICES);
+}
+
+const char *tp_routing_name(tp_routing routing)
+{
+	if ((size_t)routing >= ROUTING_COUNT)
+		return "invalid";
+	return routing_names[routing];
 }

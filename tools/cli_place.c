@@ -4,6 +4,7 @@
  *
  *   topoplace place --fabric PxLxH --nodes N [--policy leaf] [--class quiet]
  *                   [--busy FILE] [--job-id ID] [--budget-us US] [--allowed]
+ *                   [--routing adaptive|static]
  *                   [--io-servers N [--io-policy spread]
  *                    [--io-where beside|among|site]
  *                    [--seed S] [--io-write-bytes B] [--io-read-bytes B]
@@ -59,6 +60,10 @@ static void usage(FILE *out)
 	    "                      past it: no opinion, exit 3)\n"
 	    "  --allowed           print the candidate set a scheduler may "
 	    "pick from\n"
+	    "  --routing R         %s: how the fabric routes (default "
+	    "adaptive;\n"
+	    "                      static opens I/O servers' leaves to "
+	    "others)\n"
 	    "  --io-servers N      also place N I/O servers for the job\n"
 	    "  --io-policy P       %s (default spread)\n"
 	    "  --io-where W        beside|among the job's hosts, or site: "
@@ -78,7 +83,8 @@ static void usage(FILE *out)
 	    "the "
 	    "fabric's\nroutes (FILE: ibnetdiscover cache or topology.conf; "
 	    "live: discovered now).\n",
-	    TP_PLACEMENT_CHOICES, TP_JOBCLASS_CHOICES, TP_IOSERVER_CHOICES);
+	    TP_PLACEMENT_CHOICES, TP_JOBCLASS_CHOICES, TP_ROUTING_CHOICES,
+	    TP_IOSERVER_CHOICES);
 }
 
 static int parse_u32(const char *opt, const char *text, uint32_t min,
@@ -496,6 +502,7 @@ int tp_cli_place(int argc, char **argv)
 	    {"ca", required_argument, NULL, 'C'},
 	    {"port", required_argument, NULL, 'O'},
 	    {"io-kv", no_argument, NULL, 'k'},
+	    {"routing", required_argument, NULL, 'g'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -541,6 +548,11 @@ int tp_cli_place(int argc, char **argv)
 			break;
 		case 'b':
 			busy = optarg;
+			break;
+		case 'g':
+			if (tp_routing_parse(optarg, &rq.routing, &err))
+				rc = tp_cli_usage_error(WHAT, "--routing: %s",
+				                        err.message);
 			break;
 		case 'j':
 			/* 0 marks site-wide I/O servers in occupancies */

@@ -90,6 +90,16 @@ tp_expect_fail "a server's leaf is no whole leaf for any job; servers counted" 1
 	"$tp" place --fabric 2x2x4 --nodes 9 --policy leaf --class quiet \
 	--busy "$work/servers"
 
+out=$("$tp" place --fabric 2x2x4 --nodes 9 --policy leaf --class quiet \
+	--routing static --busy "$work/servers")
+tp_check_eq "--routing static: 9 hosts fit beside the servers' ports" \
+	"0 n[0001-0003,0009-0011,0013-0015]" "$? $(line hosts "$out")"
+tp_check "--routing static: the reason names the server leaves" \
+	grep -q "beside I/O servers on 2 leaves (leaf003 leaf004; static routing: their ports' links are their own)" <<<"$(line reason "$out")"
+tp_expect_fail "--routing with an unknown value" 2 \
+	"topoplace place: --routing: 'ecmp' is not a routing kind (expected one of adaptive|static)" \
+	"$tp" place --fabric 1x4x4 --nodes 2 --routing ecmp
+
 out=$("$tp" place --fabric 2x2x4 --nodes 4 --policy leaf \
 	--class comm_sensitive --io-servers 1 --io-where site --io-policy isolated)
 tp_check_eq "site: the server is placed first, the job out of its pod" \

@@ -941,6 +941,69 @@ test_shared_comm_sensitive_never_shares_a_leaf_with_a_server(void **state)
 	fx_free(&fx);
 }
 
+/*
+ * Issue #15: under static destination-based routing a server's port has
+ * links of its own, so the rest of its leaf is usable.  1 pod x 2 leaves x
+ * 4 hosts; a site server on leaf001's last port.
+ */
+static void test_static_routing_opens_server_leaves(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_alloc_request rq = req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 3);
+	tp_alloc_request cs =
+	    req(TP_PLACEMENT_SHARED, TP_JOBCLASS_COMM_SENSITIVE, 3);
+
+	(void)state;
+	fx_new(&fx, 1, 2, 4);
+	server(&fx, 3, TP_ALLOC_SITE_JOB); /* leaf001 */
+	for (uint32_t h = 4; h < 8; h++)   /* leaf002: job 7's */
+		busy(&fx, h, 7, TP_JOBCLASS_QUIET);
+	/* Adaptive (the default): no whole leaf is left for 3 hosts. */
+	choose(&fx, rq, &r);
+	assert_false(r.met);
+	assert_non_null(strstr(r.reason, "other jobs' hosts or I/O servers"));
+	tp_alloc_result_free(&r);
+	/* Static: leaf001's 3 other hosts, and the reason says why. */
+	rq.routing = TP_ROUTING_STATIC;
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 0, 1, 2);
+	assert_non_null(strstr(r.reason,
+	                       "beside I/O servers on 1 leaf (leaf001; static "
+	                       "routing: their ports' links are their own)"));
+	assert_null(strstr(r.reason, "or I/O servers"));
+	tp_alloc_result_free(&r);
+	/* shared comm_sensitive: refused beside the server unless static. */
+	choose(&fx, cs, &r);
+	assert_false(r.met);
+	tp_alloc_result_free(&r);
+	cs.routing = TP_ROUTING_STATIC;
+	choose(&fx, cs, &r);
+	EXPECT_HOSTS(&r, 0, 1, 2);
+	assert_non_null(strstr(r.reason, "beside I/O servers on 1 leaf"));
+	tp_alloc_result_free(&r);
+	/* An io_heavy job's hosts still keep comm_sensitive away. */
+	busy(&fx, 0, 8, TP_JOBCLASS_IO_HEAVY);
+	cs.nodes = 2;
+	choose(&fx, cs, &r);
+	assert_false(r.met);
+	tp_alloc_result_free(&r);
+	/* A routing the library does not know is refused, naming the job. */
+	rq.routing = (tp_routing)7;
+	{
+		tp_error err;
+
+		assert_int_equal(
+		    tp_alloc_choose(fx.topo, fx.use, &rq, &r, &err),
+		    TP_ERR_INVALID);
+		assert_string_equal(err.message,
+		                    "allocation request for job 100: unknown "
+		                    "routing 7");
+		tp_alloc_result_free(&r);
+	}
+	fx_free(&fx);
+}
+
 static void
 test_leaf_comm_sensitive_keeps_out_of_the_server_pod_when_it_can(void **state)
 {
@@ -1428,6 +1491,7 @@ int main(void)
 	    cmocka_unit_test(test_io_server_leaf_is_no_whole_leaf_for_others),
 	    cmocka_unit_test(
 	        test_shared_comm_sensitive_never_shares_a_leaf_with_a_server),
+	    cmocka_unit_test(test_static_routing_opens_server_leaves),
 	    cmocka_unit_test(
 	        test_leaf_comm_sensitive_keeps_out_of_the_server_pod_when_it_can),
 	    cmocka_unit_test(

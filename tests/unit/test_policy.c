@@ -79,6 +79,30 @@ static void test_out_of_range_policy_has_a_name(void **state)
 	assert_string_equal(tp_placement_name((tp_placement)42), "invalid");
 }
 
+/* Issue #15: the routing kind a site states, parsed and named alike. */
+static void test_routing_kinds_round_trip_and_refuse_others(void **state)
+{
+	tp_routing routing = TP_ROUTING_ADAPTIVE;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_routing_parse("static", &routing, &err), TP_OK);
+	assert_int_equal(routing, TP_ROUTING_STATIC);
+	assert_string_equal(tp_routing_name(routing), "static");
+	assert_int_equal(tp_routing_parse("adaptive", &routing, &err), TP_OK);
+	assert_int_equal(routing, TP_ROUTING_ADAPTIVE);
+	assert_string_equal(tp_routing_name(routing), "adaptive");
+	assert_int_equal(tp_routing_parse("ecmp", &routing, &err),
+			 TP_ERR_INVALID);
+	assert_string_equal(err.message,
+			    "'ecmp' is not a routing kind (expected one of "
+			    "adaptive|static)");
+	assert_int_equal(routing, TP_ROUTING_ADAPTIVE);
+	assert_int_equal(tp_routing_parse(NULL, &routing, &err),
+			 TP_ERR_INVALID);
+	assert_string_equal(tp_routing_name((tp_routing)9), "invalid");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -87,6 +111,7 @@ int main(void)
 		cmocka_unit_test(test_policy_names_are_case_sensitive_and_exact),
 		cmocka_unit_test(test_overlong_policy_value_is_cut_in_message),
 		cmocka_unit_test(test_out_of_range_policy_has_a_name),
+		cmocka_unit_test(test_routing_kinds_round_trip_and_refuse_others),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
