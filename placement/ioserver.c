@@ -917,3 +917,9 @@ const char *tp_ioserver_policy_name(tp_ioserver_policy policy)
 		return policy_names[policy];
 	return "unknown";
 }
+
+tp_ioserver_policy tp_ioserver_policy_for_routing(tp_routing routing)
+{
+	return routing == TP_ROUTING_STATIC ? TP_IOSERVER_STAGGERED
+	                                    : TP_IOSERVER_ISOLATED;
+}

@@ -27,6 +27,7 @@
 #include "alloc.h"
 #include "cost.h"
 #include "fabric.h"
+#include "policy.h"
 #include "route.h"
 #include "topo.h"
 #include "tp_error.h"
@@ -217,6 +218,15 @@ void tp_io_link_comparison_free(tp_io_link_comparison *cmp);
 
 tp_status tp_ioserver_policy_parse(const char *text, tp_ioserver_policy *policy,
                                    tp_error *err);
+
+/*
+ * The server policy that keeps I/O bandwidth and MPI isolation under
+ * @routing (issue #15): static destination-based routing, staggered (the
+ * servers' traffic spreads over the uplinks and no other host shares a
+ * server's port); adaptive routing, isolated (any uplink of a server's
+ * leaf may carry its traffic, so servers get leaves of their own).
+ */
+tp_ioserver_policy tp_ioserver_policy_for_routing(tp_routing routing);
 const char *tp_ioserver_policy_name(tp_ioserver_policy policy);
 
 #endif /* TP_IOSERVER_H */

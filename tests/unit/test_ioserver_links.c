@@ -544,6 +544,11 @@ static void test_staggered_keeps_dedicated_leaf_bandwidth(void **state)
 	/* predicted throughput vs dedicated leaves: >= 95% and < 95% */
 	assert_true(busiest(iso) / busiest(st) >= 0.95);
 	assert_true(busiest(iso) / busiest(sp) < 0.95);
+	/* The policy chosen for each routing kind keeps the bandwidth. */
+	assert_int_equal(tp_ioserver_policy_for_routing(TP_ROUTING_STATIC),
+	                 TP_IOSERVER_STAGGERED);
+	assert_int_equal(tp_ioserver_policy_for_routing(TP_ROUTING_ADAPTIVE),
+	                 TP_IOSERVER_ISOLATED);
 	tp_io_link_comparison_free(&cmp);
 	tp_routes_free(r);
 	tp_topo_free(topo);
