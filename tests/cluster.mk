@@ -37,3 +37,10 @@ clean-local: clean-local-cluster
 clean-local-cluster:
 	-rm -rf tests/integration/*.bed
 .PHONY: clean-local-cluster
+
+# task/topoplace's batch work bounded by RemapBudget/RemapMemory, and the
+# job's task count winning over its profile's ranks (issue #14, 1 and 2).
+if WITH_SLURM
+TESTS += tests/integration/slurm_remap_budget.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_remap_budget.sh
