@@ -305,7 +305,7 @@ static bool _throttle_decide(const char *who, bool loud, bool dbg,
 		return false;
 	}
 	*window_us = dec.window_us;
-	snprintf(reason, reason_size, "fixed by --io-throttle: %s", dec.reason);
+	snprintf(reason, reason_size, "%s", dec.reason);
 	if (dbg)
 		info("%s: Throttle: %s: --io-throttle %" PRIu64 " us, bounded "
 		     "by ThrottleMinWindow/ThrottleMaxWindow: window %" PRIu64
@@ -431,7 +431,8 @@ static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
  * request (@fd < 0), or, from the child that does the job's work (see
  * _batch_work), as records on @fd for slurmd to apply once the child has
  * finished within its budget.  A record is one line: "E NAME=value" or
- * "N note"; values never hold a newline (paths, host lists, numbers).
+ * "N note", and a last "D" once all is sent; values never hold a newline
+ * (paths, host lists, numbers).
  */
 struct batch_out {
 	batch_job_launch_msg_t *req;
@@ -687,15 +688,22 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	 * job keeps Slurm's layout and is told why.
 	 */
 	if (profile && remap && profile->header.ranks != req->ntasks) {
-		info("%s: JobId=%u: profile %s/%s has %u ranks, the job %u "
-		     "tasks: no rank remapping",
+		char tasks[48];
+
+		if (req->ntasks)
+			snprintf(tasks, sizeof(tasks), "the job has %u tasks",
+			         req->ntasks);
+		else
+			snprintf(tasks, sizeof(tasks),
+			         "the job gave no task count (-n)");
+		info("%s: JobId=%u: profile %s/%s has %u ranks, %s: no rank "
+		     "remapping",
 		     plugin_type, req->job_id, req->user_name, name,
-		     profile->header.ranks, req->ntasks);
+		     profile->header.ranks, tasks);
 		snprintf(note, sizeof(note),
-		         "profile %s/%s has %u ranks but the job has %u tasks: "
-		         "ranks not remapped, Slurm's task layout kept",
-		         req->user_name, name, profile->header.ranks,
-		         req->ntasks);
+		         "profile %s/%s has %u ranks but %s: ranks not "
+		         "remapped, Slurm's task layout kept",
+		         req->user_name, name, profile->header.ranks, tasks);
 		_note(out, note);
 		remap = false;
 	}
@@ -750,6 +758,9 @@ static void _limit_child(const tp_config_settings *settings, uint64_t budget_us)
 /* Records the child may send: bounded, so a runaway child cannot grow slurmd.
  */
 #define TP_BATCH_RECORDS_MAX (64 * 1024)
+
+/* The child's last record: everything before it is complete. */
+#define TP_BATCH_DONE "D"
 
 /* What the child sent and how it ended. */
 struct batch_child {
@@ -821,8 +832,17 @@ static void _supervise(pid_t pid, int fd, uint64_t budget_us,
 			else if (n == 0 || errno != EINTR)
 				eof = true;
 		}
-		if (!reaped && waitpid(pid, &child->status, WNOHANG) == pid)
-			reaped = true;
+		if (!reaped) {
+			pid_t done = waitpid(pid, &child->status, WNOHANG);
+
+			/* ECHILD: reaped by someone else; its records
+			 * still say whether it finished. */
+			if (done == pid || (done < 0 && errno == ECHILD)) {
+				if (done < 0)
+					child->status = 0;
+				reaped = true;
+			}
+		}
 		if (!reaped &&
 		    _statm_bytes(pid, 1) > base_bytes + memory_bytes) {
 			child->over_memory = true;
@@ -839,6 +859,15 @@ static void _supervise(pid_t pid, int fd, uint64_t budget_us,
 	(void)kill(pid, SIGKILL);
 	while (waitpid(pid, &child->status, 0) < 0 && errno == EINTR)
 		;
+}
+
+/* Whether @records (@len bytes) end with the child's TP_BATCH_DONE line. */
+static bool _records_done(const char *records, size_t len)
+{
+	size_t n = strlen(TP_BATCH_DONE "\n");
+
+	return len >= n && !strcmp(records + len - n, TP_BATCH_DONE "\n") &&
+	       (len == n || records[len - n - 1] == '\n');
 }
 
 /* Apply the child's records ("E NAME=value", "N note") to @out. */
@@ -945,6 +974,8 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 		close(pipe_fd[0]);
 		_limit_child(settings, budget_us);
 		_batch_work(&to_parent, config, settings, &opts, name, servers);
+		(void)_write_all(pipe_fd[1], TP_BATCH_DONE "\n",
+		                 strlen(TP_BATCH_DONE) + 1);
 		_exit(0);
 	}
 	close(pipe_fd[1]);
@@ -960,7 +991,8 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	           settings->remap_memory_bytes, &child);
 	close(pipe_fd[0]);
 	if (!child.over_time && !child.over_records && !child.over_memory &&
-	    WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0) {
+	    WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
+	    _records_done(child.records, child.len)) {
 		_apply_records(&out, child.records);
 		goto out;
 	}
@@ -990,8 +1022,8 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 		         settings->remap_memory_bytes >> 20);
 	else
 		snprintf(note, sizeof(note),
-		         "the rank remapping failed (exit status %d): the job "
-		         "runs in Slurm's order",
+		         "the rank remapping did not finish (exit status %d): "
+		         "the job runs in Slurm's order",
 		         WIFEXITED(child.status) ? WEXITSTATUS(child.status)
 		                                 : -1);
 	error("%s: JobId=%u: %s", plugin_type, req->job_id, note);

@@ -44,3 +44,10 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_remap_budget.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_remap_budget.sh
+
+# The site's throttle policy and flag spellings through sbatch, srun and
+# salloc (issue #14, item 4).
+if WITH_SLURM
+TESTS += tests/integration/slurm_policy_flags.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_policy_flags.sh

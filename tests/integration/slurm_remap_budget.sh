@@ -62,9 +62,17 @@ for how in "-J hpcg" "-J other --comm-profile=hpcg"; do
 			"topoplace: profile $user/hpcg has 16 ranks but the job has $n tasks: ranks not remapped, Slurm's task layout kept" \
 			"$(grep '^topoplace:' "$out/count-$j.out")"
 		tp_check_eq "(-n $n $how) one slurmd line says it" 1 \
-			"$(slurmd_lines "task/topoplace: JobId=$j: profile $user/hpcg has 16 ranks, the job $n tasks: no rank remapping")"
+			"$(slurmd_lines "task/topoplace: JobId=$j: profile $user/hpcg has 16 ranks, the job has $n tasks: no rank remapping")"
 	done
 done
+j=$(tp_as_user "$user" sbatch --parsable -N4 -J hpcg \
+	-o "$out/count-%j.out" --wrap "$script")
+tp_check_eq "sbatch -N4 -J hpcg (no -n) completes" COMPLETED "$(tp_wait_job "$j" 60)"
+tp_check_eq "(no -n) srun runs Slurm's default, a task a node" "tasks 4" \
+	"$(grep '^tasks ' "$out/count-$j.out")"
+tp_check_eq "(no -n) the job's output says why" \
+	"topoplace: profile $user/hpcg has 16 ranks but the job gave no task count (-n): ranks not remapped, Slurm's task layout kept" \
+	"$(grep '^topoplace:' "$out/count-$j.out")"
 j=$(tp_as_user "$user" sbatch --parsable -N4 -n 16 -J hpcg \
 	-o "$out/count-%j.out" --wrap "$script")
 tp_check_eq "sbatch -N4 -n 16 -J hpcg (ranks = tasks) completes" \
@@ -76,6 +84,15 @@ tp_check_eq "(-n 16) srun runs the 16 ranks" "tasks 16" \
 	"$(grep '^tasks ' "$out/count-$j.out")"
 tp_check_eq "(-n 16) and nothing to say on the job's output" 0 \
 	"$(grep -c '^topoplace:' "$out/count-$j.out")"
+
+# shellcheck disable=SC2016 # expanded by the tasks' shell
+tp_as_user "$user" timeout 60 salloc -N4 -n 8 srun --comm-profile=hpcg \
+	bash -c 'echo ${SLURM_HOSTFILE:-none}' >"$out/salloc8.out" 2>"$out/salloc8.err"
+tp_check_eq "salloc -N4 -n 8, then srun --comm-profile=hpcg: 8 tasks, no hostfile" \
+	"8 none" "$(wc -l <"$out/salloc8.out") $(sort -u "$out/salloc8.out" | paste -sd,)"
+tp_check "srun says why ($(grep topoplace "$out/salloc8.err"))" \
+	grep -q "topoplace: JobId=[0-9]*: --comm-profile=hpcg: 16 ranks, but the allocation has SLURM_NTASKS=8: srun keeps Slurm's task layout" \
+	"$out/salloc8.err"
 
 put_profile quiet 1000000 million
 tp_check_eq "a 10^6-rank profile (ring) is signed into the store" 0 $?
@@ -98,6 +115,7 @@ put_profile alltoall 1024 bigall
 tp_check_eq "a 1024-rank all-to-all profile (1 M entries) is signed into the store" 0 $?
 echo "RemapBudget=10ms" >>"$etc/topoplace.conf"
 # --placement=off and one task a node: room for tpbob on the job's nodes.
+# shellcheck disable=SC2016 # expanded by the job's shell
 j=$(tp_as_user "$user" sbatch --parsable -N4 -n 4 -J bigall --placement=off \
 	-o "$out/big-%j.out" --wrap 'echo "rankfile ${TOPOPLACE_RANKFILE:-none}"; srun sleep 60')
 tp_check "the job with the big profile starts" wait_state "$j" RUNNING 30
@@ -127,6 +145,7 @@ tp_check "no job directory is left" wait_for 5 test ! -e "$base/$j"
 
 cp "$out/good.conf" "$etc/topoplace.conf"
 echo "RemapBudget=8s RemapMemory=16MiB" >>"$etc/topoplace.conf"
+# shellcheck disable=SC2016 # expanded by the job's shell
 j=$(tp_as_user "$user" sbatch --parsable -N4 -n 16 -J bigall \
 	-o "$out/bigmem-%j.out" --wrap 'echo "rankfile ${TOPOPLACE_RANKFILE:-none}"')
 tp_check_eq "under RemapMemory=16MiB the job completes" COMPLETED "$(tp_wait_job "$j" 60)"
