@@ -755,8 +755,7 @@ static void _limit_child(const tp_config_settings *settings, uint64_t budget_us)
 	(void)pthread_sigmask(SIG_SETMASK, &none, NULL);
 }
 
-/* Records the child may send: bounded, so a runaway child cannot grow slurmd.
- */
+/* At most this much from the child: a runaway child cannot grow slurmd. */
 #define TP_BATCH_RECORDS_MAX (64 * 1024)
 
 /* The child's last record: everything before it is complete. */
@@ -799,15 +798,15 @@ static void _supervise(pid_t pid, int fd, uint64_t budget_us,
 	child->records = xmalloc(cap);
 	child->len = 0;
 	for (;;) {
-		uint64_t now = _now_us();
+		uint64_t now = _now_us(), wait_ms;
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		uint64_t wait_ms = (deadline - now + 999) / 1000;
 		int ready = 0;
 
 		if (now >= deadline) {
 			child->over_time = true;
 			break;
 		}
+		wait_ms = (deadline - now + 999) / 1000;
 		if (!eof) {
 			ready = poll(&pfd, 1, wait_ms < 20 ? (int)wait_ms : 20);
 			if (ready < 0 && errno != EINTR)
