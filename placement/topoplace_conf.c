@@ -54,6 +54,8 @@ enum key_id {
 	K_THROTTLE_ALLOW_USER_OFF,
 	K_DECISION_BUDGET,
 	K_RANK_REMAP,
+	K_REMAP_BUDGET,
+	K_REMAP_MEMORY,
 	K_COUNT
 };
 
@@ -90,6 +92,8 @@ static const char *const key_names[K_COUNT] = {
     [K_THROTTLE_ALLOW_USER_OFF] = "ThrottleAllowUserOff",
     [K_DECISION_BUDGET] = "DecisionBudget",
     [K_RANK_REMAP] = "RankRemap",
+    [K_REMAP_BUDGET] = "RemapBudget",
+    [K_REMAP_MEMORY] = "RemapMemory",
 };
 
 /* One PartitionName line: what it sets, and the result over the site. */
@@ -225,6 +229,8 @@ static void settings_defaults(tp_config_settings *s)
 	s->throttle_allow_user_off = true;
 	s->decision_budget_us = TP_CONFIG_DEFAULT_BUDGET_US;
 	s->rank_remap = TP_RANK_REMAP_AUTO;
+	s->remap_budget_us = TP_CONFIG_DEFAULT_REMAP_BUDGET_US;
+	s->remap_memory_bytes = TP_CONFIG_DEFAULT_REMAP_MEMORY;
 }
 
 static void site_defaults(tp_config_site *site)
@@ -804,6 +810,30 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 		return TP_OK;
 	case K_RANK_REMAP:
 		CHOICE(rank_remap_names, s->rank_remap, tp_rank_remap);
+	case K_REMAP_BUDGET:
+		rc = tp_units_parse_duration_us(
+		    name, text, TP_CONFIG_MIN_REMAP_BUDGET_US, &u64, err);
+		if (rc != TP_OK)
+			return rc;
+		if (u64 > TP_CONFIG_MAX_REMAP_BUDGET_US)
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "%s: '%.80s' is over the limit of "
+			                    "8s (slurmd answers slurmctld's "
+			                    "launch request only after it)",
+			                    name, text);
+		s->remap_budget_us = u64;
+		return TP_OK;
+	case K_REMAP_MEMORY:
+		rc = tp_units_parse_bytes(name, text, &u64, err);
+		if (rc != TP_OK)
+			return rc;
+		if (u64 < TP_CONFIG_MIN_REMAP_MEMORY ||
+		    u64 > TP_CONFIG_MAX_REMAP_MEMORY)
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "%s: '%.80s' is outside 16MiB..16GiB",
+			                    name, text);
+		s->remap_memory_bytes = u64;
+		return TP_OK;
 	case K_COUNT:
 		break;
 	}
@@ -876,6 +906,12 @@ static void copy_setting(enum key_id key, tp_config_settings *dst,
 		break;
 	case K_RANK_REMAP:
 		dst->rank_remap = src->rank_remap;
+		break;
+	case K_REMAP_BUDGET:
+		dst->remap_budget_us = src->remap_budget_us;
+		break;
+	case K_REMAP_MEMORY:
+		dst->remap_memory_bytes = src->remap_memory_bytes;
 		break;
 	default:
 		break; /* site-wide keys never reach a partition */
@@ -1433,6 +1469,12 @@ static void value_text(enum key_id key, const tp_config_site *site,
 		break;
 	case K_RANK_REMAP:
 		snprintf(buf, size, "%s", tp_rank_remap_name(s->rank_remap));
+		break;
+	case K_REMAP_BUDGET:
+		format_us(buf, size, s->remap_budget_us);
+		break;
+	case K_REMAP_MEMORY:
+		format_bytes(buf, size, (double)s->remap_memory_bytes);
 		break;
 	case K_COUNT:
 		buf[0] = '\0';

@@ -52,6 +52,19 @@
 /* Upper bound on DecisionBudget: slurmctld holds its locks meanwhile. */
 #define TP_CONFIG_MAX_BUDGET_US 1000000ULL
 
+/*
+ * RemapBudget and RemapMemory: defaults and bounds.  slurmd answers
+ * slurmctld's batch launch request only after task/topoplace returns, and
+ * slurmctld gives up after MessageTimeout (default 10 s): the budget stays
+ * well below it.
+ */
+#define TP_CONFIG_DEFAULT_REMAP_BUDGET_US 2000000ULL
+#define TP_CONFIG_MIN_REMAP_BUDGET_US     10000ULL
+#define TP_CONFIG_MAX_REMAP_BUDGET_US     8000000ULL
+#define TP_CONFIG_DEFAULT_REMAP_MEMORY    (256ULL << 20)
+#define TP_CONFIG_MIN_REMAP_MEMORY        (16ULL << 20)
+#define TP_CONFIG_MAX_REMAP_MEMORY        (16ULL << 30)
+
 /* Defaults that are paths or figures (see topoplace.conf(5)). */
 #define TP_CONFIG_DEFAULT_FABRIC_CACHE  "/var/lib/topoplace/fabric.cache"
 #define TP_CONFIG_DEFAULT_PROFILE_STORE "/var/lib/topoplace/profiles"
@@ -125,6 +138,10 @@ typedef struct tp_config_settings {
 	bool throttle_allow_user_off;
 	uint64_t decision_budget_us; /* >= 1 */
 	tp_rank_remap rank_remap;
+	/* What task/topoplace may spend on one batch job's remapping (the
+	 * profile read included), in a child of slurmd killed past it. */
+	uint64_t remap_budget_us;    /* wall time, RemapBudget */
+	uint64_t remap_memory_bytes; /* address space added, RemapMemory */
 } tp_config_settings;
 
 /* Settings that exist once per site.  Paths are absolute, owned by config. */

@@ -129,28 +129,39 @@ static unsigned long _alloc_cpus(const char *text)
 }
 
 /*
- * Whether srun can run the mapping as its step in the allocation: exactly
- * the profile's ranks (SLURM_NTASKS, the CPUs) on every node of it (srun
- * keeps the allocation's node count).  Else TP_ERR_UNSUPPORTED saying why:
- * srun would refuse the hostfile or run a part of the ranks.
+ * Whether the allocation's task count (SLURM_NTASKS) and CPUs are exactly
+ * @ranks, checked before anything is sized by the profile: the job's own
+ * task count wins.  Else TP_ERR_UNSUPPORTED saying why.
  */
-static tp_status _step_fits(const tp_remap_mapping *map, tp_error *err)
+static tp_status _ranks_fit(uint32_t ranks, tp_error *err)
 {
 	const char *ntasks = getenv("SLURM_NTASKS");
 	const char *cpus = getenv("SLURM_JOB_CPUS_PER_NODE");
+
+	if (ntasks && strtoul(ntasks, NULL, 10) != ranks)
+		return tp_error_set(err, TP_ERR_UNSUPPORTED,
+		                    "%u ranks, but the allocation has "
+		                    "SLURM_NTASKS=%s",
+		                    ranks, ntasks);
+	if (cpus && _alloc_cpus(cpus) < ranks)
+		return tp_error_set(err, TP_ERR_UNSUPPORTED,
+		                    "%u ranks, but the allocation has %lu CPUs",
+		                    ranks, _alloc_cpus(cpus));
+	return TP_OK;
+}
+
+/*
+ * Whether srun can run the mapping as its step in the allocation: the
+ * ranks on every node of it (srun keeps the allocation's node count).
+ * Else TP_ERR_UNSUPPORTED saying why: srun would refuse the hostfile or
+ * run a part of the ranks.
+ */
+static tp_status _step_fits(const tp_remap_mapping *map, tp_error *err)
+{
 	const char *nnodes = getenv("SLURM_JOB_NUM_NODES");
 	unsigned long want_nodes = nnodes ? strtoul(nnodes, NULL, 10) : 0;
 	unsigned long used = 0;
 
-	if (ntasks && strtoul(ntasks, NULL, 10) != map->ranks)
-		return tp_error_set(err, TP_ERR_UNSUPPORTED,
-		                    "%u ranks, but the allocation has "
-		                    "SLURM_NTASKS=%s",
-		                    map->ranks, ntasks);
-	if (cpus && _alloc_cpus(cpus) < map->ranks)
-		return tp_error_set(err, TP_ERR_UNSUPPORTED,
-		                    "%u ranks, but the allocation has %lu CPUs",
-		                    map->ranks, _alloc_cpus(cpus));
 	for (uint32_t r = 0; r < map->ranks; r++) {
 		uint32_t k = 0;
 
@@ -232,6 +243,10 @@ static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
 	}
 	if (tp_sc_read_profile(config, socket, pw.pw_name, name, &profile,
 	                       &err) != TP_OK) {
+		tp_error_prefix(&err, "--comm-profile=%s", name);
+		goto fail;
+	}
+	if (hostfile && _ranks_fit(profile->header.ranks, &err) != TP_OK) {
 		tp_error_prefix(&err, "--comm-profile=%s", name);
 		goto fail;
 	}

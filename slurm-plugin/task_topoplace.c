@@ -8,10 +8,15 @@
  * Batch jobs.  task_p_slurmd_batch_request runs in slurmd, as root, once
  * per batch job, before slurmstepd is forked with the launch request: the
  * one place that runs once per job and knows the job's nodes (req->nodes;
- * slurmstepd's batch step record does not keep them).  There it
- *   - computes the rank remapping from the job's profile for its actual
- *     nodes and places the job's I/O servers among them (--io-servers,
- *     IoServerCount, IoServerPolicy);
+ * slurmstepd's batch step record does not keep them).  slurmd answers
+ * slurmctld's launch request only after it returns, so everything that
+ * grows with the profile runs in a child of slurmd bounded by RemapBudget
+ * and RemapMemory and killed past them (the job then runs in Slurm's
+ * order, see task_p_slurmd_batch_request).  The child
+ *   - reads the job's profile and, when the job's task count equals the
+ *     profile's ranks (the job's own count always wins), computes the
+ *     rank remapping for its actual nodes; places the job's I/O servers
+ *     among them (--io-servers, IoServerCount, IoServerPolicy);
  *   - makes the job's directory <TmpFS>/topoplace/<jobid>: the base is
  *     root's and no one else may write it, so the name cannot be claimed
  *     in advance; the job directory is the user's, mode 0700
@@ -23,7 +28,11 @@
  *     SLURM_DISTRIBUTION=arbitrary, TOPOPLACE_IO_SERVER_HOSTS and
  *     TOPOPLACE_IO_SERVER_FILE, and the I/O throttle window to the batch
  *     script's environment.  Steps started by the script inherit them: a
- *     plain `srun ./app` lays its tasks out as the hostfile says.
+ *     plain `srun ./app` lays its tasks out as the hostfile says;
+ *   - hands these variables, and notes for the job (TOPOPLACE_NOTE, which
+ *     task_p_pre_launch prints on the batch script's stderr), back to
+ *     slurmd through a pipe; slurmd applies them only if the child
+ *     finished within its budget.
  *
  * Every other step (srun in an allocation of salloc or of its own, or in
  * a batch script).  task_p_pre_setuid runs in slurmstepd, as root, once
@@ -43,6 +52,7 @@
  * Any failure is one log line with the job or step id and leaves the job
  * as Slurm would run it.
  */
+#define _GNU_SOURCE /* pipe2 */
 #include "config.h"
 
 #include "src/common/slurm_xlator.h"
@@ -58,8 +68,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "slurm/slurm_errno.h"
@@ -73,6 +87,7 @@
 #include "rankfile.h"
 #include "remap.h"
 #include "threshold.h"
+#include "units.h"
 #include "window.h"
 #include "spank_env.h"
 #include "tp_slurm_core.h"
@@ -81,6 +96,12 @@
 const char plugin_name[] = "topoplace task plugin";
 const char plugin_type[] = "task/topoplace";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* What the batch job should be told, printed on its stderr (_note). */
+#define TP_ENV_NOTE "TOPOPLACE_NOTE"
+
+/* The same for a step, printed by its rank 0 and not passed on. */
+#define TP_ENV_STEP_NOTE "TOPOPLACE_STEP_NOTE"
 
 /* Where task_p_pre_launch finds the profiler a step should preload. */
 #define TP_ENV_PROFILER_LIB "TOPOPLACE_PROFILER_LIB"
@@ -276,18 +297,28 @@ static bool _throttle_decide(const char *who, bool loud, bool dbg,
 			     plugin_type, who);
 		return false;
 	}
-	*window_us = opts->io_throttle.window_us;
-	if (policy.min_window_us && *window_us < policy.min_window_us)
-		*window_us = policy.min_window_us;
-	if (policy.max_window_us && *window_us > policy.max_window_us)
-		*window_us = policy.max_window_us;
-	snprintf(reason, reason_size, "fixed by --io-throttle");
+	/* No profile: the policy's bounds alone (window.c owns them). */
+	if (tp_window_decide(NULL, NULL, &policy, &opts->io_throttle, &dec,
+	                     &err) != TP_OK) {
+		_loud_error(loud, "%s: %s: throttle: %s: not throttled",
+		            plugin_type, who, err.message);
+		return false;
+	}
+	*window_us = dec.window_us;
+	snprintf(reason, reason_size, "%s", dec.reason);
 	if (dbg)
 		info("%s: Throttle: %s: --io-throttle %" PRIu64 " us, bounded "
 		     "by ThrottleMinWindow/ThrottleMaxWindow: window %" PRIu64
 		     " us",
 		     plugin_type, who, opts->io_throttle.window_us, *window_us);
 	return true;
+}
+
+/* True when the site changed the window the user asked for. */
+static bool _user_window_changed(const tp_opt_values *opts, uint64_t window_us)
+{
+	return opts->io_throttle.mode == TP_THROTTLE_FIXED &&
+	       opts->io_throttle.window_us != window_us;
 }
 
 /* The I/O servers of the job's @nodes; one log line on failure. */
@@ -395,11 +426,71 @@ static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static void _env_put(batch_job_launch_msg_t *req, const char *name,
-                     const char *value)
+/*
+ * Where the batch job's variables and notes go: straight into the launch
+ * request (@fd < 0), or, from the child that does the job's work (see
+ * _batch_work), as records on @fd for slurmd to apply once the child has
+ * finished within its budget.  A record is one line: "E NAME=value" or
+ * "N note", and a last "D" once all is sent; values never hold a newline
+ * (paths, host lists, numbers).
+ */
+struct batch_out {
+	batch_job_launch_msg_t *req;
+	int fd;
+};
+
+/* Write all of @text to @fd; false when the reader is gone. */
+static bool _write_all(int fd, const char *text, size_t len)
 {
-	env_array_overwrite(&req->environment, name, value);
-	req->envc = envcount(req->environment);
+	while (len) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		text += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static void _env_put(struct batch_out *out, const char *name, const char *value)
+{
+	char *line = NULL;
+
+	if (out->fd < 0) {
+		env_array_overwrite(&out->req->environment, name, value);
+		out->req->envc = envcount(out->req->environment);
+		return;
+	}
+	xstrfmtcat(line, "E %s=%s\n", name, value);
+	(void)_write_all(out->fd, line, strlen(line));
+	xfree(line);
+}
+
+/*
+ * A note for the job's output: collected in TOPOPLACE_NOTE ("; " between
+ * notes), which task_p_pre_launch prints on the batch script's stderr.
+ */
+static void _note(struct batch_out *out, const char *text)
+{
+	const char *old;
+	char *line = NULL;
+
+	if (out->fd >= 0) {
+		xstrfmtcat(line, "N %s\n", text);
+		(void)_write_all(out->fd, line, strlen(line));
+		xfree(line);
+		return;
+	}
+	old = _env_get(out->req->environment, out->req->envc, TP_ENV_NOTE);
+	if (old && old[0])
+		xstrfmtcat(line, "%s; %s", old, text);
+	else
+		line = xstrdup(text);
+	_env_put(out, TP_ENV_NOTE, line);
+	xfree(line);
 }
 
 /*
@@ -408,11 +499,12 @@ static void _env_put(batch_job_launch_msg_t *req, const char *name,
  * variables in the batch script's environment.  Each part that fails is
  * one log line and is left out.
  */
-static void _job_files(batch_job_launch_msg_t *req, const tp_config *config,
+static void _job_files(struct batch_out *out, const tp_config *config,
                        const tp_config_settings *settings,
                        const tp_profile *profile, const char *name,
                        uint32_t servers)
 {
+	batch_job_launch_msg_t *req = out->req;
 	char who[32], dir[1024], path[1100], moved[4600], hosts[8192];
 	tp_topo *topo = NULL;
 	tp_remap_mapping map = {0};
@@ -451,7 +543,7 @@ static void _job_files(batch_job_launch_msg_t *req, const tp_config *config,
 	if (!remapped && !placed)
 		goto out;
 	if (placed) /* usable without the file */
-		_env_put(req, "TOPOPLACE_IO_SERVER_HOSTS", hosts);
+		_env_put(out, "TOPOPLACE_IO_SERVER_HOSTS", hosts);
 	if (tp_sc_job_dir_prepare(slurm_conf.tmp_fs, req->job_id, req->uid,
 	                          req->gid, dir, sizeof(dir), moved,
 	                          sizeof(moved), &err) != TP_OK) {
@@ -474,14 +566,14 @@ static void _job_files(batch_job_launch_msg_t *req, const tp_config *config,
 	}
 	if (remapped) {
 		snprintf(path, sizeof(path), "%s/" TP_SC_RANKFILE, dir);
-		_env_put(req, "TOPOPLACE_RANKFILE", path);
+		_env_put(out, "TOPOPLACE_RANKFILE", path);
 		snprintf(path, sizeof(path), "%s/" TP_SC_MACHINEFILE, dir);
-		_env_put(req, "TOPOPLACE_MACHINEFILE", path);
+		_env_put(out, "TOPOPLACE_MACHINEFILE", path);
 		snprintf(path, sizeof(path), "%s/" TP_SC_HOSTFILE, dir);
-		_env_put(req, "SLURM_HOSTFILE", path);
-		_env_put(req, "SLURM_DISTRIBUTION", "arbitrary");
+		_env_put(out, "SLURM_HOSTFILE", path);
+		_env_put(out, "SLURM_DISTRIBUTION", "arbitrary");
 		snprintf(path, sizeof(path), "%u", map.ranks);
-		_env_put(req, "TOPOPLACE_RANKS", path);
+		_env_put(out, "TOPOPLACE_RANKS", path);
 		info("%s: %s: profile %s/%s: %u ranks on %s remapped (%s): "
 		     "hop-bytes %" PRIu64 " (block order: %" PRIu64 ") -> %s",
 		     plugin_type, who, req->user_name, name, map.ranks,
@@ -490,7 +582,7 @@ static void _job_files(batch_job_launch_msg_t *req, const tp_config *config,
 	}
 	if (placed) {
 		snprintf(path, sizeof(path), "%s/" TP_SC_IOSERVERS, dir);
-		_env_put(req, "TOPOPLACE_IO_SERVER_FILE", path);
+		_env_put(out, "TOPOPLACE_IO_SERVER_FILE", path);
 	}
 log_io:
 	if (placed)
@@ -503,10 +595,11 @@ out:
 }
 
 /* The throttle window into the batch script's environment. */
-static void _throttle(batch_job_launch_msg_t *req, const tp_config *config,
+static void _throttle(struct batch_out *out, const tp_config *config,
                       const tp_config_settings *settings,
                       const tp_profile *profile, const tp_opt_values *opts)
 {
+	batch_job_launch_msg_t *req = out->req;
 	char who[32], lib[1024], value[32], reason[256];
 	uint64_t window_us = 0;
 
@@ -515,46 +608,40 @@ static void _throttle(batch_job_launch_msg_t *req, const tp_config *config,
 	                      settings, profile, opts, &window_us, reason,
 	                      sizeof(reason)))
 		return;
+	if (_user_window_changed(opts, window_us)) {
+		char note[300];
+
+		snprintf(note, sizeof(note), "--io-throttle: %s", reason);
+		_note(out, note);
+	}
 	snprintf(value, sizeof(value), "%" PRIu64, window_us);
-	_env_put(req, "TOPOPLACE_IO_WINDOW_US", value);
+	_env_put(out, "TOPOPLACE_IO_WINDOW_US", value);
 	_lib_path("libtopoplace_pacing.so", lib, sizeof(lib));
-	_env_put(req, "TOPOPLACE_PACING_LIB", lib);
+	_env_put(out, "TOPOPLACE_PACING_LIB", lib);
 	info("%s: %s: I/O throttle window %" PRIu64 " us: %s", plugin_type, who,
 	     window_us, reason);
 }
 
 /*
- * Once per batch job, in slurmd (see the top): rank remapping, I/O
- * servers and the throttle window.  Every failure is one log line with
- * the job id and leaves the job as Slurm would run it.
+ * The job's work, in the child (see task_p_slurmd_batch_request): read
+ * the profile, remap the ranks when the job's task count matches the
+ * profile's, place the I/O servers, write the job's files and decide the
+ * throttle window; variables and notes go to @out's descriptor.
  */
-extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
+static void _batch_work(struct batch_out *out, const tp_config *config,
+                        const tp_config_settings *settings,
+                        const tp_opt_values *opts, const char *name,
+                        uint32_t servers)
 {
-	char conf_path[1024], socket[256];
-	const char *name;
-	const tp_config_settings *settings;
-	tp_config *config = NULL;
+	batch_job_launch_msg_t *req = out->req;
+	bool remap =
+	    opts->rank_remap && settings->rank_remap == TP_RANK_REMAP_AUTO;
+	char socket[256], note[512];
 	tp_profile *profile = NULL;
-	tp_opt_values opts;
 	tp_error err;
-	uint32_t servers;
-	int missing, rc;
+	int rc;
 
-	_opts_from_spank(req->spank_job_env, req->spank_job_env_size,
-	                 req->job_id, &opts);
-	tp_sc_conf_path(slurm_conf.slurm_conf, conf_path, sizeof(conf_path));
-	if (tp_sc_load_config(conf_path, &config, &missing, &err) != TP_OK) {
-		error("%s: JobId=%u: %s: no remapping, I/O servers or "
-		      "throttling",
-		      plugin_type, req->job_id, err.message);
-		return SLURM_SUCCESS;
-	}
-	settings = tp_config_for_partition(config, req->partition);
-	name = opts.comm_profile[0]
-	           ? opts.comm_profile
-	           : _env_get(req->environment, req->envc, "SLURM_JOB_NAME");
-	if (name && tp_store_valid_name(name) && req->user_name &&
-	    tp_store_valid_name(req->user_name)) {
+	if (name) {
 		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 		rc = tp_sc_read_profile(config, socket, req->user_name, name,
 		                        &profile, &err);
@@ -586,23 +673,367 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 			error("%s: JobId=%u: profile: %s: no remapping or "
 			      "throttling",
 			      plugin_type, req->job_id, err.message);
+			snprintf(note, sizeof(note),
+			         "profile %s/%s not used (%.300s): no rank "
+			         "remapping or I/O throttling from it",
+			         req->user_name, name, err.message);
+			_note(out, note);
 			profile = NULL;
-			goto out;
 		}
 	}
-	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
-	if (req->nodes && ((profile && opts.rank_remap &&
-	                    settings->rank_remap == TP_RANK_REMAP_AUTO) ||
-	                   servers))
-		_job_files(req, config, settings,
-		           opts.rank_remap &&
-		                   settings->rank_remap == TP_RANK_REMAP_AUTO
-		               ? profile
-		               : NULL,
-		           name, servers);
-	_throttle(req, config, settings, profile, &opts);
-out:
+	/*
+	 * The job's own task count wins: ranks are remapped only onto
+	 * exactly as many tasks as the profile has ranks.  Any other count
+	 * would change what srun runs (the hostfile sets the tasks), so the
+	 * job keeps Slurm's layout and is told why.
+	 */
+	if (profile && remap && profile->header.ranks != req->ntasks) {
+		char tasks[48];
+
+		if (req->ntasks)
+			snprintf(tasks, sizeof(tasks), "the job has %u tasks",
+			         req->ntasks);
+		else
+			snprintf(tasks, sizeof(tasks),
+			         "the job gave no task count (-n)");
+		info("%s: JobId=%u: profile %s/%s has %u ranks, %s: no rank "
+		     "remapping",
+		     plugin_type, req->job_id, req->user_name, name,
+		     profile->header.ranks, tasks);
+		snprintf(note, sizeof(note),
+		         "profile %s/%s has %u ranks but %s: ranks not "
+		         "remapped, Slurm's task layout kept",
+		         req->user_name, name, profile->header.ranks, tasks);
+		_note(out, note);
+		remap = false;
+	}
+	if (req->nodes && ((profile && remap) || servers))
+		_job_files(out, config, settings, remap ? profile : NULL, name,
+		           servers);
+	_throttle(out, config, settings, profile, opts);
 	tp_profile_free(profile);
+}
+
+/* Field @field (0: size, 1: resident) of /proc/@pid/statm, in bytes; 0 if
+ * unknown. */
+static uint64_t _statm_bytes(pid_t pid, int field)
+{
+	char path[64];
+	unsigned long value[2] = {0, 0};
+	FILE *statm;
+
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+	if (!(statm = fopen(path, "r")))
+		return 0;
+	if (fscanf(statm, "%lu %lu", &value[0], &value[1]) != 2)
+		value[0] = value[1] = 0;
+	fclose(statm);
+	return (uint64_t)value[field] * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * In the child: no more memory than RemapMemory over what slurmd already
+ * maps, a CPU limit just over the budget, a lower priority than slurmd,
+ * and signals as for a fresh process (slurmd's thread blocks some).
+ */
+static void _limit_child(const tp_config_settings *settings, uint64_t budget_us)
+{
+	struct rlimit as, cpu;
+	sigset_t none;
+
+	/* A backstop for new mappings; what slurmd's heap arenas already
+	 * reserve is not counted here, so _supervise watches the child's
+	 * resident memory as well. */
+	as.rlim_cur = as.rlim_max = (rlim_t)_statm_bytes(getpid(), 0) +
+	                            (rlim_t)settings->remap_memory_bytes;
+	(void)setrlimit(RLIMIT_AS, &as);
+	cpu.rlim_cur = (rlim_t)(budget_us / 1000000 + 1);
+	cpu.rlim_max = cpu.rlim_cur + 1;
+	(void)setrlimit(RLIMIT_CPU, &cpu);
+	(void)setpriority(PRIO_PROCESS, 0, 10);
+	sigemptyset(&none);
+	(void)pthread_sigmask(SIG_SETMASK, &none, NULL);
+}
+
+/* At most this much from the child: a runaway child cannot grow slurmd. */
+#define TP_BATCH_RECORDS_MAX (64 * 1024)
+
+/* The child's last record: everything before it is complete. */
+#define TP_BATCH_DONE "D"
+
+/* What the child sent and how it ended. */
+struct batch_child {
+	char *records; /* xmalloc'd, NUL-terminated */
+	size_t len;
+	bool over_time, over_records, over_memory;
+	int status; /* waitpid status, valid unless over_time */
+};
+
+static uint64_t _now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/*
+ * Read @fd until the child @pid has exited and sent everything, at most
+ * until @budget_us from now and TP_BATCH_RECORDS_MAX bytes, with at most
+ * @memory_bytes resident over @base_bytes (slurmd's own, which the child
+ * shares at first), looked at every 20 ms; past any of them,
+ * kill the child's process group (it and the writer it forked as the
+ * job's user).  The child's exit is watched too, not only the end of the
+ * pipe, in case another process holds the pipe open.  The child is
+ * always reaped.
+ */
+static void _supervise(pid_t pid, int fd, uint64_t budget_us,
+                       uint64_t base_bytes, uint64_t memory_bytes,
+                       struct batch_child *child)
+{
+	uint64_t deadline = _now_us() + budget_us;
+	size_t cap = 4096;
+	bool eof = false, reaped = false;
+
+	child->records = xmalloc(cap);
+	child->len = 0;
+	for (;;) {
+		uint64_t now = _now_us(), wait_ms;
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int ready = 0;
+
+		if (now >= deadline) {
+			child->over_time = true;
+			break;
+		}
+		wait_ms = (deadline - now + 999) / 1000;
+		if (!eof) {
+			ready = poll(&pfd, 1, wait_ms < 20 ? (int)wait_ms : 20);
+			if (ready < 0 && errno != EINTR)
+				eof = true;
+		} else
+			usleep(1000);
+		if (ready > 0) {
+			ssize_t n;
+
+			if (child->len + 1 >= cap) {
+				if (cap >= TP_BATCH_RECORDS_MAX) {
+					child->over_records = true;
+					break;
+				}
+				cap *= 2;
+				xrealloc(child->records, cap);
+			}
+			n = read(fd, child->records + child->len,
+			         cap - 1 - child->len);
+			if (n > 0)
+				child->len += (size_t)n;
+			else if (n == 0 || errno != EINTR)
+				eof = true;
+		}
+		if (!reaped) {
+			pid_t done = waitpid(pid, &child->status, WNOHANG);
+
+			/* ECHILD: reaped by someone else; its records
+			 * still say whether it finished. */
+			if (done == pid || (done < 0 && errno == ECHILD)) {
+				if (done < 0)
+					child->status = 0;
+				reaped = true;
+			}
+		}
+		if (!reaped &&
+		    _statm_bytes(pid, 1) > base_bytes + memory_bytes) {
+			child->over_memory = true;
+			break;
+		}
+		/* Exited, and nothing more waiting in the pipe. */
+		if (reaped && (eof || ready == 0))
+			break;
+	}
+	child->records[child->len] = '\0';
+	if (reaped)
+		return;
+	(void)kill(-pid, SIGKILL);
+	(void)kill(pid, SIGKILL);
+	while (waitpid(pid, &child->status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Whether @records (@len bytes) end with the child's TP_BATCH_DONE line. */
+static bool _records_done(const char *records, size_t len)
+{
+	size_t n = strlen(TP_BATCH_DONE "\n");
+
+	return len >= n && !strcmp(records + len - n, TP_BATCH_DONE "\n") &&
+	       (len == n || records[len - n - 1] == '\n');
+}
+
+/* Apply the child's records ("E NAME=value", "N note") to @out. */
+static void _apply_records(struct batch_out *out, char *records)
+{
+	char *save = NULL;
+
+	for (char *line = strtok_r(records, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *eq;
+
+		if (line[0] == 'N' && line[1] == ' ')
+			_note(out, line + 2);
+		else if (line[0] == 'E' && line[1] == ' ' &&
+		         (eq = strchr(line + 2, '=')) && eq > line + 2) {
+			*eq = '\0';
+			_env_put(out, line + 2, eq + 1);
+		}
+	}
+}
+
+/*
+ * The work's budget: RemapBudget, and never more than half of Slurm's
+ * MessageTimeout (slurmctld stops waiting for slurmd's answer after it
+ * and requeues the job).
+ */
+static uint64_t _budget_us(const tp_config_settings *settings)
+{
+	uint64_t half_timeout_us =
+	    (uint64_t)(slurm_conf.msg_timeout ? slurm_conf.msg_timeout : 10) *
+	    500000;
+
+	return settings->remap_budget_us < half_timeout_us
+	           ? settings->remap_budget_us
+	           : half_timeout_us;
+}
+
+/*
+ * Once per batch job, in slurmd (see the top): rank remapping, I/O
+ * servers and the throttle window.
+ *
+ * slurmd runs this in its batch launch RPC handler and answers
+ * slurmctld only afterwards, so the work that grows with the profile
+ * (reading and verifying it, the remapping, the files) runs in a child
+ * with RemapMemory of address space and RemapBudget of time, killed past
+ * either.  Past the budget the job runs in Slurm's order: one log line,
+ * one note on the job's stderr, the job's directory removed, and only a
+ * window of the user's own (--io-throttle) still applied.  Every other
+ * failure is one log line with the job id and leaves the job as Slurm
+ * would run it.
+ */
+extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
+{
+	char conf_path[1024], note[512], budget[32], dir[1024];
+	const char *name;
+	const tp_config_settings *settings;
+	struct batch_out out = {.req = req, .fd = -1};
+	struct batch_child child = {0};
+	tp_config *config = NULL;
+	tp_opt_values opts;
+	tp_error err;
+	uint64_t budget_us, base_bytes;
+	uint32_t servers;
+	int missing, pipe_fd[2];
+	pid_t pid;
+
+	_opts_from_spank(req->spank_job_env, req->spank_job_env_size,
+	                 req->job_id, &opts);
+	tp_sc_conf_path(slurm_conf.slurm_conf, conf_path, sizeof(conf_path));
+	if (tp_sc_load_config(conf_path, &config, &missing, &err) != TP_OK) {
+		error("%s: JobId=%u: %s: no remapping, I/O servers or "
+		      "throttling",
+		      plugin_type, req->job_id, err.message);
+		return SLURM_SUCCESS;
+	}
+	settings = tp_config_for_partition(config, req->partition);
+	name = opts.comm_profile[0]
+	           ? opts.comm_profile
+	           : _env_get(req->environment, req->envc, "SLURM_JOB_NAME");
+	if (!name || !tp_store_valid_name(name) || !req->user_name ||
+	    !tp_store_valid_name(req->user_name))
+		name = NULL;
+	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
+	if (!name && !(servers && req->nodes)) {
+		/* Nothing that grows with a profile: decided right here. */
+		_throttle(&out, config, settings, NULL, &opts);
+		goto out;
+	}
+	budget_us = _budget_us(settings);
+	base_bytes = _statm_bytes(getpid(), 1);
+	/* Close-on-exec at once: slurmstepd, forked by other threads,
+	 * must not hold the write end open. */
+	if (pipe2(pipe_fd, O_CLOEXEC)) {
+		error("%s: JobId=%u: pipe: %m: no remapping or I/O servers",
+		      plugin_type, req->job_id);
+		_throttle(&out, config, settings, NULL, &opts);
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct batch_out to_parent = {.req = req, .fd = pipe_fd[1]};
+
+		(void)setpgid(0, 0);
+		close(pipe_fd[0]);
+		_limit_child(settings, budget_us);
+		_batch_work(&to_parent, config, settings, &opts, name, servers);
+		(void)_write_all(pipe_fd[1], TP_BATCH_DONE "\n",
+		                 strlen(TP_BATCH_DONE) + 1);
+		_exit(0);
+	}
+	close(pipe_fd[1]);
+	if (pid < 0) {
+		error("%s: JobId=%u: fork: %m: no remapping or I/O servers",
+		      plugin_type, req->job_id);
+		close(pipe_fd[0]);
+		_throttle(&out, config, settings, NULL, &opts);
+		goto out;
+	}
+	(void)setpgid(pid, pid); /* whichever of the two runs first */
+	_supervise(pid, pipe_fd[0], budget_us, base_bytes,
+	           settings->remap_memory_bytes, &child);
+	close(pipe_fd[0]);
+	if (!child.over_time && !child.over_records && !child.over_memory &&
+	    WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
+	    _records_done(child.records, child.len)) {
+		_apply_records(&out, child.records);
+		goto out;
+	}
+	/* Over budget, or the child died: nothing of its work is kept. */
+	tp_units_format_us((double)budget_us, budget, sizeof(budget));
+	if (child.over_time)
+		snprintf(note, sizeof(note),
+		         "the rank remapping did not finish within its budget "
+		         "of %s (RemapBudget): the job runs in Slurm's order",
+		         budget);
+	else if (child.over_memory)
+		snprintf(note, sizeof(note),
+		         "the rank remapping needed more than %" PRIu64
+		         " MiB (RemapMemory): the job runs in Slurm's order",
+		         settings->remap_memory_bytes >> 20);
+	else if (child.over_records)
+		snprintf(note, sizeof(note),
+		         "the rank remapping said more than %d bytes: the job "
+		         "runs in Slurm's order",
+		         TP_BATCH_RECORDS_MAX);
+	else if (WIFSIGNALED(child.status))
+		snprintf(note, sizeof(note),
+		         "the rank remapping was stopped by signal %d "
+		         "(RemapBudget %s, RemapMemory %" PRIu64 " MiB): the "
+		         "job runs in Slurm's order",
+		         WTERMSIG(child.status), budget,
+		         settings->remap_memory_bytes >> 20);
+	else
+		snprintf(note, sizeof(note),
+		         "the rank remapping did not finish (exit status %d): "
+		         "the job runs in Slurm's order",
+		         WIFEXITED(child.status) ? WEXITSTATUS(child.status)
+		                                 : -1);
+	error("%s: JobId=%u: %s", plugin_type, req->job_id, note);
+	_note(&out, note);
+	tp_sc_job_dir_in_base(slurm_conf.tmp_fs, req->job_id, dir, sizeof(dir));
+	if (tp_sc_job_dir_remove(dir) && errno != ENOENT)
+		debug("%s: JobId=%u: %s left: %m", plugin_type, req->job_id,
+		      dir);
+	_throttle(&out, config, settings, NULL, &opts);
+out:
+	xfree(child.records);
 	tp_config_free(config);
 	return SLURM_SUCCESS;
 }
@@ -710,6 +1141,9 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 		setenvf(&job->env, "TOPOPLACE_IO_WINDOW_US", "%" PRIu64,
 		        window_us);
 		setenvf(&job->env, "TOPOPLACE_PACING_LIB", "%s", lib);
+		if (_user_window_changed(opts, window_us))
+			setenvf(&job->env, TP_ENV_STEP_NOTE,
+			        "--io-throttle: %s", reason);
 		_loud_info(loud,
 		           "%s: %s: I/O throttle window %" PRIu64 " us: %s",
 		           plugin_type, who, window_us, reason);
@@ -832,6 +1266,9 @@ static void _preload(stepd_step_rec_t *job, const char *lib)
  * job gave none.  The environment can also be set by hand: an invalid value
  * is logged and replaced by "auto" rather than failing the task.
  *
+ * The batch script's shell prints what task/topoplace has to tell the
+ * job (TOPOPLACE_NOTE: the remapping skipped and why) on its stderr.
+ *
  * Tasks of steps (not the batch script itself, nor salloc's interactive
  * step, whose shells must not be paced or profiled) get the pacing library
  * when the step has a throttle window, and the profiler under
@@ -859,7 +1296,21 @@ extern int task_p_pre_launch(stepd_step_rec_t *job)
 	            tp_placement_name(placement)))
 		error("%s: %ps: cannot set %s", plugin_type, &job->step_id,
 		      TP_ENV_PLACEMENT);
-	if (job->batch || job->step_id.step_id == SLURM_INTERACTIVE_STEP)
+	if (job->batch) {
+		const char *note = getenvp(job->env, TP_ENV_NOTE);
+
+		/* stdout and stderr are the job's files by now. */
+		if (note && note[0])
+			dprintf(STDERR_FILENO, "topoplace: %s\n", note);
+		return SLURM_SUCCESS;
+	}
+	if (getenvp(job->env, TP_ENV_STEP_NOTE)) {
+		if (procid && !strcmp(procid, "0"))
+			dprintf(STDERR_FILENO, "topoplace: %s\n",
+			        getenvp(job->env, TP_ENV_STEP_NOTE));
+		unsetenvp(job->env, TP_ENV_STEP_NOTE);
+	}
+	if (job->step_id.step_id == SLURM_INTERACTIVE_STEP)
 		return SLURM_SUCCESS;
 	if (window && pacing && pacing[0])
 		_preload(job, pacing);

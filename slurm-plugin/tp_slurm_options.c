@@ -1,11 +1,13 @@
 /*
  * tp_slurm_options.c: the rules of topoplace's user flags.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "store.h"
 #include "tp_slurm_options.h"
@@ -88,12 +90,29 @@ bad:
 	                    value, TP_OPT_IO_SERVERS_MAX);
 }
 
+/*
+ * @value in lower case into @out (TP_OPT_VALUE_MAX bytes): keywords and
+ * units are case-insensitive, as in topoplace.conf (--placement=LEAF,
+ * --io-throttle=2MS).  A value too long for @out is copied cut, which no
+ * keyword matches, so it is still refused naming what was given.
+ */
+static const char *lower(const char *value, char out[TP_OPT_VALUE_MAX])
+{
+	size_t i;
+
+	for (i = 0; value[i] && i + 1 < TP_OPT_VALUE_MAX; i++)
+		out[i] = (char)tolower((unsigned char)value[i]);
+	out[i] = '\0';
+	return value[i] ? value : out;
+}
+
 tp_status tp_opt_check(tp_opt_id id, const char *value,
                        char canon[TP_OPT_VALUE_MAX], tp_error *err)
 {
 	const tp_opt_info *info = tp_opt_info_get(id);
 	tp_placement placement;
 	tp_throttle_request request;
+	char folded[TP_OPT_VALUE_MAX];
 	tp_error inner;
 
 	if (!info)
@@ -116,7 +135,9 @@ tp_status tp_opt_check(tp_opt_id id, const char *value,
 	}
 	switch (id) {
 	case TP_OPT_PLACEMENT:
-		if (tp_placement_parse(value, &placement, &inner) != TP_OK)
+		if (tp_placement_parse(lower(value, folded), &placement,
+		                       NULL) != TP_OK &&
+		    tp_placement_parse(value, &placement, &inner) != TP_OK)
 			return tp_error_set(err, TP_ERR_INVALID, "--%s: %s",
 			                    info->name, inner.message);
 		snprintf(canon, TP_OPT_VALUE_MAX, "%s",
@@ -129,17 +150,20 @@ tp_status tp_opt_check(tp_opt_id id, const char *value,
 			return TP_OK;
 		return check_name(info->name, value, canon, err);
 	case TP_OPT_RANK_REMAP:
-		if (strcmp(value, "auto") && strcmp(value, "off"))
+		if (strcasecmp(value, "auto") && strcasecmp(value, "off"))
 			return tp_error_set(err, TP_ERR_INVALID,
 			                    "--%s: '%.64s' is not a remap mode "
 			                    "(expected auto|off)",
 			                    info->name, value);
-		snprintf(canon, TP_OPT_VALUE_MAX, "%s", value);
+		snprintf(canon, TP_OPT_VALUE_MAX, "%s",
+		         strcasecmp(value, "off") ? "auto" : "off");
 		return TP_OK;
 	case TP_OPT_IO_SERVERS:
 		return check_servers(value, canon, err);
 	case TP_OPT_IO_THROTTLE:
-		if (tp_throttle_parse(value, &request, &inner) != TP_OK)
+		if (tp_throttle_parse(lower(value, folded), &request, NULL) !=
+		        TP_OK &&
+		    tp_throttle_parse(value, &request, &inner) != TP_OK)
 			return tp_error_set(err, TP_ERR_INVALID, "--%s: %s",
 			                    info->name, inner.message);
 		if (request.mode == TP_THROTTLE_FIXED)

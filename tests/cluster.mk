@@ -44,3 +44,17 @@ clean-local: clean-local-cluster
 clean-local-cluster:
 	-rm -rf tests/integration/*.bed
 .PHONY: clean-local-cluster
+
+# task/topoplace's batch work bounded by RemapBudget/RemapMemory, and the
+# job's task count winning over its profile's ranks (issue #14, 1 and 2).
+if WITH_SLURM
+TESTS += tests/integration/slurm_remap_budget.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_remap_budget.sh
+
+# The site's throttle policy and flag spellings through sbatch, srun and
+# salloc (issue #14, item 4).
+if WITH_SLURM
+TESTS += tests/integration/slurm_policy_flags.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_policy_flags.sh

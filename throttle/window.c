@@ -48,6 +48,43 @@ tp_status tp_throttle_parse(const char *text, tp_throttle_request *request,
 	return TP_OK;
 }
 
+/*
+ * A user window with no I/O pattern known (a job without a profile):
+ * ThrottleMinWindow and ThrottleMaxWindow bound it, nothing else applies.
+ */
+static tp_status user_window_alone(const tp_throttle_policy *policy,
+                                   const tp_throttle_request *request,
+                                   tp_window_decision *d, tp_error *err)
+{
+	uint64_t min_us = policy ? policy->min_window_us : 0;
+	uint64_t max_us = policy ? policy->max_window_us : 0;
+	char note[96] = "", window[32], limit[32];
+
+	if (max_us && min_us > max_us)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "throttle policy: minimum window %llu us "
+		                    "above maximum %llu us",
+		                    (unsigned long long)min_us,
+		                    (unsigned long long)max_us);
+	d->window_us = request->window_us;
+	if (min_us && d->window_us < min_us) {
+		d->window_us = min_us;
+		tp_units_format_us((double)min_us, limit, sizeof(limit));
+		snprintf(note, sizeof(note), " (raised to the site minimum %s)",
+		         limit);
+	} else if (max_us && d->window_us > max_us) {
+		d->window_us = max_us;
+		tp_units_format_us((double)max_us, limit, sizeof(limit));
+		snprintf(note, sizeof(note),
+		         " (lowered to the site maximum %s)", limit);
+	}
+	d->throttle = true;
+	tp_units_format_us((double)d->window_us, window, sizeof(window));
+	snprintf(d->reason, sizeof(d->reason), "window %s set by the user%s",
+	         window, note);
+	return TP_OK;
+}
+
 static bool class_throttled(const tp_throttle_policy *policy,
                             const char *job_class)
 {
@@ -106,6 +143,8 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 	memset(d, 0, sizeof(*d));
 	if (!request)
 		request = &automatic;
+	if (!pattern && request->mode == TP_THROTTLE_FIXED)
+		return user_window_alone(policy, request, d, err);
 	if (!pattern || pattern->request_bytes == 0 || pattern->clients == 0)
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "I/O pattern: request size and clients "
@@ -134,7 +173,21 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 	if (request->mode == TP_THROTTLE_FIXED) {
 		uint64_t w = request->window_us;
 
-		if (min_us && w < min_us) {
+		tp_window_decision site;
+
+		/* Without ThrottleAllowUserOff a user window cannot undercut
+		 * the window the site sets for this job either. */
+		if (policy && !policy->allow_user_off &&
+		    tp_window_decide(pattern, table, policy, &automatic, &site,
+		                     NULL) == TP_OK &&
+		    site.throttle && w < site.window_us) {
+			w = site.window_us;
+			tp_units_format_us((double)w, limit, sizeof(limit));
+			snprintf(
+			    note, sizeof(note),
+			    " (raised to the site's window %s for this job)",
+			    limit);
+		} else if (min_us && w < min_us) {
 			w = min_us;
 			tp_units_format_us((double)min_us, limit, sizeof(limit));
 			snprintf(note, sizeof(note),

@@ -82,6 +82,11 @@ tp_status tp_throttle_parse(const char *text, tp_throttle_request *request,
  * Decide the window for @pattern.  @table may be NULL (then AUTO cannot
  * throttle and says so); @policy may be NULL (nothing throttled
  * automatically, user windows unbounded); @request may be NULL (auto).
+ * @pattern may be NULL for a FIXED request only (a job without a
+ * profile): the policy's minimum and maximum bound the user's window.
+ * A FIXED window never undercuts the site: it is raised to the minimum
+ * and, when the policy does not allow users to turn throttling off, to
+ * the window AUTO would give the job; the reason says so.
  * Errors: TP_ERR_INVALID for an impossible pattern or policy
  * (min > max), naming the field.
  */

@@ -151,12 +151,13 @@ done
 
 cp "$etc/topoplace.conf" "$out/good.conf"
 sed -i 's/^FabricSource=.*/FabricSource=cache\nFabricCache=\/nonexistent\/fabric.cache/' "$etc/topoplace.conf"
+# -n16: the profile's ranks, so srun gets as far as the fabric.
 # shellcheck disable=SC2016
-tp_as_user "$user" timeout 120 salloc -N4 -n4 --comm-profile=cross bash -c \
+tp_as_user "$user" timeout 120 salloc -N4 -n16 --comm-profile=cross bash -c \
 	'srun bash -c "echo \$SLURM_PROCID \$SLURMD_NODENAME \${SLURM_HOSTFILE:-none}"' \
 	>"$out/nofabric.out" 2>"$out/nofabric.err"
-tp_check_eq "with the fabric missing srun runs 4 tasks in Slurm's layout" \
-	"0 none,1 none,2 none,3 none" \
+tp_check_eq "with the fabric missing srun runs 16 tasks in Slurm's layout" \
+	"$(seq -f '%g none' 0 15 | paste -sd,)" \
 	"$(sort -n "$out/nofabric.out" | awk '{ printf "%s%s %s", (NR > 1 ? "," : ""), $1, $3 }')"
 tp_check_eq "one line naming the missing fabric cache" 1 \
 	"$(grep -c "srun: error: topoplace: JobId=[0-9]*: .*/nonexistent/fabric.cache.*: srun keeps Slurm's task layout" "$out/nofabric.err")"

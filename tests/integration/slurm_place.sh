@@ -14,16 +14,37 @@
 #       missing fabric: jobs still run, one clear log line each
 #   flags: every user flag is checked at submission by sbatch, salloc and
 #       srun: our line naming it, then Slurm's generic one
+#   the documented configuration: the bed runs README.md's TaskPlugin
+#       (task/affinity,task/topoplace) and plugstack.conf lines, which
+#       topoplace(7) gives too; task/affinity still binds CPUs
 set -u
 
 : "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
 . "$abs_top_srcdir/tests/lib/bed.sh"
 . "$abs_top_srcdir/tests/lib/slurm_place_lib.sh"
-[ "${1:-}" = --inside ] || tp_slurm_bed slurm_place \
+[ "${1:-}" = --inside ] || TP_SLURM_DOCUMENTED_TASK=1 tp_slurm_bed slurm_place \
 	--conf "PartitionName=comm Nodes=ALL MaxTime=60 State=UP" \
 	--conf "PartitionName=io Nodes=ALL MaxTime=60 State=UP"
 
 tp_slurm_setup
+
+# --- the documented configuration -------------------------------------------
+tp_check_eq "the bed runs README.md's TaskPlugin line" \
+	"$(documented_line '^TaskPlugin=')" "$(scontrol show config | sed -n 's/^TaskPlugin *= */TaskPlugin=/p')"
+tp_check_eq "topoplace(7) gives README.md's plugstack.conf line" \
+	"$(documented_line '^(optional|required) /.*/spank_topoplace\.so$')" \
+	"$(grep -m1 -E '^(optional|required) /.*/spank_topoplace\.so$' "$abs_top_srcdir/doc/topoplace.7")"
+tp_check_eq "and the bed's plugstack.conf uses it" \
+	"$(documented_line '^(optional|required) /.*/spank_topoplace\.so$' | cut -d' ' -f1) $abs_top_builddir/slurm-plugin/.libs/spank_topoplace.so" \
+	"$(cat "$(scontrol show config | sed -n 's/^PlugStackConfig *= *//p')")"
+tp_check_eq "task/topoplace gives tasks their flags under it" "leaf" \
+	"$(tp_as_user "$user" timeout 60 srun -N1 --placement=leaf printenv TOPOPLACE_PLACEMENT)"
+# shellcheck disable=SC2016 # expanded by the tasks' shell
+tp_check_eq "task/affinity binds each task to the CPU asked for" \
+	"0 Cpus_allowed_list: 1
+1 Cpus_allowed_list: 0" \
+	"$(tp_as_user "$user" timeout 60 srun -N1 -n2 --cpu-bind=map_cpu:1,0 \
+		bash -c 'echo $SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status)' | sort)"
 
 # --- the store and a profile signed by the user -----------------------------
 tp_slurm_profiles
@@ -98,7 +119,7 @@ tp_check_eq "the 13-node job runs once the leaf is free" COMPLETED "$(tp_wait_jo
 # cons_tres alone would put the second 2-node job on the first one's leaf
 # (the tightest fit).
 io=$(tp_as_user "$user" sbatch --parsable -N 2 -J ioheavy --placement=shared \
-	-o "$out/io-%j.out" --wrap 'srun -N1 -n1 bash -c "echo \$TOPOPLACE_IO_WINDOW_US \$LD_PRELOAD"; sleep 60')
+	-o "$out/io-%j.out" -e "$out/io-%j.err" --wrap 'srun -N1 -n1 bash -c "echo \$TOPOPLACE_IO_WINDOW_US \$LD_PRELOAD"; sleep 60')
 wait_state "$io" RUNNING 20
 cs=$(tp_as_user "$user" sbatch --parsable -N 2 -J hpcg --placement=shared \
 	-o /dev/null --wrap 'sleep 60')

@@ -3,11 +3,13 @@
  * tests (slurm_place.sh), written unsigned (`topoplace profile put` signs
  * them as the submitting user).
  *
- *   slurm_profile_gen io_heavy|quiet RANKS OUT
+ *   slurm_profile_gen io_heavy|quiet|alltoall RANKS OUT
  *
  * io_heavy: every rank writes 2 GiB in 1 MiB requests in one second (2 GiB/s
  * per client, over the 1 GiB/s class threshold) and sends little.
- * quiet: a ring of small, rare messages and no I/O.
+ * quiet: a ring of small, rare messages and no I/O; up to 10^6 ranks.
+ * alltoall: every rank sends to every other (RANKS^2 matrix entries: a
+ * large profile, as a real all-to-all code records), no I/O.
  */
 #include "tp_config.h"
 
@@ -22,19 +24,23 @@ int main(int argc, char **argv)
 	tp_profile_header header;
 	tp_profile *profile = NULL;
 	tp_error err;
-	int io;
-	unsigned long ranks;
+	int io, all;
+	unsigned long ranks, max_ranks;
 
 	if (argc != 4 ||
-	    (strcmp(argv[1], "io_heavy") && strcmp(argv[1], "quiet"))) {
-		fprintf(stderr,
-		        "usage: slurm_profile_gen io_heavy|quiet RANKS OUT\n");
+	    (strcmp(argv[1], "io_heavy") && strcmp(argv[1], "quiet") &&
+	     strcmp(argv[1], "alltoall"))) {
+		fprintf(stderr, "usage: slurm_profile_gen "
+		                "io_heavy|quiet|alltoall RANKS OUT\n");
 		return 2;
 	}
 	io = !strcmp(argv[1], "io_heavy");
+	all = !strcmp(argv[1], "alltoall");
+	max_ranks = !strcmp(argv[1], "quiet") ? 1000000 : 4096;
 	ranks = strtoul(argv[2], NULL, 10);
-	if (ranks < 2 || ranks > 4096) {
-		fprintf(stderr, "slurm_profile_gen: RANKS: 2..4096\n");
+	if (ranks < 2 || ranks > max_ranks) {
+		fprintf(stderr, "slurm_profile_gen: RANKS: 2..%lu\n",
+		        max_ranks);
 		return 2;
 	}
 	memset(&header, 0, sizeof(header));
@@ -48,6 +54,11 @@ int main(int argc, char **argv)
 		if (tp_profile_add_pair(profile, r, (r + 1) % ranks, 1000, 10,
 		                        &err) != TP_OK)
 			goto fail;
+		for (uint32_t to = 0; all && to < ranks; to++)
+			if (to != r && to != (r + 1) % ranks &&
+			    tp_profile_add_pair(profile, r, to, 4096, 4,
+			                        &err) != TP_OK)
+				goto fail;
 		if (io) {
 			tp_profile_io_client c = {0};
 

@@ -195,7 +195,7 @@ tp_check_eq "srun without a flag: no window, nothing preloaded" "none none" \
 tp_check "(its 11 writes take < 400 ms: $(slowest "$out/t-none.out") ms)" \
 	test "$(slowest "$out/t-none.out")" -lt 400
 
-fixed50="task/topoplace: StepId=[0-9]*\.0: I/O throttle window 50000 us: fixed by --io-throttle"
+fixed50="task/topoplace: StepId=[0-9]*\.0: I/O throttle window 50000 us: window 50 ms set by the user"
 before=$(slurmd_lines "$fixed50")
 tp_as_user "$user" timeout 60 srun -N2 -n2 --io-throttle=50ms \
 	bash -c "$writer" _ "$out" >"$out/t-srun.out" 2>"$out/t-srun.err"
@@ -220,7 +220,7 @@ tp_check "srun --comm-profile=ioheavy (io_heavy): a window from the threshold ta
 	bash -c '[[ $1 =~ ^[0-9]+$ ]] && (($1 > 0)) && [ "$2" = "$1 $3" ]' _ "$w" \
 	"$(window_line "$out/t-profile.out")" "$pacing"
 tp_check_eq "one log line with the table's reason" 1 \
-	"$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep "task/topoplace: StepId=[0-9]*\.0: I/O throttle window $w us: " | grep -vc 'fixed by')"
+	"$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep "task/topoplace: StepId=[0-9]*\.0: I/O throttle window $w us: " | grep -vc 'set by the user')"
 
 j=$(tp_as_user "$user" sbatch --parsable -N1 -o "$out/t-batch-%j.out" \
 	--wrap "srun -n1 --io-throttle=50ms bash -c '$writer' _ $out")

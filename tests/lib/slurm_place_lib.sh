@@ -9,6 +9,9 @@
 #       tree of 4 leaves x 4 hosts (topoplace-fattree), with the build
 #       tree's select, task and SPANK plugins, 4 CPUs a node and TmpFS in
 #       the bed; logs kept in tests/integration/NAME.keep on failure.
+#       plugstack.conf is README.md's documented line (its directory
+#       replaced by the build tree's); with TP_SLURM_DOCUMENTED_TASK=1,
+#       TaskPlugin is README.md's documented line too.
 #       Exits with the test's status.
 # Inside the bed:
 #   tp_slurm_setup             user out etc tp sock store log gen (below)
@@ -26,8 +29,13 @@
 #                              io_heavy) loaded by a reconfigure
 #   tp_restart_slurmctld       stop slurmctld, start it again on its state
 
+# documented_line REGEX: the first line of README.md (the admin's
+# instructions) matching REGEX.
+documented_line() { grep -m1 -E -- "$1" "$abs_top_srcdir/README.md"; }
+
 tp_slurm_bed() {
-	local name=$1 plugins work rc
+	local name=$1 plugins work rc plugstack task=task/topoplace
+	local extra=()
 	shift
 	: "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
 	: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
@@ -35,7 +43,17 @@ tp_slurm_bed() {
 	plugins=${TP_PLUGIN_BUILD_DIR:-$abs_top_builddir/slurm-plugin/.libs}
 	# Scratch outside the build tree (distclean must find it clean).
 	work=$(mktemp -d "/tmp/tp-$name.XXXXXX") && chmod 755 "$work" || exit 1
-	echo "required $plugins/spank_topoplace.so" >"$work/plugstack.conf"
+	plugstack=$(documented_line '^(optional|required) /.*/spank_topoplace\.so$') ||
+		{ echo "tp_slurm_bed: no plugstack.conf line in README.md"; exit 1; }
+	echo "${plugstack%% *} $plugins/spank_topoplace.so" >"$work/plugstack.conf"
+	if [ -n "${TP_SLURM_DOCUMENTED_TASK:-}" ]; then
+		task=$(documented_line '^TaskPlugin=' | sed 's/^TaskPlugin=//') ||
+			{ echo "tp_slurm_bed: no TaskPlugin line in README.md"; exit 1; }
+		# The bed declares 4 CPUs a node on a host with fewer: no
+		# automatic binding (task/affinity cannot lay 4 tasks out on
+		# 2 real CPUs); a binding the user asks for still works.
+		extra=(--conf TaskPluginParam=none)
+	fi
 	"$abs_top_builddir/tools/topoplace-fattree" --leaves 4 \
 		--hosts-per-leaf 4 --spines 2 --format slurm \
 		-o "$work/topology.conf" || exit 1
@@ -44,7 +62,7 @@ tp_slurm_bed() {
 	"$abs_top_srcdir/tests/lib/tp-bed" --topology "$work/topology.conf" \
 		--cpus 4 --select select/topoplace_cons_tres \
 		--conf "TmpFS=/run/topoplace-bed/jobs" \
-		--task-plugin task/topoplace \
+		--task-plugin "$task" "${extra[@]}" \
 		--plugin-dir "$plugins" --plugstack "$work/plugstack.conf" \
 		--keep "$abs_top_builddir/tests/integration/$name.keep" \
 		"$@" -- "$0" --inside

@@ -598,6 +598,40 @@ static void test_names_round_trip_through_the_parser(void **state)
 	assert_string_equal(buf, "Fabric,Throttle");
 }
 
+/* RemapBudget and RemapMemory: defaults, per-partition values, bounds. */
+static void test_remap_budget_and_memory_have_defaults_and_bounds(void **state)
+{
+	tp_config *cfg = parse_ok("RemapBudget=500ms\n"
+	                          "PartitionName=big RemapBudget=8s "
+	                          "RemapMemory=2GiB\n");
+	const tp_config_settings *site = tp_config_defaults(cfg);
+	const tp_config_settings *big = tp_config_for_partition(cfg, "big");
+	static const char *const bad[] = {
+	    "RemapBudget=9s\n", "RemapBudget=1ms\n", "RemapMemory=1M\n",
+	    "RemapMemory=17G\n", "RemapMemory=lots\n"};
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(site->remap_budget_us, 500000);
+	assert_int_equal(site->remap_memory_bytes,
+	                 TP_CONFIG_DEFAULT_REMAP_MEMORY);
+	assert_int_equal(big->remap_budget_us, 8000000);
+	assert_int_equal(big->remap_memory_bytes, 2ULL << 30);
+	tp_config_free(cfg);
+	cfg = parse_ok("");
+	assert_int_equal(tp_config_defaults(cfg)->remap_budget_us,
+	                 TP_CONFIG_DEFAULT_REMAP_BUDGET_US);
+	tp_config_free(cfg);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cfg = NULL;
+		assert_int_equal(tp_config_parse(bad[i], strlen(bad[i]),
+		                                 ORIGIN, &cfg, &err),
+		                 TP_ERR_INVALID);
+		assert_null(cfg);
+		assert_non_null(strstr(err.message, "line 1: Remap"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -622,6 +656,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_throttle_policy_and_store_options_carry_the_file),
 	    cmocka_unit_test(test_names_round_trip_through_the_parser),
+	    cmocka_unit_test(
+	        test_remap_budget_and_memory_have_defaults_and_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -266,6 +266,23 @@ static void test_profile_summary_carries_rates(void **state)
 	tp_profile_free(p);
 }
 
+/* Keywords and units in any case, as topoplace.conf takes them; a bad
+ * value is still named as the user spelled it. */
+static void test_keywords_are_case_insensitive_like_the_config(void **state)
+{
+	(void)state;
+	check_ok(TP_OPT_PLACEMENT, "LEAF", "leaf");
+	check_ok(TP_OPT_PLACEMENT, "Shared", "shared");
+	check_ok(TP_OPT_RANK_REMAP, "OFF", "off");
+	check_ok(TP_OPT_RANK_REMAP, "Auto", "auto");
+	check_ok(TP_OPT_IO_THROTTLE, "2MS", "2000us");
+	check_ok(TP_OPT_IO_THROTTLE, "Off", "off");
+	check_bad(TP_OPT_PLACEMENT, "LEAFS", "--placement: 'LEAFS'");
+	check_bad(TP_OPT_IO_THROTTLE, "FAST", "'FAST'");
+	/* Profile names stay case-sensitive: they name files. */
+	check_ok(TP_OPT_COMM_PROFILE, "HPCG", "HPCG");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +296,8 @@ int main(void)
 	        test_missing_conf_is_defaults_bad_conf_names_the_line),
 	    cmocka_unit_test(test_fabric_loads_from_topology_conf),
 	    cmocka_unit_test(test_profile_summary_carries_rates),
+	    cmocka_unit_test(
+	        test_keywords_are_case_insensitive_like_the_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -310,6 +310,52 @@ static void test_impossible_patterns_are_refused(void **state)
 	                                    "be positive"));
 }
 
+/*
+ * ThrottleAllowUserOff=no: a user window below the site's window for the
+ * job (1 us against the table's 1851 us, or against ThrottleMinWindow
+ * without a profile) is raised, and the reason says so; above it, it
+ * stands.
+ */
+static void test_user_window_never_undercuts_the_site(void **state)
+{
+	tp_threshold_table *t = table_4m();
+	tp_throttle_policy enforced = {1000, 0, all_classes, 1, false};
+	tp_throttle_policy optional = {1000, 0, all_classes, 1, true};
+	tp_io_pattern job = {4 << 20, 64, 1000, 0, "batch"};
+	tp_throttle_request tiny = {TP_THROTTLE_FIXED, 1};
+	tp_throttle_request wide = {TP_THROTTLE_FIXED, 5000};
+	tp_window_decision d;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_window_decide(&job, t, &enforced, &tiny, &d, &err),
+	                 TP_OK);
+	assert_true(d.throttle);
+	assert_int_equal(d.window_us, 1851);
+	assert_non_null(strstr(d.reason, "raised to the site's window"));
+	assert_int_equal(tp_window_decide(&job, t, &enforced, &wide, &d, &err),
+	                 TP_OK);
+	assert_int_equal(d.window_us, 5000);
+	/* Users may turn it off: only the minimum bounds them. */
+	assert_int_equal(tp_window_decide(&job, t, &optional, &tiny, &d, &err),
+	                 TP_OK);
+	assert_int_equal(d.window_us, 1000);
+	/* No profile: no pattern, the minimum still holds. */
+	assert_int_equal(
+	    tp_window_decide(NULL, NULL, &enforced, &tiny, &d, &err), TP_OK);
+	assert_true(d.throttle);
+	assert_int_equal(d.window_us, 1000);
+	assert_string_equal(d.reason, "window 1 ms set by the user "
+	                              "(raised to the site minimum 1 ms)");
+	assert_int_equal(tp_window_decide(NULL, NULL, NULL, &wide, &d, &err),
+	                 TP_OK);
+	assert_int_equal(d.window_us, 5000);
+	/* Without a pattern only a user window can be decided. */
+	assert_int_equal(tp_window_decide(NULL, t, &enforced, NULL, &d, &err),
+	                 TP_ERR_INVALID);
+	tp_threshold_table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +372,7 @@ int main(void)
 	    cmocka_unit_test(
 	        test_extrapolated_threshold_is_flagged_in_decision),
 	    cmocka_unit_test(test_impossible_patterns_are_refused),
+	    cmocka_unit_test(test_user_window_never_undercuts_the_site),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
