@@ -51,7 +51,7 @@ build=$(readlink -f "$build")
 if [ "${BENCH_INSIDE:-}" != 1 ]; then
 	work=$(mktemp -d /tmp/tp-jobtest-bench.XXXXXX)
 	trap 'rm -rf "$work"' EXIT
-	echo "required $build/slurm-plugin/.libs/spank_topoplace.so" >"$work/plugstack.conf"
+	echo "optional $build/slurm-plugin/.libs/spank_topoplace.so" >"$work/plugstack.conf"
 	shape=(--spines "$spines")
 	((pods > 1)) && shape+=(--pods "$pods" --cores $((2 * spines)))
 	"$build/tools/topoplace-fattree" --leaves "$leaves" --hosts-per-leaf "$hpl" \

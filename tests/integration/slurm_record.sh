@@ -31,7 +31,7 @@ if [ "${1:-}" != --inside ]; then
 	"$MPICC" -O2 "$S/tests/integration/mpi_patterns.c" -pthread \
 		-o "$work/mpi_patterns" ||
 		{ echo "not ok - mpi_patterns builds"; echo "0 passed, 1 failed"; rm -rf "$work"; exit 1; }
-	echo "required $abs_top_builddir/slurm-plugin/.libs/spank_topoplace.so" >"$work/plugstack.conf"
+	echo "optional $abs_top_builddir/slurm-plugin/.libs/spank_topoplace.so" >"$work/plugstack.conf"
 	"$abs_top_builddir/tools/topoplace-fattree" --leaves 2 \
 		--hosts-per-leaf 4 --spines 2 --format slurm \
 		-o "$work/topology.conf" || exit 1

@@ -12,7 +12,7 @@ if [ "${1:-}" != --inside ]; then
 	tp_require_bed
 	plugins=$abs_top_builddir/slurm-plugin/.libs
 	work=$(mktemp -d /tmp/tp-slurm-scale.XXXXXX) && chmod 755 "$work" || exit 1
-	echo "required $plugins/spank_topoplace.so" >"$work/plugstack.conf"
+	echo "optional $plugins/spank_topoplace.so" >"$work/plugstack.conf"
 	"$abs_top_builddir/tools/topoplace-fattree" --leaves 4 \
 		--hosts-per-leaf 4 --spines 2 --format slurm \
 		-o "$work/topology.conf" || exit 1
