@@ -29,10 +29,10 @@ typedef struct node_entry {
 typedef struct sched_job {
 	uint32_t job_id;
 	tp_sched_record rec;
-	char *nodes;         /* the job's hostlist as given */
-	uint32_t *node_idx;  /* its nodes in the node table */
+	char *nodes;        /* the job's hostlist as given */
+	uint32_t *node_idx; /* its nodes in the node table */
 	uint32_t node_n;
-	uint32_t *host;      /* its hosts in the fabric */
+	uint32_t *host; /* its hosts in the fabric */
 	uint32_t host_n;
 	uint32_t *held_node; /* held nodes in the node table */
 	uint32_t held_node_n;
@@ -41,11 +41,11 @@ typedef struct sched_job {
 } sched_job;
 
 struct tp_sched_state {
-	char **node_names;     /* node index -> name */
+	char **node_names;       /* node index -> name */
 	node_entry *node_sorted; /* the same in name order, for bsearch */
-	uint32_t node_count;   /* node indices, named or not */
-	uint32_t named_count;  /* entries of node_sorted */
-	const tp_topo *topo; /* borrowed; NULL: no fabric */
+	uint32_t node_count;     /* node indices, named or not */
+	uint32_t named_count;    /* entries of node_sorted */
+	const tp_topo *topo;     /* borrowed; NULL: no fabric */
 	sched_job *jobs;
 	size_t job_count, job_cap;
 	tp_host_use *use; /* one per fabric host, valid unless use_dirty */
@@ -107,12 +107,11 @@ char *tp_sched_record_format(const tp_sched_record *rec, const char *note)
 		note = tp_sched_reason_fit(note, fitted, sizeof(fitted));
 	else
 		note = NULL;
-	n = snprintf(NULL, 0,
-	             TP_SCHED_RECORD_PREFIX "placement=%s class=%s%s%s%s%s%s",
-	             tp_placement_name(rec->policy),
-	             tp_jobclass_name(rec->job_class),
-	             rec->has_profile ? " (profile)" : "", held ? " held=" : "",
-	             held ? held : "", note ? ": " : "", note ? note : "");
+	n = snprintf(
+	    NULL, 0, TP_SCHED_RECORD_PREFIX "placement=%s class=%s%s%s%s%s%s",
+	    tp_placement_name(rec->policy), tp_jobclass_name(rec->job_class),
+	    rec->has_profile ? " (profile)" : "", held ? " held=" : "",
+	    held ? held : "", note ? ": " : "", note ? note : "");
 	if (n < 0 || !(text = malloc((size_t)n + 1)))
 		return NULL;
 	snprintf(text, (size_t)n + 1,
@@ -148,7 +147,8 @@ tp_status tp_sched_record_parse(const char *text, tp_sched_record *rec,
 	p = text + strlen(TP_SCHED_RECORD_PREFIX);
 	if (sscanf(p, "placement=%31[a-z_] class=%31[a-z_]%n", policy, cls,
 	           &used) < 2 ||
-	    !used || tp_placement_parse(policy, &rec->policy, &ignored) != TP_OK ||
+	    !used ||
+	    tp_placement_parse(policy, &rec->policy, &ignored) != TP_OK ||
 	    tp_jobclass_parse(cls, &rec->job_class, &ignored) != TP_OK)
 		return not_a_record(err, text);
 	p += used;
@@ -347,15 +347,17 @@ static tp_status derive_hold(const tp_sched_state *s, sched_job *j,
 		for (uint32_t x = 0; x < n; x++) {
 			const char *name = tp_topo_host_name(s->topo, on[x]);
 
-			if (s->named_count && node_find(s, name) == TP_TOPO_NONE)
+			if (s->named_count &&
+			    node_find(s, name) == TP_TOPO_NONE)
 				continue;
 			if (count == cap) {
 				size_t c = cap ? cap * 2 : 32;
 				const char **v = realloc(names, c * sizeof(*v));
 
 				if (!v) {
-					rc = tp_error_set(err, TP_ERR_NOMEM,
-					                  "hold: out of memory");
+					rc =
+					    tp_error_set(err, TP_ERR_NOMEM,
+					                 "hold: out of memory");
 					break;
 				}
 				names = v;
@@ -379,8 +381,8 @@ static tp_status job_resolve(tp_sched_state *s, sched_job *j, tp_error *err)
 	job_clear_indices(j);
 	rc = resolve(s, j->nodes, "nodes", &j->node_idx, &j->node_n, &j->host,
 	             &j->host_n, err);
-	if (rc == TP_OK && !j->rec.held &&
-	    j->rec.policy == TP_PLACEMENT_LEAF && s->topo)
+	if (rc == TP_OK && !j->rec.held && j->rec.policy == TP_PLACEMENT_LEAF &&
+	    s->topo)
 		rc = derive_hold(s, j, err);
 	if (rc == TP_OK && j->rec.held)
 		rc = resolve(s, j->rec.held, "held nodes", &j->held_node,
@@ -441,8 +443,7 @@ tp_status tp_sched_set_nodes(tp_sched_state *s, const char *const *names,
 		if (!strcmp(sorted[i - 1].name, sorted[i].name)) {
 			tp_status rc = tp_error_set(
 			    err, TP_ERR_INVALID,
-			    "node table: node %s listed twice",
-			    sorted[i].name);
+			    "node table: node %s listed twice", sorted[i].name);
 
 			nodes_free(copy, sorted, count);
 			return rc;

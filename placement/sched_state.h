@@ -100,9 +100,9 @@ void tp_sched_state_free(tp_sched_state *state);
 
 /*
  * The scheduler's node table: @names[i] is node index i (copied; NULL:
- * no node at that index).  Every
- * job's nodes and holds are resolved again.  TP_ERR_INVALID on a
- * duplicate name; TP_ERR_NOMEM.  On error the previous table is kept.
+ * no node at that index).  Every job's nodes and holds are resolved
+ * again (errors as tp_sched_set_topo).  TP_ERR_INVALID on a duplicate
+ * name, TP_ERR_NOMEM: the previous table is kept.
  */
 tp_status tp_sched_set_nodes(tp_sched_state *state, const char *const *names,
                              uint32_t count, tp_error *err);
@@ -111,8 +111,10 @@ tp_status tp_sched_set_nodes(tp_sched_state *state, const char *const *names,
  * The fabric occupancy is computed on (borrowed: it must outlive its use
  * here; NULL: none).  Every job is resolved again; a whole-leaf job with
  * no recorded hold gets the hosts of its leaves (those that are nodes of
- * the table) as its hold.  TP_ERR_NOMEM (the state is then without
- * fabric).
+ * the table) as its hold.  The fabric is set whatever the status; on
+ * TP_ERR_NOMEM or a bad hostlist (naming the first job that failed) the
+ * jobs that could not be resolved hold nothing until the next change,
+ * the others are right.
  */
 tp_status tp_sched_set_topo(tp_sched_state *state, const tp_topo *topo,
                             tp_error *err);

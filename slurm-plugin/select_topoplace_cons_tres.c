@@ -127,12 +127,12 @@ typedef struct tp_model {
 	/* What was read, so reconfigure can tell whether anything changed. */
 	tp_file_sig conf_sig, fabric_sig, map_sig;
 	tp_config *config;
-	tp_topo *topo;       /* NULL: no fabric, plain cons_tres */
-	uint32_t *node_host; /* Slurm node index -> topo host / NONE */
-	uint32_t *host_node; /* topo host -> Slurm node index / NONE */
-	int node_count;      /* entries of node_host */
+	tp_topo *topo;         /* NULL: no fabric, plain cons_tres */
+	uint32_t *node_host;   /* Slurm node index -> topo host / NONE */
+	uint32_t *host_node;   /* topo host -> Slurm node index / NONE */
+	int node_count;        /* entries of node_host */
 	uint32_t mapped_count; /* hosts of the topo that are Slurm nodes */
-	uint32_t *ioservers; /* IoServerHosts as topo hosts */
+	uint32_t *ioservers;   /* IoServerHosts as topo hosts */
 	uint32_t ioserver_count;
 	char munge_socket[256];
 } tp_model;
@@ -269,8 +269,7 @@ static bool _model_check_usable(tp_model *m, const char *why)
 	      "Slurm node (%s, ...): no usable fabric: jobs are placed by "
 	      "plain cons_tres",
 	      why, tp_topo_host_count(m->topo), tp_topo_host_name(m->topo, 0),
-	      node_record_table_ptr[0] ? node_record_table_ptr[0]->name
-	                               : "?");
+	      node_record_table_ptr[0] ? node_record_table_ptr[0]->name : "?");
 	tp_topo_free(m->topo);
 	m->topo = NULL;
 	xfree(m->node_host);
@@ -312,9 +311,8 @@ static void _fabric_sigs(const tp_config *config, tp_file_sig *fabric,
 	              ? site->topology_conf
 	              : site->fabric_cache,
 	          fabric);
-	_file_sig(site->node_name_rule == TP_NODE_NAME_MAP
-	              ? site->node_name_map
-	              : NULL,
+	_file_sig(site->node_name_rule == TP_NODE_NAME_MAP ? site->node_name_map
+	                                                   : NULL,
 	          map);
 }
 
@@ -348,8 +346,7 @@ static bool _model_unchanged(const tp_model *m)
  */
 static void _model_ioservers(tp_model *m, const char *why)
 {
-	const char *expr =
-	    tp_config_site_settings(m->config)->ioserver_hosts;
+	const char *expr = tp_config_site_settings(m->config)->ioserver_hosts;
 	hostlist_t hl;
 	char *name;
 
@@ -658,8 +655,7 @@ static void _sched_set_topo(const tp_model *m)
 	tp_error err;
 
 	if (tp_sched_set_topo(tp_sched, m ? m->topo : NULL, &err) != TP_OK)
-		error("topoplace: running jobs on the fabric: %s",
-		      err.message);
+		error("topoplace: running jobs on the fabric: %s", err.message);
 }
 
 /*
@@ -839,12 +835,12 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 				error("topoplace: %pJ: --comm-profile=%s: "
 				      "not a profile name",
 				      job_ptr, name);
-				snprintf(d->note, sizeof(d->note),
-				         "--comm-profile=%.64s is not a profile "
-				         "name",
-				         name);
-			}
-			else if (dbg_profile)
+				snprintf(
+				    d->note, sizeof(d->note),
+				    "--comm-profile=%.64s is not a profile "
+				    "name",
+				    name);
+			} else if (dbg_profile)
 				info("topoplace: Profile: %pJ: no lookup: job "
 				     "name %s or user %s is no store name",
 				     job_ptr, name ? name : "(none)",
@@ -870,8 +866,7 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 			                         &settings->thresholds,
 			                         job_ptr->job_id, user, name,
 			                         named, &rq, &err) != TP_OK ||
-			    tp_lookup_submit(tp_lookups, &rq,
-			                     &d->lookup_ticket,
+			    tp_lookup_submit(tp_lookups, &rq, &d->lookup_ticket,
 			                     &err) != TP_OK) {
 				error("topoplace: %pJ: %s: placed by plain "
 				      "cons_tres",
@@ -893,7 +888,8 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 				     named ? "--comm-profile" : "job name",
 				     site->profile_store);
 			(void)tp_lookup_wait(tp_lookups, job_ptr->job_id,
-			                     d->lookup_ticket, TP_LOOKUP_WAIT_US);
+			                     d->lookup_ticket,
+			                     TP_LOOKUP_WAIT_US);
 		}
 		if (!d->profile_read) {
 			if (tp_lookup_take(tp_lookups, job_ptr->job_id,
@@ -921,19 +917,21 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 					return TP_VERDICT_DECIDED;
 			} else if (_now_us() - d->lookup_since_us >
 			           site->profile_lookup_timeout_us) {
-				error("topoplace: %pJ: profile %s/%s: no answer "
-				      "from the store after %.1f s "
-				      "(ProfileLookupTimeout): placed by plain "
-				      "cons_tres",
-				      job_ptr, user, name,
-				      site->profile_lookup_timeout_us / 1e6);
+				error(
+				    "topoplace: %pJ: profile %s/%s: no answer "
+				    "from the store after %.1f s "
+				    "(ProfileLookupTimeout): placed by plain "
+				    "cons_tres",
+				    job_ptr, user, name,
+				    site->profile_lookup_timeout_us / 1e6);
 				_decision_forget_lookup(d);
-				snprintf(d->note, sizeof(d->note),
-				         "profile %.64s/%.64s: no answer from the "
-				         "store in %.1f s: placed by Slurm's "
-				         "default",
-				         user, name,
-				         site->profile_lookup_timeout_us / 1e6);
+				snprintf(
+				    d->note, sizeof(d->note),
+				    "profile %.64s/%.64s: no answer from the "
+				    "store in %.1f s: placed by Slurm's "
+				    "default",
+				    user, name,
+				    site->profile_lookup_timeout_us / 1e6);
 				d->failed = true;
 				return TP_VERDICT_DECIDED;
 			} else {
@@ -954,7 +952,6 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 		    d->has_profile ? "a profile" : "no profile");
 	return TP_VERDICT_DECIDED;
 }
-
 
 /*
  * The placement the user asked for, as the SPANK plugin left it in the job's
@@ -1042,8 +1039,7 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	}
 	d = _decision_get(job_ptr->job_id);
 	d->last_seen = time(NULL);
-	if (!d->failed &&
-	    _decide_policy(m, job_ptr, d) == TP_VERDICT_PENDING) {
+	if (!d->failed && _decide_policy(m, job_ptr, d) == TP_VERDICT_PENDING) {
 		if (dbg)
 			info("topoplace: Placement: %pJ: waits for its profile "
 			     "lookup",
@@ -1133,7 +1129,8 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			    job_ptr, tp_placement_name(d->policy),
 			    tp_jobclass_name(d->job_class), res.reason);
 		if (!d->waiting_logged) {
-			char text[64 + TP_SCHED_NOTE_MAX], why[TP_SCHED_NOTE_MAX];
+			char text[64 + TP_SCHED_NOTE_MAX],
+			    why[TP_SCHED_NOTE_MAX];
 
 			info("topoplace: %pJ: placement=%s class=%s: waits: %s",
 			     job_ptr, tp_placement_name(d->policy),
@@ -1144,22 +1141,21 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			 * its SystemComment (job_begin replaces it), in whole
 			 * clauses (the full reason is in the log line above).
 			 */
-			snprintf(text, sizeof(text),
-			         TP_SC_DECISION_PREFIX "placement=%s class=%s "
-			         "waits: %s",
-			         tp_placement_name(d->policy),
-			         tp_jobclass_name(d->job_class),
-			         tp_sched_reason_fit(res.reason, why,
-			                             sizeof(why)));
+			snprintf(
+			    text, sizeof(text),
+			    TP_SC_DECISION_PREFIX "placement=%s class=%s "
+			                          "waits: %s",
+			    tp_placement_name(d->policy),
+			    tp_jobclass_name(d->job_class),
+			    tp_sched_reason_fit(res.reason, why, sizeof(why)));
 			_system_comment_set(job_ptr, text);
 		}
 		d->waiting_logged = true;
 		out = SLURM_ERROR;
 	} else {
 		bitstr_t *allowed = bit_alloc(bit_size(node_bitmap));
-		bitstr_t *required = job_ptr->details
-		                         ? job_ptr->details->req_node_bitmap
-		                         : NULL;
+		bitstr_t *required =
+		    job_ptr->details ? job_ptr->details->req_node_bitmap : NULL;
 		char leaves[256] = "";
 		size_t used = 0;
 		/* A job cons_tres cannot start yet is tested every pass. */
@@ -1173,22 +1169,24 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 				bit_set(allowed, node);
 		}
 		/*
-		 * Nodes the user required (-w) outside the allowed set: cons_tres
-		 * would fail the job on every pass and it would pend forever.
-		 * The user's explicit choice wins.
+		 * Nodes the user required (-w) outside the allowed set:
+		 * cons_tres would fail the job on every pass and it would pend
+		 * forever. The user's explicit choice wins.
 		 */
 		if (required && bit_size(required) == bit_size(allowed) &&
 		    !bit_super_set(required, allowed)) {
 			FREE_NULL_BITMAP(allowed);
 			tp_alloc_result_free(&res);
-			error("topoplace: %pJ: placement=%s: the required nodes "
-			      "(-w) are not among the hosts the placement "
-			      "allows: placed by plain cons_tres",
-			      job_ptr, tp_placement_name(d->policy));
-			snprintf(d->note, sizeof(d->note),
-			         "placement=%s does not allow the required nodes "
-			         "(-w): placed where asked",
-			         tp_placement_name(d->policy));
+			error(
+			    "topoplace: %pJ: placement=%s: the required nodes "
+			    "(-w) are not among the hosts the placement "
+			    "allows: placed by plain cons_tres",
+			    job_ptr, tp_placement_name(d->policy));
+			snprintf(
+			    d->note, sizeof(d->note),
+			    "placement=%s does not allow the required nodes "
+			    "(-w): placed where asked",
+			    tp_placement_name(d->policy));
 			d->failed = true;
 			_clear_held(node_bitmap, job_ptr->job_id);
 			return SLURM_SUCCESS;
@@ -1266,11 +1264,10 @@ extern int init(void)
 		 * slurmctld exports its symbols to its plugins; resolved at
 		 * run time because clients load this file too.
 		 */
-		tp_queue_job_scheduler = (void (*)(void))dlsym(
-		    RTLD_DEFAULT, "queue_job_scheduler");
+		tp_queue_job_scheduler =
+		    (void (*)(void))dlsym(RTLD_DEFAULT, "queue_job_scheduler");
 		if (tp_lookup_start(tp_sc_lookup_read, _lookup_done, NULL,
-		                    TP_LOOKUPS_MAX, &tp_lookups,
-		                    &err) != TP_OK)
+		                    TP_LOOKUPS_MAX, &tp_lookups, &err) != TP_OK)
 			error("topoplace: init: %s: jobs that need a profile "
 			      "are placed by plain cons_tres",
 			      err.message);
@@ -1341,9 +1338,9 @@ static void _recover_job(job_record_t *job_ptr, bool started)
 	tp_error err, add_err;
 	tp_status rc;
 
-	rc = tp_sched_job_recover(tp_sched, job_ptr->job_id,
-	                          job_ptr->system_comment, job_ptr->nodes,
-	                          &err);
+	rc =
+	    tp_sched_job_recover(tp_sched, job_ptr->job_id,
+	                         job_ptr->system_comment, job_ptr->nodes, &err);
 	if (rc == TP_OK) {
 		got = tp_sched_job_record(tp_sched, job_ptr->job_id);
 		if (started)

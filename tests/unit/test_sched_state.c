@@ -138,12 +138,12 @@ static void test_other_comments_are_refused_naming_the_text(void **state)
 	tp_error err;
 
 	(void)state;
-	assert_int_equal(tp_sched_record_parse(NULL, &rec, &err),
-	                 TP_ERR_PARSE);
+	assert_int_equal(tp_sched_record_parse(NULL, &rec, &err), TP_ERR_PARSE);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(tp_sched_record_parse(bad[i], &rec, &err),
 		                 TP_ERR_PARSE);
-		assert_non_null(strstr(err.message, "not a topoplace decision"));
+		assert_non_null(
+		    strstr(err.message, "not a topoplace decision"));
 		assert_non_null(strstr(err.message, "SystemComment"));
 		assert_null(rec.held);
 	}
