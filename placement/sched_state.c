@@ -88,6 +88,14 @@ char *tp_sched_reason_fit(const char *text, char *out, size_t size)
 		memcpy(out, text, len + 1);
 		return out;
 	}
+	if (size <= sizeof(more)) { /* no room for the mark: whole words */
+		if (size) {
+			cut = last_clause_end(text, size - 1);
+			memcpy(out, text, cut);
+			out[cut] = '\0';
+		}
+		return out;
+	}
 	cut = last_clause_end(text, size - sizeof(more));
 	while (cut > 0 && text[cut - 1] == ' ')
 		cut--;

@@ -83,10 +83,11 @@ tp_status tp_sched_record_parse(const char *text, tp_sched_record *rec,
                                 tp_error *err);
 
 /*
- * Copy @text into @out (@size bytes, > 40) whole if it fits; else cut
- * after the last complete clause (before "; ", ": " or ", ") that leaves
- * room for " (cut; the rest is in the log)", falling back to the last
- * word.  Never ends mid-word.  Returns @out.
+ * Copy @text into @out (@size bytes) whole if it fits; else cut after
+ * the last complete clause (before "; ", ": " or ", ") that leaves room
+ * for " (cut; the rest is in the log)", falling back to the last word
+ * (with no room for that mark, @size up to 31: whole words, unmarked).
+ * Never ends mid-word.  Returns @out.
  */
 char *tp_sched_reason_fit(const char *text, char *out, size_t size);
 

@@ -169,6 +169,11 @@ static void test_long_notes_end_with_a_whole_clause(void **state)
 	                    out, sizeof(out));
 	assert_string_equal(out, "aaaa bbbb cccc dddd eeee ffff (cut; the rest "
 	                         "is in the log)");
+	/* Too small for the mark: whole words only. */
+	tp_sched_reason_fit("aaaa bbbb cccc", out, 12);
+	assert_string_equal(out, "aaaa bbbb");
+	tp_sched_reason_fit("aaaaaaaaaaaaaaaa", out, 12);
+	assert_string_equal(out, "");
 }
 
 static void test_leaf_job_holds_its_whole_leaf_and_records_it(void **state)
