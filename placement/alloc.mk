@@ -30,3 +30,14 @@ tools_topoplace_SOURCES += tools/cli_place.c
 dist_man1_MANS += doc/topoplace-place.1
 dist_check_SCRIPTS += tests/integration/cli_place.sh
 TESTS += tests/integration/cli_place.sh
+
+# What the select adapter knows between job tests: running jobs, their
+# recorded decisions and leaf holds (issue 14, item 3; issue 17).
+placement_libtopoplace_la_SOURCES += placement/sched_state.c \
+	placement/sched_state.h
+TP_UNIT_TESTS += tests/unit/test_sched_state
+check_PROGRAMS += tests/unit/test_sched_state
+TESTS += tests/unit/test_sched_state
+tests_unit_test_sched_state_SOURCES = tests/unit/test_sched_state.c
+tests_unit_test_sched_state_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_sched_state_LDADD = $(TP_UNIT_LDADD)

@@ -45,6 +45,7 @@
 #include "src/common/uid.h"
 
 #include "alloc.h"
+#include "sched_state.h"
 #include "spank_env.h"
 #include "tp_profile_lookup.h"
 #include "tp_slurm_acct.h"
@@ -127,25 +128,17 @@ typedef struct tp_model {
 	/* What was read, so reconfigure can tell whether anything changed. */
 	tp_file_sig conf_sig, fabric_sig, map_sig;
 	tp_config *config;
-	tp_topo *topo;       /* NULL: no fabric, plain cons_tres */
-	uint32_t *node_host; /* Slurm node index -> topo host / NONE */
-	uint32_t *host_node; /* topo host -> Slurm node index / NONE */
-	int node_count;      /* entries of node_host */
-	uint32_t *ioservers; /* IoServerHosts as topo hosts */
+	tp_topo *topo;         /* NULL: no fabric, plain cons_tres */
+	uint32_t *node_host;   /* Slurm node index -> topo host / NONE */
+	uint32_t *host_node;   /* topo host -> Slurm node index / NONE */
+	int node_count;        /* entries of node_host */
+	uint32_t mapped_count; /* hosts of the topo that are Slurm nodes */
+	uint32_t *ioservers;   /* IoServerHosts as topo hosts */
 	uint32_t ioserver_count;
 	char munge_socket[256];
 } tp_model;
 
 #define TP_NONE UINT32_MAX
-
-/* A running job: what it was placed as and where (topo host indices). */
-typedef struct tp_running {
-	uint32_t job_id;
-	tp_placement policy;
-	tp_jobclass job_class;
-	uint32_t *hosts;
-	uint32_t host_count;
-} tp_running;
 
 /* What job_test decided for a pending job: kept until begin/fini. */
 typedef struct tp_decision {
@@ -163,6 +156,8 @@ typedef struct tp_decision {
 	tp_jobclass job_class;
 	tp_placement policy;
 	char class_reason[TP_JOBCLASS_REASON_MAX];
+	/* Why the job is not placed as asked, for its SystemComment. */
+	char note[TP_SCHED_NOTE_MAX];
 } tp_decision;
 
 /* Decisions of pending jobs cached at most (jobs that never start). */
@@ -184,10 +179,22 @@ typedef enum tp_verdict {
 } tp_verdict;
 
 static pthread_mutex_t tp_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * The topoplace.conf that last failed to load, so that the reconfigures
+ * Slurm makes on its own (right after start, partition updates, debug
+ * flags) do not repeat its error: it is reported once per version of the
+ * file.
+ */
+static bool tp_conf_failed = false;
+static tp_file_sig tp_conf_failed_sig;
 static bool tp_active = false; /* running in slurmctld */
 static tp_model *tp_cur = NULL;
-static tp_running *tp_run = NULL;
-static size_t tp_run_count = 0, tp_run_cap = 0;
+/*
+ * Running jobs and leaf holds (placement/sched_state.h): kept apart from
+ * the model, so a topoplace.conf that does not load (at start or on a
+ * reconfigure) never loses a hold already given.
+ */
+static tp_sched_state *tp_sched = NULL;
 /*
  * Decisions by job id: open addressing with linear probing (job id 0 marks
  * an empty slot; Slurm never uses it), at most half full.  job_test looks
@@ -222,6 +229,7 @@ static void _model_map_nodes(tp_model *m)
 	xfree(m->node_host);
 	xfree(m->host_node);
 	m->node_count = 0;
+	m->mapped_count = 0;
 	if (!m->topo)
 		return;
 	hosts = tp_topo_host_count(m->topo);
@@ -236,11 +244,41 @@ static void _model_map_nodes(tp_model *m)
 		    node ? tp_topo_find_host(m->topo, node->name) : TP_NONE;
 
 		m->node_host[i] = h;
-		if (h != TP_NONE && h < hosts)
+		if (h != TP_NONE && h < hosts) {
 			m->host_node[h] = i;
-		else
+			m->mapped_count++;
+		} else {
 			m->node_host[i] = TP_NONE;
+		}
 	}
+}
+
+/*
+ * A fabric none of whose hosts is a Slurm node (topology.conf or a cache
+ * naming other hosts, a NodeNameRule that maps nothing) cannot place any
+ * job: every job asking for a placement would wait for hosts that never
+ * come.  That is no usable fabric: said once, without DebugFlags, and
+ * dropped, so every job goes to plain cons_tres.  Only once Slurm's
+ * nodes are known (not at init(), which runs before slurm.conf is read).
+ * Returns false when the fabric was dropped.
+ */
+static bool _model_check_usable(tp_model *m, const char *why)
+{
+	if (!m || !m->topo || node_record_count <= 0 || m->mapped_count)
+		return true;
+	error("topoplace: %s: fabric: none of its %u hosts (%s, ...) is a "
+	      "Slurm node (%s, ...): no usable fabric: jobs are placed by "
+	      "plain cons_tres",
+	      why, tp_topo_host_count(m->topo), tp_topo_host_name(m->topo, 0),
+	      node_record_table_ptr[0] ? node_record_table_ptr[0]->name : "?");
+	tp_topo_free(m->topo);
+	m->topo = NULL;
+	xfree(m->node_host);
+	xfree(m->host_node);
+	m->node_count = 0;
+	xfree(m->ioservers);
+	m->ioserver_count = 0;
+	return false;
 }
 
 static void _file_sig(const char *path, tp_file_sig *sig)
@@ -274,9 +312,8 @@ static void _fabric_sigs(const tp_config *config, tp_file_sig *fabric,
 	              ? site->topology_conf
 	              : site->fabric_cache,
 	          fabric);
-	_file_sig(site->node_name_rule == TP_NODE_NAME_MAP
-	              ? site->node_name_map
-	              : NULL,
+	_file_sig(site->node_name_rule == TP_NODE_NAME_MAP ? site->node_name_map
+	                                                   : NULL,
 	          map);
 }
 
@@ -310,8 +347,7 @@ static bool _model_unchanged(const tp_model *m)
  */
 static void _model_ioservers(tp_model *m, const char *why)
 {
-	const char *expr =
-	    tp_config_site_settings(m->config)->ioserver_hosts;
+	const char *expr = tp_config_site_settings(m->config)->ioserver_hosts;
 	hostlist_t hl;
 	char *name;
 
@@ -423,6 +459,8 @@ static tp_model *_model_load(const char *why)
 	_file_sig(path, &m->conf_sig);
 	if (tp_sc_load_config(path, &m->config, &missing, &err) != TP_OK) {
 		error("topoplace: %s: %s", why, err.message);
+		tp_conf_failed = true;
+		tp_conf_failed_sig = m->conf_sig;
 		xfree(m);
 		return NULL;
 	}
@@ -437,6 +475,8 @@ static tp_model *_model_load(const char *why)
 	if (tp_config_check_files(m->config, &err) != TP_OK) {
 		if (strcmp(why, "init")) {
 			error("topoplace: %s: %s", why, err.message);
+			tp_conf_failed = true;
+			tp_conf_failed_sig = m->conf_sig;
 			tp_config_free(m->config);
 			xfree(m);
 			return NULL;
@@ -445,6 +485,7 @@ static tp_model *_model_load(const char *why)
 		      "from it",
 		      why, err.message);
 	}
+	tp_conf_failed = false;
 	tp_sc_munge_socket(slurm_conf.authinfo, m->munge_socket,
 	                   sizeof(m->munge_socket));
 	_fabric_sigs(m->config, &m->fabric_sig, &m->map_sig);
@@ -456,6 +497,8 @@ static tp_model *_model_load(const char *why)
 		return m;
 	}
 	_model_map_nodes(m);
+	if (!_model_check_usable(m, why))
+		return m;
 	_model_ioservers(m, why);
 	if (_model_debug(m, TP_DEBUG_FABRIC))
 		_model_log_fabric(m, why);
@@ -591,139 +634,92 @@ static void _decision_drop(uint32_t job_id)
 	tp_dec_count--;
 }
 
-static void _running_drop(uint32_t job_id)
+/* Slurm's node table into the scheduler state (names by node index). */
+static void _sched_set_nodes(void)
 {
-	for (size_t i = 0; i < tp_run_count; i++) {
-		if (tp_run[i].job_id != job_id)
-			continue;
-		xfree(tp_run[i].hosts);
-		tp_run[i] = tp_run[--tp_run_count];
-		return;
-	}
+	const char **names = xcalloc(node_record_count + 1, sizeof(*names));
+	tp_error err;
+
+	for (int i = 0; i < node_record_count; i++)
+		names[i] = node_record_table_ptr[i]
+		               ? node_record_table_ptr[i]->name
+		               : NULL;
+	if (tp_sched_set_nodes(tp_sched, names, (uint32_t)node_record_count,
+	                       &err) != TP_OK)
+		error("topoplace: node table: %s", err.message);
+	xfree(names);
 }
 
-static void _running_add(tp_model *m, job_record_t *job_ptr,
-                         tp_placement policy, tp_jobclass job_class)
+/* The current model's fabric into the scheduler state (NULL: none). */
+static void _sched_set_topo(const tp_model *m)
 {
-	tp_running *r;
+	tp_error err;
 
-	_running_drop(job_ptr->job_id);
-	if (!m || !m->topo || (!job_ptr->node_bitmap && !job_ptr->nodes))
-		return;
-	if (tp_run_count == tp_run_cap) {
-		tp_run_cap = tp_run_cap ? tp_run_cap * 2 : 64;
-		xrecalloc(tp_run, tp_run_cap, sizeof(*tp_run));
-	}
-	r = &tp_run[tp_run_count++];
-	memset(r, 0, sizeof(*r));
-	r->job_id = job_ptr->job_id;
-	r->policy = policy;
-	r->job_class = job_class;
-	if (!job_ptr->node_bitmap) {
-		/*
-		 * slurmctld restart: select_g_job_init runs before
-		 * _sync_jobs_to_conf builds the recovered jobs' node bitmaps
-		 * (read_config.c), so go by the saved node names.
-		 */
-		hostlist_t hl = hostlist_create(job_ptr->nodes);
-		char *name;
-
-		r->hosts = xcalloc(hostlist_count(hl) + 1, sizeof(uint32_t));
-		while ((name = hostlist_shift(hl))) {
-			uint32_t h = tp_topo_find_host(m->topo, name);
-
-			if (h != TP_NONE && h < tp_topo_host_count(m->topo))
-				r->hosts[r->host_count++] = h;
-			free(name);
-		}
-		hostlist_destroy(hl);
-		return;
-	}
-	r->hosts =
-	    xcalloc(bit_set_count(job_ptr->node_bitmap) + 1, sizeof(uint32_t));
-	for (int i = 0; i < m->node_count; i++) {
-		if (i < bit_size(job_ptr->node_bitmap) &&
-		    bit_test(job_ptr->node_bitmap, i) &&
-		    m->node_host[i] != TP_NONE)
-			r->hosts[r->host_count++] = m->node_host[i];
-	}
+	if (tp_sched_set_topo(tp_sched, m ? m->topo : NULL, &err) != TP_OK)
+		error("topoplace: running jobs on the fabric: %s", err.message);
 }
 
 /*
- * A new fabric model replaces @old: the running jobs' hosts are indices
- * into the old one, so translate them by name (a host the new fabric
- * lacks is dropped: nothing can be placed there any more anyway).
+ * Record job @job_ptr as running, placed as @rec, on its nodes (by the
+ * bitmap once Slurm has built it, else by the saved names: at a restart,
+ * select_g_job_init runs before _sync_jobs_to_conf builds the recovered
+ * jobs' node bitmaps, read_config.c).
  */
-static void _running_remap(const tp_model *old, const tp_model *new)
+static void _sched_add(job_record_t *job_ptr, const tp_sched_record *rec)
 {
-	for (size_t j = 0; j < tp_run_count; j++) {
-		tp_running *r = &tp_run[j];
-		uint32_t kept = 0;
+	char *nodes = job_ptr->node_bitmap
+	                  ? bitmap2node_name(job_ptr->node_bitmap)
+	                  : xstrdup(job_ptr->nodes);
+	tp_error err;
 
-		for (uint32_t k = 0; k < r->host_count; k++) {
-			uint32_t h = TP_NONE;
+	if (tp_sched_job_add(tp_sched, job_ptr->job_id, rec, nodes, &err) !=
+	    TP_OK)
+		error("topoplace: %pJ: not recorded as running: %s", job_ptr,
+		      err.message);
+	xfree(nodes);
+}
 
-			if (old && old->topo && new->topo &&
-			    r->hosts[k] < tp_topo_host_count(old->topo))
-				h = tp_topo_find_host(
-				    new->topo,
-				    tp_topo_host_name(old->topo, r->hosts[k]));
-			if (h != TP_NONE && h < tp_topo_host_count(new->topo))
-				r->hosts[kept++] = h;
-		}
-		if (kept < r->host_count)
-			info("topoplace: JobId=%u: %u of its %u hosts are not "
-			     "in the new fabric",
-			     r->job_id, r->host_count - kept, r->host_count);
-		r->host_count = kept;
-	}
+static void _bit_clear_node(void *ctx, uint32_t node)
+{
+	bitstr_t *node_bitmap = ctx;
+
+	if (node < bit_size(node_bitmap))
+		bit_clear(node_bitmap, node);
 }
 
 /*
- * The occupancy the core sees: running jobs' hosts BUSY, the free hosts on
- * running whole-leaf jobs' leaves RESERVED for them, hosts Slurm does not
- * offer (@avail) or that are no Slurm node DOWN, IoServerHosts IOSERVER.
- * O(hosts + running jobs' hosts).
+ * Slurm nodes a job placed by plain cons_tres may not use: every node a
+ * running whole-leaf job holds (its own and its leaves' free ones:
+ * cons_tres would otherwise share the job's nodes core by core).  Needs
+ * neither topoplace.conf nor a fabric: the holds are kept by name.
+ */
+static void _clear_held(bitstr_t *node_bitmap, uint32_t job_id)
+{
+	tp_sched_for_each_held(tp_sched, job_id, _bit_clear_node, node_bitmap);
+}
+
+/*
+ * The occupancy the core sees: the running jobs' hosts and holds (kept up
+ * to date at job begin and end by the scheduler state), hosts Slurm does
+ * not offer (@avail) or that are no Slurm node DOWN, IoServerHosts
+ * IOSERVER.  O(hosts).  NULL when out of memory (logged).
  */
 static tp_host_use *_occupancy(tp_model *m, bitstr_t *avail)
 {
 	uint32_t hosts = tp_topo_host_count(m->topo);
+	const tp_host_use *running;
+	tp_error err;
 
+	running = tp_sched_occupancy(tp_sched, &err);
+	if (!running) {
+		error("topoplace: %s", err.message);
+		return NULL;
+	}
 	if (tp_use_cap < hosts) {
 		xrecalloc(tp_use, hosts, sizeof(*tp_use));
 		tp_use_cap = hosts;
 	}
-	memset(tp_use, 0, hosts * sizeof(*tp_use));
-	for (size_t j = 0; j < tp_run_count; j++) {
-		for (uint32_t k = 0; k < tp_run[j].host_count; k++) {
-			tp_host_use *u = &tp_use[tp_run[j].hosts[k]];
-
-			u->state = TP_HOST_BUSY;
-			u->job_id = tp_run[j].job_id;
-			u->job_class = tp_run[j].job_class;
-		}
-	}
-	for (size_t j = 0; j < tp_run_count; j++) {
-		if (tp_run[j].policy != TP_PLACEMENT_LEAF)
-			continue;
-		for (uint32_t k = 0; k < tp_run[j].host_count; k++) {
-			uint32_t leaf =
-			    tp_topo_host_leaf(m->topo, tp_run[j].hosts[k]);
-			uint32_t n = 0;
-			const uint32_t *on =
-			    tp_topo_leaf_hosts(m->topo, leaf, &n);
-
-			for (uint32_t x = 0; x < n; x++) {
-				tp_host_use *u = &tp_use[on[x]];
-
-				if (u->state != TP_HOST_FREE)
-					continue;
-				u->state = TP_HOST_RESERVED;
-				u->job_id = tp_run[j].job_id;
-				u->job_class = tp_run[j].job_class;
-			}
-		}
-	}
+	memcpy(tp_use, running, hosts * sizeof(*tp_use));
 	for (uint32_t h = 0; h < hosts; h++) {
 		uint32_t node = m->host_node[h];
 
@@ -741,35 +737,6 @@ static tp_host_use *_occupancy(tp_model *m, bitstr_t *avail)
 		u->job_class = TP_JOBCLASS_IO_HEAVY;
 	}
 	return tp_use;
-}
-
-/*
- * Slurm nodes a job under `off` may not use: every host of a running
- * whole-leaf job's leaves (its own and its held ones: cons_tres would
- * otherwise share the job's nodes core by core).  O(those leaves' hosts).
- */
-static void _clear_reserved(tp_model *m, bitstr_t *node_bitmap, uint32_t job_id)
-{
-	for (size_t j = 0; j < tp_run_count; j++) {
-		if (tp_run[j].policy != TP_PLACEMENT_LEAF ||
-		    tp_run[j].job_id == job_id)
-			continue;
-		for (uint32_t k = 0; k < tp_run[j].host_count; k++) {
-			uint32_t leaf =
-			    tp_topo_host_leaf(m->topo, tp_run[j].hosts[k]);
-			uint32_t n = 0;
-			const uint32_t *on =
-			    tp_topo_leaf_hosts(m->topo, leaf, &n);
-
-			for (uint32_t x = 0; x < n; x++) {
-				uint32_t node = m->host_node[on[x]];
-
-				if (node != TP_NONE &&
-				    node < bit_size(node_bitmap))
-					bit_clear(node_bitmap, node);
-			}
-		}
-	}
 }
 
 /* Microseconds, for the decision's own log line. */
@@ -802,11 +769,17 @@ static void _lookup_apply(job_record_t *job_ptr, tp_decision *d,
 		/* The store's message names the file or directory. */
 		error("topoplace: %pJ: profile: %s: placed by plain cons_tres",
 		      job_ptr, res->error);
+		snprintf(d->note, sizeof(d->note),
+		         "profile %.48s/%.48s cannot be used (see slurmctld's "
+		         "log): placed by Slurm's default",
+		         user, name);
 		d->failed = true;
 	} else if (named) {
 		/* Named explicitly: the user expects it to exist. */
 		error("topoplace: %pJ: --comm-profile=%s: %s", job_ptr, name,
 		      res->error);
+		snprintf(d->note, sizeof(d->note),
+		         "profile %.64s/%.64s not found", user, name);
 	}
 }
 
@@ -840,6 +813,9 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 			/* Set by hand past the SPANK check. */
 			error("topoplace: %pJ: %s: placed by plain cons_tres",
 			      job_ptr, err.message);
+			snprintf(d->note, sizeof(d->note),
+			         "bad --%s value: placed by Slurm's default",
+			         info->name);
 			d->failed = true;
 			return TP_VERDICT_DECIDED;
 		}
@@ -856,11 +832,16 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 		    !tp_store_valid_name(user)) {
 			/* No store name: nothing to look up. */
 			d->profile_read = true;
-			if (named)
+			if (named) {
 				error("topoplace: %pJ: --comm-profile=%s: "
 				      "not a profile name",
 				      job_ptr, name);
-			else if (dbg_profile)
+				snprintf(
+				    d->note, sizeof(d->note),
+				    "--comm-profile=%.64s is not a profile "
+				    "name",
+				    name);
+			} else if (dbg_profile)
 				info("topoplace: Profile: %pJ: no lookup: job "
 				     "name %s or user %s is no store name",
 				     job_ptr, name ? name : "(none)",
@@ -875,6 +856,10 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 				error("topoplace: %pJ: no profile lookup "
 				      "thread: placed by plain cons_tres",
 				      job_ptr);
+				snprintf(d->note, sizeof(d->note),
+				         "profiles cannot be read (see "
+				         "slurmctld's log): placed by Slurm's "
+				         "default");
 				d->failed = true;
 				return TP_VERDICT_DECIDED;
 			}
@@ -882,12 +867,16 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 			                         &settings->thresholds,
 			                         job_ptr->job_id, user, name,
 			                         named, &rq, &err) != TP_OK ||
-			    tp_lookup_submit(tp_lookups, &rq,
-			                     &d->lookup_ticket,
+			    tp_lookup_submit(tp_lookups, &rq, &d->lookup_ticket,
 			                     &err) != TP_OK) {
 				error("topoplace: %pJ: %s: placed by plain "
 				      "cons_tres",
 				      job_ptr, err.message);
+				snprintf(d->note, sizeof(d->note),
+				         "profile %.48s/%.48s cannot be looked "
+				         "up (see slurmctld's log): placed by "
+				         "Slurm's default",
+				         user, name);
 				d->failed = true;
 				return TP_VERDICT_DECIDED;
 			}
@@ -900,7 +889,8 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 				     named ? "--comm-profile" : "job name",
 				     site->profile_store);
 			(void)tp_lookup_wait(tp_lookups, job_ptr->job_id,
-			                     d->lookup_ticket, TP_LOOKUP_WAIT_US);
+			                     d->lookup_ticket,
+			                     TP_LOOKUP_WAIT_US);
 		}
 		if (!d->profile_read) {
 			if (tp_lookup_take(tp_lookups, job_ptr->job_id,
@@ -928,13 +918,21 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 					return TP_VERDICT_DECIDED;
 			} else if (_now_us() - d->lookup_since_us >
 			           site->profile_lookup_timeout_us) {
-				error("topoplace: %pJ: profile %s/%s: no answer "
-				      "from the store after %.1f s "
-				      "(ProfileLookupTimeout): placed by plain "
-				      "cons_tres",
-				      job_ptr, user, name,
-				      site->profile_lookup_timeout_us / 1e6);
+				error(
+				    "topoplace: %pJ: profile %s/%s: no answer "
+				    "from the store after %.1f s "
+				    "(ProfileLookupTimeout): placed by plain "
+				    "cons_tres",
+				    job_ptr, user, name,
+				    site->profile_lookup_timeout_us / 1e6);
 				_decision_forget_lookup(d);
+				snprintf(
+				    d->note, sizeof(d->note),
+				    "profile %.64s/%.64s: no answer from the "
+				    "store in %.1f s: placed by Slurm's "
+				    "default",
+				    user, name,
+				    site->profile_lookup_timeout_us / 1e6);
 				d->failed = true;
 				return TP_VERDICT_DECIDED;
 			} else {
@@ -955,7 +953,6 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 		    d->has_profile ? "a profile" : "no profile");
 	return TP_VERDICT_DECIDED;
 }
-
 
 /*
  * The placement the user asked for, as the SPANK plugin left it in the job's
@@ -998,6 +995,8 @@ static void _no_model(tp_model *m, job_record_t *job_ptr)
 	if (d->failed)
 		return;
 	d->failed = true;
+	snprintf(d->note, sizeof(d->note), "%s: placed by Slurm's default",
+	         m ? "no usable fabric" : "topoplace.conf not loaded");
 	if (m && !wanted && strcmp(asked, "off")) {
 		const tp_config_settings *settings = tp_config_for_partition(
 		    m->config,
@@ -1034,13 +1033,14 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	bool dbg = _model_debug(m, TP_DEBUG_PLACEMENT);
 
 	if (!m || !m->topo) {
+		/* Holds already given stand without a model. */
 		_no_model(m, job_ptr);
+		_clear_held(node_bitmap, job_ptr->job_id);
 		return SLURM_SUCCESS;
 	}
 	d = _decision_get(job_ptr->job_id);
 	d->last_seen = time(NULL);
-	if (!d->failed &&
-	    _decide_policy(m, job_ptr, d) == TP_VERDICT_PENDING) {
+	if (!d->failed && _decide_policy(m, job_ptr, d) == TP_VERDICT_PENDING) {
 		if (dbg)
 			info("topoplace: Placement: %pJ: waits for its profile "
 			     "lookup",
@@ -1057,7 +1057,7 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	if (d->failed || d->policy == TP_PLACEMENT_OFF) {
 		int before = dbg ? bit_set_count(node_bitmap) : 0;
 
-		_clear_reserved(m, node_bitmap, job_ptr->job_id);
+		_clear_held(node_bitmap, job_ptr->job_id);
 		if (dbg)
 			info("topoplace: Placement: %pJ: %s: plain cons_tres "
 			     "on %d of %d candidate nodes (the rest on leaves "
@@ -1068,7 +1068,6 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     bit_set_count(node_bitmap), before);
 		return SLURM_SUCCESS;
 	}
-	(void)_occupancy(m, node_bitmap);
 	settings = tp_config_for_partition(
 	    m->config, job_ptr->part_ptr ? job_ptr->part_ptr->name : NULL);
 	req.nodes = req_nodes > min_nodes ? req_nodes : min_nodes;
@@ -1076,6 +1075,30 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		req.nodes = max_nodes;
 	if (!req.nodes)
 		req.nodes = 1;
+	/*
+	 * More nodes than the fabric has Slurm nodes: no occupancy can ever
+	 * meet it, and waiting would be forever.
+	 */
+	if (req.nodes > m->mapped_count) {
+		error("topoplace: %pJ: placement=%s: %u nodes wanted, %u Slurm "
+		      "nodes are on the fabric: placed by plain cons_tres",
+		      job_ptr, tp_placement_name(d->policy), req.nodes,
+		      m->mapped_count);
+		snprintf(d->note, sizeof(d->note),
+		         "%u nodes wanted, %u on the fabric: placed by Slurm's "
+		         "default",
+		         req.nodes, m->mapped_count);
+		d->failed = true;
+		_clear_held(node_bitmap, job_ptr->job_id);
+		return SLURM_SUCCESS;
+	}
+	if (!_occupancy(m, node_bitmap)) {
+		snprintf(d->note, sizeof(d->note),
+		         "out of memory: placed by Slurm's default");
+		d->failed = true;
+		_clear_held(node_bitmap, job_ptr->job_id);
+		return SLURM_SUCCESS;
+	}
 	req.policy = d->policy;
 	req.job_class = d->job_class;
 	req.job_id = job_ptr->job_id;
@@ -1084,14 +1107,21 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	if (rc == TP_ERR_BUDGET) {
 		error("topoplace: %pJ: %s: placed by plain cons_tres", job_ptr,
 		      err.message);
+		snprintf(d->note, sizeof(d->note),
+		         "decision over its DecisionBudget: placed by Slurm's "
+		         "default");
 		d->failed = true;
-		_clear_reserved(m, node_bitmap, job_ptr->job_id);
+		_clear_held(node_bitmap, job_ptr->job_id);
 	} else if (rc != TP_OK) {
 		error("topoplace: %pJ: placement %s: %s: placed by plain "
 		      "cons_tres",
 		      job_ptr, tp_placement_name(d->policy), err.message);
+		snprintf(d->note, sizeof(d->note),
+		         "placement %s cannot be met on this fabric: placed by "
+		         "Slurm's default (see slurmctld's log)",
+		         tp_placement_name(d->policy));
 		d->failed = true;
-		_clear_reserved(m, node_bitmap, job_ptr->job_id);
+		_clear_held(node_bitmap, job_ptr->job_id);
 	} else if (!res.met) {
 		if (dbg)
 			info(
@@ -1100,7 +1130,8 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			    job_ptr, tp_placement_name(d->policy),
 			    tp_jobclass_name(d->job_class), res.reason);
 		if (!d->waiting_logged) {
-			char text[256];
+			char text[64 + TP_SCHED_NOTE_MAX],
+			    why[TP_SCHED_NOTE_MAX];
 
 			info("topoplace: %pJ: placement=%s class=%s: waits: %s",
 			     job_ptr, tp_placement_name(d->policy),
@@ -1108,22 +1139,24 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			/*
 			 * Slurm shows such a job as waiting for Resources and
 			 * clears state_desc after a failed test: say why in
-			 * its SystemComment (job_begin replaces it).
+			 * its SystemComment (job_begin replaces it), in whole
+			 * clauses (the full reason is in the log line above).
 			 */
-			snprintf(text, sizeof(text),
-			         TP_SC_DECISION_PREFIX "placement=%s class=%s "
-			         "waits: %.200s",
-			         tp_placement_name(d->policy),
-			         tp_jobclass_name(d->job_class), res.reason);
+			snprintf(
+			    text, sizeof(text),
+			    TP_SC_DECISION_PREFIX "placement=%s class=%s "
+			                          "waits: %s",
+			    tp_placement_name(d->policy),
+			    tp_jobclass_name(d->job_class),
+			    tp_sched_reason_fit(res.reason, why, sizeof(why)));
 			_system_comment_set(job_ptr, text);
 		}
 		d->waiting_logged = true;
 		out = SLURM_ERROR;
 	} else {
 		bitstr_t *allowed = bit_alloc(bit_size(node_bitmap));
-		bitstr_t *required = job_ptr->details
-		                         ? job_ptr->details->req_node_bitmap
-		                         : NULL;
+		bitstr_t *required =
+		    job_ptr->details ? job_ptr->details->req_node_bitmap : NULL;
 		char leaves[256] = "";
 		size_t used = 0;
 		/* A job cons_tres cannot start yet is tested every pass. */
@@ -1137,20 +1170,26 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 				bit_set(allowed, node);
 		}
 		/*
-		 * Nodes the user required (-w) outside the allowed set: cons_tres
-		 * would fail the job on every pass and it would pend forever.
-		 * The user's explicit choice wins.
+		 * Nodes the user required (-w) outside the allowed set:
+		 * cons_tres would fail the job on every pass and it would pend
+		 * forever. The user's explicit choice wins.
 		 */
 		if (required && bit_size(required) == bit_size(allowed) &&
 		    !bit_super_set(required, allowed)) {
 			FREE_NULL_BITMAP(allowed);
 			tp_alloc_result_free(&res);
-			error("topoplace: %pJ: placement=%s: the required nodes "
-			      "(-w) are not among the hosts the placement "
-			      "allows: placed by plain cons_tres",
-			      job_ptr, tp_placement_name(d->policy));
+			error(
+			    "topoplace: %pJ: placement=%s: the required nodes "
+			    "(-w) are not among the hosts the placement "
+			    "allows: placed by plain cons_tres",
+			    job_ptr, tp_placement_name(d->policy));
+			snprintf(
+			    d->note, sizeof(d->note),
+			    "placement=%s does not allow the required nodes "
+			    "(-w): placed where asked",
+			    tp_placement_name(d->policy));
 			d->failed = true;
-			_clear_reserved(m, node_bitmap, job_ptr->job_id);
+			_clear_held(node_bitmap, job_ptr->job_id);
 			return SLURM_SUCCESS;
 		}
 		bit_and(node_bitmap, allowed);
@@ -1213,16 +1252,23 @@ extern int init(void)
 		tp_error err;
 
 		tp_active = true;
+		if (tp_sched_state_new(&tp_sched, &err) != TP_OK) {
+			error("topoplace: init: %s: every job is placed by "
+			      "plain cons_tres",
+			      err.message);
+			tp_active = false;
+			return SLURM_SUCCESS;
+		}
 		tp_cur = _model_load("init");
+		_sched_set_topo(tp_cur);
 		/*
 		 * slurmctld exports its symbols to its plugins; resolved at
 		 * run time because clients load this file too.
 		 */
-		tp_queue_job_scheduler = (void (*)(void))dlsym(
-		    RTLD_DEFAULT, "queue_job_scheduler");
+		tp_queue_job_scheduler =
+		    (void (*)(void))dlsym(RTLD_DEFAULT, "queue_job_scheduler");
 		if (tp_lookup_start(tp_sc_lookup_read, _lookup_done, NULL,
-		                    TP_LOOKUPS_MAX, &tp_lookups,
-		                    &err) != TP_OK)
+		                    TP_LOOKUPS_MAX, &tp_lookups, &err) != TP_OK)
 			error("topoplace: init: %s: jobs that need a profile "
 			      "are placed by plain cons_tres",
 			      err.message);
@@ -1247,10 +1293,8 @@ extern int fini(void)
 		tp_lookups = NULL;
 		_model_free(tp_cur);
 		tp_cur = NULL;
-		while (tp_run_count)
-			_running_drop(tp_run[0].job_id);
-		xfree(tp_run);
-		tp_run_cap = 0;
+		tp_sched_state_free(tp_sched);
+		tp_sched = NULL;
 		xfree(tp_dec);
 		tp_dec_count = tp_dec_cap = 0;
 		xfree(tp_use);
@@ -1281,10 +1325,69 @@ extern int select_p_state_restore(char *dir_name)
  * profile may have changed since the job started.  It is parsed back from
  * the job's SystemComment, which select_p_job_begin wrote and Slurm saves
  * with the job state (StateSaveLocation), so no state file of our own is
- * needed.  A job whose SystemComment is not ours (another component or an
- * admin replaced it) gets the policy of its flags and partition and class
- * quiet, said in one line.
+ * needed.  That needs neither topoplace.conf nor the fabric: a whole-leaf
+ * job's record names the nodes it holds, so the hold stands even when
+ * slurmctld comes back with a topoplace.conf that does not parse.  A job
+ * whose SystemComment is not ours (another component or an admin replaced
+ * it) gets the policy of its flags and partition (with no configuration:
+ * its --placement flag, else off) and class quiet, said in one line.
  */
+static void _recover_job(job_record_t *job_ptr, bool started)
+{
+	tp_sched_record rec = {TP_PLACEMENT_OFF, TP_JOBCLASS_QUIET, false,
+	                       NULL};
+	const tp_sched_record *got;
+	tp_decision d = {0};
+	tp_error err, add_err;
+	tp_status rc;
+
+	rc =
+	    tp_sched_job_recover(tp_sched, job_ptr->job_id,
+	                         job_ptr->system_comment, job_ptr->nodes, &err);
+	if (rc == TP_OK) {
+		got = tp_sched_job_record(tp_sched, job_ptr->job_id);
+		if (started)
+			debug("topoplace: JobId=%u: kept placement=%s class=%s",
+			      job_ptr->job_id, tp_placement_name(got->policy),
+			      tp_jobclass_name(got->job_class));
+		else
+			info("topoplace: JobId=%u: recovered placement=%s "
+			     "class=%s%s from its SystemComment%s%s",
+			     job_ptr->job_id, tp_placement_name(got->policy),
+			     tp_jobclass_name(got->job_class),
+			     got->has_profile ? " (profile)" : "",
+			     got->held ? ", holding " : "",
+			     got->held ? got->held : "");
+		return;
+	}
+	if (rc != TP_ERR_PARSE) {
+		error("topoplace: JobId=%u: %s", job_ptr->job_id, err.message);
+		return;
+	}
+	/* Known already (an earlier pass): keep what it was placed as. */
+	if (tp_sched_job_record(tp_sched, job_ptr->job_id))
+		return;
+	if (tp_cur) {
+		d.profile_read = true;
+		_decide_policy(tp_cur, job_ptr, &d);
+		rec.policy = d.failed ? TP_PLACEMENT_OFF : d.policy;
+		rec.job_class = d.job_class;
+	} else {
+		const char *asked = _requested_placement(job_ptr);
+		tp_placement flag;
+
+		if (tp_placement_parse(asked, &flag, &add_err) == TP_OK &&
+		    flag != TP_PLACEMENT_AUTO)
+			rec.policy = flag;
+	}
+	error("topoplace: JobId=%u: %s: placement=%s class=%s from its "
+	      "flags%s",
+	      job_ptr->job_id, err.message, tp_placement_name(rec.policy),
+	      tp_jobclass_name(rec.job_class),
+	      tp_cur ? "" : " (no topoplace.conf loaded)");
+	_sched_add(job_ptr, &rec);
+}
+
 extern int select_p_job_init(List job_list)
 {
 	int rc = (*inner.job_init)(job_list);
@@ -1293,51 +1396,20 @@ extern int select_p_job_init(List job_list)
 	if (tp_active && job_list) {
 		ListIterator it = list_iterator_create(job_list);
 		job_record_t *job_ptr;
+		size_t unresolved;
 
 		slurm_mutex_lock(&tp_lock);
 		while ((job_ptr = list_next(it))) {
-			tp_decision d = {0};
-			tp_placement policy;
-			tp_jobclass job_class;
-			int has_profile;
-			tp_error err;
-
-			if (!IS_JOB_RUNNING(job_ptr) &&
-			    !IS_JOB_SUSPENDED(job_ptr))
-				continue;
-			if (!tp_cur)
-				break;
-			if (tp_sc_decision_parse(job_ptr->system_comment,
-			                         &policy, &job_class,
-			                         &has_profile, &err) == TP_OK) {
-				if (started)
-					debug("topoplace: JobId=%u: kept "
-					      "placement=%s class=%s",
-					      job_ptr->job_id,
-					      tp_placement_name(policy),
-					      tp_jobclass_name(job_class));
-				else
-					info("topoplace: JobId=%u: recovered "
-					     "placement=%s class=%s%s from its "
-					     "SystemComment",
-					     job_ptr->job_id,
-					     tp_placement_name(policy),
-					     tp_jobclass_name(job_class),
-					     has_profile ? " (profile)" : "");
-				_running_add(tp_cur, job_ptr, policy,
-				             job_class);
-				continue;
-			}
-			d.profile_read = true;
-			_decide_policy(tp_cur, job_ptr, &d);
-			policy = d.failed ? TP_PLACEMENT_OFF : d.policy;
-			error("topoplace: JobId=%u: %s: placement=%s class=%s "
-			      "from its flags",
-			      job_ptr->job_id, err.message,
-			      tp_placement_name(policy),
-			      tp_jobclass_name(d.job_class));
-			_running_add(tp_cur, job_ptr, policy, d.job_class);
+			if (IS_JOB_RUNNING(job_ptr) ||
+			    IS_JOB_SUSPENDED(job_ptr))
+				_recover_job(job_ptr, started);
 		}
+		unresolved = tp_sched_unresolved_count(tp_sched);
+		if (unresolved && !(tp_cur && tp_cur->topo))
+			error("topoplace: %zu running whole-leaf jobs recorded "
+			      "no held nodes and there is no fabric: their "
+			      "leaves are held again once one is loaded",
+			      unresolved);
 		started = true;
 		slurm_mutex_unlock(&tp_lock);
 		list_iterator_destroy(it);
@@ -1351,8 +1423,13 @@ extern int select_p_node_init(void)
 
 	if (tp_active) {
 		slurm_mutex_lock(&tp_lock);
-		if (tp_cur)
+		if (tp_cur) {
 			_model_map_nodes(tp_cur);
+			if (!_model_check_usable(tp_cur, "nodes"))
+				_decision_clear();
+		}
+		_sched_set_nodes();
+		_sched_set_topo(tp_cur);
 		slurm_mutex_unlock(&tp_lock);
 	}
 	return rc;
@@ -1440,13 +1517,13 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 	char *nodes = job_ptr->node_bitmap
 	                  ? bitmap2node_name(job_ptr->node_bitmap)
 	                  : NULL;
-
-	tp_placement policy = TP_PLACEMENT_OFF;
-	tp_jobclass job_class = TP_JOBCLASS_QUIET;
-	bool has_profile = false;
+	tp_sched_record rec = {TP_PLACEMENT_OFF, TP_JOBCLASS_QUIET, false,
+	                       NULL};
+	const tp_sched_record *got = NULL;
 
 	if (tp_active && rc == SLURM_SUCCESS) {
 		tp_decision *d;
+		char *text;
 
 		slurm_mutex_lock(&tp_lock);
 		d = _decision_find(job_ptr->job_id);
@@ -1457,32 +1534,37 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 		if (!d && job_ptr->array_task_id != NO_VAL)
 			d = _decision_find(job_ptr->array_job_id);
 		if (d && !d->failed) {
-			policy = d->policy;
-			job_class = d->job_class;
-			has_profile = d->has_profile;
+			rec.policy = d->policy;
+			rec.job_class = d->job_class;
+			rec.has_profile = d->has_profile;
 		}
-		_running_add(tp_cur, job_ptr, policy, job_class);
-		_decision_drop(job_ptr->job_id);
-		slurm_mutex_unlock(&tp_lock);
+		_sched_add(job_ptr, &rec);
+		got = tp_sched_job_record(tp_sched, job_ptr->job_id);
 		/*
 		 * The short form for users (scontrol show job: SystemComment),
 		 * set here under slurmctld's job write lock; saved with the
 		 * job state, it is also what select_p_job_init recovers the
-		 * decision from after a restart.  Never over another
-		 * component's comment (burst buffers use it too).
+		 * decision and the held nodes from after a restart.  Never
+		 * over another component's comment (burst buffers use it
+		 * too).
 		 */
-		{
-			char text[128];
-
-			tp_sc_decision_format(policy, job_class, has_profile,
-			                      text, sizeof(text));
+		text = tp_sched_record_format(got ? got : &rec,
+		                              d ? d->note : NULL);
+		if (text)
 			_system_comment_set(job_ptr, text);
-		}
+		else
+			error("topoplace: %pJ: SystemComment: out of memory",
+			      job_ptr);
+		free(text);
+		_decision_drop(job_ptr->job_id);
+		slurm_mutex_unlock(&tp_lock);
 	}
 	/* One line per started job: what was asked and where it went. */
-	info("topoplace: %pJ placement=%s nodes=%s policy=%s class=%s", job_ptr,
-	     _requested_placement(job_ptr), nodes ? nodes : "(none)",
-	     tp_placement_name(policy), tp_jobclass_name(job_class));
+	info("topoplace: %pJ placement=%s nodes=%s policy=%s class=%s%s%s",
+	     job_ptr, _requested_placement(job_ptr), nodes ? nodes : "(none)",
+	     tp_placement_name(rec.policy), tp_jobclass_name(rec.job_class),
+	     got && got->held ? " held=" : "",
+	     got && got->held ? got->held : "");
 	xfree(nodes);
 	return rc;
 }
@@ -1514,7 +1596,7 @@ extern int select_p_job_fini(job_record_t *job_ptr)
 		/* slurmdbd never gets SystemComment from slurmctld itself. */
 		tp_acct_record(job_ptr->job_id, job_ptr->system_comment);
 		slurm_mutex_lock(&tp_lock);
-		_running_drop(job_ptr->job_id);
+		tp_sched_job_drop(tp_sched, job_ptr->job_id);
 		_decision_drop(job_ptr->job_id);
 		slurm_mutex_unlock(&tp_lock);
 	}
@@ -1688,6 +1770,21 @@ extern int select_p_reconfigure(void)
 			      "fabric are unchanged: kept");
 			return (*inner.reconfigure)();
 		}
+		if (tp_conf_failed) {
+			char path[1024];
+			tp_file_sig conf;
+
+			tp_sc_conf_path(slurm_conf.slurm_conf, path,
+			                sizeof(path));
+			_file_sig(path, &conf);
+			if (_file_sig_equal(&conf, &tp_conf_failed_sig)) {
+				debug("topoplace: reconfigure: %s unchanged "
+				      "since its error was reported: not "
+				      "re-read",
+				      path);
+				return (*inner.reconfigure)();
+			}
+		}
 		m = _model_load("reconfigure");
 
 		slurm_mutex_lock(&tp_lock);
@@ -1700,7 +1797,8 @@ extern int select_p_reconfigure(void)
 			      "configuration and fabric");
 			_model_free(m);
 		} else {
-			_running_remap(tp_cur, m);
+			/* Holds are kept by name: a new fabric keeps them. */
+			_sched_set_topo(m);
 			_model_free(tp_cur);
 			tp_cur = m;
 			_decision_clear(); /* policies may have changed */

@@ -12,6 +12,7 @@
 #include "convert.h"
 #include "munge_auth.h"
 #include "rankfile.h"
+#include "sched_state.h"
 #include "tp_file.h"
 #include "tp_slurm_core.h"
 #include "tp_slurm_fabric.h"
@@ -203,37 +204,26 @@ void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary)
 void tp_sc_decision_format(tp_placement placement, tp_jobclass job_class,
                            int has_profile, char *out, size_t size)
 {
-	snprintf(out, size, TP_SC_DECISION_PREFIX "placement=%s class=%s%s",
-	         tp_placement_name(placement), tp_jobclass_name(job_class),
-	         has_profile ? " (profile)" : "");
+	tp_sched_record rec = {placement, job_class, has_profile != 0, NULL};
+	char *text = tp_sched_record_format(&rec, NULL);
+
+	snprintf(out, size, "%s", text ? text : "");
+	free(text);
 }
 
 tp_status tp_sc_decision_parse(const char *text, tp_placement *placement,
                                tp_jobclass *job_class, int *has_profile,
                                tp_error *err)
 {
-	char policy[32], cls[32], rest[32];
-	int n;
-	tp_error ignored;
+	tp_sched_record rec;
+	tp_status rc = tp_sched_record_parse(text, &rec, err);
 
-	if (!text ||
-	    strncmp(text, TP_SC_DECISION_PREFIX, strlen(TP_SC_DECISION_PREFIX)))
-		return tp_error_set(err, TP_ERR_PARSE,
-		                    "SystemComment \"%.60s\": not a topoplace "
-		                    "decision",
-		                    text ? text : "");
-	rest[0] = '\0';
-	n = sscanf(text + strlen(TP_SC_DECISION_PREFIX),
-	           "placement=%31[a-z_] class=%31[a-z_]%31[^\n]", policy, cls,
-	           rest);
-	if (n < 2 || (rest[0] && strcmp(rest, " (profile)")) ||
-	    tp_placement_parse(policy, placement, &ignored) != TP_OK ||
-	    tp_jobclass_parse(cls, job_class, &ignored) != TP_OK)
-		return tp_error_set(err, TP_ERR_PARSE,
-		                    "SystemComment \"%.60s\": not a topoplace "
-		                    "decision",
-		                    text);
-	*has_profile = rest[0] != '\0';
+	if (rc != TP_OK)
+		return rc;
+	*placement = rec.policy;
+	*job_class = rec.job_class;
+	*has_profile = rec.has_profile;
+	tp_sched_record_clear(&rec);
 	return TP_OK;
 }
 

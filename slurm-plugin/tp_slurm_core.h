@@ -87,22 +87,24 @@ tp_status tp_sc_lookup_request(const tp_config *config,
 void tp_sc_lookup_read(const tp_lookup_request *request,
                        tp_lookup_result *result, void *ctx);
 
-/* The prefix of every SystemComment topoplace writes. */
+/* The prefix of every SystemComment topoplace writes (sched_state.h). */
 #define TP_SC_DECISION_PREFIX "topoplace: "
 
 /*
  * The select plugin's decision for a started job, as written into its
  * SystemComment: "topoplace: placement=P class=C", plus " (profile)" when
- * the class came from a profile.  Slurm saves SystemComment with the job
- * state, so the decision survives a slurmctld restart.
+ * the class came from a profile (tp_sched_record_format without held
+ * nodes or note).  Slurm saves SystemComment with the job state, so the
+ * decision survives a slurmctld restart.
  */
 void tp_sc_decision_format(tp_placement placement, tp_jobclass job_class,
                            int has_profile, char *out, size_t size);
 
 /*
- * Parse @text written by tp_sc_decision_format back.  TP_ERR_PARSE (naming
- * the text) for anything else: NULL, another component's comment, an
- * unknown policy or class.
+ * Parse a decision back (tp_sched_record_parse: held nodes and a note
+ * after it are accepted and not returned).  TP_ERR_PARSE (naming the
+ * text) for anything else: NULL, another component's comment, an unknown
+ * policy or class.
  */
 tp_status tp_sc_decision_parse(const char *text, tp_placement *placement,
                                tp_jobclass *job_class, int *has_profile,

@@ -58,3 +58,10 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_policy_flags.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_policy_flags.sh
+
+# slurmctld's select plugin with bad topoplace.conf and fabrics, and the
+# reasons users see (issue 14, items 3 and 6).
+if WITH_SLURM
+TESTS += tests/integration/slurm_ctld_faults.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_ctld_faults.sh

@@ -12,12 +12,22 @@
 #   - a communication-sensitive job still keeps off the io_heavy job's
 #     leaves (cons_tres alone would take the tightest fit: that leaf);
 #   - a job that would need a node of the leaf job's leaf waits.
+#
+# Then the same with a topoplace.conf that does not parse at the restart
+# (issue 14, item 3): the whole-leaf job's SystemComment names the nodes
+# it holds, so the hold is recovered without any configuration:
+#   - one error names the bad line at start; new jobs run under plain
+#     cons_tres and say why in their SystemComment;
+#   - a 1-node job (cons_tres alone would take the held leaf's free node,
+#     the tightest fit) lands elsewhere; a 13-node job waits;
+#   - the file fixed and `scontrol reconfigure`d: the hold is still right;
+#   - the leaf job ends: the hold is released, the waiting job runs.
 set -u
 
 : "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
 . "$abs_top_srcdir/tests/lib/bed.sh"
 . "$abs_top_srcdir/tests/lib/slurm_place_lib.sh"
-[ "${1:-}" = --inside ] || tp_slurm_bed slurm_restart --timeout 300
+[ "${1:-}" = --inside ] || tp_slurm_bed slurm_restart --timeout 500
 
 tp_slurm_setup
 tp_slurm_profiles
@@ -83,4 +93,63 @@ scancel "$a"
 tp_check_eq "and runs once the leaf job ends" COMPLETED "$(tp_wait_job "$b" 60)"
 tp_check "slurmctld still answers" scontrol ping
 scancel "$io" "$f"
+for j in $io $f $b; do tp_wait_job "$j" 60 >/dev/null; done
+
+# --- a restart with a broken topoplace.conf keeps the holds -----------------
+since() { tail -n +"$(($1 + 1))" "$log"; }
+# The job's SystemComment (scontrol prints it on a line of its own).
+system_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*\) $/\1/p'; }
+a=$(sbatch --parsable -N 3 --placement=leaf -o /dev/null --wrap 'sleep 240')
+wait_state "$a" RUNNING 30
+la=$(leaves_of_job "$a")
+leaf_nodes=$(sed -n "s/^SwitchName=$la Nodes=\([^ ]*\).*/\1/p" "$etc/topology.conf")
+tp_check_eq "the leaf job $a records its whole leaf $la as held" \
+	"topoplace: placement=leaf class=quiet held=$leaf_nodes" "$(system_comment "$a")"
+cp "$etc/topoplace.conf" "$out/topoplace.conf.good"
+echo "DefaultPlacment=leaf" >>"$etc/topoplace.conf"
+bad_line=$(wc -l <"$etc/topoplace.conf")
+before=$(wc -l <"$log")
+tp_check "slurmctld restarts with a typo in topoplace.conf" tp_restart_slurmctld
+tp_check_eq "one error at start names the file, line and key" 1 \
+	"$(since "$before" | grep -c "error: topoplace: init: $etc/topoplace.conf: line $bad_line: .*DefaultPlacment.*unknown key")"
+tp_check_eq "and it is the only line about it" 1 \
+	"$(since "$before" | grep -c "DefaultPlacment")"
+tp_check "the hold is recovered from the SystemComment alone" \
+	bash -c 'grep -qF "topoplace: JobId=$1: recovered placement=leaf class=quiet from its SystemComment, holding $2" <<<"$3"' \
+	_ "$a" "$leaf_nodes" "$(since "$before")"
+n=$(sbatch --parsable -N 1 --placement=leaf -o /dev/null --wrap 'sleep 120')
+wait_state "$n" RUNNING 30
+tp_check_eq "a new job asking for a leaf runs under plain cons_tres" RUNNING \
+	"$(squeue -h -j "$n" -o %T)"
+tp_check_eq "and its SystemComment says why" \
+	"topoplace: placement=off class=quiet: topoplace.conf not loaded: placed by Slurm's default" \
+	"$(system_comment "$n")"
+ln=$(leaves_of_job "$n")
+tp_check "but not on the held leaf $la (it got $ln)" test "$ln" != "$la"
+b=$(sbatch --parsable -N 13 -o /dev/null --wrap hostname)
+for ((i = 0; i < 100; i++)); do
+	st=$(squeue -h -j "$b" -o '%T %r')
+	[ "$st" != "PENDING None" ] && [ "$st" != "PENDING Priority" ] && break
+	sleep 0.2
+done
+tp_check_eq "a 13-node job waits: it would need the held leaf" \
+	"PENDING Resources" "$(squeue -h -j "$b" -o '%T %r')"
+scancel "$n"
+tp_wait_job "$n" 30 >/dev/null
+
+cp "$out/topoplace.conf.good" "$etc/topoplace.conf"
+tp_check "the fixed file is loaded on reconfigure" \
+	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
+c=$(sbatch --parsable -N 1 --placement=pack -o /dev/null --wrap 'sleep 120')
+wait_state "$c" RUNNING 30
+lc=$(leaves_of_job "$c")
+tp_check "a job placed by the policy again keeps off the held leaf $la (it got $lc)" \
+	test "$lc" != "$la"
+tp_check_eq "the 13-node job still waits" PENDING "$(squeue -h -j "$b" -o %T)"
+scancel "$c"
+tp_wait_job "$c" 30 >/dev/null
+scancel "$a"
+tp_check_eq "the leaf job ends: its hold is released and the 13-node job runs" \
+	COMPLETED "$(tp_wait_job "$b" 60)"
+tp_check "slurmctld still answers" scontrol ping
 tp_done

@@ -46,8 +46,8 @@ tp_check "the leaf job's SystemComment says leaf ($c_leaf)" \
 	bash -c '[[ $1 == "topoplace: placement=leaf "* ]]' _ "$c_leaf"
 tp_check "the io_heavy job's SystemComment says its class came from its profile ($c_io)" \
 	bash -c '[[ $1 == "topoplace: placement=shared class=io_heavy (profile)"* ]]' _ "$c_io"
-tp_check "the --comm-profile=nosuch job has a SystemComment ($c_nosuch)" \
-	bash -c '[[ $1 == "topoplace: "* ]]' _ "$c_nosuch"
+tp_check "the --comm-profile=nosuch job says why in its SystemComment ($c_nosuch)" \
+	bash -c '[[ $1 == "topoplace: placement=off class=quiet: profile $2/nosuch not found" ]]' _ "$c_nosuch" "$user"
 
 for j in $leaf $io $nosuch; do
 	tp_check_eq "job $j completes" COMPLETED "$(tp_wait_job "$j" 60)"

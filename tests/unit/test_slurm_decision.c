@@ -95,6 +95,26 @@ static void test_other_system_comments_are_refused(void **state)
 	check_refused("topoplace: class=quiet placement=leaf");
 }
 
+/* What select_p_job_begin writes now: held nodes and a note after it. */
+static void test_decision_with_held_nodes_and_note_parses(void **state)
+{
+	tp_placement policy;
+	tp_jobclass job_class;
+	int has_profile = -1;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(
+	    tp_sc_decision_parse("topoplace: placement=leaf class=quiet "
+	                         "(profile) held=n[0001-0004]: profile "
+	                         "tpalice/x has 16 ranks",
+	                         &policy, &job_class, &has_profile, &err),
+	    TP_OK);
+	assert_int_equal(policy, TP_PLACEMENT_LEAF);
+	assert_int_equal(job_class, TP_JOBCLASS_QUIET);
+	assert_int_equal(has_profile, 1);
+}
+
 static void test_job_dir_is_under_tmpfs(void **state)
 {
 	char dir[256];
@@ -237,6 +257,7 @@ int main(void)
 	    cmocka_unit_test(test_decision_round_trips_every_policy_and_class),
 	    cmocka_unit_test(test_decision_text_is_what_users_see),
 	    cmocka_unit_test(test_other_system_comments_are_refused),
+	    cmocka_unit_test(test_decision_with_held_nodes_and_note_parses),
 	    cmocka_unit_test(test_job_dir_is_under_tmpfs),
 	    cmocka_unit_test_setup_teardown(
 	        test_rank_files_go_into_a_new_private_dir, setup, teardown),
