@@ -15,31 +15,32 @@ work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 
 
-# The shipped example, its ThresholdTable pointed at a real table (check
-# reads the tables it names).
+# The shipped example with its ThresholdTable line enabled and pointed at a
+# real table (check reads the tables it names); as shipped, without edits,
+# it is checked by install_example.sh.
 cat >"$work/io-thresholds.csv" <<'CSV'
 # topoplace-thresholds v1
 request_bytes,clients,threshold_us,plateau_us,confidence
 1048576,4,2000,100,1
 CSV
 example=$work/topoplace.conf.example
-sed "s|^ThresholdTable=.*|ThresholdTable=$work/io-thresholds.csv|" \
+sed "s|^#ThresholdTable=.*|ThresholdTable=$work/io-thresholds.csv|" \
 	"$abs_top_srcdir/etc/topoplace.conf.example" >"$example"
 out=$("$tp" config check "$example" 2>&1)
 tp_check_eq "example file is valid" 0 $?
 tp_check_eq "header counts the partitions" \
 	"# $example: valid, 2 partition overrides" "$(head -n 1 <<<"$out")"
 tp_check_eq "leaf partition places on whole leaves" \
-	"    DefaultPlacement=leaf  # this partition, line 53" \
+	"    DefaultPlacement=leaf  # this partition, line 58" \
 	"$(sed -n '/^PartitionName=leaf$/,/^$/p' <<<"$out" | grep DefaultPlacement=)"
 tp_check_eq "shared partition throttles with the preload library" \
-	"    ThrottleMode=preload  # this partition, line 56" \
+	"    ThrottleMode=preload  # this partition, line 61" \
 	"$(sed -n '/^PartitionName=shared$/,/^$/p' <<<"$out" | grep ThrottleMode=)"
 tp_check_eq "shared partition inherits the site-wide window bound" \
-	"    ThrottleMaxWindow=50ms  # site-wide, line 47" \
+	"    ThrottleMaxWindow=50ms  # site-wide, line 52" \
 	"$(sed -n '/^PartitionName=shared$/,/^$/p' <<<"$out" | grep ThrottleMaxWindow=)"
 tp_check_eq "unset keys show their default" \
-	"ProfileKeep=8  # line 20" "$(grep '^ProfileKeep=' <<<"$out")"
+	"ProfileKeep=8  # line 22" "$(grep '^ProfileKeep=' <<<"$out")"
 tp_check_eq "--partition prints one partition" "PartitionName=leaf" \
 	"$("$tp" config check --partition leaf "$example" | sed -n 2p)"
 
