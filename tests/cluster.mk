@@ -37,3 +37,9 @@ clean-local: clean-local-cluster
 clean-local-cluster:
 	-rm -rf tests/integration/*.bed
 .PHONY: clean-local-cluster
+
+# The profile store among users through Slurm (issue 14, item 5).
+if WITH_SLURM
+TESTS += tests/integration/slurm_store.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_store.sh
