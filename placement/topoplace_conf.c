@@ -1509,10 +1509,9 @@ tp_status tp_config_write_settings(const tp_config *config,
 /* ---- entry points
  * ---------------------------------------------------- */
 
-tp_status tp_config_parse_each(const char *text, size_t len,
-                               const char *origin, tp_config_error_fn each,
-                               void *each_ctx, tp_config **config,
-                               tp_error *err)
+tp_status tp_config_parse_each(const char *text, size_t len, const char *origin,
+                               tp_config_error_fn each, void *each_ctx,
+                               tp_config **config, tp_error *err)
 {
 	struct parser p = {0};
 	char line[TP_CONFIG_MAX_LINE + 1];
@@ -1592,13 +1591,11 @@ tp_status tp_config_parse_each(const char *text, size_t len,
 tp_status tp_config_parse(const char *text, size_t len, const char *origin,
                           tp_config **config, tp_error *err)
 {
-	return tp_config_parse_each(text, len, origin, NULL, NULL, config,
-	                            err);
+	return tp_config_parse_each(text, len, origin, NULL, NULL, config, err);
 }
 
 tp_status tp_config_load_each(const char *path, tp_config_error_fn each,
-                              void *each_ctx, tp_config **config,
-                              tp_error *err)
+                              void *each_ctx, tp_config **config, tp_error *err)
 {
 	struct stat st;
 	char *buf;

@@ -173,10 +173,9 @@ tp_status tp_config_parse(const char *text, size_t len, const char *origin,
 typedef void (*tp_config_error_fn)(void *ctx, const tp_error *error);
 
 /* tp_config_parse, also telling @each (may be NULL) every error. */
-tp_status tp_config_parse_each(const char *text, size_t len,
-                               const char *origin, tp_config_error_fn each,
-                               void *each_ctx, tp_config **config,
-                               tp_error *err);
+tp_status tp_config_parse_each(const char *text, size_t len, const char *origin,
+                               tp_config_error_fn each, void *each_ctx,
+                               tp_config **config, tp_error *err);
 
 /*
  * Read and parse the file @path (see tp_config_parse).  TP_ERR_IO when it

@@ -165,8 +165,9 @@ static tp_status open_root(const tp_store_options *opt, int for_write, int *fd,
 		saved = errno;
 		close(*fd);
 		*fd = -1;
-		return tp_error_set(err, TP_ERR_IO, "profile store %s: fstat: %s",
-		                    opt->root, strerror(saved));
+		return tp_error_set(err, TP_ERR_IO,
+		                    "profile store %s: fstat: %s", opt->root,
+		                    strerror(saved));
 	}
 	if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
 	    (for_write || !(st.st_mode & S_ISVTX))) {
@@ -545,7 +546,8 @@ tp_status tp_store_prepare_user(const char *root, uid_t uid, gid_t gid,
 		return tp_error_set(err, TP_ERR_IO, "%s: mkdir: %s", label,
 		                    strerror(saved));
 	}
-	fd = openat(rootfd, ns, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd =
+	    openat(rootfd, ns, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		saved = errno;
 		st = tp_error_set(err, TP_ERR_IO, "%s: %s", label,

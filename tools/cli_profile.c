@@ -644,8 +644,8 @@ static int action_prepare(struct common *c, int argc, char **argv)
 			failed = 1;
 			continue;
 		}
-		printf("%s/%s: owned by %s, mode 0700\n", c->store,
-		       pw->pw_name, pw->pw_name);
+		printf("%s/%s: owned by %s, mode 0700\n", c->store, pw->pw_name,
+		       pw->pw_name);
 	}
 	return failed ? TP_EXIT_FAILURE : TP_EXIT_OK;
 }

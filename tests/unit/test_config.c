@@ -655,18 +655,18 @@ static void test_every_error_in_the_file_is_reported_in_line_order(void **st)
 	                                 "is not a placement policy (expected "
 	                                 "one of auto|leaf|shared|pack|spread|"
 	                                 "off)");
-	assert_int_equal(tp_config_parse(text, strlen(text), ORIGIN, &cfg, &err),
-	                 TP_ERR_INVALID);
+	assert_int_equal(
+	    tp_config_parse(text, strlen(text), ORIGIN, &cfg, &err),
+	    TP_ERR_INVALID);
 	assert_non_null(strstr(err.message, "3 errors, the first: "));
 }
 
 static void test_cross_key_errors_of_every_partition_are_reported(void **st)
 {
-	static const char text[] =
-	    "ThrottleMinWindow=10ms\n"
-	    "ThrottleMaxWindow=1ms\n"
-	    "PartitionName=a ThrottleMaxWindow=5ms\n"
-	    "PartitionName=b ThrottleMode=tbf\n";
+	static const char text[] = "ThrottleMinWindow=10ms\n"
+	                           "ThrottleMaxWindow=1ms\n"
+	                           "PartitionName=a ThrottleMaxWindow=5ms\n"
+	                           "PartitionName=b ThrottleMode=tbf\n";
 	struct seen_errors seen = {0};
 	tp_config *cfg = NULL;
 	tp_error err;
@@ -689,15 +689,18 @@ static void test_cross_key_errors_of_every_partition_are_reported(void **st)
 static void test_partition_names_match_case_sensitively_like_slurm(void **st)
 {
 	/* Slurm 22.05: list_find_part compares with xstrcmp. */
-	tp_config *cfg = parse_ok("PartitionName=Debug DefaultPlacement=leaf\n"
-	                          "PartitionName=debug DefaultPlacement=pack\n");
+	tp_config *cfg =
+	    parse_ok("PartitionName=Debug DefaultPlacement=leaf\n"
+	             "PartitionName=debug DefaultPlacement=pack\n");
 
 	(void)st;
 	assert_int_equal(tp_config_partition_count(cfg), 2);
-	assert_int_equal(tp_config_for_partition(cfg, "Debug")->default_placement,
-	                 TP_PLACEMENT_LEAF);
-	assert_int_equal(tp_config_for_partition(cfg, "debug")->default_placement,
-	                 TP_PLACEMENT_PACK);
+	assert_int_equal(
+	    tp_config_for_partition(cfg, "Debug")->default_placement,
+	    TP_PLACEMENT_LEAF);
+	assert_int_equal(
+	    tp_config_for_partition(cfg, "debug")->default_placement,
+	    TP_PLACEMENT_PACK);
 	assert_ptr_equal(tp_config_for_partition(cfg, "DEBUG"),
 	                 tp_config_defaults(cfg));
 	assert_int_equal(tp_config_partition_line(cfg, 0), 1);

@@ -543,8 +543,9 @@ static void test_writers_refuse_a_store_other_users_can_write(void **st)
 
 	/* A sticky 1777 store still lets anyone create anyone's namespace. */
 	assert_int_equal(chmod(fx->root, 01777), 0);
-	assert_int_equal(tp_store_put(&fx->opt, fx->ns, "lulesh", p, NULL, &err),
-	                 TP_ERR_AUTH);
+	assert_int_equal(
+	    tp_store_put(&fx->opt, fx->ns, "lulesh", p, NULL, &err),
+	    TP_ERR_AUTH);
 	if (!strstr(err.message, "mode 1777: other users could create"))
 		fail_msg("message '%s'", err.message);
 	tp_profile_free(p);
@@ -567,8 +568,9 @@ static const struct passwd *other_user(void)
 #define SKIP_WITHOUT_OTHER_USER(pw)                                            \
 	do {                                                                   \
 		if (!(pw)) {                                                   \
-			print_message("skipped: needs root and a user "        \
-			              "tpalice, tpbob or nobody to chown to\n"); \
+			print_message(                                         \
+			    "skipped: needs root and a user "                  \
+			    "tpalice, tpbob or nobody to chown to\n");         \
 			skip();                                                \
 		}                                                              \
 	} while (0)
