@@ -28,3 +28,11 @@ EXTRA_DIST += etc/topoplace.conf.example \
 	tests/fuzz/corpus/config/bad-duration.conf \
 	tests/fuzz/corpus/config/crlf-minmax.conf \
 	tests/fuzz/corpus/config/example.conf
+
+# `make install` puts the example in $(docdir)/examples, where
+# topoplace.conf(5) says it is; install_example.sh installs into a DESTDIR
+# and checks the installed copy as shipped.
+topoplace_examplesdir = $(docdir)/examples
+dist_topoplace_examples_DATA = etc/topoplace.conf.example
+TESTS += tests/integration/install_example.sh
+dist_check_SCRIPTS += tests/integration/install_example.sh

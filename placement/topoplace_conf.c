@@ -925,8 +925,31 @@ struct parser {
 	const char *origin;
 	unsigned line;
 	struct partition *part; /* the current PartitionName line, or NULL */
-	tp_error *err;
+	tp_error *err;          /* = &current: each error is built here */
+	tp_error current;
+	/* Every error of the file, not only the first: an admin fixes them
+	 * in one pass.  @each sees each one as it is found. */
+	tp_config_error_fn each;
+	void *each_ctx;
+	unsigned errors;
+	tp_error first;
 };
+
+/*
+ * Count the error just built in p->current (keep the first, tell @each),
+ * so parsing goes on with the next line.  Returns whether parsing can go
+ * on: not after running out of memory.
+ */
+static bool note_error(struct parser *p, tp_status rc)
+{
+	if (rc == TP_OK)
+		return true;
+	if (p->errors++ == 0)
+		p->first = p->current;
+	if (p->each)
+		p->each(p->each_ctx, &p->current);
+	return rc != TP_ERR_NOMEM;
+}
 
 /* "<origin>: line N: " in front of the message already in err. */
 static tp_status at_line(struct parser *p, tp_status rc)
@@ -1267,7 +1290,7 @@ static tp_status finish(struct parser *p)
 	tp_config *cfg = p->cfg;
 	tp_status rc = check_site(p);
 
-	if (rc != TP_OK)
+	if (!note_error(p, rc))
 		return rc;
 	for (size_t i = 0; i < cfg->part_count; i++) {
 		struct partition *part = &cfg->parts[i];
@@ -1279,7 +1302,7 @@ static tp_status finish(struct parser *p)
 				             &part->overrides);
 		}
 		rc = check_settings(p, part, &part->effective);
-		if (rc != TP_OK)
+		if (!note_error(p, rc))
 			return rc;
 	}
 	return TP_OK;
@@ -1528,8 +1551,9 @@ tp_status tp_config_write_settings(const tp_config *config,
 /* ---- entry points
  * ---------------------------------------------------- */
 
-tp_status tp_config_parse(const char *text, size_t len, const char *origin,
-                          tp_config **config, tp_error *err)
+tp_status tp_config_parse_each(const char *text, size_t len, const char *origin,
+                               tp_config_error_fn each, void *each_ctx,
+                               tp_config **config, tp_error *err)
 {
 	struct parser p = {0};
 	char line[TP_CONFIG_MAX_LINE + 1];
@@ -1551,7 +1575,9 @@ tp_status tp_config_parse(const char *text, size_t len, const char *origin,
 		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
 		                    origin);
 	p.origin = p.cfg->origin;
-	p.err = err;
+	p.err = &p.current;
+	p.each = each;
+	p.each_ctx = each_ctx;
 	while (pos < len) {
 		const char *start = text + pos;
 		const char *nl = memchr(start, '\n', len - pos);
@@ -1561,44 +1587,57 @@ tp_status tp_config_parse(const char *text, size_t len, const char *origin,
 		pos += line_len + (nl ? 1 : 0);
 		if (line_len && start[line_len - 1] == '\r')
 			line_len--; /* edited on Windows */
-		if (line_len > TP_CONFIG_MAX_LINE) {
-			rc = at_line(&p, tp_error_set(err, TP_ERR_LIMIT,
+		rc = TP_OK;
+		if (line_len > TP_CONFIG_MAX_LINE)
+			rc = at_line(&p, tp_error_set(p.err, TP_ERR_LIMIT,
 			                              "longer than %u bytes",
 			                              TP_CONFIG_MAX_LINE));
-			break;
-		}
-		for (size_t i = 0; i < line_len; i++) {
+		for (size_t i = 0; rc == TP_OK && i < line_len; i++) {
 			unsigned char c = (unsigned char)start[i];
 
-			if (c < 0x20 && c != '\t') {
+			if (c < 0x20 && c != '\t')
 				rc = at_line(&p,
-				             tp_error_set(err, TP_ERR_PARSE,
+				             tp_error_set(p.err, TP_ERR_PARSE,
 				                          "control character "
 				                          "0x%02x (not a text "
 				                          "file?)",
 				                          c));
-				break;
-			}
 		}
-		if (rc != TP_OK)
-			break;
-		memcpy(line, start, line_len);
-		line[line_len] = '\0';
-		rc = handle_line(&p, line);
-		if (rc != TP_OK)
+		if (rc == TP_OK) {
+			memcpy(line, start, line_len);
+			line[line_len] = '\0';
+			rc = handle_line(&p, line);
+		}
+		/* A bad line is counted and skipped: the next ones are still
+		 * checked, so one run lists every error. */
+		if (!note_error(&p, rc))
 			break;
 	}
-	if (rc == TP_OK)
-		rc = finish(&p);
-	if (rc != TP_OK) {
+	/* Cross-key rules only mean something for a file whose lines read. */
+	if (p.errors == 0)
+		finish(&p);
+	if (p.errors) {
 		tp_config_free(p.cfg);
-		return rc;
+		if (err) {
+			*err = p.first;
+			if (p.errors > 1)
+				tp_error_prefix(err, "%u errors, the first",
+				                p.errors);
+		}
+		return p.first.code;
 	}
 	*config = p.cfg;
 	return TP_OK;
 }
 
-tp_status tp_config_load(const char *path, tp_config **config, tp_error *err)
+tp_status tp_config_parse(const char *text, size_t len, const char *origin,
+                          tp_config **config, tp_error *err)
+{
+	return tp_config_parse_each(text, len, origin, NULL, NULL, config, err);
+}
+
+tp_status tp_config_load_each(const char *path, tp_config_error_fn each,
+                              void *each_ctx, tp_config **config, tp_error *err)
 {
 	struct stat st;
 	char *buf;
@@ -1653,9 +1692,14 @@ tp_status tp_config_load(const char *path, tp_config **config, tp_error *err)
 		len += (size_t)n;
 	}
 	close(fd);
-	rc = tp_config_parse(buf, len, path, config, err);
+	rc = tp_config_parse_each(buf, len, path, each, each_ctx, config, err);
 	free(buf);
 	return rc;
+}
+
+tp_status tp_config_load(const char *path, tp_config **config, tp_error *err)
+{
+	return tp_config_load_each(path, NULL, NULL, config, err);
 }
 
 const char *tp_config_origin(const tp_config *config)
@@ -1684,6 +1728,11 @@ const tp_config_settings *tp_config_for_partition(const tp_config *config,
 size_t tp_config_partition_count(const tp_config *config)
 {
 	return config->part_count;
+}
+
+unsigned tp_config_partition_line(const tp_config *config, size_t i)
+{
+	return config && i < config->part_count ? config->parts[i].line : 0;
 }
 
 const char *tp_config_partition_name(const tp_config *config, size_t i)

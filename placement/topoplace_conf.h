@@ -172,20 +172,38 @@ typedef struct tp_config tp_config;
  * messages ("<origin>: line N: <Key>: ...") and, when it is an absolute
  * path, its directory is where TopologyConf defaults to (else
  * TP_CONFIG_DEFAULT_CONF_DIR).  On success *config is new (free with
- * tp_config_free); on failure *config is untouched and @err holds exactly
- * one message: TP_ERR_PARSE (syntax, unknown or misplaced key, duplicate,
- * an override of nothing), TP_ERR_INVALID (a bad value, min > max window,
- * settings that contradict each other), TP_ERR_LIMIT (file, line or
- * partition count over its bound), TP_ERR_NOMEM.
+ * tp_config_free); on failure *config is untouched.  Every line is
+ * checked, also after a bad one (cross-key rules only when every line
+ * read), so the whole file's errors are known at once; @err gets the
+ * first, its code the status returned, prefixed with "N errors, the
+ * first: " when there are more: TP_ERR_PARSE (syntax, unknown or
+ * misplaced key, duplicate, an override of nothing), TP_ERR_INVALID (a bad
+ * value, min > max window, settings that contradict each other),
+ * TP_ERR_LIMIT (file, line or partition count over its bound),
+ * TP_ERR_NOMEM (parsing stops).
  */
 tp_status tp_config_parse(const char *text, size_t len, const char *origin,
                           tp_config **config, tp_error *err);
+
+/* Called with each error of the file, in line order (@error is only valid
+ * during the call). */
+typedef void (*tp_config_error_fn)(void *ctx, const tp_error *error);
+
+/* tp_config_parse, also telling @each (may be NULL) every error. */
+tp_status tp_config_parse_each(const char *text, size_t len, const char *origin,
+                               tp_config_error_fn each, void *each_ctx,
+                               tp_config **config, tp_error *err);
 
 /*
  * Read and parse the file @path (see tp_config_parse).  TP_ERR_IO when it
  * cannot be read, TP_ERR_LIMIT when it is larger than TP_CONFIG_MAX_BYTES.
  */
 tp_status tp_config_load(const char *path, tp_config **config, tp_error *err);
+
+/* tp_config_load, also telling @each (may be NULL) every error. */
+tp_status tp_config_load_each(const char *path, tp_config_error_fn each,
+                              void *each_ctx, tp_config **config,
+                              tp_error *err);
 
 /* A config with every default, as for an empty file.  NULL on no memory. */
 tp_config *tp_config_new_default(void);
@@ -212,6 +230,8 @@ const tp_config_settings *tp_config_for_partition(const tp_config *config,
 /* Partitions the file overrides, in file order, and their names. */
 size_t tp_config_partition_count(const tp_config *config);
 const char *tp_config_partition_name(const tp_config *config, size_t i);
+/* The line of the file that names partition @i (0 for a bad @i). */
+unsigned tp_config_partition_line(const tp_config *config, size_t i);
 
 /*
  * Whether @partition's line sets the key named @key (case-insensitive), so a

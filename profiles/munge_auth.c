@@ -31,9 +31,36 @@ static tp_status make_ctx(const tp_munge_config *cfg, munge_ctx_t *ctx,
 	return TP_OK;
 }
 
-static const char *socket_name(const tp_munge_config *cfg)
+/* The socket @ctx talks to: the configured one or munge's default. */
+static const char *socket_name(munge_ctx_t ctx)
 {
-	return cfg && cfg->socket ? cfg->socket : "(default socket)";
+	char *path = NULL;
+
+	if (munge_ctx_get(ctx, MUNGE_OPT_SOCKET, &path) == EMUNGE_SUCCESS &&
+	    path)
+		return path;
+	return "(munge's default socket)";
+}
+
+/*
+ * The error of a failed munge call.  An unreachable munged (EMUNGE_SOCKET)
+ * says nothing about the credential: TP_ERR_IO naming the socket, so
+ * nobody mistakes a stopped daemon for a bad profile.
+ */
+static tp_status munge_failure(munge_ctx_t ctx, munge_err_t rc,
+                               const char *call, tp_error *err)
+{
+	/* munge_ctx_get clears the context's error string: ask it first. */
+	const char *socket = socket_name(ctx);
+	const char *why = munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx)
+	                                          : munge_strerror(rc);
+
+	if (rc == EMUNGE_SOCKET)
+		return tp_error_set(err, TP_ERR_IO,
+		                    "munged unreachable at socket %s: %s: %s",
+		                    socket, call, why);
+	return tp_error_set(err, TP_ERR_AUTH, "%s via %s: %s", call, socket,
+	                    why);
 }
 
 static tp_status munge_sign(void *data, const char *payload, char **cred,
@@ -56,11 +83,7 @@ static tp_status munge_sign(void *data, const char *payload, char **cred,
 	}
 	rc = munge_encode(cred, ctx, payload, (int)strlen(payload));
 	if (rc != EMUNGE_SUCCESS) {
-		st = tp_error_set(
-		    err, rc == EMUNGE_SOCKET ? TP_ERR_IO : TP_ERR_AUTH,
-		    "munge_encode via %s: %s", socket_name(cfg),
-		    munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx)
-		                            : munge_strerror(rc));
+		st = munge_failure(ctx, rc, "munge_encode", err);
 		free(*cred);
 		*cred = NULL;
 	}
@@ -93,11 +116,7 @@ static tp_status munge_verify(void *data, const char *cred, tp_store_cred *out,
 	case EMUNGE_CRED_REWOUND:
 		break;
 	default:
-		st = tp_error_set(
-		    err, rc == EMUNGE_SOCKET ? TP_ERR_IO : TP_ERR_AUTH,
-		    "munge_decode via %s: %s", socket_name(cfg),
-		    munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx)
-		                            : munge_strerror(rc));
+		st = munge_failure(ctx, rc, "munge_decode", err);
 		goto out;
 	}
 	munge_ctx_get(ctx, MUNGE_OPT_ENCODE_TIME, &encoded);

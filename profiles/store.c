@@ -138,10 +138,14 @@ static tp_status check_names(const char *ns, const char *name, tp_error *err)
 
 /*
  * Open the store root.  The path itself is configuration (trusted), but
- * its last component must not be a symlink, and a root others can write
- * must be sticky, else anyone could replace a namespace directory.
+ * its last component must not be a symlink.  Readers accept a root others
+ * can write if it is sticky (older stores were 1777; every namespace is
+ * still checked against its owner).  Writers (@for_write) refuse any root
+ * writable by group or others: there another user could create, and so
+ * block, anyone's namespace, or create "site".
  */
-static tp_status open_root(const tp_store_options *opt, int *fd, tp_error *err)
+static tp_status open_root(const tp_store_options *opt, int for_write, int *fd,
+                           tp_error *err)
 {
 	struct stat st;
 	int saved;
@@ -157,10 +161,26 @@ static tp_status open_root(const tp_store_options *opt, int *fd, tp_error *err)
 		          "directory"
 		        : strerror(saved));
 	}
-	if (fstat(*fd, &st) ||
-	    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+	if (fstat(*fd, &st)) {
+		saved = errno;
 		close(*fd);
 		*fd = -1;
+		return tp_error_set(err, TP_ERR_IO,
+		                    "profile store %s: fstat: %s", opt->root,
+		                    strerror(saved));
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
+	    (for_write || !(st.st_mode & S_ISVTX))) {
+		close(*fd);
+		*fd = -1;
+		if (for_write)
+			return tp_error_set(
+			    err, TP_ERR_AUTH,
+			    "profile store %s: mode %04o: other users could "
+			    "create or block any user's namespace: refused "
+			    "for writing (make it root-owned, mode 0755 or "
+			    "0711; see topoplace.conf(5))",
+			    opt->root, (unsigned)(st.st_mode & 07777));
 		return tp_error_set(err, TP_ERR_AUTH,
 		                    "profile store %s: writable by group or "
 		                    "others without the sticky bit: refused",
@@ -172,11 +192,13 @@ static tp_status open_root(const tp_store_options *opt, int *fd, tp_error *err)
 /*
  * Open directory @entry under @parent without following a symlink, and
  * check it belongs to @owner and only @owner can write it.  With @create,
- * make it (0755) first if missing.  @label is the path shown in errors.
+ * make it (0700: a user's traffic matrices are nobody else's business)
+ * first if missing; @cannot_create is appended to the error when that is
+ * not permitted.  @label is the path shown in errors.
  */
 static tp_status open_owned_dir(int parent, const char *entry, uid_t owner,
-                                int create, const char *label, int *fd,
-                                tp_error *err)
+                                int create, const char *cannot_create,
+                                const char *label, int *fd, tp_error *err)
 {
 	struct stat st;
 	int saved;
@@ -184,9 +206,15 @@ static tp_status open_owned_dir(int parent, const char *entry, uid_t owner,
 	*fd = openat(parent, entry,
 	             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (*fd < 0 && errno == ENOENT && create) {
-		if (mkdirat(parent, entry, 0755) && errno != EEXIST)
-			return tp_error_set(err, TP_ERR_IO, "%s: mkdir: %s",
-			                    label, strerror(errno));
+		if (mkdirat(parent, entry, 0700) && errno != EEXIST) {
+			saved = errno;
+			return tp_error_set(
+			    err, TP_ERR_IO, "%s: mkdir: %s%s", label,
+			    strerror(saved),
+			    (saved == EACCES || saved == EPERM) && cannot_create
+			        ? cannot_create
+			        : "");
+		}
 		*fd = openat(parent, entry,
 		             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
@@ -232,16 +260,21 @@ static tp_status open_name_dir(const tp_store_options *opt, const char *ns,
 	int root, nsfd;
 	tp_status st;
 
-	st = open_root(opt, &root, err);
+	st = open_root(opt, create, &root, err);
 	if (st != TP_OK)
 		return st;
 	snprintf(label, sizeof(label), "%s/%s", opt->root, ns);
-	st = open_owned_dir(root, ns, owner, create, label, &nsfd, err);
+	/* In a root-owned store only root makes a user's namespace. */
+	st = open_owned_dir(root, ns, owner, create,
+	                    " (the namespace is made by root: task/topoplace "
+	                    "at a --comm-record step, or `topoplace profile "
+	                    "prepare USER`)",
+	                    label, &nsfd, err);
 	close(root);
 	if (st != TP_OK)
 		return st;
 	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
-	st = open_owned_dir(nsfd, name, owner, create, label, fd, err);
+	st = open_owned_dir(nsfd, name, owner, create, NULL, label, fd, err);
 	close(nsfd);
 	return st;
 }
@@ -403,7 +436,7 @@ tp_status tp_store_put(const tp_store_options *opt, const char *ns,
 	snprintf(final, sizeof(final), "%s%s", stamp, PROFILE_SUFFIX);
 	snprintf(tmp, sizeof(tmp), "%s%s", TMP_PREFIX, stamp);
 	fd = openat(dirfd, tmp,
-	            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		st = tp_error_set(err, TP_ERR_IO, "%s/%s: create: %s", label,
 		                  tmp, strerror(errno));
@@ -451,6 +484,101 @@ static void uid_label(uid_t uid, char *out, size_t size)
 		snprintf(out, size, "uid %u", (unsigned)uid);
 }
 
+/* The namespace of @uid: its user name, which must be a valid store name. */
+static tp_status user_namespace(uid_t uid, char ns[TP_STORE_NAME_MAX + 1],
+                                tp_error *err)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+	int rc = getpwuid_r(uid, &pw, buf, sizeof(buf), &found);
+
+	if (rc || !found)
+		return tp_error_set(err, TP_ERR_NOTFOUND,
+		                    "uid %u: no such user%s%s", (unsigned)uid,
+		                    rc ? ": " : "", rc ? strerror(rc) : "");
+	if (!tp_store_valid_name(found->pw_name) ||
+	    !strcmp(found->pw_name, TP_STORE_SITE_NAMESPACE))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "uid %u: user name '%.64s' cannot name a "
+		                    "store namespace",
+		                    (unsigned)uid, found->pw_name);
+	snprintf(ns, TP_STORE_NAME_MAX + 1, "%s", found->pw_name);
+	return TP_OK;
+}
+
+tp_status tp_store_prepare_user(const char *root, uid_t uid, gid_t gid,
+                                tp_error *err)
+{
+	char ns[TP_STORE_NAME_MAX + 1], label[4096 + TP_STORE_NAME_MAX];
+	char owner_by[300];
+	tp_store_options opt = tp_store_default_options();
+	struct stat sb;
+	int rootfd, fd, made = 0, saved;
+	tp_status st;
+
+	if (!root || !root[0])
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "profile store: no directory configured");
+	if (uid == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "profile store %s: uid 0 publishes in "
+		                    "\"site\", it has no user namespace",
+		                    root);
+	if (geteuid() != 0 && geteuid() != uid)
+		return tp_error_set(err, TP_ERR_AUTH,
+		                    "profile store %s: only root prepares the "
+		                    "namespace of uid %u (running as uid %u)",
+		                    root, (unsigned)uid, (unsigned)geteuid());
+	if ((st = user_namespace(uid, ns, err)) != TP_OK)
+		return tp_error_prefix(err, "profile store %s", root);
+	opt.root = root;
+	if ((st = open_root(&opt, 1, &rootfd, err)) != TP_OK)
+		return st;
+	snprintf(label, sizeof(label), "%s/%s", root, ns);
+	/* Made as root 0700, then handed over: never visible with another
+	 * owner or looser mode, and the root is writable only by its owner,
+	 * so nobody can plant the name between mkdir and open. */
+	if (!mkdirat(rootfd, ns, 0700))
+		made = 1;
+	else if (errno != EEXIST) {
+		saved = errno;
+		close(rootfd);
+		return tp_error_set(err, TP_ERR_IO, "%s: mkdir: %s", label,
+		                    strerror(saved));
+	}
+	fd =
+	    openat(rootfd, ns, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		saved = errno;
+		st = tp_error_set(err, TP_ERR_IO, "%s: %s", label,
+		                  saved == ELOOP || saved == ENOTDIR
+		                      ? "is a symbolic link or not a "
+		                        "directory: refused"
+		                      : strerror(saved));
+	} else if (fstat(fd, &sb)) {
+		st = tp_error_set(err, TP_ERR_IO, "%s: fstat: %s", label,
+		                  strerror(errno));
+	} else if (made && sb.st_uid != uid && fchown(fd, uid, gid)) {
+		st = tp_error_set(err, TP_ERR_IO, "%s: chown to uid %u: %s",
+		                  label, (unsigned)uid, strerror(errno));
+		unlinkat(rootfd, ns, AT_REMOVEDIR);
+	} else if (!made && sb.st_uid != uid) {
+		uid_label(sb.st_uid, owner_by, sizeof(owner_by));
+		st = tp_error_set(err, TP_ERR_AUTH,
+		                  "%s: namespace of uid %u is owned by %s: "
+		                  "refused (remove it or give it to its user)",
+		                  label, (unsigned)uid, owner_by);
+	} else if ((sb.st_mode & 0777) != 0700 && fchmod(fd, 0700)) {
+		/* Older stores made namespaces 0755: close them to others. */
+		st = tp_error_set(err, TP_ERR_IO, "%s: chmod 0700: %s", label,
+		                  strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	close(rootfd);
+	return st;
+}
+
 tp_status tp_store_verify_profile(const tp_store_options *opt, const char *ns,
                                   const char *name, const tp_profile *profile,
                                   uid_t *cred_uid, tp_error *err)
@@ -473,6 +601,9 @@ tp_status tp_store_verify_profile(const tp_store_options *opt, const char *ns,
 	memset(&cred, 0, sizeof(cred));
 	st =
 	    opt->auth->verify(opt->auth->data, profile->credential, &cred, err);
+	/* TP_ERR_IO: munged did not answer, the credential is unjudged. */
+	if (st == TP_ERR_IO)
+		return tp_error_prefix(err, "credential not checked");
 	if (st != TP_OK)
 		return tp_error_prefix(err, "credential refused");
 	if (cred_uid)
@@ -838,7 +969,7 @@ tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
 		return st;
 	if (ns && (st = check_names(ns, name, err)) != TP_OK)
 		return st;
-	if ((st = open_root(opt, &root, err)) != TP_OK)
+	if ((st = open_root(opt, 0, &root, err)) != TP_OK)
 		return st;
 	if (ns) {
 		nss = calloc(1, sizeof(*nss));

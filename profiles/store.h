@@ -5,7 +5,16 @@
  *   <root>/<namespace>/<name>/<stamp>.tpp
  *
  * <namespace> is a user name (owned by that user) or "site" (owned by
- * root: site-wide profiles only root may publish).  <name> names an
+ * root: site-wide profiles only root may publish).  Ownership and modes:
+ *
+ *   <root>                      root, 0755 or 0711 (never writable by others)
+ *   <root>/<user>               the user, 0700, made only by root
+ *                               (tp_store_prepare_user)
+ *   <root>/<user>/<name>        the user, 0700
+ *   <root>/<user>/<name>/<stamp>.tpp  the user, 0600
+ *
+ * so no user can create, block or read another's namespace, and readers
+ * that must see every profile (slurmctld, slurmd) run as root.  <name> names an
  * application profile ("lulesh"); each put adds one run, the last @keep
  * runs are kept.  <stamp> is time-ns-pid-random in hex, so names sort by
  * write time and never collide.
@@ -115,12 +124,27 @@ tp_status tp_store_namespace_owner(const char *ns, uid_t *uid, tp_error *err);
  * Sign @profile (finished) for @ns/@name with opt->auth as the calling
  * user and store it atomically; then drop runs beyond opt->keep.  The
  * caller must own @ns (TP_ERR_AUTH otherwise: the readers would refuse
- * it).  Directories are created 0755.  On success the stored file's name
+ * it).  The store root must not be writable by group or others
+ * (TP_ERR_AUTH).  The namespace must exist unless the caller may create it
+ * (a store of its own); the name directory is created 0700, the file
+ * 0600.  On success the stored file's name
  * is copied to @file (may be NULL).  @profile->credential is replaced.
  */
 tp_status tp_store_put(const tp_store_options *opt, const char *ns,
                        const char *name, tp_profile *profile,
                        char file[TP_STORE_FILE_MAX + 1], tp_error *err);
+
+/*
+ * Make @uid's namespace (its user name) in the store at @root, owned by
+ * @uid:@gid, mode 0700, as root (the task plugin at a --comm-record step,
+ * `topoplace profile prepare`).  An existing namespace of @uid is set to
+ * 0700; one owned by anyone else, a symlink or a non-directory is refused
+ * (TP_ERR_AUTH / TP_ERR_IO) and left alone, as is a root writable by group
+ * or others.  Needs euid 0 (or euid @uid, for a store of its own).
+ * Errors name the path and the reason.
+ */
+tp_status tp_store_prepare_user(const char *root, uid_t uid, gid_t gid,
+                                tp_error *err);
 
 /*
  * Read and verify one run: @file, or the newest when @file is NULL.  The

@@ -119,8 +119,10 @@ TP_UNIT_TESTS += tests/unit/test_profile_lookup
 check_PROGRAMS += tests/unit/test_profile_lookup
 TESTS += tests/unit/test_profile_lookup
 tests_unit_test_profile_lookup_SOURCES = tests/unit/test_profile_lookup.c \
-	slurm-plugin/tp_profile_lookup.c slurm-plugin/tp_profile_lookup.h
+	slurm-plugin/tp_profile_lookup.c slurm-plugin/tp_profile_lookup.h \
+	slurm-plugin/tp_slurm_core.c slurm-plugin/tp_slurm_fabric.c
 tests_unit_test_profile_lookup_CPPFLAGS = $(AM_CPPFLAGS) \
-	-I$(top_srcdir)/placement -I$(top_srcdir)/slurm-plugin
+	-I$(top_srcdir)/placement -I$(top_srcdir)/profiles \
+	-I$(top_srcdir)/throttle -I$(top_srcdir)/slurm-plugin
 tests_unit_test_profile_lookup_CFLAGS = $(TP_UNIT_CFLAGS) -pthread
 tests_unit_test_profile_lookup_LDADD = $(TP_UNIT_LDADD) -lpthread

@@ -1086,11 +1086,19 @@ static void _comm_record(stepd_step_rec_t *job, const tp_config *config,
 	const char *name = opts->comm_record_name[0]
 	                       ? opts->comm_record_name
 	                       : getenvp(job->env, "SLURM_JOB_NAME");
+	const char *store = tp_config_site_settings(config)->profile_store;
+	tp_error err;
 
+	/* Only root makes a user's namespace (store.h); if that fails the
+	 * profiler's own error reaches the job's output at MPI_Finalize. */
+	if (tp_store_prepare_user(store, job->uid, job->gid, &err) != TP_OK)
+		error(
+		    "%s: StepId=%u.%u: --comm-record: %s: recording will fail",
+		    plugin_type, job->step_id.job_id, job->step_id.step_id,
+		    err.message);
 	_lib_path("libtopoplace_profiler.so", lib, sizeof(lib));
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-	setenvf(&job->env, "TOPOPLACE_PROFILE_STORE", "%s",
-	        tp_config_site_settings(config)->profile_store);
+	setenvf(&job->env, "TOPOPLACE_PROFILE_STORE", "%s", store);
 	if (name && tp_store_valid_name(name))
 		setenvf(&job->env, "TOPOPLACE_PROFILE_NAME", "%s", name);
 	if (socket[0])

@@ -32,6 +32,16 @@
 #define TP_LOOKUP_PATH_MAX 1024
 
 /*
+ * The largest profile file slurmctld reads to classify a job.  A profile
+ * is decoded whole (file plus matrix, about three times the file), so a
+ * 200 MB profile made slurmctld grow by 400 MB; past this bound the lookup
+ * fails with TP_ERR_LIMIT before anything is read, and the job is placed
+ * without its profile (the plugin logs why).  topoplace.conf(5) documents
+ * it.
+ */
+#define TP_LOOKUP_PROFILE_MAX_BYTES (64u << 20)
+
+/*
  * One job's lookup: everything the reader needs, copied, so that a
  * reconfigure that frees the plugin's configuration cannot pull it from
  * under the worker.

@@ -143,8 +143,18 @@ void tp_sc_lookup_read(const tp_lookup_request *request,
 	opt.keep = request->keep;
 	opt.max_age_s = request->max_age_s;
 	opt.auth = &auth;
+	/* Bounded before a byte is read: see TP_LOOKUP_PROFILE_MAX_BYTES. */
+	if (opt.limits.max_file_bytes > TP_LOOKUP_PROFILE_MAX_BYTES)
+		opt.limits.max_file_bytes = TP_LOOKUP_PROFILE_MAX_BYTES;
 	result->status = tp_store_get(&opt, request->user, request->name, NULL,
 	                              &profile, &err);
+	if (result->status == TP_ERR_LIMIT)
+		tp_error_prefix(
+		    &err,
+		    "profile %s/%s: over slurmctld's lookup limit of "
+		    "%u MiB, placed without it",
+		    request->user, request->name,
+		    TP_LOOKUP_PROFILE_MAX_BYTES >> 20);
 	if (result->status != TP_OK) {
 		snprintf(result->error, sizeof(result->error), "%s",
 		         err.message);

@@ -65,3 +65,9 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_ctld_faults.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_ctld_faults.sh
+
+# The profile store among users through Slurm (issue 14, item 5).
+if WITH_SLURM
+TESTS += tests/integration/slurm_store.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_store.sh

@@ -8,6 +8,7 @@
 #include "tp_config.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,10 @@ static void usage(FILE *out)
 	    "  export --to dense|dense-sym|scotch|matrix [-o OUT] PROFILE\n"
 	    "  put FILE NS/NAME                    sign with munge and store "
 	    "(needs --store)\n"
+	    "  prepare USER...                     as root: make each user's "
+	    "namespace\n"
+	    "                                      (owned by the user, 0700; "
+	    "needs --store)\n"
 	    "  record [--name N] [--store DIR] [--dir DIR] [--lib SO] -- "
 	    "CMD...\n"
 	    "                                      run CMD with the profiler "
@@ -312,6 +317,19 @@ static int action_list(struct common *c, int argc, char **argv)
 	return TP_EXIT_OK;
 }
 
+/*
+ * One run that did not verify.  TP_ERR_IO means the check could not run
+ * (munged unreachable, a read error): NOT CHECKED, never REFUSED, so a
+ * stopped daemon is not mistaken for a bad profile.
+ */
+static void print_refusal(const char *ns, const char *name, const char *run,
+                          const tp_error *err)
+{
+	printf("%s/%s/%s: %s: %s\n", ns, name, run,
+	       err->code == TP_ERR_IO ? "NOT CHECKED" : "REFUSED",
+	       err->message);
+}
+
 static int action_verify(struct common *c, int argc, char **argv)
 {
 	const char *as = NULL;
@@ -379,8 +397,7 @@ static int action_verify(struct common *c, int argc, char **argv)
 			/* Named directly: a run the listing would skip (a
 			 * symlink, say) must be refused, not ignored. */
 			if (tp_store_get(&c->opt, ns, name, run, &p, &err)) {
-				printf("%s/%s/%s: REFUSED: %s\n", ns, name, run,
-				       err.message);
+				print_refusal(ns, name, run, &err);
 				failed = 1;
 				continue;
 			}
@@ -399,8 +416,8 @@ static int action_verify(struct common *c, int argc, char **argv)
 			if (tp_store_get(&c->opt, ns, name,
 			                 list.entries[k].file, &p,
 			                 &err) != TP_OK) {
-				printf("%s/%s/%s: REFUSED: %s\n", ns, name,
-				       list.entries[k].file, err.message);
+				print_refusal(ns, name, list.entries[k].file,
+				              &err);
 				failed = 1;
 				continue;
 			}
@@ -599,6 +616,38 @@ static int action_put(struct common *c, int argc, char **argv)
 	printf("%s/%s/%s\n", ns, name, file);
 	tp_profile_free(p);
 	return TP_EXIT_OK;
+}
+
+/* prepare USER...: what task/topoplace does at a --comm-record step. */
+static int action_prepare(struct common *c, int argc, char **argv)
+{
+	int failed = 0;
+
+	if (!c->store)
+		return tp_cli_usage_error(WHAT, "prepare: --store is required");
+	if (argc < 1)
+		return tp_cli_usage_error(WHAT, "prepare: expected USER...");
+	for (int i = 0; i < argc; i++) {
+		struct passwd *pw = getpwnam(argv[i]);
+		tp_error err;
+
+		if (!pw) {
+			tp_error_set(&err, TP_ERR_NOTFOUND,
+			             "prepare: %s: no such user", argv[i]);
+			tp_cli_fail(WHAT, &err);
+			failed = 1;
+			continue;
+		}
+		if (tp_store_prepare_user(c->store, pw->pw_uid, pw->pw_gid,
+		                          &err) != TP_OK) {
+			tp_cli_fail(WHAT, &err);
+			failed = 1;
+			continue;
+		}
+		printf("%s/%s: owned by %s, mode 0700\n", c->store, pw->pw_name,
+		       pw->pw_name);
+	}
+	return failed ? TP_EXIT_FAILURE : TP_EXIT_OK;
 }
 
 /*
@@ -830,11 +879,13 @@ int tp_cli_profile(int argc, char **argv)
 			rc = action_export(&c, nrest - 1, rest + 1);
 		else if (!strcmp(action, "put") || !strcmp(action, "sign"))
 			rc = action_put(&c, nrest - 1, rest + 1);
+		else if (!strcmp(action, "prepare"))
+			rc = action_prepare(&c, nrest - 1, rest + 1);
 		else
 			rc = tp_cli_usage_error(WHAT,
 			                        "unknown action '%s' (show, "
 			                        "list, verify, import, export, "
-			                        "put)",
+			                        "put, prepare)",
 			                        action);
 		free(rest);
 		return rc;

@@ -1,7 +1,9 @@
 #!/bin/bash
 # cli_config.sh: `topoplace config check` accepts the shipped example and
 # prints each partition's effective settings; each bad file exits 1 with
-# exactly one line naming the file, the line and the key; bad usage exits 2.
+# one line per error naming the file, the line and the key (every error of
+# the file, then their count); a partition slurm.conf does not define is a
+# warning that names Slurm's spelling; bad usage exits 2.
 #
 # Env: abs_top_builddir, abs_top_srcdir (make check); TP_TOPOPLACE to use
 # another topoplace binary.
@@ -15,31 +17,32 @@ work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 
 
-# The shipped example, its ThresholdTable pointed at a real table (check
-# reads the tables it names).
+# The shipped example with its ThresholdTable line enabled and pointed at a
+# real table (check reads the tables it names); as shipped, without edits,
+# it is checked by install_example.sh.
 cat >"$work/io-thresholds.csv" <<'CSV'
 # topoplace-thresholds v1
 request_bytes,clients,threshold_us,plateau_us,confidence
 1048576,4,2000,100,1
 CSV
 example=$work/topoplace.conf.example
-sed "s|^ThresholdTable=.*|ThresholdTable=$work/io-thresholds.csv|" \
+sed "s|^#ThresholdTable=.*|ThresholdTable=$work/io-thresholds.csv|" \
 	"$abs_top_srcdir/etc/topoplace.conf.example" >"$example"
 out=$("$tp" config check "$example" 2>&1)
 tp_check_eq "example file is valid" 0 $?
 tp_check_eq "header counts the partitions" \
 	"# $example: valid, 2 partition overrides" "$(head -n 1 <<<"$out")"
 tp_check_eq "leaf partition places on whole leaves" \
-	"    DefaultPlacement=leaf  # this partition, line 53" \
+	"    DefaultPlacement=leaf  # this partition, line 58" \
 	"$(sed -n '/^PartitionName=leaf$/,/^$/p' <<<"$out" | grep DefaultPlacement=)"
 tp_check_eq "shared partition throttles with the preload library" \
-	"    ThrottleMode=preload  # this partition, line 56" \
+	"    ThrottleMode=preload  # this partition, line 61" \
 	"$(sed -n '/^PartitionName=shared$/,/^$/p' <<<"$out" | grep ThrottleMode=)"
 tp_check_eq "shared partition inherits the site-wide window bound" \
-	"    ThrottleMaxWindow=50ms  # site-wide, line 47" \
+	"    ThrottleMaxWindow=50ms  # site-wide, line 52" \
 	"$(sed -n '/^PartitionName=shared$/,/^$/p' <<<"$out" | grep ThrottleMaxWindow=)"
 tp_check_eq "unset keys show their default" \
-	"ProfileKeep=8  # line 20" "$(grep '^ProfileKeep=' <<<"$out")"
+	"ProfileKeep=8  # line 22" "$(grep '^ProfileKeep=' <<<"$out")"
 tp_check_eq "--partition prints one partition" "PartitionName=leaf" \
 	"$("$tp" config check --partition leaf "$example" | sed -n 2p)"
 
@@ -94,5 +97,37 @@ tp_expect_fail "two files is bad usage" 2 \
 tp_expect_fail "unknown action is bad usage" 2 \
 	"topoplace config: unknown action 'lint' (expected check)" \
 	"$tp" config lint
+
+# Every error of a file, in line order, then how many.
+printf '%s\n' 'DefaultPlacement=leeaf' 'DecisionBudget=2ms' 'Bogus=1' \
+	'PartitionName=io DefaultPlacement=shared' 'RankRemap=maybe' >"$bad"
+tp_expect_fail "every error is listed, then the count" 1 \
+	"topoplace config: $bad: line 1: DefaultPlacement: 'leeaf' is not a placement policy (expected one of auto|leaf|shared|pack|spread|off)
+topoplace config: $bad: line 3: Bogus: unknown key
+topoplace config: $bad: line 5: RankRemap: 'maybe' is not one of auto|off
+topoplace config: $bad: 3 errors" \
+	"$tp" config check "$bad"
+
+# Partition names: Slurm matches them case-sensitively, so does topoplace;
+# a line for a partition slurm.conf lacks is named, with Slurm's spelling.
+mkdir -p "$work/site"
+printf 'PartitionName=debug Nodes=ALL Default=YES\npartitionname=io Nodes=ALL\n' \
+	>"$work/site/slurm.conf"
+printf 'PartitionName=Debug DefaultPlacement=leaf\nPartitionName=io DefaultPlacement=shared\n' \
+	>"$work/site/topoplace.conf"
+out=$(env -u SLURM_CONF "$tp" config check --quiet "$work/site/topoplace.conf" 2>&1)
+rc=$?
+tp_check_eq "a partition named with other case: still valid" 0 "$rc"
+tp_check_eq "but a warning names Slurm's spelling (slurm.conf beside the file)" \
+	"topoplace config: warning: $work/site/topoplace.conf: line 1: PartitionName=Debug: no such partition in $work/site/slurm.conf (Slurm matches partition names case-sensitively: did you mean 'debug'?); its settings apply to no job" \
+	"$out"
+printf 'PartitionName=gpu Nodes=ALL\n' >"$work/other-slurm.conf"
+out=$("$tp" config check --quiet --slurm-conf "$work/other-slurm.conf" \
+	"$work/site/topoplace.conf" 2>&1)
+tp_check_eq "--slurm-conf names the file; each unknown partition is a line" 2 \
+	"$(grep -c 'no such partition in '"$work/other-slurm.conf"'; its settings apply to no job' <<<"$out")"
+printf 'PartitionName=Debug Nodes=ALL\n' >>"$work/site/slurm.conf"
+tp_check_eq "no warning once slurm.conf defines both" "" \
+	"$(env -u SLURM_CONF "$tp" config check --quiet "$work/site/topoplace.conf" 2>&1)"
 
 tp_done

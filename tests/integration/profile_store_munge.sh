@@ -2,8 +2,13 @@
 # profile_store_munge.sh: the profile store with a real, private munged and
 # the real unprivileged users tpalice and tpbob.
 #
-# Proves: a user signs and stores profiles in her own namespace and anyone
-# (slurmctld: root here) reads them back verified; and every attack is
+# Proves: the documented layout (root-owned 0755 store, namespaces made by
+# root owned by their user 0700, runs 0600) lets a user sign and store
+# profiles in her own namespace and root (slurmctld) read them back
+# verified, while no other user can read, create or block her namespace
+# or create "site", and a store others can write is refused for writing;
+# a stopped munged is reported as unreachable (with its socket), not as a
+# bad credential; and every attack is
 # refused with its reason: another user's credential (forged or copied),
 # a profile replayed under another name, tampering with a fixed digest, a
 # flipped bit, an expired credential (munge TTL and max age), a credential
@@ -63,13 +68,16 @@ tp_check "second munged with another key starts" start_munged munged2 || tp_done
 
 S=$D/store
 W=$D/work
-mkdir -m 1777 "$S" "$W"
+mkdir -m 755 "$S"
+mkdir -m 1777 "$W"
 cp "$src/tests/data/matrices/LULESH-8.txt" "$src/tests/data/matrices/LULESH-8.txt.coll" "$W/"
 chmod 644 "$W"/LULESH-8.txt*
 M=(--store "$S" --munge-socket "$D/munged.socket")
 
 as() { tp_as_user "$@"; }
 prof() { "${CLI[@]}" "$@"; }
+# copy_as USER SRC DST: root places a copy owned by USER (attack set-up).
+copy_as() { install -o "$1" -m 644 "$2" "$3"; }
 
 # refused NAME PATTERN CMD...: CMD must fail and say PATTERN.
 refused() {
@@ -88,9 +96,38 @@ refused() {
 # Stored run file of NS/NAME (the newest).
 newest() { ls "$S/$1" | grep '\.tpp$' | sort | tail -1; }
 
-# --- signing and reading back -------------------------------------------
+# --- the store's layout: who may create, read and write what ----------------
 tp_check "tpalice imports a real matrix" \
 	as tpalice "${CLI[@]}" import --from matrix -o "$W/alice.tpp" "$W/LULESH-8.txt"
+refused "before root prepares it, tpalice cannot make her namespace" \
+	"mkdir: Permission denied (the namespace is made by root" \
+	as tpalice "${CLI[@]}" put "$W/alice.tpp" tpalice/early "${M[@]}"
+refused "tpbob cannot create tpalice's namespace in the store" "Permission denied" \
+	as tpbob mkdir "$S/tpalice"
+refused "tpbob cannot create the site namespace" "Permission denied" \
+	as tpbob mkdir "$S/site"
+tp_check "root prepares the namespaces of tpalice and tpbob" \
+	prof prepare --store "$S" tpalice tpbob
+tp_check_eq "tpalice's namespace is hers, 0700" "tpalice 700" "$(stat -c '%U %a' "$S/tpalice")"
+tp_check_eq "tpbob's namespace is his, 0700" "tpbob 700" "$(stat -c '%U %a' "$S/tpbob")"
+tp_check "prepare is idempotent" prof prepare --store "$S" tpalice
+
+# A 1777 store, as before: tpbob squats tpalice's namespace and "site".
+O=$D/open-store
+mkdir -m 1777 "$O"
+as tpbob mkdir -m 755 "$O/tpalice" "$O/site"
+refused "prepare refuses a store others can write" "mode 1777: other users could create" \
+	prof prepare --store "$O" tpalice
+refused "writing into a store others can write is refused, with the fix" \
+	"mode 1777: other users could create or block any user's namespace" \
+	as tpalice "${CLI[@]}" put "$W/alice.tpp" tpalice/x --store "$O" \
+	--munge-socket "$D/munged.socket"
+chmod 755 "$O" # the admin closes it; tpbob's squat is still there
+refused "prepare refuses a namespace tpbob made for tpalice, naming him" \
+	"$O/tpalice: namespace of uid $(id -u tpalice) is owned by uid $(id -u tpbob) (tpbob): refused" \
+	prof prepare --store "$O" tpalice
+
+# --- signing and reading back -------------------------------------------
 tp_check "tpalice signs and stores it in her namespace" \
 	as tpalice "${CLI[@]}" put "$W/alice.tpp" tpalice/lulesh "${M[@]}"
 out=$(prof show "${M[@]}" tpalice/lulesh 2>&1)
@@ -99,10 +136,16 @@ tp_check_eq "root reads it back verified" "verified by munge for this store loca
 tp_check_eq "the stored matrix is exact (LULESH-8 total bytes)" \
 	"$(head -1 "$W/LULESH-8.txt" | sed 's/.*total_bytes=\([0-9]*\).*/\1/')" \
 	"$(sed -n 's/^matrix: *[0-9]* pairs, \([0-9]*\) bytes.*/\1/p' <<<"$out")"
-tp_check "tpbob can read and verify tpalice's profile" \
-	as tpbob "${CLI[@]}" verify "${M[@]}" tpalice/lulesh
+refused "tpbob cannot read tpalice's profile through the tool" "Permission denied" \
+	as tpbob "${CLI[@]}" show "${M[@]}" tpalice/lulesh
+refused "tpbob cannot read tpalice's profile file" "Permission denied" \
+	as tpbob cat "$S/tpalice/lulesh/$(newest tpalice/lulesh)"
+refused "tpbob cannot list tpalice's namespace" "Permission denied" \
+	as tpbob ls "$S/tpalice"
 st=$(stat -c '%U %a' "$S/tpalice/lulesh/$(newest tpalice/lulesh)")
-tp_check_eq "stored file is tpalice's, 0644" "tpalice 644" "$st"
+tp_check_eq "stored file is tpalice's, 0600" "tpalice 600" "$st"
+tp_check_eq "its name directory is tpalice's, 0700" "tpalice 700" \
+	"$(stat -c '%U %a' "$S/tpalice/lulesh")"
 
 # --- ownership -----------------------------------------------------------
 refused "tpbob cannot store into tpalice's namespace" "belongs to uid $(id -u tpalice)" \
@@ -110,8 +153,7 @@ refused "tpbob cannot store into tpalice's namespace" "belongs to uid $(id -u tp
 tp_check "tpbob stores his own profile" \
 	as tpbob "${CLI[@]}" put "$W/alice.tpp" tpbob/lulesh "${M[@]}"
 bobfile=$(newest tpbob/lulesh)
-as tpalice mkdir -p "$S/tpalice/lulesh" # exists; as a guard
-as tpalice cp "$S/tpbob/lulesh/$bobfile" "$S/tpalice/lulesh/$bobfile"
+copy_as tpalice "$S/tpbob/lulesh/$bobfile" "$S/tpalice/lulesh/$bobfile"
 refused "tpbob's credential copied into tpalice's namespace is refused" \
 	"made by uid $(id -u tpbob) (tpbob), but namespace 'tpalice' belongs to uid $(id -u tpalice)" \
 	prof verify "${M[@]}" "tpalice/lulesh/$bobfile"
@@ -147,13 +189,13 @@ refused "verify --as refuses it too" "made by uid $(id -u tpbob)" \
 # --- replay --------------------------------------------------------------
 alicefile=$(newest tpalice/lulesh)
 as tpalice mkdir -m 755 -p "$S/tpalice/hpcg"
-as tpalice cp "$S/tpalice/lulesh/$alicefile" "$S/tpalice/hpcg/$alicefile"
+copy_as tpalice "$S/tpalice/lulesh/$alicefile" "$S/tpalice/hpcg/$alicefile"
 refused "tpalice's profile replayed under another name is refused" \
 	"made for tpalice/lulesh but the profile is in tpalice/hpcg: replayed" \
 	prof verify "${M[@]}" "tpalice/hpcg/$alicefile"
 tp_check "root publishes a site profile" prof put "$W/alice.tpp" site/lulesh "${M[@]}"
 sitefile=$(newest site/lulesh)
-as tpalice cp "$S/site/lulesh/$sitefile" "$S/tpalice/hpcg/$sitefile"
+copy_as tpalice "$S/site/lulesh/$sitefile" "$S/tpalice/hpcg/$sitefile"
 refused "a site profile replayed into tpalice's namespace is refused" \
 	"made by uid 0 (root), but namespace 'tpalice'" \
 	prof verify "${M[@]}" "tpalice/hpcg/$sitefile"
@@ -235,8 +277,33 @@ tp_check "tpalice signs with a munged of another key" \
 refused "a credential of another munge key is refused" \
 	"credential refused: munge_decode via $D/munged.socket: " \
 	prof verify "${M[@]}" tpalice/otherkey
-refused "an unreachable munged is a clear error" "munge_decode via $D/nowhere.socket" \
+refused "a munged socket that does not exist is reported as unreachable" \
+	"NOT CHECKED: .*credential not checked: munged unreachable at socket $D/nowhere.socket" \
 	prof verify --store "$S" --munge-socket "$D/nowhere.socket" tpalice/lulesh
+
+# munged stopped for real: its socket file is gone or refuses connections.
+tp_check "a third munged starts" start_munged munged3
+tp_check "tpalice stores a profile signed by it" \
+	as tpalice "${CLI[@]}" put "$W/alice.tpp" tpalice/stopped \
+	--store "$S" --munge-socket "$D/munged3.socket"
+kill "$(cat "$D/munged3.pid")"
+for _ in $(seq 50); do [[ -e $D/munged3.socket ]] || break; sleep 0.1; done
+out=$(prof verify --store "$S" --munge-socket "$D/munged3.socket" tpalice/stopped 2>&1)
+rc=$?
+tp_check_eq "with munged stopped, verify fails" 1 "$rc"
+if grep -q "NOT CHECKED: .*munged unreachable at socket $D/munged3.socket" <<<"$out" &&
+	! grep -q "REFUSED\|credential refused" <<<"$out"; then
+	tp_pass "with munged stopped, verify says munged is unreachable at its socket, not that the profile is bad"
+else
+	tp_fail "with munged stopped, verify says munged is unreachable" "$out"
+fi
+out=$(prof verify --store "$S" --munge-socket "$D/munged3.socket" \
+	--as tpalice/stopped "$S/tpalice/stopped/$(newest tpalice/stopped)" 2>&1)
+if grep -q "credential not checked: munged unreachable at socket $D/munged3.socket" <<<"$out"; then
+	tp_pass "verify --as says the same"
+else
+	tp_fail "verify --as says munged is unreachable" "$out"
+fi
 
 # --- 200 concurrent writers ------------------------------------------------
 pids=()

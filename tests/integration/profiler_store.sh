@@ -53,8 +53,11 @@ start_munged() {
 }
 tp_check "private munged starts" start_munged || tp_done
 
+# The documented layout (topoplace.conf(5)): a root-owned 0755 store, each
+# user's namespace made by root (as task/topoplace does at a --comm-record
+# step), so the profiler, running as the user, only writes inside it.
 ST=$PT/store
-mkdir -m 1777 "$ST"
+mkdir -m 755 "$ST"
 # Open MPI's session directory must be tpalice's own.
 mkdir -m 700 "$PT/alice" && chown tpalice: "$PT/alice"
 M=(--store "$ST" --munge-socket "$D/munged.socket")
@@ -69,6 +72,14 @@ alice_run() { # ARGS...: a profiled job of tpalice's, profile to the store
 }
 
 # --- the store, as tpalice ---------------------------------------------------
+# Before root prepares her namespace the job still runs, and rank 0 says in
+# the job's output why no profile was written.
+out=$(alice_run "$PT/mpi_patterns" ring 5 40 2>&1 >/dev/null)
+tp_check "a job without a namespace still succeeds" test $? -eq 0
+tp_check "rank 0 says the namespace is missing and who makes it" \
+	grep -q "topoplace-profiler: $ST/tpalice: mkdir: Permission denied (the namespace is made by root.*profile not written" <<<"$out"
+tp_check "root prepares tpalice's namespace" \
+	"${PROF_CLI[@]}" prepare --store "$ST" tpalice
 tp_check "tpalice's profiled ring runs" alice_run "$PT/mpi_patterns" ring 20 400
 runs=$("${PROF_CLI[@]}" list "${M[@]}" tpalice/ring4 2>&1)
 tp_check_eq "one run stored under tpalice/ring4" 1 "$(grep -c '^tpalice/ring4/' <<<"$runs")"
@@ -81,7 +92,7 @@ tp_check_eq "its owner is tpalice" "$(id -u tpalice)" \
 tp_check_eq "its matrix is the ring's" \
 	"matrix:       4 pairs, 32000 bytes, 80 messages" "$(grep '^matrix:' <<<"$show")"
 f=$(find "$ST/tpalice/ring4" -name '*.tpp')
-tp_check_eq "the stored file belongs to tpalice" tpalice "$(stat -c %U "$f")"
+tp_check_eq "the stored file belongs to tpalice, 0600" "tpalice 600" "$(stat -c '%U %a' "$f")"
 
 alice_run "$PT/mpi_patterns" abort 10 100 >/dev/null 2>&1
 tp_check "an aborted job of tpalice's fails" test $? -ne 0
@@ -108,8 +119,11 @@ rm -rf "$ST/tpalice/keep"
 # no profile (naming the socket), and the store gets nothing new.
 out=$(SOCK=$PT/alice/no.socket alice_run "$PT/mpi_patterns" ring 10 40 2>&1 >/dev/null)
 tp_check "a bad munge socket does not fail the job" test $? -eq 0
-tp_check "rank 0 says why, naming the socket" \
-	grep -q "topoplace-profiler: .*no.socket.*profile not written" <<<"$out"
+if grep -q "topoplace-profiler: .*munged unreachable at socket $PT/alice/no.socket.*profile not written" <<<"$out"; then
+	tp_pass "rank 0 says munged is unreachable, naming the socket"
+else
+	tp_fail "rank 0 says munged is unreachable, naming the socket" "$out"
+fi
 tp_check_eq "and nothing was added" "$f" "$(find "$ST" -type f)"
 
 # --- against Open MPI's pml monitoring ---------------------------------------

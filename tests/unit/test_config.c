@@ -1,7 +1,8 @@
 /*
  * test_config.c: topoplace.conf parsing: every key is read and defaulted,
- * partitions override the site, and each kind of bad input gives exactly
- * one message naming the file, the line and the key, with nothing applied.
+ * partitions override the site, and each kind of bad input gives one
+ * message naming the file, the line and the key, with nothing applied;
+ * a file with several errors has every one reported.
  */
 #include "tp_config.h"
 
@@ -632,6 +633,116 @@ static void test_remap_budget_and_memory_have_defaults_and_bounds(void **state)
 	}
 }
 
+/* What tp_config_parse_each told its callback. */
+struct seen_errors {
+	unsigned count;
+	char messages[8][TP_ERROR_MESSAGE_MAX];
+	tp_status codes[8];
+};
+
+static void record_error(void *ctx, const tp_error *error)
+{
+	struct seen_errors *seen = ctx;
+
+	if (seen->count < 8) {
+		snprintf(seen->messages[seen->count], TP_ERROR_MESSAGE_MAX,
+		         "%s", error->message);
+		seen->codes[seen->count] = error->code;
+	}
+	seen->count++;
+}
+
+static void test_every_error_in_the_file_is_reported_in_line_order(void **st)
+{
+	static const char text[] = "DefaultPlacement=leeaf\n"
+	                           "DecisionBudget=2ms\n"
+	                           "Bogus=1\n"
+	                           "PartitionName=debug DefaultPlacement=leaf\n"
+	                           "PartitionName=io RankRemap=maybe\n"
+	                           "ThrottleMinWindow=10ms\n"
+	                           "ThrottleMaxWindow=1ms\n";
+	struct seen_errors seen = {0};
+	tp_config *cfg = (tp_config *)0x1;
+	tp_error err;
+
+	(void)st;
+	assert_int_equal(tp_config_parse_each(text, strlen(text), ORIGIN,
+	                                      record_error, &seen, &cfg, &err),
+	                 TP_ERR_INVALID);
+	assert_ptr_equal(cfg, (tp_config *)0x1); /* untouched */
+	/* The three bad lines; min > max is a cross-key rule, only checked
+	 * once every line reads. */
+	assert_int_equal(seen.count, 3);
+	assert_string_equal(seen.messages[0],
+	                    ORIGIN ": line 1: DefaultPlacement: 'leeaf' is not "
+	                           "a placement policy (expected one of "
+	                           "auto|leaf|shared|pack|spread|off)");
+	assert_int_equal(seen.codes[0], TP_ERR_INVALID);
+	assert_string_equal(seen.messages[1], ORIGIN ": line 3: Bogus: unknown "
+	                                             "key");
+	assert_int_equal(seen.codes[1], TP_ERR_PARSE);
+	assert_non_null(strstr(seen.messages[2], ORIGIN ": line 5: RankRemap: "
+	                                                "'maybe'"));
+	/* The caller without a callback gets the first, and how many. */
+	assert_string_equal(err.message, "3 errors, the first: " ORIGIN
+	                                 ": line 1: DefaultPlacement: 'leeaf' "
+	                                 "is not a placement policy (expected "
+	                                 "one of auto|leaf|shared|pack|spread|"
+	                                 "off)");
+	assert_int_equal(
+	    tp_config_parse(text, strlen(text), ORIGIN, &cfg, &err),
+	    TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, "3 errors, the first: "));
+}
+
+static void test_cross_key_errors_of_every_partition_are_reported(void **st)
+{
+	static const char text[] = "ThrottleMinWindow=10ms\n"
+	                           "ThrottleMaxWindow=1ms\n"
+	                           "PartitionName=a ThrottleMaxWindow=5ms\n"
+	                           "PartitionName=b ThrottleMode=tbf\n";
+	struct seen_errors seen = {0};
+	tp_config *cfg = NULL;
+	tp_error err;
+
+	(void)st;
+	assert_int_equal(tp_config_parse_each(text, strlen(text), ORIGIN,
+	                                      record_error, &seen, &cfg, &err),
+	                 TP_ERR_INVALID);
+	assert_null(cfg);
+	assert_int_equal(seen.count, 3);
+	assert_non_null(strstr(seen.messages[0], "line 2: ThrottleMinWindow "
+	                                         "10ms is above"));
+	assert_non_null(strstr(seen.messages[1], "line 3: PartitionName=a: "
+	                                         "ThrottleMinWindow"));
+	assert_non_null(strstr(seen.messages[2], "line 4: PartitionName=b: "
+	                                         "ThrottleMode: 'tbf' needs "
+	                                         "TbfHook"));
+}
+
+static void test_partition_names_match_case_sensitively_like_slurm(void **st)
+{
+	/* Slurm 22.05: list_find_part compares with xstrcmp. */
+	tp_config *cfg =
+	    parse_ok("PartitionName=Debug DefaultPlacement=leaf\n"
+	             "PartitionName=debug DefaultPlacement=pack\n");
+
+	(void)st;
+	assert_int_equal(tp_config_partition_count(cfg), 2);
+	assert_int_equal(
+	    tp_config_for_partition(cfg, "Debug")->default_placement,
+	    TP_PLACEMENT_LEAF);
+	assert_int_equal(
+	    tp_config_for_partition(cfg, "debug")->default_placement,
+	    TP_PLACEMENT_PACK);
+	assert_ptr_equal(tp_config_for_partition(cfg, "DEBUG"),
+	                 tp_config_defaults(cfg));
+	assert_int_equal(tp_config_partition_line(cfg, 0), 1);
+	assert_int_equal(tp_config_partition_line(cfg, 1), 2);
+	assert_int_equal(tp_config_partition_line(cfg, 2), 0);
+	tp_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -658,6 +769,12 @@ int main(void)
 	    cmocka_unit_test(test_names_round_trip_through_the_parser),
 	    cmocka_unit_test(
 	        test_remap_budget_and_memory_have_defaults_and_bounds),
+	    cmocka_unit_test(
+	        test_every_error_in_the_file_is_reported_in_line_order),
+	    cmocka_unit_test(
+	        test_cross_key_errors_of_every_partition_are_reported),
+	    cmocka_unit_test(
+	        test_partition_names_match_case_sensitively_like_slurm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,19 +10,24 @@
  */
 #include "tp_config.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "tp_profile_lookup.h"
+#include "tp_slurm_core.h"
 
 /* The fake reader: records the jobs it read, can be held at a gate. */
 typedef struct fake {
@@ -372,6 +377,64 @@ static void test_bad_arguments_are_refused(void **state)
 	tp_lookup_stop(NULL);
 }
 
+/*
+ * slurmctld's real reader (tp_sc_lookup_read) refuses a stored profile
+ * over TP_LOOKUP_PROFILE_MAX_BYTES from its size alone: nothing is read or
+ * decoded (the file here is sparse garbage, so reading it would say
+ * "not a topoplace profile" instead), and no munged is needed to get there.
+ */
+static void test_real_reader_refuses_a_profile_over_the_lookup_limit(void **st)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	char root[] = "/tmp/tp_lookup_limit.XXXXXX", path[512], cmd[600];
+	const char *run = "0000000000000001-00000001-00000001.tpp";
+	tp_lookup_request request;
+	tp_lookup_result result;
+	int fd;
+
+	(void)st;
+	assert_non_null(pw);
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/%s", root, pw->pw_name);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/%s/big", root, pw->pw_name);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/%s/big/%s", root, pw->pw_name, run);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)TP_LOOKUP_PROFILE_MAX_BYTES + 1),
+	                 0);
+	close(fd);
+
+	memset(&request, 0, sizeof(request));
+	memset(&result, 0, sizeof(result));
+	request.job_id = 7;
+	snprintf(request.user, sizeof(request.user), "%s", pw->pw_name);
+	snprintf(request.name, sizeof(request.name), "big");
+	snprintf(request.store, sizeof(request.store), "%s", root);
+	snprintf(request.munge_socket, sizeof(request.munge_socket),
+	         "%s/no-munged.socket", root);
+	request.keep = 8;
+	request.max_age_s = 3600;
+	tp_jobclass_defaults(&request.thresholds);
+	tp_sc_lookup_read(&request, &result, NULL);
+	assert_int_equal(result.status, TP_ERR_LIMIT);
+	if (!strstr(result.error, "over slurmctld's lookup limit of 64 MiB, "
+	                          "placed without it") ||
+	    !strstr(result.error, "bytes > limit 67108864"))
+		fail_msg("error '%s'", result.error);
+
+	/* One byte under the limit is read (and then refused as garbage). */
+	assert_int_equal(truncate(path, (off_t)TP_LOOKUP_PROFILE_MAX_BYTES - 1),
+	                 0);
+	memset(&result, 0, sizeof(result));
+	tp_sc_lookup_read(&request, &result, NULL);
+	assert_int_not_equal(result.status, TP_ERR_LIMIT);
+	assert_int_not_equal(result.status, TP_OK);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +445,8 @@ int main(void)
 	    cmocka_unit_test(test_queue_is_bounded_and_slots_are_reused),
 	    cmocka_unit_test(test_stop_with_work_queued_and_a_read_in_progress),
 	    cmocka_unit_test(test_bad_arguments_are_refused),
+	    cmocka_unit_test(
+	        test_real_reader_refuses_a_profile_over_the_lookup_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

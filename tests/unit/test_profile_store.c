@@ -181,8 +181,12 @@ static void test_put_then_get_returns_the_same_profile(void **state)
 
 	put(fx, "lulesh", 100, file);
 	path_of(fx, "lulesh", file, path, sizeof(path));
+	/* Nobody but the owner (and root readers) sees a traffic matrix. */
 	assert_int_equal(stat(path, &sb), 0);
-	assert_int_equal(sb.st_mode & 0777, 0644 & ~0022 & 0777);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	snprintf(path, sizeof(path), "%s/%s/lulesh", fx->root, fx->ns);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0700);
 	assert_int_equal(
 	    tp_store_get(&fx->opt, fx->ns, "lulesh", NULL, &p, &err), TP_OK);
 	assert_int_equal(p->pair_count, 3);
@@ -531,6 +535,136 @@ static void test_200_concurrent_writers_leave_no_torn_file(void **state)
 	closedir(d);
 }
 
+static void test_writers_refuse_a_store_other_users_can_write(void **st)
+{
+	struct fixture *fx = *st;
+	tp_profile *p = run_profile(100, 3);
+	tp_error err;
+
+	/* A sticky 1777 store still lets anyone create anyone's namespace. */
+	assert_int_equal(chmod(fx->root, 01777), 0);
+	assert_int_equal(
+	    tp_store_put(&fx->opt, fx->ns, "lulesh", p, NULL, &err),
+	    TP_ERR_AUTH);
+	if (!strstr(err.message, "mode 1777: other users could create"))
+		fail_msg("message '%s'", err.message);
+	tp_profile_free(p);
+}
+
+/* A user other than root to hand namespaces to: skips without root. */
+static const struct passwd *other_user(void)
+{
+	static const char *const names[] = {"tpalice", "tpbob", "nobody"};
+	const struct passwd *pw;
+
+	if (geteuid() != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((pw = getpwnam(names[i])) && pw->pw_uid != 0)
+			return pw;
+	return NULL;
+}
+
+#define SKIP_WITHOUT_OTHER_USER(pw)                                            \
+	do {                                                                   \
+		if (!(pw)) {                                                   \
+			print_message(                                         \
+			    "skipped: needs root and a user "                  \
+			    "tpalice, tpbob or nobody to chown to\n");         \
+			skip();                                                \
+		}                                                              \
+	} while (0)
+
+static void test_prepare_user_makes_a_private_namespace_of_the_user(void **st)
+{
+	struct fixture *fx = *st;
+	const struct passwd *pw = other_user();
+	char dir[512];
+	struct stat sb;
+	tp_error err;
+
+	SKIP_WITHOUT_OTHER_USER(pw);
+	assert_int_equal(chmod(fx->root, 0755), 0);
+	assert_int_equal(
+	    tp_store_prepare_user(fx->root, pw->pw_uid, pw->pw_gid, &err),
+	    TP_OK);
+	snprintf(dir, sizeof(dir), "%s/%s", fx->root, pw->pw_name);
+	assert_int_equal(lstat(dir, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	assert_int_equal(sb.st_uid, pw->pw_uid);
+	assert_int_equal(sb.st_gid, pw->pw_gid);
+	assert_int_equal(sb.st_mode & 07777, 0700);
+	/* Again: nothing changes, no error. */
+	assert_int_equal(
+	    tp_store_prepare_user(fx->root, pw->pw_uid, pw->pw_gid, &err),
+	    TP_OK);
+	/* An older 0755 namespace is closed to other users. */
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(
+	    tp_store_prepare_user(fx->root, pw->pw_uid, pw->pw_gid, &err),
+	    TP_OK);
+	assert_int_equal(lstat(dir, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0700);
+}
+
+static void test_prepare_user_refuses_a_namespace_someone_else_made(void **st)
+{
+	struct fixture *fx = *st;
+	const struct passwd *pw = other_user();
+	char dir[512], target[512];
+	struct stat sb;
+	tp_error err;
+
+	SKIP_WITHOUT_OTHER_USER(pw);
+	assert_int_equal(chmod(fx->root, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/%s", fx->root, pw->pw_name);
+	/* Made by root (as another user would in a 1777 store). */
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(
+	    tp_store_prepare_user(fx->root, pw->pw_uid, pw->pw_gid, &err),
+	    TP_ERR_AUTH);
+	if (!strstr(err.message, "is owned by uid 0 (root): refused"))
+		fail_msg("message '%s'", err.message);
+	assert_int_equal(lstat(dir, &sb), 0);
+	assert_int_equal(sb.st_uid, 0); /* left alone */
+	assert_int_equal(sb.st_mode & 0777, 0755);
+	assert_int_equal(rmdir(dir), 0);
+	/* A symlink to a directory the user owns elsewhere is no namespace. */
+	snprintf(target, sizeof(target), "%s/elsewhere", fx->root);
+	assert_int_equal(mkdir(target, 0700), 0);
+	assert_int_equal(chown(target, pw->pw_uid, pw->pw_gid), 0);
+	assert_int_equal(symlink(target, dir), 0);
+	assert_int_equal(
+	    tp_store_prepare_user(fx->root, pw->pw_uid, pw->pw_gid, &err),
+	    TP_ERR_IO);
+	if (!strstr(err.message, "symbolic link"))
+		fail_msg("message '%s'", err.message);
+}
+
+static void test_prepare_user_refuses_an_open_store_and_bad_users(void **st)
+{
+	struct fixture *fx = *st;
+	const struct passwd *pw = other_user();
+	char dir[512];
+	tp_error err;
+
+	SKIP_WITHOUT_OTHER_USER(pw);
+	assert_int_equal(chmod(fx->root, 01777), 0);
+	assert_int_equal(
+	    tp_store_prepare_user(fx->root, pw->pw_uid, pw->pw_gid, &err),
+	    TP_ERR_AUTH);
+	if (!strstr(err.message, "other users could create"))
+		fail_msg("message '%s'", err.message);
+	snprintf(dir, sizeof(dir), "%s/%s", fx->root, pw->pw_name);
+	assert_int_equal(access(dir, F_OK), -1);
+	assert_int_equal(chmod(fx->root, 0755), 0);
+	assert_int_equal(tp_store_prepare_user(fx->root, 0, 0, &err),
+	                 TP_ERR_INVALID);
+	assert_int_equal(
+	    tp_store_prepare_user(fx->root, (uid_t)4000000000u, 0, &err),
+	    TP_ERR_NOTFOUND);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -550,6 +684,10 @@ int main(void)
 	    T(test_group_writable_dirs_and_open_root_are_refused),
 	    T(test_files_of_another_owner_are_refused),
 	    T(test_200_concurrent_writers_leave_no_torn_file),
+	    T(test_writers_refuse_a_store_other_users_can_write),
+	    T(test_prepare_user_makes_a_private_namespace_of_the_user),
+	    T(test_prepare_user_refuses_a_namespace_someone_else_made),
+	    T(test_prepare_user_refuses_an_open_store_and_bad_users),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
