@@ -765,6 +765,23 @@ static void _lookup_apply(job_record_t *job_ptr, tp_decision *d,
 		if (res->elapsed_us > 1000000)
 			info("topoplace: %pJ: profile %s/%s read in %.1f s",
 			     job_ptr, user, name, res->elapsed_us / 1e6);
+		/*
+		 * The job's task count wins (task/topoplace keeps Slurm's
+		 * layout then): say so where users look, the class still
+		 * comes from the profile.
+		 */
+		if (job_ptr->details && res->ranks &&
+		    job_ptr->details->num_tasks != res->ranks) {
+			char tasks[32] = "gave no task count";
+
+			if (job_ptr->details->num_tasks)
+				snprintf(tasks, sizeof(tasks), "%u tasks",
+				         job_ptr->details->num_tasks);
+			snprintf(d->note, sizeof(d->note),
+			         "profile %.48s/%.48s has %u ranks, the job "
+			         "%s: class only, Slurm's layout",
+			         user, name, res->ranks, tasks);
+		}
 	} else if (res->status != TP_ERR_NOTFOUND) {
 		/* The store's message names the file or directory. */
 		error("topoplace: %pJ: profile: %s: placed by plain cons_tres",

@@ -67,6 +67,7 @@ typedef struct tp_lookup_result {
 	char reason[TP_JOBCLASS_REASON_MAX];
 	char error[TP_ERROR_MESSAGE_MAX];
 	uint64_t elapsed_us; /* time the reader took */
+	uint32_t ranks;      /* TP_OK: the profile's rank count */
 } tp_lookup_result;
 
 /* Fills @result (job_id and elapsed_us are set by the service). */

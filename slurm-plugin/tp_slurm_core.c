@@ -170,6 +170,7 @@ void tp_sc_lookup_read(const tp_lookup_request *request,
 		return;
 	}
 	result->job_class = cls.job_class;
+	result->ranks = summary.ranks;
 	snprintf(result->reason, sizeof(result->reason), "%s", cls.reason);
 }
 

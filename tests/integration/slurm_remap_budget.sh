@@ -63,6 +63,9 @@ for how in "-J hpcg" "-J other --comm-profile=hpcg"; do
 			"$(grep '^topoplace:' "$out/count-$j.out")"
 		tp_check_eq "(-n $n $how) one slurmd line says it" 1 \
 			"$(slurmd_lines "task/topoplace: JobId=$j: profile $user/hpcg has 16 ranks, the job has $n tasks: no rank remapping")"
+		tp_check "(-n $n $how) SystemComment says the profile gives the class only" \
+			bash -c 'scontrol show job "$1" | grep -q "SystemComment=topoplace: .*: profile $2/hpcg has 16 ranks, the job $3 tasks: class only, Slurm.s layout"' \
+			_ "$j" "$user" "$n"
 	done
 done
 j=$(tp_as_user "$user" sbatch --parsable -N4 -J hpcg \
@@ -70,6 +73,9 @@ j=$(tp_as_user "$user" sbatch --parsable -N4 -J hpcg \
 tp_check_eq "sbatch -N4 -J hpcg (no -n) completes" COMPLETED "$(tp_wait_job "$j" 60)"
 tp_check_eq "(no -n) srun runs Slurm's default, a task a node" "tasks 4" \
 	"$(grep '^tasks ' "$out/count-$j.out")"
+tp_check "(no -n) SystemComment says the profile gives the class only" \
+	bash -c 'scontrol show job "$1" | grep -q "SystemComment=topoplace: .*: profile $2/hpcg has 16 ranks, the job gave no task count: class only"' \
+	_ "$j" "$user"
 tp_check_eq "(no -n) the job's output says why" \
 	"topoplace: profile $user/hpcg has 16 ranks but the job gave no task count (-n): ranks not remapped, Slurm's task layout kept" \
 	"$(grep '^topoplace:' "$out/count-$j.out")"
