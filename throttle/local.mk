@@ -68,6 +68,8 @@ dist_check_SCRIPTS += tests/integration/calibrate_local.sh \
 	tests/integration/calibrate_cli.sh
 TESTS += tests/integration/pacing_mpi.sh
 dist_check_SCRIPTS += tests/integration/pacing_mpi.sh
+TESTS += tests/integration/pacing_phase.sh
+dist_check_SCRIPTS += tests/integration/pacing_phase.sh
 EXTRA_DIST += tests/integration/pacing_mpi_writer.c \
 	tests/fuzz/fuzz_sweep.c \
 	tests/fuzz/corpus/sweep/minimal.csv \
