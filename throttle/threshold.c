@@ -59,15 +59,154 @@ static double crossing(double x1, double y1, double x2, double y2, double y)
 	return x1 + t * (x2 - x1);
 }
 
+/* The latency level a knee is looked for on. */
+typedef enum statistic {
+	STAT_IO_MEDIAN = 0,
+	STAT_IO_P99,
+	STAT_VICTIM_MEDIAN,
+	STAT_VICTIM_P99,
+} statistic;
+
+static const char *const statistic_names[] = {
+    [STAT_IO_MEDIAN] = "median I/O",
+    [STAT_IO_P99] = "p99 I/O",
+    [STAT_VICTIM_MEDIAN] = "median victim",
+    [STAT_VICTIM_P99] = "p99 victim",
+};
+
+static double level_of(const tp_sweep_point *p, statistic stat)
+{
+	switch (stat) {
+	case STAT_IO_MEDIAN:
+		return p->median_us;
+	case STAT_IO_P99:
+		return p->p99_us;
+	case STAT_VICTIM_MEDIAN:
+		return p->victim_median_us;
+	case STAT_VICTIM_P99:
+		return p->victim_p99_us;
+	}
+	return 0;
+}
+
+/*
+ * Steps 1-4 of the method (threshold.h) on the @stat latency of the
+ * @n usable points (sorted by interval, n >= min_intervals).  TP_OK with
+ * *out filled, or TP_ERR_NOTFOUND with the reason in @err.
+ */
+static tp_status knee_on(const tp_sweep_point *usable, size_t n, statistic stat,
+                         const tp_threshold_params *params, const char *group,
+                         tp_threshold *out, tp_error *err)
+{
+	const char *what = statistic_names[stat];
+	double plateau_medians[64], plateau, limit, spread;
+	size_t knee = 0, safe, congested_below = 0, np;
+	bool found = false;
+
+	np = params->plateau_intervals;
+	for (size_t i = 0; i < np; i++)
+		plateau_medians[i] = level_of(&usable[n - np + i], stat);
+	qsort(plateau_medians, np, sizeof(double), cmp_double);
+	plateau =
+	    np % 2
+	        ? plateau_medians[np / 2]
+	        : (plateau_medians[np / 2 - 1] + plateau_medians[np / 2]) / 2;
+	limit = plateau * (1 + params->rise);
+
+	spread = (plateau_medians[np - 1] - plateau_medians[0]) /
+	         (plateau > 0 ? plateau : 1);
+	/* The longest intervals must agree with each other as closely as
+	 * the congestion criterion itself, or there is no low-load level to
+	 * compare against. */
+	if (spread > params->rise)
+		return tp_error_set(
+		    err, TP_ERR_NOTFOUND,
+		    "%s: no knee: %s latency never settles to "
+		    "a low-load plateau (the %zu longest "
+		    "intervals differ by %.0f%%; measure longer "
+		    "ones)",
+		    group, what, np, spread * 100);
+
+	/* Longest interval down: the first run of congested points. */
+	for (size_t top = n; top-- > 0;) {
+		size_t run = 0;
+
+		if (top + 1 < params->consecutive)
+			break;
+		while (run < params->consecutive &&
+		       level_of(&usable[top - run], stat) > limit)
+			run++;
+		if (run == params->consecutive) {
+			knee = top;
+			found = true;
+			break;
+		}
+	}
+	if (!found) {
+		double worst = 0;
+		char plateau_text[32], worst_text[32], shortest_text[32];
+
+		for (size_t i = 0; i < n; i++)
+			if (level_of(&usable[i], stat) > worst)
+				worst = level_of(&usable[i], stat);
+		tp_units_format_us(plateau, plateau_text, sizeof(plateau_text));
+		tp_units_format_us(worst, worst_text, sizeof(worst_text));
+		tp_units_format_us(usable[0].interval_us, shortest_text,
+		                   sizeof(shortest_text));
+		return tp_error_set(
+		    err, TP_ERR_NOTFOUND,
+		    "%s: no knee: %s latency stays within "
+		    "+%.0f%% of the plateau %s (highest %s) down "
+		    "to the shortest interval %s",
+		    group, what, params->rise * 100, plateau_text, worst_text,
+		    shortest_text);
+	}
+	/* The nearest longer uncongested interval brackets the crossing. */
+	for (safe = knee + 1; safe < n && level_of(&usable[safe], stat) > limit;
+	     safe++)
+		;
+	if (knee >= n - np || safe >= n)
+		return tp_error_set(err, TP_ERR_NOTFOUND,
+		                    "%s: no knee: %s latency never settles to "
+		                    "a low-load plateau (congested up to the "
+		                    "longest intervals; measure longer ones)",
+		                    group, what);
+	for (size_t i = 0; i <= knee; i++)
+		if (level_of(&usable[i], stat) > limit)
+			congested_below++;
+
+	out->request_bytes = usable[0].request_bytes;
+	out->clients = usable[0].clients;
+	out->plateau_us = plateau;
+	out->knee_us = usable[knee].interval_us;
+	out->safe_us = usable[safe].interval_us;
+	out->threshold_us = crossing(
+	    usable[knee].interval_us, level_of(&usable[knee], stat),
+	    usable[safe].interval_us, level_of(&usable[safe], stat), limit);
+	if (!(out->threshold_us >= out->knee_us))
+		out->threshold_us = out->knee_us;
+	if (!(out->threshold_us <= out->safe_us))
+		out->threshold_us = out->safe_us;
+	out->confidence =
+	    (double)congested_below / (double)(knee + 1) * fmax(0, 1 - spread) *
+	    fmin(1, (double)(usable[knee].samples < usable[safe].samples
+	                         ? usable[knee].samples
+	                         : usable[safe].samples) /
+	                CONFIDENT_SAMPLES);
+	out->statistic = what;
+	return TP_OK;
+}
+
 tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
                               const tp_threshold_params *params,
                               tp_threshold *out, tp_error *err)
 {
 	tp_threshold_params defaults;
 	tp_sweep_point *usable;
-	double plateau_medians[64], plateau, limit, spread;
-	size_t n = 0, knee, safe, congested_below = 0, np;
-	bool found = false;
+	size_t n = 0, victims = 0;
+	statistic median = STAT_IO_MEDIAN, tail = STAT_IO_P99;
+	tp_error on_median, on_tail;
+	tp_status st;
 	char group[64];
 
 	if (!params) {
@@ -87,6 +226,15 @@ tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
 	snprintf(group, sizeof(group), "%llu bytes x %u clients",
 	         (unsigned long long)points[0].request_bytes,
 	         points[0].clients);
+	for (size_t i = 0; i < count; i++)
+		if (points[i].victim_samples >= params->min_samples)
+			victims++;
+	/* With the victim traffic measured at every point, its latency is
+	 * what the throttle protects: the knee is looked for there. */
+	if (victims == count) {
+		median = STAT_VICTIM_MEDIAN;
+		tail = STAT_VICTIM_P99;
+	}
 	usable = malloc(count * sizeof(*usable));
 	if (!usable)
 		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
@@ -100,7 +248,9 @@ tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
 			                    "client count mixed in",
 			                    group);
 		}
-		if (points[i].samples >= params->min_samples)
+		if ((median == STAT_VICTIM_MEDIAN
+		         ? points[i].victim_samples
+		         : points[i].samples) >= params->min_samples)
 			usable[n++] = points[i];
 	}
 	qsort(usable, n, sizeof(*usable), cmp_point_interval);
@@ -121,105 +271,21 @@ tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
 		                    group, n, params->min_samples,
 		                    params->min_intervals);
 	}
-
-	np = params->plateau_intervals;
-	for (size_t i = 0; i < np; i++)
-		plateau_medians[i] = usable[n - np + i].median_us;
-	qsort(plateau_medians, np, sizeof(double), cmp_double);
-	plateau =
-	    np % 2
-	        ? plateau_medians[np / 2]
-	        : (plateau_medians[np / 2 - 1] + plateau_medians[np / 2]) / 2;
-	limit = plateau * (1 + params->rise);
-
-	spread = (plateau_medians[np - 1] - plateau_medians[0]) /
-	         (plateau > 0 ? plateau : 1);
-	/* The longest intervals must agree with each other as closely as
-	 * the congestion criterion itself, or there is no low-load level to
-	 * compare against. */
-	if (spread > params->rise) {
-		tp_error_set(err, TP_ERR_NOTFOUND,
-		             "%s: no knee: latency never settles to a low-load "
-		             "plateau (the %zu longest intervals differ by "
-		             "%.0f%%; measure longer ones)",
-		             group, np, spread * 100);
-		free(usable);
-		return TP_ERR_NOTFOUND;
+	/* The median first; interference that only shows in the tail (a
+	 * few messages stuck behind I/O bursts) moves the p99 alone. */
+	st = knee_on(usable, n, median, params, group, out, &on_median);
+	if (st == TP_ERR_NOTFOUND) {
+		st = knee_on(usable, n, tail, params, group, out, &on_tail);
+		/* Both reasons, the group and "no knee" said once. */
+		if (st == TP_ERR_NOTFOUND)
+			tp_error_set(err, st, "%s; %s", on_median.message,
+			             on_tail.message + strlen(group) +
+			                 strlen(": no knee: "));
+	} else if (st != TP_OK && err) {
+		*err = on_median;
 	}
-
-	/* Longest interval down: the first run of congested points. */
-	knee = 0;
-	for (size_t top = n; top-- > 0;) {
-		size_t run = 0;
-
-		if (top + 1 < params->consecutive)
-			break;
-		while (run < params->consecutive &&
-		       usable[top - run].median_us > limit)
-			run++;
-		if (run == params->consecutive) {
-			knee = top;
-			found = true;
-			break;
-		}
-	}
-	if (!found) {
-		double worst = 0;
-		char plateau_text[32], worst_text[32], shortest_text[32];
-
-		for (size_t i = 0; i < n; i++)
-			if (usable[i].median_us > worst)
-				worst = usable[i].median_us;
-		tp_units_format_us(plateau, plateau_text, sizeof(plateau_text));
-		tp_units_format_us(worst, worst_text, sizeof(worst_text));
-		tp_units_format_us(usable[0].interval_us, shortest_text,
-		                   sizeof(shortest_text));
-		tp_error_set(err, TP_ERR_NOTFOUND,
-		             "%s: no knee: median latency stays within +%.0f%% "
-		             "of the plateau %s (highest %s) down to "
-		             "the shortest interval %s",
-		             group, params->rise * 100, plateau_text, worst_text,
-		             shortest_text);
-		free(usable);
-		return TP_ERR_NOTFOUND;
-	}
-	/* The nearest longer uncongested interval brackets the crossing. */
-	for (safe = knee + 1; safe < n && usable[safe].median_us > limit;
-	     safe++)
-		;
-	if (knee >= n - np || safe >= n) {
-		tp_error_set(err, TP_ERR_NOTFOUND,
-		             "%s: no knee: latency never settles to a low-load "
-		             "plateau (congested up to the longest intervals; "
-		             "measure longer ones)",
-		             group);
-		free(usable);
-		return TP_ERR_NOTFOUND;
-	}
-	for (size_t i = 0; i <= knee; i++)
-		if (usable[i].median_us > limit)
-			congested_below++;
-
-	out->request_bytes = usable[0].request_bytes;
-	out->clients = usable[0].clients;
-	out->plateau_us = plateau;
-	out->knee_us = usable[knee].interval_us;
-	out->safe_us = usable[safe].interval_us;
-	out->threshold_us =
-	    crossing(usable[knee].interval_us, usable[knee].median_us,
-	             usable[safe].interval_us, usable[safe].median_us, limit);
-	if (!(out->threshold_us >= out->knee_us))
-		out->threshold_us = out->knee_us;
-	if (!(out->threshold_us <= out->safe_us))
-		out->threshold_us = out->safe_us;
-	out->confidence =
-	    (double)congested_below / (double)(knee + 1) * fmax(0, 1 - spread) *
-	    fmin(1, (double)(usable[knee].samples < usable[safe].samples
-	                         ? usable[knee].samples
-	                         : usable[safe].samples) /
-	                CONFIDENT_SAMPLES);
 	free(usable);
-	return TP_OK;
+	return st;
 }
 
 void tp_threshold_table_free(tp_threshold_table *table)

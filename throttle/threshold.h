@@ -3,7 +3,11 @@
  * that interpolates across request sizes and client counts.
  *
  * Method (documented for users in topoplace-throttle(1)), per (request
- * size, clients), over the intervals measured with enough samples:
+ * size, clients), over the intervals measured with enough samples, on the
+ * victim latency when every point measured the victim traffic (sweep
+ * version 2), else on the I/O latency; first on the median, then, when the
+ * median shows no knee, on the p99 (interference in the tail only).
+ * "The median" below stands for the statistic in use:
  *   1. plateau = median of the median latencies of the longest
  *      @plateau_intervals intervals (the low-load level);
  *   2. an interval is congested when its median latency exceeds
@@ -20,8 +24,9 @@
  * plateau medians relative to the plateau, floored at 0) x (min(1, samples
  * at the two bracketing intervals / 20)).
  * Refusals: fewer than @min_intervals usable intervals ("too few points"),
- * no congested run ("no knee"), or a knee inside the plateau intervals
- * ("no knee: latency never settles").
+ * no congested run on the median nor on the p99 ("no knee", giving both),
+ * or a knee inside the plateau intervals ("no knee: latency never
+ * settles").
  */
 #ifndef TP_THRESHOLD_H
 #define TP_THRESHOLD_H
@@ -54,6 +59,9 @@ typedef struct tp_threshold {
 	double confidence;   /* 0 .. 1 */
 	double knee_us;      /* longest congested interval measured */
 	double safe_us;      /* shortest uncongested interval above it */
+	/* The latency the knee was found on: "median I/O", "p99 I/O",
+	 * "median victim", "p99 victim" (static); NULL from a table file. */
+	const char *statistic;
 } tp_threshold;
 
 /* A table of thresholds, sorted by (request_bytes, clients). */

@@ -29,6 +29,16 @@
 
 /* Group (4 MiB, 4 clients): plateau 1000 us above 2000 us, latency
  * rising as the interval shrinks below; then a flat (1 MiB, 2) group. */
+/* A point with the version 1 summary fields; the others are 0. */
+#define POINT(bytes, clients_, interval, n, median, mean, p95)                 \
+	((tp_sweep_point){.request_bytes = (bytes),                            \
+	                  .clients = (clients_),                               \
+	                  .interval_us = (interval),                           \
+	                  .samples = (n),                                      \
+	                  .median_us = (median),                               \
+	                  .mean_us = (mean),                                   \
+	                  .p95_us = (p95)})
+
 static const double intervals[] = {250,  500,  1000, 1500,
                                    2000, 3000, 4000, 8000};
 
@@ -40,12 +50,10 @@ static size_t make_points(tp_sweep_point *p)
 		double iv = intervals[i],
 		       lat = iv >= 2000 ? 1000 : 1000 * 2000 / iv;
 
-		p[n++] =
-		    (tp_sweep_point){4 * MIB, 4, iv, 40, lat, lat, lat * 1.3};
+		p[n++] = POINT(4 * MIB, 4, iv, 40, lat, lat, lat * 1.3);
 	}
 	for (size_t i = 0; i < 8; i++)
-		p[n++] =
-		    (tp_sweep_point){MIB, 2, intervals[i], 40, 300, 300, 320};
+		p[n++] = POINT(MIB, 2, intervals[i], 40, 300, 300, 320);
 	/* tp_sweep_points' order: by size, then clients, then interval. */
 	for (size_t i = 0; i < 8; i++) {
 		tp_sweep_point t = p[i];
@@ -303,7 +311,7 @@ static void test_window_at_threshold_both_visible(void **state)
 
 static void test_back_to_back_only_refused(void **state)
 {
-	tp_sweep_point p = {MIB, 1, 0, 10, 5, 5, 6};
+	tp_sweep_point p = POINT(MIB, 1, 0, 10, 5, 5, 6);
 	tp_iocurve c = {"b2b", &p, 1, false, {0}, NULL, 0, NULL};
 	tp_error err;
 
@@ -329,11 +337,10 @@ static void test_words_count_points_left_out_one_unit_style(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 3; i++)
-		p[i] = (tp_sweep_point){4 * MIB, 4, 0, 40, 9000, 9000, 9100};
+		p[i] = POINT(4 * MIB, 4, 0, 40, 9000, 9000, 9100);
 	for (size_t i = 0; i < 8; i++)
-		p[3 + i] = (tp_sweep_point){4 * MIB,      4,    intervals[i],
-		                            40,           1000, 1000,
-		                            1300};
+		p[3 + i] =
+		    POINT(4 * MIB, 4, intervals[i], 40, 1000, 1000, 1300);
 	c.threshold.threshold_us = 1633.0;
 	c.threshold.plateau_us = 1000;
 	c.threshold.confidence = 1;

@@ -47,7 +47,7 @@ static void test_valid_sweep_is_read_with_every_field(void **state)
 
 static void test_formatted_sample_reads_back(void **state)
 {
-	tp_sweep_sample s = {1048576, 2, 1, 750, 1234.5, 99.125};
+	tp_sweep_sample s = {1048576, 2, 1, 750, 1234.5, 99.125, TP_SWEEP_IO};
 	char text[512], line[128];
 	tp_sweep *sweep = NULL;
 	tp_error err;
@@ -191,12 +191,13 @@ static void test_points_summarise_median_mean_and_p95(void **state)
 	assert_non_null(sweep);
 	/* Two intervals; latencies 1..100 at 500 us, 7 at 1000 us. */
 	for (int i = 1; i <= 100; i++) {
-		tp_sweep_sample s = {4096, 1, 0, 500, i, (double)i};
+		tp_sweep_sample s = {4096, 1,         0,          500,
+		                     i,    (double)i, TP_SWEEP_IO};
 
 		assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
 	}
 	{
-		tp_sweep_sample s = {4096, 1, 0, 1000, 0, 7};
+		tp_sweep_sample s = {4096, 1, 0, 1000, 0, 7, TP_SWEEP_IO};
 
 		assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
 	}

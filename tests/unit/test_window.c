@@ -119,7 +119,7 @@ static void test_byte_counts_and_counts_are_strict(void **state)
 static tp_threshold_table *table_4m(void)
 {
 	tp_threshold_table *t = calloc(1, sizeof(*t));
-	tp_threshold e = {4 << 20, 64, 1850.4, 900, 0.9, 1500, 2000};
+	tp_threshold e = {4 << 20, 64, 1850.4, 900, 0.9, 1500, 2000, NULL};
 	tp_error err;
 
 	assert_non_null(t);
@@ -134,11 +134,11 @@ static void test_times_are_formatted_fixed_point_in_one_style(void **state)
 		double us;
 		const char *text;
 	} cases[] = {
-	    {0, "0 us"},          {1, "1 us"},          {2.5, "2.5 us"},
-	    {800, "800 us"},      {999.4, "999 us"},    {999.7, "1 ms"},
-	    {1000, "1 ms"},       {1633, "1.63 ms"},    {1633.0, "1.63 ms"},
-	    {2000, "2 ms"},       {2500, "2.5 ms"},     {99960, "100 ms"},
-	    {999600, "1 s"},      {1e6, "1 s"},         {1.2e6, "1.2 s"},
+	    {0, "0 us"},     {1, "1 us"},       {2.5, "2.5 us"},
+	    {800, "800 us"}, {999.4, "999 us"}, {999.7, "1 ms"},
+	    {1000, "1 ms"},  {1633, "1.63 ms"}, {1633.0, "1.63 ms"},
+	    {2000, "2 ms"},  {2500, "2.5 ms"},  {99960, "100 ms"},
+	    {999600, "1 s"}, {1e6, "1 s"},      {1.2e6, "1.2 s"},
 	    {5e9, "5000 s"},
 	};
 	char buf[32];
