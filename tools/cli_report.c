@@ -500,9 +500,10 @@ static int run_io(int argc, char **argv)
 	} else if (interval_us && curve.have_threshold) {
 		/* The decision the scheduler would make for a job of this
 		 * curve's size and clients at that interval. */
-		tp_threshold_table table = {&curve.threshold, 1};
+		tp_threshold_table table = {&curve.threshold, 1, NULL, 0};
 		static const char *const all[] = {"*"};
-		tp_throttle_policy policy = {0, 0, all, 1, true};
+		tp_throttle_policy policy = {0, 0,    all,
+		                             1, true, {TP_OBJECTIVE_NONE, 0}};
 		tp_io_pattern job = {curve.points[0].request_bytes,
 		                     curve.points[0].clients,
 		                     (double)interval_us, 0, NULL};

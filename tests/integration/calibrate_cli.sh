@@ -118,7 +118,7 @@ tp_check_eq "window: the smallest keeping the mean at the threshold" \
 	"throttle=yes window_us=1851" \
 	"$(grep -E '^(throttle|window_us)=' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
 tp_check_eq "window: expected cost and gain are reported" \
-	"expected_cost=+85.1% (I/O phase at most this much longer)|io_phase_us=100000 -> 185100|expected_gain=offered load 1.85x -> 1.00x of the congestion threshold" \
+	"expected_cost=+85.1% (I/O time, counted from the job's interval)|io_phase_us=100000 -> 185100|expected_gain=offered load 1.85x -> 1.00x of the congestion threshold" \
 	"$(grep -E '^(expected_cost|io_phase_us|expected_gain)=' <<<"$out" | paste -sd'|')"
 out=$(throttle window --table "$tmp/table.csv" --bytes 4M --clients 256 --interval 1ms)
 tp_check_eq "window: beyond the table the threshold is flagged extrapolated" \

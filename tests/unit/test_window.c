@@ -164,7 +164,8 @@ static const char *const all_classes[] = {"*"};
 static void test_auto_window_is_smallest_keeping_mean_at_threshold(void **state)
 {
 	tp_threshold_table *t = table_4m();
-	tp_throttle_policy policy = {0, 0, all_classes, 1, true};
+	tp_throttle_policy policy = {0, 0,    all_classes,
+	                             1, true, {TP_OBJECTIVE_NONE, 0}};
 	tp_io_pattern job = {4 << 20, 64, 1000, 100, "batch"};
 	tp_window_decision d;
 	tp_error err;
@@ -190,7 +191,8 @@ static void test_auto_window_is_smallest_keeping_mean_at_threshold(void **state)
 static void test_job_already_above_threshold_is_not_throttled(void **state)
 {
 	tp_threshold_table *t = table_4m();
-	tp_throttle_policy policy = {0, 0, all_classes, 1, true};
+	tp_throttle_policy policy = {0, 0,    all_classes,
+	                             1, true, {TP_OBJECTIVE_NONE, 0}};
 	tp_io_pattern job = {4 << 20, 64, 5000, 0, NULL};
 	tp_window_decision d;
 	tp_error err;
@@ -208,11 +210,15 @@ static void test_policy_bounds_and_classes_are_respected(void **state)
 {
 	tp_threshold_table *t = table_4m();
 	const char *const io_only[] = {"io"};
-	tp_throttle_policy capped = {0, 1200, all_classes, 1, true};
-	tp_throttle_policy raised = {3000, 0, all_classes, 1, true};
-	tp_throttle_policy io_class = {0, 0, io_only, 1, true};
+	tp_throttle_policy capped = {0, 1200, all_classes,
+	                             1, true, {TP_OBJECTIVE_NONE, 0}};
+	tp_throttle_policy raised = {3000, 0,    all_classes,
+	                             1,    true, {TP_OBJECTIVE_NONE, 0}};
+	tp_throttle_policy io_class = {0, 0,    io_only,
+	                               1, true, {TP_OBJECTIVE_NONE, 0}};
 	tp_io_pattern job = {4 << 20, 64, 1000, 0, "batch"};
-	tp_throttle_policy bad = {5000, 1000, all_classes, 1, true};
+	tp_throttle_policy bad = {5000, 1000, all_classes,
+	                          1,    true, {TP_OBJECTIVE_NONE, 0}};
 	tp_window_decision d;
 	tp_error err;
 
@@ -242,8 +248,10 @@ static void test_policy_bounds_and_classes_are_respected(void **state)
 static void test_user_override_off_and_fixed_window(void **state)
 {
 	tp_threshold_table *t = table_4m();
-	tp_throttle_policy policy = {0, 2500, all_classes, 1, true};
-	tp_throttle_policy enforced = {0, 0, all_classes, 1, false};
+	tp_throttle_policy policy = {0, 2500, all_classes,
+	                             1, true, {TP_OBJECTIVE_NONE, 0}};
+	tp_throttle_policy enforced = {0, 0,     all_classes,
+	                               1, false, {TP_OBJECTIVE_NONE, 0}};
 	tp_io_pattern job = {4 << 20, 64, 1000, 0, "batch"};
 	tp_throttle_request off = {TP_THROTTLE_OFF, 0};
 	tp_throttle_request fixed = {TP_THROTTLE_FIXED, 2000};
@@ -277,7 +285,8 @@ static void test_user_override_off_and_fixed_window(void **state)
 static void test_extrapolated_threshold_is_flagged_in_decision(void **state)
 {
 	tp_threshold_table *t = table_4m();
-	tp_throttle_policy policy = {0, 0, all_classes, 1, true};
+	tp_throttle_policy policy = {0, 0,    all_classes,
+	                             1, true, {TP_OBJECTIVE_NONE, 0}};
 	tp_io_pattern job = {4 << 20, 128, 1000, 0, NULL};
 	tp_window_decision d;
 	tp_error err;
