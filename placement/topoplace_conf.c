@@ -54,6 +54,7 @@ enum key_id {
 	K_THROTTLE_ALLOW_USER_OFF,
 	K_DECISION_BUDGET,
 	K_RANK_REMAP,
+	K_THROTTLE_OBJECTIVE,
 	K_COUNT
 };
 
@@ -90,6 +91,7 @@ static const char *const key_names[K_COUNT] = {
     [K_THROTTLE_ALLOW_USER_OFF] = "ThrottleAllowUserOff",
     [K_DECISION_BUDGET] = "DecisionBudget",
     [K_RANK_REMAP] = "RankRemap",
+    [K_THROTTLE_OBJECTIVE] = "ThrottleObjective",
 };
 
 /* One PartitionName line: what it sets, and the result over the site. */
@@ -423,8 +425,8 @@ static tp_status parse_hostlist(tp_config *cfg, const char *key,
 
 	if (len == 0 || len >= TP_CONFIG_MAX_PATH)
 		return tp_error_set(err, TP_ERR_INVALID,
-		                    "%s: a host list of 1 to %u characters", key,
-		                    TP_CONFIG_MAX_PATH - 1);
+		                    "%s: a host list of 1 to %u characters",
+		                    key, TP_CONFIG_MAX_PATH - 1);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)text[i];
 
@@ -804,6 +806,9 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 		return TP_OK;
 	case K_RANK_REMAP:
 		CHOICE(rank_remap_names, s->rank_remap, tp_rank_remap);
+	case K_THROTTLE_OBJECTIVE:
+		return tp_throttle_objective_parse(text, &s->throttle_objective,
+		                                   err);
 	case K_COUNT:
 		break;
 	}
@@ -876,6 +881,9 @@ static void copy_setting(enum key_id key, tp_config_settings *dst,
 		break;
 	case K_RANK_REMAP:
 		dst->rank_remap = src->rank_remap;
+		break;
+	case K_THROTTLE_OBJECTIVE:
+		dst->throttle_objective = src->throttle_objective;
 		break;
 	default:
 		break; /* site-wide keys never reach a partition */
@@ -1434,6 +1442,9 @@ static void value_text(enum key_id key, const tp_config_site *site,
 	case K_RANK_REMAP:
 		snprintf(buf, size, "%s", tp_rank_remap_name(s->rank_remap));
 		break;
+	case K_THROTTLE_OBJECTIVE:
+		tp_throttle_objective_format(&s->throttle_objective, buf, size);
+		break;
 	case K_COUNT:
 		buf[0] = '\0';
 		break;
@@ -1690,6 +1701,7 @@ void tp_config_throttle_policy(const tp_config_settings *settings,
 	                          ? 0
 	                          : settings->throttle_class_count;
 	policy->allow_user_off = settings->throttle_allow_user_off;
+	policy->objective = settings->throttle_objective;
 }
 
 void tp_config_store_options(const tp_config *config, tp_store_options *options)
@@ -1713,13 +1725,13 @@ static tp_status check_table(const tp_config *config, const char *path,
 		return TP_OK;
 	if (tp_threshold_table_read(path, &table, &inner) != TP_OK) {
 		if (line)
-			return tp_error_set(err, inner.code,
-			                    "%s: line %u: %s: %s", config->origin,
-			                    line, key_names[K_THRESHOLD_TABLE],
-			                    inner.message);
-		return tp_error_set(err, inner.code, "%s: %s%s: %s",
-		                    config->origin, where,
-		                    key_names[K_THRESHOLD_TABLE], inner.message);
+			return tp_error_set(
+			    err, inner.code, "%s: line %u: %s: %s",
+			    config->origin, line, key_names[K_THRESHOLD_TABLE],
+			    inner.message);
+		return tp_error_set(
+		    err, inner.code, "%s: %s%s: %s", config->origin, where,
+		    key_names[K_THRESHOLD_TABLE], inner.message);
 	}
 	tp_threshold_table_free(table);
 	return TP_OK;
@@ -1727,9 +1739,9 @@ static tp_status check_table(const tp_config *config, const char *path,
 
 tp_status tp_config_check_files(const tp_config *config, tp_error *err)
 {
-	tp_status rc = check_table(config, config->defaults.threshold_table,
-	                           config->site_key_line[K_THRESHOLD_TABLE],
-	                           "", err);
+	tp_status rc =
+	    check_table(config, config->defaults.threshold_table,
+	                config->site_key_line[K_THRESHOLD_TABLE], "", err);
 
 	for (size_t i = 0; rc == TP_OK && i < config->part_count; i++) {
 		const struct partition *part = &config->parts[i];

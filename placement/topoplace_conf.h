@@ -125,6 +125,7 @@ typedef struct tp_config_settings {
 	bool throttle_allow_user_off;
 	uint64_t decision_budget_us; /* >= 1 */
 	tp_rank_remap rank_remap;
+	tp_throttle_objective throttle_objective; /* none by default */
 } tp_config_settings;
 
 /* Settings that exist once per site.  Paths are absolute, owned by config. */
@@ -140,12 +141,12 @@ typedef struct tp_config_site {
 	/* How long a job waits for slurmctld's off-lock profile lookup
 	 * before it is placed by plain cons_tres. */
 	uint64_t profile_lookup_timeout_us;
-	const char *tbf_hook;      /* NULL: none */
+	const char *tbf_hook; /* NULL: none */
 	/* Site-wide I/O servers on the fabric (a Slurm hostlist), NULL:
 	 * none.  Placement keeps communication-sensitive jobs off their
 	 * leaves and pods. */
 	const char *ioserver_hosts;
-	uint32_t debug_flags;      /* TP_DEBUG_* */
+	uint32_t debug_flags; /* TP_DEBUG_* */
 } tp_config_site;
 
 typedef struct tp_config tp_config;

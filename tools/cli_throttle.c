@@ -348,19 +348,37 @@ static int run_thresholds(int argc, char **argv)
 		tp_threshold_table_free(table);
 		return rc;
 	}
-	fprintf(out, "%s from %s rise=%g\n%s\n", TP_THRESHOLD_MAGIC,
-	        argv[optind], params.rise, TP_THRESHOLD_HEADER);
+	/* Version 2 (one line per measured window) carries the curves the
+	 * costs and site objectives are read from. */
+	fprintf(out, "%s from %s rise=%g\n%s\n",
+	        table->curve_count ? TP_THRESHOLD_MAGIC_V2 : TP_THRESHOLD_MAGIC,
+	        argv[optind], params.rise,
+	        table->curve_count ? TP_THRESHOLD_HEADER_V2
+	                           : TP_THRESHOLD_HEADER);
 	for (size_t i = 0; i < table->count; i++) {
 		const tp_threshold *e = &table->entries[i];
 		char line[256];
 
 		fprintf(out,
 		        "# %llu bytes x %u clients: knee %.1f us, calm at "
-		        "%.1f us\n",
+		        "%.1f us, on the %s latency\n",
 		        (unsigned long long)e->request_bytes, e->clients,
-		        e->knee_us, e->safe_us);
-		if (tp_threshold_format(e, line, sizeof(line)) > 0)
-			fputs(line, out);
+		        e->knee_us, e->safe_us,
+		        e->statistic ? e->statistic : "median");
+		if (!table->curve_count) {
+			if (tp_threshold_format(e, line, sizeof(line)) > 0)
+				fputs(line, out);
+			continue;
+		}
+		for (size_t k = 0; k < table->curve_count; k++) {
+			const tp_curve_point *point = &table->curve[k];
+
+			if (point->request_bytes == e->request_bytes &&
+			    point->clients == e->clients &&
+			    tp_threshold_format_v2(e, point, line,
+			                           sizeof(line)) > 0)
+				fputs(line, out);
+		}
 	}
 	tp_threshold_table_free(table);
 	return close_output(out, output, what);

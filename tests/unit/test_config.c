@@ -372,12 +372,12 @@ static const struct bad_case bad_cases[] = {
      "not a host list"},
     {"IoServerHosts=oss[01-08\n", TP_ERR_INVALID, 1, "IoServerHosts",
      "unbalanced"},
-    {"PartitionName=io IoServerHosts=oss1\n", TP_ERR_PARSE, 1,
-     "IoServerHosts", "site-wide only"},
+    {"PartitionName=io IoServerHosts=oss1\n", TP_ERR_PARSE, 1, "IoServerHosts",
+     "site-wide only"},
     {"ProfileLookupTimeout=3601s\n", TP_ERR_INVALID, 1, "ProfileLookupTimeout",
      "longer than the maximum of 3600 s"},
-    {"ProfileLookupTimeout=10us\n", TP_ERR_INVALID, 1,
-     "ProfileLookupTimeout", "below the minimum of 1000 us"},
+    {"ProfileLookupTimeout=10us\n", TP_ERR_INVALID, 1, "ProfileLookupTimeout",
+     "below the minimum of 1000 us"},
     {"PartitionName=a ProfileLookupTimeout=1s\n", TP_ERR_PARSE, 1,
      "ProfileLookupTimeout", "site-wide only"},
     {"IoServerCount=many\n", TP_ERR_INVALID, 1, "IoServerCount",
@@ -395,6 +395,8 @@ static const struct bad_case bad_cases[] = {
     {"RankRemap=on\n", TP_ERR_INVALID, 1, "RankRemap", "auto|off"},
     {"DefaultPlacement=leaf\nRankRemap=off\x01\n", TP_ERR_PARSE, 2, "line 2",
      "control character 0x01"},
+    {"ThrottleObjective=mpi_slowdown<1.1\n", TP_ERR_INVALID, 1,
+     "ThrottleObjective", "io_cost<=P%"},
 };
 
 static void
@@ -598,6 +600,41 @@ static void test_names_round_trip_through_the_parser(void **state)
 	assert_string_equal(buf, "Fabric,Throttle");
 }
 
+/* ThrottleObjective: none by default, per partition, into the policy the
+ * task plugin hands to the window decision, and written back as read. */
+static void test_throttle_objective_per_partition_reaches_policy(void **state)
+{
+	tp_config *cfg = parse_ok("ThrottleObjective=io_cost<=20%\n"
+	                          "PartitionName=mpi "
+	                          "ThrottleObjective=mpi_slowdown<=1.1\n"
+	                          "PartitionName=plain ThrottleMode=preload\n");
+	tp_config *none = parse_ok("");
+	tp_throttle_policy policy;
+	char text[4096];
+	FILE *out = fmemopen(text, sizeof(text), "w");
+	tp_error err;
+
+	(void)state;
+	tp_config_throttle_policy(tp_config_defaults(none), &policy);
+	assert_int_equal(policy.objective.kind, TP_OBJECTIVE_NONE);
+	tp_config_throttle_policy(tp_config_for_partition(cfg, "plain"),
+	                          &policy);
+	assert_int_equal(policy.objective.kind, TP_OBJECTIVE_IO_COST);
+	assert_true(policy.objective.limit > 0.1999 &&
+	            policy.objective.limit < 0.2001);
+	tp_config_throttle_policy(tp_config_for_partition(cfg, "mpi"), &policy);
+	assert_int_equal(policy.objective.kind, TP_OBJECTIVE_VICTIM_SLOWDOWN);
+	assert_true(policy.objective.limit > 1.0999 &&
+	            policy.objective.limit < 1.1001);
+	assert_non_null(out);
+	assert_int_equal(tp_config_write_settings(cfg, "mpi", out, &err),
+	                 TP_OK);
+	fclose(out);
+	assert_non_null(strstr(text, "ThrottleObjective=mpi_slowdown<=1.1"));
+	tp_config_free(cfg);
+	tp_config_free(none);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -622,6 +659,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_throttle_policy_and_store_options_carry_the_file),
 	    cmocka_unit_test(test_names_round_trip_through_the_parser),
+	    cmocka_unit_test(
+	        test_throttle_objective_per_partition_reaches_policy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
