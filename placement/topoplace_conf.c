@@ -425,8 +425,8 @@ static tp_status parse_hostlist(tp_config *cfg, const char *key,
 
 	if (len == 0 || len >= TP_CONFIG_MAX_PATH)
 		return tp_error_set(err, TP_ERR_INVALID,
-		                    "%s: a host list of 1 to %u characters",
-		                    key, TP_CONFIG_MAX_PATH - 1);
+		                    "%s: a host list of 1 to %u characters", key,
+		                    TP_CONFIG_MAX_PATH - 1);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)text[i];
 
@@ -1725,13 +1725,13 @@ static tp_status check_table(const tp_config *config, const char *path,
 		return TP_OK;
 	if (tp_threshold_table_read(path, &table, &inner) != TP_OK) {
 		if (line)
-			return tp_error_set(
-			    err, inner.code, "%s: line %u: %s: %s",
-			    config->origin, line, key_names[K_THRESHOLD_TABLE],
-			    inner.message);
-		return tp_error_set(
-		    err, inner.code, "%s: %s%s: %s", config->origin, where,
-		    key_names[K_THRESHOLD_TABLE], inner.message);
+			return tp_error_set(err, inner.code,
+			                    "%s: line %u: %s: %s", config->origin,
+			                    line, key_names[K_THRESHOLD_TABLE],
+			                    inner.message);
+		return tp_error_set(err, inner.code, "%s: %s%s: %s",
+		                    config->origin, where,
+		                    key_names[K_THRESHOLD_TABLE], inner.message);
 	}
 	tp_threshold_table_free(table);
 	return TP_OK;
@@ -1739,9 +1739,9 @@ static tp_status check_table(const tp_config *config, const char *path,
 
 tp_status tp_config_check_files(const tp_config *config, tp_error *err)
 {
-	tp_status rc =
-	    check_table(config, config->defaults.threshold_table,
-	                config->site_key_line[K_THRESHOLD_TABLE], "", err);
+	tp_status rc = check_table(config, config->defaults.threshold_table,
+	                           config->site_key_line[K_THRESHOLD_TABLE],
+	                           "", err);
 
 	for (size_t i = 0; rc == TP_OK && i < config->part_count; i++) {
 		const struct partition *part = &config->parts[i];

@@ -141,12 +141,12 @@ typedef struct tp_config_site {
 	/* How long a job waits for slurmctld's off-lock profile lookup
 	 * before it is placed by plain cons_tres. */
 	uint64_t profile_lookup_timeout_us;
-	const char *tbf_hook; /* NULL: none */
+	const char *tbf_hook;      /* NULL: none */
 	/* Site-wide I/O servers on the fabric (a Slurm hostlist), NULL:
 	 * none.  Placement keeps communication-sensitive jobs off their
 	 * leaves and pods. */
 	const char *ioserver_hosts;
-	uint32_t debug_flags; /* TP_DEBUG_* */
+	uint32_t debug_flags;      /* TP_DEBUG_* */
 } tp_config_site;
 
 typedef struct tp_config tp_config;
