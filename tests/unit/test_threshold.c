@@ -346,6 +346,67 @@ static void test_table_file_round_trips_and_bad_tables_are_refused(void **state)
 	}
 }
 
+/*
+ * Interference in the tail only (the issue, with MPI latency as the
+ * victim): at every window the victim median is the no-I/O 10 us, but 2%
+ * of the messages wait behind an I/O burst, 540 us (54x) unthrottled,
+ * falling to nothing at long windows.  The median has no knee; the p99
+ * has one, and says so.  With nothing moving at all, "no knee" stays.
+ */
+static void add_tail_curve(tp_sweep *sweep, bool tail_moves)
+{
+	const double windows[] = {0, 2000, 4000, 6250, 10000, 20000, 40000};
+	const double stuck_x[] = {54, 30, 12, 4.9, 1.1, 1.0, 1.0};
+	tp_error err;
+
+	for (size_t i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+		for (uint32_t v = 0; v < 200; v++) {
+			double lat = 10;
+			tp_sweep_sample s;
+
+			if (tail_moves && v % 50 == 0)
+				lat = 10 * stuck_x[i];
+			s = (tp_sweep_sample){4 << 20, 8, v,  windows[i],
+			                      v,       lat, TP_SWEEP_VICTIM};
+			assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
+		}
+		for (uint32_t c = 0; c < 8; c++) {
+			tp_sweep_sample s = {4 << 20, 8,    c, windows[i],
+			                     c,       3000, TP_SWEEP_IO};
+
+			assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
+		}
+	}
+}
+
+static void test_knee_in_the_tail_is_found_when_the_median_is_flat(
+    void **state)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold th;
+	tp_error err;
+
+	(void)state;
+	add_tail_curve(sweep, true);
+	if (detect(sweep, &th, &err) != TP_OK)
+		fail_msg("%s", err.message);
+	assert_string_equal(th.statistic, "p99 victim");
+	/* p99 congested (> 1.5x the plateau) at 6.25 ms (4.9x), calm at
+	 * 10 ms (1.1x). */
+	assert_true(th.knee_us == 6250);
+	assert_true(th.safe_us == 10000);
+	assert_true(th.threshold_us > 6250 && th.threshold_us <= 10000);
+	tp_sweep_free(sweep);
+
+	sweep = tp_sweep_new();
+	add_tail_curve(sweep, false);
+	assert_int_equal(detect(sweep, &th, &err), TP_ERR_NOTFOUND);
+	assert_non_null(strstr(err.message, "no knee: median victim latency "
+	                                    "stays within"));
+	assert_non_null(strstr(err.message, "; p99 victim latency stays within"));
+	tp_sweep_free(sweep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +425,8 @@ int main(void)
 	    cmocka_unit_test(test_lookup_outside_the_table_says_extrapolated),
 	    cmocka_unit_test(
 	        test_table_file_round_trips_and_bad_tables_are_refused),
+	    cmocka_unit_test(
+	        test_knee_in_the_tail_is_found_when_the_median_is_flat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
