@@ -77,4 +77,6 @@ EXTRA_DIST += tests/integration/pacing_mpi_writer.c \
 	tests/fuzz/corpus/sweep/knee.csv \
 	tests/fuzz/corpus/sweep/table.csv \
 	tests/fuzz/corpus/sweep/crlf.csv \
-	bench/pacing_bench.sh
+	bench/pacing_bench.sh \
+	tests/fuzz/corpus/sweep/v2-victims.csv \
+	tests/fuzz/corpus/sweep/table-v2.csv
