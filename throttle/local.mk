@@ -70,6 +70,8 @@ TESTS += tests/integration/pacing_mpi.sh
 dist_check_SCRIPTS += tests/integration/pacing_mpi.sh
 TESTS += tests/integration/pacing_phase.sh
 dist_check_SCRIPTS += tests/integration/pacing_phase.sh
+TESTS += tests/integration/pacing_objective_slurm.sh
+dist_check_SCRIPTS += tests/integration/pacing_objective_slurm.sh
 EXTRA_DIST += tests/integration/pacing_mpi_writer.c \
 	tests/fuzz/fuzz_sweep.c \
 	tests/fuzz/corpus/sweep/minimal.csv \
