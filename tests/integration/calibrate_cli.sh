@@ -209,4 +209,11 @@ expect_error "v2: a malformed objective is one usage error" 2 \
 	"^topoplace throttle window: ThrottleObjective 'mpi<2': not an objective" \
 	throttle window --table "$tmp/v2.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi<2'
 
+# The trade-off chart of the same sweep (`topoplace report io --tradeoff`).
+out=$("$topoplace" report io --sweep "$tmp/v2.csv" --tradeoff --objective 'mpi_slowdown<=1.1' -o "$tmp/tradeoff.png")
+tp_check_eq "report io --tradeoff: the chart marks the objective's window" \
+	"wrote $tmp/tradeoff.png (900x560, 8 windows, window 6250 us, objective mpi_slowdown<=1.1)" "$out"
+tp_check "report io --tradeoff: a PNG was written" \
+	bash -c '[[ $(head -c 4 "$1" | od -An -c | tr -d " ") == 211PNG ]]' _ "$tmp/tradeoff.png"
+
 tp_done

@@ -367,6 +367,47 @@ static void test_words_count_points_left_out_one_unit_style(void **state)
 	                    "mean interval between a client's request starts");
 }
 
+/* The trade-off chart: both curves against the window, the window and
+ * the objective in its words, the unthrottled point in the subtitle; and
+ * a curve with nothing to draw is refused. */
+static void test_tradeoff_words_name_window_objective_and_unthrottled(
+    void **state)
+{
+	const tp_curve_point p[] = {
+	    {4 * MIB, 87, 0, 3500, 4.6, 54},
+	    {4 * MIB, 87, 4000, 4060, 1.72, 20},
+	    {4 * MIB, 87, 6250, 6265, 1.1, 4.9},
+	    {4 * MIB, 87, 10000, 9975, 1.03, 1.1}};
+	tp_iocurve_tradeoff c = {"sim.csv",
+	                         p,
+	                         4,
+	                         6250,
+	                         "mpi_slowdown<=1.1",
+	                         1.1,
+	                         "window 6.25 ms set by the objective"};
+	tp_iocurve_text t;
+	char path[] = "/tmp/tp-tradeoff-XXXXXX.svg";
+	int fd = mkstemps(path, 4);
+	tp_error err;
+
+	(void)state;
+	tp_iocurve_tradeoff_words(&c, &t);
+	assert_non_null(strstr(t.title, "victim latency and I/O time"));
+	assert_non_null(strstr(t.subtitle, "every 3.5 ms (measured), victim "
+	                                   "at 4.60x"));
+	assert_non_null(strstr(t.note, "window 6.25 ms, objective "
+	                               "mpi_slowdown<=1.1"));
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(tp_iocurve_draw_tradeoff(path, 900, 560, &c, &err),
+	                 TP_OK);
+	unlink(path);
+	c.count = 1; /* the unthrottled point alone: nothing on a log axis */
+	assert_int_equal(tp_iocurve_draw_tradeoff(path, 900, 560, &c, &err),
+	                 TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, "no measured window"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +417,8 @@ int main(void)
 	    cmocka_unit_test(test_window_at_threshold_both_visible),
 	    cmocka_unit_test(test_back_to_back_only_refused),
 	    cmocka_unit_test(test_words_count_points_left_out_one_unit_style),
+	    cmocka_unit_test(
+	        test_tradeoff_words_name_window_objective_and_unthrottled),
 	};
 	int failed;
 
