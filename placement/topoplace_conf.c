@@ -56,6 +56,7 @@ enum key_id {
 	K_RANK_REMAP,
 	K_REMAP_BUDGET,
 	K_REMAP_MEMORY,
+	K_THROTTLE_OBJECTIVE,
 	K_COUNT
 };
 
@@ -94,6 +95,7 @@ static const char *const key_names[K_COUNT] = {
     [K_RANK_REMAP] = "RankRemap",
     [K_REMAP_BUDGET] = "RemapBudget",
     [K_REMAP_MEMORY] = "RemapMemory",
+    [K_THROTTLE_OBJECTIVE] = "ThrottleObjective",
 };
 
 /* One PartitionName line: what it sets, and the result over the site. */
@@ -834,6 +836,9 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 			                    name, text);
 		s->remap_memory_bytes = u64;
 		return TP_OK;
+	case K_THROTTLE_OBJECTIVE:
+		return tp_throttle_objective_parse(text, &s->throttle_objective,
+		                                   err);
 	case K_COUNT:
 		break;
 	}
@@ -912,6 +917,9 @@ static void copy_setting(enum key_id key, tp_config_settings *dst,
 		break;
 	case K_REMAP_MEMORY:
 		dst->remap_memory_bytes = src->remap_memory_bytes;
+		break;
+	case K_THROTTLE_OBJECTIVE:
+		dst->throttle_objective = src->throttle_objective;
 		break;
 	default:
 		break; /* site-wide keys never reach a partition */
@@ -1499,6 +1507,9 @@ static void value_text(enum key_id key, const tp_config_site *site,
 	case K_REMAP_MEMORY:
 		format_bytes(buf, size, (double)s->remap_memory_bytes);
 		break;
+	case K_THROTTLE_OBJECTIVE:
+		tp_throttle_objective_format(&s->throttle_objective, buf, size);
+		break;
 	case K_COUNT:
 		buf[0] = '\0';
 		break;
@@ -1781,6 +1792,7 @@ void tp_config_throttle_policy(const tp_config_settings *settings,
 	                          ? 0
 	                          : settings->throttle_class_count;
 	policy->allow_user_off = settings->throttle_allow_user_off;
+	policy->objective = settings->throttle_objective;
 }
 
 void tp_config_store_options(const tp_config *config, tp_store_options *options)

@@ -142,6 +142,7 @@ typedef struct tp_config_settings {
 	 * profile read included), in a child of slurmd killed past it. */
 	uint64_t remap_budget_us;    /* wall time, RemapBudget */
 	uint64_t remap_memory_bytes; /* address space added, RemapMemory */
+	tp_throttle_objective throttle_objective; /* none by default */
 } tp_config_settings;
 
 /* Settings that exist once per site.  Paths are absolute, owned by config. */

@@ -64,6 +64,7 @@ struct axis {
 	double lo, hi; /* data range shown */
 	double p0, p1; /* pixels of lo and hi */
 	bool log;
+	bool ratio; /* values are ratios ("1.5x"), not times */
 };
 
 static double axis_px(const struct axis *a, double v)
@@ -127,6 +128,15 @@ static void draw_point(cairo_t *cr, double x, double y, bool median)
 	cairo_fill(cr);
 }
 
+static void tick_label(const struct axis *a, double v, char *buf,
+                       size_t size)
+{
+	if (a->ratio)
+		snprintf(buf, size, "%gx", v);
+	else
+		format_us(v, buf, size);
+}
+
 static void draw_ticks(tp_canvas *cv, const struct axis *a, bool vertical,
                        double other0, double other1)
 {
@@ -145,7 +155,7 @@ static void draw_ticks(tp_canvas *cv, const struct axis *a, bool vertical,
 				if (v < a->lo || v > a->hi)
 					continue;
 				p = axis_px(a, v);
-				format_us(v, num, sizeof(num));
+				tick_label(a, v, num, sizeof(num));
 				if (vertical)
 					tp_canvas_line(cv, other0, p, other1, p,
 					               0.6, grid, 0);
@@ -171,7 +181,7 @@ static void draw_ticks(tp_canvas *cv, const struct axis *a, bool vertical,
 		for (double v = a->lo; v <= a->hi + step * 1e-9; v += step) {
 			double p = axis_px(a, v);
 
-			format_us(v, num, sizeof(num));
+			tick_label(a, v, num, sizeof(num));
 			if (v == 0)
 				snprintf(num, sizeof(num), "0");
 			if (vertical) {
@@ -298,6 +308,7 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 		ylo = fmin(yhi, 1);
 	axis_fit(&xa, xlo, xhi, true);
 	axis_fit(&ya, ylo, yhi, ylo > 0);
+	xa.ratio = ya.ratio = false;
 	/* Bigger intervals to the right; latency up. */
 	xa.p0 = left, xa.p1 = right;
 	ya.p0 = bottom, ya.p1 = top;
@@ -407,5 +418,209 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 	         ya.log ? " (log)" : "");
 	tp_canvas_text(cv, 16, (top + bottom) / 2, 11, TP_ALIGN_CENTER,
 	               -M_PI / 2, label);
+	return tp_canvas_close(cv, err);
+}
+
+/* The I/O time ratio of point @p: its measured interval over the
+ * unthrottled one (@t0); 0 when either is unknown. */
+static double io_ratio(const tp_curve_point *p, double t0)
+{
+	return t0 > 0 && p->io_interval_us > 0 ? fmax(1, p->io_interval_us / t0)
+	                                       : 0;
+}
+
+static double unthrottled_us(const tp_iocurve_tradeoff *c)
+{
+	return c->count && c->points[0].window_us == 0
+	           ? c->points[0].io_interval_us
+	           : 0;
+}
+
+void tp_iocurve_tradeoff_words(const tp_iocurve_tradeoff *c,
+                               tp_iocurve_text *t)
+{
+	char a[32], b[32];
+	double t0 = unthrottled_us(c);
+
+	tp_canvas_format_bytes(
+	    c->count ? (double)c->points[0].request_bytes : 0, a, sizeof(a));
+	snprintf(t->title, sizeof(t->title),
+	         "%s: throttle trade-off, %s requests, %u clients: victim "
+	         "latency and I/O time against the window",
+	         c->name ? c->name : "sweep", a,
+	         c->count ? c->points[0].clients : 0);
+	if (t0 > 0) {
+		format_us(t0, b, sizeof(b));
+		snprintf(t->subtitle, sizeof(t->subtitle),
+		         "unthrottled: clients start a request every %s "
+		         "(measured), victim at %.2fx of its no-I/O latency",
+		         b, c->points[0].victim_mean_x);
+	} else {
+		snprintf(t->subtitle, sizeof(t->subtitle),
+		         "no unthrottled point measured: I/O time ratios "
+		         "unknown");
+	}
+	if (c->window_us > 0) {
+		format_us(c->window_us, a, sizeof(a));
+		snprintf(t->note, sizeof(t->note), "window %s, objective %s%s%s",
+		         a, c->objective ? c->objective : "none",
+		         c->window_why ? ": " : "",
+		         c->window_why ? c->window_why : "");
+	} else {
+		snprintf(t->note, sizeof(t->note),
+		         "no window, objective %s%s%s",
+		         c->objective ? c->objective : "none",
+		         c->window_why ? ": " : "",
+		         c->window_why ? c->window_why : "");
+	}
+	snprintf(t->x_label, sizeof(t->x_label),
+	         "throttle window (log); ratios: victim mean latency over "
+	         "no-I/O, I/O time over unthrottled");
+}
+
+tp_status tp_iocurve_draw_tradeoff(const char *path, uint32_t width,
+                                   uint32_t height,
+                                   const tp_iocurve_tradeoff *c,
+                                   tp_error *err)
+{
+	double xlo = INFINITY, xhi = 0, ylo = 1, yhi = 1, t0 = unthrottled_us(c);
+	double left = 78, right = width - 24.0, top = 92,
+	       bottom = height - 52.0;
+	struct axis xa, ya;
+	size_t shown = 0;
+	tp_iocurve_text words;
+	tp_rgb victim = tp_canvas_category(4), io = tp_canvas_category(6);
+	tp_rgb win = tp_canvas_category(2), lim = tp_canvas_category(5);
+	tp_canvas *cv;
+	cairo_t *cr;
+	tp_status rc;
+
+	if ((rc = tp_chart_check_size(path, width, height, err)) != TP_OK)
+		return rc;
+	for (size_t i = 0; i < c->count; i++) {
+		const tp_curve_point *p = &c->points[i];
+		double r = io_ratio(p, t0);
+
+		if (p->window_us <= 0 || (!(p->victim_mean_x > 0) && !r))
+			continue;
+		xlo = fmin(xlo, p->window_us);
+		xhi = fmax(xhi, p->window_us);
+		if (p->victim_mean_x > 0)
+			yhi = fmax(yhi, p->victim_mean_x);
+		yhi = fmax(yhi, r);
+		shown++;
+	}
+	if (shown == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: trade-off: no measured window with a "
+		                    "victim latency or an I/O time",
+		                    path);
+	if (c->window_us > 0) {
+		xlo = fmin(xlo, c->window_us);
+		xhi = fmax(xhi, c->window_us);
+	}
+	if (c->limit_ratio > 0)
+		yhi = fmax(yhi, c->limit_ratio);
+	if (xhi <= xlo)
+		xhi = xlo * 10;
+	axis_fit(&xa, xlo, xhi, true);
+	xa.log = true; /* windows span decades; never 0 here */
+	xa.lo = xlo / 1.6;
+	xa.hi = xhi * 1.6;
+	axis_fit(&ya, ylo, fmax(yhi, 2), true);
+	xa.ratio = false;
+	ya.ratio = true;
+	xa.p0 = left, xa.p1 = right;
+	ya.p0 = bottom, ya.p1 = top;
+
+	rc = tp_canvas_open(path, width, height, &cv, err);
+	if (rc != TP_OK)
+		return rc;
+	cr = tp_canvas_cairo(cv);
+	tp_iocurve_tradeoff_words(c, &words);
+	tp_chart_heading(cv, words.title, words.subtitle, words.note);
+	draw_ticks(cv, &xa, false, bottom, top);
+	draw_ticks(cv, &ya, true, left, right);
+	tp_canvas_line(cv, left, bottom, right, bottom, 1, ink, 0);
+	tp_canvas_line(cv, left, top, left, bottom, 1, ink, 0);
+	if (c->window_us > 0) {
+		double x = axis_px(&xa, c->window_us);
+
+		tp_canvas_line(cv, x, top, x, bottom, WINDOW_WIDTH, win, 0);
+		tp_canvas_set_rgb(cv, win);
+		tp_canvas_text(cv, x + 4, top + 12, 10, TP_ALIGN_LEFT, 0,
+		               "window");
+	}
+	if (c->limit_ratio > 0 && c->limit_ratio <= ya.hi) {
+		double y = axis_px(&ya, c->limit_ratio);
+
+		tp_canvas_line(cv, left, y, right, y, THRESHOLD_WIDTH, lim, 5);
+		tp_canvas_set_rgb(cv, lim);
+		tp_canvas_text(cv, left + 6, y - 4, 10, TP_ALIGN_LEFT, 0,
+		               c->objective ? c->objective : "objective");
+	}
+	/* Victim (pass 1, solid, discs) then I/O time (pass 0, dashed,
+	 * squares), as the latency chart draws median and p95. */
+	for (int pass = 1; pass >= 0; pass--) {
+		int started = 0;
+
+		cairo_new_path(cr);
+		for (size_t i = 0; i < c->count; i++) {
+			const tp_curve_point *p = &c->points[i];
+			double v = pass ? p->victim_mean_x : io_ratio(p, t0);
+
+			if (p->window_us <= 0 || !(v > 0))
+				continue;
+			if (started++)
+				cairo_line_to(cr, axis_px(&xa, p->window_us),
+				              axis_px(&ya, v));
+			else
+				cairo_move_to(cr, axis_px(&xa, p->window_us),
+				              axis_px(&ya, v));
+		}
+		tp_canvas_set_rgb(cv, pass ? victim : io);
+		cairo_save(cr);
+		cairo_set_line_width(cr, pass ? MEDIAN_WIDTH : P95_WIDTH);
+		if (!pass) {
+			const double dash = P95_DASH;
+
+			cairo_set_dash(cr, &dash, 1, 0);
+		}
+		cairo_stroke(cr);
+		cairo_restore(cr);
+		for (size_t i = 0; i < c->count; i++) {
+			const tp_curve_point *p = &c->points[i];
+			double v = pass ? p->victim_mean_x : io_ratio(p, t0);
+
+			if (p->window_us <= 0 || !(v > 0))
+				continue;
+			draw_point(cr, axis_px(&xa, p->window_us),
+			           axis_px(&ya, v), pass);
+		}
+	}
+	{
+		static const char *const names[] = {"victim mean latency",
+		                                    "I/O time"};
+		tp_rgb cols[] = {victim, io};
+
+		for (int i = 0; i < 2; i++) {
+			double y = top + 14 + 16 * i;
+
+			/* Top left: the I/O time rises to the top right. */
+			tp_canvas_line(cv, left + 12, y - 4, left + 34, y - 4,
+			               i ? P95_WIDTH : MEDIAN_WIDTH, cols[i],
+			               i ? P95_DASH : 0);
+			tp_canvas_set_rgb(cv, cols[i]);
+			draw_point(cr, left + 23, y - 4, i == 0);
+			tp_canvas_set_rgb(cv, ink);
+			tp_canvas_text(cv, left + 40, y, 10, TP_ALIGN_LEFT, 0,
+			               names[i]);
+		}
+	}
+	tp_canvas_set_rgb(cv, ink);
+	tp_canvas_text_fit(cv, (left + right) / 2, height - 12, 11,
+	                   right - left, TP_ALIGN_CENTER, words.x_label);
+	tp_canvas_text(cv, 16, (top + bottom) / 2, 11, TP_ALIGN_CENTER,
+	               -M_PI / 2, ya.log ? "ratio (log)" : "ratio");
 	return tp_canvas_close(cv, err);
 }

@@ -76,4 +76,41 @@ void tp_iocurve_words(const tp_iocurve *curve, bool x_log,
 tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
                           const tp_iocurve *curve, tp_error *err);
 
+/*
+ * The trade-off of throttling one (request size, clients), from the
+ * measured curve of a version 2 threshold table (threshold.h): against the
+ * window, the victim's (MPI) mean latency over its no-I/O value, and the
+ * clients' I/O time over the unthrottled one (1 + measured cost), both as
+ * ratios on one axis; the chosen window and the site objective (its limit
+ * as a horizontal line) marked.  The unthrottled point (window 0) has no
+ * place on the log window axis: its values are in the subtitle.
+ */
+typedef struct tp_iocurve_tradeoff {
+	const char *name;             /* the sweep's name, for the title */
+	const tp_curve_point *points; /* one (size, clients), by window */
+	size_t count;
+	double window_us;      /* chosen window; 0: none */
+	const char *objective; /* "mpi_slowdown<=1.1", or NULL: none */
+	/* The objective's limit as a ratio on the chart's axis (slowdown X,
+	 * or 1 + cost); 0: none. */
+	double limit_ratio;
+	const char *window_why; /* the decision's reason, may be NULL */
+} tp_iocurve_tradeoff;
+
+/* Title, subtitle (the unthrottled point), note (window, objective, why)
+ * and x axis title of tp_iocurve_draw_tradeoff. */
+void tp_iocurve_tradeoff_words(const tp_iocurve_tradeoff *chart,
+                               tp_iocurve_text *text);
+
+/*
+ * Draw @chart into @path: the victim slowdown solid with discs, the I/O
+ * time ratio dashed with squares, the window a wide vertical line, the
+ * objective's limit a thin horizontal one.  TP_ERR_INVALID when no point
+ * has both a window > 0 and a victim or I/O value; canvas errors.
+ */
+tp_status tp_iocurve_draw_tradeoff(const char *path, uint32_t width,
+                                   uint32_t height,
+                                   const tp_iocurve_tradeoff *chart,
+                                   tp_error *err);
+
 #endif /* TP_IOCURVE_H */

@@ -285,7 +285,8 @@ tp_status tp_calibrate_run(const tp_calibrate_params *params, tp_sweep *sweep,
 			                     w,
 			                     (double)p.interval_us,
 			                     r[k].start_us,
-			                     r[k].latency_us};
+			                     r[k].latency_us,
+			                     TP_SWEEP_IO};
 
 			status = tp_sweep_add(sweep, &s, err);
 		}

@@ -68,6 +68,10 @@ dist_check_SCRIPTS += tests/integration/calibrate_local.sh \
 	tests/integration/calibrate_cli.sh
 TESTS += tests/integration/pacing_mpi.sh
 dist_check_SCRIPTS += tests/integration/pacing_mpi.sh
+TESTS += tests/integration/pacing_phase.sh
+dist_check_SCRIPTS += tests/integration/pacing_phase.sh
+TESTS += tests/integration/pacing_objective_slurm.sh
+dist_check_SCRIPTS += tests/integration/pacing_objective_slurm.sh
 EXTRA_DIST += tests/integration/pacing_mpi_writer.c \
 	tests/fuzz/fuzz_sweep.c \
 	tests/fuzz/corpus/sweep/minimal.csv \
@@ -75,4 +79,6 @@ EXTRA_DIST += tests/integration/pacing_mpi_writer.c \
 	tests/fuzz/corpus/sweep/knee.csv \
 	tests/fuzz/corpus/sweep/table.csv \
 	tests/fuzz/corpus/sweep/crlf.csv \
-	bench/pacing_bench.sh
+	bench/pacing_bench.sh \
+	tests/fuzz/corpus/sweep/v2-victims.csv \
+	tests/fuzz/corpus/sweep/table-v2.csv

@@ -30,6 +30,26 @@
  * scheduling; a request that started late pushes next_start_ns to its
  * real start + window.
  *
+ * Clients out of step (the phase).  Clients that start together (one
+ * job's ranks leaving a barrier, many jobs' checkpoints at the top of the
+ * hour) and keep the same window stay together: every window then sees
+ * one burst of all of them, and the servers and the fabric get the peak
+ * that throttling was meant to remove.  So each client has a phase in
+ * [0, window): a request that finds the client idle (no request started in
+ * the last IDLE_WINDOWS windows, or none yet) starts at the next instant
+ * whose CLOCK_REALTIME is the phase modulo the window; later requests keep
+ * the window from it and so stay on the client's phase.  The realtime
+ * clock is the one clock the nodes of a cluster share (NTP keeps them
+ * within well under a millisecond), so phases of clients on different
+ * nodes are comparable.  The phase is (rank x golden ratio + a hash of the
+ * job id) modulo 1, times the window: the ranks of one job
+ * (SLURM_PROCID, else PMI_RANK, PMIX_RANK, OMPI_COMM_WORLD_RANK) get
+ * evenly spread phases, different jobs an independent shift.  Without a
+ * rank the phase is a hash of job, host and process id.  Cost: at most one
+ * window per request that follows at least IDLE_WINDOWS windows of
+ * idleness (at most 1 / IDLE_WINDOWS of that interval), once per burst in
+ * the common case.  TOPOPLACE_IO_PHASE=0 turns it off.
+ *
  * Which descriptors are regular files: fstat() once per descriptor, cached
  * for descriptors below FD_CACHE.  Descriptor numbers are reused, so the
  * cache entry is dropped by close, dup2, dup3, close_range, fclose and
@@ -75,6 +95,8 @@
 #define MAX_WINDOW_US 3600000000LL
 #define MAX_EARLY_NS  500000LL
 #define MAX_STARTS    16384 /* request starts recorded with statistics on */
+/* Idle this many windows: the next request waits for the client's phase. */
+#define IDLE_WINDOWS 4
 
 enum { KIND_UNKNOWN = 0, KIND_REGULAR, KIND_OTHER };
 
@@ -92,6 +114,7 @@ static _Thread_local int in_mpi_io; /* inside an MPI-IO call we paced */
 static _Thread_local int my_tid;    /* gettid(), with statistics on */
 static atomic_int spin;             /* aim sleeps early and spin the rest */
 static atomic_llong wake_late_ns;   /* average lateness of a wake-up */
+static atomic_llong phase_ns;       /* -1: no phase (TOPOPLACE_IO_PHASE=0) */
 
 /* Statistics (TOPOPLACE_IO_PACING_STATS): off unless the path is set. */
 static atomic_int stats_on;
@@ -291,6 +314,87 @@ static void stats_init(void)
 	atomic_store(&stats_on, 1);
 }
 
+/* FNV-1a of @text into @hash (a missing text hashes as empty). */
+static unsigned long long hash_text(unsigned long long hash, const char *text)
+{
+	for (const char *p = text ? text : ""; *p; p++) {
+		hash ^= (unsigned char)*p;
+		hash *= 1099511628211ULL;
+	}
+	return hash ^ 0xff; /* a field separator */
+}
+
+/* The rank of this process in its job, or -1 (digits only). */
+static long long job_rank(void)
+{
+	static const char *const names[] = {
+	    "SLURM_PROCID", "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *text = getenv(names[i]);
+		long long rank = 0;
+
+		if (!text || !*text || strlen(text) > 9)
+			continue;
+		for (const char *p = text; *p; p++) {
+			if (*p < '0' || *p > '9') {
+				rank = -1;
+				break;
+			}
+			rank = rank * 10 + (*p - '0');
+		}
+		if (rank >= 0)
+			return rank;
+	}
+	return -1;
+}
+
+/* This client's phase within a window of @w ns (see the top comment). */
+static long long client_phase_ns(long long w)
+{
+	const char *off = getenv("TOPOPLACE_IO_PHASE");
+	unsigned long long job =
+	    hash_text(14695981039346656037ULL, getenv("SLURM_JOB_ID"));
+	long long rank = job_rank();
+	double fraction;
+
+	if (off && !strcmp(off, "0"))
+		return -1;
+	if (rank >= 0) {
+		/* Golden-ratio steps: any n consecutive ranks leave no gap
+		 * wider than about 2.6 / n of the window. */
+		fraction = (double)(job >> 11) / 9007199254740992.0 +
+		           (double)rank * 0.6180339887498949;
+	} else {
+		char host[256] = "", pid[24], *p = pid + sizeof(pid);
+		unsigned long long h, v = (unsigned long long)getpid();
+
+		if (gethostname(host, sizeof(host) - 1) != 0)
+			host[0] = 0;
+		/* No stdio: this runs in a forked child too. */
+		*--p = 0;
+		do
+			*--p = (char)('0' + v % 10);
+		while (v /= 10);
+		h = hash_text(hash_text(job, host), p);
+		h ^= h >> 29; /* FNV's low bits mix poorly: fold them */
+		h *= 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 32;
+		fraction = (double)(h >> 11) / 9007199254740992.0;
+	}
+	fraction -= (double)(long long)fraction;
+	return (long long)(fraction * (double)w);
+}
+
+/* A forked child is another client: its own phase. */
+static void phase_after_fork(void)
+{
+	long long w = atomic_load(&window_ns);
+
+	if (atomic_load(&phase_ns) >= 0 && w)
+		atomic_store(&phase_ns, client_phase_ns(w));
+}
+
 __attribute__((constructor)) static void pacing_init(void)
 {
 	const char *reads = getenv("TOPOPLACE_IO_PACE_READS");
@@ -323,6 +427,9 @@ __attribute__((constructor)) static void pacing_init(void)
 	atomic_store(&last_start_ns, LLONG_MIN / 2);
 	atomic_store(&window_ns,
 	             parse_window_us(getenv("TOPOPLACE_IO_WINDOW_US")) * 1000);
+	atomic_store(&phase_ns, client_phase_ns(atomic_load(&window_ns)));
+	if (pthread_atfork(NULL, NULL, phase_after_fork) != 0)
+		atomic_store(&phase_ns, -1); /* the child would share ours */
 	stats_init();
 	atomic_store(&active,
 	             atomic_load(&window_ns) != 0 || atomic_load(&stats_on));
@@ -426,17 +533,37 @@ stats_request(int op, long long arrive, long long start)
 	atomic_store_explicit(&st_start[slot].done, 1, memory_order_release);
 }
 
+/* How long after @arrive (CLOCK_MONOTONIC ns) the client's phase comes
+ * round on the realtime clock: 0 .. w - 1. */
+static long long until_phase_ns(long long w, long long phase)
+{
+	struct timespec ts;
+	long long real, wait;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	real = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	wait = (phase - real % w) % w;
+	return wait < 0 ? wait + w : wait;
+}
+
 /* Wait until this request may start (its slot, claimed in next_start_ns),
  * then publish its start in last_start_ns, never less than the window
- * after the previous published start (see the comment at the top). */
+ * after the previous published start (see the comment at the top).  A
+ * client idle for IDLE_WINDOWS windows waits for its phase first. */
 static void pace_now(long long w, int op)
 {
 	long long arrive = now_ns(), now = arrive, prev, slot, last;
+	long long phase = atomic_load_explicit(&phase_ns, memory_order_relaxed);
+	long long to_phase = phase >= 0 ? until_phase_ns(w, phase) : 0;
 
 	prev = atomic_load(&next_start_ns);
-	do
+	do {
 		slot = prev > arrive ? prev : arrive;
-	while (!atomic_compare_exchange_weak(&next_start_ns, &prev, slot + w));
+		/* next_start_ns is the last start + w: idle since then? */
+		if (phase >= 0 && arrive - (prev - w) >= IDLE_WINDOWS * w)
+			slot = arrive + to_phase;
+	} while (
+	    !atomic_compare_exchange_weak(&next_start_ns, &prev, slot + w));
 	if (slot > arrive) {
 		wait_until(slot, arrive);
 		now = now_ns();
@@ -586,15 +713,16 @@ static void out_line(struct outbuf *o)
  * At exit (exit(3), return from main; not _exit, a fatal signal or exec),
  * with statistics on: append to the statistics file one summary line
  *
- *   pacing pid=P prog=NAME window_us=W pace_reads=0|1 calls=N mpi_calls=N
+ *   pacing pid=P prog=NAME window_us=W pace_reads=0|1 phase_us=PH
+ *          calls=N mpi_calls=N
  *          nested=N requests=N paced=N delay_us=N recorded=N unrecorded=N
  *
- * (calls: POSIX read/write calls seen; mpi_calls: MPI-IO requests seen;
- * nested: POSIX calls made inside an MPI-IO request, exempt; requests: the
- * requests the window applied to; paced: those held back; delay_us: the
- * time they were held back in total; recorded: start lines that follow;
- * unrecorded: requests beyond the table or still in flight) and one line
- * per recorded request start, in no particular order:
+ * (phase_us: the client's phase, -1 when off; calls: POSIX read/write calls
+ * seen; mpi_calls: MPI-IO requests seen; nested: POSIX calls made inside an
+ * MPI-IO request, exempt; requests: the requests the window applied to; paced:
+ * those held back; delay_us: the time they were held back in total; recorded:
+ * start lines that follow; unrecorded: requests beyond the table or still in
+ * flight) and one line per recorded request start, in no particular order:
  *
  *   start pid=P tid=T ns=CLOCK_MONOTONIC op=write|read|mpi_write|mpi_read
  *         waited_ns=N
@@ -634,6 +762,9 @@ __attribute__((destructor)) static void stats_dump(void)
 	out_str(&o, program_invocation_short_name, 100, 1);
 	out_num(&o, " window_us=", atomic_load(&window_ns) / 1000);
 	out_num(&o, " pace_reads=", atomic_load(&pace_reads));
+	out_num(&o, " phase_us=",
+	        atomic_load(&phase_ns) < 0 ? -1
+	                                   : atomic_load(&phase_ns) / 1000);
 	out_num(&o, " calls=", (long long)atomic_load(&st_calls));
 	out_num(&o, " mpi_calls=", (long long)atomic_load(&st_mpi));
 	out_num(&o, " nested=", (long long)atomic_load(&st_nested));

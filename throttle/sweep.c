@@ -35,7 +35,10 @@ static tp_status check_sample(const tp_sweep_sample *s, tp_error *err)
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "sample: clients %u out of range",
 		                    s->clients);
-	if (s->client >= s->clients)
+	if (s->kind > TP_SWEEP_VICTIM_ALONE)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "sample: kind %d unknown", (int)s->kind);
+	if (s->kind == TP_SWEEP_IO && s->client >= s->clients)
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "sample: client %u >= clients %u",
 		                    s->client, s->clients);
@@ -75,12 +78,32 @@ tp_status tp_sweep_add(tp_sweep *sweep, const tp_sweep_sample *sample,
 	return TP_OK;
 }
 
-static tp_status parse_row(tp_csv *csv, tp_sweep_sample *s, tp_error *err)
+/* The kind column of a version 2 row (field 6). */
+static tp_status parse_kind(tp_csv *csv, tp_sweep_sample *s, tp_error *err)
+{
+	static const char *const names[] = {"io", "victim", "alone"};
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (!strcmp(csv->fields[6], names[k])) {
+			s->kind = (tp_sweep_kind)k;
+			return TP_OK;
+		}
+	return tp_error_set(err, TP_ERR_PARSE,
+	                    "%s: line %lu: column %u: kind '%.40s': not io, "
+	                    "victim or alone",
+	                    csv->name, csv->line_no, csv->columns[6],
+	                    csv->fields[6]);
+}
+
+static tp_status parse_row(tp_csv *csv, int version, tp_sweep_sample *s,
+                           tp_error *err)
 {
 	uint64_t v;
 	tp_status st;
 
-	if ((st = tp_csv_split(csv, 6, err)) != TP_OK)
+	if ((st = tp_csv_split(csv, version == 2 ? 7 : 6, err)) != TP_OK)
+		return st;
+	if (version == 2 && (st = parse_kind(csv, s, err)) != TP_OK)
 		return st;
 	if ((st = tp_csv_uint(csv, 0, "request_bytes", 1, TP_UNITS_MAX_BYTES,
 	                      &s->request_bytes, err)) != TP_OK)
@@ -96,13 +119,18 @@ static tp_status parse_row(tp_csv *csv, tp_sweep_sample *s, tp_error *err)
 	if ((st = tp_csv_uint(csv, 3, "client", 0, TP_SWEEP_MAX_CLIENTS, &v,
 	                      err)) != TP_OK)
 		return st;
-	if (v >= s->clients)
+	if (s->kind == TP_SWEEP_IO && v >= s->clients)
 		return tp_error_set(err, TP_ERR_PARSE,
 		                    "%s: line %lu: column %u: client %llu is "
 		                    "not below clients %u",
 		                    csv->name, csv->line_no, csv->columns[3],
 		                    (unsigned long long)v, s->clients);
 	s->client = (uint32_t)v;
+	if (s->kind == TP_SWEEP_VICTIM_ALONE && s->interval_us != 0)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: line %lu: column %u: an alone row (no "
+		                    "I/O running) must have interval_us 0",
+		                    csv->name, csv->line_no, csv->columns[2]);
 	if ((st = tp_csv_decimal(csv, 4, "start_us", 0, TP_SWEEP_MAX_START_US,
 	                         &s->start_us, err)) != TP_OK)
 		return st;
@@ -115,9 +143,16 @@ tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
 {
 	tp_sweep *sweep;
 	tp_csv csv;
-	int have;
+	int have, version = 1;
+	size_t v2_len = strlen(TP_SWEEP_MAGIC_V2);
 	tp_status st;
 
+	/* The magic line says the version; v1 and v2 differ in the kind
+	 * column only. */
+	if (text && len >= v2_len && !memcmp(text, TP_SWEEP_MAGIC_V2, v2_len) &&
+	    (len == v2_len || text[v2_len] == ' ' || text[v2_len] == '\n' ||
+	     text[v2_len] == '\r'))
+		version = 2;
 	if (!max_samples)
 		max_samples = TP_SWEEP_DEFAULT_MAX_SAMPLES;
 	sweep = tp_sweep_new();
@@ -128,8 +163,11 @@ tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
 	for (;;) {
 		tp_sweep_sample s = {0};
 
-		if ((st = tp_csv_next_row(&csv, TP_SWEEP_MAGIC, TP_SWEEP_HEADER,
-		                          "sweep", &have, err)) != TP_OK)
+		if ((st = tp_csv_next_row(
+		         &csv,
+		         version == 2 ? TP_SWEEP_MAGIC_V2 : TP_SWEEP_MAGIC,
+		         version == 2 ? TP_SWEEP_HEADER_V2 : TP_SWEEP_HEADER,
+		         "sweep", &have, err)) != TP_OK)
 			goto fail;
 		if (!have)
 			break;
@@ -139,7 +177,7 @@ tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
 			                  csv.name, csv.line_no, max_samples);
 			goto fail;
 		}
-		if ((st = parse_row(&csv, &s, err)) != TP_OK)
+		if ((st = parse_row(&csv, version, &s, err)) != TP_OK)
 			goto fail;
 		if ((st = tp_sweep_add(sweep, &s, err)) != TP_OK) {
 			tp_error_prefix(err, "%s: line %lu", csv.name,
@@ -188,8 +226,21 @@ static int cmp_sample_key(const void *a, const void *b)
 		return x->clients < y->clients ? -1 : 1;
 	if (x->interval_us != y->interval_us)
 		return x->interval_us < y->interval_us ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
 	if (x->latency_us != y->latency_us)
 		return x->latency_us < y->latency_us ? -1 : 1;
+	return 0;
+}
+
+static int cmp_client_start(const void *a, const void *b)
+{
+	const tp_sweep_sample *x = a, *y = b;
+
+	if (x->client != y->client)
+		return x->client < y->client ? -1 : 1;
+	if (x->start_us != y->start_us)
+		return x->start_us < y->start_us ? -1 : 1;
 	return 0;
 }
 
@@ -203,6 +254,109 @@ static double quantile(const tp_sweep_sample *v, size_t n, double q)
 	if (lo + 1 >= n)
 		return v[n - 1].latency_us;
 	return v[lo].latency_us * (1 - frac) + v[lo + 1].latency_us * frac;
+}
+
+static double mean_latency(const tp_sweep_sample *v, size_t n)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += v[i].latency_us;
+	return n ? sum / (double)n : 0;
+}
+
+/* The clients' mean start-to-start interval over @v[n] (I/O rows of one
+ * point); reorders @v by (client, start). */
+static double measured_interval(tp_sweep_sample *v, size_t n)
+{
+	double sum = 0;
+	size_t clients = 0;
+
+	qsort(v, n, sizeof(*v), cmp_client_start);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && v[j].client == v[i].client)
+			j++;
+		if (j - i >= 2) {
+			sum += (v[j - 1].start_us - v[i].start_us) /
+			       (double)(j - i - 1);
+			clients++;
+		}
+		i = j;
+	}
+	return clients ? sum / (double)clients : 0;
+}
+
+/* Summarise the rows of one (size, clients, interval), sorted by kind
+ * then latency, into @out. */
+static void summarise_point(tp_sweep_sample *v, size_t n, tp_sweep_point *out)
+{
+	size_t io = 0, victim;
+
+	memset(out, 0, sizeof(*out));
+	out->request_bytes = v[0].request_bytes;
+	out->clients = v[0].clients;
+	out->interval_us = v[0].interval_us;
+	while (io < n && v[io].kind == TP_SWEEP_IO)
+		io++;
+	for (victim = io; victim < n && v[victim].kind == TP_SWEEP_VICTIM;
+	     victim++)
+		;
+	victim -= io;
+	out->samples = io;
+	if (io) {
+		out->median_us = quantile(v, io, 0.5);
+		out->p95_us = quantile(v, io, 0.95);
+		out->p99_us = quantile(v, io, 0.99);
+		out->mean_us = mean_latency(v, io);
+	}
+	out->victim_samples = victim;
+	if (victim) {
+		out->victim_median_us = quantile(v + io, victim, 0.5);
+		out->victim_p99_us = quantile(v + io, victim, 0.99);
+		out->victim_mean_us = mean_latency(v + io, victim);
+	}
+	if (n > io + victim) {
+		out->alone_samples = n - io - victim;
+		out->alone_mean_us =
+		    mean_latency(v + io + victim, out->alone_samples);
+		out->alone_p99_us =
+		    quantile(v + io + victim, out->alone_samples, 0.99);
+	}
+	if (io)
+		out->io_interval_us = measured_interval(v, io);
+}
+
+/* Give every point of a (size, clients) group the group's alone (no-I/O)
+ * victim baseline, and drop the points that held alone rows only (all
+ * have interval 0, the first of their group).  Returns the new count. */
+static size_t spread_baseline(tp_sweep_point *p, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		tp_sweep_point alone = {0}; /* a copy: p[] is rewritten below */
+
+		while (j < n && p[j].request_bytes == p[i].request_bytes &&
+		       p[j].clients == p[i].clients) {
+			if (p[j].alone_samples)
+				alone = p[j];
+			j++;
+		}
+		for (size_t m = i; m < j; m++) {
+			tp_sweep_point point = p[m];
+
+			point.alone_samples = alone.alone_samples;
+			point.alone_mean_us = alone.alone_mean_us;
+			point.alone_p99_us = alone.alone_p99_us;
+			if (point.samples || point.victim_samples)
+				p[k++] = point;
+		}
+		i = j;
+	}
+	return k;
 }
 
 tp_status tp_sweep_points(const tp_sweep *sweep, tp_sweep_point **points,
@@ -230,25 +384,16 @@ tp_status tp_sweep_points(const tp_sweep *sweep, tp_sweep_point **points,
 	qsort(sorted, n, sizeof(*sorted), cmp_sample_key);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
-		double sum = 0;
 
 		while (j < n &&
 		       sorted[j].request_bytes == sorted[i].request_bytes &&
 		       sorted[j].clients == sorted[i].clients &&
-		       sorted[j].interval_us == sorted[i].interval_us) {
-			sum += sorted[j].latency_us;
+		       sorted[j].interval_us == sorted[i].interval_us)
 			j++;
-		}
-		out[k].request_bytes = sorted[i].request_bytes;
-		out[k].clients = sorted[i].clients;
-		out[k].interval_us = sorted[i].interval_us;
-		out[k].samples = j - i;
-		out[k].median_us = quantile(sorted + i, j - i, 0.5);
-		out[k].p95_us = quantile(sorted + i, j - i, 0.95);
-		out[k].mean_us = sum / (double)(j - i);
-		k++;
+		summarise_point(sorted + i, j - i, &out[k++]);
 		i = j;
 	}
+	k = spread_baseline(out, k);
 	free(sorted);
 	*points = out;
 	*count = k;

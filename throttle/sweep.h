@@ -10,6 +10,16 @@
  *   request_bytes,clients,interval_us,client,start_us,latency_us
  *   4194304,4,2000,0,0.000,812.500
  *
+ * Version 2 adds a last column, kind: "io" for an I/O request as above,
+ * "victim" for one message of the traffic the throttle protects (MPI)
+ * measured while this point's I/O ran, "alone" for one such message with
+ * the I/O clients idle (the no-I/O baseline of the group; interval_us 0).
+ * For victim and alone rows, client is the victim process (any number
+ * below TP_SWEEP_MAX_CLIENTS) and latency_us the message latency.  The
+ * point with interval_us 0 is the unthrottled run: its I/O rows give the
+ * clients' actual request interval and I/O time.  Version 1 files (no kind
+ * column, every row an I/O request) still read.
+ *
  * The reader treats its input as hostile: bounded line length and sample
  * count, strict numbers, and every error names file, line and column.
  */
@@ -24,6 +34,9 @@
 #define TP_SWEEP_MAGIC "# topoplace-sweep v1"
 #define TP_SWEEP_HEADER                                                        \
 	"request_bytes,clients,interval_us,client,start_us,latency_us"
+#define TP_SWEEP_MAGIC_V2 "# topoplace-sweep v2"
+#define TP_SWEEP_HEADER_V2                                                     \
+	"request_bytes,clients,interval_us,client,start_us,latency_us,kind"
 #define TP_SWEEP_MAX_CLIENTS     1000000
 #define TP_SWEEP_MAX_INTERVAL_US 3600000000.0
 #define TP_SWEEP_MAX_LATENCY_US  3600000000.0
@@ -31,13 +44,21 @@
 /* Default bound on the number of samples a reader accepts. */
 #define TP_SWEEP_DEFAULT_MAX_SAMPLES 10000000
 
+/* What a sample measured (version 2 kind column). */
+typedef enum tp_sweep_kind {
+	TP_SWEEP_IO = 0,       /* an I/O request of one of the clients */
+	TP_SWEEP_VICTIM,       /* a victim message while the I/O ran */
+	TP_SWEEP_VICTIM_ALONE, /* a victim message with the I/O idle */
+} tp_sweep_kind;
+
 typedef struct tp_sweep_sample {
 	uint64_t request_bytes;
 	uint32_t clients;
-	uint32_t client;    /* 0 .. clients - 1 */
+	uint32_t client;    /* io: 0 .. clients - 1; victims: process index */
 	double interval_us; /* 0: back to back */
 	double start_us;    /* from the start of the run of this point */
 	double latency_us;  /* request start to completion */
+	tp_sweep_kind kind; /* last: version 1 initialisers leave it io */
 } tp_sweep_sample;
 
 typedef struct tp_sweep {
@@ -51,8 +72,18 @@ typedef struct tp_sweep_point {
 	uint64_t request_bytes;
 	uint32_t clients;
 	double interval_us;
-	size_t samples;
-	double median_us, mean_us, p95_us;
+	size_t samples; /* I/O requests */
+	double median_us, mean_us, p95_us, p99_us;
+	/* The clients' measured start-to-start interval (mean over clients
+	 * of (last start - first start) / (requests - 1)); 0 when no client
+	 * made two requests. */
+	double io_interval_us;
+	/* The victim messages measured at this point (0 when none). */
+	size_t victim_samples;
+	double victim_mean_us, victim_median_us, victim_p99_us;
+	/* The group's no-I/O victim baseline (alone rows; 0 when none). */
+	size_t alone_samples;
+	double alone_mean_us, alone_p99_us;
 } tp_sweep_point;
 
 /* A new empty sweep, or NULL when out of memory.  Free with tp_sweep_free. */
@@ -79,14 +110,16 @@ tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
 tp_status tp_sweep_read(const char *path, size_t max_samples, tp_sweep **out,
                         tp_error *err);
 
-/* Format @sample as one CSV line with its newline into @buf.  Returns the
- * length, or -1 if @size is too small. */
+/* Format @sample as one version 1 CSV line (I/O rows only) with its
+ * newline into @buf.  Returns the length, or -1 if @size is too small. */
 int tp_sweep_format_sample(const tp_sweep_sample *sample, char *buf,
                            size_t size);
 
 /*
  * Summarise @sweep into points sorted by (request_bytes, clients,
- * interval_us).  *points is a new array the caller frees with free().
+ * interval_us): one per (size, clients, interval) with I/O or victim rows;
+ * alone rows only fill the alone_* fields of their group's points.
+ * *points is a new array the caller frees with free().
  */
 tp_status tp_sweep_points(const tp_sweep *sweep, tp_sweep_point **points,
                           size_t *count, tp_error *err);

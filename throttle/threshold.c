@@ -59,15 +59,154 @@ static double crossing(double x1, double y1, double x2, double y2, double y)
 	return x1 + t * (x2 - x1);
 }
 
+/* The latency level a knee is looked for on. */
+typedef enum statistic {
+	STAT_IO_MEDIAN = 0,
+	STAT_IO_P99,
+	STAT_VICTIM_MEDIAN,
+	STAT_VICTIM_P99,
+} statistic;
+
+static const char *const statistic_names[] = {
+    [STAT_IO_MEDIAN] = "median I/O",
+    [STAT_IO_P99] = "p99 I/O",
+    [STAT_VICTIM_MEDIAN] = "median victim",
+    [STAT_VICTIM_P99] = "p99 victim",
+};
+
+static double level_of(const tp_sweep_point *p, statistic stat)
+{
+	switch (stat) {
+	case STAT_IO_MEDIAN:
+		return p->median_us;
+	case STAT_IO_P99:
+		return p->p99_us;
+	case STAT_VICTIM_MEDIAN:
+		return p->victim_median_us;
+	case STAT_VICTIM_P99:
+		return p->victim_p99_us;
+	}
+	return 0;
+}
+
+/*
+ * Steps 1-4 of the method (threshold.h) on the @stat latency of the
+ * @n usable points (sorted by interval, n >= min_intervals).  TP_OK with
+ * *out filled, or TP_ERR_NOTFOUND with the reason in @err.
+ */
+static tp_status knee_on(const tp_sweep_point *usable, size_t n, statistic stat,
+                         const tp_threshold_params *params, const char *group,
+                         tp_threshold *out, tp_error *err)
+{
+	const char *what = statistic_names[stat];
+	double plateau_medians[64], plateau, limit, spread;
+	size_t knee = 0, safe, congested_below = 0, np;
+	bool found = false;
+
+	np = params->plateau_intervals;
+	for (size_t i = 0; i < np; i++)
+		plateau_medians[i] = level_of(&usable[n - np + i], stat);
+	qsort(plateau_medians, np, sizeof(double), cmp_double);
+	plateau =
+	    np % 2
+	        ? plateau_medians[np / 2]
+	        : (plateau_medians[np / 2 - 1] + plateau_medians[np / 2]) / 2;
+	limit = plateau * (1 + params->rise);
+
+	spread = (plateau_medians[np - 1] - plateau_medians[0]) /
+	         (plateau > 0 ? plateau : 1);
+	/* The longest intervals must agree with each other as closely as
+	 * the congestion criterion itself, or there is no low-load level to
+	 * compare against. */
+	if (spread > params->rise)
+		return tp_error_set(
+		    err, TP_ERR_NOTFOUND,
+		    "%s: no knee: %s latency never settles to "
+		    "a low-load plateau (the %zu longest "
+		    "intervals differ by %.0f%%; measure longer "
+		    "ones)",
+		    group, what, np, spread * 100);
+
+	/* Longest interval down: the first run of congested points. */
+	for (size_t top = n; top-- > 0;) {
+		size_t run = 0;
+
+		if (top + 1 < params->consecutive)
+			break;
+		while (run < params->consecutive &&
+		       level_of(&usable[top - run], stat) > limit)
+			run++;
+		if (run == params->consecutive) {
+			knee = top;
+			found = true;
+			break;
+		}
+	}
+	if (!found) {
+		double worst = 0;
+		char plateau_text[32], worst_text[32], shortest_text[32];
+
+		for (size_t i = 0; i < n; i++)
+			if (level_of(&usable[i], stat) > worst)
+				worst = level_of(&usable[i], stat);
+		tp_units_format_us(plateau, plateau_text, sizeof(plateau_text));
+		tp_units_format_us(worst, worst_text, sizeof(worst_text));
+		tp_units_format_us(usable[0].interval_us, shortest_text,
+		                   sizeof(shortest_text));
+		return tp_error_set(
+		    err, TP_ERR_NOTFOUND,
+		    "%s: no knee: %s latency stays within "
+		    "+%.0f%% of the plateau %s (highest %s) down "
+		    "to the shortest interval %s",
+		    group, what, params->rise * 100, plateau_text, worst_text,
+		    shortest_text);
+	}
+	/* The nearest longer uncongested interval brackets the crossing. */
+	for (safe = knee + 1; safe < n && level_of(&usable[safe], stat) > limit;
+	     safe++)
+		;
+	if (knee >= n - np || safe >= n)
+		return tp_error_set(err, TP_ERR_NOTFOUND,
+		                    "%s: no knee: %s latency never settles to "
+		                    "a low-load plateau (congested up to the "
+		                    "longest intervals; measure longer ones)",
+		                    group, what);
+	for (size_t i = 0; i <= knee; i++)
+		if (level_of(&usable[i], stat) > limit)
+			congested_below++;
+
+	out->request_bytes = usable[0].request_bytes;
+	out->clients = usable[0].clients;
+	out->plateau_us = plateau;
+	out->knee_us = usable[knee].interval_us;
+	out->safe_us = usable[safe].interval_us;
+	out->threshold_us = crossing(
+	    usable[knee].interval_us, level_of(&usable[knee], stat),
+	    usable[safe].interval_us, level_of(&usable[safe], stat), limit);
+	if (!(out->threshold_us >= out->knee_us))
+		out->threshold_us = out->knee_us;
+	if (!(out->threshold_us <= out->safe_us))
+		out->threshold_us = out->safe_us;
+	out->confidence =
+	    (double)congested_below / (double)(knee + 1) * fmax(0, 1 - spread) *
+	    fmin(1, (double)(usable[knee].samples < usable[safe].samples
+	                         ? usable[knee].samples
+	                         : usable[safe].samples) /
+	                CONFIDENT_SAMPLES);
+	out->statistic = what;
+	return TP_OK;
+}
+
 tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
                               const tp_threshold_params *params,
                               tp_threshold *out, tp_error *err)
 {
 	tp_threshold_params defaults;
 	tp_sweep_point *usable;
-	double plateau_medians[64], plateau, limit, spread;
-	size_t n = 0, knee, safe, congested_below = 0, np;
-	bool found = false;
+	size_t n = 0, victims = 0;
+	statistic median = STAT_IO_MEDIAN, tail = STAT_IO_P99;
+	tp_error on_median, on_tail;
+	tp_status st;
 	char group[64];
 
 	if (!params) {
@@ -87,6 +226,15 @@ tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
 	snprintf(group, sizeof(group), "%llu bytes x %u clients",
 	         (unsigned long long)points[0].request_bytes,
 	         points[0].clients);
+	for (size_t i = 0; i < count; i++)
+		if (points[i].victim_samples >= params->min_samples)
+			victims++;
+	/* With the victim traffic measured at every point, its latency is
+	 * what the throttle protects: the knee is looked for there. */
+	if (victims == count) {
+		median = STAT_VICTIM_MEDIAN;
+		tail = STAT_VICTIM_P99;
+	}
 	usable = malloc(count * sizeof(*usable));
 	if (!usable)
 		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
@@ -100,7 +248,9 @@ tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
 			                    "client count mixed in",
 			                    group);
 		}
-		if (points[i].samples >= params->min_samples)
+		if ((median == STAT_VICTIM_MEDIAN
+		         ? points[i].victim_samples
+		         : points[i].samples) >= params->min_samples)
 			usable[n++] = points[i];
 	}
 	qsort(usable, n, sizeof(*usable), cmp_point_interval);
@@ -121,113 +271,21 @@ tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
 		                    group, n, params->min_samples,
 		                    params->min_intervals);
 	}
-
-	np = params->plateau_intervals;
-	for (size_t i = 0; i < np; i++)
-		plateau_medians[i] = usable[n - np + i].median_us;
-	qsort(plateau_medians, np, sizeof(double), cmp_double);
-	plateau =
-	    np % 2
-	        ? plateau_medians[np / 2]
-	        : (plateau_medians[np / 2 - 1] + plateau_medians[np / 2]) / 2;
-	limit = plateau * (1 + params->rise);
-
-	spread = (plateau_medians[np - 1] - plateau_medians[0]) /
-	         (plateau > 0 ? plateau : 1);
-	/* The longest intervals must agree with each other as closely as
-	 * the congestion criterion itself, or there is no low-load level to
-	 * compare against. */
-	if (spread > params->rise) {
-		tp_error_set(err, TP_ERR_NOTFOUND,
-		             "%s: no knee: latency never settles to a low-load "
-		             "plateau (the %zu longest intervals differ by "
-		             "%.0f%%; measure longer ones)",
-		             group, np, spread * 100);
-		free(usable);
-		return TP_ERR_NOTFOUND;
+	/* The median first; interference that only shows in the tail (a
+	 * few messages stuck behind I/O bursts) moves the p99 alone. */
+	st = knee_on(usable, n, median, params, group, out, &on_median);
+	if (st == TP_ERR_NOTFOUND) {
+		st = knee_on(usable, n, tail, params, group, out, &on_tail);
+		/* Both reasons, the group and "no knee" said once. */
+		if (st == TP_ERR_NOTFOUND)
+			tp_error_set(err, st, "%s; %s", on_median.message,
+			             on_tail.message + strlen(group) +
+			                 strlen(": no knee: "));
+	} else if (st != TP_OK && err) {
+		*err = on_median;
 	}
-
-	/* Longest interval down: the first run of congested points. */
-	knee = 0;
-	for (size_t top = n; top-- > 0;) {
-		size_t run = 0;
-
-		if (top + 1 < params->consecutive)
-			break;
-		while (run < params->consecutive &&
-		       usable[top - run].median_us > limit)
-			run++;
-		if (run == params->consecutive) {
-			knee = top;
-			found = true;
-			break;
-		}
-	}
-	if (!found) {
-		double worst = 0;
-		char plateau_text[32], worst_text[32], shortest_text[32];
-
-		for (size_t i = 0; i < n; i++)
-			if (usable[i].median_us > worst)
-				worst = usable[i].median_us;
-		tp_units_format_us(plateau, plateau_text, sizeof(plateau_text));
-		tp_units_format_us(worst, worst_text, sizeof(worst_text));
-		tp_units_format_us(usable[0].interval_us, shortest_text,
-		                   sizeof(shortest_text));
-		tp_error_set(err, TP_ERR_NOTFOUND,
-		             "%s: no knee: median latency stays within +%.0f%% "
-		             "of the plateau %s (highest %s) down to "
-		             "the shortest interval %s",
-		             group, params->rise * 100, plateau_text, worst_text,
-		             shortest_text);
-		free(usable);
-		return TP_ERR_NOTFOUND;
-	}
-	/* The nearest longer uncongested interval brackets the crossing. */
-	for (safe = knee + 1; safe < n && usable[safe].median_us > limit;
-	     safe++)
-		;
-	if (knee >= n - np || safe >= n) {
-		tp_error_set(err, TP_ERR_NOTFOUND,
-		             "%s: no knee: latency never settles to a low-load "
-		             "plateau (congested up to the longest intervals; "
-		             "measure longer ones)",
-		             group);
-		free(usable);
-		return TP_ERR_NOTFOUND;
-	}
-	for (size_t i = 0; i <= knee; i++)
-		if (usable[i].median_us > limit)
-			congested_below++;
-
-	out->request_bytes = usable[0].request_bytes;
-	out->clients = usable[0].clients;
-	out->plateau_us = plateau;
-	out->knee_us = usable[knee].interval_us;
-	out->safe_us = usable[safe].interval_us;
-	out->threshold_us =
-	    crossing(usable[knee].interval_us, usable[knee].median_us,
-	             usable[safe].interval_us, usable[safe].median_us, limit);
-	if (!(out->threshold_us >= out->knee_us))
-		out->threshold_us = out->knee_us;
-	if (!(out->threshold_us <= out->safe_us))
-		out->threshold_us = out->safe_us;
-	out->confidence =
-	    (double)congested_below / (double)(knee + 1) * fmax(0, 1 - spread) *
-	    fmin(1, (double)(usable[knee].samples < usable[safe].samples
-	                         ? usable[knee].samples
-	                         : usable[safe].samples) /
-	                CONFIDENT_SAMPLES);
 	free(usable);
-	return TP_OK;
-}
-
-void tp_threshold_table_free(tp_threshold_table *table)
-{
-	if (!table)
-		return;
-	free(table->entries);
-	free(table);
+	return st;
 }
 
 static int key_cmp(uint64_t b1, uint32_t c1, uint64_t b2, uint32_t c2)
@@ -237,6 +295,108 @@ static int key_cmp(uint64_t b1, uint32_t c1, uint64_t b2, uint32_t c2)
 	if (c1 != c2)
 		return c1 < c2 ? -1 : 1;
 	return 0;
+}
+
+void tp_threshold_table_free(tp_threshold_table *table)
+{
+	if (!table)
+		return;
+	free(table->entries);
+	free(table->curve);
+	free(table);
+}
+
+static int curve_cmp(const tp_curve_point *a, const tp_curve_point *b)
+{
+	int c =
+	    key_cmp(a->request_bytes, a->clients, b->request_bytes, b->clients);
+
+	if (c)
+		return c;
+	if (a->window_us != b->window_us)
+		return a->window_us < b->window_us ? -1 : 1;
+	return 0;
+}
+
+tp_status tp_threshold_table_add_curve(tp_threshold_table *table,
+                                       const tp_curve_point *point,
+                                       tp_error *err)
+{
+	tp_curve_point *grown;
+	size_t at = table->curve_count;
+
+	if (!(point->window_us >= 0 &&
+	      point->window_us <= TP_SWEEP_MAX_INTERVAL_US) ||
+	    !(point->io_interval_us >= 0) || !(point->victim_mean_x >= 0) ||
+	    !(point->victim_p99_x >= 0) || !isfinite(point->io_interval_us) ||
+	    !isfinite(point->victim_mean_x) || !isfinite(point->victim_p99_x))
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "threshold table: curve point of %llu bytes "
+		    "x %u clients: values out of range",
+		    (unsigned long long)point->request_bytes, point->clients);
+	if (table->curve_count >= TP_THRESHOLD_MAX_CURVE_POINTS)
+		return tp_error_set(
+		    err, TP_ERR_LIMIT,
+		    "threshold table: more than %d curve points",
+		    TP_THRESHOLD_MAX_CURVE_POINTS);
+	while (at > 0) {
+		int c = curve_cmp(&table->curve[at - 1], point);
+
+		if (c == 0)
+			return tp_error_set(
+			    err, TP_ERR_INVALID,
+			    "threshold table: %llu bytes x %u clients: window "
+			    "%.3f us given twice",
+			    (unsigned long long)point->request_bytes,
+			    point->clients, point->window_us);
+		if (c < 0)
+			break;
+		at--;
+	}
+	grown = realloc(table->curve,
+	                (table->curve_count + 1) * sizeof(*table->curve));
+	if (!grown)
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "threshold table: out of memory");
+	table->curve = grown;
+	memmove(grown + at + 1, grown + at,
+	        (table->curve_count - at) * sizeof(*grown));
+	grown[at] = *point;
+	table->curve_count++;
+	return TP_OK;
+}
+
+bool tp_threshold_curve(const tp_threshold_table *table, uint64_t request_bytes,
+                        uint32_t clients, const tp_curve_point **points,
+                        size_t *count, bool *exact)
+{
+	size_t best = 0, n;
+	double best_distance = INFINITY;
+
+	if (!table || table->curve_count == 0 || !request_bytes || !clients)
+		return false;
+	for (size_t i = 0; i < table->curve_count; i++) {
+		const tp_curve_point *c = &table->curve[i];
+		double d = fabs(log((double)c->request_bytes /
+		                    (double)request_bytes)) +
+		           fabs(log((double)c->clients / (double)clients));
+
+		if (d < best_distance) {
+			best_distance = d;
+			best = i;
+		}
+	}
+	for (n = best; n < table->curve_count &&
+	               table->curve[n].request_bytes ==
+	                   table->curve[best].request_bytes &&
+	               table->curve[n].clients == table->curve[best].clients;
+	     n++)
+		;
+	*points = &table->curve[best];
+	*count = n - best;
+	*exact = best_distance == 0;
+	return true;
 }
 
 tp_status tp_threshold_table_add(tp_threshold_table *table,
@@ -286,6 +446,49 @@ tp_status tp_threshold_table_add(tp_threshold_table *table,
 	return TP_OK;
 }
 
+/*
+ * The curve of one group (@p[n], sorted by interval): every interval with
+ * enough samples, the victim latencies over the no-I/O ones: the alone
+ * rows when the sweep has them, else the longest interval's (the least
+ * disturbed measured, so slowdowns are if anything understated).
+ */
+static tp_status add_group_curve(tp_threshold_table *t, const tp_sweep_point *p,
+                                 size_t n, const tp_threshold_params *params,
+                                 tp_error *err)
+{
+	size_t min_samples = params ? params->min_samples : 5;
+	double base_mean = p[0].alone_mean_us, base_p99 = p[0].alone_p99_us;
+	tp_status st;
+
+	if (!(base_mean > 0))
+		for (size_t i = n; i-- > 0;)
+			if (p[i].victim_samples >= min_samples) {
+				base_mean = p[i].victim_mean_us;
+				base_p99 = p[i].victim_p99_us;
+				break;
+			}
+	for (size_t i = 0; i < n; i++) {
+		tp_curve_point c = {p[i].request_bytes,
+		                    p[i].clients,
+		                    p[i].interval_us,
+		                    p[i].io_interval_us,
+		                    0,
+		                    0};
+
+		if (p[i].samples < min_samples &&
+		    p[i].victim_samples < min_samples)
+			continue;
+		if (p[i].victim_samples >= min_samples && base_mean > 0) {
+			c.victim_mean_x = p[i].victim_mean_us / base_mean;
+			c.victim_p99_x =
+			    base_p99 > 0 ? p[i].victim_p99_us / base_p99 : 0;
+		}
+		if ((st = tp_threshold_table_add_curve(t, &c, err)) != TP_OK)
+			return st;
+	}
+	return TP_OK;
+}
+
 tp_status tp_threshold_table_from_sweep(const tp_sweep *sweep,
                                         const tp_threshold_params *params,
                                         const tp_logger *logger,
@@ -319,6 +522,9 @@ tp_status tp_threshold_table_from_sweep(const tp_sweep *sweep,
 		st = tp_threshold_detect(points + i, j - i, params, &th, &e);
 		if (st == TP_OK) {
 			st = tp_threshold_table_add(t, &th, err);
+			if (st == TP_OK)
+				st = add_group_curve(t, points + i, j - i,
+				                     params, err);
 			if (st != TP_OK) {
 				free(points);
 				tp_threshold_table_free(t);
@@ -356,15 +562,80 @@ int tp_threshold_format(const tp_threshold *e, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -1 : n;
 }
 
+int tp_threshold_format_v2(const tp_threshold *e, const tp_curve_point *c,
+                           char *buf, size_t size)
+{
+	int n = snprintf(
+	    buf, size, "%llu,%u,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f\n",
+	    (unsigned long long)e->request_bytes, e->clients, e->threshold_us,
+	    e->plateau_us, e->confidence, c->window_us, c->io_interval_us,
+	    c->victim_mean_x, c->victim_p99_x);
+
+	return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
+/* A version 2 line's entry may repeat (one line per window): the same
+ * values as its first line, or an error. */
+static tp_status add_or_match(tp_threshold_table *t, const tp_threshold *e,
+                              tp_csv *csv, tp_error *err)
+{
+	for (size_t i = 0; i < t->count; i++) {
+		const tp_threshold *o = &t->entries[i];
+
+		if (o->request_bytes != e->request_bytes ||
+		    o->clients != e->clients)
+			continue;
+		if (o->threshold_us != e->threshold_us ||
+		    o->plateau_us != e->plateau_us ||
+		    o->confidence != e->confidence)
+			return tp_error_set(
+			    err, TP_ERR_PARSE,
+			    "%s: line %lu: %llu bytes x %u clients: threshold, "
+			    "plateau or confidence differ from its earlier "
+			    "line",
+			    csv->name, csv->line_no,
+			    (unsigned long long)e->request_bytes, e->clients);
+		return TP_OK;
+	}
+	return tp_threshold_table_add(t, e, err);
+}
+
+/* Fields 5-8 of a version 2 line: its curve point. */
+static tp_status parse_curve_fields(tp_csv *csv, const tp_threshold *e,
+                                    tp_curve_point *c, tp_error *err)
+{
+	tp_status st;
+
+	c->request_bytes = e->request_bytes;
+	c->clients = e->clients;
+	if ((st = tp_csv_decimal(csv, 5, "window_us", 0,
+	                         TP_SWEEP_MAX_INTERVAL_US, &c->window_us,
+	                         err)) != TP_OK ||
+	    (st = tp_csv_decimal(csv, 6, "io_interval_us", 0,
+	                         TP_SWEEP_MAX_INTERVAL_US, &c->io_interval_us,
+	                         err)) != TP_OK ||
+	    (st = tp_csv_decimal(csv, 7, "victim_mean_x", 0, 1e9,
+	                         &c->victim_mean_x, err)) != TP_OK)
+		return st;
+	return tp_csv_decimal(csv, 8, "victim_p99_x", 0, 1e9, &c->victim_p99_x,
+	                      err);
+}
+
 tp_status tp_threshold_table_parse(const char *name, const char *text,
                                    size_t len, tp_threshold_table **table,
                                    tp_error *err)
 {
 	tp_threshold_table *t;
-	int have;
+	int have, version = 1;
+	size_t v2_len = strlen(TP_THRESHOLD_MAGIC_V2);
 	tp_status st;
 	tp_csv csv;
 
+	if (text && len >= v2_len &&
+	    !memcmp(text, TP_THRESHOLD_MAGIC_V2, v2_len) &&
+	    (len == v2_len || text[v2_len] == ' ' || text[v2_len] == '\n' ||
+	     text[v2_len] == '\r'))
+		version = 2;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
@@ -372,15 +643,21 @@ tp_status tp_threshold_table_parse(const char *name, const char *text,
 	tp_csv_init(&csv, name, text, len);
 	for (;;) {
 		tp_threshold e = {0};
+		tp_curve_point c;
 		uint64_t v;
 
-		if ((st = tp_csv_next_row(
-		         &csv, TP_THRESHOLD_MAGIC, TP_THRESHOLD_HEADER,
-		         "threshold table", &have, err)) != TP_OK)
+		if ((st = tp_csv_next_row(&csv,
+		                          version == 2 ? TP_THRESHOLD_MAGIC_V2
+		                                       : TP_THRESHOLD_MAGIC,
+		                          version == 2 ? TP_THRESHOLD_HEADER_V2
+		                                       : TP_THRESHOLD_HEADER,
+		                          "threshold table", &have, err)) !=
+		    TP_OK)
 			goto fail;
 		if (!have)
 			break;
-		if ((st = tp_csv_split(&csv, 5, err)) != TP_OK ||
+		if ((st = tp_csv_split(&csv, version == 2 ? 9 : 5, err)) !=
+		        TP_OK ||
 		    (st = tp_csv_uint(&csv, 0, "request_bytes", 1,
 		                      TP_UNITS_MAX_BYTES, &e.request_bytes,
 		                      err)) != TP_OK ||
@@ -398,9 +675,19 @@ tp_status tp_threshold_table_parse(const char *name, const char *text,
 		                         &e.confidence, err)) != TP_OK)
 			goto fail;
 		e.knee_us = e.safe_us = e.threshold_us;
-		if ((st = tp_threshold_table_add(t, &e, err)) != TP_OK) {
-			tp_error_prefix(err, "%s: line %lu", csv.name,
-			                csv.line_no);
+		if (version == 2 &&
+		    (st = parse_curve_fields(&csv, &e, &c, err)) != TP_OK)
+			goto fail;
+		if (version == 2)
+			st = add_or_match(t, &e, &csv, err);
+		else
+			st = tp_threshold_table_add(t, &e, err);
+		if (st == TP_OK && version == 2)
+			st = tp_threshold_table_add_curve(t, &c, err);
+		if (st != TP_OK) {
+			if (st != TP_ERR_PARSE)
+				tp_error_prefix(err, "%s: line %lu", csv.name,
+				                csv.line_no);
 			goto fail;
 		}
 	}

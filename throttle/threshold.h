@@ -3,7 +3,11 @@
  * that interpolates across request sizes and client counts.
  *
  * Method (documented for users in topoplace-throttle(1)), per (request
- * size, clients), over the intervals measured with enough samples:
+ * size, clients), over the intervals measured with enough samples, on the
+ * victim latency when every point measured the victim traffic (sweep
+ * version 2), else on the I/O latency; first on the median, then, when the
+ * median shows no knee, on the p99 (interference in the tail only).
+ * "The median" below stands for the statistic in use:
  *   1. plateau = median of the median latencies of the longest
  *      @plateau_intervals intervals (the low-load level);
  *   2. an interval is congested when its median latency exceeds
@@ -20,8 +24,9 @@
  * plateau medians relative to the plateau, floored at 0) x (min(1, samples
  * at the two bracketing intervals / 20)).
  * Refusals: fewer than @min_intervals usable intervals ("too few points"),
- * no congested run ("no knee"), or a knee inside the plateau intervals
- * ("no knee: latency never settles").
+ * no congested run on the median nor on the p99 ("no knee", giving both),
+ * or a knee inside the plateau intervals ("no knee: latency never
+ * settles").
  */
 #ifndef TP_THRESHOLD_H
 #define TP_THRESHOLD_H
@@ -37,6 +42,13 @@
 #define TP_THRESHOLD_MAGIC "# topoplace-thresholds v1"
 #define TP_THRESHOLD_HEADER                                                    \
 	"request_bytes,clients,threshold_us,plateau_us,confidence"
+/* Version 2: one line per measured window of each entry (the curve). */
+#define TP_THRESHOLD_MAGIC_V2 "# topoplace-thresholds v2"
+#define TP_THRESHOLD_HEADER_V2                                                 \
+	"request_bytes,clients,threshold_us,plateau_us,confidence,window_us,"  \
+	"io_interval_us,victim_mean_x,victim_p99_x"
+/* Bound on the curve points of a table (all entries together). */
+#define TP_THRESHOLD_MAX_CURVE_POINTS 100000
 
 typedef struct tp_threshold_params {
 	double rise;              /* k: congested above plateau x (1 + k) */
@@ -54,12 +66,36 @@ typedef struct tp_threshold {
 	double confidence;   /* 0 .. 1 */
 	double knee_us;      /* longest congested interval measured */
 	double safe_us;      /* shortest uncongested interval above it */
+	/* The latency the knee was found on: "median I/O", "p99 I/O",
+	 * "median victim", "p99 victim" (static); NULL from a table file. */
+	const char *statistic;
 } tp_threshold;
 
-/* A table of thresholds, sorted by (request_bytes, clients). */
+/*
+ * One measured window of a (size, clients): what it cost the I/O and what
+ * it bought the victim traffic, as the sweep measured them.
+ */
+typedef struct tp_curve_point {
+	uint64_t request_bytes;
+	uint32_t clients;
+	double window_us; /* the sweep's interval; 0: unthrottled */
+	/* The clients' measured start-to-start interval; 0: not measured.
+	 * At window 0 it is the actual unthrottled interval T0, and
+	 * io_interval_us(W) / T0 - 1 is the measured I/O cost of W. */
+	double io_interval_us;
+	/* Victim mean and p99 latency over the no-I/O ones (the sweep's
+	 * alone rows, else its longest window); 0: no victim measured. */
+	double victim_mean_x, victim_p99_x;
+} tp_curve_point;
+
+/* A table of thresholds, sorted by (request_bytes, clients), with the
+ * measured curves (version 2), sorted by (request_bytes, clients,
+ * window_us). */
 typedef struct tp_threshold_table {
 	tp_threshold *entries;
 	size_t count;
+	tp_curve_point *curve;
+	size_t curve_count;
 } tp_threshold_table;
 
 typedef struct tp_threshold_estimate {
@@ -83,7 +119,8 @@ tp_status tp_threshold_detect(const tp_sweep_point *points, size_t count,
                               tp_threshold *out, tp_error *err);
 
 /*
- * Detect every (size, clients) of @sweep.  Groups refused (too few points,
+ * Detect every (size, clients) of @sweep, each with its measured curve
+ * (every usable interval of the group).  Groups refused (too few points,
  * no knee) are logged at warning level through @logger and left out.
  * *table is new (free with tp_threshold_table_free); TP_ERR_NOTFOUND when no
  * group yields a threshold (the message gives the first refusal).
@@ -103,6 +140,23 @@ void tp_threshold_table_free(tp_threshold_table *table);
 tp_status tp_threshold_table_add(tp_threshold_table *table,
                                  const tp_threshold *entry, tp_error *err);
 
+/* Add @point (copied) to the curves, keeping the order; a second point for
+ * the same (size, clients, window) is TP_ERR_INVALID, more than
+ * TP_THRESHOLD_MAX_CURVE_POINTS TP_ERR_LIMIT. */
+tp_status tp_threshold_table_add_curve(tp_threshold_table *table,
+                                       const tp_curve_point *point,
+                                       tp_error *err);
+
+/*
+ * The measured curve for @request_bytes and @clients: the exact entry's
+ * when it has one (*exact true), else the curve of the nearest measured
+ * (size, clients) in log-log distance.  Sets *points / *count (points into
+ * the table, by window), or returns false when the table has no curve.
+ */
+bool tp_threshold_curve(const tp_threshold_table *table, uint64_t request_bytes,
+                        uint32_t clients, const tp_curve_point **points,
+                        size_t *count, bool *exact);
+
 /* Parse / read a threshold table file (topoplace-sweep(5) describes both
  * formats); errors name file, line and column. *table is new. */
 tp_status tp_threshold_table_parse(const char *name, const char *text,
@@ -111,8 +165,13 @@ tp_status tp_threshold_table_parse(const char *name, const char *text,
 tp_status tp_threshold_table_read(const char *path, tp_threshold_table **table,
                                   tp_error *err);
 
-/* One table line (with newline) for @entry into @buf; length or -1. */
+/* One version 1 table line (with newline) for @entry into @buf; length or
+ * -1. */
 int tp_threshold_format(const tp_threshold *entry, char *buf, size_t size);
+
+/* One version 2 line: @entry with its curve point @point. */
+int tp_threshold_format_v2(const tp_threshold *entry,
+                           const tp_curve_point *point, char *buf, size_t size);
 
 /*
  * The threshold for @request_bytes and @clients: exact if measured, else

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
@@ -85,6 +86,149 @@ static tp_status user_window_alone(const tp_throttle_policy *policy,
 	return TP_OK;
 }
 
+/* A plain decimal "digits[.digits]" into *value; false otherwise. */
+static bool plain_decimal(const char *text, size_t len, double *value)
+{
+	char buf[32];
+	size_t dots = 0, digits = 0;
+
+	if (len == 0 || len >= sizeof(buf))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '.')
+			dots++;
+		else if (text[i] >= '0' && text[i] <= '9')
+			digits++;
+		else
+			return false;
+	}
+	if (dots > 1 || !digits || text[0] == '.' || text[len - 1] == '.')
+		return false;
+	memcpy(buf, text, len);
+	buf[len] = 0;
+	*value = strtod(buf, NULL);
+	return true;
+}
+
+tp_status tp_throttle_objective_parse(const char *text,
+                                      tp_throttle_objective *objective,
+                                      tp_error *err)
+{
+	static const char slowdown[] = "mpi_slowdown<=", cost[] = "io_cost<=";
+	size_t len;
+	double v;
+
+	if (!text)
+		text = "";
+	len = strlen(text);
+	if (!strcmp(text, "none")) {
+		objective->kind = TP_OBJECTIVE_NONE;
+		objective->limit = 0;
+		return TP_OK;
+	}
+	if (!strncmp(text, slowdown, sizeof(slowdown) - 1) &&
+	    plain_decimal(text + sizeof(slowdown) - 1,
+	                  len - (sizeof(slowdown) - 1), &v) &&
+	    v >= 1 && v <= 1000) {
+		objective->kind = TP_OBJECTIVE_VICTIM_SLOWDOWN;
+		objective->limit = v;
+		return TP_OK;
+	}
+	if (!strncmp(text, cost, sizeof(cost) - 1) && len > sizeof(cost) &&
+	    text[len - 1] == '%' &&
+	    plain_decimal(text + sizeof(cost) - 1, len - sizeof(cost), &v) &&
+	    v <= 10000) {
+		objective->kind = TP_OBJECTIVE_IO_COST;
+		objective->limit = v / 100;
+		return TP_OK;
+	}
+	return tp_error_set(err, TP_ERR_INVALID,
+	                    "ThrottleObjective '%.60s': not an objective; "
+	                    "accepted: %s (X a plain number in [1, 1000], P "
+	                    "in [0, 10000])",
+	                    text, TP_OBJECTIVE_CHOICES);
+}
+
+void tp_throttle_objective_format(const tp_throttle_objective *o, char *buf,
+                                  size_t size)
+{
+	if (!o || o->kind == TP_OBJECTIVE_NONE)
+		snprintf(buf, size, "none");
+	else if (o->kind == TP_OBJECTIVE_VICTIM_SLOWDOWN)
+		snprintf(buf, size, "mpi_slowdown<=%g", o->limit);
+	else
+		snprintf(buf, size, "io_cost<=%g%%", o->limit * 100);
+}
+
+/* The measured unthrottled client interval of @c[n] (its window-0 point),
+ * or 0. */
+static double measured_t0(const tp_curve_point *c, size_t n)
+{
+	return n && c[0].window_us == 0 && c[0].io_interval_us > 0
+	           ? c[0].io_interval_us
+	           : 0;
+}
+
+double tp_window_predicted_cost(const tp_curve_point *curve, size_t count,
+                                double job_interval_us, double window_us)
+{
+	double t0 = measured_t0(curve, count);
+
+	if (!(t0 > 0))
+		return -1;
+	/* The job cannot start requests faster than the servers let the
+	 * measured clients; a slower job is counted from its own interval. */
+	if (job_interval_us > t0)
+		t0 = job_interval_us;
+	return window_us > t0 ? (window_us - t0) / t0 : 0;
+}
+
+/* The measured cost of curve point @p (its interval over T0), or -1. */
+static double measured_cost(const tp_curve_point *c, size_t n,
+                            const tp_curve_point *p)
+{
+	double t0 = measured_t0(c, n);
+
+	if (!(t0 > 0) || !(p->io_interval_us > 0))
+		return -1;
+	return fmax(0, p->io_interval_us / t0 - 1);
+}
+
+/* The victim slowdown (mean, or p99 with @tail) at @window_us: linear
+ * between the measured windows around it, the nearest one outside them;
+ * 0 when the curve measured no victim. */
+static double victim_at(const tp_curve_point *c, size_t n, double window_us,
+                        bool tail)
+{
+	const tp_curve_point *below = NULL, *above = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		double x = tail ? c[i].victim_p99_x : c[i].victim_mean_x;
+
+		if (!(x > 0))
+			continue;
+		if (c[i].window_us <= window_us)
+			below = &c[i];
+		else if (!above)
+			above = &c[i];
+	}
+	if (!below && !above)
+		return 0;
+	if (!below || !above || below->window_us == window_us)
+		return below
+		           ? (tail ? below->victim_p99_x : below->victim_mean_x)
+		           : (tail ? above->victim_p99_x
+		                   : above->victim_mean_x);
+	{
+		double t = (window_us - below->window_us) /
+		           (above->window_us - below->window_us);
+		double lo = tail ? below->victim_p99_x : below->victim_mean_x;
+		double hi = tail ? above->victim_p99_x : above->victim_mean_x;
+
+		return lo + t * (hi - lo);
+	}
+}
+
 static bool class_throttled(const tp_throttle_policy *policy,
                             const char *job_class)
 {
@@ -101,16 +245,47 @@ static bool class_throttled(const tp_throttle_policy *policy,
 	return false;
 }
 
-/* Fill the cost and gain of throttling @d at d->window_us. */
-static void expected_effect(const tp_io_pattern *p, tp_window_decision *d)
+/* The measured curve for @p, if @table has one; fills the decision's
+ * curve identity and T0. */
+static void find_curve(const tp_threshold_table *table, const tp_io_pattern *p,
+                       tp_window_decision *d, const tp_curve_point **curve,
+                       size_t *count)
 {
-	d->interval_before_us = p->mean_interval_us;
+	*curve = NULL;
+	*count = 0;
+	if (!tp_threshold_curve(table, p->request_bytes, p->clients, curve,
+	                        count, &d->curve_exact))
+		return;
+	d->curve = true;
+	d->curve_bytes = (*curve)[0].request_bytes;
+	d->curve_clients = (*curve)[0].clients;
+	d->unthrottled_interval_us = measured_t0(*curve, *count);
+}
+
+/* Fill the cost and gain of throttling @d at d->window_us (0: not
+ * throttled), from the measured @curve[@n] when there is one. */
+static void expected_effect(const tp_io_pattern *p, const tp_curve_point *c,
+                            size_t n, tp_window_decision *d)
+{
+	double before = p->mean_interval_us;
+
+	/* Counted from what the clients actually do unthrottled: a nominal
+	 * interval shorter than the servers allow would inflate the cost. */
+	if (d->unthrottled_interval_us > before)
+		before = d->unthrottled_interval_us;
+	d->interval_before_us = before;
 	/* Pacing raises every shorter interval to the window; with only the
 	 * mean known, the paced mean is at least max(mean, window). */
-	d->interval_after_us = fmax(p->mean_interval_us, (double)d->window_us);
-	d->cost_fraction = p->mean_interval_us > 0
-	                       ? d->interval_after_us / p->mean_interval_us - 1
-	                       : 0;
+	d->interval_after_us = fmax(before, (double)d->window_us);
+	d->cost_fraction = d->interval_after_us / before - 1;
+	d->measured_cost_fraction = -1;
+	for (size_t i = 0; i < n; i++)
+		if (d->window_us && c[i].window_us == (double)d->window_us)
+			d->measured_cost_fraction = measured_cost(c, n, &c[i]);
+	d->victim_before_x = victim_at(c, n, 0, false);
+	d->victim_p99_before_x = victim_at(c, n, 0, true);
+	d->victim_after_x = victim_at(c, n, (double)d->window_us, false);
+	d->victim_p99_after_x = victim_at(c, n, (double)d->window_us, true);
 	if (p->requests_per_client) {
 		d->phase_before_us =
 		    (double)p->requests_per_client * d->interval_before_us;
@@ -127,6 +302,132 @@ static void expected_effect(const tp_io_pattern *p, tp_window_decision *d)
 	}
 }
 
+/* A window of @w us within the site's bounds; @note says what changed. */
+static uint64_t bounded(uint64_t w, uint64_t min_us, uint64_t max_us,
+                        char *note, size_t size)
+{
+	char limit[32];
+
+	if (min_us && w < min_us) {
+		tp_units_format_us((double)min_us, limit, sizeof(limit));
+		snprintf(note, size, " (raised to the site minimum %s)", limit);
+		return min_us;
+	}
+	if (max_us && w > max_us) {
+		tp_units_format_us((double)max_us, limit, sizeof(limit));
+		snprintf(note, size, " (lowered to the site maximum %s)",
+		         limit);
+		return max_us;
+	}
+	return w;
+}
+
+/*
+ * The measured point of @c[n] that meets @o (see tp_throttle_objective),
+ * or NULL with the reason in @why.  *met is false when no point meets it
+ * and the returned point is the closest (slowdown objective only).
+ */
+static const tp_curve_point *meet_objective(const tp_curve_point *c, size_t n,
+                                            const tp_throttle_objective *o,
+                                            const char *objective, bool *met,
+                                            char *why, size_t size)
+{
+	const tp_curve_point *best = NULL;
+
+	*met = true;
+	if (o->kind == TP_OBJECTIVE_VICTIM_SLOWDOWN) {
+		for (size_t i = 0; i < n; i++) /* by window, shortest first */
+			if (c[i].victim_mean_x > 0 &&
+			    c[i].victim_mean_x <= o->limit)
+				return &c[i];
+		for (size_t i = 0; i < n; i++)
+			if (c[i].victim_mean_x > 0 &&
+			    (!best || c[i].victim_mean_x < best->victim_mean_x))
+				best = &c[i];
+		if (!best)
+			snprintf(why, size,
+			         "the measured curve has no victim latency");
+		*met = false;
+		return best;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double cost = measured_cost(c, n, &c[i]);
+
+		if (cost < 0 || cost > o->limit + 1e-9 ||
+		    !(c[i].victim_mean_x > 0))
+			continue;
+		if (!best || c[i].victim_mean_x < best->victim_mean_x)
+			best = &c[i];
+	}
+	if (!best)
+		snprintf(why, size,
+		         "no measured window with a victim latency and a "
+		         "measured I/O cost meets %s",
+		         objective);
+	return best;
+}
+
+/*
+ * The automatic window from the site objective on the measured curve.
+ * Returns false (the caller uses the threshold rule) with @fallback saying
+ * why when the curve cannot answer.
+ */
+static bool decide_by_objective(const tp_io_pattern *pattern,
+                                const tp_throttle_policy *policy,
+                                const tp_curve_point *c, size_t n,
+                                tp_window_decision *d, char *fallback,
+                                size_t size)
+{
+	const tp_curve_point *p;
+	char objective[48], why[160] = "", window[32], note[96] = "",
+	                    measured[40] = "";
+	bool met;
+
+	tp_throttle_objective_format(&policy->objective, objective,
+	                             sizeof(objective));
+	if (!c) {
+		snprintf(fallback, size,
+		         "; objective %s not applied: the threshold table has "
+		         "no measured curve (version 1)",
+		         objective);
+		return false;
+	}
+	p = meet_objective(c, n, &policy->objective, objective, &met, why,
+	                   sizeof(why));
+	if (!p) {
+		snprintf(fallback, size, "; objective %s not applied: %s",
+		         objective, why);
+		return false;
+	}
+	snprintf(d->objective, sizeof(d->objective), "%s", objective);
+	if (p->window_us == 0) {
+		expected_effect(pattern, c, n, d);
+		snprintf(d->reason, sizeof(d->reason),
+		         "not throttled: objective %s: unthrottled, the victim "
+		         "is at %.2fx of its no-I/O latency",
+		         objective, p->victim_mean_x);
+		return true;
+	}
+	d->throttle = true;
+	d->window_us =
+	    bounded((uint64_t)ceil(p->window_us), policy->min_window_us,
+	            policy->max_window_us, note, sizeof(note));
+	expected_effect(pattern, c, n, d);
+	tp_units_format_us(p->window_us, window, sizeof(window));
+	if (d->measured_cost_fraction >= 0)
+		snprintf(measured, sizeof(measured), ", measured +%.0f%%",
+		         d->measured_cost_fraction * 100);
+	snprintf(d->reason, sizeof(d->reason),
+	         "window %s set by the objective %s%s on the measured curve "
+	         "of %llu bytes x %u clients: victim %.2fx -> %.2fx, I/O "
+	         "cost +%.0f%%%s%s",
+	         window, objective, met ? "" : " (not met: the best measured)",
+	         (unsigned long long)p->request_bytes, p->clients,
+	         d->victim_before_x, d->victim_after_x, d->cost_fraction * 100,
+	         measured, note);
+	return true;
+}
+
 tp_status tp_window_decide(const tp_io_pattern *pattern,
                            const tp_threshold_table *table,
                            const tp_throttle_policy *policy,
@@ -136,9 +437,12 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 	tp_throttle_request automatic = {TP_THROTTLE_AUTO, 0};
 	uint64_t min_us = policy ? policy->min_window_us : 0;
 	uint64_t max_us = policy ? policy->max_window_us : 0;
+	const tp_curve_point *curve = NULL;
+	size_t curve_count = 0;
 	tp_threshold_estimate est;
 	tp_status st;
-	char note[96] = "", mean[32], threshold[32], window[32], limit[32];
+	char note[96] = "", fallback[160] = "", mean[32], threshold[32],
+	     window[32];
 
 	memset(d, 0, sizeof(*d));
 	if (!request)
@@ -163,6 +467,7 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 		                    (unsigned long long)max_us);
 	d->interval_before_us = d->interval_after_us =
 	    pattern->mean_interval_us;
+	d->measured_cost_fraction = -1;
 
 	if (request->mode == TP_THROTTLE_OFF &&
 	    (!policy || policy->allow_user_off)) {
@@ -170,44 +475,38 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 		         "not throttled: the user asked for off");
 		return TP_OK;
 	}
+	if (table)
+		find_curve(table, pattern, d, &curve, &curve_count);
 	if (request->mode == TP_THROTTLE_FIXED) {
-		uint64_t w = request->window_us;
-
 		tp_window_decision site;
+		char limit[32];
 
+		d->throttle = true;
+		d->window_us = bounded(request->window_us, min_us, max_us, note,
+		                       sizeof(note));
 		/* Without ThrottleAllowUserOff a user window cannot undercut
 		 * the window the site sets for this job either. */
 		if (policy && !policy->allow_user_off &&
 		    tp_window_decide(pattern, table, policy, &automatic, &site,
 		                     NULL) == TP_OK &&
-		    site.throttle && w < site.window_us) {
-			w = site.window_us;
-			tp_units_format_us((double)w, limit, sizeof(limit));
+		    site.throttle && d->window_us < site.window_us) {
+			d->window_us = site.window_us;
+			tp_units_format_us((double)site.window_us, limit,
+			                   sizeof(limit));
 			snprintf(
 			    note, sizeof(note),
 			    " (raised to the site's window %s for this job)",
 			    limit);
-		} else if (min_us && w < min_us) {
-			w = min_us;
-			tp_units_format_us((double)min_us, limit, sizeof(limit));
-			snprintf(note, sizeof(note),
-			         " (raised to the site minimum %s)", limit);
-		} else if (max_us && w > max_us) {
-			w = max_us;
-			tp_units_format_us((double)max_us, limit, sizeof(limit));
-			snprintf(note, sizeof(note),
-			         " (lowered to the site maximum %s)", limit);
 		}
-		d->throttle = true;
-		d->window_us = w;
 		if (table && tp_threshold_lookup(table, pattern->request_bytes,
 		                                 pattern->clients, &est,
 		                                 NULL) == TP_OK) {
 			d->threshold_us = est.threshold_us;
 			d->threshold_extrapolated = est.extrapolated;
 		}
-		expected_effect(pattern, d);
-		tp_units_format_us((double)w, window, sizeof(window));
+		expected_effect(pattern, curve, curve_count, d);
+		tp_units_format_us((double)d->window_us, window,
+		                   sizeof(window));
 		snprintf(d->reason, sizeof(d->reason),
 		         "window %s set by the user%s", window, note);
 		return TP_OK;
@@ -231,17 +530,21 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 		return st;
 	d->threshold_us = est.threshold_us;
 	d->threshold_extrapolated = est.extrapolated;
+	if (policy->objective.kind != TP_OBJECTIVE_NONE &&
+	    decide_by_objective(pattern, policy, curve, curve_count, d,
+	                        fallback, sizeof(fallback)))
+		return TP_OK;
 	if (pattern->mean_interval_us >= est.threshold_us) {
-		expected_effect(pattern, d);
+		expected_effect(pattern, curve, curve_count, d);
 		tp_units_format_us(pattern->mean_interval_us, mean,
 		                   sizeof(mean));
 		tp_units_format_us(est.threshold_us, threshold,
 		                   sizeof(threshold));
 		snprintf(d->reason, sizeof(d->reason),
 		         "not throttled: mean interval %s is already at "
-		         "or above the threshold %s%s",
+		         "or above the threshold %s%s%s",
 		         mean, threshold,
-		         est.extrapolated ? " (extrapolated)" : "");
+		         est.extrapolated ? " (extrapolated)" : "", fallback);
 		return TP_OK;
 	}
 	/* The smallest whole-microsecond window with mean >= threshold. */
@@ -256,13 +559,13 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 		         "threshold");
 	}
 	d->throttle = true;
-	expected_effect(pattern, d);
+	expected_effect(pattern, curve, curve_count, d);
 	tp_units_format_us(pattern->mean_interval_us, mean, sizeof(mean));
 	tp_units_format_us(est.threshold_us, threshold, sizeof(threshold));
 	tp_units_format_us((double)d->window_us, window, sizeof(window));
 	snprintf(d->reason, sizeof(d->reason),
-	         "mean interval %s is below the threshold %s%s: window %s%s",
+	         "mean interval %s is below the threshold %s%s: window %s%s%s",
 	         mean, threshold, est.extrapolated ? " (extrapolated)" : "",
-	         window, note);
+	         window, note, fallback);
 	return TP_OK;
 }

@@ -7,7 +7,10 @@
  * that keeps the job's mean request interval at or above the job's
  * I/O-congestion threshold; the user's --io-throttle setting and the admin
  * policy (throttled job classes, minimum and maximum window) are applied on
- * top.  The decision carries its expected cost and gain.
+ * top.  With a measured curve (threshold table version 2) the cost is
+ * counted from the clients' actual unthrottled request interval, the gain
+ * is the predicted victim slowdown, and the policy's objective, when set,
+ * chooses the window on the curve instead of the threshold.
  */
 #ifndef TP_WINDOW_H
 #define TP_WINDOW_H
@@ -42,6 +45,28 @@ typedef struct tp_io_pattern {
 	const char *job_class;        /* e.g. partition or QOS; may be NULL */
 } tp_io_pattern;
 
+/*
+ * What a site wants from throttling (ThrottleObjective in topoplace.conf),
+ * met on the measured curve of a version 2 threshold table:
+ *   mpi_slowdown<=X  the smallest measured window whose victim (MPI) mean
+ *                    latency is at most X times its no-I/O value;
+ *   io_cost<=P%      among the measured windows whose measured I/O cost is
+ *                    at most P%, the one with the lowest victim latency;
+ *   none             the threshold rule (the window is the threshold).
+ */
+typedef enum tp_objective_kind {
+	TP_OBJECTIVE_NONE = 0,
+	TP_OBJECTIVE_VICTIM_SLOWDOWN,
+	TP_OBJECTIVE_IO_COST,
+} tp_objective_kind;
+
+typedef struct tp_throttle_objective {
+	tp_objective_kind kind;
+	double limit; /* slowdown factor (>= 1) or cost fraction (0.2) */
+} tp_throttle_objective;
+
+#define TP_OBJECTIVE_CHOICES "none|mpi_slowdown<=X (X >= 1)|io_cost<=P%"
+
 /* The admin's policy (topoplace.conf). */
 typedef struct tp_throttle_policy {
 	uint64_t min_window_us; /* 0: no minimum */
@@ -50,7 +75,8 @@ typedef struct tp_throttle_policy {
 	 * class_count 0 no job is throttled automatically. */
 	const char *const *classes;
 	size_t class_count;
-	bool allow_user_off; /* may a user turn throttling off? */
+	bool allow_user_off;             /* may a user turn throttling off? */
+	tp_throttle_objective objective; /* last: zero is none */
 } tp_throttle_policy;
 
 typedef struct tp_window_decision {
@@ -67,7 +93,20 @@ typedef struct tp_window_decision {
 	/* Expected gain: offered load relative to the threshold load, before
 	 * and after (> 1 congests). */
 	double load_before, load_after;
-	char reason[200]; /* one line: why this decision */
+	/* From the measured curve, when the table has one (curve true; else
+	 * the fields below are 0): the actual unthrottled client interval
+	 * T0 the cost is counted from, the predicted victim slowdown (mean
+	 * and p99 over no-I/O) without and with the window, and the
+	 * measured cost when the window is a measured point (else -1). */
+	bool curve, curve_exact; /* curve_exact: of this size and clients */
+	uint64_t curve_bytes;
+	uint32_t curve_clients;
+	double unthrottled_interval_us;
+	double victim_before_x, victim_after_x;
+	double victim_p99_before_x, victim_p99_after_x;
+	double measured_cost_fraction;
+	char objective[48]; /* the objective that set the window, or "" */
+	char reason[256];   /* one line: why this decision */
 } tp_window_decision;
 
 /*
@@ -77,6 +116,29 @@ typedef struct tp_window_decision {
  */
 tp_status tp_throttle_parse(const char *text, tp_throttle_request *request,
                             tp_error *err);
+
+/*
+ * Parse a ThrottleObjective value (TP_OBJECTIVE_CHOICES; "mpi_slowdown"
+ * is the victim traffic's slowdown, X in [1, 1000]; P in [0, 10000]).
+ * One TP_ERR_INVALID message naming the text and the accepted forms.
+ */
+tp_status tp_throttle_objective_parse(const char *text,
+                                      tp_throttle_objective *objective,
+                                      tp_error *err);
+
+/* The objective as ThrottleObjective writes it ("mpi_slowdown<=1.1"). */
+void tp_throttle_objective_format(const tp_throttle_objective *objective,
+                                  char *buf, size_t size);
+
+/*
+ * The predicted I/O cost of @window_us (the fraction by which the clients'
+ * I/O time grows) from a measured @curve[@count] (by window): with T0 the
+ * clients' actual unthrottled interval (the larger of the curve's window-0
+ * io_interval_us and @job_interval_us), max(0, W - T0) / T0.  Returns -1
+ * when the curve has no measured unthrottled interval.
+ */
+double tp_window_predicted_cost(const tp_curve_point *curve, size_t count,
+                                double job_interval_us, double window_us);
 
 /*
  * Decide the window for @pattern.  @table may be NULL (then AUTO cannot

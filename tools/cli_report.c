@@ -68,12 +68,16 @@ static const char matrix_usage[] =
 static const char io_usage[] =
     "usage: topoplace report io --sweep FILE -o OUT.png|OUT.svg\n"
     "           [--bytes SIZE --clients N] [--interval T | --window T]\n"
-    "           [--size WxH]\n"
+    "           [--size WxH] [--tradeoff [--objective OBJ]]\n"
     "  --sweep FILE     a calibration sweep (topoplace-sweep(5))\n"
     "  --bytes, --clients  which curve (default: the sweep's first)\n"
     "  --interval T     the job's mean request interval: mark the window\n"
     "                   topoplace would choose for it\n"
-    "  --window T       mark this window instead\n";
+    "  --window T       mark this window instead\n"
+    "  --tradeoff       draw victim latency and I/O time against the\n"
+    "                   window instead (a version 2 sweep)\n"
+    "  --objective OBJ  none|mpi_slowdown<=X|io_cost<=P%%: the window it\n"
+    "                   picks on the measured curve is marked\n";
 
 static const char explain_usage[] =
     "usage: topoplace report explain --fabric SPEC --nodes N [-o OUT]\n"
@@ -390,6 +394,81 @@ out:
 	return rc;
 }
 
+/*
+ * `report io --tradeoff`: the measured curve of @group's (size, clients)
+ * from @sweep, the window the objective (or --window, or the threshold
+ * rule at --interval) picks on it, drawn into @out.
+ */
+static int draw_tradeoff(const tp_sweep *sweep, const tp_sweep_point *group,
+                         const char *sweep_path, const char *out,
+                         uint32_t width, uint32_t height, uint64_t interval_us,
+                         uint64_t window_us,
+                         const tp_throttle_objective *objective, tp_error *err)
+{
+	static const char *const all[] = {"*"};
+	tp_throttle_policy policy = {0, 0, all, 1, true, *objective};
+	tp_throttle_request fixed = {TP_THROTTLE_FIXED, window_us};
+	tp_iocurve_tradeoff chart = {0};
+	tp_threshold_table *table;
+	tp_window_decision d;
+	char objective_text[48];
+	const tp_curve_point *points;
+	size_t count;
+	bool exact;
+	int rc = TP_EXIT_FAILURE;
+
+	if (tp_threshold_table_from_sweep(sweep, NULL, NULL, &table, err) !=
+	    TP_OK) {
+		tp_error_prefix(err, "%s: no measured curve", sweep_path);
+		return rc;
+	}
+	if (!tp_threshold_curve(table, group->request_bytes, group->clients,
+	                        &points, &count, &exact) ||
+	    !exact) {
+		tp_error_set(err, TP_ERR_NOTFOUND,
+		             "%s: %llu bytes x %u clients: no knee, so no "
+		             "measured curve in its table",
+		             sweep_path,
+		             (unsigned long long)group->request_bytes,
+		             group->clients);
+		goto done;
+	}
+	{
+		tp_io_pattern job = {group->request_bytes, group->clients,
+		                     interval_us ? (double)interval_us
+		                     : points[0].io_interval_us > 1
+		                         ? points[0].io_interval_us
+		                         : 1,
+		                     0, NULL};
+
+		if (tp_window_decide(&job, table, &policy,
+		                     window_us ? &fixed : NULL, &d,
+		                     err) != TP_OK)
+			goto done;
+	}
+	tp_throttle_objective_format(objective, objective_text,
+	                             sizeof(objective_text));
+	chart.name = base_name(sweep_path);
+	chart.points = points;
+	chart.count = count;
+	chart.window_us = d.throttle ? (double)d.window_us : 0;
+	chart.objective = objective_text;
+	chart.limit_ratio =
+	    objective->kind == TP_OBJECTIVE_VICTIM_SLOWDOWN ? objective->limit
+	    : objective->kind == TP_OBJECTIVE_IO_COST       ? 1 + objective->limit
+	                                                    : 0;
+	chart.window_why = d.reason;
+	if (tp_iocurve_draw_tradeoff(out, width, height, &chart, err) != TP_OK)
+		goto done;
+	printf("wrote %s (%ux%u, %zu windows, window %llu us, objective %s)\n",
+	       out, width, height, count, (unsigned long long)chart.window_us,
+	       objective_text);
+	rc = TP_EXIT_OK;
+done:
+	tp_threshold_table_free(table);
+	return rc;
+}
+
 static int run_io(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -401,10 +480,14 @@ static int run_io(int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"size", required_argument, NULL, 'S'},
 	    {"progress", no_argument, NULL, 'P'},
+	    {"tradeoff", no_argument, NULL, 'T'},
+	    {"objective", required_argument, NULL, 'J'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *what = "report io", *sweep_path = NULL, *out = NULL;
+	bool tradeoff = false;
+	tp_throttle_objective objective = {TP_OBJECTIVE_NONE, 0};
 	uint64_t bytes = 0, clients = 0, interval_us = 0, window_us = 0;
 	uint32_t width = 900, height = 560;
 	struct progress pg = {isatty(STDERR_FILENO) != 0, what};
@@ -453,6 +536,13 @@ static int run_io(int argc, char **argv)
 		case 'P':
 			pg.on = true;
 			break;
+		case 'T':
+			tradeoff = true;
+			break;
+		case 'J':
+			st = tp_throttle_objective_parse(optarg, &objective,
+			                                 &err);
+			break;
 		case 'h':
 			fputs(io_usage, stdout);
 			return TP_EXIT_OK;
@@ -486,6 +576,14 @@ static int run_io(int argc, char **argv)
 		goto fail;
 	}
 	tp_threshold_params_default(&params);
+	if (tradeoff) {
+		rc = draw_tradeoff(sweep, points + first, sweep_path, out, width,
+		                   height, interval_us, window_us, &objective,
+		                   &err);
+		if (rc != TP_EXIT_OK)
+			goto fail;
+		goto done;
+	}
 	curve.name = base_name(sweep_path);
 	curve.points = points + first;
 	curve.count = count;
@@ -500,9 +598,10 @@ static int run_io(int argc, char **argv)
 	} else if (interval_us && curve.have_threshold) {
 		/* The decision the scheduler would make for a job of this
 		 * curve's size and clients at that interval. */
-		tp_threshold_table table = {&curve.threshold, 1};
+		tp_threshold_table table = {&curve.threshold, 1, NULL, 0};
 		static const char *const all[] = {"*"};
-		tp_throttle_policy policy = {0, 0, all, 1, true};
+		tp_throttle_policy policy = {0, 0,    all,
+		                             1, true, {TP_OBJECTIVE_NONE, 0}};
 		tp_io_pattern job = {curve.points[0].request_bytes,
 		                     curve.points[0].clients,
 		                     (double)interval_us, 0, NULL};

@@ -48,8 +48,8 @@ static void usage(FILE *out)
 	    "            [--min-window W] [--max-window W] "
 	    "[--throttled-classes a,b|*]\n"
 	    "            [--no-user-off]\n"
-	    "      the smallest window keeping the mean interval above the "
-	    "threshold\n"
+	    "            [--objective none|mpi_slowdown<=X|io_cost<=P%%]\n"
+	    "      the window, its I/O cost and its victim benefit\n"
 	    "  tbf --name N --jobid ID --window W --bytes 4M --clients N\n"
 	    "            [--rpc-bytes 1M] [--servers 1] [--stop]\n"
 	    "            [--hook CMD [--hook-arg ARG]... [--hook-timeout "
@@ -348,25 +348,88 @@ static int run_thresholds(int argc, char **argv)
 		tp_threshold_table_free(table);
 		return rc;
 	}
-	fprintf(out, "%s from %s rise=%g\n%s\n", TP_THRESHOLD_MAGIC,
-	        argv[optind], params.rise, TP_THRESHOLD_HEADER);
+	/* Version 2 (one line per measured window) carries the curves the
+	 * costs and site objectives are read from. */
+	fprintf(out, "%s from %s rise=%g\n%s\n",
+	        table->curve_count ? TP_THRESHOLD_MAGIC_V2 : TP_THRESHOLD_MAGIC,
+	        argv[optind], params.rise,
+	        table->curve_count ? TP_THRESHOLD_HEADER_V2
+	                           : TP_THRESHOLD_HEADER);
 	for (size_t i = 0; i < table->count; i++) {
 		const tp_threshold *e = &table->entries[i];
 		char line[256];
 
 		fprintf(out,
 		        "# %llu bytes x %u clients: knee %.1f us, calm at "
-		        "%.1f us\n",
+		        "%.1f us, on the %s latency\n",
 		        (unsigned long long)e->request_bytes, e->clients,
-		        e->knee_us, e->safe_us);
-		if (tp_threshold_format(e, line, sizeof(line)) > 0)
-			fputs(line, out);
+		        e->knee_us, e->safe_us,
+		        e->statistic ? e->statistic : "median");
+		if (!table->curve_count) {
+			if (tp_threshold_format(e, line, sizeof(line)) > 0)
+				fputs(line, out);
+			continue;
+		}
+		for (size_t k = 0; k < table->curve_count; k++) {
+			const tp_curve_point *point = &table->curve[k];
+
+			if (point->request_bytes == e->request_bytes &&
+			    point->clients == e->clients &&
+			    tp_threshold_format_v2(e, point, line,
+			                           sizeof(line)) > 0)
+				fputs(line, out);
+		}
 	}
 	tp_threshold_table_free(table);
 	return close_output(out, output, what);
 }
 
 /* ---- window ------------------------------------------------------------- */
+
+/* Both sides of the trade-off: what the window costs the I/O and what
+ * it buys the victim traffic, with where each number comes from. */
+static void print_decision(const tp_window_decision *d)
+{
+	printf("throttle=%s\nwindow_us=%llu\n", d->throttle ? "yes" : "no",
+	       (unsigned long long)d->window_us);
+	printf("objective=%s\n", d->objective[0] ? d->objective : "none");
+	if (d->threshold_us > 0)
+		printf("threshold_us=%.1f\nthreshold_extrapolated=%s\n",
+		       d->threshold_us,
+		       d->threshold_extrapolated ? "yes" : "no");
+	if (d->curve)
+		printf("curve=%llu bytes x %u clients%s\n",
+		       (unsigned long long)d->curve_bytes, d->curve_clients,
+		       d->curve_exact ? "" : " (nearest measured)");
+	if (d->unthrottled_interval_us > 0)
+		printf("unthrottled_interval_us=%.1f (measured)\n",
+		       d->unthrottled_interval_us);
+	printf("interval_before_us=%.1f\ninterval_after_us=%.1f\n",
+	       d->interval_before_us, d->interval_after_us);
+	printf("expected_cost=+%.1f%% (I/O time, counted from the %s "
+	       "interval)\n",
+	       d->cost_fraction * 100,
+	       d->unthrottled_interval_us > 0 &&
+	               d->unthrottled_interval_us >= d->interval_before_us
+	           ? "measured unthrottled"
+	           : "job's");
+	if (d->measured_cost_fraction >= 0)
+		printf("measured_cost=+%.1f%% (the sweep at this window)\n",
+		       d->measured_cost_fraction * 100);
+	if (d->phase_before_us > 0)
+		printf("io_phase_us=%.0f -> %.0f\n", d->phase_before_us,
+		       d->phase_after_us);
+	if (d->victim_before_x > 0)
+		printf("expected_benefit=victim mean %.2fx -> %.2fx, p99 %.2fx "
+		       "-> %.2fx of its no-I/O latency\n",
+		       d->victim_before_x, d->victim_after_x,
+		       d->victim_p99_before_x, d->victim_p99_after_x);
+	if (d->threshold_us > 0)
+		printf("expected_gain=offered load %.2fx -> %.2fx of the "
+		       "congestion threshold\n",
+		       d->load_before, d->load_after);
+	printf("reason=%s\n", d->reason);
+}
 
 static int run_window(int argc, char **argv)
 {
@@ -382,13 +445,15 @@ static int run_window(int argc, char **argv)
 	    {"max-window", required_argument, NULL, 'M'},
 	    {"throttled-classes", required_argument, NULL, 'C'},
 	    {"no-user-off", no_argument, NULL, 'O'},
+	    {"objective", required_argument, NULL, 'J'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *what = "throttle window", *table_path = NULL;
 	static char classes_text[1024] = "*";
 	char *classes[MAX_LIST];
-	tp_throttle_policy policy = {0, 0, NULL, 0, true};
+	tp_throttle_policy policy = {0, 0,    NULL,
+	                             0, true, {TP_OBJECTIVE_NONE, 0}};
 	tp_throttle_request request = {TP_THROTTLE_AUTO, 0};
 	tp_io_pattern job = {0, 0, 0, 0, NULL};
 	tp_threshold_table *table = NULL;
@@ -447,6 +512,10 @@ static int run_window(int argc, char **argv)
 		case 'O':
 			policy.allow_user_off = false;
 			break;
+		case 'J':
+			st = tp_throttle_objective_parse(
+			    optarg, &policy.objective, &err);
+			break;
 		case 'h':
 			usage(stdout);
 			return TP_EXIT_OK;
@@ -480,22 +549,7 @@ static int run_window(int argc, char **argv)
 		return tp_cli_fail(what, &err);
 	}
 	tp_threshold_table_free(table);
-	printf("throttle=%s\nwindow_us=%llu\n", d.throttle ? "yes" : "no",
-	       (unsigned long long)d.window_us);
-	if (d.threshold_us > 0)
-		printf("threshold_us=%.1f\nthreshold_extrapolated=%s\n",
-		       d.threshold_us, d.threshold_extrapolated ? "yes" : "no");
-	printf("interval_before_us=%.1f\ninterval_after_us=%.1f\n"
-	       "expected_cost=+%.1f%% (I/O phase at most this much longer)\n",
-	       d.interval_before_us, d.interval_after_us,
-	       d.cost_fraction * 100);
-	if (d.phase_before_us > 0)
-		printf("io_phase_us=%.0f -> %.0f\n", d.phase_before_us,
-		       d.phase_after_us);
-	if (d.threshold_us > 0)
-		printf("expected_gain=offered load %.2fx -> %.2fx of the "
-		       "congestion threshold\n",
-		       d.load_before, d.load_after);
+	print_decision(&d);
 	printf("reason=%s\n", d.reason);
 	return TP_EXIT_OK;
 }

@@ -6,7 +6,11 @@
 # the documented exit status (1 for bad files, 2 for bad options).  A
 # synthetic sweep with a known knee gives that threshold; a threshold table
 # gives the documented window, cost and gain; the TBF rules and the admin
-# hook (run with arguments, no shell) behave as documented.
+# hook (run with arguments, no shell) behave as documented.  A version 2
+# sweep shaped like the issue's simulation (nominal 313 us, actual 3.5 ms
+# unthrottled, victim 4.6x -> 1.10x at 6.25 ms) goes through thresholds
+# and window: the cost is counted from the measured interval, the victim
+# benefit is printed, and each site objective picks its window and is named.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -118,7 +122,7 @@ tp_check_eq "window: the smallest keeping the mean at the threshold" \
 	"throttle=yes window_us=1851" \
 	"$(grep -E '^(throttle|window_us)=' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
 tp_check_eq "window: expected cost and gain are reported" \
-	"expected_cost=+85.1% (I/O phase at most this much longer)|io_phase_us=100000 -> 185100|expected_gain=offered load 1.85x -> 1.00x of the congestion threshold" \
+	"expected_cost=+85.1% (I/O time, counted from the job's interval)|io_phase_us=100000 -> 185100|expected_gain=offered load 1.85x -> 1.00x of the congestion threshold" \
 	"$(grep -E '^(expected_cost|io_phase_us|expected_gain)=' <<<"$out" | paste -sd'|')"
 out=$(throttle window --table "$tmp/table.csv" --bytes 4M --clients 256 --interval 1ms)
 tp_check_eq "window: beyond the table the threshold is flagged extrapolated" \
@@ -161,5 +165,55 @@ tp_check_eq "tbf: a failing hook is reported with its status" \
 expect_error "tbf: an unsafe job id is refused" 2 \
 	"^topoplace throttle tbf: TBF job id '1\} rate=1 \{'" \
 	throttle tbf --name r --jobid '1} rate=1 {' --window 2ms --bytes 4M --clients 1
+
+# --- version 2: cost, benefit and the site objective ---------------------
+# windows (us), measured client interval (us), victim mean slowdown
+awk 'BEGIN {
+	print "# topoplace-sweep v2 issue-shaped"
+	print "request_bytes,clients,interval_us,client,start_us,latency_us,kind"
+	n = split("0 2000 4000 5000 6250 8000 10000 20000", w, " ")
+	split("3500 3500 4060 5100 6265 8020 9975 20000", t, " ")
+	split("4.6 4.0 1.72 1.35 1.10 1.05 1.03 1.0", x, " ")
+	for (i = 1; i <= n; i++) {
+		for (c = 0; c < 4; c++) for (k = 0; k < 10; k++)
+			printf "4194304,4,%s,%d,%.3f,3000,io\n", w[i], c, k * t[i] + c
+		for (v = 0; v < 20; v++)
+			printf "4194304,4,%s,%d,%d,%.3f,victim\n", w[i], v, v, 10 * x[i]
+	}
+	for (v = 0; v < 20; v++) printf "4194304,4,0,%d,0,10,alone\n", v
+}' >"$tmp/v2.csv"
+tp_check "v2: thresholds reads the sweep" throttle thresholds "$tmp/v2.csv" -o "$tmp/v2.table"
+tp_check_eq "v2: the table is version 2 with one line per measured window" \
+	"# topoplace-thresholds v2|8" \
+	"$(head -1 "$tmp/v2.table" | cut -d' ' -f1-3)|$(grep -c '^4194304,4,' "$tmp/v2.table")"
+tp_check "v2: the knee is on the victim latency" grep -q "on the median victim latency" "$tmp/v2.table"
+out=$(throttle window --table "$tmp/v2.table" --bytes 4M --clients 4 --interval 313us --io-throttle 6250us)
+echo "$out" | sed 's/^/# /'
+tp_check_eq "v2: a 6.25 ms window costs +78.6% from the measured 3.5 ms (measured +79%), not +1897%" \
+	"expected_cost=+78.6% (I/O time, counted from the measured unthrottled interval)|measured_cost=+79.0% (the sweep at this window)" \
+	"$(grep -E '^(expected|measured)_cost=' <<<"$out" | paste -sd'|')"
+tp_check_eq "v2: the victim side of the trade-off is printed" \
+	"expected_benefit=victim mean 4.60x -> 1.10x, p99 4.60x -> 1.10x of its no-I/O latency" \
+	"$(grep '^expected_benefit=' <<<"$out")"
+out=$(throttle window --table "$tmp/v2.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.1')
+echo "$out" | sed 's/^/# /'
+tp_check_eq "v2: mpi_slowdown<=1.1 takes 6.25 ms and says so" \
+	"window_us=6250|objective=mpi_slowdown<=1.1" \
+	"$(grep -E '^(window_us|objective)=' <<<"$out" | paste -sd'|')"
+out=$(throttle window --table "$tmp/v2.table" --bytes 4M --clients 4 --interval 313us --objective 'io_cost<=20%')
+echo "$out" | sed 's/^/# /'
+tp_check_eq "v2: io_cost<=20% takes 4 ms (measured +16%) and says so" \
+	"window_us=4000|objective=io_cost<=20%|measured_cost=+16.0% (the sweep at this window)" \
+	"$(grep -E '^(window_us|objective|measured_cost)=' <<<"$out" | paste -sd'|')"
+expect_error "v2: a malformed objective is one usage error" 2 \
+	"^topoplace throttle window: ThrottleObjective 'mpi<2': not an objective" \
+	throttle window --table "$tmp/v2.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi<2'
+
+# The trade-off chart of the same sweep (`topoplace report io --tradeoff`).
+out=$("$topoplace" report io --sweep "$tmp/v2.csv" --tradeoff --objective 'mpi_slowdown<=1.1' -o "$tmp/tradeoff.png")
+tp_check_eq "report io --tradeoff: the chart marks the objective's window" \
+	"wrote $tmp/tradeoff.png (900x560, 8 windows, window 6250 us, objective mpi_slowdown<=1.1)" "$out"
+tp_check "report io --tradeoff: a PNG was written" \
+	bash -c '[[ $(head -c 4 "$1" | od -An -c | tr -d " ") == 211PNG ]]' _ "$tmp/tradeoff.png"
 
 tp_done

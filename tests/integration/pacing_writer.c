@@ -28,6 +28,10 @@
  *   pacing_writer fork FILE
  *       one write(), then fork(): the child makes 2 write()s and exits, the
  *       parent waits for it and makes 1 more; prints parent=PID child=PID.
+ *   pacing_writer together FILE COUNT BYTES AT_REALTIME_NS
+ *       sleeps until CLOCK_REALTIME reads AT_REALTIME_NS, then COUNT
+ *       pwrite()s of BYTES back to back: many of these started with the
+ *       same time are clients that start together.
  *   pacing_writer errno FILE
  *       a fixed list of calls, each printed with its return value and
  *       errno, for comparing runs with and without the library.
@@ -404,8 +408,40 @@ static int reuse(const char *path, long count, int use_fclose)
 	return 0;
 }
 
+/* Clients that start together: all wait for one realtime instant. */
+static int together(const char *path, long count, size_t bytes, long long at_ns)
+{
+	struct timespec at = {(time_t)(at_ns / 1000000000LL),
+	                      (long)(at_ns % 1000000000LL)};
+	char *buf = malloc(bytes);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0 || !buf) {
+		perror(path);
+		free(buf);
+		return 1;
+	}
+	memset(buf, 'x', bytes);
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL) ==
+	       EINTR)
+		;
+	for (long i = 0; i < count; i++)
+		if (pwrite(fd, buf, bytes, (off_t)((i % 64) * (long)bytes)) !=
+		    (ssize_t)bytes) {
+			perror("pwrite");
+			free(buf);
+			close(fd);
+			return 1;
+		}
+	free(buf);
+	return close(fd) != 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 6 && !strcmp(argv[1], "together"))
+		return together(argv[2], atol(argv[3]), (size_t)atol(argv[4]),
+		                atoll(argv[5]));
 	if (argc == 5 && !strcmp(argv[1], "ab"))
 		return ab(argv[2], atol(argv[3]), (size_t)atol(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "reuse"))
@@ -424,6 +460,7 @@ int main(int argc, char **argv)
 	fprintf(stderr,
 	        "usage: pacing_writer seq FILE COUNT BYTES [THREADS "
 	        "[lockstep]] | signal FILE COUNT | fork FILE | errno FILE | "
-	        "reuse FILE COUNT | ab FILE COUNT BYTES\n");
+	        "reuse FILE COUNT | ab FILE COUNT BYTES | together FILE COUNT "
+	        "BYTES AT_REALTIME_NS\n");
 	return 2;
 }

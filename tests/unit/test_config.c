@@ -396,6 +396,8 @@ static const struct bad_case bad_cases[] = {
     {"RankRemap=on\n", TP_ERR_INVALID, 1, "RankRemap", "auto|off"},
     {"DefaultPlacement=leaf\nRankRemap=off\x01\n", TP_ERR_PARSE, 2, "line 2",
      "control character 0x01"},
+    {"ThrottleObjective=mpi_slowdown<1.1\n", TP_ERR_INVALID, 1,
+     "ThrottleObjective", "io_cost<=P%"},
 };
 
 static void
@@ -743,6 +745,41 @@ static void test_partition_names_match_case_sensitively_like_slurm(void **st)
 	tp_config_free(cfg);
 }
 
+/* ThrottleObjective: none by default, per partition, into the policy the
+ * task plugin hands to the window decision, and written back as read. */
+static void test_throttle_objective_per_partition_reaches_policy(void **state)
+{
+	tp_config *cfg = parse_ok("ThrottleObjective=io_cost<=20%\n"
+	                          "PartitionName=mpi "
+	                          "ThrottleObjective=mpi_slowdown<=1.1\n"
+	                          "PartitionName=plain ThrottleMode=preload\n");
+	tp_config *none = parse_ok("");
+	tp_throttle_policy policy;
+	char text[4096];
+	FILE *out = fmemopen(text, sizeof(text), "w");
+	tp_error err;
+
+	(void)state;
+	tp_config_throttle_policy(tp_config_defaults(none), &policy);
+	assert_int_equal(policy.objective.kind, TP_OBJECTIVE_NONE);
+	tp_config_throttle_policy(tp_config_for_partition(cfg, "plain"),
+	                          &policy);
+	assert_int_equal(policy.objective.kind, TP_OBJECTIVE_IO_COST);
+	assert_true(policy.objective.limit > 0.1999 &&
+	            policy.objective.limit < 0.2001);
+	tp_config_throttle_policy(tp_config_for_partition(cfg, "mpi"), &policy);
+	assert_int_equal(policy.objective.kind, TP_OBJECTIVE_VICTIM_SLOWDOWN);
+	assert_true(policy.objective.limit > 1.0999 &&
+	            policy.objective.limit < 1.1001);
+	assert_non_null(out);
+	assert_int_equal(tp_config_write_settings(cfg, "mpi", out, &err),
+	                 TP_OK);
+	fclose(out);
+	assert_non_null(strstr(text, "ThrottleObjective=mpi_slowdown<=1.1"));
+	tp_config_free(cfg);
+	tp_config_free(none);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -775,6 +812,8 @@ int main(void)
 	        test_cross_key_errors_of_every_partition_are_reported),
 	    cmocka_unit_test(
 	        test_partition_names_match_case_sensitively_like_slurm),
+	    cmocka_unit_test(
+	        test_throttle_objective_per_partition_reaches_policy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,6 +29,16 @@
 
 /* Group (4 MiB, 4 clients): plateau 1000 us above 2000 us, latency
  * rising as the interval shrinks below; then a flat (1 MiB, 2) group. */
+/* A point with the version 1 summary fields; the others are 0. */
+#define POINT(bytes, clients_, interval, n, median, mean, p95)                 \
+	((tp_sweep_point){.request_bytes = (bytes),                            \
+	                  .clients = (clients_),                               \
+	                  .interval_us = (interval),                           \
+	                  .samples = (n),                                      \
+	                  .median_us = (median),                               \
+	                  .mean_us = (mean),                                   \
+	                  .p95_us = (p95)})
+
 static const double intervals[] = {250,  500,  1000, 1500,
                                    2000, 3000, 4000, 8000};
 
@@ -40,12 +50,10 @@ static size_t make_points(tp_sweep_point *p)
 		double iv = intervals[i],
 		       lat = iv >= 2000 ? 1000 : 1000 * 2000 / iv;
 
-		p[n++] =
-		    (tp_sweep_point){4 * MIB, 4, iv, 40, lat, lat, lat * 1.3};
+		p[n++] = POINT(4 * MIB, 4, iv, 40, lat, lat, lat * 1.3);
 	}
 	for (size_t i = 0; i < 8; i++)
-		p[n++] =
-		    (tp_sweep_point){MIB, 2, intervals[i], 40, 300, 300, 320};
+		p[n++] = POINT(MIB, 2, intervals[i], 40, 300, 300, 320);
 	/* tp_sweep_points' order: by size, then clients, then interval. */
 	for (size_t i = 0; i < 8; i++) {
 		tp_sweep_point t = p[i];
@@ -303,7 +311,7 @@ static void test_window_at_threshold_both_visible(void **state)
 
 static void test_back_to_back_only_refused(void **state)
 {
-	tp_sweep_point p = {MIB, 1, 0, 10, 5, 5, 6};
+	tp_sweep_point p = POINT(MIB, 1, 0, 10, 5, 5, 6);
 	tp_iocurve c = {"b2b", &p, 1, false, {0}, NULL, 0, NULL};
 	tp_error err;
 
@@ -329,11 +337,10 @@ static void test_words_count_points_left_out_one_unit_style(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 3; i++)
-		p[i] = (tp_sweep_point){4 * MIB, 4, 0, 40, 9000, 9000, 9100};
+		p[i] = POINT(4 * MIB, 4, 0, 40, 9000, 9000, 9100);
 	for (size_t i = 0; i < 8; i++)
-		p[3 + i] = (tp_sweep_point){4 * MIB,      4,    intervals[i],
-		                            40,           1000, 1000,
-		                            1300};
+		p[3 + i] =
+		    POINT(4 * MIB, 4, intervals[i], 40, 1000, 1000, 1300);
 	c.threshold.threshold_us = 1633.0;
 	c.threshold.plateau_us = 1000;
 	c.threshold.confidence = 1;
@@ -360,6 +367,47 @@ static void test_words_count_points_left_out_one_unit_style(void **state)
 	                    "mean interval between a client's request starts");
 }
 
+/* The trade-off chart: both curves against the window, the window and
+ * the objective in its words, the unthrottled point in the subtitle; and
+ * a curve with nothing to draw is refused. */
+static void test_tradeoff_words_name_window_objective_and_unthrottled(
+    void **state)
+{
+	const tp_curve_point p[] = {
+	    {4 * MIB, 87, 0, 3500, 4.6, 54},
+	    {4 * MIB, 87, 4000, 4060, 1.72, 20},
+	    {4 * MIB, 87, 6250, 6265, 1.1, 4.9},
+	    {4 * MIB, 87, 10000, 9975, 1.03, 1.1}};
+	tp_iocurve_tradeoff c = {"sim.csv",
+	                         p,
+	                         4,
+	                         6250,
+	                         "mpi_slowdown<=1.1",
+	                         1.1,
+	                         "window 6.25 ms set by the objective"};
+	tp_iocurve_text t;
+	char path[] = "/tmp/tp-tradeoff-XXXXXX.svg";
+	int fd = mkstemps(path, 4);
+	tp_error err;
+
+	(void)state;
+	tp_iocurve_tradeoff_words(&c, &t);
+	assert_non_null(strstr(t.title, "victim latency and I/O time"));
+	assert_non_null(strstr(t.subtitle, "every 3.5 ms (measured), victim "
+	                                   "at 4.60x"));
+	assert_non_null(strstr(t.note, "window 6.25 ms, objective "
+	                               "mpi_slowdown<=1.1"));
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(tp_iocurve_draw_tradeoff(path, 900, 560, &c, &err),
+	                 TP_OK);
+	unlink(path);
+	c.count = 1; /* the unthrottled point alone: nothing on a log axis */
+	assert_int_equal(tp_iocurve_draw_tradeoff(path, 900, 560, &c, &err),
+	                 TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, "no measured window"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +417,8 @@ int main(void)
 	    cmocka_unit_test(test_window_at_threshold_both_visible),
 	    cmocka_unit_test(test_back_to_back_only_refused),
 	    cmocka_unit_test(test_words_count_points_left_out_one_unit_style),
+	    cmocka_unit_test(
+	        test_tradeoff_words_name_window_objective_and_unthrottled),
 	};
 	int failed;
 

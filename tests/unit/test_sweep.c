@@ -47,7 +47,7 @@ static void test_valid_sweep_is_read_with_every_field(void **state)
 
 static void test_formatted_sample_reads_back(void **state)
 {
-	tp_sweep_sample s = {1048576, 2, 1, 750, 1234.5, 99.125};
+	tp_sweep_sample s = {1048576, 2, 1, 750, 1234.5, 99.125, TP_SWEEP_IO};
 	char text[512], line[128];
 	tp_sweep *sweep = NULL;
 	tp_error err;
@@ -57,7 +57,14 @@ static void test_formatted_sample_reads_back(void **state)
 	snprintf(text, sizeof(text), "%s%s", HEAD, line);
 	assert_int_equal(parse(text, &sweep, &err), TP_OK);
 	assert_int_equal(sweep->count, 1);
-	assert_memory_equal(&sweep->samples[0], &s, sizeof(s));
+	/* Field by field: the struct has padding after kind. */
+	assert_int_equal(sweep->samples[0].request_bytes, s.request_bytes);
+	assert_int_equal(sweep->samples[0].clients, s.clients);
+	assert_int_equal(sweep->samples[0].client, s.client);
+	assert_true(sweep->samples[0].interval_us == s.interval_us);
+	assert_true(sweep->samples[0].start_us == s.start_us);
+	assert_true(sweep->samples[0].latency_us == s.latency_us);
+	assert_int_equal(sweep->samples[0].kind, s.kind);
 	tp_sweep_free(sweep);
 	assert_int_equal(tp_sweep_format_sample(&s, line, 8), -1);
 }
@@ -191,12 +198,13 @@ static void test_points_summarise_median_mean_and_p95(void **state)
 	assert_non_null(sweep);
 	/* Two intervals; latencies 1..100 at 500 us, 7 at 1000 us. */
 	for (int i = 1; i <= 100; i++) {
-		tp_sweep_sample s = {4096, 1, 0, 500, i, (double)i};
+		tp_sweep_sample s = {4096, 1,         0,          500,
+		                     i,    (double)i, TP_SWEEP_IO};
 
 		assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
 	}
 	{
-		tp_sweep_sample s = {4096, 1, 0, 1000, 0, 7};
+		tp_sweep_sample s = {4096, 1, 0, 1000, 0, 7, TP_SWEEP_IO};
 
 		assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
 	}
@@ -212,6 +220,66 @@ static void test_points_summarise_median_mean_and_p95(void **state)
 	tp_sweep_free(sweep);
 }
 
+/* Version 2: the kind column, victim and alone rows, the measured client
+ * interval; and its errors name line and column. */
+static void test_v2_reads_victims_baseline_and_measured_interval(void **state)
+{
+	const char *text =
+	    TP_SWEEP_MAGIC_V2 " sim\n" TP_SWEEP_HEADER_V2 "\n"
+	    "4194304,2,0,0,0,3000,io\n"
+	    "4194304,2,0,0,3500,3000,io\n"
+	    "4194304,2,0,0,7000,3000,io\n"
+	    "4194304,2,0,1,10,3000,io\n"
+	    "4194304,2,0,1,3510,3000,io\n"
+	    "4194304,2,0,150,5,46,victim\n"
+	    "4194304,2,0,151,6,46,victim\n"
+	    "4194304,2,0,150,0,10,alone\n"
+	    "4194304,2,0,151,0,10,alone\n"
+	    "4194304,2,6250,0,0,3000,io\n"
+	    "4194304,2,6250,0,6265,3000,io\n"
+	    "4194304,2,6250,150,5,11,victim\n";
+	tp_sweep *sweep;
+	tp_sweep_point *p;
+	size_t n;
+	tp_error err;
+
+	(void)state;
+	if (parse(text, &sweep, &err) != TP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(sweep->count, 12);
+	assert_int_equal(sweep->samples[5].kind, TP_SWEEP_VICTIM);
+	assert_int_equal(sweep->samples[5].client, 150); /* not < clients */
+	assert_int_equal(tp_sweep_points(sweep, &p, &n, &err), TP_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].samples, 5);
+	assert_true(p[0].io_interval_us == 3500);
+	assert_int_equal(p[0].victim_samples, 2);
+	assert_true(p[0].victim_mean_us == 46);
+	assert_int_equal(p[1].alone_samples, 2); /* the group's baseline */
+	assert_true(p[1].alone_mean_us == 10);
+	assert_true(p[1].io_interval_us == 6265);
+	free(p);
+	tp_sweep_free(sweep);
+
+	assert_int_equal(parse(TP_SWEEP_MAGIC_V2 "\n" TP_SWEEP_HEADER_V2
+	                       "\n4194304,2,0,0,0,3000,mpi\n",
+	                       &sweep, &err),
+	                 TP_ERR_PARSE);
+	assert_string_equal(err.message,
+	                    "s.csv: line 3: column 22: kind 'mpi': not io, "
+	                    "victim or alone");
+	assert_int_equal(parse(TP_SWEEP_MAGIC_V2 "\n" TP_SWEEP_HEADER_V2
+	                       "\n4194304,2,500,0,0,10,alone\n",
+	                       &sweep, &err),
+	                 TP_ERR_PARSE);
+	assert_non_null(strstr(err.message, "line 3: column 11: an alone row"));
+	/* A version 1 header under a version 2 magic line is refused. */
+	assert_int_equal(parse(TP_SWEEP_MAGIC_V2 "\n" TP_SWEEP_HEADER
+	                       "\n4194304,2,0,0,0,3000\n",
+	                       &sweep, &err),
+	                 TP_ERR_PARSE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +291,8 @@ int main(void)
 	    cmocka_unit_test(test_sample_limit_is_enforced),
 	    cmocka_unit_test(test_missing_file_is_named),
 	    cmocka_unit_test(test_points_summarise_median_mean_and_p95),
+	    cmocka_unit_test(
+	        test_v2_reads_victims_baseline_and_measured_interval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

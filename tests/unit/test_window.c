@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "sweep.h"
+#include "threshold.h"
 #include "units.h"
 #include "window.h"
 
@@ -119,7 +121,7 @@ static void test_byte_counts_and_counts_are_strict(void **state)
 static tp_threshold_table *table_4m(void)
 {
 	tp_threshold_table *t = calloc(1, sizeof(*t));
-	tp_threshold e = {4 << 20, 64, 1850.4, 900, 0.9, 1500, 2000};
+	tp_threshold e = {4 << 20, 64, 1850.4, 900, 0.9, 1500, 2000, NULL};
 	tp_error err;
 
 	assert_non_null(t);
@@ -134,11 +136,11 @@ static void test_times_are_formatted_fixed_point_in_one_style(void **state)
 		double us;
 		const char *text;
 	} cases[] = {
-	    {0, "0 us"},          {1, "1 us"},          {2.5, "2.5 us"},
-	    {800, "800 us"},      {999.4, "999 us"},    {999.7, "1 ms"},
-	    {1000, "1 ms"},       {1633, "1.63 ms"},    {1633.0, "1.63 ms"},
-	    {2000, "2 ms"},       {2500, "2.5 ms"},     {99960, "100 ms"},
-	    {999600, "1 s"},      {1e6, "1 s"},         {1.2e6, "1.2 s"},
+	    {0, "0 us"},     {1, "1 us"},       {2.5, "2.5 us"},
+	    {800, "800 us"}, {999.4, "999 us"}, {999.7, "1 ms"},
+	    {1000, "1 ms"},  {1633, "1.63 ms"}, {1633.0, "1.63 ms"},
+	    {2000, "2 ms"},  {2500, "2.5 ms"},  {99960, "100 ms"},
+	    {999600, "1 s"}, {1e6, "1 s"},      {1.2e6, "1.2 s"},
 	    {5e9, "5000 s"},
 	};
 	char buf[32];
@@ -164,7 +166,8 @@ static const char *const all_classes[] = {"*"};
 static void test_auto_window_is_smallest_keeping_mean_at_threshold(void **state)
 {
 	tp_threshold_table *t = table_4m();
-	tp_throttle_policy policy = {0, 0, all_classes, 1, true};
+	tp_throttle_policy policy = {0, 0,    all_classes,
+	                             1, true, {TP_OBJECTIVE_NONE, 0}};
 	tp_io_pattern job = {4 << 20, 64, 1000, 100, "batch"};
 	tp_window_decision d;
 	tp_error err;
@@ -190,7 +193,8 @@ static void test_auto_window_is_smallest_keeping_mean_at_threshold(void **state)
 static void test_job_already_above_threshold_is_not_throttled(void **state)
 {
 	tp_threshold_table *t = table_4m();
-	tp_throttle_policy policy = {0, 0, all_classes, 1, true};
+	tp_throttle_policy policy = {0, 0,    all_classes,
+	                             1, true, {TP_OBJECTIVE_NONE, 0}};
 	tp_io_pattern job = {4 << 20, 64, 5000, 0, NULL};
 	tp_window_decision d;
 	tp_error err;
@@ -208,11 +212,15 @@ static void test_policy_bounds_and_classes_are_respected(void **state)
 {
 	tp_threshold_table *t = table_4m();
 	const char *const io_only[] = {"io"};
-	tp_throttle_policy capped = {0, 1200, all_classes, 1, true};
-	tp_throttle_policy raised = {3000, 0, all_classes, 1, true};
-	tp_throttle_policy io_class = {0, 0, io_only, 1, true};
+	tp_throttle_policy capped = {0, 1200, all_classes,
+	                             1, true, {TP_OBJECTIVE_NONE, 0}};
+	tp_throttle_policy raised = {3000, 0,    all_classes,
+	                             1,    true, {TP_OBJECTIVE_NONE, 0}};
+	tp_throttle_policy io_class = {0, 0,    io_only,
+	                               1, true, {TP_OBJECTIVE_NONE, 0}};
 	tp_io_pattern job = {4 << 20, 64, 1000, 0, "batch"};
-	tp_throttle_policy bad = {5000, 1000, all_classes, 1, true};
+	tp_throttle_policy bad = {5000, 1000, all_classes,
+	                          1,    true, {TP_OBJECTIVE_NONE, 0}};
 	tp_window_decision d;
 	tp_error err;
 
@@ -242,8 +250,10 @@ static void test_policy_bounds_and_classes_are_respected(void **state)
 static void test_user_override_off_and_fixed_window(void **state)
 {
 	tp_threshold_table *t = table_4m();
-	tp_throttle_policy policy = {0, 2500, all_classes, 1, true};
-	tp_throttle_policy enforced = {0, 0, all_classes, 1, false};
+	tp_throttle_policy policy = {0, 2500, all_classes,
+	                             1, true, {TP_OBJECTIVE_NONE, 0}};
+	tp_throttle_policy enforced = {0, 0,     all_classes,
+	                               1, false, {TP_OBJECTIVE_NONE, 0}};
 	tp_io_pattern job = {4 << 20, 64, 1000, 0, "batch"};
 	tp_throttle_request off = {TP_THROTTLE_OFF, 0};
 	tp_throttle_request fixed = {TP_THROTTLE_FIXED, 2000};
@@ -277,7 +287,8 @@ static void test_user_override_off_and_fixed_window(void **state)
 static void test_extrapolated_threshold_is_flagged_in_decision(void **state)
 {
 	tp_threshold_table *t = table_4m();
-	tp_throttle_policy policy = {0, 0, all_classes, 1, true};
+	tp_throttle_policy policy = {0, 0,    all_classes,
+	                             1, true, {TP_OBJECTIVE_NONE, 0}};
 	tp_io_pattern job = {4 << 20, 128, 1000, 0, NULL};
 	tp_window_decision d;
 	tp_error err;
@@ -308,6 +319,239 @@ static void test_impossible_patterns_are_refused(void **state)
 	    TP_ERR_INVALID);
 	assert_non_null(strstr(err.message, "request size and clients must "
 	                                    "be positive"));
+}
+
+/*
+ * A version 2 sweep shaped like the issue's packet-level simulation: the
+ * clients' nominal interval is 313 us but, the servers being the
+ * bottleneck, unthrottled they start a request only every 3.5 ms; the
+ * victim (MPI) mean latency is 4.6x its no-I/O value unthrottled, 1.72x at
+ * 4 ms (I/O +16%), 1.10x at 6.25 ms (+79%), 1.03x at 10 ms (+185%).
+ */
+static const struct {
+	double window_us, io_interval_us, victim_x;
+} issue_curve[] = {
+    {0, 3500, 4.6},     {2000, 3500, 4.0},   {4000, 4060, 1.72},
+    {5000, 5100, 1.35}, {6250, 6265, 1.10},  {8000, 8020, 1.05},
+    {10000, 9975, 1.03}, {20000, 20000, 1.0},
+};
+#define ISSUE_POINTS (sizeof(issue_curve) / sizeof(issue_curve[0]))
+#define VICTIM_BASE_US 10.0
+
+static tp_threshold_table *issue_table(void)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold_table *table = NULL;
+	tp_error err;
+
+	assert_non_null(sweep);
+	for (size_t i = 0; i < ISSUE_POINTS; i++) {
+		for (uint32_t c = 0; c < 4; c++)
+			for (int k = 0; k < 10; k++) {
+				tp_sweep_sample s = {
+				    4 << 20,
+				    4,
+				    c,
+				    issue_curve[i].window_us,
+				    k * issue_curve[i].io_interval_us + c,
+				    3000,
+				    TP_SWEEP_IO};
+
+				assert_int_equal(tp_sweep_add(sweep, &s, &err),
+				                 TP_OK);
+			}
+		for (uint32_t v = 0; v < 20; v++) {
+			tp_sweep_sample s = {
+			    4 << 20,
+			    4,
+			    v,
+			    issue_curve[i].window_us,
+			    v,
+			    VICTIM_BASE_US * issue_curve[i].victim_x,
+			    TP_SWEEP_VICTIM};
+
+			assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
+		}
+	}
+	for (uint32_t v = 0; v < 20; v++) {
+		tp_sweep_sample s = {4 << 20,        4, v, 0, v,
+		                     VICTIM_BASE_US, TP_SWEEP_VICTIM_ALONE};
+
+		assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
+	}
+	if (tp_threshold_table_from_sweep(sweep, NULL, NULL, &table, &err) !=
+	    TP_OK)
+		fail_msg("%s", err.message);
+	tp_sweep_free(sweep);
+	assert_int_equal(table->curve_count, ISSUE_POINTS);
+	return table;
+}
+
+static double measured_issue_cost(double window_us)
+{
+	for (size_t i = 0; i < ISSUE_POINTS; i++)
+		if (issue_curve[i].window_us == window_us)
+			return issue_curve[i].io_interval_us / 3500 - 1;
+	fail_msg("no measured point at %.0f us", window_us);
+	return -1;
+}
+
+/* The cost model uses only the unthrottled point (T0); the other windows
+ * are held out and compared with what the sweep measured there. */
+static void test_cost_from_unthrottled_point_within_25pct_at_held_out_windows(
+    void **state)
+{
+	tp_threshold_table *table = issue_table();
+	const double held_out[] = {4000, 5000, 6250, 8000, 10000, 20000};
+
+	(void)state;
+	assert_int_equal(table->curve[0].window_us, 0);
+	assert_true(fabs(table->curve[0].io_interval_us - 3500) < 1);
+	for (size_t i = 0; i < sizeof(held_out) / sizeof(held_out[0]); i++) {
+		double predicted = tp_window_predicted_cost(table->curve, 1, 313,
+		                                            held_out[i]);
+		double measured = measured_issue_cost(held_out[i]);
+
+		if (!(fabs(predicted - measured) <= 0.25 * measured))
+			fail_msg("window %.0f us: predicted +%.1f%%, measured "
+			         "+%.1f%%",
+			         held_out[i], predicted * 100, measured * 100);
+	}
+	/* No unthrottled point: no prediction rather than a guess. */
+	assert_true(tp_window_predicted_cost(table->curve + 1, 1, 313, 6250) <
+	            0);
+	tp_threshold_table_free(table);
+}
+
+/* The issue's case: a job declaring the nominal 313 us interval, window
+ * 6.25 ms.  Counted from 313 us the cost would be +1,897%; counted from
+ * the measured 3.5 ms it is +79%, as measured, and the victim side is
+ * given too. */
+static void test_window_cost_is_counted_from_the_measured_interval(
+    void **state)
+{
+	tp_threshold_table *table = issue_table();
+	tp_io_pattern job = {4 << 20, 4, 313, 0, "io"};
+	tp_throttle_request fixed = {TP_THROTTLE_FIXED, 6250};
+	tp_window_decision d;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_window_decide(&job, table, NULL, &fixed, &d, &err),
+	                 TP_OK);
+	assert_true(d.curve && d.curve_exact);
+	assert_true(fabs(d.unthrottled_interval_us - 3500) < 1);
+	assert_true(fabs(d.cost_fraction - 0.79) <= 0.25 * 0.79);
+	assert_true(fabs(d.measured_cost_fraction - 0.79) < 0.01);
+	assert_true(fabs(d.victim_before_x - 4.6) < 0.01);
+	assert_true(fabs(d.victim_after_x - 1.10) < 0.01);
+	tp_threshold_table_free(table);
+}
+
+static void decide_with(const tp_threshold_table *table, const char *text,
+                        tp_window_decision *d)
+{
+	static const char *const all[] = {"*"};
+	tp_throttle_policy policy = {0, 0, all, 1, true, {TP_OBJECTIVE_NONE, 0}};
+	tp_io_pattern job = {4 << 20, 4, 313, 0, "io"};
+	tp_error err;
+
+	assert_int_equal(tp_throttle_objective_parse(text, &policy.objective,
+	                                             &err),
+	                 TP_OK);
+	if (tp_window_decide(&job, table, &policy, NULL, d, &err) != TP_OK)
+		fail_msg("%s", err.message);
+}
+
+/* "MPI mean within 1.1x": met, by the smallest measured window that
+ * meets it, and the decision names the objective. */
+static void test_slowdown_objective_takes_smallest_window_meeting_it(
+    void **state)
+{
+	tp_threshold_table *table = issue_table();
+	tp_window_decision d;
+
+	(void)state;
+	decide_with(table, "mpi_slowdown<=1.1", &d);
+	assert_true(d.throttle);
+	assert_true(d.victim_after_x <= 1.1);
+	for (size_t i = 0; i < ISSUE_POINTS; i++)
+		if (issue_curve[i].victim_x <= 1.1) {
+			assert_true((double)d.window_us <=
+			            issue_curve[i].window_us);
+			break;
+		}
+	assert_int_equal(d.window_us, 6250);
+	assert_string_equal(d.objective, "mpi_slowdown<=1.1");
+	assert_non_null(strstr(d.reason, "set by the objective "
+	                                 "mpi_slowdown<=1.1"));
+	tp_threshold_table_free(table);
+}
+
+/* "I/O cost at most 20%": the window meets it, and no measured window
+ * within that cost gives the victim a lower latency. */
+static void test_cost_objective_gives_largest_benefit_within_the_cost(
+    void **state)
+{
+	tp_threshold_table *table = issue_table();
+	tp_window_decision d;
+
+	(void)state;
+	decide_with(table, "io_cost<=20%", &d);
+	assert_true(d.throttle);
+	assert_true(d.measured_cost_fraction >= 0 &&
+	            d.measured_cost_fraction <= 0.2);
+	for (size_t i = 0; i < ISSUE_POINTS; i++)
+		if (measured_issue_cost(issue_curve[i].window_us) <= 0.2)
+			assert_true(issue_curve[i].victim_x >=
+			            d.victim_after_x - 1e-9);
+	assert_int_equal(d.window_us, 4000);
+	assert_non_null(strstr(d.reason, "io_cost<=20%"));
+	tp_threshold_table_free(table);
+}
+
+/* A version 1 table has no curve: the threshold rule decides and the
+ * reason says the objective was not applied. */
+static void test_objective_without_curve_falls_back_and_says_so(
+    void **state)
+{
+	tp_threshold_table *table = issue_table();
+	tp_window_decision d;
+
+	(void)state;
+	free(table->curve);
+	table->curve = NULL;
+	table->curve_count = 0;
+	decide_with(table, "mpi_slowdown<=1.1", &d);
+	assert_true(d.throttle);
+	assert_string_equal(d.objective, "");
+	assert_non_null(strstr(d.reason, "objective mpi_slowdown<=1.1 not "
+	                                 "applied"));
+	tp_threshold_table_free(table);
+}
+
+static void test_objective_syntax_is_strict(void **state)
+{
+	static const char *const bad[] = {
+	    "",  "mpi_slowdown<=0.9", "mpi_slowdown<1.1", "io_cost<=20",
+	    "io_cost<=-1%", "io_cost<=1e2%", "mpi_slowdown<=1.", "fast"};
+	tp_throttle_objective o;
+	char text[48];
+	tp_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(tp_throttle_objective_parse(bad[i], &o, &err),
+		                 TP_ERR_INVALID);
+		assert_non_null(strstr(err.message, "ThrottleObjective"));
+	}
+	assert_int_equal(tp_throttle_objective_parse("io_cost<=12.5%", &o,
+	                                             &err),
+	                 TP_OK);
+	tp_throttle_objective_format(&o, text, sizeof(text));
+	assert_string_equal(text, "io_cost<=12.5%");
+	assert_int_equal(tp_throttle_objective_parse("none", &o, &err), TP_OK);
+	assert_int_equal(o.kind, TP_OBJECTIVE_NONE);
 }
 
 /*
@@ -372,6 +616,16 @@ int main(void)
 	    cmocka_unit_test(
 	        test_extrapolated_threshold_is_flagged_in_decision),
 	    cmocka_unit_test(test_impossible_patterns_are_refused),
+	    cmocka_unit_test(
+	        test_cost_from_unthrottled_point_within_25pct_at_held_out_windows),
+	    cmocka_unit_test(
+	        test_window_cost_is_counted_from_the_measured_interval),
+	    cmocka_unit_test(
+	        test_slowdown_objective_takes_smallest_window_meeting_it),
+	    cmocka_unit_test(
+	        test_cost_objective_gives_largest_benefit_within_the_cost),
+	    cmocka_unit_test(test_objective_without_curve_falls_back_and_says_so),
+	    cmocka_unit_test(test_objective_syntax_is_strict),
 	    cmocka_unit_test(test_user_window_never_undercuts_the_site),
 	};
 
