@@ -563,8 +563,8 @@ static void test_objective_syntax_is_strict(void **state)
 static void test_user_window_never_undercuts_the_site(void **state)
 {
 	tp_threshold_table *t = table_4m();
-	tp_throttle_policy enforced = {1000, 0, all_classes, 1, false};
-	tp_throttle_policy optional = {1000, 0, all_classes, 1, true};
+	tp_throttle_policy enforced = {1000, 0, all_classes, 1, false, {0}};
+	tp_throttle_policy optional = {1000, 0, all_classes, 1, true, {0}};
 	tp_io_pattern job = {4 << 20, 64, 1000, 0, "batch"};
 	tp_throttle_request tiny = {TP_THROTTLE_FIXED, 1};
 	tp_throttle_request wide = {TP_THROTTLE_FIXED, 5000};
