@@ -31,15 +31,15 @@
  * counts, one busy map per --frag-seeds value (setup_fragmented).  The
  * metis-rb peer bisects the allocation's own tree (its children are the
  * allocated pods, leaves and hosts); Scotch maps onto the allocated slots
- * of the whole tree; TreeMatch runs on contiguous allocations only.  Per input one row: block hop-bytes, the
- * hop-bytes of each method as a ratio to block, CPU seconds and peak RSS
- * (VmHWM after resetting it through /proc/self/clear_refs, MB, the input
- * included) of the non-trivial methods.  A closing summary counts the
- * inputs where ours <= the best of block and all peers, and < the best
- * peer, then for contiguous and fragmented allocations apart ours against
- * each peer: lower, equal, higher and the worst ratio.  The notes column
- * says which partition won ("rb": the plain bisection candidate, "hier":
- * the hierarchical ones) and, for `frag`, how many leaves and pods the
+ * of the whole tree; TreeMatch runs on contiguous allocations only.  Per input
+ * one row: block hop-bytes, the hop-bytes of each method as a ratio to block,
+ * CPU seconds and peak RSS (VmHWM after resetting it through
+ * /proc/self/clear_refs, MB, the input included) of the non-trivial methods.  A
+ * closing summary counts the inputs where ours <= the best of block and all
+ * peers, and < the best peer, then for contiguous and fragmented allocations
+ * apart ours against each peer: lower, equal, higher and the worst ratio.  The
+ * notes column says which partition won ("rb": the plain bisection candidate,
+ * "hier": the hierarchical ones) and, for `frag`, how many leaves and pods the
  * allocation spans.  Figures only: nothing passes or fails.
  *
  * Scotch: the target is a tleaf whose last level is the host's slots (one
@@ -275,17 +275,16 @@ static void setup_fragmented(struct setup *s, int levels, uint32_t nhosts,
 	pod_span = nhosts / 24;
 	pod_span = pod_span < 2 ? 2 : pod_span > 18 ? 18 : pod_span;
 	while (got < nhosts) {
-		uint32_t in_pod = levels == 3 ? 1 + (uint32_t)(rng_next(&st) %
-		                                               pod_span)
-		                              : 1;
+		uint32_t in_pod =
+		    levels == 3 ? 1 + (uint32_t)(rng_next(&st) % pod_span) : 1;
 
-		for (uint32_t l = 0;
-		     l < (levels == 3 ? LEAVES_PER_POD : 1); l++) {
+		for (uint32_t l = 0; l < (levels == 3 ? LEAVES_PER_POD : 1);
+		     l++) {
 			uint32_t f = 0;
 
 			if (l < in_pod && got < nhosts) {
-				double u = (double)(rng_next(&st) >> 11) *
-				           0x1.0p-53;
+				double u =
+				    (double)(rng_next(&st) >> 11) * 0x1.0p-53;
 
 				f = 1 + (uint32_t)(u * u * u * HOSTS_PER_LEAF);
 				if (f > HOSTS_PER_LEAF)
@@ -293,16 +292,17 @@ static void setup_fragmented(struct setup *s, int levels, uint32_t nhosts,
 				if (f > nhosts - got)
 					f = nhosts - got;
 				/* Never all on the first leaf (or pod). */
-				if (nleaves < (levels == 3 ? LEAVES_PER_POD : 1) &&
+				if (nleaves <
+				        (levels == 3 ? LEAVES_PER_POD : 1) &&
 				    nhosts > 1 && got + f == nhosts)
 					f--;
 				got += f;
 			}
 			if (nleaves == cap_leaves) {
 				cap_leaves *= 2;
-				free_of_leaf = realloc(
-				    free_of_leaf,
-				    cap_leaves * sizeof(*free_of_leaf));
+				free_of_leaf =
+				    realloc(free_of_leaf,
+				            cap_leaves * sizeof(*free_of_leaf));
 				if (!free_of_leaf) {
 					fprintf(stderr, "peer_bench: out of "
 					                "memory\n");
@@ -489,9 +489,8 @@ static uint32_t group_key(const struct setup *s, uint32_t pos, int level)
 }
 
 static void metis_rb_rec(const struct setup *s, const tp_traffic_csr *g,
-                         uint32_t *set, uint32_t nv, uint32_t *hp,
-                         uint32_t nh, int level, int32_t *local,
-                         uint32_t *rank_pos)
+                         uint32_t *set, uint32_t nv, uint32_t *hp, uint32_t nh,
+                         int level, int32_t *local, uint32_t *rank_pos)
 {
 	uint32_t k = 0, *start, *hstart, *hsorted, *key, *child;
 	uint64_t *cap;
@@ -521,8 +520,7 @@ static void metis_rb_rec(const struct setup *s, const tp_traffic_csr *g,
 	if (k == 1) {
 		free(key);
 		free(child);
-		metis_rb_rec(s, g, set, nv, hp, nh, level + 1, local,
-		             rank_pos);
+		metis_rb_rec(s, g, set, nv, hp, nh, level + 1, local, rank_pos);
 		return;
 	}
 	cap = xcalloc(k, sizeof(*cap));
@@ -665,8 +663,8 @@ static int map_scotch(const struct setup *s, const tp_traffic *t,
 	 * numbers its terminals by their index here.
 	 */
 	for (uint32_t i = 0; i < nslots; i++)
-		vnum[i] = (SCOTCH_Num)s->hosts[i / s->rpn].host * s->rpn +
-		          i % s->rpn;
+		vnum[i] =
+		    (SCOTCH_Num)s->hosts[i / s->rpn].host * s->rpn + i % s->rpn;
 	SCOTCH_archInit(&arch);
 	SCOTCH_archInit(&sub);
 	SCOTCH_graphInit(&graph);
@@ -948,8 +946,7 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 		have[m] = true;
 	}
 	printf("%-18s %6u %d %2u %-6s %6u %14llu", label, t->ranks, levels, rpn,
-	       aname, s.nhosts,
-	       (unsigned long long)hb[M_BLOCK]);
+	       aname, s.nhosts, (unsigned long long)hb[M_BLOCK]);
 	for (int m = M_CYCLIC; m < M_COUNT; m++) {
 		if (have[m])
 			printf(" %6.3f",
@@ -1163,7 +1160,6 @@ static void run_layouts(const char *label, const tp_traffic *t)
 				          layouts.rpn[b], layouts.kind[c],
 				          layouts.fseed[c]);
 }
-
 
 static int split_list(char *s, char **out)
 {
@@ -1383,11 +1379,12 @@ int main(int argc, char **argv)
 
 			if (v->wins + v->ties + v->losses == 0)
 				continue;
-			printf("# %s, ours vs %s: %u lower, %u equal, %u higher; "
-			       "worst ours/%s %.4f\n",
-			       f ? "fragmented" : "contiguous", method_names[m],
-			       v->wins, v->ties, v->losses, method_names[m],
-			       v->worst);
+			printf(
+			    "# %s, ours vs %s: %u lower, %u equal, %u higher; "
+			    "worst ours/%s %.4f\n",
+			    f ? "fragmented" : "contiguous", method_names[m],
+			    v->wins, v->ties, v->losses, method_names[m],
+			    v->worst);
 		}
 	return 0;
 }

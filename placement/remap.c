@@ -992,8 +992,8 @@ struct bisect_ctx {
 };
 
 /* Split segment @seg (@nv ranks) among @k children of ctx->cap slots. */
-static void bisect_split(struct bisect_ctx *c, const uint32_t *seg,
-                         uint32_t nv, uint32_t k)
+static void bisect_split(struct bisect_ctx *c, const uint32_t *seg, uint32_t nv,
+                         uint32_t k)
 {
 	const tp_traffic_csr *g = c->g;
 	uint64_t capsum = 0, total_w = 0;
@@ -1036,10 +1036,9 @@ static void bisect_split(struct bisect_ctx *c, const uint32_t *seg,
 			    (real_t)((double)c->cap[p] / (double)capsum);
 		METIS_SetDefaultOptions(options);
 		options[METIS_OPTION_SEED] = (idx_t)(c->seed & 0x7fffffff);
-		mrc = METIS_PartGraphRecursive(&nvtxs, &ncon, c->xadj,
-		                               c->adjncy, NULL, NULL, c->adjwgt,
-		                               &nparts, c->tpw, &ub, options,
-		                               &objval, c->part);
+		mrc = METIS_PartGraphRecursive(
+		    &nvtxs, &ncon, c->xadj, c->adjncy, NULL, NULL, c->adjwgt,
+		    &nparts, c->tpw, &ub, options, &objval, c->part);
 	}
 	if (mrc != METIS_OK) /* nothing to cut, or METIS failed: in order */
 		for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
@@ -1081,8 +1080,7 @@ static tp_status bisection_partition(const struct tree *t,
 	uint32_t n = g->ranks, maxk = 1;
 	size_t arcs = g->row_start[n];
 	struct bisect_ctx c = {.g = g, .seed = seed};
-	uint32_t *order = NULL, *tmp = NULL, *seg_start = NULL,
-	         *seg_len = NULL;
+	uint32_t *order = NULL, *tmp = NULL, *seg_start = NULL, *seg_len = NULL;
 	tp_status rc = TP_OK;
 
 	for (uint32_t v = 0; v < t->nnode; v++)
@@ -1149,8 +1147,8 @@ static tp_status bisection_partition(const struct tree *t,
 		for (uint32_t i = 0; i < nv; i++) {
 			uint32_t p = (uint32_t)c.part[i];
 
-			tmp[seg_start[t->child[tn->child0 + p]] -
-			    seg_start[v] + c.count[p]++] = seg[i];
+			tmp[seg_start[t->child[tn->child0 + p]] - seg_start[v] +
+			    c.count[p]++] = seg[i];
 		}
 		memcpy(seg, tmp, (size_t)nv * sizeof(*seg));
 	}
@@ -1316,8 +1314,7 @@ static int64_t gathered_cost_at(const struct refine *f, uint32_t b)
  * they are: two one-slot hosts of one leaf, where every other rank is as
  * far from either and the swapped pair's edge keeps its length.
  */
-static bool swap_gains_nothing(const struct refine *f, uint32_t a,
-                               uint32_t b)
+static bool swap_gains_nothing(const struct refine *f, uint32_t a, uint32_t b)
 {
 	return f->leaf[a] == f->leaf[b] && f->hosts[a].slots == 1 &&
 	       f->hosts[b].slots == 1;
@@ -1790,8 +1787,8 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
 		for (int kw = 0; kw < 2; kw++)
 			for (int lay = 0; lay < layouts; lay++)
 				out[k++] = (struct trial){
-				    false,      seed + (uint64_t)sd, kw ? 1 : 4,
-				    lay,        kw,                  sd % 2 == 1};
+				    false, seed + (uint64_t)sd, kw ? 1 : 4, lay,
+				    kw,    sd % 2 == 1};
 	return k;
 }
 
@@ -1905,12 +1902,12 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 		}
 
 		if (tr->bisection)
-			rc = bisection_partition(&t, g, tr->seed, trial_hl,
-			                         err);
+			rc =
+			    bisection_partition(&t, g, tr->seed, trial_hl, err);
 		else
-			rc = hierarchical_partition(
-			    &t, g, tr->seed, tr->ncuts, tr->spread, tr->kway,
-			    tr->rm, log, trial_hl, err);
+			rc = hierarchical_partition(&t, g, tr->seed, tr->ncuts,
+			                            tr->spread, tr->kway,
+			                            tr->rm, log, trial_hl, err);
 		if (rc != TP_OK)
 			goto out;
 		hb_part = hl_hop_bytes(topo, traffic, hosts, trial_hl);
@@ -1938,8 +1935,8 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 		if (i == 0 || hb_ref < st.refined_hop_bytes) {
 			st.partition_hop_bytes = hb_part;
 			st.refined_hop_bytes = hb_ref;
-			st.partition = tr->bisection ? "bisection"
-			                             : "hierarchical";
+			st.partition =
+			    tr->bisection ? "bisection" : "hierarchical";
 			memcpy(part, trial_hl, (size_t)n * sizeof(*part));
 		}
 	}

@@ -148,8 +148,9 @@ static uint32_t rb_key(const tp_topo *topo, const tp_remap_host *hosts,
 {
 	uint32_t leaf = tp_topo_host_leaf(topo, hosts[i].host);
 
-	return level == 0 ? tp_topo_leaf_pod(topo, leaf)
-	                  : level == 1 ? leaf : i;
+	return level == 0   ? tp_topo_leaf_pod(topo, leaf)
+	       : level == 1 ? leaf
+	                    : i;
 }
 
 /* Hosts @hp (allocation positions, adjacent per pod and leaf). */
@@ -349,8 +350,8 @@ static uint32_t fragmented_hosts(const tp_topo *topo, uint32_t ranks,
 		}
 	nh = 0;
 	for (uint32_t l = 0; l < nl; l++) {
-		uint32_t off = (uint32_t)(rng_next(rng) %
-		                          (HOSTS_PER_LEAF - count[l] + 1));
+		uint32_t off =
+		    (uint32_t)(rng_next(rng) % (HOSTS_PER_LEAF - count[l] + 1));
 
 		for (uint32_t h = 0; h < count[l]; h++)
 			hosts[nh++] = (tp_remap_host){
@@ -365,8 +366,7 @@ struct tally {
 
 /* One input on one allocation: ours <= block and <= METIS-rb. */
 static void check_one(const tp_topo *topo, const tp_traffic *t,
-                      const tp_remap_host *hosts, uint32_t nh,
-                      struct tally *tl)
+                      const tp_remap_host *hosts, uint32_t nh, struct tally *tl)
 {
 	tp_remap_mapping m;
 	tp_remap_stats st;
@@ -376,8 +376,7 @@ static void check_one(const tp_topo *topo, const tp_traffic *t,
 	assert_int_equal(
 	    tp_remap_compute(topo, t, hosts, nh, 1, NULL, &m, &st, &err),
 	    TP_OK);
-	assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host),
-	                 st.hop_bytes);
+	assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host), st.hop_bytes);
 	rb = metis_rb_hop_bytes(topo, t, hosts, nh, 1);
 	if (st.hop_bytes > st.block_hop_bytes || st.hop_bytes > rb)
 		print_error("%u ranks on %u hosts (%u slots/host): ours %llu, "
@@ -406,8 +405,7 @@ static void check_layouts(const tp_traffic *t, int draws, uint64_t *rng,
 		tp_topo *topo;
 
 		/* 2-level: 16 leaves; 3-level: 6 pods of 4 leaves. */
-		assert_int_equal(tp_topo_new_fattree(&topo,
-		                                     levels == 2 ? 1 : 6,
+		assert_int_equal(tp_topo_new_fattree(&topo, levels == 2 ? 1 : 6,
 		                                     levels == 2 ? 16 : 4,
 		                                     HOSTS_PER_LEAF, &err),
 		                 TP_OK);
@@ -416,9 +414,8 @@ static void check_layouts(const tp_traffic *t, int draws, uint64_t *rng,
 			    8 * HOSTS_PER_LEAF)
 				continue;
 			for (int d = 0; d < draws; d++) {
-				uint32_t nh = fragmented_hosts(topo, t->ranks,
-				                               rpns[i], rng,
-				                               hosts);
+				uint32_t nh = fragmented_hosts(
+				    topo, t->ranks, rpns[i], rng, hosts);
 
 				check_one(topo, t, hosts, nh, tl);
 			}
@@ -433,8 +430,8 @@ static void check_layouts(const tp_traffic *t, int draws, uint64_t *rng,
  * nor above METIS-rb, and strictly below METIS-rb somewhere (the other
  * candidates are not dead weight).
  */
-static void test_fragmented_allocations_never_worse_than_block_or_metis_rb(
-    void **state)
+static void
+test_fragmented_allocations_never_worse_than_block_or_metis_rb(void **state)
 {
 	const char *srcdir = getenv("abs_top_srcdir");
 	static const uint32_t grids[][2] = {{8, 8}, {16, 8}, {12, 10}};
@@ -499,8 +496,10 @@ static void test_lone_host_of_a_grid_gets_a_compact_block(void **state)
 		uint32_t x, y, rpn, side;
 		uint64_t blocks_hb;
 	} cases[] = {
-	    {8, 8, 16, 4, 96000}, {16, 4, 16, 4, 64000},
-	    {4, 4, 4, 2, 48000},  {8, 2, 4, 2, 32000},
+	    {8, 8, 16, 4, 96000},
+	    {16, 4, 16, 4, 64000},
+	    {4, 4, 4, 2, 48000},
+	    {8, 2, 4, 2, 32000},
 	};
 	tp_topo *topo;
 	tp_error err;
@@ -530,9 +529,9 @@ static void test_lone_host_of_a_grid_gets_a_compact_block(void **state)
 		assert_int_equal(tp_cost_hop_bytes(topo, t, blocks),
 		                 cases[c].blocks_hb);
 		rb_hb = metis_rb_hop_bytes(topo, t, hosts, 4, 1);
-		assert_int_equal(tp_remap_compute(topo, t, hosts, 4, 1, NULL,
-		                                  &m, &st, &err),
-		                 TP_OK);
+		assert_int_equal(
+		    tp_remap_compute(topo, t, hosts, 4, 1, NULL, &m, &st, &err),
+		    TP_OK);
 		assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host),
 		                 st.hop_bytes);
 		if (st.hop_bytes > rb_hb || st.hop_bytes > cases[c].blocks_hb)
