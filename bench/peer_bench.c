@@ -9,27 +9,38 @@
  *   peer_bench [--matrices DIR|none] [--sizes 512,4096,...]
  *              [--families stencil3d,stencil2d,relabel,pareto,groups|none]
  *              [--peers metis-rb,scotch,treematch] [--trees 2,3]
- *              [--rpn 1,16] [--allocs leaves,part] [--seed S]
+ *              [--rpn 1,16] [--allocs leaves,part,frag]
+ *              [--frag-seeds 1,2,3] [--seed S]
  *              [--max-peer-ranks N | scotch=N,treematch=N,metis-rb=N]
  *
  * Defaults (about 3 minutes on 2 vCPUs): every matrix in DIR (default
  * tests/data/matrices), all five families at 512, 4,096, 16,384 and 65,536
- * ranks, trees 2 and 3, 1 and 16 ranks per host, both allocations;
+ * ranks, trees 2 and 3, 1 and 16 ranks per host, all allocations;
  * Scotch up to 16,384 ranks (it takes about 30 s a mapping at 65,536, 600 s
  * at 262,144), TreeMatch up to 4,096 (a dense N x N matrix of doubles, 2.1
  * GB at 16,384); metis-rb and ours always.  A peer above its limit is
  * skipped with the reason in the row's notes.
  *
- * Every input is mapped onto the first hosts of a fat tree with 18 hosts
- * per leaf (3-level: pods of 18 leaves; 2-level: one pod), rpn slots per
- * host.  Allocation `part`: ceil(ranks / rpn) hosts, so the last leaf is
- * usually partly empty; `leaves`: whole leaves (the job's leaves are all
- * its own, some slots stay idle).  Per input one row: block hop-bytes, the
- * hop-bytes of each method as a ratio to block, CPU seconds and peak RSS
- * (VmHWM after resetting it through /proc/self/clear_refs, MB, the input
- * included) of the non-trivial methods.  A closing summary counts the
- * inputs where ours <= the best of block and all peers, and < the best
- * peer.  Figures only: nothing passes or fails.
+ * Every input is mapped onto hosts of a fat tree with 18 hosts per leaf
+ * (3-level: pods of 18 leaves; 2-level: one pod), rpn slots per host.
+ * Contiguous allocations take the first hosts of the tree: `part`,
+ * ceil(ranks / rpn) hosts, so the last leaf is usually partly empty;
+ * `leaves`, whole leaves (the job's leaves are all its own, some slots
+ * stay idle).  `frag` is what a partly busy cluster hands out: the same
+ * number of hosts as `part`, scattered over leaves (and pods) in uneven
+ * counts, one busy map per --frag-seeds value (setup_fragmented).  The
+ * metis-rb peer bisects the allocation's own tree (its children are the
+ * allocated pods, leaves and hosts); Scotch maps onto the allocated slots
+ * of the whole tree; TreeMatch runs on contiguous allocations only.  Per input
+ * one row: block hop-bytes, the hop-bytes of each method as a ratio to block,
+ * CPU seconds and peak RSS (VmHWM after resetting it through
+ * /proc/self/clear_refs, MB, the input included) of the non-trivial methods.  A
+ * closing summary counts the inputs where ours <= the best of block and all
+ * peers, and < the best peer, then for contiguous and fragmented allocations
+ * apart ours against each peer: lower, equal, higher and the worst ratio.  The
+ * notes column says which partition won ("rb": the plain bisection candidate,
+ * "hier": the hierarchical ones) and, for `frag`, how many leaves and pods the
+ * allocation spans.  Figures only: nothing passes or fails.
  *
  * Scotch: the target is a tleaf whose last level is the host's slots (one
  * more level below hosts when rpn > 1), restricted with SCOTCH_archSub to
@@ -92,7 +103,11 @@ static uint64_t seed = 1;
 
 /* Summary counters. */
 static unsigned n_inputs, n_le_best, n_lt_peer, n_eq_peer, n_compared;
-static char losses[8192];
+static char losses[16384];
+static struct vs {
+	unsigned wins, ties, losses;
+	double worst; /* highest ours / peer */
+} versus[2][M_COUNT];
 
 static double cpu_s(void)
 {
@@ -172,9 +187,16 @@ static uint64_t rng_next(uint64_t *state)
 struct setup {
 	int levels; /* 2 or 3 */
 	uint32_t rpn, pods, leaves_per_pod, nhosts;
+	uint32_t leaves_used, pods_used; /* by the allocation */
 	tp_topo *topo;
-	tp_remap_host *hosts;
+	tp_remap_host *hosts; /* allocation order = ascending host index */
+	uint32_t *position;   /* topo host -> allocation position or NONE */
 };
+
+#define NONE UINT32_MAX
+
+/* Allocation kinds: contiguous (whole leaves, part of a leaf) or not. */
+enum alloc_kind { A_LEAVES, A_PART, A_FRAG };
 
 /* tp_topo_new_fattree names at most 9,999 hosts: 6-digit names here. */
 static void build_fattree(tp_topo **topo, uint32_t pods,
@@ -205,16 +227,123 @@ static void build_fattree(tp_topo **topo, uint32_t pods,
 		die("fabric", &err);
 }
 
+/* Where each allocated host sits, and how many leaves and pods it uses. */
+static void setup_index(struct setup *s)
+{
+	uint32_t nh = tp_topo_host_count(s->topo), last_leaf = NONE,
+	         last_pod = NONE;
+
+	s->position = xmalloc(nh * sizeof(*s->position));
+	for (uint32_t h = 0; h < nh; h++)
+		s->position[h] = NONE;
+	s->leaves_used = s->pods_used = 0;
+	/* Hosts ascend, so a leaf's (and a pod's) hosts are adjacent. */
+	for (uint32_t i = 0; i < s->nhosts; i++) {
+		uint32_t leaf = tp_topo_host_leaf(s->topo, s->hosts[i].host);
+		uint32_t pod = tp_topo_leaf_pod(s->topo, leaf);
+
+		s->position[s->hosts[i].host] = i;
+		if (leaf != last_leaf)
+			s->leaves_used++;
+		if (pod != last_pod)
+			s->pods_used++;
+		last_leaf = leaf;
+		last_pod = pod;
+	}
+}
+
+/*
+ * The allocation a partly busy cluster hands out: every leaf with free
+ * hosts has 1-18 of them, skewed low (1 + 18 u^3: a few leaves nearly
+ * free, most with 1-5 hosts), and on a 3-level tree a pod has free hosts
+ * on only some of its leaves (1 to a number growing with the job, so
+ * small jobs spread over several pods).  The job takes every free host of
+ * the leaves in tree order until it has enough, the last leaf maybe only
+ * in part: uneven counts per leaf and per pod, as in "3 hosts on one leaf,
+ * 1 on another, 5 on a third", never all on one leaf (3-level: one pod).
+ * @fseed draws the busy map.
+ */
+static void setup_fragmented(struct setup *s, int levels, uint32_t nhosts,
+                             uint64_t fseed)
+{
+	uint64_t st = fseed * 0x2545f4914f6cdd1dull + nhosts * 131ull +
+	              (uint64_t)levels * 7 + s->rpn;
+	uint32_t cap_leaves = 64, nleaves = 0, got = 0, pod_span;
+	uint32_t *free_of_leaf = xmalloc(cap_leaves * sizeof(*free_of_leaf));
+
+	/* Leaves with free hosts per pod: 1 .. span. */
+	pod_span = nhosts / 24;
+	pod_span = pod_span < 2 ? 2 : pod_span > 18 ? 18 : pod_span;
+	while (got < nhosts) {
+		uint32_t in_pod =
+		    levels == 3 ? 1 + (uint32_t)(rng_next(&st) % pod_span) : 1;
+
+		for (uint32_t l = 0; l < (levels == 3 ? LEAVES_PER_POD : 1);
+		     l++) {
+			uint32_t f = 0;
+
+			if (l < in_pod && got < nhosts) {
+				double u =
+				    (double)(rng_next(&st) >> 11) * 0x1.0p-53;
+
+				f = 1 + (uint32_t)(u * u * u * HOSTS_PER_LEAF);
+				if (f > HOSTS_PER_LEAF)
+					f = HOSTS_PER_LEAF;
+				if (f > nhosts - got)
+					f = nhosts - got;
+				/* Never all on the first leaf (or pod). */
+				if (nleaves <
+				        (levels == 3 ? LEAVES_PER_POD : 1) &&
+				    nhosts > 1 && got + f == nhosts)
+					f--;
+				got += f;
+			}
+			if (nleaves == cap_leaves) {
+				cap_leaves *= 2;
+				free_of_leaf =
+				    realloc(free_of_leaf,
+				            cap_leaves * sizeof(*free_of_leaf));
+				if (!free_of_leaf) {
+					fprintf(stderr, "peer_bench: out of "
+					                "memory\n");
+					exit(1);
+				}
+			}
+			free_of_leaf[nleaves++] = f;
+		}
+	}
+	if (levels == 2) {
+		s->pods = 1;
+		s->leaves_per_pod = nleaves;
+	} else {
+		s->pods = nleaves / LEAVES_PER_POD;
+		s->leaves_per_pod = LEAVES_PER_POD;
+	}
+	build_fattree(&s->topo, s->pods, s->leaves_per_pod);
+	s->nhosts = nhosts;
+	s->hosts = xmalloc(nhosts * sizeof(*s->hosts));
+	for (uint32_t l = 0, i = 0; l < nleaves; l++)
+		for (uint32_t h = 0; h < free_of_leaf[l]; h++)
+			s->hosts[i++] =
+			    (tp_remap_host){l * HOSTS_PER_LEAF + h, s->rpn};
+	free(free_of_leaf);
+}
+
 static void setup_make(struct setup *s, int levels, uint32_t ranks,
-                       uint32_t rpn, bool whole_leaves)
+                       uint32_t rpn, enum alloc_kind kind, uint64_t fseed)
 {
 	uint32_t nhosts = (ranks + rpn - 1) / rpn;
 	uint32_t leaves = (nhosts + HOSTS_PER_LEAF - 1) / HOSTS_PER_LEAF;
 
-	if (whole_leaves)
-		nhosts = leaves * HOSTS_PER_LEAF;
 	s->levels = levels;
 	s->rpn = rpn;
+	if (kind == A_FRAG) {
+		setup_fragmented(s, levels, nhosts, fseed);
+		setup_index(s);
+		return;
+	}
+	if (kind == A_LEAVES)
+		nhosts = leaves * HOSTS_PER_LEAF;
 	s->nhosts = nhosts;
 	if (levels == 2) {
 		s->pods = 1;
@@ -225,15 +354,17 @@ static void setup_make(struct setup *s, int levels, uint32_t ranks,
 	}
 	build_fattree(&s->topo, s->pods, s->leaves_per_pod);
 	s->hosts = xmalloc(nhosts * sizeof(*s->hosts));
-	/* Hosts are numbered in tree order, so host i is slot block i. */
+	/* The first hosts of the tree. */
 	for (uint32_t i = 0; i < nhosts; i++)
 		s->hosts[i] = (tp_remap_host){i, rpn};
+	setup_index(s);
 }
 
 static void setup_free(struct setup *s)
 {
 	tp_topo_free(s->topo);
 	free(s->hosts);
+	free(s->position);
 }
 
 /* ---- hierarchical METIS recursive bisection (the peer) --------------- */
@@ -294,7 +425,7 @@ static void metis_split(const tp_traffic_csr *g, const uint32_t *set,
 		for (uint32_t p = 0; p < k; p++)
 			tpw[p] = (real_t)((double)cap[p] / (double)capsum);
 		METIS_SetDefaultOptions(opt);
-		opt[METIS_OPTION_SEED] = (idx_t)seed;
+		opt[METIS_OPTION_SEED] = (idx_t)(seed & 0x7fffffff);
 		if (ne > 0 && nv > k)
 			rc = METIS_PartGraphRecursive(
 			    &nvtxs, &ncon, xadj, adj, NULL, NULL, wgt, &nparts,
@@ -340,48 +471,78 @@ static void metis_split(const tp_traffic_csr *g, const uint32_t *set,
 }
 
 /*
- * Levels of the allocation: pods (3-level only), leaves, hosts.  Hosts
- * are consecutive in tree order, so a group is a range of allocated hosts.
+ * The allocation's own tree, top-down: level 0 groups the allocated hosts
+ * @hp (allocation positions) by pod, level 1 by leaf, level 2 one host
+ * each, groups in allocation order; a level with one group is passed
+ * through.  Contiguous or not, the children are the allocated
+ * hosts, their capacities the allocated slots.
  */
-static void metis_rb_rec(const struct setup *s, const tp_traffic_csr *g,
-                         uint32_t *set, uint32_t nv, uint32_t h0, uint32_t h1,
-                         int level, int32_t *local, uint32_t *rank_host)
+static uint32_t group_key(const struct setup *s, uint32_t pos, int level)
 {
-	uint32_t span, k, *start;
+	uint32_t leaf = tp_topo_host_leaf(s->topo, s->hosts[pos].host);
+
+	if (level == 0)
+		return tp_topo_leaf_pod(s->topo, leaf);
+	if (level == 1)
+		return leaf;
+	return pos;
+}
+
+static void metis_rb_rec(const struct setup *s, const tp_traffic_csr *g,
+                         uint32_t *set, uint32_t nv, uint32_t *hp, uint32_t nh,
+                         int level, int32_t *local, uint32_t *rank_pos)
+{
+	uint32_t k = 0, *start, *hstart, *hsorted, *key, *child;
 	uint64_t *cap;
 	idx_t *part;
 	uint32_t *tmp, *cnt;
 
 	if (nv == 0)
 		return;
-	if (h1 - h0 == 1) {
+	if (nh == 1) {
 		for (uint32_t i = 0; i < nv; i++)
-			rank_host[set[i]] = h0;
+			rank_pos[set[i]] = hp[0];
 		return;
 	}
-	/* Children: groups of `span` hosts. */
-	if (level == 0)
-		span = HOSTS_PER_LEAF * LEAVES_PER_POD;
-	else if (level == 1)
-		span = HOSTS_PER_LEAF;
-	else
-		span = 1;
-	k = (h1 - h0 + span - 1) / span;
+	/*
+	 * Children: distinct keys in order of first appearance.  Allocated
+	 * hosts ascend in tree order, so a group's hosts are adjacent.
+	 */
+	key = xmalloc(nh * sizeof(*key));
+	child = xmalloc(nh * sizeof(*child));
+	for (uint32_t i = 0; i < nh; i++) {
+		uint32_t kk = group_key(s, hp[i], level);
+
+		if (k == 0 || key[k - 1] != kk)
+			key[k++] = kk;
+		child[i] = k - 1;
+	}
 	if (k == 1) {
-		metis_rb_rec(s, g, set, nv, h0, h1, level + 1, local,
-		             rank_host);
+		free(key);
+		free(child);
+		metis_rb_rec(s, g, set, nv, hp, nh, level + 1, local, rank_pos);
 		return;
 	}
-	cap = xmalloc(k * sizeof(*cap));
+	cap = xcalloc(k, sizeof(*cap));
+	hstart = xcalloc(k + 1, sizeof(*hstart));
+	hsorted = xmalloc(nh * sizeof(*hsorted));
+	for (uint32_t i = 0; i < nh; i++) {
+		cap[child[i]] += s->hosts[hp[i]].slots;
+		hstart[child[i] + 1]++;
+	}
+	for (uint32_t c = 0; c < k; c++)
+		hstart[c + 1] += hstart[c];
+	{
+		uint32_t *fill = xcalloc(k, sizeof(*fill));
+
+		for (uint32_t i = 0; i < nh; i++)
+			hsorted[hstart[child[i]] + fill[child[i]]++] = hp[i];
+		free(fill);
+	}
 	start = xmalloc((k + 1) * sizeof(*start));
 	part = xmalloc(nv * sizeof(*part));
 	tmp = xmalloc(nv * sizeof(*tmp));
 	cnt = xcalloc(k + 1, sizeof(*cnt));
-	for (uint32_t c = 0; c < k; c++) {
-		uint32_t a = h0 + c * span, b = a + span < h1 ? a + span : h1;
-
-		cap[c] = (uint64_t)(b - a) * s->rpn;
-	}
 	metis_split(g, set, nv, cap, k, local, part);
 	for (uint32_t i = 0; i < nv; i++)
 		cnt[part[i] + 1]++;
@@ -395,13 +556,15 @@ static void metis_rb_rec(const struct setup *s, const tp_traffic_csr *g,
 	free(tmp);
 	free(cnt);
 	free(cap);
-	for (uint32_t c = 0; c < k; c++) {
-		uint32_t a = h0 + c * span, b = a + span < h1 ? a + span : h1;
-
-		metis_rb_rec(s, g, set + start[c], start[c + 1] - start[c], a,
-		             b, level + 1, local, rank_host);
-	}
+	free(key);
+	free(child);
+	for (uint32_t c = 0; c < k; c++)
+		metis_rb_rec(s, g, set + start[c], start[c + 1] - start[c],
+		             hsorted + hstart[c], hstart[c + 1] - hstart[c],
+		             level + 1, local, rank_pos);
 	free(start);
+	free(hstart);
+	free(hsorted);
 }
 
 static int map_metis_rb(const struct setup *s, const tp_traffic *t,
@@ -410,6 +573,7 @@ static int map_metis_rb(const struct setup *s, const tp_traffic *t,
 	tp_traffic_csr *g;
 	tp_error err;
 	uint32_t *set = xmalloc(t->ranks * sizeof(*set));
+	uint32_t *hp = xmalloc(s->nhosts * sizeof(*hp));
 	int32_t *local = xmalloc(t->ranks * sizeof(*local));
 
 	if (tp_traffic_csr_build(t, TP_TRAFFIC_CSR_UNDIRECTED, &g, &err) !=
@@ -419,10 +583,14 @@ static int map_metis_rb(const struct setup *s, const tp_traffic *t,
 		set[r] = r;
 		local[r] = -1;
 	}
-	metis_rb_rec(s, g, set, t->ranks, 0, s->nhosts, s->levels == 3 ? 0 : 1,
-	             local, rank_host);
+	for (uint32_t i = 0; i < s->nhosts; i++)
+		hp[i] = i;
+	metis_rb_rec(s, g, set, t->ranks, hp, s->nhosts, 0, local, rank_host);
+	for (uint32_t r = 0; r < t->ranks; r++)
+		rank_host[r] = s->hosts[rank_host[r]].host;
 	tp_traffic_csr_free(g);
 	free(set);
+	free(hp);
 	free(local);
 	return 0;
 }
@@ -490,9 +658,13 @@ static int map_scotch(const struct setup *s, const tp_traffic *t,
 		edgetab[e] = (SCOTCH_Num)g->col[e];
 		edlotab[e] = w < 1 ? 1 : (SCOTCH_Num)w;
 	}
-	/* Hosts are the first nhosts of the tree: slots 0 .. nslots-1. */
+	/*
+	 * The allocated slots, by allocation position; the sub-architecture
+	 * numbers its terminals by their index here.
+	 */
 	for (uint32_t i = 0; i < nslots; i++)
-		vnum[i] = (SCOTCH_Num)i;
+		vnum[i] =
+		    (SCOTCH_Num)s->hosts[i / s->rpn].host * s->rpn + i % s->rpn;
 	SCOTCH_archInit(&arch);
 	SCOTCH_archInit(&sub);
 	SCOTCH_graphInit(&graph);
@@ -527,8 +699,13 @@ static int map_scotch(const struct setup *s, const tp_traffic *t,
 		goto out;
 	}
 	SCOTCH_graphExit(&cgraph);
-	for (uint32_t r = 0; r < t->ranks; r++)
-		rank_host[r] = (uint32_t)parttab[r] / s->rpn;
+	for (uint32_t r = 0; r < t->ranks; r++) {
+		if (parttab[r] < 0 || (uint32_t)parttab[r] >= nslots) {
+			*why = "terminal outside the allocated slots";
+			goto out;
+		}
+		rank_host[r] = s->hosts[(uint32_t)parttab[r] / s->rpn].host;
+	}
 	rc = 0;
 out:
 	SCOTCH_contextExit(&ctx);
@@ -619,27 +796,63 @@ static bool valid(const struct setup *s, const uint32_t *rank_host,
                   uint32_t ranks)
 {
 	uint32_t *used = xcalloc(s->nhosts, sizeof(*used));
+	uint32_t topo_hosts = tp_topo_host_count(s->topo);
 	bool ok = true;
 
-	for (uint32_t r = 0; r < ranks && ok; r++)
-		ok = rank_host[r] < s->nhosts && ++used[rank_host[r]] <= s->rpn;
+	for (uint32_t r = 0; r < ranks && ok; r++) {
+		uint32_t pos = rank_host[r] < topo_hosts
+		                   ? s->position[rank_host[r]]
+		                   : NONE;
+
+		ok = pos != NONE && ++used[pos] <= s->hosts[pos].slots;
+	}
 	free(used);
 	return ok;
 }
 
+static void alloc_name(enum alloc_kind kind, uint64_t fseed, char *buf,
+                       size_t size)
+{
+	if (kind == A_FRAG)
+		snprintf(buf, size, "frag%llu", (unsigned long long)fseed);
+	else
+		snprintf(buf, size, "%s", kind == A_LEAVES ? "leaves" : "part");
+}
+
+/* Ours against one peer, per allocation class (contiguous, fragmented). */
+static void tally(bool frag, int m, uint64_t ours, uint64_t peer)
+{
+	struct vs *v = &versus[frag][m];
+	double ratio = peer ? (double)ours / (double)peer : ours ? 2.0 : 1.0;
+
+	if (ours < peer)
+		v->wins++;
+	else if (ours == peer)
+		v->ties++;
+	else
+		v->losses++;
+	if (ratio > v->worst)
+		v->worst = ratio;
+}
+
 static void run_input(const char *label, const tp_traffic *t, int levels,
-                      uint32_t rpn, bool whole)
+                      uint32_t rpn, enum alloc_kind kind, uint64_t fseed)
 {
 	struct setup s;
+	char aname[32];
 	uint64_t hb[M_COUNT];
 	double secs[M_COUNT], mb[M_COUNT];
 	bool have[M_COUNT] = {0};
 	uint32_t *rank_host = xmalloc(t->ranks * sizeof(*rank_host));
 	char note[512] = "";
-	const char *chosen = "";
+	const char *chosen = "", *partition = "";
 	uint64_t best_peer = UINT64_MAX;
 
-	setup_make(&s, levels, t->ranks, rpn, whole);
+	setup_make(&s, levels, t->ranks, rpn, kind, fseed);
+	alloc_name(kind, fseed, aname, sizeof(aname));
+	if (kind == A_FRAG)
+		snprintf(note, sizeof(note), " %u leaves/%u pods;",
+		         s.leaves_used, s.pods_used);
 	for (int m = 0; m < M_COUNT; m++) {
 		tp_remap_mapping map = {0};
 		tp_remap_stats st;
@@ -650,6 +863,14 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 
 		if (!peer_on[m])
 			continue;
+		if (m == M_TREEMATCH && kind == A_FRAG) {
+			/* Its binding constraints are only checked on the
+			 * first hosts of the tree. */
+			snprintf(note + strlen(note),
+			         sizeof(note) - strlen(note),
+			         " treematch skipped: fragmented;");
+			continue;
+		}
 		if (m == M_TREEMATCH && t->ranks > peer_max[m]) {
 			snprintf(note + strlen(note),
 			         sizeof(note) - strlen(note),
@@ -688,6 +909,10 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 			memcpy(rank_host, map.rank_host,
 			       t->ranks * sizeof(*rank_host));
 			chosen = st.chosen;
+			if (!strcmp(chosen, "partition"))
+				partition = !strcmp(st.partition, "bisection")
+				                ? "(rb)"
+				                : "(hier)";
 			break;
 		case M_METIS_RB:
 			rc = map_metis_rb(&s, t, rank_host);
@@ -716,13 +941,12 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 			         method_names[m], why ? why : "failed");
 			continue;
 		}
-		/* rank_host holds allocation positions = topo host indices */
+		/* rank_host holds topo host indices */
 		hb[m] = tp_cost_hop_bytes(s.topo, t, rank_host);
 		have[m] = true;
 	}
 	printf("%-18s %6u %d %2u %-6s %6u %14llu", label, t->ranks, levels, rpn,
-	       whole ? "leaves" : "part", s.nhosts,
-	       (unsigned long long)hb[M_BLOCK]);
+	       aname, s.nhosts, (unsigned long long)hb[M_BLOCK]);
 	for (int m = M_CYCLIC; m < M_COUNT; m++) {
 		if (have[m])
 			printf(" %6.3f",
@@ -743,7 +967,7 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 		else
 			printf(" %6s", "-");
 	}
-	printf("  %s%s\n", chosen, note);
+	printf("  %s%s%s\n", chosen, partition, note);
 	fflush(stdout);
 	for (int m = M_CYCLIC; m < M_COUNT; m++)
 		if (m != M_OURS && have[m] && hb[m] < best_peer)
@@ -759,7 +983,11 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 			snprintf(losses + strlen(losses),
 			         sizeof(losses) - strlen(losses),
 			         " %s/%u/%d/%u/%s", label, t->ranks, levels,
-			         rpn, whole ? "leaves" : "part");
+			         rpn, aname);
+		for (int m = M_BLOCK; m < M_COUNT; m++)
+			if (m != M_OURS && m != M_CYCLIC && m != M_RANDOM &&
+			    have[m])
+				tally(kind == A_FRAG, m, hb[M_OURS], hb[m]);
 		if (best_peer != UINT64_MAX) {
 			n_compared++;
 			if (hb[M_OURS] < best_peer)
@@ -913,6 +1141,26 @@ static tp_traffic *family_make(const char *fam, uint32_t n)
 
 #define MAXLIST 16
 
+/* Every tree x ranks per host x allocation an input is mapped onto. */
+static struct {
+	int trees[MAXLIST], ntrees;
+	uint32_t rpn[MAXLIST];
+	int nrpn;
+	enum alloc_kind kind[4 * MAXLIST];
+	uint64_t fseed[4 * MAXLIST];
+	int nalloc;
+} layouts;
+
+static void run_layouts(const char *label, const tp_traffic *t)
+{
+	for (int a = 0; a < layouts.ntrees; a++)
+		for (int b = 0; b < layouts.nrpn; b++)
+			for (int c = 0; c < layouts.nalloc; c++)
+				run_input(label, t, layouts.trees[a],
+				          layouts.rpn[b], layouts.kind[c],
+				          layouts.fseed[c]);
+}
+
 static int split_list(char *s, char **out)
 {
 	int n = 0;
@@ -942,7 +1190,8 @@ static void usage(void)
 	fprintf(stderr,
 	        "usage: peer_bench [--matrices DIR|none] [--sizes N,..] "
 	        "[--families F,..|none] [--peers P,..] [--trees 2,3] "
-	        "[--rpn 1,16] [--allocs leaves,part] [--seed S] "
+	        "[--rpn 1,16] [--allocs leaves,part,frag] [--frag-seeds 1,2,3] "
+	        "[--seed S] "
 	        "[--max-peer-ranks N|peer=N,..]\n");
 	exit(2);
 }
@@ -953,10 +1202,10 @@ int main(int argc, char **argv)
 	char sizes_s[256] = "512,4096,16384,65536";
 	char fams_s[256] = "stencil3d,stencil2d,relabel,pareto,groups";
 	char trees_s[64] = "2,3", rpn_s[64] = "1,16",
-	     allocs_s[64] = "leaves,part";
+	     allocs_s[64] = "leaves,part,frag", fseeds_s[128] = "1,2,3";
 	char *sizes[MAXLIST], *fams[MAXLIST], *trees[MAXLIST], *rpns[MAXLIST],
-	    *allocs[MAXLIST];
-	int nsizes, nfams, ntrees, nrpn, nallocs;
+	    *allocs[MAXLIST], *fseeds[MAXLIST];
+	int nsizes, nfams, ntrees, nrpn, nallocs, nfseeds;
 	char *names[256];
 	int count = 0;
 
@@ -978,6 +1227,8 @@ int main(int argc, char **argv)
 			snprintf(rpn_s, sizeof(rpn_s), "%s", v);
 		else if (!strcmp(a, "--allocs"))
 			snprintf(allocs_s, sizeof(allocs_s), "%s", v);
+		else if (!strcmp(a, "--frag-seeds"))
+			snprintf(fseeds_s, sizeof(fseeds_s), "%s", v);
 		else if (!strcmp(a, "--seed"))
 			seed = strtoull(v, NULL, 10);
 		else if (!strcmp(a, "--peers")) {
@@ -1019,6 +1270,28 @@ int main(int argc, char **argv)
 	ntrees = split_list(trees_s, trees);
 	nrpn = split_list(rpn_s, rpns);
 	nallocs = split_list(allocs_s, allocs);
+	nfseeds = split_list(fseeds_s, fseeds);
+	for (int a = 0; a < ntrees; a++)
+		layouts.trees[layouts.ntrees++] = atoi(trees[a]);
+	for (int b = 0; b < nrpn; b++)
+		layouts.rpn[layouts.nrpn++] = (uint32_t)atoi(rpns[b]);
+	for (int c = 0; c < nallocs; c++) {
+		if (!strcmp(allocs[c], "frag")) {
+			for (int f = 0; f < nfseeds; f++) {
+				layouts.kind[layouts.nalloc] = A_FRAG;
+				layouts.fseed[layouts.nalloc++] =
+				    strtoull(fseeds[f], NULL, 10);
+			}
+		} else if (!strcmp(allocs[c], "leaves") ||
+		           !strcmp(allocs[c], "part")) {
+			layouts.kind[layouts.nalloc++] =
+			    !strcmp(allocs[c], "leaves") ? A_LEAVES : A_PART;
+		} else {
+			fprintf(stderr, "peer_bench: unknown allocation '%s'\n",
+			        allocs[c]);
+			return 2;
+		}
+	}
 
 	printf("# peer_bench: fat trees of %d hosts/leaf (3-level: %d "
 	       "leaves/pod); seed %llu\n",
@@ -1072,12 +1345,7 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		if (tp_traffic_read_file(path, NULL, &t, &err) != TP_OK)
 			die(path, &err);
-		for (int a = 0; a < ntrees; a++)
-			for (int b = 0; b < nrpn; b++)
-				for (int c = 0; c < nallocs; c++)
-					run_input(names[i], t, atoi(trees[a]),
-					          (uint32_t)atoi(rpns[b]),
-					          !strcmp(allocs[c], "leaves"));
+		run_layouts(names[i], t);
 		tp_traffic_free(t);
 		free(names[i]);
 	}
@@ -1096,14 +1364,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			snprintf(label, sizeof(label), "%s", fams[f]);
-			for (int a = 0; a < ntrees; a++)
-				for (int b = 0; b < nrpn; b++)
-					for (int c = 0; c < nallocs; c++)
-						run_input(
-						    label, t, atoi(trees[a]),
-						    (uint32_t)atoi(rpns[b]),
-						    !strcmp(allocs[c],
-						            "leaves"));
+			run_layouts(label, t);
 			tp_traffic_free(t);
 		}
 	}
@@ -1112,5 +1373,18 @@ int main(int argc, char **argv)
 	       n_inputs, n_le_best, n_lt_peer, n_compared, n_eq_peer);
 	if (losses[0])
 		printf("# ours above the best on:%s\n", losses);
+	for (int f = 0; f < 2; f++)
+		for (int m = M_BLOCK; m < M_COUNT; m++) {
+			const struct vs *v = &versus[f][m];
+
+			if (v->wins + v->ties + v->losses == 0)
+				continue;
+			printf(
+			    "# %s, ours vs %s: %u lower, %u equal, %u higher; "
+			    "worst ours/%s %.4f\n",
+			    f ? "fragmented" : "contiguous", method_names[m],
+			    v->wins, v->ties, v->losses, method_names[m],
+			    v->worst);
+		}
 	return 0;
 }

@@ -965,6 +965,210 @@ out:
 	return rc;
 }
 
+/* ---- plain recursive bisection down the allocation's tree ------------ */
+
+/*
+ * The way a site would map by hand with METIS (bench/peer_bench's
+ * metis-rb peer): at every node of the allocation's tree with several
+ * children, one METIS_PartGraphRecursive call with target weights in
+ * proportion to the children's slots, children in allocation order, one
+ * try, METIS's default coarsening, edge weights scaled to sum to 2^28;
+ * then a vertex of a part over its slots, in segment order, moves to the
+ * part with room it is most bound to.  It differs from
+ * hierarchical_partition in the order and sizes of the parts, and on
+ * uneven allocations that difference is the shape of a lone host's share
+ * (a compact block rather than a row of a grid): kept as a candidate, it
+ * makes the result never worse than this simple method.
+ */
+struct bisect_ctx {
+	const tp_traffic_csr *g;
+	uint64_t seed;
+	uint32_t *local; /* rank -> position in the segment, NONE outside */
+	idx_t *xadj, *adjncy, *adjwgt, *part;
+	uint64_t *cap;
+	uint32_t *count;
+	int64_t *conn;
+	real_t *tpw;
+};
+
+/* Split segment @seg (@nv ranks) among @k children of ctx->cap slots. */
+static void bisect_split(struct bisect_ctx *c, const uint32_t *seg, uint32_t nv,
+                         uint32_t k)
+{
+	const tp_traffic_csr *g = c->g;
+	uint64_t capsum = 0, total_w = 0;
+	size_t ne = 0;
+	int mrc = METIS_ERROR;
+
+	for (uint32_t i = 0; i < nv; i++)
+		c->local[seg[i]] = i;
+	for (uint32_t i = 0; i < nv; i++)
+		for (uint64_t e = g->row_start[seg[i]];
+		     e < g->row_start[seg[i] + 1]; e++)
+			if (c->local[g->col[e]] != NONE)
+				total_w = g->weight[e] > UINT64_MAX - total_w
+				              ? UINT64_MAX
+				              : total_w + g->weight[e];
+	c->xadj[0] = 0;
+	for (uint32_t i = 0; i < nv; i++) {
+		for (uint64_t e = g->row_start[seg[i]];
+		     e < g->row_start[seg[i] + 1]; e++) {
+			double w;
+
+			if (c->local[g->col[e]] == NONE)
+				continue;
+			w = (double)g->weight[e] * (double)(1 << 28) /
+			    (double)total_w;
+			c->adjncy[ne] = (idx_t)c->local[g->col[e]];
+			c->adjwgt[ne++] = w < 1 ? 1 : (idx_t)w;
+		}
+		c->xadj[i + 1] = (idx_t)ne;
+	}
+	for (uint32_t p = 0; p < k; p++)
+		capsum += c->cap[p];
+	if (ne > 0 && nv > k) {
+		idx_t nvtxs = (idx_t)nv, ncon = 1, nparts = (idx_t)k, objval;
+		idx_t options[METIS_NOPTIONS];
+		real_t ub = 1.01f;
+
+		for (uint32_t p = 0; p < k; p++)
+			c->tpw[p] =
+			    (real_t)((double)c->cap[p] / (double)capsum);
+		METIS_SetDefaultOptions(options);
+		options[METIS_OPTION_SEED] = (idx_t)(c->seed & 0x7fffffff);
+		mrc = METIS_PartGraphRecursive(
+		    &nvtxs, &ncon, c->xadj, c->adjncy, NULL, NULL, c->adjwgt,
+		    &nparts, c->tpw, &ub, options, &objval, c->part);
+	}
+	if (mrc != METIS_OK) /* nothing to cut, or METIS failed: in order */
+		for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
+			while (used == c->cap[p]) {
+				p++;
+				used = 0;
+			}
+			c->part[i] = (idx_t)p;
+			used++;
+		}
+	memset(c->count, 0, k * sizeof(*c->count));
+	for (uint32_t i = 0; i < nv; i++)
+		c->count[c->part[i]]++;
+	for (uint32_t i = 0; i < nv; i++) {
+		uint32_t p = (uint32_t)c->part[i], best = NONE;
+
+		if (c->count[p] <= c->cap[p])
+			continue;
+		for (idx_t e = c->xadj[i]; e < c->xadj[i + 1]; e++)
+			c->conn[c->part[c->adjncy[e]]] += c->adjwgt[e];
+		for (uint32_t q = 0; q < k; q++)
+			if (c->count[q] < c->cap[q] &&
+			    (best == NONE || c->conn[q] > c->conn[best]))
+				best = q;
+		for (idx_t e = c->xadj[i]; e < c->xadj[i + 1]; e++)
+			c->conn[c->part[c->adjncy[e]]] = 0;
+		c->part[i] = (idx_t)best;
+		c->count[p]--;
+		c->count[best]++;
+	}
+	for (uint32_t i = 0; i < nv; i++)
+		c->local[seg[i]] = NONE;
+}
+
+static tp_status bisection_partition(const struct tree *t,
+                                     const tp_traffic_csr *g, uint64_t seed,
+                                     uint32_t *rank_hl, tp_error *err)
+{
+	uint32_t n = g->ranks, maxk = 1;
+	size_t arcs = g->row_start[n];
+	struct bisect_ctx c = {.g = g, .seed = seed};
+	uint32_t *order = NULL, *tmp = NULL, *seg_start = NULL, *seg_len = NULL;
+	tp_status rc = TP_OK;
+
+	for (uint32_t v = 0; v < t->nnode; v++)
+		if (t->node[v].nchild > maxk)
+			maxk = t->node[v].nchild;
+	order = malloc((size_t)n * sizeof(*order));
+	tmp = malloc((size_t)n * sizeof(*tmp));
+	seg_start = calloc(t->nnode, sizeof(*seg_start));
+	seg_len = calloc(t->nnode, sizeof(*seg_len));
+	c.local = malloc((size_t)n * sizeof(*c.local));
+	c.xadj = malloc(((size_t)n + 1) * sizeof(*c.xadj));
+	c.adjncy = malloc((arcs ? arcs : 1) * sizeof(*c.adjncy));
+	c.adjwgt = malloc((arcs ? arcs : 1) * sizeof(*c.adjwgt));
+	c.part = malloc((size_t)n * sizeof(*c.part));
+	c.cap = malloc(maxk * sizeof(*c.cap));
+	c.count = malloc(maxk * sizeof(*c.count));
+	c.conn = calloc(maxk, sizeof(*c.conn));
+	c.tpw = malloc(maxk * sizeof(*c.tpw));
+	if (!order || !tmp || !seg_start || !seg_len || !c.local || !c.xadj ||
+	    !c.adjncy || !c.adjwgt || !c.part || !c.cap || !c.count ||
+	    !c.conn || !c.tpw) {
+		rc = tp_error_set(err, TP_ERR_NOMEM,
+		                  "remap: out of memory bisecting %u ranks", n);
+		goto out;
+	}
+	for (uint32_t r = 0; r < n; r++) {
+		order[r] = r;
+		c.local[r] = NONE;
+	}
+	seg_len[0] = n;
+	/* Parents precede children in node order: one forward sweep. */
+	for (uint32_t v = 0; v < t->nnode; v++) {
+		const struct tnode *tn = &t->node[v];
+		uint32_t *seg = order + seg_start[v], nv = seg_len[v];
+		uint32_t k = tn->nchild, start = seg_start[v];
+
+		if (tn->host != NONE) {
+			for (uint32_t i = 0; i < nv; i++)
+				rank_hl[seg[i]] = tn->host;
+			continue;
+		}
+		if (nv == 0)
+			continue;
+		if (k == 1) {
+			seg_start[t->child[tn->child0]] = start;
+			seg_len[t->child[tn->child0]] = nv;
+			continue;
+		}
+		for (uint32_t j = 0; j < k; j++)
+			c.cap[j] = t->node[t->child[tn->child0 + j]].cap;
+		bisect_split(&c, seg, nv, k);
+		/* Stable counting sort of the segment by part. */
+		memset(c.count, 0, k * sizeof(*c.count));
+		for (uint32_t i = 0; i < nv; i++)
+			c.count[c.part[i]]++;
+		for (uint32_t p = 0; p < k; p++) {
+			uint32_t child = t->child[tn->child0 + p];
+
+			seg_start[child] = start;
+			seg_len[child] = c.count[p];
+			start += c.count[p];
+			c.count[p] = 0;
+		}
+		for (uint32_t i = 0; i < nv; i++) {
+			uint32_t p = (uint32_t)c.part[i];
+
+			tmp[seg_start[t->child[tn->child0 + p]] - seg_start[v] +
+			    c.count[p]++] = seg[i];
+		}
+		memcpy(seg, tmp, (size_t)nv * sizeof(*seg));
+	}
+out:
+	free(order);
+	free(tmp);
+	free(seg_start);
+	free(seg_len);
+	free(c.local);
+	free(c.xadj);
+	free(c.adjncy);
+	free(c.adjwgt);
+	free(c.part);
+	free(c.cap);
+	free(c.count);
+	free(c.conn);
+	free(c.tpw);
+	return rc;
+}
+
 /* Largest job that also gets the 4-try partition (see tp_remap_compute). */
 #define TRIAL_MAX_RANKS 16384
 /* Small jobs: more seeds; tiny ones (a few leaves) even more. */
@@ -972,7 +1176,9 @@ out:
 #define SMALL_SEEDS     4
 #define TINY_MAX_RANKS  256
 #define TINY_SEEDS      16
-#define TRIALS_MAX      (2 + 4 * TINY_SEEDS)
+#define TRIALS_MAX      (1 + 2 + 4 * TINY_SEEDS)
+/* Past the cheap partitions, stop after this many in a row gain nothing. */
+#define STALE_TRIALS 8
 /* Leaf-wide swaps beyond SMALL_MAX_RANKS: at most this many slots a leaf. */
 #define WIDE_LEAF_SLOTS 64
 
@@ -1108,8 +1314,7 @@ static int64_t gathered_cost_at(const struct refine *f, uint32_t b)
  * they are: two one-slot hosts of one leaf, where every other rank is as
  * far from either and the swapped pair's edge keeps its length.
  */
-static bool swap_gains_nothing(const struct refine *f, uint32_t a,
-                               uint32_t b)
+static bool swap_gains_nothing(const struct refine *f, uint32_t a, uint32_t b)
 {
 	return f->leaf[a] == f->leaf[b] && f->hosts[a].slots == 1 &&
 	       f->hosts[b].slots == 1;
@@ -1529,6 +1734,7 @@ out:
 
 /* One candidate partition: how METIS is asked at every split. */
 struct trial {
+	bool bisection; /* bisection_partition; the fields below unused */
 	uint64_t seed;
 	int ncuts;
 	bool spread; /* targets in proportion to slots, else packed */
@@ -1545,11 +1751,14 @@ struct trial {
  * random matching instead of heavy edges: on NPB-MG at 128 ranks, one per
  * host, only that coarsening finds the cut along process-grid planes that
  * Scotch finds (0.882 of block, heavy-edge seeds 0.888, Scotch 0.887).
- * Above TRIAL_MAX_RANKS a single partition.  Returns the count written to
+ * Before all of them the plain bisection (bisection_partition), at every
+ * size; above TRIAL_MAX_RANKS it is the only one.  The bisection and the
+ * one-try layouts are always tried (*@ncheap of them); the seeds after
+ * them only while they pay (STALE_TRIALS).  Returns the count written to
  * @out (at most TRIALS_MAX).
  */
 static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
-                            struct trial *out)
+                            struct trial *out, uint32_t *ncheap)
 {
 	uint32_t k = 0;
 	/*
@@ -1559,25 +1768,27 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
 	bool idle = (slots - n) * 64 >= slots;
 	int layouts = idle ? 2 : 1;
 
-	if (n > TRIAL_MAX_RANKS) {
-		/* One partition only (the time goal). */
-		out[k++] = (struct trial){seed, 1, idle, false, false};
-		return k;
-	}
+	/* Always, first: the plain bisection (one partition at any size). */
+	out[k++] = (struct trial){.bisection = true, .seed = seed};
+	*ncheap = k;
+	if (n > TRIAL_MAX_RANKS)
+		return k; /* the time goal */
 	for (int lay = 0; lay < layouts; lay++)
-		out[k++] = (struct trial){seed, 1, lay, false, false};
+		out[k++] = (struct trial){false, seed, 1, lay, false, false};
+	*ncheap = k;
 	if (n > SMALL_MAX_RANKS) {
 		for (int lay = 0; lay < layouts; lay++)
-			out[k++] = (struct trial){seed, 4, lay, false, false};
+			out[k++] =
+			    (struct trial){false, seed, 4, lay, false, false};
 		return k;
 	}
 	for (int sd = 0; sd < (n <= TINY_MAX_RANKS ? TINY_SEEDS : SMALL_SEEDS);
 	     sd++)
 		for (int kw = 0; kw < 2; kw++)
 			for (int lay = 0; lay < layouts; lay++)
-				out[k++] = (struct trial){seed + (uint64_t)sd,
-				                          kw ? 1 : 4, lay, kw,
-				                          sd % 2 == 1};
+				out[k++] = (struct trial){
+				    false, seed + (uint64_t)sd, kw ? 1 : 4, lay,
+				    kw,    sd % 2 == 1};
 	return k;
 }
 
@@ -1624,13 +1835,13 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 {
 	uint32_t n = traffic->ranks;
 	uint32_t *block = NULL, *part = NULL, *block_ref = NULL;
-	uint32_t *trial_hl = NULL;
+	uint32_t *trial_hl = NULL, *unrefined = NULL;
 	const uint32_t *best;
 	tp_traffic_csr *g = NULL;
 	struct tree t = {0};
 	tp_remap_stats st = {0};
 	struct trial trials[TRIALS_MAX];
-	uint32_t ntrial;
+	uint32_t ntrial, ncheap;
 	bool wide;
 	uint64_t hb_block_ref;
 	tp_status rc;
@@ -1643,7 +1854,8 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	part = malloc((size_t)n * sizeof(*part));
 	block_ref = malloc((size_t)n * sizeof(*block_ref));
 	trial_hl = malloc((size_t)n * sizeof(*trial_hl));
-	if (!block || !part || !block_ref || !trial_hl) {
+	unrefined = malloc((size_t)n * sizeof(*unrefined));
+	if (!block || !part || !block_ref || !trial_hl || !unrefined) {
 		rc = tp_error_set(err, TP_ERR_NOMEM,
 		                  "remap: out of memory for %u ranks", n);
 		goto out;
@@ -1652,6 +1864,7 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	st.block_hop_bytes = hl_hop_bytes(topo, traffic, hosts, block);
 	best = block;
 	st.chosen = "block";
+	st.partition = "none";
 	st.hop_bytes = st.block_hop_bytes;
 	st.partition_hop_bytes = st.refined_hop_bytes = st.block_hop_bytes;
 	if (st.block_hop_bytes == 0 || n == 1)
@@ -1669,26 +1882,61 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	 * per split, more seeds for small jobs.  Which wins depends on the
 	 * pattern and the allocation (bench/RESULTS.md, peer comparison).
 	 */
-	ntrial = plan_trials(n, t.node[0].cap, seed, trials);
-	for (uint32_t i = 0; i < ntrial; i++) {
+	ntrial = plan_trials(n, t.node[0].cap, seed, trials, &ncheap);
+	for (uint32_t i = 0, stale = 0; i < ntrial; i++) {
 		const struct trial *tr = &trials[i];
 		uint64_t hb_part, hb_ref;
 
-		rc = hierarchical_partition(&t, g, tr->seed, tr->ncuts,
-		                            tr->spread, tr->kway, tr->rm, log,
-		                            trial_hl,
-		                            err);
+		/*
+		 * Past the cheap ones, more seeds only while they pay: on the
+		 * peer benchmark's real matrices most of the 35-67 partitions
+		 * of a 128-rank job found nothing the first ones had not, and
+		 * they were 30-90x the time of one METIS bisection.
+		 */
+		if (i >= ncheap && stale >= STALE_TRIALS) {
+			tp_log(log, TP_LOG_DEBUG,
+			       "remap: %u of %u partitions tried: the last %u "
+			       "gained nothing",
+			       i, ntrial, stale);
+			break;
+		}
+
+		if (tr->bisection)
+			rc =
+			    bisection_partition(&t, g, tr->seed, trial_hl, err);
+		else
+			rc = hierarchical_partition(&t, g, tr->seed, tr->ncuts,
+			                            tr->spread, tr->kway,
+			                            tr->rm, log, trial_hl, err);
 		if (rc != TP_OK)
 			goto out;
 		hb_part = hl_hop_bytes(topo, traffic, hosts, trial_hl);
+		memcpy(unrefined, trial_hl, (size_t)n * sizeof(*unrefined));
 		rc = refine(topo, hosts, host_count, g, tr->seed, false,
 		            trial_hl, &st.moves, err);
 		if (rc != TP_OK)
 			goto out;
 		hb_ref = hl_hop_bytes(topo, traffic, hosts, trial_hl);
+		if (hb_ref > hb_part) {
+			/*
+			 * Refinement gains are exact, so this is a bug; the
+			 * partition itself stays a candidate all the same.
+			 */
+			memcpy(trial_hl, unrefined,
+			       (size_t)n * sizeof(*trial_hl));
+			hb_ref = hb_part;
+		}
+		/* Stale: not 0.1% below the best so far. */
+		if (i > 0 && hb_ref + st.refined_hop_bytes / 1000 >=
+		                 st.refined_hop_bytes)
+			stale++;
+		else
+			stale = 0;
 		if (i == 0 || hb_ref < st.refined_hop_bytes) {
 			st.partition_hop_bytes = hb_part;
 			st.refined_hop_bytes = hb_ref;
+			st.partition =
+			    tr->bisection ? "bisection" : "hierarchical";
 			memcpy(part, trial_hl, (size_t)n * sizeof(*part));
 		}
 	}
@@ -1701,11 +1949,18 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	       (n <= TRIAL_MAX_RANKS &&
 	        t.node[0].cap <= (uint64_t)WIDE_LEAF_SLOTS * count_leaves(&t));
 	if (wide) {
+		uint64_t hb_wide;
+
+		memcpy(unrefined, part, (size_t)n * sizeof(*unrefined));
 		rc = refine(topo, hosts, host_count, g, seed, true, part,
 		            &st.moves, err);
 		if (rc != TP_OK)
 			goto out;
-		st.refined_hop_bytes = hl_hop_bytes(topo, traffic, hosts, part);
+		hb_wide = hl_hop_bytes(topo, traffic, hosts, part);
+		if (hb_wide <= st.refined_hop_bytes)
+			st.refined_hop_bytes = hb_wide;
+		else /* as above: never happens, but never worse either */
+			memcpy(part, unrefined, (size_t)n * sizeof(*part));
 	}
 	memcpy(block_ref, block, (size_t)n * sizeof(*block));
 	/*
@@ -1757,6 +2012,7 @@ out:
 	free(part);
 	free(block_ref);
 	free(trial_hl);
+	free(unrefined);
 	tp_traffic_csr_free(g);
 	tree_free(&t);
 	return rc;

@@ -10,19 +10,28 @@
  * leaves -> hosts) with METIS, each level's target part sizes coming from
  * the children's slot capacities, repairs part sizes exactly, then refines
  * by moves and swaps that directly lower hop-bytes, with gains from the CSR
- * neighbour lists.  Up to 16,384 ranks it refines several partitions and
- * keeps the best: targets packed into as few children as fit or, when at
- * least 1/64 of the slots stay idle, spread in proportion to the
- * children's slots; METIS recursive bisection with 1 or 4 tries per split;
- * up to 2,048 ranks also k-way, for 4 seeds (seed, seed + 1, ...; 16 up to
- * 256 ranks), and the best is polished with swaps against any rank of a
- * neighbour's leaf.  Larger jobs get one partition (spread or packed by
- * the same rule).  The block mapping (ranks filling the hosts in the given
- * order, the mapping the job would get anyway) is always a candidate, as
- * is and refined (a large job skips refining a block over 5/4 of the
- * partition's hop-bytes), and the lowest hop-bytes wins, ties to block:
- * the result is never worse than block.  Deterministic for a seed.  Time
- * and memory near-linear in ranks + nonzeros; nothing dense.
+ * neighbour lists.  Several partitions compete; the lowest hop-bytes wins.
+ *
+ * - At every size: the plain METIS recursive bisection of the
+ *   allocation's own tree (children in allocation order, targets in
+ *   proportion to their slots, one try: bench/peer_bench's metis-rb
+ *   peer), kept unrefined and refined, so the result is never worse than
+ *   that method on any allocation, contiguous or scattered.  Above 16,384
+ *   ranks it is the only partition.
+ * - Up to 16,384 ranks: targets packed into as few children as fit or,
+ *   when at least 1/64 of the slots stay idle, spread in proportion to the
+ *   children's slots, with 1 try per split (always) and 4 tries; up to
+ *   2,048 ranks also k-way, for 4 seeds (seed, seed + 1, ...; 16 up to
+ *   256 ranks).  Past the 1-try partitions the search stops once 8 in a
+ *   row are not 0.1% below the best.  The best is polished with swaps
+ *   against any rank of a neighbour's leaf.
+ * - The block mapping (ranks filling the hosts in the given order, the
+ *   mapping the job would get anyway), as is and refined (a large job
+ *   skips refining a block over 5/4 of the partition's hop-bytes); ties
+ *   go to block: the result is never worse than block.
+ *
+ * Deterministic for a seed.  Time and memory near-linear in ranks +
+ * nonzeros; nothing dense.
  */
 #ifndef TP_REMAP_H
 #define TP_REMAP_H
@@ -69,7 +78,9 @@ typedef struct tp_remap_stats {
 	uint64_t refined_hop_bytes;   /* hierarchical METIS + refinement */
 	uint64_t hop_bytes;           /* the mapping returned */
 	const char *chosen; /* "partition", "block+refine" or "block" */
-	uint64_t moves;     /* refinement moves and swaps applied */
+	/* the partition behind "partition": "bisection" or "hierarchical" */
+	const char *partition;
+	uint64_t moves; /* refinement moves and swaps applied */
 } tp_remap_stats;
 
 /*

@@ -46,6 +46,14 @@ tests_unit_test_rankfile_SOURCES = tests/unit/test_rankfile.c
 tests_unit_test_rankfile_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_rankfile_LDADD = $(TP_UNIT_LDADD)
 
+# Fragmented allocations (issue 16): never above block nor METIS-rb.
+TP_UNIT_TESTS += tests/unit/test_remap_fragmented
+check_PROGRAMS += tests/unit/test_remap_fragmented
+TESTS += tests/unit/test_remap_fragmented
+tests_unit_test_remap_fragmented_SOURCES = tests/unit/test_remap_fragmented.c
+tests_unit_test_remap_fragmented_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_remap_fragmented_LDADD = $(TP_UNIT_LDADD) $(METIS_LIBS)
+
 
 # Mapping quality and time side by side (figures only; see bench/RESULTS.md).
 noinst_PROGRAMS += bench/remap_bench

@@ -1,0 +1,574 @@
+/*
+ * test_remap_fragmented.c: remapping on the allocations a busy cluster
+ * hands out (issue 16): hosts scattered over 2-8 leaves in uneven counts,
+ * on 2- and 3-level trees, at 1, 4 and 16 ranks per host.  The remapper
+ * keeps block order and the plain METIS recursive bisection of the
+ * allocation's tree among its candidates, so on every such allocation it
+ * must be at or below both.  The bisection here is the test's own, written
+ * from the method's description (bench/peer_bench's metis-rb peer), not
+ * the remapper's code.
+ */
+#include "tp_config.h"
+
+#include <dirent.h>
+#include <metis.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cost.h"
+#include "remap.h"
+
+enum { HOSTS_PER_LEAF = 18 };
+
+static uint64_t rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* ---- METIS recursive bisection of the allocation's tree ------------- */
+
+/*
+ * Split @set among @k children of @cap slots: one METIS_PartGraphRecursive
+ * call, targets in proportion to capacity, weights scaled to sum to 2^28;
+ * a vertex of an over-full part moves to the part with room it is most
+ * connected to.
+ */
+static void rb_split(const tp_traffic_csr *g, const uint32_t *set, uint32_t nv,
+                     const uint64_t *cap, uint32_t k, int32_t *local,
+                     idx_t *part, uint64_t seed)
+{
+	uint64_t capsum = 0, total_w = 0;
+	idx_t *xadj = malloc((nv + 1) * sizeof(*xadj)), *adj, *wgt;
+	uint32_t *count = calloc(k, sizeof(*count));
+	int64_t *conn = calloc(k, sizeof(*conn));
+	size_t ne = 0;
+	int rc = METIS_ERROR;
+
+	assert_non_null(xadj);
+	assert_non_null(count);
+	assert_non_null(conn);
+	for (uint32_t i = 0; i < nv; i++)
+		local[set[i]] = (int32_t)i;
+	for (uint32_t i = 0; i < nv; i++)
+		for (uint64_t e = g->row_start[set[i]];
+		     e < g->row_start[set[i] + 1]; e++)
+			if (local[g->col[e]] >= 0) {
+				ne++;
+				total_w += g->weight[e];
+			}
+	adj = malloc((ne + 1) * sizeof(*adj));
+	wgt = malloc((ne + 1) * sizeof(*wgt));
+	assert_non_null(adj);
+	assert_non_null(wgt);
+	ne = 0;
+	xadj[0] = 0;
+	for (uint32_t i = 0; i < nv; i++) {
+		for (uint64_t e = g->row_start[set[i]];
+		     e < g->row_start[set[i] + 1]; e++) {
+			double w;
+
+			if (local[g->col[e]] < 0)
+				continue;
+			w = (double)g->weight[e] * (double)(1 << 28) /
+			    (double)total_w;
+			adj[ne] = local[g->col[e]];
+			wgt[ne++] = w < 1 ? 1 : (idx_t)w;
+		}
+		xadj[i + 1] = (idx_t)ne;
+	}
+	for (uint32_t p = 0; p < k; p++)
+		capsum += cap[p];
+	if (ne > 0 && nv > k) {
+		idx_t nvtxs = (idx_t)nv, ncon = 1, nparts = (idx_t)k, obj;
+		idx_t opt[METIS_NOPTIONS];
+		real_t *tpw = malloc(k * sizeof(*tpw));
+		real_t ub = 1.01f;
+
+		assert_non_null(tpw);
+		for (uint32_t p = 0; p < k; p++)
+			tpw[p] = (real_t)((double)cap[p] / (double)capsum);
+		METIS_SetDefaultOptions(opt);
+		opt[METIS_OPTION_SEED] = (idx_t)(seed & 0x7fffffff);
+		rc = METIS_PartGraphRecursive(&nvtxs, &ncon, xadj, adj, NULL,
+		                              NULL, wgt, &nparts, tpw, &ub, opt,
+		                              &obj, part);
+		free(tpw);
+	}
+	if (rc != METIS_OK)
+		for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
+			while (used == cap[p]) {
+				p++;
+				used = 0;
+			}
+			part[i] = (idx_t)p;
+			used++;
+		}
+	for (uint32_t i = 0; i < nv; i++)
+		count[part[i]]++;
+	for (uint32_t i = 0; i < nv; i++) {
+		uint32_t p = (uint32_t)part[i], best = UINT32_MAX;
+
+		if (count[p] <= cap[p])
+			continue;
+		for (idx_t e = xadj[i]; e < xadj[i + 1]; e++)
+			conn[part[adj[e]]] += wgt[e];
+		for (uint32_t q = 0; q < k; q++)
+			if (count[q] < cap[q] &&
+			    (best == UINT32_MAX || conn[q] > conn[best]))
+				best = q;
+		for (idx_t e = xadj[i]; e < xadj[i + 1]; e++)
+			conn[part[adj[e]]] = 0;
+		part[i] = (idx_t)best;
+		count[p]--;
+		count[best]++;
+	}
+	for (uint32_t i = 0; i < nv; i++)
+		local[set[i]] = -1;
+	free(xadj);
+	free(adj);
+	free(wgt);
+	free(count);
+	free(conn);
+}
+
+/* Group key of allocated host @i at @level: 0 pod, 1 leaf, 2 the host. */
+static uint32_t rb_key(const tp_topo *topo, const tp_remap_host *hosts,
+                       uint32_t i, int level)
+{
+	uint32_t leaf = tp_topo_host_leaf(topo, hosts[i].host);
+
+	return level == 0   ? tp_topo_leaf_pod(topo, leaf)
+	       : level == 1 ? leaf
+	                    : i;
+}
+
+/* Hosts @hp (allocation positions, adjacent per pod and leaf). */
+static void rb_rec(const tp_topo *topo, const tp_remap_host *hosts,
+                   const tp_traffic_csr *g, uint32_t *set, uint32_t nv,
+                   const uint32_t *hp, uint32_t nh, int level, int32_t *local,
+                   uint32_t *rank_pos, uint64_t seed)
+{
+	uint32_t k = 0, *key, *first, *cnt, *tmp;
+	uint64_t *cap;
+	idx_t *part;
+
+	if (nv == 0)
+		return;
+	if (nh == 1) {
+		for (uint32_t i = 0; i < nv; i++)
+			rank_pos[set[i]] = hp[0];
+		return;
+	}
+	key = malloc(nh * sizeof(*key));
+	first = malloc((nh + 1) * sizeof(*first));
+	cap = calloc(nh, sizeof(*cap));
+	assert_non_null(key);
+	assert_non_null(first);
+	assert_non_null(cap);
+	for (uint32_t i = 0; i < nh; i++) {
+		uint32_t kk = rb_key(topo, hosts, hp[i], level);
+
+		if (k == 0 || key[k - 1] != kk) {
+			first[k] = i;
+			key[k++] = kk;
+		}
+		cap[k - 1] += hosts[hp[i]].slots;
+	}
+	first[k] = nh;
+	if (k == 1) {
+		rb_rec(topo, hosts, g, set, nv, hp, nh, level + 1, local,
+		       rank_pos, seed);
+		goto out;
+	}
+	part = malloc(nv * sizeof(*part));
+	tmp = malloc(nv * sizeof(*tmp));
+	cnt = calloc(k + 1, sizeof(*cnt));
+	assert_non_null(part);
+	assert_non_null(tmp);
+	assert_non_null(cnt);
+	rb_split(g, set, nv, cap, k, local, part, seed);
+	for (uint32_t i = 0; i < nv; i++)
+		cnt[part[i] + 1]++;
+	for (uint32_t c = 0; c < k; c++)
+		cnt[c + 1] += cnt[c];
+	{
+		uint32_t *fill = malloc(k * sizeof(*fill));
+
+		assert_non_null(fill);
+		memcpy(fill, cnt, k * sizeof(*fill));
+		for (uint32_t i = 0; i < nv; i++)
+			tmp[fill[part[i]]++] = set[i];
+		free(fill);
+	}
+	memcpy(set, tmp, nv * sizeof(*set));
+	for (uint32_t c = 0; c < k; c++)
+		rb_rec(topo, hosts, g, set + cnt[c], cnt[c + 1] - cnt[c],
+		       hp + first[c], first[c + 1] - first[c], level + 1, local,
+		       rank_pos, seed);
+	free(part);
+	free(tmp);
+	free(cnt);
+out:
+	free(key);
+	free(first);
+	free(cap);
+}
+
+/* Hop-bytes of the METIS recursive bisection of @hosts' tree. */
+static uint64_t metis_rb_hop_bytes(const tp_topo *topo, const tp_traffic *t,
+                                   const tp_remap_host *hosts, uint32_t nh,
+                                   uint64_t seed)
+{
+	tp_traffic_csr *g;
+	tp_error err;
+	uint32_t *set = malloc(t->ranks * sizeof(*set));
+	uint32_t *hp = malloc(nh * sizeof(*hp));
+	uint32_t *rank_host = malloc(t->ranks * sizeof(*rank_host));
+	int32_t *local = malloc(t->ranks * sizeof(*local));
+	uint64_t hb;
+
+	assert_non_null(set);
+	assert_non_null(hp);
+	assert_non_null(rank_host);
+	assert_non_null(local);
+	assert_int_equal(
+	    tp_traffic_csr_build(t, TP_TRAFFIC_CSR_UNDIRECTED, &g, &err),
+	    TP_OK);
+	for (uint32_t r = 0; r < t->ranks; r++) {
+		set[r] = r;
+		local[r] = -1;
+	}
+	for (uint32_t i = 0; i < nh; i++)
+		hp[i] = i;
+	rb_rec(topo, hosts, g, set, t->ranks, hp, nh, 0, local, rank_host,
+	       seed);
+	for (uint32_t r = 0; r < t->ranks; r++)
+		rank_host[r] = hosts[rank_host[r]].host;
+	hb = tp_cost_hop_bytes(topo, t, rank_host);
+	tp_traffic_csr_free(g);
+	free(set);
+	free(hp);
+	free(rank_host);
+	free(local);
+	return hb;
+}
+
+/* ---- inputs ----------------------------------------------------------- */
+
+/* x * y grid, 5-point, @bytes per neighbour pair each way. */
+static tp_traffic *grid2d(uint32_t x, uint32_t y, uint64_t bytes)
+{
+	tp_traffic *t;
+	tp_error err;
+
+	assert_int_equal(tp_traffic_new(&t, x * y, &err), TP_OK);
+	for (uint32_t r = 0; r < x * y; r++) {
+		uint32_t i = r % x, j = r / x;
+
+		if (i + 1 < x) {
+			assert_int_equal(
+			    tp_traffic_add(t, r, r + 1, bytes, 1, &err), TP_OK);
+			assert_int_equal(
+			    tp_traffic_add(t, r + 1, r, bytes, 1, &err), TP_OK);
+		}
+		if (j + 1 < y) {
+			assert_int_equal(
+			    tp_traffic_add(t, r, r + x, bytes, 1, &err), TP_OK);
+			assert_int_equal(
+			    tp_traffic_add(t, r + x, r, bytes, 1, &err), TP_OK);
+		}
+	}
+	tp_traffic_normalize(t);
+	return t;
+}
+
+/*
+ * ceil(@ranks / @rpn) hosts of @rpn slots on 2-8 leaves of @topo in uneven
+ * counts (each leaf at least one, the rest drawn with a bias towards the
+ * first leaves drawn), the leaves drawn at random over the whole tree so
+ * that a 3-level tree spreads them over pods; ascending, as Slurm lists
+ * them.  Returns the host count.
+ */
+static uint32_t fragmented_hosts(const tp_topo *topo, uint32_t ranks,
+                                 uint32_t rpn, uint64_t *rng,
+                                 tp_remap_host *hosts)
+{
+	uint32_t nh = (ranks + rpn - 1) / rpn, nleaves_topo, nl, left;
+	uint32_t leaf_of[8], count[8] = {0};
+
+	nleaves_topo = tp_topo_leaf_count(topo);
+	nl = 2 + (uint32_t)(rng_next(rng) % 7);
+	if (nl < (nh + HOSTS_PER_LEAF - 1) / HOSTS_PER_LEAF)
+		nl = (nh + HOSTS_PER_LEAF - 1) / HOSTS_PER_LEAF; /* <= 8 */
+	if (nl > nh)
+		nl = nh;
+	for (uint32_t l = 0; l < nl; l++) {
+		uint32_t c, dup;
+
+		do {
+			c = (uint32_t)(rng_next(rng) % nleaves_topo);
+			dup = 0;
+			for (uint32_t m = 0; m < l; m++)
+				dup |= leaf_of[m] == c;
+		} while (dup);
+		leaf_of[l] = c;
+		count[l] = 1;
+	}
+	left = nh - nl;
+	while (left) {
+		/* min of two draws: low leaves get more, counts uneven */
+		uint32_t a = (uint32_t)(rng_next(rng) % nl);
+		uint32_t b = (uint32_t)(rng_next(rng) % nl);
+		uint32_t l = a < b ? a : b;
+
+		if (count[l] < HOSTS_PER_LEAF) {
+			count[l]++;
+			left--;
+		}
+	}
+	/* Ascending host indices: leaves in tree order. */
+	for (uint32_t i = 1; i < nl; i++)
+		for (uint32_t j = i; j > 0 && leaf_of[j - 1] > leaf_of[j];
+		     j--) {
+			uint32_t x = leaf_of[j], c = count[j];
+
+			leaf_of[j] = leaf_of[j - 1];
+			count[j] = count[j - 1];
+			leaf_of[j - 1] = x;
+			count[j - 1] = c;
+		}
+	nh = 0;
+	for (uint32_t l = 0; l < nl; l++) {
+		uint32_t off =
+		    (uint32_t)(rng_next(rng) % (HOSTS_PER_LEAF - count[l] + 1));
+
+		for (uint32_t h = 0; h < count[l]; h++)
+			hosts[nh++] = (tp_remap_host){
+			    leaf_of[l] * HOSTS_PER_LEAF + off + h, rpn};
+	}
+	return nh;
+}
+
+struct tally {
+	unsigned cases, below_rb, below_block;
+};
+
+/* One input on one allocation: ours <= block and <= METIS-rb. */
+static void check_one(const tp_topo *topo, const tp_traffic *t,
+                      const tp_remap_host *hosts, uint32_t nh, struct tally *tl)
+{
+	tp_remap_mapping m;
+	tp_remap_stats st;
+	tp_error err;
+	uint64_t rb;
+
+	assert_int_equal(
+	    tp_remap_compute(topo, t, hosts, nh, 1, NULL, &m, &st, &err),
+	    TP_OK);
+	assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host), st.hop_bytes);
+	rb = metis_rb_hop_bytes(topo, t, hosts, nh, 1);
+	if (st.hop_bytes > st.block_hop_bytes || st.hop_bytes > rb)
+		print_error("%u ranks on %u hosts (%u slots/host): ours %llu, "
+		            "block %llu, metis-rb %llu\n",
+		            t->ranks, nh, hosts[0].slots,
+		            (unsigned long long)st.hop_bytes,
+		            (unsigned long long)st.block_hop_bytes,
+		            (unsigned long long)rb);
+	assert_true(st.hop_bytes <= st.block_hop_bytes);
+	assert_true(st.hop_bytes <= rb);
+	tl->cases++;
+	tl->below_rb += st.hop_bytes < rb;
+	tl->below_block += st.hop_bytes < st.block_hop_bytes;
+	tp_remap_mapping_free(&m);
+}
+
+/* Every layout (tree x ranks per host) of one input, @draws allocations. */
+static void check_layouts(const tp_traffic *t, int draws, uint64_t *rng,
+                          struct tally *tl)
+{
+	static const uint32_t rpns[] = {1, 4, 16};
+	tp_remap_host hosts[8 * HOSTS_PER_LEAF];
+	tp_error err;
+
+	for (int levels = 2; levels <= 3; levels++) {
+		tp_topo *topo;
+
+		/* 2-level: 16 leaves; 3-level: 6 pods of 4 leaves. */
+		assert_int_equal(tp_topo_new_fattree(&topo, levels == 2 ? 1 : 6,
+		                                     levels == 2 ? 16 : 4,
+		                                     HOSTS_PER_LEAF, &err),
+		                 TP_OK);
+		for (size_t i = 0; i < sizeof(rpns) / sizeof(*rpns); i++) {
+			if ((t->ranks + rpns[i] - 1) / rpns[i] >
+			    8 * HOSTS_PER_LEAF)
+				continue;
+			for (int d = 0; d < draws; d++) {
+				uint32_t nh = fragmented_hosts(
+				    topo, t->ranks, rpns[i], rng, hosts);
+
+				check_one(topo, t, hosts, nh, tl);
+			}
+		}
+		tp_topo_free(topo);
+	}
+}
+
+/*
+ * Every real matrix (8-128 ranks) and 2-D grids, on seeded fragmented
+ * allocations, 2- and 3-level, 1/4/16 ranks per host: never above block
+ * nor above METIS-rb, and strictly below METIS-rb somewhere (the other
+ * candidates are not dead weight).
+ */
+static void
+test_fragmented_allocations_never_worse_than_block_or_metis_rb(void **state)
+{
+	const char *srcdir = getenv("abs_top_srcdir");
+	static const uint32_t grids[][2] = {{8, 8}, {16, 8}, {12, 10}};
+	char dir[4096];
+	DIR *d;
+	struct dirent *de;
+	tp_error err;
+	int files = 0;
+	uint64_t rng = 16;
+	struct tally tl = {0};
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/tests/data/matrices",
+	         srcdir ? srcdir : ".");
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		char path[8192];
+		tp_traffic *t;
+
+		if (l < 5 || strcmp(de->d_name + l - 4, ".txt"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		assert_int_equal(tp_traffic_read_file(path, NULL, &t, &err),
+		                 TP_OK);
+		files++;
+		check_layouts(t, 1, &rng, &tl);
+		tp_traffic_free(t);
+	}
+	closedir(d);
+	assert_int_equal(files, 19);
+	for (size_t i = 0; i < sizeof(grids) / sizeof(*grids); i++) {
+		tp_traffic *t = grid2d(grids[i][0], grids[i][1], 1000);
+
+		check_layouts(t, 2, &rng, &tl);
+		tp_traffic_free(t);
+	}
+	print_message("fragmented: %u cases, below metis-rb on %u, below "
+	              "block on %u\n",
+	              tl.cases, tl.below_rb, tl.below_block);
+	assert_true(tl.cases >= 19 * 2 * 3);
+	assert_true(tl.below_rb > 0);
+	assert_true(tl.below_block > tl.cases / 2);
+}
+
+/*
+ * The issue's worst case: a 2-D grid at 16 ranks per host on 4 hosts, 3
+ * on one leaf and 1 on another (and the same at 4 ranks per host).  The
+ * lone host's share should be a compact block: a 16x4 grid as 4 rows of
+ * 16, one row per host, cuts 16 edges between the leaves and 32 inside
+ * the leaf, 2 x 1000 x (16 x 4 + 32 x 2) = 256,000 hop-bytes; as four
+ * 4x4 blocks it cuts 4 and 8, 64,000.  On an 8x8 grid, two rows on the
+ * lone host leave 6 rows to the other three hosts (8 + 16 edges cut,
+ * 128,000) where a corner block leaves three blocks (8 + 8, 96,000).  The
+ * remapper must reach the blocks, METIS-rb, and give the lone host a
+ * square.
+ */
+static void test_lone_host_of_a_grid_gets_a_compact_block(void **state)
+{
+	static const struct {
+		uint32_t x, y, rpn, side;
+		uint64_t blocks_hb;
+	} cases[] = {
+	    {8, 8, 16, 4, 96000},
+	    {16, 4, 16, 4, 64000},
+	    {4, 4, 4, 2, 48000},
+	    {8, 2, 4, 2, 32000},
+	};
+	tp_topo *topo;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 2, 18, &err), TP_OK);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		uint32_t x = cases[c].x, y = cases[c].y, n = x * y;
+		uint32_t side = cases[c].side, *blocks = malloc(n * 4);
+		tp_traffic *t = grid2d(x, y, 1000);
+		tp_remap_host hosts[4] = {{0, cases[c].rpn},
+		                          {1, cases[c].rpn},
+		                          {2, cases[c].rpn},
+		                          {18, cases[c].rpn}};
+		tp_remap_mapping m;
+		tp_remap_stats st;
+		uint64_t rb_hb;
+		uint32_t imin = x, imax = 0, jmin = y, jmax = 0;
+
+		assert_non_null(blocks);
+		/* Square blocks, row-major, the last one on the lone host. */
+		for (uint32_t r = 0; r < n; r++) {
+			uint32_t bi = r % x / side, bj = r / x / side;
+
+			blocks[r] = hosts[bj * (x / side) + bi].host;
+		}
+		assert_int_equal(tp_cost_hop_bytes(topo, t, blocks),
+		                 cases[c].blocks_hb);
+		rb_hb = metis_rb_hop_bytes(topo, t, hosts, 4, 1);
+		assert_int_equal(
+		    tp_remap_compute(topo, t, hosts, 4, 1, NULL, &m, &st, &err),
+		    TP_OK);
+		assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host),
+		                 st.hop_bytes);
+		if (st.hop_bytes > rb_hb || st.hop_bytes > cases[c].blocks_hb)
+			print_error("%ux%u grid at %u/host: ours %llu, "
+			            "metis-rb %llu, blocks %llu\n",
+			            x, y, cases[c].rpn,
+			            (unsigned long long)st.hop_bytes,
+			            (unsigned long long)rb_hb,
+			            (unsigned long long)cases[c].blocks_hb);
+		assert_true(st.hop_bytes <= rb_hb);
+		assert_true(st.hop_bytes <= cases[c].blocks_hb);
+		for (uint32_t r = 0; r < n; r++) {
+			uint32_t i = r % x, j = r / x;
+
+			if (m.rank_host[r] != 18)
+				continue;
+			imin = i < imin ? i : imin;
+			imax = i > imax ? i : imax;
+			jmin = j < jmin ? j : jmin;
+			jmax = j > jmax ? j : jmax;
+		}
+		assert_int_equal(imax - imin + 1, side);
+		assert_int_equal(jmax - jmin + 1, side);
+		tp_remap_mapping_free(&m);
+		tp_traffic_free(t);
+		free(blocks);
+	}
+	tp_topo_free(topo);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(
+	        test_fragmented_allocations_never_worse_than_block_or_metis_rb),
+	    cmocka_unit_test(test_lone_host_of_a_grid_gets_a_compact_block),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
