@@ -34,6 +34,7 @@ enum key_id {
 	K_PROFILE_LOOKUP_TIMEOUT,
 	K_TBF_HOOK,
 	K_IOSERVER_HOSTS,
+	K_ROUTING,
 	K_DEBUG_FLAGS,
 	/* also per partition (K_FIRST_PARTITION_KEY and after) */
 	K_DEFAULT_PLACEMENT,
@@ -74,6 +75,7 @@ static const char *const key_names[K_COUNT] = {
     [K_PROFILE_LOOKUP_TIMEOUT] = "ProfileLookupTimeout",
     [K_TBF_HOOK] = "TbfHook",
     [K_IOSERVER_HOSTS] = "IoServerHosts",
+    [K_ROUTING] = "Routing",
     [K_DEBUG_FLAGS] = "DebugFlags",
     [K_DEFAULT_PLACEMENT] = "DefaultPlacement",
     [K_LEAF_SHARING] = "LeafSharing",
@@ -249,6 +251,7 @@ static void site_defaults(tp_config_site *site)
 	site->profile_lookup_timeout_us = TP_CONFIG_DEFAULT_LOOKUP_TIMEOUT_US;
 	site->tbf_hook = NULL;
 	site->ioserver_hosts = NULL;
+	site->routing = TP_ROUTING_ADAPTIVE;
 	site->debug_flags = 0;
 }
 
@@ -741,6 +744,18 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 	case K_IOSERVER_HOSTS:
 		return parse_hostlist(cfg, name, text, &site->ioserver_hosts,
 		                      err);
+	case K_ROUTING: {
+		char lower[16];
+
+		lower_copy(lower, sizeof(lower), text);
+		if (strlen(text) < sizeof(lower) &&
+		    tp_routing_parse(lower, &site->routing, NULL) == TP_OK)
+			return TP_OK;
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: '%.64s' is not a routing kind "
+		                    "(expected one of %s)",
+		                    name, text, TP_ROUTING_CHOICES);
+	}
 	case K_DEBUG_FLAGS:
 		site->debug_flags = 0;
 		return for_each_item(name, text, add_debug_flag,
@@ -1421,6 +1436,9 @@ static void value_text(enum key_id key, const tp_config_site *site,
 		break;
 	case K_IOSERVER_HOSTS:
 		snprintf(buf, size, "%s", or_none(site->ioserver_hosts));
+		break;
+	case K_ROUTING:
+		snprintf(buf, size, "%s", tp_routing_name(site->routing));
 		break;
 	case K_DEBUG_FLAGS:
 		tp_config_debug_flags_format(site->debug_flags, buf, size);

@@ -163,6 +163,9 @@ typedef struct tp_config_site {
 	 * none.  Placement keeps communication-sensitive jobs off their
 	 * leaves and pods. */
 	const char *ioserver_hosts;
+	/* How the fabric routes (policy.h): adaptive unless the site says
+	 * static; under static, I/O servers' leaves stay usable. */
+	tp_routing routing;
 	uint32_t debug_flags;      /* TP_DEBUG_* */
 } tp_config_site;
 

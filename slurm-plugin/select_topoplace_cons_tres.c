@@ -1120,6 +1120,7 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	req.job_class = d->job_class;
 	req.job_id = job_ptr->job_id;
 	req.budget_us = settings->decision_budget_us;
+	req.routing = tp_config_site_settings(m->config)->routing;
 	rc = tp_alloc_allowed(m->topo, tp_use, &req, &res, &err);
 	if (rc == TP_ERR_BUDGET) {
 		error("topoplace: %pJ: %s: placed by plain cons_tres", job_ptr,

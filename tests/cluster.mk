@@ -71,3 +71,9 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_store.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_store.sh
+
+# topoplace.conf's Routing key in slurmctld's placement (issue #15).
+if WITH_SLURM
+TESTS += tests/integration/slurm_routing.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_routing.sh

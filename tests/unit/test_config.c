@@ -373,12 +373,12 @@ static const struct bad_case bad_cases[] = {
      "not a host list"},
     {"IoServerHosts=oss[01-08\n", TP_ERR_INVALID, 1, "IoServerHosts",
      "unbalanced"},
-    {"PartitionName=io IoServerHosts=oss1\n", TP_ERR_PARSE, 1,
-     "IoServerHosts", "site-wide only"},
+    {"PartitionName=io IoServerHosts=oss1\n", TP_ERR_PARSE, 1, "IoServerHosts",
+     "site-wide only"},
     {"ProfileLookupTimeout=3601s\n", TP_ERR_INVALID, 1, "ProfileLookupTimeout",
      "longer than the maximum of 3600 s"},
-    {"ProfileLookupTimeout=10us\n", TP_ERR_INVALID, 1,
-     "ProfileLookupTimeout", "below the minimum of 1000 us"},
+    {"ProfileLookupTimeout=10us\n", TP_ERR_INVALID, 1, "ProfileLookupTimeout",
+     "below the minimum of 1000 us"},
     {"PartitionName=a ProfileLookupTimeout=1s\n", TP_ERR_PARSE, 1,
      "ProfileLookupTimeout", "site-wide only"},
     {"IoServerCount=many\n", TP_ERR_INVALID, 1, "IoServerCount",
@@ -627,9 +627,9 @@ static void test_remap_budget_and_memory_have_defaults_and_bounds(void **state)
 	tp_config_free(cfg);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cfg = NULL;
-		assert_int_equal(tp_config_parse(bad[i], strlen(bad[i]),
-		                                 ORIGIN, &cfg, &err),
-		                 TP_ERR_INVALID);
+		assert_int_equal(
+		    tp_config_parse(bad[i], strlen(bad[i]), ORIGIN, &cfg, &err),
+		    TP_ERR_INVALID);
 		assert_null(cfg);
 		assert_non_null(strstr(err.message, "line 1: Remap"));
 	}
@@ -780,6 +780,36 @@ static void test_throttle_objective_per_partition_reaches_policy(void **state)
 	tp_config_free(none);
 }
 
+/* Routing: site-wide, adaptive unless the site says static (issue #15). */
+static void test_routing_is_site_wide_and_adaptive_by_default(void **state)
+{
+	tp_config *cfg = parse_ok("");
+	static const char bad[] = "Routing=ecmp\n";
+	static const char in_part[] = "PartitionName=p Routing=static\n";
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_config_site_settings(cfg)->routing,
+	                 TP_ROUTING_ADAPTIVE);
+	tp_config_free(cfg);
+	cfg = parse_ok("Routing=Static\n");
+	assert_int_equal(tp_config_site_settings(cfg)->routing,
+	                 TP_ROUTING_STATIC);
+	tp_config_free(cfg);
+	cfg = NULL;
+	assert_int_equal(tp_config_parse(bad, strlen(bad), ORIGIN, &cfg, &err),
+	                 TP_ERR_INVALID);
+	assert_null(cfg);
+	assert_string_equal(err.message,
+	                    ORIGIN ": line 1: Routing: 'ecmp' is not a routing "
+	                           "kind (expected one of adaptive|static)");
+	assert_int_not_equal(
+	    tp_config_parse(in_part, strlen(in_part), ORIGIN, &cfg, &err),
+	    TP_OK);
+	assert_null(cfg);
+	assert_non_null(strstr(err.message, "Routing"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -814,6 +844,7 @@ int main(void)
 	        test_partition_names_match_case_sensitively_like_slurm),
 	    cmocka_unit_test(
 	        test_throttle_objective_per_partition_reaches_policy),
+	    cmocka_unit_test(test_routing_is_site_wide_and_adaptive_by_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
