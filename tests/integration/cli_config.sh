@@ -33,13 +33,13 @@ tp_check_eq "example file is valid" 0 $?
 tp_check_eq "header counts the partitions" \
 	"# $example: valid, 2 partition overrides" "$(head -n 1 <<<"$out")"
 tp_check_eq "leaf partition places on whole leaves" \
-	"    DefaultPlacement=leaf  # this partition, line 58" \
+	"    DefaultPlacement=leaf  # this partition, line $(grep -n '^PartitionName=leaf ' "$example" | cut -d: -f1)" \
 	"$(sed -n '/^PartitionName=leaf$/,/^$/p' <<<"$out" | grep DefaultPlacement=)"
 tp_check_eq "shared partition throttles with the preload library" \
-	"    ThrottleMode=preload  # this partition, line 61" \
+	"    ThrottleMode=preload  # this partition, line $(grep -n '^PartitionName=shared ' "$example" | cut -d: -f1)" \
 	"$(sed -n '/^PartitionName=shared$/,/^$/p' <<<"$out" | grep ThrottleMode=)"
 tp_check_eq "shared partition inherits the site-wide window bound" \
-	"    ThrottleMaxWindow=50ms  # site-wide, line 52" \
+	"    ThrottleMaxWindow=50ms  # site-wide, line $(grep -n '^ThrottleMaxWindow=' "$example" | cut -d: -f1)" \
 	"$(sed -n '/^PartitionName=shared$/,/^$/p' <<<"$out" | grep ThrottleMaxWindow=)"
 tp_check_eq "unset keys show their default" \
 	"ProfileKeep=8  # line 22" "$(grep '^ProfileKeep=' <<<"$out")"
