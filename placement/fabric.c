@@ -128,6 +128,47 @@ tp_status tp_fabric_findings_add(tp_fabric_findings *findings,
 	return TP_OK;
 }
 
+const char *tp_fabric_finding_kind_name(tp_fabric_finding_kind kind)
+{
+	switch (kind) {
+	case TP_FINDING_HOST_ON_LEAVES:
+		return "host_on_leaves";
+	case TP_FINDING_UNMAPPED:
+		return "unmapped";
+	case TP_FINDING_UNEVEN_LEAVES:
+		return "uneven_leaves";
+	case TP_FINDING_MISSING_UPLINK:
+		return "missing_uplink";
+	case TP_FINDING_UNLEVELLED:
+		return "unlevelled";
+	case TP_FINDING_DUPLICATE_NAME:
+		return "duplicate_name";
+	case TP_FINDING_DISTANCE:
+		return "distance";
+	case TP_FINDING_NO_LEAF:
+		return "no_leaf";
+	case TP_FINDING_SWITCH_GONE:
+		return "switch_gone";
+	case TP_FINDING_SWITCH_NEW:
+		return "switch_new";
+	case TP_FINDING_HOST_GONE:
+		return "host_gone";
+	case TP_FINDING_HOST_NEW:
+		return "host_new";
+	case TP_FINDING_HOST_MOVED:
+		return "host_moved";
+	case TP_FINDING_POD_CHANGED:
+		return "pod_changed";
+	case TP_FINDING_LINK_GONE:
+		return "link_gone";
+	case TP_FINDING_LINK_NEW:
+		return "link_new";
+	case TP_FINDING_LINK_COUNT:
+		return "link_count";
+	}
+	return "unknown";
+}
+
 void tp_fabric_findings_free(tp_fabric_findings *findings)
 {
 	if (findings == NULL)

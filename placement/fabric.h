@@ -280,6 +280,9 @@ tp_status tp_fabric_findings_add(tp_fabric_findings *findings,
 /* Frees the items of @findings and empties it (the struct is the caller's). */
 void tp_fabric_findings_free(tp_fabric_findings *findings);
 
+/* A stable snake_case name for @kind ("host_moved"), for machine output. */
+const char *tp_fabric_finding_kind_name(tp_fabric_finding_kind kind);
+
 /* "4xQDR", "4xHDR", ... for a port, or "" when unknown (static string). */
 const char *tp_fabric_port_rate(const tp_fabric_port *port, char *buf,
                                 size_t len);

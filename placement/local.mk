@@ -6,6 +6,7 @@ placement_libtopoplace_la_SOURCES = \
 	placement/tp_error.c placement/tp_error.h \
 	placement/tp_log.c placement/tp_log.h \
 	placement/tp_file.c placement/tp_file.h \
+	placement/tp_json.c placement/tp_json.h \
 	placement/policy.c placement/policy.h \
 	placement/topo.c placement/topo.h
 placement_libtopoplace_la_CFLAGS = $(AM_CFLAGS)

@@ -1534,9 +1534,9 @@ static void value_text(enum key_id key, const tp_config_site *site,
 	}
 }
 
-tp_status tp_config_write_settings(const tp_config *config,
-                                   const char *partition, FILE *out,
-                                   tp_error *err)
+tp_status tp_config_each_setting(const tp_config *config, const char *partition,
+                                 tp_config_setting_fn each, void *ctx,
+                                 tp_error *err)
 {
 	const struct partition *part = NULL;
 	const tp_config_settings *s = &config->defaults;
@@ -1551,7 +1551,6 @@ tp_status tp_config_write_settings(const tp_config *config,
 			                    config->origin, partition);
 		s = &part->effective;
 		first = K_FIRST_PARTITION_KEY;
-		fprintf(out, "PartitionName=%s\n", part->name);
 	}
 	for (int k = first; k < K_COUNT; k++) {
 		const unsigned part_line = part ? part->key_line[k] : 0;
@@ -1559,17 +1558,73 @@ tp_status tp_config_write_settings(const tp_config *config,
 
 		value_text((enum key_id)k, &config->site, s, value,
 		           sizeof(value));
-		fprintf(out, "%s%s=%s", part ? "    " : "", key_names[k],
-		        value);
 		if (part_line)
-			fprintf(out, "  # this partition, line %u\n",
-			        part_line);
+			each(ctx, key_names[k], value, TP_CONFIG_FROM_PARTITION,
+			     part_line);
 		else if (site_line)
-			fprintf(out, "  # %sline %u\n",
-			        part ? "site-wide, " : "", site_line);
+			each(ctx, key_names[k], value, TP_CONFIG_FROM_SITE,
+			     site_line);
 		else
-			fprintf(out, "  # default\n");
+			each(ctx, key_names[k], value, TP_CONFIG_FROM_DEFAULT,
+			     0);
 	}
+	return TP_OK;
+}
+
+const char *tp_config_setting_origin_name(tp_config_setting_origin origin)
+{
+	switch (origin) {
+	case TP_CONFIG_FROM_SITE:
+		return "site";
+	case TP_CONFIG_FROM_PARTITION:
+		return "partition";
+	case TP_CONFIG_FROM_DEFAULT:
+		break;
+	}
+	return "default";
+}
+
+/* tp_config_write_settings' line writer. */
+struct settings_out {
+	FILE *out;
+	bool indent; /* a partition's block */
+};
+
+static void write_setting(void *ctx, const char *key, const char *value,
+                          tp_config_setting_origin origin, unsigned line)
+{
+	const struct settings_out *o = ctx;
+
+	fprintf(o->out, "%s%s=%s", o->indent ? "    " : "", key, value);
+	if (origin == TP_CONFIG_FROM_PARTITION)
+		fprintf(o->out, "  # this partition, line %u\n", line);
+	else if (origin == TP_CONFIG_FROM_SITE)
+		fprintf(o->out, "  # %sline %u\n",
+		        o->indent ? "site-wide, " : "", line);
+	else
+		fprintf(o->out, "  # default\n");
+}
+
+tp_status tp_config_write_settings(const tp_config *config,
+                                   const char *partition, FILE *out,
+                                   tp_error *err)
+{
+	struct settings_out o = {out, partition != NULL};
+	tp_status st;
+
+	if (partition) {
+		const struct partition *part =
+		    find_partition(config, partition);
+
+		if (!part)
+			return tp_error_set(err, TP_ERR_NOTFOUND,
+			                    "%s: no PartitionName=%s",
+			                    config->origin, partition);
+		fprintf(out, "PartitionName=%s\n", part->name);
+	}
+	st = tp_config_each_setting(config, partition, write_setting, &o, err);
+	if (st != TP_OK)
+		return st;
 	if (ferror(out))
 		return tp_error_set(err, TP_ERR_IO,
 		                    "%s: writing the settings failed",

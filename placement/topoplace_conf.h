@@ -283,6 +283,33 @@ tp_status tp_config_write_settings(const tp_config *config,
                                    const char *partition, FILE *out,
                                    tp_error *err);
 
+/* Where an effective setting comes from (tp_config_each_setting). */
+typedef enum tp_config_setting_origin {
+	TP_CONFIG_FROM_DEFAULT,   /* no line sets it */
+	TP_CONFIG_FROM_SITE,      /* a site-wide line */
+	TP_CONFIG_FROM_PARTITION, /* the partition's own line */
+} tp_config_setting_origin;
+
+/* One effective setting: @key as the file spells it, @value as the file
+ * would, where it comes from and the line (0 for a default). */
+typedef void (*tp_config_setting_fn)(void *ctx, const char *key,
+                                     const char *value,
+                                     tp_config_setting_origin origin,
+                                     unsigned line);
+
+/*
+ * Each effective setting in the file's key order: for @partition NULL
+ * every key (site-wide and defaults), else the keys a partition can set,
+ * as they apply to it.  TP_ERR_NOTFOUND for a partition the file does not
+ * name.
+ */
+tp_status tp_config_each_setting(const tp_config *config, const char *partition,
+                                 tp_config_setting_fn each, void *ctx,
+                                 tp_error *err);
+
+/* "default", "site", "partition". */
+const char *tp_config_setting_origin_name(tp_config_setting_origin origin);
+
 /* Canonical spellings, as accepted in the file. */
 const char *tp_config_fabric_source_name(tp_config_fabric_source source);
 const char *tp_node_name_rule_name(tp_node_name_rule rule);

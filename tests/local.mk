@@ -6,7 +6,8 @@ TP_UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 TP_UNIT_LDADD = placement/libtopoplace.la $(CMOCKA_LIBS)
 
 TP_CORE_UNIT_TESTS = tests/unit/test_error tests/unit/test_policy \
-	tests/unit/test_spank_env tests/unit/test_topo tests/unit/test_file
+	tests/unit/test_spank_env tests/unit/test_topo tests/unit/test_file \
+	tests/unit/test_json
 TP_UNIT_TESTS += $(TP_CORE_UNIT_TESTS)
 check_PROGRAMS += $(TP_CORE_UNIT_TESTS)
 TESTS += $(TP_CORE_UNIT_TESTS)
@@ -22,6 +23,10 @@ tests_unit_test_policy_LDADD = $(TP_UNIT_LDADD)
 tests_unit_test_file_SOURCES = tests/unit/test_file.c
 tests_unit_test_file_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_file_LDADD = $(TP_UNIT_LDADD)
+
+tests_unit_test_json_SOURCES = tests/unit/test_json.c
+tests_unit_test_json_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_json_LDADD = $(TP_UNIT_LDADD) $(MATH_LIBS)
 
 tests_unit_test_topo_SOURCES = tests/unit/test_topo.c
 tests_unit_test_topo_CFLAGS = $(TP_UNIT_CFLAGS)

@@ -11,3 +11,7 @@ tools_topoplace_LDADD = report/libtopoplace_report.la placement/libtopoplace.la 
 # Where the preload libraries are installed (profile record's default).
 tools_topoplace_CPPFLAGS = $(AM_CPPFLAGS) $(CAIRO_CFLAGS) -DTP_PKGLIBDIR='"$(pkglibdir)"'
 dist_man1_MANS += doc/topoplace.1
+
+# The --json forms of every command (topoplace-json(7)).
+dist_check_SCRIPTS += tests/integration/cli_json.sh
+TESTS += tests/integration/cli_json.sh

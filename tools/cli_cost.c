@@ -5,6 +5,7 @@
  *                  [--slots N] [--mapping block|cyclic|random|remap|FILE
  *                  [,...]]... [--params FILE] [--seed S]
  *                  [--routes dmodk|lft] [--ca DEV] [--port N] [--per-link]
+ *                  [--json]
  *
  * --matrix FILE (or its synonym --profile) is a topoplace profile or a
  * communication matrix text; tp_cli_read_traffic tells them apart.
@@ -36,6 +37,7 @@
 #include "remap.h"
 #include "route.h"
 #include "topo.h"
+#include "tp_json.h"
 #include "traffic.h"
 
 static const char cost_usage[] =
@@ -47,6 +49,7 @@ static const char cost_usage[] =
     "[,...]]...\n"
     "                      [--routes dmodk|lft] [--ca DEV] [--port N] "
     "[--per-link]\n"
+    "                      [--json]\n"
     "--matrix FILE (or --profile FILE): a topoplace profile or a matrix "
     "text file\n"
     "--fabric FILE (ibnetdiscover cache or topology.conf) or live also "
@@ -206,6 +209,135 @@ static void print_links(const tp_fabric *fabric, int nmap, char *const *names,
 	}
 }
 
+/* What one `topoplace cost` run compared, for the JSON form. */
+struct cost_run {
+	const char *matrix, *fabric;
+	uint32_t ranks, hosts;
+	uint64_t slots, seed;
+	int nmap;
+	char *const *names;
+	const tp_cost_report *reports;
+	const tp_link_load *links; /* NULL without routes */
+	bool per_link;
+	const tp_routes *routes;
+};
+
+static void json_link_dir(tp_json *j, const char *key, const tp_fabric *fab,
+                          uint32_t port)
+{
+	char text[256];
+
+	if (port == TP_FABRIC_NONE) {
+		tp_json_null(j, key);
+		return;
+	}
+	tp_json_begin_object(j, key);
+	tp_json_string(j, "link",
+	               tp_link_dir_name(fab, port, text, sizeof(text)));
+	tp_json_string(j, "dir", tp_link_dir_is_up(fab, port) ? "up" : "down");
+	tp_json_end_object(j);
+}
+
+/* The routed loads of one mapping (see tp_link_load). */
+static void json_links(tp_json *j, const tp_fabric *fab, const tp_link_load *l,
+                       bool per_link)
+{
+	static const char *const stage_key[TP_LINK_STAGES] = {
+	    "host_leaf", "leaf_spine", "spine_core", "other"};
+	char text[256];
+
+	tp_json_begin_object(j, "links");
+	tp_json_double(j, "max_switch_link_bytes", l->max_fabric_bytes);
+	json_link_dir(j, "busiest_switch_link", fab, l->max_fabric_port);
+	tp_json_uint(j, "loaded_directions", l->loaded_dirs);
+	tp_json_begin_object(j, "stage_bytes");
+	for (int k = 0; k < TP_LINK_STAGES; k++)
+		tp_json_double(j, stage_key[k],
+		               l->stage[k].up_bytes + l->stage[k].down_bytes);
+	tp_json_end_object(j);
+	if (per_link) {
+		tp_json_begin_array(j, "per_link");
+		for (uint32_t p = 0; p < l->port_count; p++) {
+			if (l->port_bytes[p] <= 0)
+				continue;
+			tp_json_begin_object(j, NULL);
+			tp_json_string(
+			    j, "link",
+			    tp_link_dir_name(fab, p, text, sizeof(text)));
+			tp_json_string(j, "dir",
+			               tp_link_dir_is_up(fab, p) ? "up"
+			                                         : "down");
+			tp_json_double(j, "bytes", l->port_bytes[p]);
+			tp_json_end_object(j);
+		}
+		tp_json_end_array(j);
+	}
+	tp_json_end_object(j);
+}
+
+/*
+ * The schema topoplace.cost version 1 (topoplace-json(7)): one object per
+ * mapping with the rows of the text table.
+ */
+static tp_status print_json(const tp_fabric *fab, const tp_topo *topo,
+                            const struct cost_run *run, tp_error *err)
+{
+	static const char *const class_key[TP_COST_CLASSES] = {
+	    "on_node", "same_leaf", "same_pod", "other_pod"};
+	const tp_cost_report *first = &run->reports[0];
+	tp_json j;
+
+	tp_json_init(&j, stdout);
+	tp_json_begin_document(&j, "cost", 1);
+	tp_json_string(&j, "matrix", run->matrix);
+	tp_json_uint(&j, "ranks", run->ranks);
+	tp_json_string(&j, "fabric", run->fabric);
+	tp_json_uint(&j, "hosts", run->hosts);
+	tp_json_uint(&j, "slots", run->slots);
+	tp_json_uint(&j, "seed", run->seed);
+	if (run->routes)
+		tp_json_string(&j, "routes",
+		               tp_routes_kind_of(run->routes) == TP_ROUTES_LFT
+		                   ? "lft"
+		                   : "dmodk");
+	else
+		tp_json_null(&j, "routes");
+	tp_json_begin_array(&j, "mappings");
+	for (int i = 0; i < run->nmap; i++) {
+		const tp_cost_report *r = &run->reports[i];
+
+		tp_json_begin_object(&j, NULL);
+		tp_json_string(&j, "mapping", mapping_label(run->names[i]));
+		tp_json_uint(&j, "hop_bytes", r->hop_bytes);
+		tp_json_double(&j, "ratio_to_first",
+		               first->hop_bytes ? (double)r->hop_bytes /
+		                                      (double)first->hop_bytes
+		                                : 1.0);
+		tp_json_begin_object(&j, "class_bytes");
+		for (int k = 0; k < TP_COST_CLASSES; k++)
+			tp_json_uint(&j, class_key[k], r->class_bytes[k]);
+		tp_json_end_object(&j);
+		tp_json_uint(&j, "max_leaf_up_bytes", r->max_leaf_up_bytes);
+		tp_json_uint(&j, "max_leaf_down_bytes", r->max_leaf_down_bytes);
+		tp_json_string(&j, "busiest_leaf",
+		               r->max_leaf == TP_TOPO_NONE
+		                   ? NULL
+		                   : tp_topo_leaf_name(topo, r->max_leaf));
+		if (run->links)
+			json_links(&j, fab, &run->links[i], run->per_link);
+		tp_json_begin_object(&j, "predicted_s");
+		tp_json_double(&j, "total", r->predicted_s);
+		tp_json_double(&j, "max_rate", r->maxrate_s);
+		tp_json_double(&j, "queue_search", r->queue_s);
+		tp_json_double(&j, "contention", r->contention_s);
+		tp_json_end_object(&j);
+		tp_json_end_object(&j);
+	}
+	tp_json_end_array(&j);
+	tp_json_end_document(&j);
+	return tp_json_finish(&j, err);
+}
+
 int tp_cli_cost(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -221,6 +353,7 @@ int tp_cli_cost(int argc, char **argv)
 	    {"ca", required_argument, NULL, 'C'},
 	    {"port", required_argument, NULL, 'O'},
 	    {"per-link", no_argument, NULL, 'L'},
+	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -232,6 +365,7 @@ int tp_cli_cost(int argc, char **argv)
 	uint64_t slots = 1, seed = 1, port;
 	uint32_t nhosts = 0;
 	struct routes_opts ro = {.lft = -1};
+	bool json = false;
 	tp_fabric *fab = NULL;
 	tp_routes *routes = NULL;
 	tp_topo *topo = NULL;
@@ -298,6 +432,9 @@ int tp_cli_cost(int argc, char **argv)
 			break;
 		case 'L':
 			ro.per_link = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'h':
 			fputs(cost_usage, stdout);
@@ -376,6 +513,25 @@ int tp_cli_cost(int argc, char **argv)
 		}
 		/* the routes say where the bytes go: no even-spread guess */
 		tp_cost_link_contention(&rep[i], &params, &links[i]);
+	}
+	if (json) {
+		const struct cost_run run = {.matrix = matrix,
+		                             .fabric = fabric,
+		                             .ranks = t->ranks,
+		                             .hosts = nhosts,
+		                             .slots = slots,
+		                             .seed = seed,
+		                             .nmap = nmap,
+		                             .names = names,
+		                             .reports = rep,
+		                             .links = routes ? links : NULL,
+		                             .per_link = ro.per_link,
+		                             .routes = routes};
+
+		if (print_json(fab, topo, &run, &err) != TP_OK)
+			goto fail;
+		rc = TP_EXIT_OK;
+		goto out;
 	}
 	printf("matrix %s: %u ranks, fabric %s, %u hosts x %llu slots, "
 	       "seed %llu\n",

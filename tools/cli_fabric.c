@@ -18,6 +18,7 @@
 #include "discover.h"
 #include "fabric.h"
 #include "route.h"
+#include "tp_json.h"
 
 #define WHAT "fabric"
 
@@ -26,21 +27,22 @@ struct opts {
 	const char *before_cache, *before_conf;
 	const char *matrix, *hosts;
 	int port;
-	bool dmodk, all_leaves;
+	bool dmodk, all_leaves, json;
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: topoplace fabric show     [SOURCE]\n"
+	        "usage: topoplace fabric show     [SOURCE] [--json]\n"
 	        "       topoplace fabric cache    [--ca DEV] [--port N] FILE\n"
 	        "       topoplace fabric topology [SOURCE] [-o FILE]\n"
 	        "       topoplace fabric diff     [SOURCE] (--before-cache F | "
-	        "--before-topology-conf F)\n"
+	        "--before-topology-conf F) [--json]\n"
 	        "       topoplace fabric route    [SOURCE] [--dmodk] (SRC DST "
 	        "| --all-leaves)\n"
 	        "       topoplace fabric load     [SOURCE] [--dmodk] --matrix "
 	        "FILE [--hosts LIST]\n"
+	        "                                 [--json]\n"
 	        "SOURCE: live discovery (default; --ca DEV --port N), --cache "
 	        "FILE,\n"
 	        "        --topology-conf FILE; --node-name-map FILE maps GUIDs "
@@ -75,7 +77,86 @@ static void print_findings(const tp_fabric_findings *fs, const char *tag)
 		printf("%s: %s\n", tag, fs->items[i].text);
 }
 
-static int cmd_show(tp_fabric *f)
+static void json_findings(tp_json *j, const char *key,
+                          const tp_fabric_findings *fs)
+{
+	tp_json_begin_array(j, key);
+	for (size_t i = 0; i < fs->count; i++) {
+		tp_json_begin_object(j, NULL);
+		tp_json_string(j, "kind",
+		               tp_fabric_finding_kind_name(fs->items[i].kind));
+		tp_json_string(j, "text", fs->items[i].text);
+		tp_json_end_object(j);
+	}
+	tp_json_end_array(j);
+}
+
+static int json_done(tp_json *j, const char *what)
+{
+	tp_error err = {0};
+
+	if (tp_json_finish(j, &err) != TP_OK)
+		return tp_cli_fail(what, &err);
+	return TP_EXIT_OK;
+}
+
+/*
+ * The schema topoplace.fabric-show version 1 (topoplace-json(7)): the
+ * same summary, leaves with their pods and hosts, and findings as the text.
+ */
+static int show_json(tp_fabric *f, uint32_t switches, uint32_t cas,
+                     uint32_t unmapped)
+{
+	tp_json j;
+
+	tp_json_init(&j, stdout);
+	tp_json_begin_document(&j, "fabric-show", 1);
+	tp_json_string(&j, "source", tp_fabric_source(f));
+	tp_json_begin_object(&j, "summary");
+	tp_json_uint(&j, "switches", switches);
+	tp_json_uint(&j, "cas", cas);
+	tp_json_uint(&j, "hosts", tp_fabric_host_count(f));
+	tp_json_uint(&j, "unmapped", unmapped);
+	tp_json_uint(&j, "leaves", tp_fabric_leaf_count(f));
+	tp_json_uint(&j, "pods", tp_fabric_pod_count(f));
+	tp_json_int(&j, "levels", tp_fabric_max_level(f));
+	tp_json_uint(&j, "links", tp_fabric_link_count(f));
+	tp_json_end_object(&j);
+	tp_json_begin_array(&j, "switches_per_level");
+	for (int l = 1; l <= tp_fabric_max_level(f); l++)
+		tp_json_uint(&j, NULL, tp_fabric_switches_at(f, l));
+	tp_json_end_array(&j);
+	tp_json_begin_array(&j, "leaves");
+	for (uint32_t k = 0; k < tp_fabric_leaf_count(f); k++) {
+		uint32_t n;
+		const uint32_t *hosts = tp_fabric_leaf_hosts(f, k, &n);
+
+		tp_json_begin_object(&j, NULL);
+		tp_json_string(
+		    &j, "name",
+		    tp_fabric_node_at(f, tp_fabric_leaf_node(f, k))->name);
+		tp_json_string(&j, "pod",
+		               tp_fabric_pod_name(f, tp_fabric_leaf_pod(f, k)));
+		tp_json_begin_array(&j, "hosts");
+		for (uint32_t i = 0; i < n; i++) {
+			const tp_fabric_host *h =
+			    tp_fabric_host_at(f, hosts[i]);
+
+			tp_json_begin_object(&j, NULL);
+			tp_json_string(&j, "name", h->name);
+			tp_json_bool(&j, "mapped", h->mapped);
+			tp_json_end_object(&j);
+		}
+		tp_json_end_array(&j);
+		tp_json_end_object(&j);
+	}
+	tp_json_end_array(&j);
+	json_findings(&j, "findings", tp_fabric_anomalies(f));
+	tp_json_end_document(&j);
+	return json_done(&j, WHAT " show");
+}
+
+static int cmd_show(tp_fabric *f, bool json)
 {
 	uint32_t switches = 0, cas = 0, unmapped = 0;
 
@@ -87,6 +168,8 @@ static int cmd_show(tp_fabric *f)
 	}
 	for (uint32_t h = 0; h < tp_fabric_host_count(f); h++)
 		unmapped += !tp_fabric_host_at(f, h)->mapped;
+	if (json)
+		return show_json(f, switches, cas, unmapped);
 	printf("source: %s\n", tp_fabric_source(f));
 	printf("summary: switches=%" PRIu32 " cas=%" PRIu32 " hosts=%" PRIu32
 	       " unmapped=%" PRIu32 " leaves=%" PRIu32 " pods=%" PRIu32
@@ -183,13 +266,27 @@ static int cmd_diff(const struct opts *o, tp_fabric *f)
 		tp_fabric_free(old);
 		return tp_cli_fail(WHAT " diff", &err);
 	}
-	printf("before: %s\nafter: %s\n", tp_fabric_source(old),
-	       tp_fabric_source(f));
-	print_findings(&fs, "diff");
-	printf("differences: %zu\n", fs.count);
+	if (o->json) {
+		tp_json j;
+
+		/* schema topoplace.fabric-diff version 1 */
+		tp_json_init(&j, stdout);
+		tp_json_begin_document(&j, "fabric-diff", 1);
+		tp_json_string(&j, "before", tp_fabric_source(old));
+		tp_json_string(&j, "after", tp_fabric_source(f));
+		tp_json_uint(&j, "differences", fs.count);
+		json_findings(&j, "findings", &fs);
+		tp_json_end_document(&j);
+		status = json_done(&j, WHAT " diff");
+	} else {
+		printf("before: %s\nafter: %s\n", tp_fabric_source(old),
+		       tp_fabric_source(f));
+		print_findings(&fs, "diff");
+		printf("differences: %zu\n", fs.count);
+	}
 	tp_fabric_findings_free(&fs);
 	tp_fabric_free(old);
-	return TP_EXIT_OK;
+	return status;
 }
 
 static void print_path(const tp_fabric *f, const uint32_t *path, size_t n,
@@ -370,6 +467,39 @@ static tp_status read_matrix(const char *path, const tp_cli_hosts *hosts,
 	return TP_OK;
 }
 
+/* The schema topoplace.fabric-load version 1 (topoplace-json(7)). */
+static int load_json(const tp_fabric *f, const tp_routes *r, size_t nflows,
+                     uint64_t total, uint64_t hop_bytes, uint32_t loaded,
+                     uint32_t max_port, uint64_t max)
+{
+	tp_json j;
+
+	tp_json_init(&j, stdout);
+	tp_json_begin_document(&j, "fabric-load", 1);
+	tp_json_string(&j, "routes",
+	               tp_routes_kind_of(r) == TP_ROUTES_LFT ? "lft" : "dmodk");
+	tp_json_uint(&j, "flows", nflows);
+	tp_json_uint(&j, "bytes", total);
+	tp_json_uint(&j, "hop_bytes", hop_bytes);
+	tp_json_uint(&j, "loaded_directions", loaded);
+	if (max_port != TP_FABRIC_NONE) {
+		const tp_fabric_port *p = tp_fabric_port_at(f, max_port);
+		const tp_fabric_port *q = tp_fabric_peer(f, max_port);
+
+		tp_json_begin_object(&j, "max_link");
+		tp_json_uint(&j, "bytes", max);
+		tp_json_string(&j, "from", tp_fabric_node_at(f, p->node)->name);
+		tp_json_uint(&j, "from_port", p->num);
+		tp_json_string(&j, "to", tp_fabric_node_at(f, q->node)->name);
+		tp_json_uint(&j, "to_port", q->num);
+		tp_json_end_object(&j);
+	} else {
+		tp_json_null(&j, "max_link");
+	}
+	tp_json_end_document(&j);
+	return json_done(&j, WHAT " load");
+}
+
 static int cmd_load(const struct opts *o, tp_fabric *f)
 {
 	tp_cli_hosts hosts = {0};
@@ -439,6 +569,11 @@ static int cmd_load(const struct opts *o, tp_fabric *f)
 			max_port = p;
 		}
 	}
+	if (o->json) {
+		status = load_json(f, r, nflows, total, hop_bytes, loaded,
+		                   max_port, max);
+		goto out;
+	}
 	printf("routes: %s\n",
 	       tp_routes_kind_of(r) == TP_ROUTES_LFT
 	           ? "forwarding tables read from the switches"
@@ -477,7 +612,8 @@ int tp_cli_fabric(int argc, char **argv)
 		O_ALL,
 		O_PATHS,
 		O_MATRIX,
-		O_HOSTS
+		O_HOSTS,
+		O_JSON
 	};
 	static const struct option lo[] = {
 	    {"cache", required_argument, NULL, O_CACHE},
@@ -492,6 +628,7 @@ int tp_cli_fabric(int argc, char **argv)
 	    {"print-paths", no_argument, NULL, O_PATHS},
 	    {"matrix", required_argument, NULL, O_MATRIX},
 	    {"hosts", required_argument, NULL, O_HOSTS},
+	    {"json", no_argument, NULL, O_JSON},
 	    {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -567,6 +704,9 @@ int tp_cli_fabric(int argc, char **argv)
 		case O_HOSTS:
 			o.hosts = optarg;
 			break;
+		case O_JSON:
+			o.json = true;
+			break;
 		case 'o':
 			o.output = optarg;
 			break;
@@ -580,6 +720,12 @@ int tp_cli_fabric(int argc, char **argv)
 	if (o.cache != NULL && o.conf != NULL)
 		return tp_cli_usage_error(WHAT, "--cache and --topology-conf "
 		                                "are two sources: give one");
+	if (o.json && strcmp(sub, "show") && strcmp(sub, "diff") &&
+	    strcmp(sub, "load"))
+		return tp_cli_usage_error(WHAT,
+		                          "--json: for show, diff and load "
+		                          "(%s writes a file or paths)",
+		                          sub);
 	if (!strcmp(sub, "cache")) {
 		if (argc - optind != 1)
 			return tp_cli_usage_error(WHAT " cache",
@@ -599,7 +745,7 @@ int tp_cli_fabric(int argc, char **argv)
 	if ((status = load(&o, &f)) != TP_EXIT_OK)
 		return status;
 	if (!strcmp(sub, "show"))
-		status = cmd_show(f);
+		status = cmd_show(f, o.json);
 	else if (!strcmp(sub, "topology"))
 		status = cmd_topology(f, o.output);
 	else if (!strcmp(sub, "diff"))

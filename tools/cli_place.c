@@ -34,6 +34,7 @@
 #include "fabric.h"
 #include "ioserver.h"
 #include "route.h"
+#include "tp_json.h"
 
 #define WHAT "place"
 
@@ -79,6 +80,7 @@ static void usage(FILE *out)
 	    "  --ca DEV, --port N  HCA port for --fabric live / --io-routes "
 	    "lft\n"
 	    "  --io-kv             per-link loads as key=value lines\n"
+	    "  --json              the decision as JSON (topoplace-json(7))\n"
 	    "--fabric FILE|live compares the I/O policies link by link over "
 	    "the "
 	    "fabric's\nroutes (FILE: ibnetdiscover cache or topology.conf; "
@@ -178,23 +180,38 @@ static void print_names(const tp_topo *topo, const uint32_t *idx,
 		printf("(none)");
 }
 
-/* Uplink load of the job's I/O under each server policy, for comparison. */
+/*
+ * Uplink load of the job's I/O under each server policy, for comparison:
+ * as text, or as the "io_loads" array of @j when it is not NULL.
+ */
 static int compare_io_loads(const tp_topo *topo, tp_ioserver_request rq,
-                            const tp_alloc_result *job)
+                            const tp_alloc_result *job, tp_json *j)
 {
-	printf("io-load: each job host writes 1 unit striped over %u servers; "
-	       "busiest leaf downlink / pod downlink / leaves with uplink "
-	       "traffic:\n",
-	       rq.servers);
+	if (j)
+		tp_json_begin_array(j, "io_loads");
+	else
+		printf("io-load: each job host writes 1 unit striped over %u "
+		       "servers; busiest leaf downlink / pod downlink / "
+		       "leaves with uplink traffic:\n",
+		       rq.servers);
 	for (int p = TP_IOSERVER_SPREAD; p < TP_IOSERVER_POLICY_COUNT; p++) {
 		tp_ioserver_result r;
 		tp_io_load load;
 		tp_error err;
+		const char *name;
 
 		rq.policy = (tp_ioserver_policy)p;
+		name = tp_ioserver_policy_name(rq.policy);
 		if (tp_ioserver_place(topo, &rq, &r, &err) != TP_OK) {
-			printf("  %-9s  not possible: %s\n",
-			       tp_ioserver_policy_name(rq.policy), err.message);
+			if (!j) {
+				printf("  %-9s  not possible: %s\n", name,
+				       err.message);
+				continue;
+			}
+			tp_json_begin_object(j, NULL);
+			tp_json_string(j, "policy", name);
+			tp_json_string(j, "error", err.message);
+			tp_json_end_object(j);
 			continue;
 		}
 		if (tp_ioserver_load(topo, job->hosts, job->host_count,
@@ -203,15 +220,75 @@ static int compare_io_loads(const tp_topo *topo, tp_ioserver_request rq,
 			tp_ioserver_result_free(&r);
 			return tp_cli_fail(WHAT, &err);
 		}
-		printf("  %-9s  %.2f (%s) / %.2f / %u\n",
-		       tp_ioserver_policy_name(rq.policy),
-		       load.max_leaf_down_bytes,
-		       tp_topo_leaf_name(topo, load.max_leaf),
-		       load.max_pod_down_bytes, load.loaded_leaves);
+		if (j) {
+			tp_json_begin_object(j, NULL);
+			tp_json_string(j, "policy", name);
+			tp_json_double(j, "max_leaf_down",
+			               load.max_leaf_down_bytes);
+			tp_json_string(j, "max_leaf",
+			               tp_topo_leaf_name(topo, load.max_leaf));
+			tp_json_double(j, "max_pod_down",
+			               load.max_pod_down_bytes);
+			tp_json_uint(j, "loaded_leaves", load.loaded_leaves);
+			tp_json_end_object(j);
+		} else {
+			printf("  %-9s  %.2f (%s) / %.2f / %u\n", name,
+			       load.max_leaf_down_bytes,
+			       tp_topo_leaf_name(topo, load.max_leaf),
+			       load.max_pod_down_bytes, load.loaded_leaves);
+		}
 		tp_io_load_free(&load);
 		tp_ioserver_result_free(&r);
 	}
+	if (j)
+		tp_json_end_array(j);
 	return TP_EXIT_OK;
+}
+
+/* Host, leaf or pod names of @idx as a JSON array @key. */
+static void json_names(tp_json *j, const char *key, const tp_topo *topo,
+                       const uint32_t *idx, uint32_t count,
+                       const char *(*name)(const tp_topo *, uint32_t))
+{
+	tp_json_begin_array(j, key);
+	for (uint32_t i = 0; i < count; i++)
+		tp_json_string(j, NULL, name(topo, idx[i]));
+	tp_json_end_array(j);
+}
+
+/*
+ * The decision as the schema topoplace.place version 1 (topoplace-json(7)):
+ * "outcome" is placed, not_met (@res->reason says why) or no_opinion (the
+ * budget ran out); the I/O servers and the policy comparison follow when
+ * @io_res is not NULL.
+ */
+static void json_decision(tp_json *j, const tp_topo *topo,
+                          const tp_alloc_request *rq, bool allowed,
+                          const char *outcome, const tp_alloc_result *res)
+{
+	tp_json_begin_document(j, "place", 1);
+	tp_json_string(j, "outcome", outcome);
+	tp_json_string(j, "policy", tp_placement_name(rq->policy));
+	tp_json_string(j, "class", tp_jobclass_name(rq->job_class));
+	tp_json_string(j, "routing", tp_routing_name(rq->routing));
+	tp_json_uint(j, "nodes", rq->nodes);
+	tp_json_uint(j, "job_id", rq->job_id);
+	tp_json_bool(j, "allowed_set", allowed);
+	if (!res) {
+		tp_json_null(j, "reason");
+		return;
+	}
+	tp_json_string(j, "reason", res->reason);
+	if (!res->met)
+		return;
+	json_names(j, "hosts", topo, res->hosts, res->host_count,
+	           tp_topo_host_name);
+	json_names(j, "leaves", topo, res->leaves, res->leaf_count,
+	           tp_topo_leaf_name);
+	json_names(j, "pods", topo, res->pods, res->pod_count,
+	           tp_topo_pod_name);
+	json_names(j, "reserved", topo, res->reserved, res->reserved_count,
+	           tp_topo_host_name);
 }
 
 /* ---- per-link load over the fabric's routes ------------------------- */
@@ -481,6 +558,49 @@ static int place_site_servers(const tp_topo *topo, tp_host_use *use,
 	return TP_EXIT_OK;
 }
 
+/*
+ * The job's I/O servers (already placed for --io-where site) and the
+ * comparison of the policies, as text or into @j.  @io gets the job.
+ */
+static int place_job_servers(const tp_topo *topo, const tp_alloc_request *rq,
+                             const tp_alloc_result *res,
+                             tp_ioserver_request *io, tp_host_use *use,
+                             tp_host_use *before_servers,
+                             tp_ioserver_result *io_res, tp_json *j)
+{
+	tp_error err;
+
+	if (io->scope == TP_IOSERVER_SITE) {
+		/* Every policy is compared over the occupancy the chosen one
+		 * was placed on, plus the job: a site server never shares a
+		 * host with it. */
+		for (uint32_t i = 0; i < res->host_count; i++)
+			before_servers[res->hosts[i]] = (tp_host_use){
+			    TP_HOST_BUSY, rq->job_id, rq->job_class};
+	} else {
+		io->job_hosts = res->hosts;
+		io->job_host_count = res->host_count;
+		io->job_id = rq->job_id;
+		io->use = use;
+		if (tp_ioserver_place(topo, io, io_res, &err) != TP_OK)
+			return tp_cli_fail(WHAT, &err);
+	}
+	if (j) {
+		tp_json_begin_object(j, "io_servers");
+		tp_json_string(j, "policy",
+		               tp_ioserver_policy_name(io->policy));
+		json_names(j, "hosts", topo, io_res->servers,
+		           io_res->server_count, tp_topo_host_name);
+		tp_json_string(j, "reason", io_res->reason);
+		tp_json_end_object(j);
+	} else {
+		printf("io-servers: ");
+		print_hostlist(topo, io_res->servers, io_res->server_count);
+		printf("\nio-reason: %s\n", io_res->reason);
+	}
+	return compare_io_loads(topo, *io, res, j);
+}
+
 int tp_cli_place(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -503,6 +623,7 @@ int tp_cli_place(int argc, char **argv)
 	    {"port", required_argument, NULL, 'O'},
 	    {"io-kv", no_argument, NULL, 'k'},
 	    {"routing", required_argument, NULL, 'g'},
+	    {"json", no_argument, NULL, 'J'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -513,7 +634,8 @@ int tp_cli_place(int argc, char **argv)
 	                          .scope = TP_IOSERVER_BESIDE};
 	bool want_allowed = false, have_nodes = false, routes_given = false;
 	struct io_links_opts lo = {.write_bytes = 1ull << 30};
-	bool link_opts = false;
+	bool link_opts = false, json = false;
+	tp_json j;
 	tp_fabric *fab = NULL;
 	tp_routes *routes = NULL;
 	tp_topo *topo = NULL;
@@ -626,6 +748,9 @@ int tp_cli_place(int argc, char **argv)
 		case 'k':
 			lo.kv = link_opts = true;
 			break;
+		case 'J':
+			json = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return TP_EXIT_OK;
@@ -654,6 +779,12 @@ int tp_cli_place(int argc, char **argv)
 		                          "--io-write-bytes, "
 		                          "--io-read-bytes, --io-routes and "
 		                          "--io-kv need --io-servers N");
+	if (json && servers && !tp_cli_is_tree_spec(fabric))
+		return tp_cli_usage_error(WHAT,
+		                          "--json with --io-servers compares "
+		                          "the policies on a PxLxH tree only; "
+		                          "for per-link loads over a fabric's "
+		                          "routes use --io-kv");
 	if (!strcmp(fabric, "live")) {
 		/* discovered now: its forwarding tables are the real routes */
 		if (!routes_given)
@@ -723,10 +854,31 @@ int tp_cli_place(int argc, char **argv)
 		/* no opinion: a caller falls back, it does not wait */
 		tp_cli_fail(WHAT, &err);
 		rc = TP_EXIT_NO_OPINION;
+		if (json) {
+			tp_json_init(&j, stdout);
+			json_decision(&j, topo, &rq, want_allowed, "no_opinion",
+			              NULL);
+			tp_json_end_document(&j);
+			if (tp_json_finish(&j, &err) != TP_OK)
+				rc = tp_cli_fail(WHAT, &err);
+		}
 		goto out;
 	}
 	if (st != TP_OK) {
 		rc = tp_cli_fail(WHAT, &err);
+		goto out;
+	}
+	if (json) {
+		rc = res.met ? TP_EXIT_OK : TP_EXIT_FAILURE;
+		tp_json_init(&j, stdout);
+		json_decision(&j, topo, &rq, want_allowed,
+		              res.met ? "placed" : "not_met", &res);
+		if (res.met && servers)
+			rc = place_job_servers(topo, &rq, &res, &io, use,
+			                       before_servers, &io_res, &j);
+		tp_json_end_document(&j);
+		if (tp_json_finish(&j, &err) != TP_OK)
+			rc = tp_cli_fail(WHAT, &err);
 		goto out;
 	}
 	if (!res.met) {
@@ -747,28 +899,8 @@ int tp_cli_place(int argc, char **argv)
 	printf("\nreason: %s\n", res.reason);
 
 	if (servers) {
-		if (io.scope == TP_IOSERVER_SITE) {
-			/* Every policy is compared over the occupancy the
-			 * chosen one was placed on, plus the job: a site
-			 * server never shares a host with it. */
-			for (uint32_t i = 0; i < res.host_count; i++)
-				before_servers[res.hosts[i]] = (tp_host_use){
-				    TP_HOST_BUSY, rq.job_id, rq.job_class};
-		} else {
-			io.job_hosts = res.hosts;
-			io.job_host_count = res.host_count;
-			io.job_id = rq.job_id;
-			io.use = use;
-			if (tp_ioserver_place(topo, &io, &io_res, &err) !=
-			    TP_OK) {
-				rc = tp_cli_fail(WHAT, &err);
-				goto out;
-			}
-		}
-		printf("io-servers: ");
-		print_hostlist(topo, io_res.servers, io_res.server_count);
-		printf("\nio-reason: %s\n", io_res.reason);
-		rc = compare_io_loads(topo, io, &res);
+		rc = place_job_servers(topo, &rq, &res, &io, use,
+		                       before_servers, &io_res, NULL);
 		if (rc == TP_EXIT_OK && fab)
 			rc =
 			    compare_io_links(topo, fab, routes, &lo, &io, &res);

@@ -22,6 +22,7 @@
 #include "rankfile.h"
 #include "remap.h"
 #include "topo.h"
+#include "tp_json.h"
 #include "traffic.h"
 
 static const char remap_usage[] =
@@ -30,7 +31,7 @@ static const char remap_usage[] =
     "[--seed S]\n"
     "                       [--rankfile OUT] [--machinefile OUT] "
     "[--hostfile-out OUT]\n"
-    "                       [--verbose]\n"
+    "                       [--json] [--verbose]\n"
     "--matrix FILE (or --profile FILE): a topoplace profile or a matrix "
     "text file\n";
 
@@ -157,6 +158,67 @@ static tp_status read_hostfile(const tp_topo *topo, const char *path,
 	return TP_OK;
 }
 
+static double ratio_to_block(const tp_remap_stats *st)
+{
+	return st->block_hop_bytes
+	           ? (double)st->hop_bytes / (double)st->block_hop_bytes
+	           : 1.0;
+}
+
+static void print_text(const tp_traffic *t, uint32_t nhosts, const char *fabric,
+                       uint64_t seed, const tp_remap_stats *st)
+{
+	printf("ranks %u on %u hosts, fabric %s, seed %llu\n", t->ranks, nhosts,
+	       fabric, (unsigned long long)seed);
+	printf("hop-bytes before (block): %llu\n",
+	       (unsigned long long)st->block_hop_bytes);
+	printf("hop-bytes after (%s): %llu (%.3f of block)\n", st->chosen,
+	       (unsigned long long)st->hop_bytes, ratio_to_block(st));
+}
+
+/*
+ * The schema topoplace.remap version 1 (topoplace-json(7)): the same
+ * summary as the text, the files written and the mapping itself, rank by
+ * rank, so a script needs no rankfile parser.
+ */
+static tp_status print_json(const tp_topo *topo, const tp_traffic *t,
+                            uint32_t nhosts, const char *fabric, uint64_t seed,
+                            const tp_remap_stats *st,
+                            const tp_remap_mapping *map,
+                            const char *const outputs[3], tp_error *err)
+{
+	static const char *const output_keys[3] = {"rankfile", "machinefile",
+	                                           "hostfile"};
+	tp_json j;
+
+	tp_json_init(&j, stdout);
+	tp_json_begin_document(&j, "remap", 1);
+	tp_json_uint(&j, "ranks", t->ranks);
+	tp_json_uint(&j, "hosts", nhosts);
+	tp_json_string(&j, "fabric", fabric);
+	tp_json_uint(&j, "seed", seed);
+	tp_json_string(&j, "method", st->chosen);
+	tp_json_uint(&j, "block_hop_bytes", st->block_hop_bytes);
+	tp_json_uint(&j, "hop_bytes", st->hop_bytes);
+	tp_json_double(&j, "ratio_to_block", ratio_to_block(st));
+	tp_json_begin_object(&j, "files");
+	for (int i = 0; i < 3; i++)
+		tp_json_string(&j, output_keys[i], outputs[i]);
+	tp_json_end_object(&j);
+	tp_json_begin_array(&j, "mapping");
+	for (uint32_t r = 0; r < map->ranks; r++) {
+		tp_json_begin_object(&j, NULL);
+		tp_json_uint(&j, "rank", r);
+		tp_json_string(&j, "host",
+		               tp_topo_host_name(topo, map->rank_host[r]));
+		tp_json_uint(&j, "slot", map->rank_slot[r]);
+		tp_json_end_object(&j);
+	}
+	tp_json_end_array(&j);
+	tp_json_end_document(&j);
+	return tp_json_finish(&j, err);
+}
+
 int tp_cli_remap(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -171,6 +233,7 @@ int tp_cli_remap(int argc, char **argv)
 	    {"machinefile", required_argument, NULL, 'M'},
 	    {"hostfile-out", required_argument, NULL, 'o'},
 	    {"verbose", no_argument, NULL, 'v'},
+	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -180,7 +243,7 @@ int tp_cli_remap(int argc, char **argv)
 	const char *out_machinefile = NULL, *out_hostfile = NULL;
 	uint64_t slots = 1, seed = 1;
 	uint32_t nhosts = 0;
-	int verbose = 0, c, rc = TP_EXIT_FAILURE;
+	int verbose = 0, json = 0, c, rc = TP_EXIT_FAILURE;
 	tp_topo *topo = NULL;
 	tp_traffic *t = NULL;
 	tp_remap_host *hosts = NULL;
@@ -216,6 +279,9 @@ int tp_cli_remap(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = 1;
+			break;
+		case 'j':
+			json = 1;
 			break;
 		case 'n':
 			if (tp_cli_parse_u64(what, "--slots", optarg, 1,
@@ -256,15 +322,6 @@ int tp_cli_remap(int argc, char **argv)
 	if (tp_remap_compute(topo, t, hosts, nhosts, seed, &log, &map, &st,
 	                     &err) != TP_OK)
 		goto fail;
-	printf("ranks %u on %u hosts, fabric %s, seed %llu\n", t->ranks, nhosts,
-	       fabric, (unsigned long long)seed);
-	printf("hop-bytes before (block): %llu\n",
-	       (unsigned long long)st.block_hop_bytes);
-	printf("hop-bytes after (%s): %llu (%.3f of block)\n", st.chosen,
-	       (unsigned long long)st.hop_bytes,
-	       st.block_hop_bytes
-	           ? (double)st.hop_bytes / (double)st.block_hop_bytes
-	           : 1.0);
 	if (out_rankfile &&
 	    tp_rankfile_write(out_rankfile, topo, TP_RANKFILE_OPENMPI,
 	                      map.ranks, map.rank_host, map.rank_slot,
@@ -279,6 +336,17 @@ int tp_cli_remap(int argc, char **argv)
 	    tp_rankfile_write(out_hostfile, topo, TP_RANKFILE_SLURM, map.ranks,
 	                      map.rank_host, map.rank_slot, &err) != TP_OK)
 		goto fail;
+	/* the summary after the files, so it never reports files not written */
+	if (json) {
+		const char *const outputs[3] = {out_rankfile, out_machinefile,
+		                                out_hostfile};
+
+		if (print_json(topo, t, nhosts, fabric, seed, &st, &map,
+		               outputs, &err) != TP_OK)
+			goto fail;
+	} else {
+		print_text(t, nhosts, fabric, seed, &st);
+	}
 	rc = TP_EXIT_OK;
 	goto out;
 fail:

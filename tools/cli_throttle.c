@@ -22,6 +22,7 @@
 #include "sweep.h"
 #include "tbf.h"
 #include "threshold.h"
+#include "tp_json.h"
 #include "units.h"
 #include "window.h"
 
@@ -48,7 +49,8 @@ static void usage(FILE *out)
 	    "            [--min-window W] [--max-window W] "
 	    "[--throttled-classes a,b|*]\n"
 	    "            [--no-user-off]\n"
-	    "            [--objective none|mpi_slowdown<=X|io_cost<=P%%]\n"
+	    "            [--objective none|mpi_slowdown<=X|io_cost<=P%%] "
+	    "[--json]\n"
 	    "      the window, its I/O cost and its victim benefit\n"
 	    "  tbf --name N --jobid ID --window W --bytes 4M --clients N\n"
 	    "            [--rpc-bytes 1M] [--servers 1] [--stop]\n"
@@ -431,6 +433,80 @@ static void print_decision(const tp_window_decision *d)
 	printf("reason=%s\n", d->reason);
 }
 
+/* A measured or predicted figure that is absent (<= 0) prints as null. */
+static void json_positive(tp_json *j, const char *key, double value)
+{
+	if (value > 0)
+		tp_json_double(j, key, value);
+	else
+		tp_json_null(j, key);
+}
+
+/*
+ * The decision as the schema topoplace.throttle-window version 1
+ * (topoplace-json(7)): the same fields as the text, with figures that
+ * were not computed as null.
+ */
+static tp_status print_decision_json(const tp_window_decision *d,
+                                     const tp_io_pattern *job, tp_error *err)
+{
+	tp_json j;
+
+	tp_json_init(&j, stdout);
+	tp_json_begin_document(&j, "throttle-window", 1);
+	tp_json_bool(&j, "throttle", d->throttle);
+	tp_json_uint(&j, "window_us", d->window_us);
+	tp_json_string(&j, "objective", d->objective[0] ? d->objective : NULL);
+	tp_json_begin_object(&j, "job");
+	tp_json_uint(&j, "request_bytes", job->request_bytes);
+	tp_json_uint(&j, "clients", job->clients);
+	tp_json_double(&j, "interval_us", job->mean_interval_us);
+	tp_json_string(&j, "class", job->job_class);
+	tp_json_end_object(&j);
+	json_positive(&j, "threshold_us", d->threshold_us);
+	tp_json_bool(&j, "threshold_extrapolated", d->threshold_extrapolated);
+	if (d->curve) {
+		tp_json_begin_object(&j, "curve");
+		tp_json_uint(&j, "bytes", d->curve_bytes);
+		tp_json_uint(&j, "clients", d->curve_clients);
+		tp_json_bool(&j, "exact", d->curve_exact);
+		tp_json_end_object(&j);
+	} else {
+		tp_json_null(&j, "curve");
+	}
+	json_positive(&j, "unthrottled_interval_us",
+	              d->unthrottled_interval_us);
+	tp_json_double(&j, "interval_before_us", d->interval_before_us);
+	tp_json_double(&j, "interval_after_us", d->interval_after_us);
+	tp_json_double(&j, "expected_cost", d->cost_fraction);
+	if (d->measured_cost_fraction >= 0)
+		tp_json_double(&j, "measured_cost", d->measured_cost_fraction);
+	else
+		tp_json_null(&j, "measured_cost");
+	json_positive(&j, "io_phase_before_us", d->phase_before_us);
+	json_positive(&j, "io_phase_after_us", d->phase_after_us);
+	if (d->victim_before_x > 0) {
+		tp_json_begin_object(&j, "victim_slowdown");
+		tp_json_double(&j, "mean_before", d->victim_before_x);
+		tp_json_double(&j, "mean_after", d->victim_after_x);
+		tp_json_double(&j, "p99_before", d->victim_p99_before_x);
+		tp_json_double(&j, "p99_after", d->victim_p99_after_x);
+		tp_json_end_object(&j);
+	} else {
+		tp_json_null(&j, "victim_slowdown");
+	}
+	if (d->threshold_us > 0) {
+		tp_json_double(&j, "load_before", d->load_before);
+		tp_json_double(&j, "load_after", d->load_after);
+	} else {
+		tp_json_null(&j, "load_before");
+		tp_json_null(&j, "load_after");
+	}
+	tp_json_string(&j, "reason", d->reason);
+	tp_json_end_document(&j);
+	return tp_json_finish(&j, err);
+}
+
 static int run_window(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -446,10 +522,12 @@ static int run_window(int argc, char **argv)
 	    {"throttled-classes", required_argument, NULL, 'C'},
 	    {"no-user-off", no_argument, NULL, 'O'},
 	    {"objective", required_argument, NULL, 'J'},
+	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *what = "throttle window", *table_path = NULL;
+	bool json = false;
 	static char classes_text[1024] = "*";
 	char *classes[MAX_LIST];
 	tp_throttle_policy policy = {0, 0,    NULL,
@@ -516,6 +594,9 @@ static int run_window(int argc, char **argv)
 			st = tp_throttle_objective_parse(
 			    optarg, &policy.objective, &err);
 			break;
+		case 'j':
+			json = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return TP_EXIT_OK;
@@ -549,8 +630,12 @@ static int run_window(int argc, char **argv)
 		return tp_cli_fail(what, &err);
 	}
 	tp_threshold_table_free(table);
-	print_decision(&d);
-	printf("reason=%s\n", d.reason);
+	if (!json) {
+		print_decision(&d);
+		return TP_EXIT_OK;
+	}
+	if (print_decision_json(&d, &job, &err) != TP_OK)
+		return tp_cli_fail(what, &err);
 	return TP_EXIT_OK;
 }
 
