@@ -24,6 +24,8 @@ TP_PLUGIN_LDFLAGS = -module -avoid-version -shared
 slurm_plugin_select_topoplace_cons_tres_la_SOURCES = \
 	slurm-plugin/tp_profile_lookup.c slurm-plugin/tp_profile_lookup.h \
 	slurm-plugin/select_topoplace_cons_tres.c \
+	slurm-plugin/tp_select_ops.h slurm-plugin/tp_select_ops_22_05.h \
+	slurm-plugin/tp_select_ops_24_11.h slurm-plugin/tp_slurm_compat.h \
 	slurm-plugin/tp_slurm_acct.c slurm-plugin/tp_slurm_acct.h \
 	slurm-plugin/spank_env.c slurm-plugin/spank_env.h \
 	slurm-plugin/tp_slurm_core.c slurm-plugin/tp_slurm_core.h \
@@ -36,6 +38,7 @@ slurm_plugin_select_topoplace_cons_tres_la_LIBADD = placement/libtopoplace.la
 
 slurm_plugin_task_topoplace_la_SOURCES = \
 	slurm-plugin/task_topoplace.c \
+	slurm-plugin/tp_slurm_compat.c slurm-plugin/tp_slurm_compat.h \
 	slurm-plugin/spank_env.c slurm-plugin/spank_env.h \
 	slurm-plugin/tp_slurm_core.c slurm-plugin/tp_slurm_core.h \
 	slurm-plugin/tp_slurm_fabric.c slurm-plugin/tp_slurm_fabric.h \

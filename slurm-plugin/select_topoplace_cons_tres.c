@@ -37,7 +37,7 @@
 
 #include "src/common/node_conf.h"
 #include "src/common/plugin.h"
-#include "src/common/select.h"
+#include "src/common/read_config.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
@@ -48,6 +48,7 @@
 #include "sched_state.h"
 #include "spank_env.h"
 #include "tp_profile_lookup.h"
+#include "tp_select_ops.h"
 #include "tp_slurm_acct.h"
 #include "tp_slurm_core.h"
 #include "tp_slurm_options.h"
@@ -57,49 +58,8 @@ const char plugin_type[] = "select/topoplace_cons_tres";
 const uint32_t plugin_id = 190;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* Must list the symbols in the order of slurm_select_ops_t (select.h). */
-static const char *select_syms[] = {
-    "plugin_id",
-    "select_p_state_save",
-    "select_p_state_restore",
-    "select_p_job_init",
-    "select_p_node_init",
-    "select_p_job_test",
-    "select_p_job_begin",
-    "select_p_job_ready",
-    "select_p_job_expand",
-    "select_p_job_resized",
-    "select_p_job_signal",
-    "select_p_job_fini",
-    "select_p_job_suspend",
-    "select_p_job_resume",
-    "select_p_step_pick_nodes",
-    "select_p_step_start",
-    "select_p_step_finish",
-    "select_p_select_nodeinfo_pack",
-    "select_p_select_nodeinfo_unpack",
-    "select_p_select_nodeinfo_alloc",
-    "select_p_select_nodeinfo_free",
-    "select_p_select_nodeinfo_set_all",
-    "select_p_select_nodeinfo_set",
-    "select_p_select_nodeinfo_get",
-    "select_p_select_jobinfo_alloc",
-    "select_p_select_jobinfo_free",
-    "select_p_select_jobinfo_set",
-    "select_p_select_jobinfo_get",
-    "select_p_select_jobinfo_copy",
-    "select_p_select_jobinfo_pack",
-    "select_p_select_jobinfo_unpack",
-    "select_p_select_jobinfo_sprint",
-    "select_p_select_jobinfo_xstrdup",
-    "select_p_get_info_from_plugin",
-    "select_p_update_node_config",
-    "select_p_reconfigure",
-    "select_p_resv_test",
-};
-
 /* The wrapped plugin; set in init(), cleared in fini(). */
-static slurm_select_ops_t inner;
+static tp_select_ops_t inner; /* tp_select_ops.h: per Slurm version */
 static plugin_context_t *inner_context = NULL;
 
 /*
@@ -348,7 +308,7 @@ static bool _model_unchanged(const tp_model *m)
 static void _model_ioservers(tp_model *m, const char *why)
 {
 	const char *expr = tp_config_site_settings(m->config)->ioserver_hosts;
-	hostlist_t hl;
+	struct hostlist *hl; /* hostlist_t: tp_slurm_compat.h */
 	char *name;
 
 	if (!expr || !m->topo)
@@ -394,7 +354,7 @@ static void _model_log_fabric(const tp_model *m, const char *why)
 	const tp_config_site *site = tp_config_site_settings(m->config);
 	uint32_t hosts = tp_topo_host_count(m->topo), slurm_only = 0;
 	uint32_t not_slurm = 0;
-	hostlist_t hl = hostlist_create(NULL);
+	struct hostlist *hl = hostlist_create(NULL);
 	char *text;
 
 	info("topoplace: Fabric: %s: FabricSource=%s %s, NodeNameRule=%s%s%s",
@@ -1259,7 +1219,7 @@ extern int init(void)
 {
 	inner_context =
 	    plugin_context_create("select", "select/cons_tres", (void **)&inner,
-	                          select_syms, sizeof(select_syms));
+	                          tp_select_syms, sizeof(tp_select_syms));
 	if (!inner_context) {
 		error("%s: cannot load select/cons_tres to wrap", plugin_type);
 		return SLURM_ERROR;
@@ -1406,13 +1366,13 @@ static void _recover_job(job_record_t *job_ptr, bool started)
 	_sched_add(job_ptr, &rec);
 }
 
-extern int select_p_job_init(List job_list)
+extern int select_p_job_init(list_t *job_list)
 {
 	int rc = (*inner.job_init)(job_list);
 	static bool started = false; /* first call: slurmctld (re)start */
 
 	if (tp_active && job_list) {
-		ListIterator it = list_iterator_create(job_list);
+		list_itr_t *it = list_iterator_create(job_list);
 		job_record_t *job_ptr;
 		size_t unresolved;
 
@@ -1469,9 +1429,9 @@ static void _prefetch(job_record_t *job_ptr)
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
                              uint32_t min_nodes, uint32_t max_nodes,
                              uint32_t req_nodes, uint16_t mode,
-                             List preemptee_candidates,
-                             List *preemptee_job_list,
-                             bitstr_t *exc_core_bitmap)
+                             list_t *preemptee_candidates,
+                             list_t **preemptee_job_list,
+                             TP_JOB_TEST_EXCLUSION_PARAMS)
 {
 	debug2("%s: %pJ placement=%s mode=%u: forwarding to cons_tres",
 	       plugin_type, job_ptr, _requested_placement(job_ptr), mode);
@@ -1515,7 +1475,8 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		t1 = _now_us();
 		rc = (*inner.job_test)(
 		    job_ptr, node_bitmap, min_nodes, max_nodes, req_nodes, mode,
-		    preemptee_candidates, preemptee_job_list, exc_core_bitmap);
+		    preemptee_candidates, preemptee_job_list,
+		    TP_JOB_TEST_EXCLUSION_ARGS);
 		t2 = _now_us();
 		info("topoplace: Budget: %pJ: job_test timing: topoplace "
 		     "%" PRIu64 " us, cons_tres %" PRIu64 " us",
@@ -1525,7 +1486,8 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 forward:
 	return (*inner.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
 	                         req_nodes, mode, preemptee_candidates,
-	                         preemptee_job_list, exc_core_bitmap);
+	                         preemptee_job_list,
+	                         TP_JOB_TEST_EXCLUSION_ARGS);
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)
@@ -1601,11 +1563,6 @@ extern int select_p_job_expand(job_record_t *from_job_ptr,
 extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
 {
 	return (*inner.job_resized)(job_ptr, node_ptr);
-}
-
-extern int select_p_job_signal(job_record_t *job_ptr, int signal)
-{
-	return (*inner.job_signal)(job_ptr, signal);
 }
 
 extern int select_p_job_fini(job_record_t *job_ptr)
@@ -1734,27 +1691,10 @@ extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
 	return (*inner.jobinfo_unpack)(jobinfo, buffer, protocol_version);
 }
 
-extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
-                                            char *buf, size_t size, int mode)
-{
-	return (*inner.jobinfo_sprint)(jobinfo, buf, size, mode);
-}
-
-extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
-                                             int mode)
-{
-	return (*inner.jobinfo_xstrdup)(jobinfo, mode);
-}
-
 extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
                                          job_record_t *job_ptr, void *data)
 {
 	return (*inner.get_info_from_plugin)(dinfo, job_ptr, data);
-}
-
-extern int select_p_update_node_config(int index)
-{
-	return (*inner.update_node_config)(index);
 }
 
 /*
@@ -1826,6 +1766,31 @@ extern int select_p_reconfigure(void)
 	return (*inner.reconfigure)();
 }
 
+#if TP_SELECT_HAS_22_05_ONLY_CALLS
+/* Entry points of 22.05 that 24.11 no longer has (tp_select_ops.h). */
+
+extern int select_p_job_signal(job_record_t *job_ptr, int signal)
+{
+	return (*inner.job_signal)(job_ptr, signal);
+}
+
+extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
+                                            char *buf, size_t size, int mode)
+{
+	return (*inner.jobinfo_sprint)(jobinfo, buf, size, mode);
+}
+
+extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
+                                             int mode)
+{
+	return (*inner.jobinfo_xstrdup)(jobinfo, mode);
+}
+
+extern int select_p_update_node_config(int index)
+{
+	return (*inner.update_node_config)(index);
+}
+
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
                                     uint32_t node_cnt, bitstr_t *avail_bitmap,
                                     bitstr_t **core_bitmap)
@@ -1833,3 +1798,4 @@ extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
 	return (*inner.resv_test)(resv_desc_ptr, node_cnt, avail_bitmap,
 	                          core_bitmap);
 }
+#endif

@@ -78,7 +78,10 @@
 
 #include "slurm/slurm_errno.h"
 #include "src/common/env.h"
+#include "src/common/read_config.h"
 #include "src/common/slurm_protocol_defs.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
 #include "convert.h"
@@ -90,6 +93,7 @@
 #include "units.h"
 #include "window.h"
 #include "spank_env.h"
+#include "tp_slurm_compat.h"
 #include "tp_slurm_core.h"
 #include "tp_slurm_options.h"
 
@@ -357,7 +361,7 @@ static bool _debug(const tp_config *config, uint32_t flag)
 static void _log_remap(const char *who, const tp_topo *topo, const char *nodes,
                        const tp_remap_mapping *map, const tp_remap_stats *stats)
 {
-	hostlist_t hl = hostlist_create(nodes);
+	struct hostlist *hl = hostlist_create(nodes); /* tp_slurm_compat.h */
 	char *name;
 
 	info("%s: Remap: %s: %u ranks: block order %" PRIu64 " hop-bytes, "
@@ -400,7 +404,7 @@ static void _log_remap(const char *who, const tp_topo *topo, const char *nodes,
  * directory root made for it (see the top): @map (NULL: none) and @io
  * (NULL: none).  0, or the step that failed.
  */
-static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
+static int _write_files_as_user(const tp_batch_identity *id, const char *dir,
                                 const tp_topo *topo,
                                 const tp_remap_mapping *map,
                                 const tp_ioserver_result *io)
@@ -413,7 +417,7 @@ static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
 	if (pid == 0) {
 		tp_error err;
 
-		if (setgroups(0, NULL) || setgid(req->gid) || setuid(req->uid))
+		if (setgroups(0, NULL) || setgid(id->gid) || setuid(id->uid))
 			_exit(3);
 		if (map && tp_sc_remap_write(dir, topo, map, &err) != TP_OK)
 			_exit(6);
@@ -436,6 +440,7 @@ static int _write_files_as_user(batch_job_launch_msg_t *req, const char *dir,
  */
 struct batch_out {
 	batch_job_launch_msg_t *req;
+	const tp_batch_identity *id; /* the job's user (tp_slurm_compat.h) */
 	int fd;
 };
 
@@ -544,8 +549,8 @@ static void _job_files(struct batch_out *out, const tp_config *config,
 		goto out;
 	if (placed) /* usable without the file */
 		_env_put(out, "TOPOPLACE_IO_SERVER_HOSTS", hosts);
-	if (tp_sc_job_dir_prepare(slurm_conf.tmp_fs, req->job_id, req->uid,
-	                          req->gid, dir, sizeof(dir), moved,
+	if (tp_sc_job_dir_prepare(slurm_conf.tmp_fs, req->job_id, out->id->uid,
+	                          out->id->gid, dir, sizeof(dir), moved,
 	                          sizeof(moved), &err) != TP_OK) {
 		error("%s: %s: %s: no rank files%s", plugin_type, who,
 		      err.message, placed ? " or I/O server list" : "");
@@ -554,7 +559,7 @@ static void _job_files(struct batch_out *out, const tp_config *config,
 	}
 	if (moved[0])
 		error("%s: %s: %s", plugin_type, who, moved);
-	rc = _write_files_as_user(req, dir, topo, remapped ? &map : NULL,
+	rc = _write_files_as_user(out->id, dir, topo, remapped ? &map : NULL,
 	                          placed ? &io : NULL);
 	if (rc) {
 		error("%s: %s: cannot write the job's files in %s (step %d): "
@@ -576,7 +581,7 @@ static void _job_files(struct batch_out *out, const tp_config *config,
 		_env_put(out, "TOPOPLACE_RANKS", path);
 		info("%s: %s: profile %s/%s: %u ranks on %s remapped (%s): "
 		     "hop-bytes %" PRIu64 " (block order: %" PRIu64 ") -> %s",
-		     plugin_type, who, req->user_name, name, map.ranks,
+		     plugin_type, who, out->id->user_name, name, map.ranks,
 		     req->nodes, stats.chosen, stats.hop_bytes,
 		     stats.block_hop_bytes, dir);
 	}
@@ -643,19 +648,19 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 
 	if (name) {
 		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-		rc = tp_sc_read_profile(config, socket, req->user_name, name,
+		rc = tp_sc_read_profile(config, socket, out->id->user_name, name,
 		                        &profile, &err);
 		if (rc == TP_ERR_NOTFOUND) {
 			if (_debug(config, TP_DEBUG_PROFILE))
 				info("%s: Profile: JobId=%u: %s/%s: not in the "
 				     "store %s: no profile",
-				     plugin_type, req->job_id, req->user_name,
+				     plugin_type, req->job_id, out->id->user_name,
 				     name,
 				     tp_config_site_settings(config)
 				         ->profile_store);
 			else
 				debug("%s: JobId=%u: no profile %s/%s",
-				      plugin_type, req->job_id, req->user_name,
+				      plugin_type, req->job_id, out->id->user_name,
 				      name);
 		} else if (rc == TP_OK && _debug(config, TP_DEBUG_PROFILE)) {
 			char from[48] = "imported, no job";
@@ -666,17 +671,19 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 				         profile->header.job_id);
 			info("%s: Profile: JobId=%u: %s/%s read from %s: %u "
 			     "ranks, %s",
-			     plugin_type, req->job_id, req->user_name, name,
+			     plugin_type, req->job_id, out->id->user_name, name,
 			     tp_config_site_settings(config)->profile_store,
 			     profile->header.ranks, from);
 		} else if (rc != TP_OK) {
 			error("%s: JobId=%u: profile: %s: no remapping or "
 			      "throttling",
 			      plugin_type, req->job_id, err.message);
-			snprintf(note, sizeof(note),
-			         "profile %s/%s not used (%.300s): no rank "
-			         "remapping or I/O throttling from it",
-			         req->user_name, name, err.message);
+			/* A long message is cut; the log has all of it. */
+			if (snprintf(note, sizeof(note),
+			             "profile %s/%s not used (%.300s): no rank "
+			             "remapping or I/O throttling from it",
+			             out->id->user_name, name, err.message) < 0)
+				note[0] = '\0';
 			_note(out, note);
 			profile = NULL;
 		}
@@ -698,12 +705,12 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 			         "the job gave no task count (-n)");
 		info("%s: JobId=%u: profile %s/%s has %u ranks, %s: no rank "
 		     "remapping",
-		     plugin_type, req->job_id, req->user_name, name,
+		     plugin_type, req->job_id, out->id->user_name, name,
 		     profile->header.ranks, tasks);
 		snprintf(note, sizeof(note),
 		         "profile %s/%s has %u ranks but %s: ranks not "
 		         "remapped, Slurm's task layout kept",
-		         req->user_name, name, profile->header.ranks, tasks);
+		         out->id->user_name, name, profile->header.ranks, tasks);
 		_note(out, note);
 		remap = false;
 	}
@@ -923,7 +930,8 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	char conf_path[1024], note[512], budget[32], dir[1024];
 	const char *name;
 	const tp_config_settings *settings;
-	struct batch_out out = {.req = req, .fd = -1};
+	tp_batch_identity id;
+	struct batch_out out = {.req = req, .id = &id, .fd = -1};
 	struct batch_child child = {0};
 	tp_config *config = NULL;
 	tp_opt_values opts;
@@ -933,6 +941,12 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	int missing, pipe_fd[2];
 	pid_t pid;
 
+	if (tp_batch_identity_get(req, &id)) {
+		error("%s: JobId=%u: the launch request names no user: no "
+		      "remapping, I/O servers or throttling",
+		      plugin_type, req->job_id);
+		return SLURM_SUCCESS;
+	}
 	_opts_from_spank(req->spank_job_env, req->spank_job_env_size,
 	                 req->job_id, &opts);
 	tp_sc_conf_path(slurm_conf.slurm_conf, conf_path, sizeof(conf_path));
@@ -946,8 +960,8 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	name = opts.comm_profile[0]
 	           ? opts.comm_profile
 	           : _env_get(req->environment, req->envc, "SLURM_JOB_NAME");
-	if (!name || !tp_store_valid_name(name) || !req->user_name ||
-	    !tp_store_valid_name(req->user_name))
+	if (!name || !tp_store_valid_name(name) || !id.user_name[0] ||
+	    !tp_store_valid_name(id.user_name))
 		name = NULL;
 	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
 	if (!name && !(servers && req->nodes)) {
@@ -967,7 +981,8 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	}
 	pid = fork();
 	if (pid == 0) {
-		struct batch_out to_parent = {.req = req, .fd = pipe_fd[1]};
+		struct batch_out to_parent = {
+		    .req = req, .id = &id, .fd = pipe_fd[1]};
 
 		(void)setpgid(0, 0);
 		close(pipe_fd[0]);
@@ -1211,7 +1226,8 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	bool in_batch = env_batch && !strcmp(env_batch, "BATCH");
 	bool loud = job->nodeid == 0;
 	bool record, throttle, ioservers;
-	char who[64], conf_path[1024];
+	char who[64], conf_path[1024], partition_buf[256];
+	const char *partition;
 	const tp_config_settings *settings;
 	tp_config *config = NULL;
 	tp_opt_values opts;
@@ -1242,10 +1258,11 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 		            plugin_type, who, err.message);
 		return SLURM_SUCCESS;
 	}
+	partition = tp_launch_partition(job->msg, partition_buf,
+	                                sizeof(partition_buf));
 	settings = tp_config_for_partition(
-	    config, job->msg && job->msg->partition
-	                ? job->msg->partition
-	                : getenvp(job->env, "SLURM_JOB_PARTITION"));
+	    config,
+	    partition ? partition : getenvp(job->env, "SLURM_JOB_PARTITION"));
 	if (record)
 		_comm_record(job, config, &opts);
 	if (throttle)
@@ -1372,6 +1389,16 @@ extern int task_p_post_step(stepd_step_rec_t *job)
 }
 
 extern int task_p_add_pid(pid_t pid)
+{
+	return SLURM_SUCCESS;
+}
+
+/*
+ * Required by Slurm 24.11 (between fork and exec, as root); unused by
+ * 22.05, to which it is one more exported symbol it never looks up.
+ */
+extern int task_p_pre_launch_priv(stepd_step_rec_t *job, uint32_t node_tid,
+                                  uint32_t global_tid)
 {
 	return SLURM_SUCCESS;
 }

@@ -28,8 +28,9 @@
 #include "src/common/xstring.h"
 
 #include "tp_slurm_acct.h"
+#include "tp_slurm_compat.h"
 
-typedef List (*modify_job_fn)(void *db_conn, uint32_t uid,
+typedef list_t *(*modify_job_fn)(void *db_conn, uint32_t uid,
                               slurmdb_job_cond_t *job_cond,
                               slurmdb_job_rec_t *job);
 
@@ -65,7 +66,7 @@ static bool modify_once(const struct acct_item *item, int *err_no)
 	slurmdb_job_cond_t cond;
 	slurmdb_job_rec_t *rec;
 	char id[16];
-	List changed;
+	list_t *changed;
 	bool ok;
 
 	/* What `sacctmgr modify job where cluster=C jobid=N` sends. */
