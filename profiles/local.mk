@@ -5,6 +5,7 @@ placement_libtopoplace_la_SOURCES += \
 	profiles/sha256.c profiles/sha256.h \
 	profiles/profile.c profiles/profile.h \
 	profiles/store.c profiles/store.h \
+	profiles/summary.c profiles/summary.h \
 	profiles/munge_auth.c profiles/munge_auth.h \
 	profiles/convert.c profiles/convert.h
 placement_libtopoplace_la_CFLAGS += $(MUNGE_CFLAGS)
