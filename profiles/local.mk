@@ -65,3 +65,7 @@ EXTRA_DIST += tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_ompi_monitoring.c \
 	tests/fuzz/corpus/ompi_monitoring/ring4-rank3.prof \
 	tests/fuzz/corpus/profile_coll/LULESH-27.txt.coll \
 	tests/fuzz/corpus/profile_coll/HPCG-16.txt.coll
+
+# The summary parser's fuzz target and seeds (tests/fuzz/run).
+EXTRA_DIST += tests/fuzz/fuzz_summary.c tests/fuzz/corpus/summary/valid \
+	tests/fuzz/corpus/summary/version2

@@ -78,6 +78,16 @@ tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
                              const char *user, const char *name,
                              tp_profile **profile, tp_error *err)
 {
+	return tp_sc_read_profile_bounded(config, munge_socket, user, name, 0,
+	                                  profile, err);
+}
+
+tp_status tp_sc_read_profile_bounded(const tp_config *config,
+                                     const char *munge_socket,
+                                     const char *user, const char *name,
+                                     uint64_t max_file_bytes,
+                                     tp_profile **profile, tp_error *err)
+{
 	tp_munge_config munge = {NULL, 0};
 	tp_store_options opt = tp_store_default_options();
 	tp_store_auth auth;
@@ -87,7 +97,18 @@ tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
 	tp_munge_auth_init(&auth, &munge);
 	tp_config_store_options(config, &opt);
 	opt.auth = &auth;
+	/* The store refuses a larger run from its size, before reading. */
+	if (max_file_bytes && opt.limits.max_file_bytes > max_file_bytes)
+		opt.limits.max_file_bytes = (size_t)max_file_bytes;
 	return tp_store_get(&opt, user, name, NULL, profile, err);
+}
+
+uint64_t tp_sc_step_profile_max_bytes(uint64_t remap_memory_bytes)
+{
+	uint64_t cap = remap_memory_bytes / 3;
+
+	return cap < TP_LOOKUP_PROFILE_MAX_BYTES ? cap
+	                                         : TP_LOOKUP_PROFILE_MAX_BYTES;
 }
 
 tp_status tp_sc_lookup_request(const tp_config *config,

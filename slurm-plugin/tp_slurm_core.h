@@ -63,6 +63,27 @@ tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
                              const char *user, const char *name,
                              tp_profile **profile, tp_error *err);
 
+/*
+ * The same, refusing a run larger than @max_file_bytes (0: the store's own
+ * limit) from its size, before a byte is read (TP_ERR_LIMIT, naming the
+ * file and both sizes).
+ */
+tp_status tp_sc_read_profile_bounded(const tp_config *config,
+                                     const char *munge_socket,
+                                     const char *user, const char *name,
+                                     uint64_t max_file_bytes,
+                                     tp_profile **profile, tp_error *err);
+
+/*
+ * The largest profile run an interactive step reads in slurmstepd (which
+ * has no child to bound it, unlike a batch job's): a third of RemapMemory
+ * (decoding takes about three times the file, so the read stays within
+ * the memory a batch job's remapping may use), and never more than
+ * slurmctld's TP_LOOKUP_PROFILE_MAX_BYTES.  Documented with RemapMemory in
+ * topoplace.conf(5).
+ */
+uint64_t tp_sc_step_profile_max_bytes(uint64_t remap_memory_bytes);
+
 /* The classifier's view of @profile (jobclass.h). */
 void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary);
 

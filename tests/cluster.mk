@@ -77,3 +77,13 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_routing.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_routing.sh
+
+# slurmctld classifies from profile summaries; big reads in their own lane
+# (issue 14, item 1).
+if WITH_SLURM
+TESTS += tests/integration/slurm_profile_summary.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_profile_summary.sh
+# A small job's profile lookup beside a big one's, before and after
+# summaries (bench/RESULTS.md).
+EXTRA_DIST += bench/lookup_queue_bench.sh

@@ -510,6 +510,24 @@ static void test_real_reader_refuses_a_profile_over_the_lookup_limit(void **st)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * An interactive step reads at most a third of RemapMemory of a profile
+ * (decoding takes about three times the file), never more than
+ * slurmctld's cap (task/topoplace, topoplace.conf(5) RemapMemory).
+ */
+static void test_step_profile_limit_is_a_third_of_remap_memory(void **state)
+{
+	(void)state;
+	assert_int_equal(tp_sc_step_profile_max_bytes(96ull << 20), 32ull << 20);
+	assert_int_equal(tp_sc_step_profile_max_bytes(16ull << 20),
+	                 (16ull << 20) / 3);
+	/* The default RemapMemory (256 MiB) and anything larger: 64 MiB. */
+	assert_int_equal(tp_sc_step_profile_max_bytes(256ull << 20),
+	                 TP_LOOKUP_PROFILE_MAX_BYTES);
+	assert_int_equal(tp_sc_step_profile_max_bytes(16ull << 30),
+	                 TP_LOOKUP_PROFILE_MAX_BYTES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +541,7 @@ int main(void)
 	    cmocka_unit_test(
 	        test_real_reader_refuses_a_profile_over_the_lookup_limit),
 	    cmocka_unit_test(test_small_lookup_is_not_queued_behind_a_big_one),
+	    cmocka_unit_test(test_step_profile_limit_is_a_third_of_remap_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
