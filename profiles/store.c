@@ -1188,11 +1188,10 @@ static tp_status read_summary(const tp_store_options *opt, int dirfd,
 	snprintf(path, sizeof(path), "%s/%s", label, sum);
 	fd = openat(dirfd, sum, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return tp_error_set(err,
-		                    errno == ENOENT ? TP_ERR_NOTFOUND : TP_ERR_IO,
-		                    "%s: %s", path,
-		                    errno == ENOENT ? "no summary"
-		                                    : strerror(errno));
+		return tp_error_set(
+		    err, errno == ENOENT ? TP_ERR_NOTFOUND : TP_ERR_IO,
+		    "%s: %s", path,
+		    errno == ENOENT ? "no summary" : strerror(errno));
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_nlink != 1 ||
 	    sb.st_uid != owner || (sb.st_mode & (S_IWGRP | S_IWOTH))) {
 		close(fd);
@@ -1282,8 +1281,7 @@ out:
 }
 
 tp_status tp_store_summarize(const tp_store_options *opt, const char *ns,
-                             const char *name, const char *file,
-                             tp_error *err)
+                             const char *name, const char *file, tp_error *err)
 {
 	char label[4096 + 2 * TP_STORE_NAME_MAX];
 	tp_profile *profile = NULL;

@@ -219,7 +219,6 @@ tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
  * root (the summary is then given to the owner).
  */
 tp_status tp_store_summarize(const tp_store_options *opt, const char *ns,
-                             const char *name, const char *file,
-                             tp_error *err);
+                             const char *name, const char *file, tp_error *err);
 
 #endif /* TP_STORE_H */

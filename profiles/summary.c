@@ -34,8 +34,7 @@ static uint64_t median_request_bytes(const tp_profile_io *io)
 tp_status tp_summary_of_profile(const tp_profile *profile,
                                 tp_profile_summary *summary, tp_error *err)
 {
-	size_t cred_len =
-	    profile->credential ? strlen(profile->credential) : 0;
+	size_t cred_len = profile->credential ? strlen(profile->credential) : 0;
 
 	memset(summary, 0, sizeof(*summary));
 	if (cred_len > TP_PROFILE_CREDENTIAL_MAX)
@@ -118,8 +117,8 @@ static tp_status next_value(cursor *c, const char *key, const char **value,
 		                    "%s: line %u: missing '%s' (the file ends "
 		                    "early)",
 		                    c->origin, c->line, key);
-	if ((size_t)(nl - c->p) <= key_len + 1 ||
-	    memcmp(c->p, key, key_len) || c->p[key_len] != ' ')
+	if ((size_t)(nl - c->p) <= key_len + 1 || memcmp(c->p, key, key_len) ||
+	    c->p[key_len] != ' ')
 		return tp_error_set(err, TP_ERR_PARSE,
 		                    "%s: line %u: expected '%s <value>'",
 		                    c->origin, c->line, key);

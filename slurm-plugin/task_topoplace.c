@@ -1118,7 +1118,8 @@ static int _step_read_profile(stepd_step_rec_t *job, const tp_config *config,
                               const char *socket, const char *name,
                               tp_profile **profile, tp_error *err)
 {
-	uint64_t cap = tp_sc_step_profile_max_bytes(settings->remap_memory_bytes);
+	uint64_t cap =
+	    tp_sc_step_profile_max_bytes(settings->remap_memory_bytes);
 	int rc = tp_sc_read_profile_bounded(config, socket, job->user_name,
 	                                    name, cap, profile, err);
 

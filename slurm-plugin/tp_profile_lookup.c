@@ -285,8 +285,7 @@ static entry *entry_of(tp_lookup *lk, uint32_t job_id, uint32_t ticket)
 		return NULL;
 	e = &lk->entries[ticket];
 	if (e->state == ENTRY_FREE || e->state == ENTRY_QUEUED_FORGOTTEN ||
-	    e->state == ENTRY_READING_FORGOTTEN ||
-	    e->request.job_id != job_id)
+	    e->state == ENTRY_READING_FORGOTTEN || e->request.job_id != job_id)
 		return NULL;
 	return e;
 }

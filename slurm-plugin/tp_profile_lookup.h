@@ -98,8 +98,8 @@ typedef enum tp_lookup_pass {
 
 /* Fills @result (job_id and elapsed_us are set by the service). */
 typedef void (*tp_lookup_reader)(const tp_lookup_request *request,
-                                 tp_lookup_pass pass,
-                                 tp_lookup_result *result, void *ctx);
+                                 tp_lookup_pass pass, tp_lookup_result *result,
+                                 void *ctx);
 /* Called by the worker after each result is stored, without the
  * service's lock held. */
 typedef void (*tp_lookup_notify)(void *ctx);

@@ -83,9 +83,8 @@ tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
 }
 
 tp_status tp_sc_read_profile_bounded(const tp_config *config,
-                                     const char *munge_socket,
-                                     const char *user, const char *name,
-                                     uint64_t max_file_bytes,
+                                     const char *munge_socket, const char *user,
+                                     const char *name, uint64_t max_file_bytes,
                                      tp_profile **profile, tp_error *err)
 {
 	tp_munge_config munge = {NULL, 0};
@@ -234,9 +233,8 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	opt.keep = request->keep;
 	opt.max_age_s = request->max_age_s;
 	opt.auth = &auth;
-	result->status = tp_store_get_summary(&opt, request->user,
-	                                      request->name, totals, &run,
-	                                      &fallback, &err);
+	result->status = tp_store_get_summary(
+	    &opt, request->user, request->name, totals, &run, &fallback, &err);
 	if (result->status == TP_OK) {
 		lookup_classify(request, totals, result);
 		goto out;

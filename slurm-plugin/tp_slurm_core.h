@@ -69,9 +69,8 @@ tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
  * file and both sizes).
  */
 tp_status tp_sc_read_profile_bounded(const tp_config *config,
-                                     const char *munge_socket,
-                                     const char *user, const char *name,
-                                     uint64_t max_file_bytes,
+                                     const char *munge_socket, const char *user,
+                                     const char *name, uint64_t max_file_bytes,
                                      tp_profile **profile, tp_error *err);
 
 /*

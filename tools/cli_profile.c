@@ -661,8 +661,7 @@ static int action_summarize(struct common *c, int argc, char **argv)
 			failed++;
 			continue;
 		}
-		printf("%s/%s/%s: summary written\n", e->ns, e->name,
-		       e->file);
+		printf("%s/%s/%s: summary written\n", e->ns, e->name, e->file);
 		written++;
 	}
 	tp_store_list_free(&list);

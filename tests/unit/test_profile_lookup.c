@@ -410,8 +410,8 @@ static void test_small_lookup_is_not_queued_behind_a_big_one(void **state)
 	(void)state;
 	fake_init(&f);
 	f.hold_full = true;
-	assert_int_equal(
-	    tp_lookup_start(fake_reader, NULL, &f, 8, &lk, &err), TP_OK);
+	assert_int_equal(tp_lookup_start(fake_reader, NULL, &f, 8, &lk, &err),
+	                 TP_OK);
 	memset(&rq, 0, sizeof(rq));
 	rq.job_id = FAKE_BIG;
 	assert_int_equal(tp_lookup_submit(lk, &rq, &big, &err), TP_OK);
@@ -518,7 +518,8 @@ static void test_real_reader_refuses_a_profile_over_the_lookup_limit(void **st)
 static void test_step_profile_limit_is_a_third_of_remap_memory(void **state)
 {
 	(void)state;
-	assert_int_equal(tp_sc_step_profile_max_bytes(96ull << 20), 32ull << 20);
+	assert_int_equal(tp_sc_step_profile_max_bytes(96ull << 20),
+	                 32ull << 20);
 	assert_int_equal(tp_sc_step_profile_max_bytes(16ull << 20),
 	                 (16ull << 20) / 3);
 	/* The default RemapMemory (256 MiB) and anything larger: 64 MiB. */
@@ -541,7 +542,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_real_reader_refuses_a_profile_over_the_lookup_limit),
 	    cmocka_unit_test(test_small_lookup_is_not_queued_behind_a_big_one),
-	    cmocka_unit_test(test_step_profile_limit_is_a_third_of_remap_memory),
+	    cmocka_unit_test(
+	        test_step_profile_limit_is_a_third_of_remap_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

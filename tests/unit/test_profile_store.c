@@ -673,12 +673,12 @@ static tp_status get_summary(struct fixture *fx, const char *name,
 {
 	tp_store_entry run;
 
-	return tp_store_get_summary(&fx->opt, fx->ns, name, sum, &run,
-	                            fallback, err);
+	return tp_store_get_summary(&fx->opt, fx->ns, name, sum, &run, fallback,
+	                            err);
 }
 
-static void summary_path(struct fixture *fx, const char *name,
-                         const char *run, char *out, size_t size)
+static void summary_path(struct fixture *fx, const char *name, const char *run,
+                         char *out, size_t size)
 {
 	snprintf(out, size, "%s/%s/%s/%.34s.sum", fx->root, fx->ns, name, run);
 }
@@ -744,8 +744,8 @@ static void test_missing_summary_falls_back_until_summarized(void **state)
 	summary_path(fx, "old", file, path, sizeof(path));
 	assert_int_equal(unlink(path), 0);
 	expect_summary_fallback(fx, "old", "no summary");
-	assert_int_equal(tp_store_summarize(&fx->opt, fx->ns, "old", file, &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_store_summarize(&fx->opt, fx->ns, "old", file, &err), TP_OK);
 	assert_int_equal(get_summary(fx, "old", &sum, &fallback, &err), TP_OK);
 	assert_int_equal(sum.net_bytes, 21);
 }
@@ -769,8 +769,8 @@ static void test_stale_or_tampered_summaries_fall_back(void **state)
 	/* The run changed after its summary was written: stale. */
 	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
 	expect_summary_fallback(fx, "app", "stale");
-	assert_int_equal(tp_store_summarize(&fx->opt, fx->ns, "app", file, &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_store_summarize(&fx->opt, fx->ns, "app", file, &err), TP_OK);
 	assert_int_equal(get_summary(fx, "app", &sum, &fallback, &err), TP_OK);
 
 	/* Totals kept, digest changed: the credential no longer signs it. */
@@ -822,14 +822,16 @@ static void test_summary_parser_names_line_and_key(void **state)
 	                  "profile_bytes 12x\n";
 
 	(void)fx;
-	assert_int_equal(tp_summary_parse("s.sum", bad, strlen(bad), &sum, &err),
-	                 TP_ERR_PARSE);
+	assert_int_equal(
+	    tp_summary_parse("s.sum", bad, strlen(bad), &sum, &err),
+	    TP_ERR_PARSE);
 	assert_string_equal(err.message,
 	                    "s.sum: line 3: profile_bytes: not a decimal "
 	                    "number up to 18446744073709551615");
 	assert_int_equal(tp_summary_parse("s.sum", bad, 30, &sum, &err),
 	                 TP_ERR_PARSE);
-	assert_non_null(strstr(err.message, "line 2: missing 'profile' (the file ends"));
+	assert_non_null(
+	    strstr(err.message, "line 2: missing 'profile' (the file ends"));
 }
 
 int main(void)
