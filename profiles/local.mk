@@ -5,6 +5,7 @@ placement_libtopoplace_la_SOURCES += \
 	profiles/sha256.c profiles/sha256.h \
 	profiles/profile.c profiles/profile.h \
 	profiles/store.c profiles/store.h \
+	profiles/summary.c profiles/summary.h \
 	profiles/munge_auth.c profiles/munge_auth.h \
 	profiles/convert.c profiles/convert.h
 placement_libtopoplace_la_CFLAGS += $(MUNGE_CFLAGS)
@@ -64,3 +65,7 @@ EXTRA_DIST += tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_ompi_monitoring.c \
 	tests/fuzz/corpus/ompi_monitoring/ring4-rank3.prof \
 	tests/fuzz/corpus/profile_coll/LULESH-27.txt.coll \
 	tests/fuzz/corpus/profile_coll/HPCG-16.txt.coll
+
+# The summary parser's fuzz target and seeds (tests/fuzz/run).
+EXTRA_DIST += tests/fuzz/fuzz_summary.c tests/fuzz/corpus/summary/valid \
+	tests/fuzz/corpus/summary/version2

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "summary.h"
 #include "tp_file.h"
 
 #define PAYLOAD_MAX    (32 + 64 + 2 * TP_STORE_NAME_MAX + 8)
@@ -73,6 +74,20 @@ static int valid_file_name(const char *file)
 		      (file[i] >= 'a' && file[i] <= 'f') || file[i] == '-'))
 			return 0;
 	return 1;
+}
+
+/* "<stamp>.sum" for run "<stamp>.tpp" (a valid run file name). */
+static void summary_name(const char *run, char out[TP_STORE_FILE_MAX + 1])
+{
+	size_t stem = strlen(run) - strlen(PROFILE_SUFFIX);
+
+	snprintf(out, TP_STORE_FILE_MAX + 1, "%.*s%s", (int)stem, run,
+	         TP_SUMMARY_SUFFIX);
+}
+
+static int64_t mtime_ns(const struct stat *sb)
+{
+	return (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
 }
 
 tp_status tp_store_namespace_owner(const char *ns, uid_t *uid, tp_error *err)
@@ -385,12 +400,83 @@ static void prune(const tp_store_options *opt, int dirfd, const char *label)
 	if (list_entries(dirfd, label, is_run_file, &files, &count, NULL) !=
 	    TP_OK)
 		return;
-	for (size_t i = 0; i + opt->keep < count; i++)
+	for (size_t i = 0; i + opt->keep < count; i++) {
+		char sum[TP_STORE_FILE_MAX + 1];
+
 		if (unlinkat(dirfd, files[i], 0) && errno != ENOENT)
 			tp_log(opt->logger, TP_LOG_WARNING,
 			       "%s/%s: cannot remove old run: %s", label,
 			       files[i], strerror(errno));
+		summary_name(files[i], sum);
+		if (unlinkat(dirfd, sum, 0) && errno != ENOENT)
+			tp_log(opt->logger, TP_LOG_WARNING,
+			       "%s/%s: cannot remove old summary: %s", label,
+			       sum, strerror(errno));
+	}
 	free_files(files, count);
+}
+
+/*
+ * Write the summary of run @file (just stored, @profile decoded or
+ * finished) beside it in @dirfd, atomically, owned by @owner, mode 0600.
+ * @label names the directory in errors.
+ */
+static tp_status write_summary(int dirfd, const char *label, const char *file,
+                               const tp_profile *profile, uid_t owner,
+                               tp_error *err)
+{
+	char sum[TP_STORE_FILE_MAX + 1], stamp[48], tmp[96];
+	tp_profile_summary summary;
+	struct stat sb;
+	char *text = NULL;
+	tp_status st;
+	int fd, saved;
+
+	if (fstatat(dirfd, file, &sb, AT_SYMLINK_NOFOLLOW))
+		return tp_error_set(err, TP_ERR_IO, "%s/%s: stat: %s", label,
+		                    file, strerror(errno));
+	if ((st = tp_summary_of_profile(profile, &summary, err)) != TP_OK)
+		return tp_error_prefix(err, "%s/%s", label, file);
+	snprintf(summary.profile_file, sizeof(summary.profile_file), "%s",
+	         file);
+	summary.profile_bytes = (uint64_t)sb.st_size;
+	summary.profile_mtime_ns = mtime_ns(&sb);
+	if ((st = tp_summary_format(&summary, &text, err)) != TP_OK)
+		return st;
+	summary_name(file, sum);
+	make_stamp(stamp, sizeof(stamp));
+	snprintf(tmp, sizeof(tmp), "%s%s%s", TMP_PREFIX, stamp,
+	         TP_SUMMARY_SUFFIX);
+	fd = openat(dirfd, tmp,
+	            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		st = tp_error_set(err, TP_ERR_IO, "%s/%s: create: %s", label,
+		                  tmp, strerror(errno));
+		goto out;
+	}
+	/* Root summarising a user's store: the file is the user's, as the
+	 * run is (readers check both owners alike). */
+	if ((sb.st_uid != geteuid() && fchown(fd, owner, (gid_t)-1)) ||
+	    tp_file_write_all(fd, text, strlen(text)) || fsync(fd)) {
+		saved = errno;
+		close(fd);
+		unlinkat(dirfd, tmp, 0);
+		st = tp_error_set(err, TP_ERR_IO, "%s/%s: write: %s", label,
+		                  tmp, strerror(saved));
+		goto out;
+	}
+	close(fd);
+	if (renameat(dirfd, tmp, dirfd, sum)) {
+		saved = errno;
+		unlinkat(dirfd, tmp, 0);
+		st = tp_error_set(err, TP_ERR_IO, "%s/%s: rename: %s", label,
+		                  sum, strerror(saved));
+		goto out;
+	}
+	fsync(dirfd);
+out:
+	free(text);
+	return st;
 }
 
 tp_status tp_store_put(const tp_store_options *opt, const char *ns,
@@ -460,6 +546,19 @@ tp_status tp_store_put(const tp_store_options *opt, const char *ns,
 		goto out;
 	}
 	fsync(dirfd);
+	{
+		tp_error sum_err;
+
+		/* The run is stored either way: readers without a summary
+		 * read the run itself (bounded), so a failure here is a
+		 * warning. */
+		if (write_summary(dirfd, label, final, profile, owner,
+		                  &sum_err) != TP_OK)
+			tp_log(opt->logger, TP_LOG_WARNING,
+			       "%s: no summary written (readers will read the "
+			       "whole run): %s",
+			       label, sum_err.message);
+	}
 	prune(opt, dirfd, label);
 	if (file)
 		memcpy(file, final, strlen(final) + 1);
@@ -579,9 +678,16 @@ tp_status tp_store_prepare_user(const char *root, uid_t uid, gid_t gid,
 	return st;
 }
 
-tp_status tp_store_verify_profile(const tp_store_options *opt, const char *ns,
-                                  const char *name, const tp_profile *profile,
-                                  uid_t *cred_uid, tp_error *err)
+/*
+ * Check that @credential, made by @ns's owner, signs @digest stored as
+ * @ns/@name and is not expired: a run's own check, and a summary's (which
+ * carries the run's digest and credential).
+ */
+static tp_status verify_credential(const tp_store_options *opt, const char *ns,
+                                   const char *name,
+                                   const uint8_t digest[TP_SHA256_BYTES],
+                                   const char *credential, uid_t *cred_uid,
+                                   tp_error *err)
 {
 	char expect[PAYLOAD_MAX], made_by[300], owner_by[300];
 	char tag[32], hex[80], cns[TP_STORE_NAME_MAX + 2],
@@ -595,12 +701,11 @@ tp_status tp_store_verify_profile(const tp_store_options *opt, const char *ns,
 	    (st = check_names(ns, name, err)) != TP_OK ||
 	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
 		return st;
-	if (!profile->credential || !profile->credential[0])
+	if (!credential || !credential[0])
 		return tp_error_set(err, TP_ERR_AUTH,
 		                    "not signed (no credential): refused");
 	memset(&cred, 0, sizeof(cred));
-	st =
-	    opt->auth->verify(opt->auth->data, profile->credential, &cred, err);
+	st = opt->auth->verify(opt->auth->data, credential, &cred, err);
 	/* TP_ERR_IO: munged did not answer, the credential is unjudged. */
 	if (st == TP_ERR_IO)
 		return tp_error_prefix(err, "credential not checked");
@@ -618,7 +723,7 @@ tp_status tp_store_verify_profile(const tp_store_options *opt, const char *ns,
 		                  made_by, ns, owner_by);
 		goto out;
 	}
-	tp_store_payload(profile->digest, ns, name, expect, sizeof(expect));
+	tp_store_payload(digest, ns, name, expect, sizeof(expect));
 	if (!cred.payload || strcmp(cred.payload, expect)) {
 		tag[0] = hex[0] = cns[0] = cname[0] = '\0';
 		if (cred.payload)
@@ -672,6 +777,14 @@ tp_status tp_store_verify_profile(const tp_store_options *opt, const char *ns,
 out:
 	free(cred.payload);
 	return st;
+}
+
+tp_status tp_store_verify_profile(const tp_store_options *opt, const char *ns,
+                                  const char *name, const tp_profile *profile,
+                                  uid_t *cred_uid, tp_error *err)
+{
+	return verify_credential(opt, ns, name, profile->digest,
+	                         profile->credential, cred_uid, err);
 }
 
 /* Open, check, read, decode and verify @file in @dirfd. */
@@ -1050,4 +1163,153 @@ void tp_store_list_free(tp_store_list *list)
 	free(list->entries);
 	list->entries = NULL;
 	list->count = 0;
+}
+
+/*
+ * Read the summary of run @run (stat'ed as @run_sb) in @dirfd.  Any
+ * reason not to use it is TP_ERR_PARSE / TP_ERR_AUTH / TP_ERR_NOTFOUND /
+ * TP_ERR_IO with the reason; the caller falls back to the run.
+ */
+static tp_status read_summary(const tp_store_options *opt, int dirfd,
+                              const char *ns, const char *name,
+                              const char *label, const char *run,
+                              const struct stat *run_sb, uid_t owner,
+                              tp_profile_summary *summary, bool *unjudged,
+                              tp_error *err)
+{
+	char sum[TP_STORE_FILE_MAX + 1], path[4096 + 4 * TP_STORE_NAME_MAX];
+	struct stat sb;
+	uint8_t *buf = NULL;
+	size_t len;
+	tp_status st;
+	int fd;
+
+	summary_name(run, sum);
+	snprintf(path, sizeof(path), "%s/%s", label, sum);
+	fd = openat(dirfd, sum, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return tp_error_set(
+		    err, errno == ENOENT ? TP_ERR_NOTFOUND : TP_ERR_IO,
+		    "%s: %s", path,
+		    errno == ENOENT ? "no summary" : strerror(errno));
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_nlink != 1 ||
+	    sb.st_uid != owner || (sb.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		return tp_error_set(err, TP_ERR_AUTH,
+		                    "%s: not a regular file of the namespace's "
+		                    "owner, or writable by others: refused",
+		                    path);
+	}
+	st = tp_profile_slurp_fd(fd, path, TP_SUMMARY_MAX_BYTES, &buf, &len,
+	                         err);
+	close(fd);
+	if (st != TP_OK)
+		return st;
+	st = tp_summary_parse(path, (const char *)buf, len, summary, err);
+	free(buf);
+	if (st != TP_OK)
+		return st;
+	if (strcmp(summary->profile_file, run) ||
+	    summary->profile_bytes != (uint64_t)run_sb->st_size ||
+	    summary->profile_mtime_ns != mtime_ns(run_sb))
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: stale (describes %s of %llu bytes, "
+		                    "the run has %llu bytes or another mtime)",
+		                    path, summary->profile_file,
+		                    (unsigned long long)summary->profile_bytes,
+		                    (unsigned long long)run_sb->st_size);
+	st = verify_credential(opt, ns, name, summary->digest,
+	                       summary->credential, NULL, err);
+	/* munged did not answer: the run's own credential cannot be checked
+	 * either, so reading the run would not help. */
+	*unjudged = st == TP_ERR_IO;
+	if (st != TP_OK)
+		tp_error_prefix(err, "%s", path);
+	return st;
+}
+
+tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
+                               const char *name, tp_profile_summary *summary,
+                               tp_store_entry *run, bool *fallback,
+                               tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	char **files = NULL;
+	size_t count = 0;
+	struct stat sb;
+	bool unjudged = false;
+	uid_t owner;
+	tp_status st;
+	int dirfd;
+
+	*fallback = false;
+	memset(run, 0, sizeof(*run));
+	if ((st = check_options(opt, err)) != TP_OK ||
+	    (st = check_names(ns, name, err)) != TP_OK ||
+	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
+		return st;
+	st = open_name_dir(opt, ns, name, owner, 0, &dirfd, err);
+	if (st != TP_OK)
+		return st;
+	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
+	st = list_entries(dirfd, label, is_run_file, &files, &count, err);
+	if (st == TP_OK && count == 0)
+		st = tp_error_set(err, TP_ERR_NOTFOUND, "%s: no stored run",
+		                  label);
+	if (st != TP_OK)
+		goto out;
+	snprintf(run->ns, sizeof(run->ns), "%s", ns);
+	snprintf(run->name, sizeof(run->name), "%s", name);
+	snprintf(run->file, sizeof(run->file), "%s", files[count - 1]);
+	/* Past this point every failure leaves the run itself to read. */
+	*fallback = true;
+	if (fstatat(dirfd, run->file, &sb, AT_SYMLINK_NOFOLLOW)) {
+		st = tp_error_set(err, TP_ERR_IO, "%s/%s: stat: %s", label,
+		                  run->file, strerror(errno));
+		goto out;
+	}
+	run->size_bytes = (uint64_t)sb.st_size;
+	run->mtime_s = (int64_t)sb.st_mtim.tv_sec;
+	st = read_summary(opt, dirfd, ns, name, label, run->file, &sb, owner,
+	                  summary, &unjudged, err);
+	if (st == TP_OK || unjudged)
+		*fallback = false;
+out:
+	free_files(files, count);
+	close(dirfd);
+	return st;
+}
+
+tp_status tp_store_summarize(const tp_store_options *opt, const char *ns,
+                             const char *name, const char *file, tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	tp_profile *profile = NULL;
+	uid_t owner;
+	tp_status st;
+	int dirfd;
+
+	if ((st = check_options(opt, err)) != TP_OK ||
+	    (st = check_names(ns, name, err)) != TP_OK ||
+	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
+		return st;
+	if (geteuid() != owner && geteuid() != 0)
+		return tp_error_set(err, TP_ERR_AUTH,
+		                    "%s/%s/%s: namespace '%s' belongs to uid "
+		                    "%u, you are uid %u: only it or root may "
+		                    "summarize it",
+		                    opt->root, ns, name, ns, (unsigned)owner,
+		                    (unsigned)geteuid());
+	st = open_name_dir(opt, ns, name, owner, 0, &dirfd, err);
+	if (st != TP_OK)
+		return st;
+	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
+	/* The run is verified like any read: a summary never vouches for a
+	 * run its owner did not sign. */
+	st = read_run(opt, dirfd, ns, name, owner, file, &profile, err);
+	if (st == TP_OK)
+		st = write_summary(dirfd, label, file, profile, owner, err);
+	tp_profile_free(profile);
+	close(dirfd);
+	return st;
 }

@@ -12,6 +12,7 @@
  *                               (tp_store_prepare_user)
  *   <root>/<user>/<name>        the user, 0700
  *   <root>/<user>/<name>/<stamp>.tpp  the user, 0600
+ *   <root>/<user>/<name>/<stamp>.sum  the user, 0600: the run's summary
  *
  * so no user can create, block or read another's namespace, and readers
  * that must see every profile (slurmctld, slurmd) run as root.  <name> names an
@@ -38,11 +39,13 @@
 #ifndef TP_STORE_H
 #define TP_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "profile.h"
+#include "summary.h"
 #include "tp_error.h"
 #include "tp_log.h"
 
@@ -193,5 +196,29 @@ void tp_store_payload(const uint8_t digest[TP_SHA256_BYTES], const char *ns,
 tp_status tp_store_verify_profile(const tp_store_options *opt, const char *ns,
                                   const char *name, const tp_profile *profile,
                                   uid_t *cred_uid, tp_error *err);
+
+/*
+ * The summary of the newest run of @ns/@name (summary.h), without reading
+ * the run: for slurmctld, which only classifies.  TP_OK: @summary is the
+ * run's, fresh and its credential verified.  Otherwise *@fallback says
+ * whether the run itself may still be read: true when the summary is
+ * missing, stale, refused or bad (@err says which; @run names the newest
+ * run and its size, so the caller can bound that read), false when the
+ * lookup itself failed (no such profile: TP_ERR_NOTFOUND; munged
+ * unreachable: TP_ERR_IO; a bad name or store).
+ */
+tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
+                               const char *name, tp_profile_summary *summary,
+                               tp_store_entry *run, bool *fallback,
+                               tp_error *err);
+
+/*
+ * Write the summary of run @file of @ns/@name (for stores written before
+ * summaries existed; tp_store_put writes one for each new run).  The run
+ * is read and verified first.  The caller is the namespace's owner or
+ * root (the summary is then given to the owner).
+ */
+tp_status tp_store_summarize(const tp_store_options *opt, const char *ns,
+                             const char *name, const char *file, tp_error *err);
 
 #endif /* TP_STORE_H */

@@ -872,6 +872,13 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 		if (!d->profile_read) {
 			if (tp_lookup_take(tp_lookups, job_ptr->job_id,
 			                   d->lookup_ticket, &res)) {
+				/* The summary was not used: said once, for
+				 * this lookup, without DebugFlags (the fix is
+				 * `topoplace profile summarize`). */
+				if (res.note[0])
+					info("topoplace: %pJ: profile %s/%s: "
+					     "%s",
+					     job_ptr, user, name, res.note);
 				if (dbg_profile && res.status == TP_OK)
 					info("topoplace: Profile: %pJ: %s/%s "
 					     "read in %" PRIu64 " us, answer "

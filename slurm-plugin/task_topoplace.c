@@ -1121,6 +1121,36 @@ static void _comm_record(stepd_step_rec_t *job, const tp_config *config,
 	setenvf(&job->env, TP_ENV_PROFILER_LIB, "%s", lib);
 }
 
+/*
+ * An interactive step's profile, read in slurmstepd before its tasks start
+ * (no child bounds it there, as one does a batch job's): a run over
+ * tp_sc_step_profile_max_bytes (RemapMemory/3, at most 64 MiB) is refused
+ * from its size before anything is read, and the step's rank 0 is told
+ * why on its stderr.
+ */
+static int _step_read_profile(stepd_step_rec_t *job, const tp_config *config,
+                              const tp_config_settings *settings,
+                              const char *socket, const char *name,
+                              tp_profile **profile, tp_error *err)
+{
+	uint64_t cap =
+	    tp_sc_step_profile_max_bytes(settings->remap_memory_bytes);
+	int rc = tp_sc_read_profile_bounded(config, socket, job->user_name,
+	                                    name, cap, profile, err);
+
+	if (rc == TP_ERR_LIMIT) {
+		tp_error_prefix(err,
+		                "over a step's profile limit of %" PRIu64
+		                " MiB (RemapMemory/3, at most %u MiB)",
+		                cap >> 20, TP_LOOKUP_PROFILE_MAX_BYTES >> 20);
+		setenvf(&job->env, TP_ENV_STEP_NOTE,
+		        "profile %s/%s not used (%.300s): no I/O throttling "
+		        "from it",
+		        job->user_name, name, err->message);
+	}
+	return rc;
+}
+
 /* The throttle window of a step the batch script did not decide for. */
 static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
                            const tp_config *config,
@@ -1143,7 +1173,7 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	if (name && tp_store_valid_name(name) && job->user_name &&
 	    tp_store_valid_name(job->user_name)) {
 		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-		rc = tp_sc_read_profile(config, socket, job->user_name, name,
+		rc = _step_read_profile(job, config, settings, socket, name,
 		                        &profile, &err);
 		if (rc != TP_OK && rc != TP_ERR_NOTFOUND)
 			_loud_error(loud,

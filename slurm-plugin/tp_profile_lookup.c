@@ -3,9 +3,11 @@
  * see tp_profile_lookup.h.
  *
  * A fixed table of max_pending entries; a ticket is an entry's index.
- * Queued entries are also in a FIFO ring of indices.  An entry forgotten
- * while queued or being read is marked so and freed by the worker when it
- * reaches it, so the ring never holds an index twice and never overflows.
+ * Queued entries are also in the FIFO ring of indices of their lane
+ * (quick or full).  An entry forgotten while queued or being read is
+ * marked so and freed by the lane's worker when it reaches it, so a ring
+ * never holds an index twice and never overflows (an entry is in at most
+ * one ring: it moves to the full lane only once its quick read is over).
  */
 #include "tp_config.h"
 
@@ -16,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define LANES 2 /* indexed by tp_lookup_pass */
 
 typedef enum entry_state {
 	ENTRY_FREE = 0,
@@ -28,15 +32,26 @@ typedef enum entry_state {
 
 typedef struct entry {
 	entry_state state;
+	tp_lookup_pass lane; /* QUEUED/READING: which lane holds it */
+	uint64_t elapsed_us; /* read time in earlier lanes */
 	tp_lookup_request request;
 	tp_lookup_result result;
 } entry;
 
+typedef struct lane {
+	tp_lookup *owner;
+	tp_lookup_pass pass;
+	pthread_t thread;
+	bool started;
+	pthread_cond_t work; /* the worker: something queued, or stop */
+	uint32_t *ring;      /* queued entry indices, FIFO */
+	size_t ring_head, ring_count;
+	bool reading; /* the worker is in the reader */
+} lane;
+
 struct tp_lookup {
 	pthread_mutex_t lock;
-	pthread_cond_t work; /* the worker: something queued, or stop */
 	pthread_cond_t done; /* waiters: a result is ready */
-	pthread_t thread;
 	tp_lookup_reader reader;
 	tp_lookup_notify notify;
 	void *ctx;
@@ -44,10 +59,8 @@ struct tp_lookup {
 	entry *entries;
 	uint32_t *free_stack; /* free entry indices */
 	size_t free_count;
-	uint32_t *ring; /* queued entry indices, FIFO */
-	size_t ring_head, ring_count;
+	lane lanes[LANES];
 	size_t outstanding; /* entries not FREE */
-	bool reading;       /* the worker is in the reader */
 	bool stopping;
 };
 
@@ -67,9 +80,18 @@ static void entry_release(tp_lookup *lk, uint32_t index)
 	lk->outstanding--;
 }
 
+/* Caller holds the lock. */
+static void lane_push(lane *ln, size_t cap, uint32_t index)
+{
+	ln->ring[(ln->ring_head + ln->ring_count) % cap] = index;
+	ln->ring_count++;
+	pthread_cond_signal(&ln->work);
+}
+
 static void *worker_main(void *arg)
 {
-	tp_lookup *lk = arg;
+	lane *ln = arg;
+	tp_lookup *lk = ln->owner;
 
 	pthread_mutex_lock(&lk->lock);
 	for (;;) {
@@ -79,13 +101,13 @@ static void *worker_main(void *arg)
 		tp_lookup_result result;
 		uint64_t t0;
 
-		while (!lk->stopping && lk->ring_count == 0)
-			pthread_cond_wait(&lk->work, &lk->lock);
+		while (!lk->stopping && ln->ring_count == 0)
+			pthread_cond_wait(&ln->work, &lk->lock);
 		if (lk->stopping)
 			break;
-		index = lk->ring[lk->ring_head];
-		lk->ring_head = (lk->ring_head + 1) % lk->cap;
-		lk->ring_count--;
+		index = ln->ring[ln->ring_head];
+		ln->ring_head = (ln->ring_head + 1) % lk->cap;
+		ln->ring_count--;
 		e = &lk->entries[index];
 		if (e->state == ENTRY_QUEUED_FORGOTTEN) {
 			entry_release(lk, index);
@@ -93,23 +115,31 @@ static void *worker_main(void *arg)
 		}
 		e->state = ENTRY_READING;
 		request = e->request;
-		lk->reading = true;
+		ln->reading = true;
 		pthread_mutex_unlock(&lk->lock);
 
 		/* The slow part, with no lock held. */
 		memset(&result, 0, sizeof(result));
 		result.status = TP_ERR_INTERNAL;
 		t0 = now_us();
-		lk->reader(&request, &result, lk->ctx);
+		lk->reader(&request, ln->pass, &result, lk->ctx);
 		result.job_id = request.job_id;
-		result.elapsed_us = now_us() - t0;
 
 		pthread_mutex_lock(&lk->lock);
-		lk->reading = false;
+		ln->reading = false;
+		e->elapsed_us += now_us() - t0;
 		if (e->state == ENTRY_READING_FORGOTTEN) {
 			entry_release(lk, index);
 			continue;
 		}
+		if (ln->pass == TP_LOOKUP_QUICK && result.needs_full_read) {
+			e->state = ENTRY_QUEUED;
+			e->lane = TP_LOOKUP_FULL;
+			lane_push(&lk->lanes[TP_LOOKUP_FULL], lk->cap, index);
+			continue;
+		}
+		result.needs_full_read = false;
+		result.elapsed_us = e->elapsed_us;
 		e->result = result;
 		e->state = ENTRY_DONE;
 		pthread_cond_broadcast(&lk->done);
@@ -127,8 +157,27 @@ static void lookup_free(tp_lookup *lk)
 {
 	free(lk->entries);
 	free(lk->free_stack);
-	free(lk->ring);
+	for (int i = 0; i < LANES; i++)
+		free(lk->lanes[i].ring);
 	free(lk);
+}
+
+/* Wake and join the started workers; the lock is not held. */
+static void stop_workers(tp_lookup *lk)
+{
+	pthread_mutex_lock(&lk->lock);
+	lk->stopping = true;
+	for (int i = 0; i < LANES; i++)
+		pthread_cond_broadcast(&lk->lanes[i].work);
+	pthread_cond_broadcast(&lk->done);
+	pthread_mutex_unlock(&lk->lock);
+	for (int i = 0; i < LANES; i++)
+		if (lk->lanes[i].started)
+			pthread_join(lk->lanes[i].thread, NULL);
+	for (int i = 0; i < LANES; i++)
+		pthread_cond_destroy(&lk->lanes[i].work);
+	pthread_cond_destroy(&lk->done);
+	pthread_mutex_destroy(&lk->lock);
 }
 
 tp_status tp_lookup_start(tp_lookup_reader reader, tp_lookup_notify notify,
@@ -136,7 +185,7 @@ tp_status tp_lookup_start(tp_lookup_reader reader, tp_lookup_notify notify,
                           tp_error *err)
 {
 	tp_lookup *lk;
-	int rc;
+	int rc = 0;
 
 	*lookup = NULL;
 	if (!reader || max_pending == 0 || max_pending > UINT32_MAX)
@@ -150,8 +199,11 @@ tp_status tp_lookup_start(tp_lookup_reader reader, tp_lookup_notify notify,
 		                    "profile lookup: out of memory");
 	lk->entries = calloc(max_pending, sizeof(*lk->entries));
 	lk->free_stack = malloc(max_pending * sizeof(*lk->free_stack));
-	lk->ring = malloc(max_pending * sizeof(*lk->ring));
-	if (!lk->entries || !lk->free_stack || !lk->ring) {
+	for (int i = 0; i < LANES; i++)
+		lk->lanes[i].ring =
+		    malloc(max_pending * sizeof(*lk->lanes[i].ring));
+	if (!lk->entries || !lk->free_stack || !lk->lanes[0].ring ||
+	    !lk->lanes[1].ring) {
 		lookup_free(lk);
 		return tp_error_set(err, TP_ERR_NOMEM,
 		                    "profile lookup: out of memory for %zu "
@@ -166,7 +218,6 @@ tp_status tp_lookup_start(tp_lookup_reader reader, tp_lookup_notify notify,
 	for (size_t i = max_pending; i-- > 0;)
 		lk->free_stack[lk->free_count++] = (uint32_t)i;
 	pthread_mutex_init(&lk->lock, NULL);
-	pthread_cond_init(&lk->work, NULL);
 	{
 		pthread_condattr_t attr;
 
@@ -177,14 +228,21 @@ tp_status tp_lookup_start(tp_lookup_reader reader, tp_lookup_notify notify,
 		pthread_cond_init(&lk->done, &attr);
 		pthread_condattr_destroy(&attr);
 	}
-	rc = pthread_create(&lk->thread, NULL, worker_main, lk);
+	for (int i = 0; i < LANES; i++) {
+		lk->lanes[i].owner = lk;
+		lk->lanes[i].pass = (tp_lookup_pass)i;
+		pthread_cond_init(&lk->lanes[i].work, NULL);
+	}
+	for (int i = 0; i < LANES && rc == 0; i++) {
+		rc = pthread_create(&lk->lanes[i].thread, NULL, worker_main,
+		                    &lk->lanes[i]);
+		lk->lanes[i].started = rc == 0;
+	}
 	if (rc != 0) {
-		pthread_cond_destroy(&lk->work);
-		pthread_cond_destroy(&lk->done);
-		pthread_mutex_destroy(&lk->lock);
+		stop_workers(lk);
 		lookup_free(lk);
 		return tp_error_set(err, TP_ERR_INTERNAL,
-		                    "profile lookup: cannot start its thread: "
+		                    "profile lookup: cannot start its threads: "
 		                    "%s",
 		                    strerror(rc));
 	}
@@ -209,12 +267,11 @@ tp_status tp_lookup_submit(tp_lookup *lk, const tp_lookup_request *request,
 	}
 	index = lk->free_stack[--lk->free_count];
 	lk->entries[index].state = ENTRY_QUEUED;
+	lk->entries[index].lane = TP_LOOKUP_QUICK;
 	lk->entries[index].request = *request;
-	lk->ring[(lk->ring_head + lk->ring_count) % lk->cap] = index;
-	lk->ring_count++;
 	lk->outstanding++;
 	*ticket = index;
-	pthread_cond_signal(&lk->work);
+	lane_push(&lk->lanes[TP_LOOKUP_QUICK], lk->cap, index);
 	pthread_mutex_unlock(&lk->lock);
 	return TP_OK;
 }
@@ -228,8 +285,7 @@ static entry *entry_of(tp_lookup *lk, uint32_t job_id, uint32_t ticket)
 		return NULL;
 	e = &lk->entries[ticket];
 	if (e->state == ENTRY_FREE || e->state == ENTRY_QUEUED_FORGOTTEN ||
-	    e->state == ENTRY_READING_FORGOTTEN ||
-	    e->request.job_id != job_id)
+	    e->state == ENTRY_READING_FORGOTTEN || e->request.job_id != job_id)
 		return NULL;
 	return e;
 }
@@ -244,6 +300,7 @@ bool tp_lookup_wait(tp_lookup *lk, uint32_t job_id, uint32_t ticket,
 	for (;;) {
 		entry *e = entry_of(lk, job_id, ticket);
 		struct timespec ts;
+		const lane *ln;
 		uint64_t t;
 		bool next;
 
@@ -253,10 +310,12 @@ bool tp_lookup_wait(tp_lookup *lk, uint32_t job_id, uint32_t ticket,
 			ready = true;
 			break;
 		}
-		/* Being read, or first in line with nothing being read. */
+		/* Being read, or first in its lane with nothing being read
+		 * there. */
+		ln = &lk->lanes[e->lane];
 		next = e->state == ENTRY_READING ||
-		       (!lk->reading && lk->ring_count &&
-		        lk->ring[lk->ring_head] == ticket);
+		       (!ln->reading && ln->ring_count &&
+		        ln->ring[ln->ring_head] == ticket);
 		t = now_us();
 		if (!next || t >= deadline || lk->stopping)
 			break;
@@ -323,14 +382,6 @@ void tp_lookup_stop(tp_lookup *lk)
 {
 	if (!lk)
 		return;
-	pthread_mutex_lock(&lk->lock);
-	lk->stopping = true;
-	pthread_cond_broadcast(&lk->work);
-	pthread_cond_broadcast(&lk->done);
-	pthread_mutex_unlock(&lk->lock);
-	pthread_join(lk->thread, NULL);
-	pthread_cond_destroy(&lk->work);
-	pthread_cond_destroy(&lk->done);
-	pthread_mutex_destroy(&lk->lock);
+	stop_workers(lk);
 	lookup_free(lk);
 }

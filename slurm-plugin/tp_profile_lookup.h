@@ -7,12 +7,19 @@
  * in select_p_job_test, which slurmctld calls with its job and node locks
  * held: a slow file system or a stuck munged would stall all scheduling.
  *
- * So the select plugin hands each job's lookup to one worker thread and
+ * So the select plugin hands each job's lookup to worker threads and
  * keeps scheduling; the job waits for its result (or falls back to plain
- * cons_tres when the lookup takes too long).  The worker calls a reader
+ * cons_tres when the lookup takes too long).  The workers call a reader
  * the caller supplies (the plugin: store + munge + classifier; tests: a
  * fake), and a notifier after each result (the plugin: ask slurmctld for a
  * scheduling pass, so the job does not wait for the next periodic one).
+ *
+ * Two lanes, each with its own thread and FIFO, so a small lookup is
+ * never queued behind a big one: every request is first read in the
+ * quick lane (TP_LOOKUP_QUICK: the profile's summary, or a small profile
+ * whole); a reader that finds it needs the whole of a large profile says
+ * so (needs_full_read) and the request moves to the full lane
+ * (TP_LOOKUP_FULL), where only such reads wait for each other.
  *
  * No Slurm inside: unit-tested alone (tests/unit/test_profile_lookup.c).
  * Thread-safe: every function may be called from any thread, except
@@ -42,6 +49,14 @@
 #define TP_LOOKUP_PROFILE_MAX_BYTES (64u << 20)
 
 /*
+ * The largest run read whole in the quick lane when it has no usable
+ * summary: reading 1 MiB takes milliseconds, so small profiles written
+ * before summaries existed do not queue behind a large one in the full
+ * lane either.
+ */
+#define TP_LOOKUP_QUICK_MAX_BYTES (1u << 20)
+
+/*
  * One job's lookup: everything the reader needs, copied, so that a
  * reconfigure that frees the plugin's configuration cannot pull it from
  * under the worker.
@@ -66,13 +81,25 @@ typedef struct tp_lookup_result {
 	tp_jobclass job_class;
 	char reason[TP_JOBCLASS_REASON_MAX];
 	char error[TP_ERROR_MESSAGE_MAX];
-	uint64_t elapsed_us; /* time the reader took */
+	uint64_t elapsed_us; /* time the reader took, both lanes */
 	uint32_t ranks;      /* TP_OK: the profile's rank count */
+	/* Quick pass only: set with any status to have the request read
+	 * again in the full lane (the rest of @result is then discarded). */
+	bool needs_full_read;
+	/* Why the whole profile was read (no or a stale summary), for one
+	 * log line; empty when the summary answered. */
+	char note[TP_ERROR_MESSAGE_MAX];
 } tp_lookup_result;
+
+typedef enum tp_lookup_pass {
+	TP_LOOKUP_QUICK = 0, /* cheap reads only; may ask for a full read */
+	TP_LOOKUP_FULL,      /* the whole profile, within the caller's cap */
+} tp_lookup_pass;
 
 /* Fills @result (job_id and elapsed_us are set by the service). */
 typedef void (*tp_lookup_reader)(const tp_lookup_request *request,
-                                 tp_lookup_result *result, void *ctx);
+                                 tp_lookup_pass pass, tp_lookup_result *result,
+                                 void *ctx);
 /* Called by the worker after each result is stored, without the
  * service's lock held. */
 typedef void (*tp_lookup_notify)(void *ctx);
@@ -80,7 +107,7 @@ typedef void (*tp_lookup_notify)(void *ctx);
 typedef struct tp_lookup tp_lookup;
 
 /*
- * Start the worker.  At most @max_pending lookups wait or sit unclaimed at
+ * Start the two workers.  At most @max_pending lookups wait or sit unclaimed at
  * once (tp_lookup_submit refuses more).  @notify may be NULL.  Errors:
  * TP_ERR_INVALID, TP_ERR_NOMEM, TP_ERR_INTERNAL (no thread).
  */
@@ -98,7 +125,7 @@ tp_status tp_lookup_submit(tp_lookup *lookup, const tp_lookup_request *request,
 
 /*
  * Wait up to @wait_us for the result of (@job_id, @ticket), but only while
- * the worker has nothing queued before it: a stuck reader then costs the
+ * its lane has nothing queued before it: a stuck reader then costs the
  * caller at most @wait_us once, not once per queued job.  Returns true
  * when the result is ready (it stays until claimed).
  */
@@ -118,7 +145,7 @@ void tp_lookup_forget(tp_lookup *lookup, uint32_t job_id, uint32_t ticket);
 size_t tp_lookup_outstanding(tp_lookup *lookup);
 
 /*
- * Stop the worker: queued requests are dropped, a read in progress is
+ * Stop the workers: queued requests are dropped, reads in progress are
  * waited for (the reader cannot be interrupted safely), then everything is
  * freed.  NULL is accepted.
  */

@@ -78,6 +78,15 @@ tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
                              const char *user, const char *name,
                              tp_profile **profile, tp_error *err)
 {
+	return tp_sc_read_profile_bounded(config, munge_socket, user, name, 0,
+	                                  profile, err);
+}
+
+tp_status tp_sc_read_profile_bounded(const tp_config *config,
+                                     const char *munge_socket, const char *user,
+                                     const char *name, uint64_t max_file_bytes,
+                                     tp_profile **profile, tp_error *err)
+{
 	tp_munge_config munge = {NULL, 0};
 	tp_store_options opt = tp_store_default_options();
 	tp_store_auth auth;
@@ -87,7 +96,18 @@ tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
 	tp_munge_auth_init(&auth, &munge);
 	tp_config_store_options(config, &opt);
 	opt.auth = &auth;
+	/* The store refuses a larger run from its size, before reading. */
+	if (max_file_bytes && opt.limits.max_file_bytes > max_file_bytes)
+		opt.limits.max_file_bytes = (size_t)max_file_bytes;
 	return tp_store_get(&opt, user, name, NULL, profile, err);
+}
+
+uint64_t tp_sc_step_profile_max_bytes(uint64_t remap_memory_bytes)
+{
+	uint64_t cap = remap_memory_bytes / 3;
+
+	return cap < TP_LOOKUP_PROFILE_MAX_BYTES ? cap
+	                                         : TP_LOOKUP_PROFILE_MAX_BYTES;
 }
 
 tp_status tp_sc_lookup_request(const tp_config *config,
@@ -124,44 +144,53 @@ tp_status tp_sc_lookup_request(const tp_config *config,
 	return TP_OK;
 }
 
-void tp_sc_lookup_read(const tp_lookup_request *request,
-                       tp_lookup_result *result, void *ctx)
+/* The classifier's view of a run's totals (jobclass.h). */
+void tp_sc_job_summary(const tp_profile_summary *totals,
+                       tp_job_summary *summary)
 {
-	tp_munge_config munge = {NULL, 0};
-	tp_store_options opt = tp_store_default_options();
-	tp_store_auth auth;
-	tp_profile *profile = NULL;
+	double seconds = (double)totals->duration_us / 1e6;
+
+	memset(summary, 0, sizeof(*summary));
+	summary->ranks = totals->ranks;
+	summary->io_bytes = totals->io_read_bytes + totals->io_write_bytes;
+	summary->io_clients = totals->io_clients;
+	summary->io_request_bytes = totals->io_request_bytes;
+	if (seconds > 0) {
+		if (totals->io_clients)
+			summary->io_requests_per_s =
+			    (double)totals->io_requests /
+			    (double)totals->io_clients / seconds;
+		summary->net_bytes_per_s = (double)totals->net_bytes / seconds;
+	}
+	if (totals->net_msgs)
+		summary->mean_message_bytes =
+		    totals->net_bytes / totals->net_msgs;
+}
+
+void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary)
+{
+	tp_profile_summary totals;
+
+	/* Only the credential can make this fail, and it is not used. */
+	if (tp_summary_of_profile(profile, &totals, NULL) != TP_OK) {
+		tp_profile_summary bare = {0};
+
+		bare.ranks = profile->header.ranks;
+		totals = bare;
+	}
+	tp_sc_job_summary(&totals, summary);
+}
+
+/* Classify @totals into @result, as the lookup reports it. */
+static void lookup_classify(const tp_lookup_request *request,
+                            const tp_profile_summary *totals,
+                            tp_lookup_result *result)
+{
 	tp_job_summary summary;
 	tp_jobclass_result cls;
 	tp_error err;
 
-	(void)ctx;
-	if (request->munge_socket[0])
-		munge.socket = request->munge_socket;
-	tp_munge_auth_init(&auth, &munge);
-	opt.root = request->store;
-	opt.keep = request->keep;
-	opt.max_age_s = request->max_age_s;
-	opt.auth = &auth;
-	/* Bounded before a byte is read: see TP_LOOKUP_PROFILE_MAX_BYTES. */
-	if (opt.limits.max_file_bytes > TP_LOOKUP_PROFILE_MAX_BYTES)
-		opt.limits.max_file_bytes = TP_LOOKUP_PROFILE_MAX_BYTES;
-	result->status = tp_store_get(&opt, request->user, request->name, NULL,
-	                              &profile, &err);
-	if (result->status == TP_ERR_LIMIT)
-		tp_error_prefix(
-		    &err,
-		    "profile %s/%s: over slurmctld's lookup limit of "
-		    "%u MiB, placed without it",
-		    request->user, request->name,
-		    TP_LOOKUP_PROFILE_MAX_BYTES >> 20);
-	if (result->status != TP_OK) {
-		snprintf(result->error, sizeof(result->error), "%s",
-		         err.message);
-		return;
-	}
-	tp_sc_profile_summary(profile, &summary);
-	tp_profile_free(profile);
+	tp_sc_job_summary(totals, &summary);
 	result->status =
 	    tp_jobclass_classify(&summary, &request->thresholds, &cls, &err);
 	if (result->status != TP_OK) {
@@ -174,42 +203,80 @@ void tp_sc_lookup_read(const tp_lookup_request *request,
 	snprintf(result->reason, sizeof(result->reason), "%s", cls.reason);
 }
 
-/* Typical request size: the lower bound of the histogram's median bucket. */
-static uint64_t median_request_bytes(const tp_profile_io *io)
+void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
+                       tp_lookup_result *result, void *ctx)
 {
-	uint64_t seen = 0;
+	tp_munge_config munge = {NULL, 0};
+	tp_store_options opt = tp_store_default_options();
+	tp_store_auth auth;
+	tp_profile *profile = NULL;
+	tp_profile_summary *totals;
+	tp_store_entry run;
+	bool fallback;
+	tp_error err;
 
-	if (!io->requests)
-		return 0;
-	for (int i = 0; i < TP_PROFILE_IO_BUCKETS; i++) {
-		seen += io->size_hist[i];
-		if (seen * 2 >= io->requests)
-			return i == 0 ? 1 : (uint64_t)1 << i;
+	(void)ctx;
+	/* A summary carries a credential of up to 8 KiB: off the stack of a
+	 * thread slurmctld did not size for it. */
+	totals = malloc(sizeof(*totals));
+	if (!totals) {
+		result->status = TP_ERR_NOMEM;
+		snprintf(result->error, sizeof(result->error),
+		         "profile %.64s/%.64s: out of memory", request->user,
+		         request->name);
+		return;
 	}
-	return (uint64_t)1 << (TP_PROFILE_IO_BUCKETS - 1);
-}
-
-void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary)
-{
-	double seconds = (double)profile->header.duration_us / 1e6;
-	uint64_t bytes = tp_profile_total_bytes(profile);
-	uint64_t msgs = tp_profile_total_msgs(profile);
-	size_t clients = profile->io.client_count;
-
-	memset(summary, 0, sizeof(*summary));
-	summary->ranks = profile->header.ranks;
-	summary->io_bytes = profile->io.read_bytes + profile->io.write_bytes;
-	summary->io_clients = (uint32_t)clients;
-	summary->io_request_bytes = median_request_bytes(&profile->io);
-	if (seconds > 0) {
-		if (clients)
-			summary->io_requests_per_s =
-			    (double)profile->io.requests / (double)clients /
-			    seconds;
-		summary->net_bytes_per_s = (double)bytes / seconds;
+	if (request->munge_socket[0])
+		munge.socket = request->munge_socket;
+	tp_munge_auth_init(&auth, &munge);
+	opt.root = request->store;
+	opt.keep = request->keep;
+	opt.max_age_s = request->max_age_s;
+	opt.auth = &auth;
+	result->status = tp_store_get_summary(
+	    &opt, request->user, request->name, totals, &run, &fallback, &err);
+	if (result->status == TP_OK) {
+		lookup_classify(request, totals, result);
+		goto out;
 	}
-	if (msgs)
-		summary->mean_message_bytes = bytes / msgs;
+	if (!fallback) {
+		snprintf(result->error, sizeof(result->error), "%s",
+		         err.message);
+		goto out;
+	}
+	snprintf(result->note, sizeof(result->note),
+	         "%.440s: read the whole run (%llu bytes) instead", err.message,
+	         (unsigned long long)run.size_bytes);
+	/* A large run is read in the full lane, so small lookups never
+	 * wait behind it (tp_profile_lookup.h). */
+	if (pass == TP_LOOKUP_QUICK &&
+	    run.size_bytes > TP_LOOKUP_QUICK_MAX_BYTES) {
+		result->needs_full_read = true;
+		goto out;
+	}
+	/* Bounded before a byte is read: see TP_LOOKUP_PROFILE_MAX_BYTES. */
+	if (opt.limits.max_file_bytes > TP_LOOKUP_PROFILE_MAX_BYTES)
+		opt.limits.max_file_bytes = TP_LOOKUP_PROFILE_MAX_BYTES;
+	result->status = tp_store_get(&opt, request->user, request->name, NULL,
+	                              &profile, &err);
+	if (result->status == TP_ERR_LIMIT)
+		tp_error_prefix(
+		    &err,
+		    "profile %s/%s: over slurmctld's lookup limit of "
+		    "%u MiB, placed without it",
+		    request->user, request->name,
+		    TP_LOOKUP_PROFILE_MAX_BYTES >> 20);
+	if (result->status == TP_OK)
+		result->status = tp_summary_of_profile(profile, totals, &err);
+	tp_profile_free(profile);
+	if (result->status != TP_OK) {
+		snprintf(result->error, sizeof(result->error), "%s",
+		         err.message);
+		goto out;
+	}
+	lookup_classify(request, totals, result);
+out:
+	free(totals);
 }
 
 void tp_sc_decision_format(tp_placement placement, tp_jobclass job_class,

@@ -63,8 +63,32 @@ tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
                              const char *user, const char *name,
                              tp_profile **profile, tp_error *err);
 
+/*
+ * The same, refusing a run larger than @max_file_bytes (0: the store's own
+ * limit) from its size, before a byte is read (TP_ERR_LIMIT, naming the
+ * file and both sizes).
+ */
+tp_status tp_sc_read_profile_bounded(const tp_config *config,
+                                     const char *munge_socket, const char *user,
+                                     const char *name, uint64_t max_file_bytes,
+                                     tp_profile **profile, tp_error *err);
+
+/*
+ * The largest profile run an interactive step reads in slurmstepd (which
+ * has no child to bound it, unlike a batch job's): a third of RemapMemory
+ * (decoding takes about three times the file, so the read stays within
+ * the memory a batch job's remapping may use), and never more than
+ * slurmctld's TP_LOOKUP_PROFILE_MAX_BYTES.  Documented with RemapMemory in
+ * topoplace.conf(5).
+ */
+uint64_t tp_sc_step_profile_max_bytes(uint64_t remap_memory_bytes);
+
 /* The classifier's view of @profile (jobclass.h). */
 void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary);
+
+/* The classifier's view of a run's stored totals (summary.h). */
+void tp_sc_job_summary(const tp_profile_summary *totals,
+                       tp_job_summary *summary);
 
 /*
  * The lookup of job @job_id's profile @name of @user (@named: the user
@@ -80,11 +104,15 @@ tp_status tp_sc_lookup_request(const tp_config *config,
                                tp_lookup_request *request, tp_error *err);
 
 /*
- * A tp_lookup_reader: read the profile of @request from the store, verify
- * it with munge and classify it.  The slow part; slurmctld runs it on the
- * lookup thread, never under its locks.  @ctx is unused.
+ * A tp_lookup_reader: classify the profile of @request from the summary of
+ * its newest run (store.h), its credential verified with munge.  Without a
+ * usable summary (missing, stale, bad; @result->note says which) it reads
+ * the run itself, at most TP_LOOKUP_PROFILE_MAX_BYTES: in the quick pass
+ * only a run of at most TP_LOOKUP_QUICK_MAX_BYTES, a larger one is left to
+ * the full pass (needs_full_read).  slurmctld runs it on the lookup
+ * threads, never under its locks.  @ctx is unused.
  */
-void tp_sc_lookup_read(const tp_lookup_request *request,
+void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
                        tp_lookup_result *result, void *ctx);
 
 /* The prefix of every SystemComment topoplace writes (sched_state.h). */

@@ -87,3 +87,13 @@ TP_E2E_24_11_TESTS = tests/integration/smoke_cluster.sh \
 check-e2e-24.11:
 	@test '$(SLURM_API)' = 24.11 || { echo "check-e2e-24.11: this build is for Slurm '$(SLURM_API)', not 24.11 (configure --with-slurm-source=DIR/src --with-slurm-prefix=DIR/prefix, DIR from tools/build-slurm)" >&2; exit 1; }
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(TP_E2E_24_11_TESTS)'
+
+# slurmctld classifies from profile summaries; big reads in their own lane
+# (issue 14, item 1).
+if WITH_SLURM
+TESTS += tests/integration/slurm_profile_summary.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_profile_summary.sh
+# A small job's profile lookup beside a big one's, before and after
+# summaries (bench/RESULTS.md).
+EXTRA_DIST += bench/lookup_queue_bench.sh

@@ -1,6 +1,7 @@
 /*
- * cli_profile.c: `topoplace profile`: show, list, verify, import, export
- * and put (sign + store) communication profiles.  See topoplace-profile(1).
+ * cli_profile.c: `topoplace profile`: show, list, verify, import, export,
+ * put (sign + store) and summarize communication profiles.  See
+ * topoplace-profile(1).
  *
  * A PROFILE argument is a file path, or, when --store is given, a store
  * reference NS/NAME (newest run) or NS/NAME/RUN.
@@ -61,6 +62,10 @@ static void usage(FILE *out)
 	    "namespace\n"
 	    "                                      (owned by the user, 0700; "
 	    "needs --store)\n"
+	    "  summarize [NS[/NAME]]               write the summary slurmctld "
+	    "reads beside\n"
+	    "                                      each stored run (needs "
+	    "--store)\n"
 	    "  record [--name N] [--store DIR] [--dir DIR] [--lib SO] -- "
 	    "CMD...\n"
 	    "                                      run CMD with the profiler "
@@ -618,6 +623,52 @@ static int action_put(struct common *c, int argc, char **argv)
 	return TP_EXIT_OK;
 }
 
+/*
+ * summarize [NS[/NAME]]: write the summary beside every stored run (for
+ * runs stored before summaries existed, or whose summary went stale), so
+ * slurmctld classifies them without reading them.  Each run is verified
+ * first.  As root for every user's namespace, else for one's own.
+ */
+static int action_summarize(struct common *c, int argc, char **argv)
+{
+	char ref[512], *ns = NULL, *name = NULL, *run = NULL;
+	tp_store_list list;
+	size_t written = 0, failed = 0;
+	tp_error err;
+
+	if (!c->store)
+		return tp_cli_usage_error(WHAT,
+		                          "summarize: --store is required");
+	if (argc > 1)
+		return tp_cli_usage_error(WHAT,
+		                          "summarize: at most one NS[/NAME]");
+	if (argc == 1) {
+		snprintf(ref, sizeof(ref), "%s", argv[0]);
+		ns = ref;
+		if ((strchr(ref, '/') && split_ref(ref, &ns, &name, &run)) ||
+		    run || !tp_store_valid_name(ns))
+			return tp_cli_usage_error(WHAT, "summarize: bad '%s'",
+			                          argv[0]);
+	}
+	if (tp_store_list_runs(&c->opt, ns, name, &list, &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	for (size_t i = 0; i < list.count; i++) {
+		const tp_store_entry *e = &list.entries[i];
+
+		if (tp_store_summarize(&c->opt, e->ns, e->name, e->file,
+		                       &err) != TP_OK) {
+			tp_cli_fail(WHAT, &err);
+			failed++;
+			continue;
+		}
+		printf("%s/%s/%s: summary written\n", e->ns, e->name, e->file);
+		written++;
+	}
+	tp_store_list_free(&list);
+	printf("%zu summaries written, %zu runs refused\n", written, failed);
+	return failed ? TP_EXIT_FAILURE : TP_EXIT_OK;
+}
+
 /* prepare USER...: what task/topoplace does at a --comm-record step. */
 static int action_prepare(struct common *c, int argc, char **argv)
 {
@@ -881,11 +932,13 @@ int tp_cli_profile(int argc, char **argv)
 			rc = action_put(&c, nrest - 1, rest + 1);
 		else if (!strcmp(action, "prepare"))
 			rc = action_prepare(&c, nrest - 1, rest + 1);
+		else if (!strcmp(action, "summarize"))
+			rc = action_summarize(&c, nrest - 1, rest + 1);
 		else
 			rc = tp_cli_usage_error(WHAT,
 			                        "unknown action '%s' (show, "
 			                        "list, verify, import, export, "
-			                        "put, prepare)",
+			                        "put, prepare, summarize)",
 			                        action);
 		free(rest);
 		return rc;

@@ -34,7 +34,9 @@ typedef struct fake {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool hold;        /* readers wait while set */
+	bool hold_full;   /* full-lane readers wait while set */
 	uint32_t entered; /* readers that reached the gate */
+	uint32_t full_entered; /* full-lane readers that reached theirs */
 	uint32_t read[64];
 	uint32_t read_count;
 	uint32_t notified;
@@ -53,12 +55,26 @@ static void fake_destroy(fake *f)
 	pthread_mutex_destroy(&f->lock);
 }
 
-static void fake_reader(const tp_lookup_request *rq, tp_lookup_result *res,
-                        void *ctx)
+/* Job ids from FAKE_BIG on have a "big" profile: the quick pass asks for
+ * a full read. */
+#define FAKE_BIG 1000
+
+static void fake_reader(const tp_lookup_request *rq, tp_lookup_pass pass,
+                        tp_lookup_result *res, void *ctx)
 {
 	fake *f = ctx;
 
+	if (rq->job_id >= FAKE_BIG && pass == TP_LOOKUP_QUICK) {
+		res->needs_full_read = true;
+		return;
+	}
 	pthread_mutex_lock(&f->lock);
+	if (pass == TP_LOOKUP_FULL) {
+		f->full_entered++;
+		pthread_cond_broadcast(&f->cond);
+		while (f->hold_full)
+			pthread_cond_wait(&f->cond, &f->lock);
+	}
 	f->entered++;
 	pthread_cond_broadcast(&f->cond);
 	while (f->hold)
@@ -378,6 +394,57 @@ static void test_bad_arguments_are_refused(void **state)
 }
 
 /*
+ * A lookup that needs a big profile read whole moves to the full lane; a
+ * small job's lookup queued after it is answered while that read is still
+ * in progress (issue #14: a small job waited 7.4 s behind a big one).
+ */
+static void test_small_lookup_is_not_queued_behind_a_big_one(void **state)
+{
+	fake f;
+	tp_lookup *lk;
+	tp_error err;
+	tp_lookup_request rq;
+	tp_lookup_result res;
+	uint32_t big, small;
+
+	(void)state;
+	fake_init(&f);
+	f.hold_full = true;
+	assert_int_equal(tp_lookup_start(fake_reader, NULL, &f, 8, &lk, &err),
+	                 TP_OK);
+	memset(&rq, 0, sizeof(rq));
+	rq.job_id = FAKE_BIG;
+	assert_int_equal(tp_lookup_submit(lk, &rq, &big, &err), TP_OK);
+	/* The big read is in progress (held) before the small job comes. */
+	pthread_mutex_lock(&f.lock);
+	while (f.full_entered < 1)
+		pthread_cond_wait(&f.cond, &f.lock);
+	pthread_mutex_unlock(&f.lock);
+	rq.job_id = 2;
+	assert_int_equal(tp_lookup_submit(lk, &rq, &small, &err), TP_OK);
+	assert_true(tp_lookup_wait(lk, 2, small, 5000000));
+	assert_true(tp_lookup_take(lk, 2, small, &res));
+	assert_int_equal(res.status, TP_OK);
+	assert_false(res.needs_full_read);
+	/* The big one is still being read, and waiting on it is bounded. */
+	assert_false(tp_lookup_wait(lk, FAKE_BIG, big, 1000));
+	assert_false(tp_lookup_take(lk, FAKE_BIG, big, &res));
+
+	pthread_mutex_lock(&f.lock);
+	f.hold_full = false;
+	pthread_cond_broadcast(&f.cond);
+	pthread_mutex_unlock(&f.lock);
+	assert_true(tp_lookup_wait(lk, FAKE_BIG, big, 5000000));
+	assert_true(tp_lookup_take(lk, FAKE_BIG, big, &res));
+	assert_int_equal(res.status, TP_OK);
+	assert_false(res.needs_full_read);
+	assert_int_equal(res.job_id, FAKE_BIG);
+	assert_int_equal(tp_lookup_outstanding(lk), 0);
+	tp_lookup_stop(lk);
+	fake_destroy(&f);
+}
+
+/*
  * slurmctld's real reader (tp_sc_lookup_read) refuses a stored profile
  * over TP_LOOKUP_PROFILE_MAX_BYTES from its size alone: nothing is read or
  * decoded (the file here is sparse garbage, so reading it would say
@@ -417,7 +484,15 @@ static void test_real_reader_refuses_a_profile_over_the_lookup_limit(void **st)
 	request.keep = 8;
 	request.max_age_s = 3600;
 	tp_jobclass_defaults(&request.thresholds);
-	tp_sc_lookup_read(&request, &result, NULL);
+	/* No summary: the quick pass leaves a run this big to the full
+	 * lane, and says why. */
+	tp_sc_lookup_read(&request, TP_LOOKUP_QUICK, &result, NULL);
+	assert_true(result.needs_full_read);
+	if (!strstr(result.note, "no summary") ||
+	    !strstr(result.note, "read the whole run (67108865 bytes)"))
+		fail_msg("note '%s'", result.note);
+	memset(&result, 0, sizeof(result));
+	tp_sc_lookup_read(&request, TP_LOOKUP_FULL, &result, NULL);
 	assert_int_equal(result.status, TP_ERR_LIMIT);
 	if (!strstr(result.error, "over slurmctld's lookup limit of 64 MiB, "
 	                          "placed without it") ||
@@ -428,11 +503,30 @@ static void test_real_reader_refuses_a_profile_over_the_lookup_limit(void **st)
 	assert_int_equal(truncate(path, (off_t)TP_LOOKUP_PROFILE_MAX_BYTES - 1),
 	                 0);
 	memset(&result, 0, sizeof(result));
-	tp_sc_lookup_read(&request, &result, NULL);
+	tp_sc_lookup_read(&request, TP_LOOKUP_FULL, &result, NULL);
 	assert_int_not_equal(result.status, TP_ERR_LIMIT);
 	assert_int_not_equal(result.status, TP_OK);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * An interactive step reads at most a third of RemapMemory of a profile
+ * (decoding takes about three times the file), never more than
+ * slurmctld's cap (task/topoplace, topoplace.conf(5) RemapMemory).
+ */
+static void test_step_profile_limit_is_a_third_of_remap_memory(void **state)
+{
+	(void)state;
+	assert_int_equal(tp_sc_step_profile_max_bytes(96ull << 20),
+	                 32ull << 20);
+	assert_int_equal(tp_sc_step_profile_max_bytes(16ull << 20),
+	                 (16ull << 20) / 3);
+	/* The default RemapMemory (256 MiB) and anything larger: 64 MiB. */
+	assert_int_equal(tp_sc_step_profile_max_bytes(256ull << 20),
+	                 TP_LOOKUP_PROFILE_MAX_BYTES);
+	assert_int_equal(tp_sc_step_profile_max_bytes(16ull << 30),
+	                 TP_LOOKUP_PROFILE_MAX_BYTES);
 }
 
 int main(void)
@@ -447,6 +541,9 @@ int main(void)
 	    cmocka_unit_test(test_bad_arguments_are_refused),
 	    cmocka_unit_test(
 	        test_real_reader_refuses_a_profile_over_the_lookup_limit),
+	    cmocka_unit_test(test_small_lookup_is_not_queued_behind_a_big_one),
+	    cmocka_unit_test(
+	        test_step_profile_limit_is_a_third_of_remap_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

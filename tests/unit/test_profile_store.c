@@ -7,6 +7,7 @@
 #include "tp_config.h"
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -665,6 +666,174 @@ static void test_prepare_user_refuses_an_open_store_and_bad_users(void **st)
 	    TP_ERR_NOTFOUND);
 }
 
+/* The summary of @name's newest run, or the fallback and its reason. */
+static tp_status get_summary(struct fixture *fx, const char *name,
+                             tp_profile_summary *sum, bool *fallback,
+                             tp_error *err)
+{
+	tp_store_entry run;
+
+	return tp_store_get_summary(&fx->opt, fx->ns, name, sum, &run, fallback,
+	                            err);
+}
+
+static void summary_path(struct fixture *fx, const char *name, const char *run,
+                         char *out, size_t size)
+{
+	snprintf(out, size, "%s/%s/%s/%.34s.sum", fx->root, fx->ns, name, run);
+}
+
+static void expect_summary_fallback(struct fixture *fx, const char *name,
+                                    const char *needle)
+{
+	tp_profile_summary sum;
+	bool fallback = false;
+	tp_error err;
+
+	assert_int_not_equal(get_summary(fx, name, &sum, &fallback, &err),
+	                     TP_OK);
+	assert_true(fallback);
+	if (!strstr(err.message, needle))
+		fail_msg("message '%s' lacks '%s'", err.message, needle);
+}
+
+static void test_put_writes_a_summary_with_the_runs_totals(void **state)
+{
+	struct fixture *fx = *state;
+	char file[TP_STORE_FILE_MAX + 1], path[512];
+	tp_profile_summary sum, want;
+	tp_profile *p;
+	bool fallback = true;
+	tp_error err;
+	struct stat sb;
+
+	put(fx, "lulesh", 100, file);
+	summary_path(fx, "lulesh", file, path, sizeof(path));
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	assert_true(sb.st_size < 1024);
+	assert_int_equal(get_summary(fx, "lulesh", &sum, &fallback, &err),
+	                 TP_OK);
+	assert_false(fallback);
+	/* The same totals as the run read whole. */
+	assert_int_equal(
+	    tp_store_get(&fx->opt, fx->ns, "lulesh", NULL, &p, &err), TP_OK);
+	assert_int_equal(tp_summary_of_profile(p, &want, &err), TP_OK);
+	tp_profile_free(p);
+	assert_string_equal(sum.profile_file, file);
+	path_of(fx, "lulesh", file, path, sizeof(path));
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sum.profile_bytes, (uint64_t)sb.st_size);
+	assert_int_equal(sum.ranks, 64);
+	assert_int_equal(sum.net_bytes, want.net_bytes);
+	assert_int_equal(sum.net_bytes, 300);
+	assert_int_equal(sum.net_msgs, want.net_msgs);
+	assert_memory_equal(sum.digest, want.digest, sizeof(sum.digest));
+	assert_string_equal(sum.credential, want.credential);
+}
+
+static void test_missing_summary_falls_back_until_summarized(void **state)
+{
+	struct fixture *fx = *state;
+	char file[TP_STORE_FILE_MAX + 1], path[512];
+	tp_profile_summary sum;
+	bool fallback;
+	tp_error err;
+
+	put(fx, "old", 7, file);
+	summary_path(fx, "old", file, path, sizeof(path));
+	assert_int_equal(unlink(path), 0);
+	expect_summary_fallback(fx, "old", "no summary");
+	assert_int_equal(
+	    tp_store_summarize(&fx->opt, fx->ns, "old", file, &err), TP_OK);
+	assert_int_equal(get_summary(fx, "old", &sum, &fallback, &err), TP_OK);
+	assert_int_equal(sum.net_bytes, 21);
+}
+
+static void test_stale_or_tampered_summaries_fall_back(void **state)
+{
+	struct fixture *fx = *state;
+	char file[TP_STORE_FILE_MAX + 1], path[512], sum_path[512];
+	struct timespec times[2] = {{0, UTIME_OMIT}, {12345, 0}};
+	tp_profile_summary sum;
+	bool fallback;
+	tp_error err;
+	char *text;
+	FILE *f;
+
+	put(fx, "app", 5, file);
+	path_of(fx, "app", file, path, sizeof(path));
+	summary_path(fx, "app", file, sum_path, sizeof(sum_path));
+	assert_int_equal(get_summary(fx, "app", &sum, &fallback, &err), TP_OK);
+
+	/* The run changed after its summary was written: stale. */
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+	expect_summary_fallback(fx, "app", "stale");
+	assert_int_equal(
+	    tp_store_summarize(&fx->opt, fx->ns, "app", file, &err), TP_OK);
+	assert_int_equal(get_summary(fx, "app", &sum, &fallback, &err), TP_OK);
+
+	/* Totals kept, digest changed: the credential no longer signs it. */
+	sum.digest[0] ^= 1;
+	assert_int_equal(tp_summary_format(&sum, &text, &err), TP_OK);
+	assert_non_null(f = fopen(sum_path, "w"));
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	expect_summary_fallback(fx, "app", "signs another profile");
+
+	/* Not a summary at all, or another version. */
+	assert_non_null(f = fopen(sum_path, "w"));
+	fputs("topoplace-summary 2\n", f);
+	fclose(f);
+	expect_summary_fallback(fx, "app", "summary version 2, this reader");
+	assert_int_equal(chmod(sum_path, 0622), 0);
+	expect_summary_fallback(fx, "app", "writable by others: refused");
+
+	/* No run at all is not a fallback: there is nothing to read. */
+	fallback = true;
+	assert_int_equal(get_summary(fx, "nosuch", &sum, &fallback, &err),
+	                 TP_ERR_NOTFOUND);
+	assert_false(fallback);
+}
+
+static void test_pruned_runs_take_their_summaries(void **state)
+{
+	struct fixture *fx = *state;
+	char file[TP_STORE_FILE_MAX + 1], first[TP_STORE_FILE_MAX + 1];
+	char path[512];
+	struct stat sb;
+
+	fx->opt.keep = 1;
+	put(fx, "hpcg", 1, first);
+	put(fx, "hpcg", 2, file);
+	summary_path(fx, "hpcg", first, path, sizeof(path));
+	assert_int_equal(stat(path, &sb), -1);
+	summary_path(fx, "hpcg", file, path, sizeof(path));
+	assert_int_equal(stat(path, &sb), 0);
+}
+
+static void test_summary_parser_names_line_and_key(void **state)
+{
+	struct fixture *fx = *state;
+	tp_profile_summary sum;
+	tp_error err;
+	const char *bad = "topoplace-summary 1\nprofile a.tpp\n"
+	                  "profile_bytes 12x\n";
+
+	(void)fx;
+	assert_int_equal(
+	    tp_summary_parse("s.sum", bad, strlen(bad), &sum, &err),
+	    TP_ERR_PARSE);
+	assert_string_equal(err.message,
+	                    "s.sum: line 3: profile_bytes: not a decimal "
+	                    "number up to 18446744073709551615");
+	assert_int_equal(tp_summary_parse("s.sum", bad, 30, &sum, &err),
+	                 TP_ERR_PARSE);
+	assert_non_null(
+	    strstr(err.message, "line 2: missing 'profile' (the file ends"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -688,6 +857,11 @@ int main(void)
 	    T(test_prepare_user_makes_a_private_namespace_of_the_user),
 	    T(test_prepare_user_refuses_a_namespace_someone_else_made),
 	    T(test_prepare_user_refuses_an_open_store_and_bad_users),
+	    T(test_put_writes_a_summary_with_the_runs_totals),
+	    T(test_missing_summary_falls_back_until_summarized),
+	    T(test_stale_or_tampered_summaries_fall_back),
+	    T(test_pruned_runs_take_their_summaries),
+	    T(test_summary_parser_names_line_and_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
