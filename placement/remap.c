@@ -555,6 +555,52 @@ struct part_ctx {
 	uint32_t *touched;
 };
 
+/*
+ * Parts in rank order, @size[p] ranks each (sizes sum to at least @nv):
+ * the split when there is nothing to cut or METIS failed.
+ */
+static void parts_in_order(idx_t *part, uint32_t nv, const uint64_t *size)
+{
+	for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
+		while (used == size[p]) {
+			p++;
+			used = 0;
+		}
+		part[i] = (idx_t)p;
+		used++;
+	}
+}
+
+/*
+ * Stable counting sort of segment @seg (@nv ranks, starting at @base in
+ * the order array) by @part: part p becomes tree node @child[p]'s segment
+ * (seg_start, seg_len).  @count: k entries, @tmp: nv entries of scratch.
+ */
+static void sort_segment_by_part(uint32_t *seg, uint32_t nv, uint32_t base,
+                                 const idx_t *part, uint32_t k,
+                                 const uint32_t *child, uint32_t *seg_start,
+                                 uint32_t *seg_len, uint32_t *count,
+                                 uint32_t *tmp)
+{
+	uint32_t start = base;
+
+	memset(count, 0, k * sizeof(*count));
+	for (uint32_t i = 0; i < nv; i++)
+		count[part[i]]++;
+	for (uint32_t p = 0; p < k; p++) {
+		seg_start[child[p]] = start;
+		seg_len[child[p]] = count[p];
+		start += count[p];
+		count[p] = 0;
+	}
+	for (uint32_t i = 0; i < nv; i++) {
+		uint32_t p = (uint32_t)part[i];
+
+		tmp[seg_start[child[p]] - base + count[p]++] = seg[i];
+	}
+	memcpy(seg, tmp, (size_t)nv * sizeof(*seg));
+}
+
 struct cand {
 	int64_t gain;
 	uint32_t v;
@@ -694,14 +740,7 @@ static tp_status split_segment(struct part_ctx *c, const uint32_t *seg,
 	}
 	if (ne == 0) {
 		/* Nothing to cut: contiguous runs in rank order. */
-		for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
-			while (used == c->target[p]) {
-				p++;
-				used = 0;
-			}
-			c->part[i] = (idx_t)p;
-			used++;
-		}
+		parts_in_order(c->part, nv, c->target);
 		return TP_OK;
 	}
 	/* METIS sums weights in idx_t: keep the total below 2^29. */
@@ -758,14 +797,7 @@ static tp_status split_segment(struct part_ctx *c, const uint32_t *seg,
 			       "remap: METIS failed (%d) on %u ranks into %u "
 			       "parts; using rank order there",
 			       mrc, nv, k);
-			for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
-				while (used == c->target[p]) {
-					p++;
-					used = 0;
-				}
-				c->part[i] = (idx_t)p;
-				used++;
-			}
+			parts_in_order(c->part, nv, c->target);
 			return TP_OK;
 		}
 	}
@@ -912,39 +944,12 @@ static tp_status hierarchical_partition(const struct tree *t,
 			if (rc != TP_OK)
 				goto out;
 		}
-		/* Stable counting sort of the segment by part. */
-		{
-			uint32_t start = seg_start[v];
-
-			memset(c.count, 0, k * sizeof(*c.count));
-			for (uint32_t i = 0; i < nv; i++)
-				c.count[c.part[i]]++;
-			for (uint32_t p = 0; p < k; p++) {
-				seg_start[cidx[p]] = start;
-				seg_len[cidx[p]] = c.count[p];
-				start += c.count[p];
-				c.count[p] = 0;
-			}
-			for (uint32_t i = 0; i < nv; i++) {
-				uint32_t p = (uint32_t)c.part[i];
-
-				c.local[seg[i]] = p; /* reuse as part label */
-			}
-			for (uint32_t i = 0; i < nv; i++) {
-				uint32_t r = seg[i], p = c.local[r];
-
-				c.tmp[seg_start[cidx[p]] - seg_start[v] +
-				      c.count[p]++] = r;
-			}
-			for (uint32_t i = 0; i < nv; i++) {
-				seg[i] = c.tmp[i];
-				c.owner[seg[i]] = NONE;
-			}
-			for (uint32_t p = 0; p < k; p++)
-				for (uint32_t i = 0; i < seg_len[cidx[p]]; i++)
-					c.owner[order[seg_start[cidx[p]] + i]] =
-					    cidx[p];
-		}
+		sort_segment_by_part(seg, nv, seg_start[v], c.part, k, cidx,
+		                     seg_start, seg_len, c.count, c.tmp);
+		for (uint32_t p = 0; p < k; p++)
+			for (uint32_t i = 0; i < seg_len[cidx[p]]; i++)
+				c.owner[order[seg_start[cidx[p]] + i]] =
+				    cidx[p];
 	}
 out:
 	free(order);
@@ -1041,14 +1046,7 @@ static void bisect_split(struct bisect_ctx *c, const uint32_t *seg, uint32_t nv,
 		    &nparts, c->tpw, &ub, options, &objval, c->part);
 	}
 	if (mrc != METIS_OK) /* nothing to cut, or METIS failed: in order */
-		for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
-			while (used == c->cap[p]) {
-				p++;
-				used = 0;
-			}
-			c->part[i] = (idx_t)p;
-			used++;
-		}
+		parts_in_order(c->part, nv, c->cap);
 	memset(c->count, 0, k * sizeof(*c->count));
 	for (uint32_t i = 0; i < nv; i++)
 		c->count[c->part[i]]++;
@@ -1132,25 +1130,9 @@ static tp_status bisection_partition(const struct tree *t,
 		for (uint32_t j = 0; j < k; j++)
 			c.cap[j] = t->node[t->child[tn->child0 + j]].cap;
 		bisect_split(&c, seg, nv, k);
-		/* Stable counting sort of the segment by part. */
-		memset(c.count, 0, k * sizeof(*c.count));
-		for (uint32_t i = 0; i < nv; i++)
-			c.count[c.part[i]]++;
-		for (uint32_t p = 0; p < k; p++) {
-			uint32_t child = t->child[tn->child0 + p];
-
-			seg_start[child] = start;
-			seg_len[child] = c.count[p];
-			start += c.count[p];
-			c.count[p] = 0;
-		}
-		for (uint32_t i = 0; i < nv; i++) {
-			uint32_t p = (uint32_t)c.part[i];
-
-			tmp[seg_start[t->child[tn->child0 + p]] - seg_start[v] +
-			    c.count[p]++] = seg[i];
-		}
-		memcpy(seg, tmp, (size_t)nv * sizeof(*seg));
+		sort_segment_by_part(seg, nv, start, c.part, k,
+		                     &t->child[tn->child0], seg_start, seg_len,
+		                     c.count, tmp);
 	}
 out:
 	free(order);
