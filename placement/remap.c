@@ -2147,11 +2147,14 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	/*
 	 * Refining block pays when block is already good (ranks in a
 	 * natural order); when it is far behind the partition, local moves
-	 * do not close the gap and, on a large job, cost seconds (262,144
-	 * relabelled ranks: 5 s): skipped there.
+	 * do not close the gap: skipped there, at every size.  On a large job
+	 * it costs seconds (262,144 relabelled ranks: 5 s); at 256-1,024
+	 * ranks it cost 1.3-2.4 times the bisection's METIS time, and over
+	 * peer_bench's 900 matrix and family inputs of 8-4,096 ranks it
+	 * never won when block was over 5/4 of the partition
+	 * (bench/RESULTS.md).
 	 */
-	if (n > TRIAL_MAX_RANKS &&
-	    st.block_hop_bytes / 5 > st.refined_hop_bytes / 4) {
+	if (st.block_hop_bytes / 5 > st.refined_hop_bytes / 4) {
 		hb_block_ref = st.block_hop_bytes;
 		tp_log(log, TP_LOG_DEBUG,
 		       "remap: block not refined: %llu hop-bytes, over 5/4 "

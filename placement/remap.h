@@ -26,8 +26,8 @@
  *   row are not 0.1% below the best.  The best is polished with swaps
  *   against any rank of a neighbour's leaf.
  * - The block mapping (ranks filling the hosts in the given order, the
- *   mapping the job would get anyway), as is and refined (a large job
- *   skips refining a block over 5/4 of the partition's hop-bytes); ties
+ *   mapping the job would get anyway), as is and refined (not when it
+ *   is over 5/4 of the partition's hop-bytes); ties
  *   go to block: the result is never worse than block.
  * - On allocations of 2..256 hosts over several leaves, the winner then
  *   trades whole hosts' contents between leaves (best partner per host,
