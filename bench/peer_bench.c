@@ -1,7 +1,7 @@
 /*
  * peer_bench.c: rank remapping against its peers, side by side in one run
  * (issue 5): block, cyclic, random, ours (tp_remap_compute), hierarchical
- * METIS recursive bisection with capacity repair (bench code below), Scotch
+ * METIS recursive bisection with capacity repair (bench/metis_rb.c), Scotch
  * static mapping onto a tleaf target (libscotch) and TreeMatch as embedded
  * in Open MPI (only when built by bench/peers.sh against the archive that
  * bench/peers-setup.sh makes).
@@ -59,7 +59,6 @@
 #include <dirent.h>
 #include <malloc.h>
 #include <math.h>
-#include <metis.h>
 #include <scotch/scotch.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -68,6 +67,7 @@
 #include <time.h>
 
 #include "cost.h"
+#include "metis_rb.h"
 #include "remap.h"
 #include "topo.h"
 #include "traffic.h"
@@ -365,234 +365,6 @@ static void setup_free(struct setup *s)
 	tp_topo_free(s->topo);
 	free(s->hosts);
 	free(s->position);
-}
-
-/* ---- hierarchical METIS recursive bisection (the peer) --------------- */
-
-/*
- * Split vertex set @set (@nv ranks) among @k children of capacities @cap
- * (slots) with METIS_PartGraphRecursive, target weights proportional to
- * capacity; then repair: a vertex of a part over its capacity moves to the
- * part with room it is most connected to.  @part receives 0..k-1.
- */
-static void metis_split(const tp_traffic_csr *g, const uint32_t *set,
-                        uint32_t nv, const uint64_t *cap, uint32_t k,
-                        int32_t *local, idx_t *part)
-{
-	uint64_t capsum = 0, total_w = 0;
-	idx_t *xadj = xmalloc((nv + 1) * sizeof(*xadj));
-	idx_t *adj, *wgt;
-	size_t ne = 0;
-	uint32_t *count = xcalloc(k, sizeof(*count));
-	int64_t *conn = xcalloc(k, sizeof(*conn));
-
-	for (uint32_t i = 0; i < nv; i++)
-		local[set[i]] = (int32_t)i;
-	for (uint32_t i = 0; i < nv; i++)
-		for (uint64_t e = g->row_start[set[i]];
-		     e < g->row_start[set[i] + 1]; e++)
-			if (local[g->col[e]] >= 0) {
-				ne++;
-				total_w += g->weight[e];
-			}
-	adj = xmalloc(ne * sizeof(*adj));
-	wgt = xmalloc(ne * sizeof(*wgt));
-	ne = 0;
-	xadj[0] = 0;
-	for (uint32_t i = 0; i < nv; i++) {
-		for (uint64_t e = g->row_start[set[i]];
-		     e < g->row_start[set[i] + 1]; e++) {
-			double w;
-
-			if (local[g->col[e]] < 0)
-				continue;
-			w = (double)g->weight[e] * (double)(1 << 28) /
-			    (double)total_w;
-			adj[ne] = local[g->col[e]];
-			wgt[ne++] = w < 1 ? 1 : (idx_t)w;
-		}
-		xadj[i + 1] = (idx_t)ne;
-	}
-	for (uint32_t p = 0; p < k; p++)
-		capsum += cap[p];
-	{
-		idx_t nvtxs = (idx_t)nv, ncon = 1, nparts = (idx_t)k, obj;
-		idx_t opt[METIS_NOPTIONS];
-		real_t *tpw = xmalloc(k * sizeof(*tpw));
-		real_t ub = 1.01f;
-		int rc = METIS_ERROR;
-
-		for (uint32_t p = 0; p < k; p++)
-			tpw[p] = (real_t)((double)cap[p] / (double)capsum);
-		METIS_SetDefaultOptions(opt);
-		opt[METIS_OPTION_SEED] = (idx_t)(seed & 0x7fffffff);
-		if (ne > 0 && nv > k)
-			rc = METIS_PartGraphRecursive(
-			    &nvtxs, &ncon, xadj, adj, NULL, NULL, wgt, &nparts,
-			    tpw, &ub, opt, &obj, part);
-		free(tpw);
-		if (rc != METIS_OK)
-			for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
-				while (used == cap[p]) {
-					p++;
-					used = 0;
-				}
-				part[i] = (idx_t)p;
-				used++;
-			}
-	}
-	/* Capacity repair. */
-	for (uint32_t i = 0; i < nv; i++)
-		count[part[i]]++;
-	for (uint32_t i = 0; i < nv; i++) {
-		uint32_t p = (uint32_t)part[i], best = UINT32_MAX;
-
-		if (count[p] <= cap[p])
-			continue;
-		for (idx_t e = xadj[i]; e < xadj[i + 1]; e++)
-			conn[part[adj[e]]] += wgt[e];
-		for (uint32_t q = 0; q < k; q++)
-			if (count[q] < cap[q] &&
-			    (best == UINT32_MAX || conn[q] > conn[best]))
-				best = q;
-		for (idx_t e = xadj[i]; e < xadj[i + 1]; e++)
-			conn[part[adj[e]]] = 0;
-		part[i] = (idx_t)best;
-		count[p]--;
-		count[best]++;
-	}
-	for (uint32_t i = 0; i < nv; i++)
-		local[set[i]] = -1;
-	free(xadj);
-	free(adj);
-	free(wgt);
-	free(count);
-	free(conn);
-}
-
-/*
- * The allocation's own tree, top-down: level 0 groups the allocated hosts
- * @hp (allocation positions) by pod, level 1 by leaf, level 2 one host
- * each, groups in allocation order; a level with one group is passed
- * through.  Contiguous or not, the children are the allocated
- * hosts, their capacities the allocated slots.
- */
-static uint32_t group_key(const struct setup *s, uint32_t pos, int level)
-{
-	uint32_t leaf = tp_topo_host_leaf(s->topo, s->hosts[pos].host);
-
-	if (level == 0)
-		return tp_topo_leaf_pod(s->topo, leaf);
-	if (level == 1)
-		return leaf;
-	return pos;
-}
-
-static void metis_rb_rec(const struct setup *s, const tp_traffic_csr *g,
-                         uint32_t *set, uint32_t nv, uint32_t *hp, uint32_t nh,
-                         int level, int32_t *local, uint32_t *rank_pos)
-{
-	uint32_t k = 0, *start, *hstart, *hsorted, *key, *child;
-	uint64_t *cap;
-	idx_t *part;
-	uint32_t *tmp, *cnt;
-
-	if (nv == 0)
-		return;
-	if (nh == 1) {
-		for (uint32_t i = 0; i < nv; i++)
-			rank_pos[set[i]] = hp[0];
-		return;
-	}
-	/*
-	 * Children: distinct keys in order of first appearance.  Allocated
-	 * hosts ascend in tree order, so a group's hosts are adjacent.
-	 */
-	key = xmalloc(nh * sizeof(*key));
-	child = xmalloc(nh * sizeof(*child));
-	for (uint32_t i = 0; i < nh; i++) {
-		uint32_t kk = group_key(s, hp[i], level);
-
-		if (k == 0 || key[k - 1] != kk)
-			key[k++] = kk;
-		child[i] = k - 1;
-	}
-	if (k == 1) {
-		free(key);
-		free(child);
-		metis_rb_rec(s, g, set, nv, hp, nh, level + 1, local, rank_pos);
-		return;
-	}
-	cap = xcalloc(k, sizeof(*cap));
-	hstart = xcalloc(k + 1, sizeof(*hstart));
-	hsorted = xmalloc(nh * sizeof(*hsorted));
-	for (uint32_t i = 0; i < nh; i++) {
-		cap[child[i]] += s->hosts[hp[i]].slots;
-		hstart[child[i] + 1]++;
-	}
-	for (uint32_t c = 0; c < k; c++)
-		hstart[c + 1] += hstart[c];
-	{
-		uint32_t *fill = xcalloc(k, sizeof(*fill));
-
-		for (uint32_t i = 0; i < nh; i++)
-			hsorted[hstart[child[i]] + fill[child[i]]++] = hp[i];
-		free(fill);
-	}
-	start = xmalloc((k + 1) * sizeof(*start));
-	part = xmalloc(nv * sizeof(*part));
-	tmp = xmalloc(nv * sizeof(*tmp));
-	cnt = xcalloc(k + 1, sizeof(*cnt));
-	metis_split(g, set, nv, cap, k, local, part);
-	for (uint32_t i = 0; i < nv; i++)
-		cnt[part[i] + 1]++;
-	for (uint32_t c = 0; c < k; c++)
-		cnt[c + 1] += cnt[c];
-	memcpy(start, cnt, (k + 1) * sizeof(*start));
-	for (uint32_t i = 0; i < nv; i++)
-		tmp[cnt[part[i]]++] = set[i];
-	memcpy(set, tmp, nv * sizeof(*set));
-	free(part);
-	free(tmp);
-	free(cnt);
-	free(cap);
-	free(key);
-	free(child);
-	for (uint32_t c = 0; c < k; c++)
-		metis_rb_rec(s, g, set + start[c], start[c + 1] - start[c],
-		             hsorted + hstart[c], hstart[c + 1] - hstart[c],
-		             level + 1, local, rank_pos);
-	free(start);
-	free(hstart);
-	free(hsorted);
-}
-
-static int map_metis_rb(const struct setup *s, const tp_traffic *t,
-                        uint32_t *rank_host)
-{
-	tp_traffic_csr *g;
-	tp_error err;
-	uint32_t *set = xmalloc(t->ranks * sizeof(*set));
-	uint32_t *hp = xmalloc(s->nhosts * sizeof(*hp));
-	int32_t *local = xmalloc(t->ranks * sizeof(*local));
-
-	if (tp_traffic_csr_build(t, TP_TRAFFIC_CSR_UNDIRECTED, &g, &err) !=
-	    TP_OK)
-		die("csr", &err);
-	for (uint32_t r = 0; r < t->ranks; r++) {
-		set[r] = r;
-		local[r] = -1;
-	}
-	for (uint32_t i = 0; i < s->nhosts; i++)
-		hp[i] = i;
-	metis_rb_rec(s, g, set, t->ranks, hp, s->nhosts, 0, local, rank_host);
-	for (uint32_t r = 0; r < t->ranks; r++)
-		rank_host[r] = s->hosts[rank_host[r]].host;
-	tp_traffic_csr_free(g);
-	free(set);
-	free(hp);
-	free(local);
-	return 0;
 }
 
 /* ---- Scotch ---------------------------------------------------------- */
@@ -915,7 +687,9 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 				                : "(hier)";
 			break;
 		case M_METIS_RB:
-			rc = map_metis_rb(&s, t, rank_host);
+			if (metis_rb_map(s.topo, t, s.hosts, s.nhosts, seed,
+			                 rank_host, &err) != TP_OK)
+				die(label, &err);
 			break;
 		case M_SCOTCH:
 			rc = map_scotch(&s, t, rank_host, &why);

@@ -555,6 +555,52 @@ struct part_ctx {
 	uint32_t *touched;
 };
 
+/*
+ * Parts in rank order, @size[p] ranks each (sizes sum to at least @nv):
+ * the split when there is nothing to cut or METIS failed.
+ */
+static void parts_in_order(idx_t *part, uint32_t nv, const uint64_t *size)
+{
+	for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
+		while (used == size[p]) {
+			p++;
+			used = 0;
+		}
+		part[i] = (idx_t)p;
+		used++;
+	}
+}
+
+/*
+ * Stable counting sort of segment @seg (@nv ranks, starting at @base in
+ * the order array) by @part: part p becomes tree node @child[p]'s segment
+ * (seg_start, seg_len).  @count: k entries, @tmp: nv entries of scratch.
+ */
+static void sort_segment_by_part(uint32_t *seg, uint32_t nv, uint32_t base,
+                                 const idx_t *part, uint32_t k,
+                                 const uint32_t *child, uint32_t *seg_start,
+                                 uint32_t *seg_len, uint32_t *count,
+                                 uint32_t *tmp)
+{
+	uint32_t start = base;
+
+	memset(count, 0, k * sizeof(*count));
+	for (uint32_t i = 0; i < nv; i++)
+		count[part[i]]++;
+	for (uint32_t p = 0; p < k; p++) {
+		seg_start[child[p]] = start;
+		seg_len[child[p]] = count[p];
+		start += count[p];
+		count[p] = 0;
+	}
+	for (uint32_t i = 0; i < nv; i++) {
+		uint32_t p = (uint32_t)part[i];
+
+		tmp[seg_start[child[p]] - base + count[p]++] = seg[i];
+	}
+	memcpy(seg, tmp, (size_t)nv * sizeof(*seg));
+}
+
 struct cand {
 	int64_t gain;
 	uint32_t v;
@@ -694,14 +740,7 @@ static tp_status split_segment(struct part_ctx *c, const uint32_t *seg,
 	}
 	if (ne == 0) {
 		/* Nothing to cut: contiguous runs in rank order. */
-		for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
-			while (used == c->target[p]) {
-				p++;
-				used = 0;
-			}
-			c->part[i] = (idx_t)p;
-			used++;
-		}
+		parts_in_order(c->part, nv, c->target);
 		return TP_OK;
 	}
 	/* METIS sums weights in idx_t: keep the total below 2^29. */
@@ -758,14 +797,7 @@ static tp_status split_segment(struct part_ctx *c, const uint32_t *seg,
 			       "remap: METIS failed (%d) on %u ranks into %u "
 			       "parts; using rank order there",
 			       mrc, nv, k);
-			for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
-				while (used == c->target[p]) {
-					p++;
-					used = 0;
-				}
-				c->part[i] = (idx_t)p;
-				used++;
-			}
+			parts_in_order(c->part, nv, c->target);
 			return TP_OK;
 		}
 	}
@@ -912,39 +944,12 @@ static tp_status hierarchical_partition(const struct tree *t,
 			if (rc != TP_OK)
 				goto out;
 		}
-		/* Stable counting sort of the segment by part. */
-		{
-			uint32_t start = seg_start[v];
-
-			memset(c.count, 0, k * sizeof(*c.count));
-			for (uint32_t i = 0; i < nv; i++)
-				c.count[c.part[i]]++;
-			for (uint32_t p = 0; p < k; p++) {
-				seg_start[cidx[p]] = start;
-				seg_len[cidx[p]] = c.count[p];
-				start += c.count[p];
-				c.count[p] = 0;
-			}
-			for (uint32_t i = 0; i < nv; i++) {
-				uint32_t p = (uint32_t)c.part[i];
-
-				c.local[seg[i]] = p; /* reuse as part label */
-			}
-			for (uint32_t i = 0; i < nv; i++) {
-				uint32_t r = seg[i], p = c.local[r];
-
-				c.tmp[seg_start[cidx[p]] - seg_start[v] +
-				      c.count[p]++] = r;
-			}
-			for (uint32_t i = 0; i < nv; i++) {
-				seg[i] = c.tmp[i];
-				c.owner[seg[i]] = NONE;
-			}
-			for (uint32_t p = 0; p < k; p++)
-				for (uint32_t i = 0; i < seg_len[cidx[p]]; i++)
-					c.owner[order[seg_start[cidx[p]] + i]] =
-					    cidx[p];
-		}
+		sort_segment_by_part(seg, nv, seg_start[v], c.part, k, cidx,
+		                     seg_start, seg_len, c.count, c.tmp);
+		for (uint32_t p = 0; p < k; p++)
+			for (uint32_t i = 0; i < seg_len[cidx[p]]; i++)
+				c.owner[order[seg_start[cidx[p]] + i]] =
+				    cidx[p];
 	}
 out:
 	free(order);
@@ -1041,14 +1046,7 @@ static void bisect_split(struct bisect_ctx *c, const uint32_t *seg, uint32_t nv,
 		    &nparts, c->tpw, &ub, options, &objval, c->part);
 	}
 	if (mrc != METIS_OK) /* nothing to cut, or METIS failed: in order */
-		for (uint32_t i = 0, p = 0, used = 0; i < nv; i++) {
-			while (used == c->cap[p]) {
-				p++;
-				used = 0;
-			}
-			c->part[i] = (idx_t)p;
-			used++;
-		}
+		parts_in_order(c->part, nv, c->cap);
 	memset(c->count, 0, k * sizeof(*c->count));
 	for (uint32_t i = 0; i < nv; i++)
 		c->count[c->part[i]]++;
@@ -1132,25 +1130,9 @@ static tp_status bisection_partition(const struct tree *t,
 		for (uint32_t j = 0; j < k; j++)
 			c.cap[j] = t->node[t->child[tn->child0 + j]].cap;
 		bisect_split(&c, seg, nv, k);
-		/* Stable counting sort of the segment by part. */
-		memset(c.count, 0, k * sizeof(*c.count));
-		for (uint32_t i = 0; i < nv; i++)
-			c.count[c.part[i]]++;
-		for (uint32_t p = 0; p < k; p++) {
-			uint32_t child = t->child[tn->child0 + p];
-
-			seg_start[child] = start;
-			seg_len[child] = c.count[p];
-			start += c.count[p];
-			c.count[p] = 0;
-		}
-		for (uint32_t i = 0; i < nv; i++) {
-			uint32_t p = (uint32_t)c.part[i];
-
-			tmp[seg_start[t->child[tn->child0 + p]] - seg_start[v] +
-			    c.count[p]++] = seg[i];
-		}
-		memcpy(seg, tmp, (size_t)nv * sizeof(*seg));
+		sort_segment_by_part(seg, nv, start, c.part, k,
+		                     &t->child[tn->child0], seg_start, seg_len,
+		                     c.count, tmp);
 	}
 out:
 	free(order);
@@ -1730,6 +1712,205 @@ out:
 	return rc;
 }
 
+/* ---- whole-host swaps ------------------------------------------------------
+ */
+
+/*
+ * Rank moves and swaps (refine) change one rank at a time, so a host's
+ * whole share of a grid seldom crosses to another leaf: each single step
+ * of that move loses.  On a scattered allocation the share a lone host got
+ * may belong on another leaf, and swapping the two hosts' contents at once
+ * is an exact, cheap step: a quadratic-assignment pass over hosts, with
+ * each host's bytes to every other host summed once.
+ *
+ * Bounds: hosts x hosts + hosts x leaves 64-bit sums (HOST_SWAP_MAX_HOSTS
+ * hosts: 0.5 MiB + 0.5 MiB), per pass hosts^2 / 2 pairs x the allocation's
+ * leaves, at most HOST_SWAP_PASSES passes.
+ */
+#define HOST_SWAP_MAX_HOSTS 256
+#define HOST_SWAP_PASSES    4
+
+struct host_swap {
+	uint32_t nhosts, nleaves;
+	uint32_t *pos;     /* content (original position) -> position */
+	uint32_t *content; /* position -> content */
+	uint32_t *lidx;    /* position -> leaf of the allocation, 0.. */
+	uint32_t *used;    /* content -> ranks */
+	int64_t *w;        /* content x content: bytes both ways */
+	int64_t *wl;       /* content x leaf: bytes to the contents there */
+	unsigned *dist;    /* leaf x leaf hops (same leaf: TP_HOPS_SAME_LEAF) */
+};
+
+static void host_swap_free(struct host_swap *hs)
+{
+	free(hs->pos);
+	free(hs->content);
+	free(hs->lidx);
+	free(hs->used);
+	free(hs->w);
+	free(hs->wl);
+	free(hs->dist);
+}
+
+/* Change in hop-bytes (x2) if contents @u and @v trade places. */
+static int64_t host_swap_delta(const struct host_swap *hs, uint32_t u,
+                               uint32_t v)
+{
+	uint32_t nl = hs->nleaves;
+	uint32_t lu = hs->lidx[hs->pos[u]], lv = hs->lidx[hs->pos[v]];
+	const int64_t *wu = hs->wl + (size_t)u * nl,
+	              *wv = hs->wl + (size_t)v * nl;
+	const unsigned *du = hs->dist + (size_t)lu * nl;
+	const unsigned *dv = hs->dist + (size_t)lv * nl;
+	int64_t sum = 0;
+
+	for (uint32_t l = 0; l < nl; l++)
+		sum += (wu[l] - wv[l]) * ((int64_t)dv[l] - (int64_t)du[l]);
+	/* The u-v edge keeps its length: take out what the sum gave it. */
+	return sum + 2 * hs->w[(size_t)u * hs->nhosts + v] *
+	                 ((int64_t)hs->dist[(size_t)lu * nl + lv] -
+	                  TP_HOPS_SAME_LEAF);
+}
+
+static void host_swap_apply(struct host_swap *hs, uint32_t u, uint32_t v)
+{
+	uint32_t nh = hs->nhosts, nl = hs->nleaves;
+	uint32_t pu = hs->pos[u], pv = hs->pos[v];
+	uint32_t lu = hs->lidx[pu], lv = hs->lidx[pv];
+
+	for (uint32_t c = 0; c < nh; c++) {
+		int64_t d =
+		    hs->w[(size_t)c * nh + v] - hs->w[(size_t)c * nh + u];
+
+		hs->wl[(size_t)c * nl + lu] += d;
+		hs->wl[(size_t)c * nl + lv] -= d;
+	}
+	hs->pos[u] = pv;
+	hs->pos[v] = pu;
+	hs->content[pu] = v;
+	hs->content[pv] = u;
+}
+
+/*
+ * Lower the hop-bytes of @rank_hl by swapping whole hosts' contents
+ * between leaves (best partner per host, passes until none gains).
+ * Allocations over HOST_SWAP_MAX_HOSTS hosts or on one leaf are left as
+ * they are.  *@swaps counts the swaps made.
+ */
+static tp_status swap_host_contents(const tp_topo *topo,
+                                    const tp_remap_host *hosts, uint32_t nhosts,
+                                    const tp_traffic_csr *g, uint32_t *rank_hl,
+                                    uint64_t *swaps, tp_error *err)
+{
+	struct host_swap hs = {.nhosts = nhosts};
+	uint32_t nleaves_topo = tp_topo_leaf_count(topo), *leaf_of = NULL;
+	uint64_t total = 0, arcs = g->row_start[g->ranks];
+	tp_status rc = TP_OK;
+
+	if (nhosts < 2 || nhosts > HOST_SWAP_MAX_HOSTS)
+		return TP_OK;
+	/* As in refine: sums of bytes x hops must fit in 63 bits. */
+	for (uint64_t e = 0; e < arcs; e++) {
+		total += g->weight[e];
+		if (total > (1ull << 58) || g->weight[e] > (1ull << 58))
+			return TP_OK;
+	}
+	leaf_of = malloc(nleaves_topo * sizeof(*leaf_of));
+	hs.pos = malloc(nhosts * sizeof(*hs.pos));
+	hs.content = malloc(nhosts * sizeof(*hs.content));
+	hs.lidx = malloc(nhosts * sizeof(*hs.lidx));
+	hs.used = calloc(nhosts, sizeof(*hs.used));
+	hs.w = calloc((size_t)nhosts * nhosts, sizeof(*hs.w));
+	if (!leaf_of || !hs.pos || !hs.content || !hs.lidx || !hs.used || !hs.w)
+		goto nomem;
+	for (uint32_t l = 0; l < nleaves_topo; l++)
+		leaf_of[l] = NONE;
+	for (uint32_t i = 0; i < nhosts; i++) {
+		uint32_t l = tp_topo_host_leaf(topo, hosts[i].host);
+
+		if (leaf_of[l] == NONE)
+			leaf_of[l] = hs.nleaves++;
+		hs.lidx[i] = leaf_of[l];
+		hs.pos[i] = hs.content[i] = i;
+	}
+	if (hs.nleaves < 2)
+		goto out;
+	hs.wl = calloc((size_t)nhosts * hs.nleaves, sizeof(*hs.wl));
+	hs.dist = malloc((size_t)hs.nleaves * hs.nleaves * sizeof(*hs.dist));
+	if (!hs.wl || !hs.dist)
+		goto nomem;
+	for (uint32_t i = 0; i < nhosts; i++)
+		for (uint32_t j = 0; j < nhosts; j++) {
+			uint32_t li = hs.lidx[i], lj = hs.lidx[j];
+
+			hs.dist[(size_t)li * hs.nleaves + lj] =
+			    li == lj
+			        ? TP_HOPS_SAME_LEAF
+			        : tp_topo_leaf_distance(
+			              topo,
+			              tp_topo_host_leaf(topo, hosts[i].host),
+			              tp_topo_host_leaf(topo, hosts[j].host));
+		}
+	for (uint32_t r = 0; r < g->ranks; r++) {
+		uint32_t u = rank_hl[r];
+
+		hs.used[u]++;
+		for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1];
+		     e++) {
+			uint32_t v = rank_hl[g->col[e]];
+
+			if (v != u)
+				hs.w[(size_t)u * nhosts + v] +=
+				    (int64_t)g->weight[e];
+		}
+	}
+	for (uint32_t u = 0; u < nhosts; u++)
+		for (uint32_t v = 0; v < nhosts; v++)
+			hs.wl[(size_t)u * hs.nleaves + hs.lidx[v]] +=
+			    hs.w[(size_t)u * nhosts + v];
+	for (int pass = 0; pass < HOST_SWAP_PASSES; pass++) {
+		uint64_t before = *swaps;
+
+		for (uint32_t u = 0; u < nhosts; u++) {
+			uint32_t best = NONE, pu = hs.pos[u];
+			int64_t best_delta = 0;
+
+			if (hs.used[u] == 0)
+				continue;
+			for (uint32_t v = 0; v < nhosts; v++) {
+				uint32_t pv = hs.pos[v];
+				int64_t d;
+
+				if (hs.lidx[pu] == hs.lidx[pv] ||
+				    hs.used[u] > hosts[pv].slots ||
+				    hs.used[v] > hosts[pu].slots)
+					continue;
+				d = host_swap_delta(&hs, u, v);
+				if (d < best_delta) {
+					best_delta = d;
+					best = v;
+				}
+			}
+			if (best != NONE) {
+				host_swap_apply(&hs, u, best);
+				(*swaps)++;
+			}
+		}
+		if (*swaps == before)
+			break;
+	}
+	for (uint32_t r = 0; r < g->ranks; r++)
+		rank_hl[r] = hs.pos[rank_hl[r]];
+	goto out;
+nomem:
+	rc = tp_error_set(err, TP_ERR_NOMEM,
+	                  "remap: out of memory swapping %u hosts", nhosts);
+out:
+	free(leaf_of);
+	host_swap_free(&hs);
+	return rc;
+}
+
 /* ---- the remapper -------------------------------------------------------- */
 
 /* One candidate partition: how METIS is asked at every split. */
@@ -1966,11 +2147,14 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	/*
 	 * Refining block pays when block is already good (ranks in a
 	 * natural order); when it is far behind the partition, local moves
-	 * do not close the gap and, on a large job, cost seconds (262,144
-	 * relabelled ranks: 5 s): skipped there.
+	 * do not close the gap: skipped there, at every size.  On a large job
+	 * it costs seconds (262,144 relabelled ranks: 5 s); at 256-1,024
+	 * ranks it cost 1.3-2.4 times the bisection's METIS time, and over
+	 * peer_bench's 900 matrix and family inputs of 8-4,096 ranks it
+	 * never won when block was over 5/4 of the partition
+	 * (bench/RESULTS.md).
 	 */
-	if (n > TRIAL_MAX_RANKS &&
-	    st.block_hop_bytes / 5 > st.refined_hop_bytes / 4) {
+	if (st.block_hop_bytes / 5 > st.refined_hop_bytes / 4) {
 		hb_block_ref = st.block_hop_bytes;
 		tp_log(log, TP_LOG_DEBUG,
 		       "remap: block not refined: %llu hop-bytes, over 5/4 "
@@ -1996,13 +2180,40 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 		st.hop_bytes = st.refined_hop_bytes;
 		st.chosen = "partition";
 	}
+	/*
+	 * Whole hosts traded between leaves, then ranks polished again: kept
+	 * only when strictly lower (the steps are exact, so it never rises).
+	 */
+	{
+		uint64_t swaps = 0, hb_swapped;
+
+		memcpy(trial_hl, best, (size_t)n * sizeof(*trial_hl));
+		rc = swap_host_contents(topo, hosts, host_count, g, trial_hl,
+		                        &swaps, err);
+		if (rc == TP_OK && swaps)
+			rc = refine(topo, hosts, host_count, g, seed, wide,
+			            trial_hl, &st.moves, err);
+		if (rc != TP_OK)
+			goto out;
+		hb_swapped = swaps
+		                 ? hl_hop_bytes(topo, traffic, hosts, trial_hl)
+		                 : st.hop_bytes;
+		if (hb_swapped < st.hop_bytes) {
+			best = trial_hl;
+			st.hop_bytes = hb_swapped;
+			st.host_swaps = swaps;
+		}
+	}
 	tp_log(log, TP_LOG_DEBUG,
 	       "remap: %u ranks on %u hosts: hop-bytes block %llu, "
-	       "partition %llu, refined %llu, block+refine %llu: %s",
+	       "partition %llu, refined %llu, block+refine %llu: %s, "
+	       "%llu whole-host swaps: %llu",
 	       n, host_count, (unsigned long long)st.block_hop_bytes,
 	       (unsigned long long)st.partition_hop_bytes,
 	       (unsigned long long)st.refined_hop_bytes,
-	       (unsigned long long)hb_block_ref, st.chosen);
+	       (unsigned long long)hb_block_ref, st.chosen,
+	       (unsigned long long)st.host_swaps,
+	       (unsigned long long)st.hop_bytes);
 done:
 	rc = finish_mapping(hosts, host_count, best, n, mapping, err);
 	if (rc == TP_OK && stats)

@@ -26,12 +26,16 @@
  *   row are not 0.1% below the best.  The best is polished with swaps
  *   against any rank of a neighbour's leaf.
  * - The block mapping (ranks filling the hosts in the given order, the
- *   mapping the job would get anyway), as is and refined (a large job
- *   skips refining a block over 5/4 of the partition's hop-bytes); ties
+ *   mapping the job would get anyway), as is and refined (not when it
+ *   is over 5/4 of the partition's hop-bytes); ties
  *   go to block: the result is never worse than block.
+ * - On allocations of 2..256 hosts over several leaves, the winner then
+ *   trades whole hosts' contents between leaves (best partner per host,
+ *   exact gains from host-to-host bytes), is refined again, and is kept
+ *   only when strictly lower.
  *
  * Deterministic for a seed.  Time and memory near-linear in ranks +
- * nonzeros; nothing dense.
+ * nonzeros; nothing dense but the host swaps' table (at most 256 x 256).
  */
 #ifndef TP_REMAP_H
 #define TP_REMAP_H
@@ -81,6 +85,8 @@ typedef struct tp_remap_stats {
 	/* the partition behind "partition": "bisection" or "hierarchical" */
 	const char *partition;
 	uint64_t moves; /* refinement moves and swaps applied */
+	/* whole hosts' contents traded between leaves in the result */
+	uint64_t host_swaps;
 } tp_remap_stats;
 
 /*
