@@ -6,7 +6,8 @@ placement_libtopoplace_la_SOURCES += \
 	profiles/profile.c profiles/profile.h \
 	profiles/store.c profiles/store.h \
 	profiles/munge_auth.c profiles/munge_auth.h \
-	profiles/convert.c profiles/convert.h
+	profiles/convert.c profiles/convert.h \
+	profiles/record_policy.c profiles/record_policy.h
 placement_libtopoplace_la_CFLAGS += $(MUNGE_CFLAGS)
 placement_libtopoplace_la_LIBADD += $(MUNGE_LIBS)
 
@@ -64,3 +65,11 @@ EXTRA_DIST += tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_ompi_monitoring.c \
 	tests/fuzz/corpus/ompi_monitoring/ring4-rank3.prof \
 	tests/fuzz/corpus/profile_coll/LULESH-27.txt.coll \
 	tests/fuzz/corpus/profile_coll/HPCG-16.txt.coll
+
+# The site's recording policy (ProfileRecord; issue #18).
+TP_UNIT_TESTS += tests/unit/test_record_policy
+check_PROGRAMS += tests/unit/test_record_policy
+TESTS += tests/unit/test_record_policy
+tests_unit_test_record_policy_SOURCES = tests/unit/test_record_policy.c
+tests_unit_test_record_policy_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_record_policy_LDADD = $(TP_UNIT_LDADD)

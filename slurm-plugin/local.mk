@@ -133,3 +133,10 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_record_nodes.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_record_nodes.sh
+
+# The site's recording policy (ProfileRecord) through the real daemons
+# (issue #18).
+if WITH_SLURM
+TESTS += tests/integration/slurm_record_policy.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_record_policy.sh

@@ -749,6 +749,23 @@ static uint64_t _now_us(void)
 }
 
 /*
+ * Which profile placed the job and why it was chosen, for its
+ * SystemComment: users who gave no flag see where the placement came
+ * from ("profile alice/ring by job name, recorded by JobId=12").
+ */
+static void _profile_note(tp_decision *d, const tp_lookup_result *res,
+                          const char *user, const char *name, bool named)
+{
+	char from[48] = "imported";
+
+	if (res->recorded_job_id)
+		snprintf(from, sizeof(from), "recorded by JobId=%" PRIu64,
+		         res->recorded_job_id);
+	snprintf(d->note, sizeof(d->note), "profile %.48s/%.48s by %s, %s",
+	         user, name, named ? "--comm-profile" : "job name", from);
+}
+
+/*
  * Use the lookup's answer: the class from the profile, nothing (no such
  * profile), or an error that sends the job to plain cons_tres.
  */
@@ -781,6 +798,8 @@ static void _lookup_apply(job_record_t *job_ptr, tp_decision *d,
 			         "profile %.48s/%.48s has %u ranks, the job "
 			         "%s: class only, Slurm's layout",
 			         user, name, res->ranks, tasks);
+		} else {
+			_profile_note(d, res, user, name, named);
 		}
 	} else if (res->status != TP_ERR_NOTFOUND) {
 		/* The store's message names the file or directory. */

@@ -83,8 +83,10 @@
 
 #include "convert.h"
 #include "ioserver.h"
+#include "munge_auth.h"
 #include "policy.h"
 #include "rankfile.h"
+#include "record_policy.h"
 #include "remap.h"
 #include "threshold.h"
 #include "units.h"
@@ -105,6 +107,10 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* Where task_p_pre_launch finds the profiler a step should preload. */
 #define TP_ENV_PROFILER_LIB "TOPOPLACE_PROFILER_LIB"
+
+/* The profile name the site records the batch job's steps as
+ * (ProfileRecord; set once per job by _site_record). */
+#define TP_ENV_RECORD "TOPOPLACE_RECORD"
 
 /* An error on the step's first node, a debug line on the others. */
 #define _loud_error(loud, ...)                                                 \
@@ -623,6 +629,68 @@ static void _throttle(struct batch_out *out, const tp_config *config,
 }
 
 /*
+ * ProfileRecord: whether the site records this batch job's MPI steps
+ * though the user did not ask (record_policy.h), from the runs of @name
+ * already in the store (listed, not read: only their number and age
+ * matter).  Decided once per job, here, and handed to every step through
+ * the batch script's environment (TP_ENV_RECORD), so all nodes of a step
+ * agree: the profiler gathers at MPI_Finalize and needs every rank or
+ * none.  The job is told on its stderr.
+ */
+static void _site_record(struct batch_out *out, const tp_config *config,
+                         const tp_config_settings *settings,
+                         const tp_opt_values *opts, const char *name)
+{
+	batch_job_launch_msg_t *req = out->req;
+	tp_record_job job = {.app = name, .job_id = req->job_id};
+	tp_store_options store = tp_store_default_options();
+	tp_munge_config munge = {NULL, 0};
+	tp_store_list runs = {0};
+	tp_record_policy policy;
+	tp_store_auth auth;
+	char socket[256], reason[320], note[512];
+	tp_error err;
+	int64_t newest_s = 0;
+
+	tp_config_record_policy(config, settings, &policy);
+	/* --comm-record itself is handled per step (_comm_record). */
+	if (opts->comm_record || policy.mode == TP_RECORD_OFF)
+		return;
+	job.user = opts->comm_record_off ? TP_RECORD_USER_NO
+	                                 : TP_RECORD_USER_UNSET;
+	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+	if (socket[0])
+		munge.socket = socket;
+	tp_munge_auth_init(&auth, &munge);
+	tp_config_store_options(config, &store);
+	store.auth = &auth;
+	if (tp_store_list_runs(&store, req->user_name, name, &runs, &err) !=
+	    TP_OK) {
+		error("%s: JobId=%u: ProfileRecord: %s: not recorded",
+		      plugin_type, req->job_id, err.message);
+		return;
+	}
+	for (size_t i = 0; i < runs.count; i++)
+		if (runs.entries[i].mtime_s > newest_s)
+			newest_s = runs.entries[i].mtime_s;
+	job.has_profile = runs.count > 0;
+	job.newest_age_s = job.has_profile ? (int64_t)time(NULL) - newest_s : 0;
+	tp_store_list_free(&runs);
+	if (!tp_record_decide(&policy, &job, reason, sizeof(reason))) {
+		debug("%s: JobId=%u: not recorded: %s", plugin_type,
+		      req->job_id, reason);
+		return;
+	}
+	_env_put(out, TP_ENV_RECORD, name);
+	info("%s: JobId=%u: MPI steps recorded as profile %s/%s: %s",
+	     plugin_type, req->job_id, req->user_name, name, reason);
+	snprintf(note, sizeof(note),
+	         "this job's MPI steps are recorded as profile %s/%s: %s",
+	         req->user_name, name, reason);
+	_note(out, note);
+}
+
+/*
  * The job's work, in the child (see task_p_slurmd_batch_request): read
  * the profile, remap the ranks when the job's task count matches the
  * profile's, place the I/O servers, write the job's files and decide the
@@ -712,6 +780,8 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 		           servers);
 	_throttle(out, config, settings, profile, opts);
 	tp_profile_free(profile);
+	if (name)
+		_site_record(out, config, settings, opts, name);
 }
 
 /* Field @field (0: size, 1: resident) of /proc/@pid/statm, in bytes; 0 if
@@ -1080,12 +1150,12 @@ static void _opts_from_step(stepd_step_rec_t *job, const char *who, bool loud,
  * store signed by the job's user (the tasks run as that user).
  */
 static void _comm_record(stepd_step_rec_t *job, const tp_config *config,
-                         const tp_opt_values *opts)
+                         const tp_opt_values *opts, const char *site_name)
 {
 	char socket[256], lib[1024];
-	const char *name = opts->comm_record_name[0]
-	                       ? opts->comm_record_name
-	                       : getenvp(job->env, "SLURM_JOB_NAME");
+	const char *name = opts->comm_record_name[0] ? opts->comm_record_name
+	                   : site_name ? site_name
+	                               : getenvp(job->env, "SLURM_JOB_NAME");
 	const char *store = tp_config_site_settings(config)->profile_store;
 	tp_error err;
 
@@ -1211,6 +1281,7 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	bool in_batch = env_batch && !strcmp(env_batch, "BATCH");
 	bool loud = job->nodeid == 0;
 	bool record, throttle, ioservers;
+	const char *site_name = getenvp(job->env, TP_ENV_RECORD);
 	char who[64], conf_path[1024];
 	const tp_config_settings *settings;
 	tp_config *config = NULL;
@@ -1224,8 +1295,9 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	snprintf(who, sizeof(who), "StepId=%u.%u", job->step_id.job_id,
 	         job->step_id.step_id);
 	_opts_from_step(job, who, loud, &opts);
-	record =
-	    opts.comm_record && !getenvp(job->env, "TOPOPLACE_PROFILE_STORE");
+	/* site_name: the batch job is recorded by ProfileRecord. */
+	record = (opts.comm_record || (site_name && site_name[0])) &&
+	         !getenvp(job->env, "TOPOPLACE_PROFILE_STORE");
 	throttle = !getenvp(job->env, "TOPOPLACE_IO_WINDOW_US") &&
 	           opts.io_throttle.mode != TP_THROTTLE_OFF &&
 	           (!in_batch || opts.io_throttle.mode == TP_THROTTLE_FIXED);
@@ -1246,8 +1318,15 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	    config, job->msg && job->msg->partition
 	                ? job->msg->partition
 	                : getenvp(job->env, "SLURM_JOB_PARTITION"));
+	/* A step of a recorded job may still opt out where allowed. */
+	if (record && !opts.comm_record && opts.comm_record_off &&
+	    settings->record.allow_user_off) {
+		_loud_info(loud, "%s: %s: --comm-record=no: not recorded",
+		           plugin_type, who);
+		record = false;
+	}
 	if (record)
-		_comm_record(job, config, &opts);
+		_comm_record(job, config, &opts, site_name);
 	if (throttle)
 		_step_throttle(job, who, loud, config, settings, &opts);
 	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;

@@ -68,6 +68,8 @@ typedef struct tp_lookup_result {
 	char error[TP_ERROR_MESSAGE_MAX];
 	uint64_t elapsed_us; /* time the reader took */
 	uint32_t ranks;      /* TP_OK: the profile's rank count */
+	uint64_t recorded_job_id; /* TP_OK: the job that recorded the
+	                             profile; 0: imported */
 } tp_lookup_result;
 
 /* Fills @result (job_id and elapsed_us are set by the service). */

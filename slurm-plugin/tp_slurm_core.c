@@ -161,6 +161,7 @@ void tp_sc_lookup_read(const tp_lookup_request *request,
 		return;
 	}
 	tp_sc_profile_summary(profile, &summary);
+	result->recorded_job_id = profile->header.job_id;
 	tp_profile_free(profile);
 	result->status =
 	    tp_jobclass_classify(&summary, &request->thresholds, &cls, &err);
