@@ -7,7 +7,8 @@ placement_libtopoplace_la_SOURCES += \
 	profiles/store.c profiles/store.h \
 	profiles/munge_auth.c profiles/munge_auth.h \
 	profiles/convert.c profiles/convert.h \
-	profiles/record_policy.c profiles/record_policy.h
+	profiles/record_policy.c profiles/record_policy.h \
+	profiles/identity.c profiles/identity.h
 placement_libtopoplace_la_CFLAGS += $(MUNGE_CFLAGS)
 placement_libtopoplace_la_LIBADD += $(MUNGE_LIBS)
 
@@ -73,3 +74,11 @@ TESTS += tests/unit/test_record_policy
 tests_unit_test_record_policy_SOURCES = tests/unit/test_record_policy.c
 tests_unit_test_record_policy_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_record_policy_LDADD = $(TP_UNIT_LDADD)
+
+# Script keys: a batch job's application beyond its job name (issue #18).
+TP_UNIT_TESTS += tests/unit/test_identity
+check_PROGRAMS += tests/unit/test_identity
+TESTS += tests/unit/test_identity
+tests_unit_test_identity_SOURCES = tests/unit/test_identity.c
+tests_unit_test_identity_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_identity_LDADD = $(TP_UNIT_LDADD)
