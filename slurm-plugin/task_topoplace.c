@@ -82,6 +82,7 @@
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
 #include "convert.h"
+#include "identity.h"
 #include "ioserver.h"
 #include "munge_auth.h"
 #include "policy.h"
@@ -639,7 +640,8 @@ static void _throttle(struct batch_out *out, const tp_config *config,
  */
 static void _site_record(struct batch_out *out, const tp_config *config,
                          const tp_config_settings *settings,
-                         const tp_opt_values *opts, const char *name)
+                         const tp_opt_values *opts, const char *name,
+                         const char *script_key)
 {
 	batch_job_launch_msg_t *req = out->req;
 	tp_record_job job = {.app = name, .job_id = req->job_id};
@@ -666,6 +668,14 @@ static void _site_record(struct batch_out *out, const tp_config *config,
 	store.auth = &auth;
 	if (tp_store_list_runs(&store, req->user_name, name, &runs, &err) !=
 	    TP_OK) {
+		error("%s: JobId=%u: ProfileRecord: %s: not recorded",
+		      plugin_type, req->job_id, err.message);
+		return;
+	}
+	/* Runs of the same script under another job name count too. */
+	if (!runs.count && script_key[0] &&
+	    tp_store_list_runs(&store, req->user_name, script_key, &runs,
+	                       &err) != TP_OK) {
 		error("%s: JobId=%u: ProfileRecord: %s: not recorded",
 		      plugin_type, req->job_id, err.message);
 		return;
@@ -702,6 +712,8 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
                         uint32_t servers)
 {
 	batch_job_launch_msg_t *req = out->req;
+	const char *app = name; /* what the job is recorded as */
+	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE] = "";
 	bool remap =
 	    opts->rank_remap && settings->rank_remap == TP_RANK_REMAP_AUTO;
 	char socket[256], note[512];
@@ -709,10 +721,28 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	tp_error err;
 	int rc;
 
+	/* The job's script identifies its application under any job name
+	 * (identity.h); the profiler stores recorded runs under it too. */
+	if (req->script && !opts->comm_profile[0]) {
+		tp_identity_script_key(req->script, strlen(req->script),
+		                       script_key);
+		_env_put(out, "TOPOPLACE_PROFILE_SCRIPT_KEY", script_key);
+	}
 	if (name) {
 		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 		rc = tp_sc_read_profile(config, socket, req->user_name, name,
 		                        &profile, &err);
+		if (rc == TP_ERR_NOTFOUND && script_key[0]) {
+			rc = tp_sc_read_profile(config, socket, req->user_name,
+			                        script_key, &profile, &err);
+			if (rc == TP_OK) {
+				info("%s: JobId=%u: profile %s/%s by script "
+				     "hash (%s)",
+				     plugin_type, req->job_id, req->user_name,
+				     profile->header.app, script_key);
+				name = script_key;
+			}
+		}
 		if (rc == TP_ERR_NOTFOUND) {
 			if (_debug(config, TP_DEBUG_PROFILE))
 				info("%s: Profile: JobId=%u: %s/%s: not in the "
@@ -780,8 +810,8 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 		           servers);
 	_throttle(out, config, settings, profile, opts);
 	tp_profile_free(profile);
-	if (name)
-		_site_record(out, config, settings, opts, name);
+	if (app)
+		_site_record(out, config, settings, opts, app, script_key);
 }
 
 /* Field @field (0: size, 1: resident) of /proc/@pid/statm, in bytes; 0 if

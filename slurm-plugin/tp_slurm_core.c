@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "identity.h"
 #include "munge_auth.h"
 #include "rankfile.h"
 #include "sched_state.h"
@@ -148,6 +149,18 @@ void tp_sc_lookup_read(const tp_lookup_request *request,
 		opt.limits.max_file_bytes = TP_LOOKUP_PROFILE_MAX_BYTES;
 	result->status = tp_store_get(&opt, request->user, request->name, NULL,
 	                              &profile, &err);
+	if (result->status == TP_ERR_NOTFOUND && request->script_path[0]) {
+		char key[TP_IDENTITY_SCRIPT_KEY_SIZE];
+		tp_error script_err;
+
+		/* No script (an interactive job's record): no profile. */
+		if (tp_identity_script_key_file(request->script_path, key,
+		                                &script_err) == TP_OK) {
+			result->status = tp_store_get(&opt, request->user, key,
+			                              NULL, &profile, &err);
+			result->by_script = result->status == TP_OK;
+		}
+	}
 	if (result->status == TP_ERR_LIMIT)
 		tp_error_prefix(
 		    &err,
@@ -162,6 +175,7 @@ void tp_sc_lookup_read(const tp_lookup_request *request,
 	}
 	tp_sc_profile_summary(profile, &summary);
 	result->recorded_job_id = profile->header.job_id;
+	snprintf(result->app, sizeof(result->app), "%s", profile->header.app);
 	tp_profile_free(profile);
 	result->status =
 	    tp_jobclass_classify(&summary, &request->thresholds, &cls, &err);

@@ -10,7 +10,11 @@
 #   - --comm-record=no opts out (ProfileRecordAllowUserOff=yes, the
 #     default); with ProfileRecordAllowUserOff=no the job is recorded and
 #     told why;
-#   - an application in ProfileRecordExclude is not recorded.
+#   - an application in ProfileRecordExclude is not recorded;
+#   - the application is known by its batch script too: a job of the same
+#     script under another job name is placed with the first job's profile
+#     (SystemComment: "by script hash") and not recorded again; a job
+#     whose script differs is a new application, and recorded.
 set -u
 
 if [ "${1:-}" != --inside ]; then
@@ -71,13 +75,14 @@ sleep 2
 
 tmpfs=$(sed -n 's/^TmpFS=//p' "$SLURM_CONF")
 mpienv="export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_mpi_yield_when_idle=1 TMPDIR=$tmpfs"
-# run NAME [SBATCH OPTIONS...]: a 2-node, 4-rank ring job of tpalice with
-# no topoplace flag unless given; prints the job id.
+# [ITERS=N] run NAME [SBATCH OPTIONS...]: a 2-node, 4-rank ring job of
+# tpalice with no topoplace flag unless given; prints the job id.  Jobs
+# with the same ITERS (default 20) have the same batch script.
 run() {
 	local name=$1
 	shift
 	tp_as_user "$alice" sbatch --parsable -N 2 -n 4 -J "$name" "$@" \
-		-o "$out/$name-%j.out" --wrap "$mpienv; srun $work/mpi_patterns ring 20"
+		-o "$out/$name-%j.out" --wrap "$mpienv; srun $work/mpi_patterns ring ${ITERS:-20}"
 }
 runs() { ls "$store/$alice/$1/"*.tpp 2>/dev/null | wc -l; }
 system_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*\) $/\1/p'; }
@@ -102,17 +107,34 @@ tp_check_eq "its SystemComment names the profile, why, and who recorded it" \
 tp_check "its ranks were remapped from that profile" \
 	bash -c "grep -qh 'task/topoplace: JobId=$j2: profile $alice/ring: 4 ranks' \"\$TP_BED_LOGDIR\"/slurmd*.log"
 
-j3=$(run optout --comm-record=no)
+tp_check_eq "the run is also stored under its batch script's key" 1 \
+	"$(ls -d "$store/$alice"/s-* 2>/dev/null | wc -l)"
+
+ja=$(run alpha)
+tp_check_eq "a job named alpha with ring's batch script completes" COMPLETED "$(tp_wait_job "$ja" 120)"
+tp_check_eq "its SystemComment: ring's profile, found by script hash" \
+	"profile $alice/ring by script hash, recorded by JobId=$j1" \
+	"$(system_comment "$ja" | sed 's/^[^:]*: [^:]*: //')"
+tp_check "slurmd remapped its ranks from that profile" \
+	bash -c "grep -qh 'task/topoplace: JobId=$ja: profile $alice/ring by script hash' \"\$TP_BED_LOGDIR\"/slurmd*.log"
+tp_check_eq "it was not recorded again (ProfileRecord=first knows the script)" 0 "$(runs alpha)"
+jg=$(ITERS=21 run gamma)
+tp_check_eq "a job with a changed script completes" COMPLETED "$(tp_wait_job "$jg" 120)"
+tp_check "it has no profile (its SystemComment names none)" \
+	bash -c '! grep -q "profile " <<<"$1"' _ "$(system_comment "$jg")"
+tp_check_eq "and is recorded as a new application" 1 "$(runs gamma)"
+
+j3=$(ITERS=30 run optout --comm-record=no)
 tp_check_eq "a first job with --comm-record=no completes" COMPLETED "$(tp_wait_job "$j3" 120)"
 tp_check_eq "it was not recorded (ProfileRecordAllowUserOff=yes)" 0 "$(runs optout)"
 
 conf "ProfileRecord=first" "ProfileRecordAllowUserOff=no" "ProfileRecordExclude=licensed"
-j4=$(run forced --comm-record=no)
+j4=$(ITERS=31 run forced --comm-record=no)
 tp_check_eq "under ProfileRecordAllowUserOff=no a --comm-record=no job completes" COMPLETED "$(tp_wait_job "$j4" 120)"
 tp_check_eq "and is recorded" 1 "$(runs forced)"
 tp_check "its stderr says the opt-out is not allowed here" \
 	grep -q "recorded as profile $alice/forced: .*ProfileRecordAllowUserOff=no" "$out/forced-$j4.out"
-j5=$(run licensed)
+j5=$(ITERS=32 run licensed)
 tp_check_eq "a job of an excluded application completes" COMPLETED "$(tp_wait_job "$j5" 120)"
 tp_check_eq "and is not recorded (ProfileRecordExclude)" 0 "$(runs licensed)"
 tp_done
