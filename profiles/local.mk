@@ -8,7 +8,8 @@ placement_libtopoplace_la_SOURCES += \
 	profiles/munge_auth.c profiles/munge_auth.h \
 	profiles/convert.c profiles/convert.h \
 	profiles/record_policy.c profiles/record_policy.h \
-	profiles/identity.c profiles/identity.h
+	profiles/identity.c profiles/identity.h \
+	profiles/app_summary.c profiles/app_summary.h
 placement_libtopoplace_la_CFLAGS += $(MUNGE_CFLAGS)
 placement_libtopoplace_la_LIBADD += $(MUNGE_LIBS)
 
@@ -82,3 +83,11 @@ TESTS += tests/unit/test_identity
 tests_unit_test_identity_SOURCES = tests/unit/test_identity.c
 tests_unit_test_identity_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_identity_LDADD = $(TP_UNIT_LDADD)
+
+# The store's runs per application (`topoplace profile list --apps`).
+TP_UNIT_TESTS += tests/unit/test_app_summary
+check_PROGRAMS += tests/unit/test_app_summary
+TESTS += tests/unit/test_app_summary
+tests_unit_test_app_summary_SOURCES = tests/unit/test_app_summary.c
+tests_unit_test_app_summary_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_app_summary_LDADD = $(TP_UNIT_LDADD)

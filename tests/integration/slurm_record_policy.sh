@@ -137,4 +137,15 @@ tp_check "its stderr says the opt-out is not allowed here" \
 j5=$(ITERS=32 run licensed)
 tp_check_eq "a job of an excluded application completes" COMPLETED "$(tp_wait_job "$j5" 120)"
 tp_check_eq "and is not recorded (ProfileRecordExclude)" 0 "$(runs licensed)"
+
+# What the site recorded, per application.
+apps=$("$tp" profile list --apps --store "$store" --munge-socket "$sock" "$alice")
+tp_check_eq "profile list --apps: ring, gamma, forced, each with its script key" \
+	"$(printf '%s\n' forced gamma ring s- s- s-)" \
+	"$(cut -f1 <<<"$apps" | sed "s|^$alice/||; s|^s-.*|s-|" | sort)"
+tp_check "ring: 1 run, 4 ranks, a class, recorded as ring" \
+	grep -qE "^$alice/ring	runs=1	first=[0-9T:-]+Z	last=[0-9T:-]+Z	ranks=4	class=[a-z_]+	app=ring\$" <<<"$apps"
+tp_check_eq "the script keys name the applications they were recorded as" \
+	"$(printf '%s\n' forced gamma ring)" \
+	"$(grep "^$alice/s-" <<<"$apps" | grep -o 'app=[a-z]* (by script)$' | sed 's/app=//; s/ (by script)//' | sort)"
 tp_done
