@@ -21,7 +21,8 @@ static bool same_app(const tp_app_summary *a, const tp_store_entry *e)
 static bool newer(const tp_store_entry *e, const tp_app_summary *a)
 {
 	return e->mtime_s > a->newest_s ||
-	       (e->mtime_s == a->newest_s && strcmp(e->file, a->newest_file) > 0);
+	       (e->mtime_s == a->newest_s &&
+	        strcmp(e->file, a->newest_file) > 0);
 }
 
 tp_status tp_app_summaries(const tp_store_list *list, tp_app_summary **apps,

@@ -96,10 +96,11 @@ tp_status tp_record_exclude_parse(const char *text, char *buf, size_t size,
 			                    "a profile name",
 			                    name);
 		if (count == TP_RECORD_EXCLUDE_MAX)
-			return tp_error_set(err, TP_ERR_LIMIT,
-			                    "ProfileRecordExclude: more than %d "
-			                    "names",
-			                    TP_RECORD_EXCLUDE_MAX);
+			return tp_error_set(
+			    err, TP_ERR_LIMIT,
+			    "ProfileRecordExclude: more than %d "
+			    "names",
+			    TP_RECORD_EXCLUDE_MAX);
 		policy->exclude[count++] = name;
 	}
 	/* ",," or "," leaves no name: a typo, not an empty list. */
@@ -160,18 +161,19 @@ static bool mode_records(const tp_record_policy *policy,
 	case TP_RECORD_STALE:
 		if (policy->max_age_s > 0 &&
 		    job->newest_age_s > policy->max_age_s) {
-			snprintf(reason, size,
-			         "ProfileRecord=stale: the newest profile of %s "
-			         "is %" PRId64 " s old, ProfileMaxAge is %" PRId64
-			         " s",
-			         job->app, job->newest_age_s,
-			         policy->max_age_s);
+			snprintf(
+			    reason, size,
+			    "ProfileRecord=stale: the newest profile of %s "
+			    "is %" PRId64 " s old, ProfileMaxAge is %" PRId64
+			    " s",
+			    job->app, job->newest_age_s, policy->max_age_s);
 			return true;
 		}
-		snprintf(reason, size,
-		         "ProfileRecord=stale: the newest profile of %s is %" PRId64
-		         " s old: fresh",
-		         job->app, job->newest_age_s);
+		snprintf(
+		    reason, size,
+		    "ProfileRecord=stale: the newest profile of %s is %" PRId64
+		    " s old: fresh",
+		    job->app, job->newest_age_s);
 		return false;
 	default:
 		snprintf(reason, size, "ProfileRecord=%s: %s has a profile",
@@ -180,8 +182,8 @@ static bool mode_records(const tp_record_policy *policy,
 	}
 }
 
-bool tp_record_decide(const tp_record_policy *policy,
-                      const tp_record_job *job, char *reason, size_t size)
+bool tp_record_decide(const tp_record_policy *policy, const tp_record_job *job,
+                      char *reason, size_t size)
 {
 	char why[256];
 	bool record;
@@ -196,7 +198,8 @@ bool tp_record_decide(const tp_record_policy *policy,
 		return false;
 	}
 	if (tp_record_excluded(policy, job->app)) {
-		snprintf(reason, size, "%s is in ProfileRecordExclude", job->app);
+		snprintf(reason, size, "%s is in ProfileRecordExclude",
+		         job->app);
 		return false;
 	}
 	record = mode_records(policy, job, why, sizeof(why));

@@ -49,20 +49,20 @@ typedef enum tp_record_user {
 
 typedef struct tp_record_policy {
 	tp_record_mode mode;
-	uint32_t sample_every;  /* N of sample:N, else 0 */
-	int64_t max_age_s;      /* ProfileMaxAge; 0: no age limit */
-	bool allow_user_off;    /* ProfileRecordAllowUserOff */
+	uint32_t sample_every; /* N of sample:N, else 0 */
+	int64_t max_age_s;     /* ProfileMaxAge; 0: no age limit */
+	bool allow_user_off;   /* ProfileRecordAllowUserOff */
 	const char *exclude[TP_RECORD_EXCLUDE_MAX]; /* ProfileRecordExclude */
 	size_t exclude_count;
 } tp_record_policy;
 
 typedef struct tp_record_job {
-	const char *app;        /* the application's profile name; NULL:
-	                           unknown (never recorded automatically) */
+	const char *app; /* the application's profile name; NULL:
+	                    unknown (never recorded automatically) */
 	tp_record_user user;
 	uint64_t job_id;
-	bool has_profile;       /* a stored run of @app exists */
-	int64_t newest_age_s;   /* age of the newest run, if has_profile */
+	bool has_profile;     /* a stored run of @app exists */
+	int64_t newest_age_s; /* age of the newest run, if has_profile */
 } tp_record_job;
 
 /*
@@ -98,7 +98,7 @@ bool tp_record_excluded(const tp_record_policy *policy, const char *app);
  * recorded anyway); excluded applications and jobs with no application
  * name are never recorded automatically.
  */
-bool tp_record_decide(const tp_record_policy *policy,
-                      const tp_record_job *job, char *reason, size_t size);
+bool tp_record_decide(const tp_record_policy *policy, const tp_record_job *job,
+                      char *reason, size_t size);
 
 #endif /* TP_RECORD_POLICY_H */

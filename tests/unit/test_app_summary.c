@@ -16,8 +16,8 @@
 
 #include "app_summary.h"
 
-static tp_store_entry entry(const char *ns, const char *name,
-                            const char *file, int64_t mtime_s)
+static tp_store_entry entry(const char *ns, const char *name, const char *file,
+                            int64_t mtime_s)
 {
 	tp_store_entry e;
 

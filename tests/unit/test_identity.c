@@ -64,7 +64,8 @@ static void test_only_keys_look_like_keys(void **state)
 static void test_key_of_a_file_and_its_errors(void **state)
 {
 	char path[] = "/tmp/tp-test-identity.XXXXXX";
-	char key[TP_IDENTITY_SCRIPT_KEY_SIZE], direct[TP_IDENTITY_SCRIPT_KEY_SIZE];
+	char key[TP_IDENTITY_SCRIPT_KEY_SIZE],
+	    direct[TP_IDENTITY_SCRIPT_KEY_SIZE];
 	tp_error err;
 	FILE *f;
 	int fd = mkstemp(path);

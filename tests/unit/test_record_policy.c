@@ -26,8 +26,8 @@ static tp_record_policy policy_of(const char *mode)
 	return p;
 }
 
-static tp_record_job job_of(const char *app, bool has_profile,
-                            int64_t age_s, uint64_t job_id)
+static tp_record_job job_of(const char *app, bool has_profile, int64_t age_s,
+                            uint64_t job_id)
 {
 	tp_record_job j = {.app = app,
 	                   .user = TP_RECORD_USER_UNSET,
@@ -54,10 +54,9 @@ static void test_every_mode_parses_and_prints_back(void **state)
 
 static void test_bad_modes_are_refused_with_the_value_named(void **state)
 {
-	static const char *const bad[] = {"sample",   "sample:",  "sample:1",
-	                                  "sample:0", "sample:x", "sample:5x",
-	                                  "sample:-3", "sample:1000001",
-	                                  "often",    ""};
+	static const char *const bad[] = {
+	    "sample",    "sample:",   "sample:1",       "sample:0", "sample:x",
+	    "sample:5x", "sample:-3", "sample:1000001", "often",    ""};
 	tp_record_mode mode;
 	uint32_t every;
 	tp_error err;
@@ -69,9 +68,8 @@ static void test_bad_modes_are_refused_with_the_value_named(void **state)
 		assert_non_null(strstr(err.message, "ProfileRecord"));
 		assert_non_null(strstr(err.message, "sample:N"));
 	}
-	assert_int_equal(tp_record_mode_parse("sample:1000000", &mode, &every,
-	                                      &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_record_mode_parse("sample:1000000", &mode, &every, &err), TP_OK);
 	assert_int_equal(every, 1000000);
 }
 
@@ -82,7 +80,8 @@ static void test_first_records_only_an_application_without_profile(void **s)
 	char why[256];
 	(void)s;
 	assert_true(tp_record_decide(&p, &j, why, sizeof(why)));
-	assert_string_equal(why, "ProfileRecord=first: no profile of lulesh yet");
+	assert_string_equal(why,
+	                    "ProfileRecord=first: no profile of lulesh yet");
 	j.has_profile = true;
 	j.newest_age_s = 1 << 30; /* age does not matter under first */
 	assert_false(tp_record_decide(&p, &j, why, sizeof(why)));
@@ -185,9 +184,9 @@ static void test_exclude_list_bad_names_and_bounds(void **state)
 	    tp_record_exclude_parse("ok,../x", buf, sizeof(buf), &p, &err),
 	    TP_ERR_INVALID);
 	assert_non_null(strstr(err.message, "'../x' is not a profile name"));
-	assert_int_equal(tp_record_exclude_parse(",,", buf, sizeof(buf), &p,
-	                                         &err),
-	                 TP_ERR_INVALID);
+	assert_int_equal(
+	    tp_record_exclude_parse(",,", buf, sizeof(buf), &p, &err),
+	    TP_ERR_INVALID);
 	for (int i = 0; i <= TP_RECORD_EXCLUDE_MAX; i++)
 		snprintf(many + strlen(many), sizeof(many) - strlen(many),
 		         "%sa%d", i ? "," : "", i);
