@@ -58,6 +58,9 @@ enum key_id {
 	K_REMAP_BUDGET,
 	K_REMAP_MEMORY,
 	K_THROTTLE_OBJECTIVE,
+	K_PROFILE_RECORD,
+	K_PROFILE_RECORD_ALLOW_USER_OFF,
+	K_PROFILE_RECORD_EXCLUDE,
 	K_COUNT
 };
 
@@ -98,6 +101,9 @@ static const char *const key_names[K_COUNT] = {
     [K_REMAP_BUDGET] = "RemapBudget",
     [K_REMAP_MEMORY] = "RemapMemory",
     [K_THROTTLE_OBJECTIVE] = "ThrottleObjective",
+    [K_PROFILE_RECORD] = "ProfileRecord",
+    [K_PROFILE_RECORD_ALLOW_USER_OFF] = "ProfileRecordAllowUserOff",
+    [K_PROFILE_RECORD_EXCLUDE] = "ProfileRecordExclude",
 };
 
 /* One PartitionName line: what it sets, and the result over the site. */
@@ -235,6 +241,8 @@ static void settings_defaults(tp_config_settings *s)
 	s->rank_remap = TP_RANK_REMAP_AUTO;
 	s->remap_budget_us = TP_CONFIG_DEFAULT_REMAP_BUDGET_US;
 	s->remap_memory_bytes = TP_CONFIG_DEFAULT_REMAP_MEMORY;
+	s->record.mode = TP_RECORD_OFF;
+	s->record.allow_user_off = true;
 }
 
 static void site_defaults(tp_config_site *site)
@@ -854,6 +862,22 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 	case K_THROTTLE_OBJECTIVE:
 		return tp_throttle_objective_parse(text, &s->throttle_objective,
 		                                   err);
+	case K_PROFILE_RECORD:
+		return tp_record_mode_parse(text, &s->record.mode,
+		                            &s->record.sample_every, err);
+	case K_PROFILE_RECORD_ALLOW_USER_OFF:
+		return parse_bool(name, text, &s->record.allow_user_off, err);
+	case K_PROFILE_RECORD_EXCLUDE: {
+		/* The names point into this copy, owned by the config. */
+		size_t len = strlen(text);
+		char *names = own(cfg, text, len);
+
+		if (!names)
+			return tp_error_set(err, TP_ERR_NOMEM, "%s: no memory",
+			                    name);
+		return tp_record_exclude_parse(text, names, len + 1,
+		                               &s->record, err);
+	}
 	case K_COUNT:
 		break;
 	}
@@ -935,6 +959,18 @@ static void copy_setting(enum key_id key, tp_config_settings *dst,
 		break;
 	case K_THROTTLE_OBJECTIVE:
 		dst->throttle_objective = src->throttle_objective;
+		break;
+	case K_PROFILE_RECORD:
+		dst->record.mode = src->record.mode;
+		dst->record.sample_every = src->record.sample_every;
+		break;
+	case K_PROFILE_RECORD_ALLOW_USER_OFF:
+		dst->record.allow_user_off = src->record.allow_user_off;
+		break;
+	case K_PROFILE_RECORD_EXCLUDE:
+		memcpy(dst->record.exclude, src->record.exclude,
+		       sizeof(dst->record.exclude));
+		dst->record.exclude_count = src->record.exclude_count;
 		break;
 	default:
 		break; /* site-wide keys never reach a partition */
@@ -1528,6 +1564,27 @@ static void value_text(enum key_id key, const tp_config_site *site,
 	case K_THROTTLE_OBJECTIVE:
 		tp_throttle_objective_format(&s->throttle_objective, buf, size);
 		break;
+	case K_PROFILE_RECORD:
+		tp_record_mode_format(s->record.mode, s->record.sample_every,
+		                      buf, size);
+		break;
+	case K_PROFILE_RECORD_ALLOW_USER_OFF:
+		snprintf(buf, size, "%s",
+		         s->record.allow_user_off ? "yes" : "no");
+		break;
+	case K_PROFILE_RECORD_EXCLUDE: {
+		size_t used = 0;
+
+		snprintf(buf, size, "none");
+		for (size_t i = 0; i < s->record.exclude_count; i++) {
+			int n = snprintf(buf + used, size - used, "%s%s",
+			                 i ? "," : "", s->record.exclude[i]);
+			if (n < 0 || (size_t)n >= size - used)
+				break;
+			used += (size_t)n;
+		}
+		break;
+	}
 	case K_COUNT:
 		buf[0] = '\0';
 		break;
@@ -1873,6 +1930,14 @@ void tp_config_store_options(const tp_config *config, tp_store_options *options)
 	options->root = config->site.profile_store;
 	options->keep = config->site.profile_keep;
 	options->max_age_s = config->site.profile_max_age_s;
+}
+
+void tp_config_record_policy(const tp_config *config,
+                             const tp_config_settings *settings,
+                             tp_record_policy *policy)
+{
+	*policy = settings->record;
+	policy->max_age_s = config->site.profile_max_age_s;
 }
 
 /*

@@ -35,6 +35,7 @@
 #include "ioserver.h"
 #include "jobclass.h"
 #include "policy.h"
+#include "record_policy.h"
 #include "store.h"
 #include "tp_error.h"
 #include "window.h"
@@ -143,6 +144,11 @@ typedef struct tp_config_settings {
 	uint64_t remap_budget_us;    /* wall time, RemapBudget */
 	uint64_t remap_memory_bytes; /* address space added, RemapMemory */
 	tp_throttle_objective throttle_objective; /* none by default */
+	/* Which jobs are recorded without --comm-record: ProfileRecord,
+	 * ProfileRecordAllowUserOff, ProfileRecordExclude.  max_age_s is
+	 * not set here (ProfileMaxAge is site-wide): tp_config_record_policy
+	 * gives the complete policy. */
+	tp_record_policy record;
 } tp_config_settings;
 
 /* Settings that exist once per site.  Paths are absolute, owned by config. */
@@ -271,6 +277,14 @@ void tp_config_throttle_policy(const tp_config_settings *settings,
  */
 void tp_config_store_options(const tp_config *config,
                              tp_store_options *options);
+
+/*
+ * The recording policy of @settings (a partition's, from @config) with the
+ * site's ProfileMaxAge, into @policy; strings point into @config.
+ */
+void tp_config_record_policy(const tp_config *config,
+                             const tp_config_settings *settings,
+                             tp_record_policy *policy);
 
 /*
  * Write the effective settings to @out as `Key=Value  # where from` lines:

@@ -7,7 +7,10 @@ placement_libtopoplace_la_SOURCES += \
 	profiles/store.c profiles/store.h \
 	profiles/summary.c profiles/summary.h \
 	profiles/munge_auth.c profiles/munge_auth.h \
-	profiles/convert.c profiles/convert.h
+	profiles/convert.c profiles/convert.h \
+	profiles/record_policy.c profiles/record_policy.h \
+	profiles/identity.c profiles/identity.h \
+	profiles/app_summary.c profiles/app_summary.h
 placement_libtopoplace_la_CFLAGS += $(MUNGE_CFLAGS)
 placement_libtopoplace_la_LIBADD += $(MUNGE_LIBS)
 
@@ -69,3 +72,26 @@ EXTRA_DIST += tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_ompi_monitoring.c \
 # The summary parser's fuzz target and seeds (tests/fuzz/run).
 EXTRA_DIST += tests/fuzz/fuzz_summary.c tests/fuzz/corpus/summary/valid \
 	tests/fuzz/corpus/summary/version2
+# The site's recording policy (ProfileRecord; issue #18).
+TP_UNIT_TESTS += tests/unit/test_record_policy
+check_PROGRAMS += tests/unit/test_record_policy
+TESTS += tests/unit/test_record_policy
+tests_unit_test_record_policy_SOURCES = tests/unit/test_record_policy.c
+tests_unit_test_record_policy_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_record_policy_LDADD = $(TP_UNIT_LDADD)
+
+# Script keys: a batch job's application beyond its job name (issue #18).
+TP_UNIT_TESTS += tests/unit/test_identity
+check_PROGRAMS += tests/unit/test_identity
+TESTS += tests/unit/test_identity
+tests_unit_test_identity_SOURCES = tests/unit/test_identity.c
+tests_unit_test_identity_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_identity_LDADD = $(TP_UNIT_LDADD)
+
+# The store's runs per application (`topoplace profile list --apps`).
+TP_UNIT_TESTS += tests/unit/test_app_summary
+check_PROGRAMS += tests/unit/test_app_summary
+TESTS += tests/unit/test_app_summary
+tests_unit_test_app_summary_SOURCES = tests/unit/test_app_summary.c
+tests_unit_test_app_summary_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_app_summary_LDADD = $(TP_UNIT_LDADD)

@@ -568,6 +568,34 @@ static void profile_name(char *out, size_t size)
 		snprintf(out, size, "mpi-app");
 }
 
+/*
+ * The same run under the batch script's key as well
+ * ($TOPOPLACE_PROFILE_SCRIPT_KEY, set by task/topoplace; identity.h), so
+ * a job of the same script under another job name finds it.  The
+ * credential is made anew for that name.
+ */
+static void store_by_script(const tp_store_options *opt, const char *ns,
+                            const char *name, tp_profile *p, int verbose)
+{
+	const char *key = getenv("TOPOPLACE_PROFILE_SCRIPT_KEY");
+	char stored[TP_STORE_FILE_MAX + 1];
+	tp_error err;
+
+	if (!key || !key[0] || !strcmp(key, name))
+		return;
+	if (!tp_store_valid_name(key)) {
+		warn("TOPOPLACE_PROFILE_SCRIPT_KEY '%.80s': not a profile "
+		     "name; stored under %s only",
+		     key, name);
+		return;
+	}
+	if (tp_store_put(opt, ns, key, p, stored, &err) != TP_OK)
+		warn("%s; stored under %s only", err.message, name);
+	else if (verbose)
+		fprintf(stderr, "topoplace-profiler: stored %s/%s/%s\n", ns,
+		        key, stored);
+}
+
 static int write_profile(tp_profile *p, const char *name)
 {
 	const char *store = getenv("TOPOPLACE_PROFILE_STORE");
@@ -614,6 +642,7 @@ static int write_profile(tp_profile *p, const char *name)
 		if (verbose)
 			fprintf(stderr, "topoplace-profiler: stored %s/%s/%s\n",
 			        ns, name, stored);
+		store_by_script(&opt, ns, name, p, verbose);
 		return 0;
 	}
 	if (file && file[0]) {

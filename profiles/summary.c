@@ -52,6 +52,8 @@ tp_status tp_summary_of_profile(const tp_profile *profile,
 	summary->io_requests = profile->io.requests;
 	summary->io_clients = (uint32_t)profile->io.client_count;
 	summary->io_request_bytes = median_request_bytes(&profile->io);
+	summary->job_id = profile->header.job_id;
+	snprintf(summary->app, sizeof(summary->app), "%s", profile->header.app);
 	if (cred_len)
 		memcpy(summary->credential, profile->credential, cred_len + 1);
 	return TP_OK;
@@ -80,12 +82,15 @@ tp_status tp_summary_format(const tp_profile_summary *s, char **text,
 	             "io_requests %" PRIu64 "\n"
 	             "io_clients %" PRIu32 "\n"
 	             "io_request_bytes %" PRIu64 "\n"
+	             "job_id %" PRIu64 "\n"
+	             "app %s\n"
 	             "credential %s\n",
 	             TP_SUMMARY_TAG, TP_SUMMARY_VERSION, s->profile_file,
 	             s->profile_bytes, s->profile_mtime_ns, hex, s->ranks,
 	             s->duration_us, s->net_bytes, s->net_msgs,
 	             s->io_read_bytes, s->io_write_bytes, s->io_requests,
-	             s->io_clients, s->io_request_bytes, s->credential);
+	             s->io_clients, s->io_request_bytes, s->job_id, s->app,
+	             s->credential);
 	if (n < 0)
 		return tp_error_set(err, TP_ERR_NOMEM,
 		                    "profile summary: out of memory");
@@ -183,6 +188,30 @@ static tp_status parse_text(cursor *c, const char *key, char *out, size_t size,
 	return TP_OK;
 }
 
+/* The application name: printable ASCII with spaces, 1 byte at least. */
+static tp_status parse_app(cursor *c, char *out, size_t size, tp_error *err)
+{
+	const char *v;
+	size_t len;
+	tp_status st = next_value(c, "app", &v, &len, err);
+
+	if (st != TP_OK)
+		return st;
+	if (len == 0 || len >= size)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: line %u: app: not 1 to %zu bytes",
+		                    c->origin, c->line, size - 1);
+	for (size_t i = 0; i < len; i++)
+		if (v[i] < ' ' || v[i] > '~')
+			return tp_error_set(err, TP_ERR_PARSE,
+			                    "%s: line %u: app: not printable "
+			                    "text",
+			                    c->origin, c->line);
+	memcpy(out, v, len);
+	out[len] = '\0';
+	return TP_OK;
+}
+
 static tp_status parse_digest(cursor *c, uint8_t digest[TP_SHA256_BYTES],
                               tp_error *err)
 {
@@ -254,6 +283,9 @@ tp_status tp_summary_parse(const char *origin, const char *text, size_t len,
 	        TP_OK ||
 	    (st = parse_u64(&c, "io_request_bytes", UINT64_MAX,
 	                    &s->io_request_bytes, err)) != TP_OK ||
+	    (st = parse_u64(&c, "job_id", UINT64_MAX, &s->job_id, err)) !=
+	        TP_OK ||
+	    (st = parse_app(&c, s->app, sizeof(s->app), err)) != TP_OK ||
 	    (st = parse_text(&c, "credential", s->credential,
 	                     sizeof(s->credential), err)) != TP_OK)
 		return st;

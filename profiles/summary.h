@@ -18,6 +18,8 @@
  *   ranks <n>  duration_us <n>  net_bytes <n>  net_msgs <n>
  *   io_read_bytes <n>  io_write_bytes <n>  io_requests <n>
  *   io_clients <n>  io_request_bytes <median request size>
+ *   job_id <the job that recorded the run; 0: imported>
+ *   app <the run's application name: printable ASCII, spaces allowed>
  *   credential <the run's munge credential>
  *
  * one "key value" per line, in this order.  A summary is trusted exactly
@@ -57,6 +59,8 @@ typedef struct tp_profile_summary {
 	uint64_t io_requests;
 	uint32_t io_clients;
 	uint64_t io_request_bytes; /* lower bound of the median size bucket */
+	uint64_t job_id;           /* the recording job; 0: imported */
+	char app[TP_PROFILE_APP_MAX + 1];
 	char credential[TP_PROFILE_CREDENTIAL_MAX + 1];
 } tp_profile_summary;
 

@@ -129,3 +129,17 @@ tests_unit_test_profile_lookup_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/throttle -I$(top_srcdir)/slurm-plugin
 tests_unit_test_profile_lookup_CFLAGS = $(TP_UNIT_CFLAGS) -pthread
 tests_unit_test_profile_lookup_LDADD = $(TP_UNIT_LDADD) -lpthread
+
+# --comm-record of an Open MPI run over 4 nodes, each slurmd with a TmpFS of
+# its own (tp-bed --node-tmpfs; issue #18).
+if WITH_SLURM
+TESTS += tests/integration/slurm_record_nodes.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_record_nodes.sh
+
+# The site's recording policy (ProfileRecord) through the real daemons
+# (issue #18).
+if WITH_SLURM
+TESTS += tests/integration/slurm_record_policy.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_record_policy.sh

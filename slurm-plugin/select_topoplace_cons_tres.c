@@ -709,6 +709,49 @@ static uint64_t _now_us(void)
 }
 
 /*
+ * Where slurmctld keeps the job's batch script (StateSaveLocation/
+ * hash.<id % 10>/job.<id>/script, Slurm's own layout; array tasks share
+ * their array's), for the lookup thread to identify the application by
+ * when the job name has no profile.  Not for a named profile, nor for
+ * jobs without a script.
+ */
+static void _script_path(job_record_t *job_ptr, bool named,
+                         tp_lookup_request *rq)
+{
+	uint32_t id = job_ptr->array_job_id ? job_ptr->array_job_id
+	                                    : job_ptr->job_id;
+
+	if (named || !job_ptr->batch_flag || !slurm_conf.state_save_location)
+		return;
+	snprintf(rq->script_path, sizeof(rq->script_path),
+	         "%s/hash.%u/job.%u/script", slurm_conf.state_save_location,
+	         id % 10, id);
+}
+
+/*
+ * Which profile placed the job and why it was chosen, for its
+ * SystemComment: users who gave no flag see where the placement came
+ * from ("profile alice/ring by job name, recorded by JobId=12").
+ */
+static void _profile_note(tp_decision *d, const tp_lookup_result *res,
+                          const char *user, const char *name, bool named)
+{
+	char from[48] = "imported";
+
+	if (res->recorded_job_id)
+		snprintf(from, sizeof(from), "recorded by JobId=%" PRIu64,
+		         res->recorded_job_id);
+	if (res->by_script)
+		snprintf(d->note, sizeof(d->note),
+		         "profile %.48s/%.48s by script hash, %s", user,
+		         res->app, from);
+	else
+		snprintf(d->note, sizeof(d->note),
+		         "profile %.48s/%.48s by %s, %s", user, name,
+		         named ? "--comm-profile" : "job name", from);
+}
+
+/*
  * Use the lookup's answer: the class from the profile, nothing (no such
  * profile), or an error that sends the job to plain cons_tres.
  */
@@ -741,6 +784,8 @@ static void _lookup_apply(job_record_t *job_ptr, tp_decision *d,
 			         "profile %.48s/%.48s has %u ranks, the job "
 			         "%s: class only, Slurm's layout",
 			         user, name, res->ranks, tasks);
+		} else {
+			_profile_note(d, res, user, name, named);
 		}
 	} else if (res->status != TP_ERR_NOTFOUND) {
 		/* The store's message names the file or directory. */
@@ -840,12 +885,16 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 				d->failed = true;
 				return TP_VERDICT_DECIDED;
 			}
-			if (tp_sc_lookup_request(m->config, m->munge_socket,
-			                         &settings->thresholds,
-			                         job_ptr->job_id, user, name,
-			                         named, &rq, &err) != TP_OK ||
-			    tp_lookup_submit(tp_lookups, &rq, &d->lookup_ticket,
-			                     &err) != TP_OK) {
+			tp_status queued = tp_sc_lookup_request(
+			    m->config, m->munge_socket, &settings->thresholds,
+			    job_ptr->job_id, user, name, named, &rq, &err);
+
+			if (queued == TP_OK) {
+				_script_path(job_ptr, named, &rq);
+				queued = tp_lookup_submit(
+				    tp_lookups, &rq, &d->lookup_ticket, &err);
+			}
+			if (queued != TP_OK) {
 				error("topoplace: %pJ: %s: placed by plain "
 				      "cons_tres",
 				      job_ptr, err.message);

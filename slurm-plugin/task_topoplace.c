@@ -85,9 +85,12 @@
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
 #include "convert.h"
+#include "identity.h"
 #include "ioserver.h"
+#include "munge_auth.h"
 #include "policy.h"
 #include "rankfile.h"
+#include "record_policy.h"
 #include "remap.h"
 #include "threshold.h"
 #include "units.h"
@@ -109,6 +112,10 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* Where task_p_pre_launch finds the profiler a step should preload. */
 #define TP_ENV_PROFILER_LIB "TOPOPLACE_PROFILER_LIB"
+
+/* The profile name the site records the batch job's steps as
+ * (ProfileRecord; set once per job by _site_record). */
+#define TP_ENV_RECORD "TOPOPLACE_RECORD"
 
 /* An error on the step's first node, a debug line on the others. */
 #define _loud_error(loud, ...)                                                 \
@@ -628,6 +635,77 @@ static void _throttle(struct batch_out *out, const tp_config *config,
 }
 
 /*
+ * ProfileRecord: whether the site records this batch job's MPI steps
+ * though the user did not ask (record_policy.h), from the runs of @name
+ * already in the store (listed, not read: only their number and age
+ * matter).  Decided once per job, here, and handed to every step through
+ * the batch script's environment (TP_ENV_RECORD), so all nodes of a step
+ * agree: the profiler gathers at MPI_Finalize and needs every rank or
+ * none.  The job is told on its stderr.
+ */
+static void _site_record(struct batch_out *out, const tp_config *config,
+                         const tp_config_settings *settings,
+                         const tp_opt_values *opts, const char *name,
+                         const char *script_key)
+{
+	batch_job_launch_msg_t *req = out->req;
+	tp_record_job job = {.app = name, .job_id = req->job_id};
+	tp_store_options store = tp_store_default_options();
+	tp_munge_config munge = {NULL, 0};
+	tp_store_list runs = {0};
+	tp_record_policy policy;
+	tp_store_auth auth;
+	char socket[256], reason[320], note[512];
+	tp_error err;
+	int64_t newest_s = 0;
+
+	tp_config_record_policy(config, settings, &policy);
+	/* --comm-record itself is handled per step (_comm_record). */
+	if (opts->comm_record || policy.mode == TP_RECORD_OFF)
+		return;
+	job.user = opts->comm_record_off ? TP_RECORD_USER_NO
+	                                 : TP_RECORD_USER_UNSET;
+	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+	if (socket[0])
+		munge.socket = socket;
+	tp_munge_auth_init(&auth, &munge);
+	tp_config_store_options(config, &store);
+	store.auth = &auth;
+	if (tp_store_list_runs(&store, req->user_name, name, &runs, &err) !=
+	    TP_OK) {
+		error("%s: JobId=%u: ProfileRecord: %s: not recorded",
+		      plugin_type, req->job_id, err.message);
+		return;
+	}
+	/* Runs of the same script under another job name count too. */
+	if (!runs.count && script_key[0] &&
+	    tp_store_list_runs(&store, req->user_name, script_key, &runs,
+	                       &err) != TP_OK) {
+		error("%s: JobId=%u: ProfileRecord: %s: not recorded",
+		      plugin_type, req->job_id, err.message);
+		return;
+	}
+	for (size_t i = 0; i < runs.count; i++)
+		if (runs.entries[i].mtime_s > newest_s)
+			newest_s = runs.entries[i].mtime_s;
+	job.has_profile = runs.count > 0;
+	job.newest_age_s = job.has_profile ? (int64_t)time(NULL) - newest_s : 0;
+	tp_store_list_free(&runs);
+	if (!tp_record_decide(&policy, &job, reason, sizeof(reason))) {
+		debug("%s: JobId=%u: not recorded: %s", plugin_type,
+		      req->job_id, reason);
+		return;
+	}
+	_env_put(out, TP_ENV_RECORD, name);
+	info("%s: JobId=%u: MPI steps recorded as profile %s/%s: %s",
+	     plugin_type, req->job_id, req->user_name, name, reason);
+	snprintf(note, sizeof(note),
+	         "this job's MPI steps are recorded as profile %s/%s: %s",
+	         req->user_name, name, reason);
+	_note(out, note);
+}
+
+/*
  * The job's work, in the child (see task_p_slurmd_batch_request): read
  * the profile, remap the ranks when the job's task count matches the
  * profile's, place the I/O servers, write the job's files and decide the
@@ -639,6 +717,8 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
                         uint32_t servers)
 {
 	batch_job_launch_msg_t *req = out->req;
+	const char *app = name; /* what the job is recorded as */
+	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE] = "";
 	bool remap =
 	    opts->rank_remap && settings->rank_remap == TP_RANK_REMAP_AUTO;
 	char socket[256], note[512];
@@ -646,10 +726,28 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	tp_error err;
 	int rc;
 
+	/* The job's script identifies its application under any job name
+	 * (identity.h); the profiler stores recorded runs under it too. */
+	if (req->script && !opts->comm_profile[0]) {
+		tp_identity_script_key(req->script, strlen(req->script),
+		                       script_key);
+		_env_put(out, "TOPOPLACE_PROFILE_SCRIPT_KEY", script_key);
+	}
 	if (name) {
 		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 		rc = tp_sc_read_profile(config, socket, out->id->user_name, name,
 		                        &profile, &err);
+		if (rc == TP_ERR_NOTFOUND && script_key[0]) {
+			rc = tp_sc_read_profile(config, socket, req->user_name,
+			                        script_key, &profile, &err);
+			if (rc == TP_OK) {
+				info("%s: JobId=%u: profile %s/%s by script "
+				     "hash (%s)",
+				     plugin_type, req->job_id, req->user_name,
+				     profile->header.app, script_key);
+				name = script_key;
+			}
+		}
 		if (rc == TP_ERR_NOTFOUND) {
 			if (_debug(config, TP_DEBUG_PROFILE))
 				info("%s: Profile: JobId=%u: %s/%s: not in the "
@@ -719,6 +817,8 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 		           servers);
 	_throttle(out, config, settings, profile, opts);
 	tp_profile_free(profile);
+	if (app)
+		_site_record(out, config, settings, opts, app, script_key);
 }
 
 /* Field @field (0: size, 1: resident) of /proc/@pid/statm, in bytes; 0 if
@@ -1095,12 +1195,12 @@ static void _opts_from_step(stepd_step_rec_t *job, const char *who, bool loud,
  * store signed by the job's user (the tasks run as that user).
  */
 static void _comm_record(stepd_step_rec_t *job, const tp_config *config,
-                         const tp_opt_values *opts)
+                         const tp_opt_values *opts, const char *site_name)
 {
 	char socket[256], lib[1024];
-	const char *name = opts->comm_record_name[0]
-	                       ? opts->comm_record_name
-	                       : getenvp(job->env, "SLURM_JOB_NAME");
+	const char *name = opts->comm_record_name[0] ? opts->comm_record_name
+	                   : site_name ? site_name
+	                               : getenvp(job->env, "SLURM_JOB_NAME");
 	const char *store = tp_config_site_settings(config)->profile_store;
 	tp_error err;
 
@@ -1256,6 +1356,7 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	bool in_batch = env_batch && !strcmp(env_batch, "BATCH");
 	bool loud = job->nodeid == 0;
 	bool record, throttle, ioservers;
+	const char *site_name = getenvp(job->env, TP_ENV_RECORD);
 	char who[64], conf_path[1024], partition_buf[256];
 	const char *partition;
 	const tp_config_settings *settings;
@@ -1270,8 +1371,9 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	snprintf(who, sizeof(who), "StepId=%u.%u", job->step_id.job_id,
 	         job->step_id.step_id);
 	_opts_from_step(job, who, loud, &opts);
-	record =
-	    opts.comm_record && !getenvp(job->env, "TOPOPLACE_PROFILE_STORE");
+	/* site_name: the batch job is recorded by ProfileRecord. */
+	record = (opts.comm_record || (site_name && site_name[0])) &&
+	         !getenvp(job->env, "TOPOPLACE_PROFILE_STORE");
 	throttle = !getenvp(job->env, "TOPOPLACE_IO_WINDOW_US") &&
 	           opts.io_throttle.mode != TP_THROTTLE_OFF &&
 	           (!in_batch || opts.io_throttle.mode == TP_THROTTLE_FIXED);
@@ -1293,8 +1395,15 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	settings = tp_config_for_partition(
 	    config,
 	    partition ? partition : getenvp(job->env, "SLURM_JOB_PARTITION"));
+	/* A step of a recorded job may still opt out where allowed. */
+	if (record && !opts.comm_record && opts.comm_record_off &&
+	    settings->record.allow_user_off) {
+		_loud_info(loud, "%s: %s: --comm-record=no: not recorded",
+		           plugin_type, who);
+		record = false;
+	}
 	if (record)
-		_comm_record(job, config, &opts);
+		_comm_record(job, config, &opts, site_name);
 	if (throttle)
 		_step_throttle(job, who, loud, config, settings, &opts);
 	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;

@@ -71,6 +71,10 @@ typedef struct tp_lookup_request {
 	int64_t max_age_s;
 	char munge_socket[TP_LOOKUP_PATH_MAX];
 	tp_jobclass_thresholds thresholds;
+	/* The job's batch script (slurmctld's copy), read when @name has no
+	 * profile: a profile stored under its script key is the job's
+	 * (identity.h).  "": none, or the profile was named. */
+	char script_path[TP_LOOKUP_PATH_MAX];
 } tp_lookup_request;
 
 typedef struct tp_lookup_result {
@@ -89,6 +93,10 @@ typedef struct tp_lookup_result {
 	/* Why the whole profile was read (no or a stale summary), for one
 	 * log line; empty when the summary answered. */
 	char note[TP_ERROR_MESSAGE_MAX];
+	uint64_t recorded_job_id; /* TP_OK: the job that recorded the
+	                             profile; 0: imported */
+	bool by_script;                /* TP_OK: found by the script key */
+	char app[TP_LOOKUP_TEXT_MAX];  /* TP_OK: the profile's application */
 } tp_lookup_result;
 
 typedef enum tp_lookup_pass {

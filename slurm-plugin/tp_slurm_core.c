@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "identity.h"
 #include "munge_auth.h"
 #include "rankfile.h"
 #include "sched_state.h"
@@ -191,6 +192,8 @@ static void lookup_classify(const tp_lookup_request *request,
 	tp_error err;
 
 	tp_sc_job_summary(totals, &summary);
+	result->recorded_job_id = totals->job_id;
+	snprintf(result->app, sizeof(result->app), "%s", totals->app);
 	result->status =
 	    tp_jobclass_classify(&summary, &request->thresholds, &cls, &err);
 	if (result->status != TP_OK) {
@@ -212,6 +215,8 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	tp_profile *profile = NULL;
 	tp_profile_summary *totals;
 	tp_store_entry run;
+	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE];
+	const char *name = request->name;
 	bool fallback;
 	tp_error err;
 
@@ -233,8 +238,24 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	opt.keep = request->keep;
 	opt.max_age_s = request->max_age_s;
 	opt.auth = &auth;
-	result->status = tp_store_get_summary(
-	    &opt, request->user, request->name, totals, &run, &fallback, &err);
+	result->status = tp_store_get_summary(&opt, request->user, name, totals,
+	                                      &run, &fallback, &err);
+	if (result->status == TP_ERR_NOTFOUND && request->script_path[0]) {
+		tp_error script_err;
+
+		/* No profile by the job's name: the runs of its batch script
+		 * (profiles/identity.h).  No script (an interactive job's
+		 * record): no profile. */
+		if (tp_identity_script_key_file(request->script_path,
+		                                script_key,
+		                                &script_err) == TP_OK) {
+			name = script_key;
+			result->status = tp_store_get_summary(
+			    &opt, request->user, name, totals, &run, &fallback,
+			    &err);
+			result->by_script = result->status == TP_OK || fallback;
+		}
+	}
 	if (result->status == TP_OK) {
 		lookup_classify(request, totals, result);
 		goto out;
@@ -257,14 +278,14 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	/* Bounded before a byte is read: see TP_LOOKUP_PROFILE_MAX_BYTES. */
 	if (opt.limits.max_file_bytes > TP_LOOKUP_PROFILE_MAX_BYTES)
 		opt.limits.max_file_bytes = TP_LOOKUP_PROFILE_MAX_BYTES;
-	result->status = tp_store_get(&opt, request->user, request->name, NULL,
-	                              &profile, &err);
+	result->status =
+	    tp_store_get(&opt, request->user, name, NULL, &profile, &err);
 	if (result->status == TP_ERR_LIMIT)
 		tp_error_prefix(
 		    &err,
 		    "profile %s/%s: over slurmctld's lookup limit of "
 		    "%u MiB, placed without it",
-		    request->user, request->name,
+		    request->user, name,
 		    TP_LOOKUP_PROFILE_MAX_BYTES >> 20);
 	if (result->status == TP_OK)
 		result->status = tp_summary_of_profile(profile, totals, &err);

@@ -26,9 +26,10 @@ static const tp_opt_info opt_info[TP_OPT_COUNT] = {
          "the newest profile named like the job)",
          1, "TOPOPLACE_COMM_PROFILE"},
     [TP_OPT_COMM_RECORD] =
-        {"comm-record", "NAME",
+        {"comm-record", "NAME|no",
          "topoplace: record this run's communication and I/O into the "
-         "profile store as NAME (default: the job name)",
+         "profile store as NAME (default: the job name); no: not even "
+         "where the site records on its own (ProfileRecord)",
          2, "TOPOPLACE_COMM_RECORD"},
     [TP_OPT_RANK_REMAP] =
         {"rank-remap", "auto|off",
@@ -148,6 +149,11 @@ tp_status tp_opt_check(tp_opt_id id, const char *value,
 	case TP_OPT_COMM_RECORD:
 		if (!value[0])
 			return TP_OK;
+		/* The opt-out: "no" is never a profile name. */
+		if (!strcasecmp(value, "no")) {
+			snprintf(canon, TP_OPT_VALUE_MAX, "no");
+			return TP_OK;
+		}
 		return check_name(info->name, value, canon, err);
 	case TP_OPT_RANK_REMAP:
 		if (strcasecmp(value, "auto") && strcasecmp(value, "off"))
@@ -204,8 +210,11 @@ tp_status tp_opt_values_set(tp_opt_values *values, tp_opt_id id,
 		memcpy(values->comm_profile, canon, sizeof(canon));
 		break;
 	case TP_OPT_COMM_RECORD:
-		values->comm_record = true;
-		memcpy(values->comm_record_name, canon, sizeof(canon));
+		values->comm_record_off = !strcmp(canon, "no");
+		values->comm_record = !values->comm_record_off;
+		memcpy(values->comm_record_name,
+		       values->comm_record_off ? "" : canon,
+		       values->comm_record_off ? 1 : sizeof(canon));
 		break;
 	case TP_OPT_RANK_REMAP:
 		values->rank_remap = strcmp(canon, "off") != 0;

@@ -65,6 +65,7 @@ typedef struct tp_opt_values {
 	bool rank_remap;                 /* true unless --rank-remap=off */
 	uint32_t io_servers;             /* 0 when unset */
 	tp_throttle_request io_throttle; /* mode AUTO when unset */
+	bool comm_record_off; /* --comm-record=no: opts out of ProfileRecord */
 } tp_opt_values;
 
 /* The defaults (no flag given). */

@@ -173,6 +173,11 @@ tp_status tp_cli_read_busy(const char *path, const struct tp_topo *topo,
                            struct tp_host_use *use, tp_error *err);
 
 /* Subcommands (one per tools/cli_<name>.c). */
+/* The classifier's view of a profile (as the Slurm plugins build it). */
+struct tp_job_summary;
+void tp_cli_profile_summary(const struct tp_profile *p,
+                            struct tp_job_summary *s);
+
 int tp_cli_version(int argc, char **argv);
 int tp_cli_remap(int argc, char **argv);
 int tp_cli_cost(int argc, char **argv);

@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "app_summary.h"
 #include "convert.h"
+#include "jobclass.h"
 #include "munge_auth.h"
 #include "profile.h"
 #include "store.h"
@@ -48,7 +50,9 @@ static void usage(FILE *out)
 	    "actions:\n"
 	    "  show [--pairs N] [--merged] PROFILE summary, top pairs, I/O "
 	    "pattern\n"
-	    "  list [NS[/NAME]]                    stored runs (needs "
+	    "  list [--apps] [NS[/NAME]]           stored runs, or one line "
+	    "per\n"
+	    "                                      application (needs "
 	    "--store)\n"
 	    "  verify PROFILE... | --as NS/NAME FILE\n"
 	    "                                      check digest and munge "
@@ -285,11 +289,80 @@ static int action_show(struct common *c, int argc, char **argv)
 	return TP_EXIT_OK;
 }
 
+/* An ISO 8601 UTC time for listings. */
+static void format_when(int64_t s, char *out, size_t size)
+{
+	time_t t = (time_t)s;
+	struct tm tm;
+
+	snprintf(out, size, "?");
+	if (gmtime_r(&t, &tm))
+		strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/*
+ * One line per application: runs kept, first and last recorded, and from
+ * the newest run (read and verified) its ranks, its class under the
+ * default thresholds and the application it was recorded as (for a
+ * script key, the job name of the run).
+ */
+static int list_apps(struct common *c, const tp_store_list *list)
+{
+	tp_jobclass_thresholds thresholds;
+	tp_app_summary *apps;
+	size_t count;
+	tp_error err;
+
+	if (tp_app_summaries(list, &apps, &count, &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	tp_jobclass_defaults(&thresholds);
+	for (size_t i = 0; i < count; i++) {
+		const tp_app_summary *a = &apps[i];
+		char first[32], last[32], detail[TP_ERROR_MESSAGE_MAX + 128];
+		tp_profile *p = NULL;
+		tp_job_summary summary;
+		tp_jobclass_result cls;
+
+		format_when(a->first_s, first, sizeof(first));
+		format_when(a->newest_s, last, sizeof(last));
+		if (tp_store_get(&c->opt, a->ns, a->name, a->newest_file, &p,
+		                 &err) != TP_OK) {
+			snprintf(detail, sizeof(detail),
+			         "ranks=?\tclass=?\tnewest %s: %s",
+			         err.code == TP_ERR_IO ? "NOT CHECKED" : "REFUSED",
+			         err.message);
+		} else {
+			tp_cli_profile_summary(p, &summary);
+			snprintf(detail, sizeof(detail),
+			         "ranks=%u\tclass=%s\tapp=%s%s", p->header.ranks,
+			         tp_jobclass_classify(&summary, &thresholds, &cls,
+			                              &err) == TP_OK
+			             ? tp_jobclass_name(cls.job_class)
+			             : "?",
+			         p->header.app,
+			         a->script_key ? " (by script)" : "");
+		}
+		tp_profile_free(p);
+		printf("%s/%s\truns=%u\tfirst=%s\tlast=%s\t%s\n", a->ns,
+		       a->name, a->runs, first, last, detail);
+	}
+	free(apps);
+	return TP_EXIT_OK;
+}
+
 static int action_list(struct common *c, int argc, char **argv)
 {
 	char ref[512], *ns = NULL, *name = NULL, *run = NULL;
 	tp_store_list list;
 	tp_error err;
+	bool by_app = false;
+	int rc = TP_EXIT_OK;
+
+	if (argc >= 1 && !strcmp(argv[0], "--apps")) {
+		by_app = true;
+		argc--;
+		argv++;
+	}
 
 	if (!c->store)
 		return tp_cli_usage_error(WHAT, "list: --store is required");
@@ -307,6 +380,11 @@ static int action_list(struct common *c, int argc, char **argv)
 	}
 	if (tp_store_list_runs(&c->opt, ns, name, &list, &err) != TP_OK)
 		return tp_cli_fail(WHAT, &err);
+	if (by_app) {
+		rc = list_apps(c, &list);
+		tp_store_list_free(&list);
+		return rc;
+	}
 	for (size_t i = 0; i < list.count; i++) {
 		const tp_store_entry *e = &list.entries[i];
 		time_t t = e->mtime_s;
@@ -319,7 +397,7 @@ static int action_list(struct common *c, int argc, char **argv)
 		       (unsigned long long)e->size_bytes, when);
 	}
 	tp_store_list_free(&list);
-	return TP_EXIT_OK;
+	return rc;
 }
 
 /*

@@ -712,8 +712,7 @@ static void apply_config(const tp_config *cfg, const char *path,
 	}
 }
 
-/* The classifier's view of a profile (as the Slurm plugins build it). */
-static void summarize(const tp_profile *p, tp_job_summary *s)
+void tp_cli_profile_summary(const tp_profile *p, tp_job_summary *s)
 {
 	double seconds = (double)p->header.duration_us / 1e6;
 	uint64_t bytes = tp_profile_total_bytes(p);
@@ -924,7 +923,7 @@ static int run_explain(int argc, char **argv)
 		         t->ranks);
 		in.job = name;
 		if (!class_given) {
-			summarize(profile, &summary);
+			tp_cli_profile_summary(profile, &summary);
 			in.summary = &summary;
 		}
 	}

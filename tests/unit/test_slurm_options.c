@@ -104,6 +104,17 @@ static void test_values_collect_the_flags_of_a_job(void **state)
 	                 TP_OK);
 	assert_true(v.comm_record);
 	assert_string_equal(v.comm_record_name, "");
+	/* --comm-record=no opts out, in any case, and names no profile. */
+	assert_int_equal(tp_opt_values_set(&v, TP_OPT_COMM_RECORD, "No", &err),
+	                 TP_OK);
+	assert_false(v.comm_record);
+	assert_true(v.comm_record_off);
+	assert_string_equal(v.comm_record_name, "");
+	assert_int_equal(
+	    tp_opt_values_set(&v, TP_OPT_COMM_RECORD, "nope", &err), TP_OK);
+	assert_true(v.comm_record);
+	assert_false(v.comm_record_off);
+	assert_string_equal(v.comm_record_name, "nope");
 	assert_int_equal(tp_opt_values_set(&v, TP_OPT_IO_SERVERS, "12", &err),
 	                 TP_OK);
 	assert_int_equal(v.io_servers, 12);

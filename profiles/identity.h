@@ -1,0 +1,51 @@
+/*
+ * identity.h: which application a job runs, beyond its job name.
+ *
+ * A batch script is the most stable thing known of a job at submission:
+ * users rename jobs, but resubmit the same script.  Its identity here is
+ * the script key "s-" + the first 32 hex digits (128 bits) of the SHA-256
+ * of the script text up to its first NUL: a valid store name
+ * (store.h), so runs recorded from a script are also stored under its key
+ * and found through the store's own checks (owner, munge credential), with
+ * no index file of their own.
+ *
+ * Who computes it: slurmd from the batch launch request's script (the job
+ * is recorded under its name and its key), slurmctld's lookup thread from
+ * the copy of the script in StateSaveLocation (read off slurmctld's locks,
+ * bounded by TP_IDENTITY_SCRIPT_MAX_BYTES).  Both hash the same text: Slurm
+ * stores the script with a trailing NUL and sends it without.
+ *
+ * Matching rules and limits are in topoplace-profile(5), APPLICATION
+ * IDENTITY.  No Slurm inside.
+ */
+#ifndef TP_IDENTITY_H
+#define TP_IDENTITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tp_error.h"
+
+/* "s-" + 32 hex digits + NUL. */
+#define TP_IDENTITY_SCRIPT_KEY_SIZE 35
+
+/* Slurm's own default max_script_size (4 MB) and the trailing NUL. */
+#define TP_IDENTITY_SCRIPT_MAX_BYTES ((4u << 20) + 1u)
+
+/* The script key of @script (@len bytes, hashed up to the first NUL). */
+void tp_identity_script_key(const char *script, size_t len,
+                            char key[TP_IDENTITY_SCRIPT_KEY_SIZE]);
+
+/*
+ * The script key of the file @path (at most TP_IDENTITY_SCRIPT_MAX_BYTES).
+ * TP_ERR_IO naming the file and why (TP_ERR_NOTFOUND when it does not
+ * exist), TP_ERR_LIMIT when it is larger.
+ */
+tp_status tp_identity_script_key_file(const char *path,
+                                      char key[TP_IDENTITY_SCRIPT_KEY_SIZE],
+                                      tp_error *err);
+
+/* Whether profile name @name is a script key (not a name users chose). */
+bool tp_identity_is_script_key(const char *name);
+
+#endif /* TP_IDENTITY_H */

@@ -1,0 +1,151 @@
+#!/bin/bash
+# slurm_record_policy.sh: the site records profiles without user action
+# (ProfileRecord in topoplace.conf; issue #18).  tpalice's batch jobs give
+# no topoplace flag; each runs a real Open MPI program with srun over 2
+# nodes (tp-bed --node-tmpfs: each node its own TmpFS and /dev/shm).
+#   - ProfileRecord=first: the first job named ring is recorded (its stderr
+#     says so and why), the second is not, and is placed and remapped with
+#     the first one's profile: its SystemComment names the profile, why it
+#     was chosen and which job recorded it;
+#   - --comm-record=no opts out (ProfileRecordAllowUserOff=yes, the
+#     default); with ProfileRecordAllowUserOff=no the job is recorded and
+#     told why;
+#   - an application in ProfileRecordExclude is not recorded;
+#   - the application is known by its batch script too: a job of the same
+#     script under another job name is placed with the first job's profile
+#     (SystemComment: "by script hash") and not recorded again; a job
+#     whose script differs is a new application, and recorded.
+set -u
+
+if [ "${1:-}" != --inside ]; then
+	: "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
+	: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
+	. "$abs_top_srcdir/tests/lib/bed.sh"
+	tp_require_bed
+	S=$abs_top_srcdir
+	MPICC=$(command -v mpicc.openmpi || command -v mpicc) ||
+		tp_skip "mpicc not installed (libopenmpi-dev)"
+	[ -f "$abs_top_builddir/profiles/.libs/libtopoplace_profiler.so" ] ||
+		tp_skip "the build has no profiler library (configure found no MPI)"
+	[ -n "$(ls /usr/lib/*/slurm-wlm/mpi_pmix*.so 2>/dev/null)" ] ||
+		tp_skip "Slurm's mpi/pmix plugin is not installed"
+	work=$(mktemp -d /tmp/tp-slurm-record-policy.XXXXXX) || exit 1
+	chmod 755 "$work"
+	"$MPICC" -O2 "$S/tests/integration/mpi_patterns.c" -pthread \
+		-o "$work/mpi_patterns" ||
+		{ echo "not ok - mpi_patterns builds"; echo "0 passed, 1 failed"; rm -rf "$work"; exit 1; }
+	echo "optional $abs_top_builddir/slurm-plugin/.libs/spank_topoplace.so" >"$work/plugstack.conf"
+	"$abs_top_builddir/tools/topoplace-fattree" --leaves 2 \
+		--hosts-per-leaf 2 --spines 2 --format slurm \
+		-o "$work/topology.conf" || exit 1
+	export TOPOPLACE_LIBDIR=$abs_top_builddir/profiles/.libs:$abs_top_builddir/throttle/.libs
+	export TP_RECORD_WORK=$work
+	"$abs_top_srcdir/tests/lib/tp-bed" --topology "$work/topology.conf" \
+		--cpus 2 --select select/topoplace_cons_tres \
+		--task-plugin task/topoplace --node-tmpfs --conf "MpiDefault=pmix" \
+		--plugin-dir "$abs_top_builddir/slurm-plugin/.libs" \
+		--plugstack "$work/plugstack.conf" \
+		--keep "$abs_top_builddir/tests/integration/slurm_record_policy.keep" \
+		-- "$0" --inside
+	rc=$?
+	rm -rf "$work"
+	exit $rc
+fi
+
+. "$abs_top_srcdir/tests/lib/bed.sh"
+alice=tpalice
+id -u "$alice" >/dev/null 2>&1 || tp_skip "user $alice does not exist"
+work=$TP_RECORD_WORK
+out=$TP_BED_JOBDIR
+etc=$(dirname "$SLURM_CONF")
+tp=$abs_top_builddir/tools/topoplace
+sock=$TP_BED_DIR/munge/munge.socket
+store=$TP_BED_DIR/store
+log=$TP_BED_SLURMCTLD_LOG
+mkdir -p "$store" && chmod 755 "$store"
+install -d -o "$alice" -m 755 "$store/$alice"
+# conf LINES...: topoplace.conf for the next jobs (slurmd reads it per job).
+conf() {
+	printf 'FabricSource=topology\nProfileStore=%s\n' "$store" >"$etc/topoplace.conf"
+	printf '%s\n' "$@" >>"$etc/topoplace.conf"
+}
+conf "ProfileRecord=first"
+scontrol reconfigure
+sleep 2
+
+tmpfs=$(sed -n 's/^TmpFS=//p' "$SLURM_CONF")
+mpienv="export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_mpi_yield_when_idle=1 TMPDIR=$tmpfs"
+# [ITERS=N] run NAME [SBATCH OPTIONS...]: a 2-node, 4-rank ring job of
+# tpalice with no topoplace flag unless given; prints the job id.  Jobs
+# with the same ITERS (default 20) have the same batch script.
+run() {
+	local name=$1
+	shift
+	tp_as_user "$alice" sbatch --parsable -N 2 -n 4 -J "$name" "$@" \
+		-o "$out/$name-%j.out" --wrap "$mpienv; srun $work/mpi_patterns ring ${ITERS:-20}"
+}
+runs() { ls "$store/$alice/$1/"*.tpp 2>/dev/null | wc -l; }
+system_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*\) $/\1/p'; }
+
+j1=$(run ring)
+tp_check_eq "the first ring job $j1 (no flags) completes" COMPLETED "$(tp_wait_job "$j1" 120)"
+tp_check_eq "it left one profile: $alice/ring" 1 "$(runs ring)"
+tp_check "its stderr says it was recorded and why" \
+	grep -qx "topoplace: this job's MPI steps are recorded as profile $alice/ring: ProfileRecord=first: no profile of ring yet" \
+	"$out/ring-$j1.out"
+tp_check_eq "the profile has the 4 ranks of the run" 4 \
+	"$("$tp" profile show --store "$store" --munge-socket "$sock" "$alice/ring" | sed -n 's/^ranks: *\([0-9]*\).*/\1/p')"
+
+j2=$(run ring)
+tp_check_eq "the second ring job $j2 completes" COMPLETED "$(tp_wait_job "$j2" 120)"
+tp_check_eq "it was not recorded: still one run of $alice/ring" 1 "$(runs ring)"
+tp_check "its stderr says nothing about recording" \
+	bash -c '! grep -q "recorded as profile" "$1"' _ "$out/ring-$j2.out"
+tp_check_eq "its SystemComment names the profile, why, and who recorded it" \
+	"topoplace: placement=shared class=$(system_comment "$j2" | sed -n 's/.*class=\([a-z_]*\).*/\1/p') (profile): profile $alice/ring by job name, recorded by JobId=$j1" \
+	"$(system_comment "$j2")"
+tp_check "its ranks were remapped from that profile" \
+	bash -c "grep -qh 'task/topoplace: JobId=$j2: profile $alice/ring: 4 ranks' \"\$TP_BED_LOGDIR\"/slurmd*.log"
+
+tp_check_eq "the run is also stored under its batch script's key" 1 \
+	"$(ls -d "$store/$alice"/s-* 2>/dev/null | wc -l)"
+
+ja=$(run alpha)
+tp_check_eq "a job named alpha with ring's batch script completes" COMPLETED "$(tp_wait_job "$ja" 120)"
+tp_check_eq "its SystemComment: ring's profile, found by script hash" \
+	"profile $alice/ring by script hash, recorded by JobId=$j1" \
+	"$(system_comment "$ja" | sed 's/^[^:]*: [^:]*: //')"
+tp_check "slurmd remapped its ranks from that profile" \
+	bash -c "grep -qh 'task/topoplace: JobId=$ja: profile $alice/ring by script hash' \"\$TP_BED_LOGDIR\"/slurmd*.log"
+tp_check_eq "it was not recorded again (ProfileRecord=first knows the script)" 0 "$(runs alpha)"
+jg=$(ITERS=21 run gamma)
+tp_check_eq "a job with a changed script completes" COMPLETED "$(tp_wait_job "$jg" 120)"
+tp_check "it has no profile (its SystemComment names none)" \
+	bash -c '! grep -q "profile " <<<"$1"' _ "$(system_comment "$jg")"
+tp_check_eq "and is recorded as a new application" 1 "$(runs gamma)"
+
+j3=$(ITERS=30 run optout --comm-record=no)
+tp_check_eq "a first job with --comm-record=no completes" COMPLETED "$(tp_wait_job "$j3" 120)"
+tp_check_eq "it was not recorded (ProfileRecordAllowUserOff=yes)" 0 "$(runs optout)"
+
+conf "ProfileRecord=first" "ProfileRecordAllowUserOff=no" "ProfileRecordExclude=licensed"
+j4=$(ITERS=31 run forced --comm-record=no)
+tp_check_eq "under ProfileRecordAllowUserOff=no a --comm-record=no job completes" COMPLETED "$(tp_wait_job "$j4" 120)"
+tp_check_eq "and is recorded" 1 "$(runs forced)"
+tp_check "its stderr says the opt-out is not allowed here" \
+	grep -q "recorded as profile $alice/forced: .*ProfileRecordAllowUserOff=no" "$out/forced-$j4.out"
+j5=$(ITERS=32 run licensed)
+tp_check_eq "a job of an excluded application completes" COMPLETED "$(tp_wait_job "$j5" 120)"
+tp_check_eq "and is not recorded (ProfileRecordExclude)" 0 "$(runs licensed)"
+
+# What the site recorded, per application.
+apps=$("$tp" profile list --apps --store "$store" --munge-socket "$sock" "$alice")
+tp_check_eq "profile list --apps: ring, gamma, forced, each with its script key" \
+	"$(printf '%s\n' forced gamma ring s- s- s-)" \
+	"$(cut -f1 <<<"$apps" | sed "s|^$alice/||; s|^s-.*|s-|" | sort)"
+tp_check "ring: 1 run, 4 ranks, a class, recorded as ring" \
+	grep -qE "^$alice/ring	runs=1	first=[0-9T:-]+Z	last=[0-9T:-]+Z	ranks=4	class=[a-z_]+	app=ring\$" <<<"$apps"
+tp_check_eq "the script keys name the applications they were recorded as" \
+	"$(printf '%s\n' forced gamma ring)" \
+	"$(grep "^$alice/s-" <<<"$apps" | grep -o 'app=[a-z]* (by script)$' | sed 's/app=//; s/ (by script)//' | sort)"
+tp_done
