@@ -58,6 +58,7 @@ enum key_id {
 	K_REMAP_BUDGET,
 	K_REMAP_MEMORY,
 	K_THROTTLE_OBJECTIVE,
+	K_LEAF_WAIT_MAX,
 	K_COUNT
 };
 
@@ -98,6 +99,7 @@ static const char *const key_names[K_COUNT] = {
     [K_REMAP_BUDGET] = "RemapBudget",
     [K_REMAP_MEMORY] = "RemapMemory",
     [K_THROTTLE_OBJECTIVE] = "ThrottleObjective",
+    [K_LEAF_WAIT_MAX] = "LeafWaitMax",
 };
 
 /* One PartitionName line: what it sets, and the result over the site. */
@@ -235,6 +237,7 @@ static void settings_defaults(tp_config_settings *s)
 	s->rank_remap = TP_RANK_REMAP_AUTO;
 	s->remap_budget_us = TP_CONFIG_DEFAULT_REMAP_BUDGET_US;
 	s->remap_memory_bytes = TP_CONFIG_DEFAULT_REMAP_MEMORY;
+	s->leaf_wait_max_us = 0;
 }
 
 static void site_defaults(tp_config_site *site)
@@ -854,6 +857,19 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 	case K_THROTTLE_OBJECTIVE:
 		return tp_throttle_objective_parse(text, &s->throttle_objective,
 		                                   err);
+	case K_LEAF_WAIT_MAX:
+		/* none: whole-leaf jobs wait as long as it takes; else
+		 * 1s..3600s (units.h's bound on any duration). */
+		if (!strcasecmp(text, "none")) {
+			s->leaf_wait_max_us = 0;
+			return TP_OK;
+		}
+		rc = tp_units_parse_duration_us(name, text, 1000000u, &u64,
+		                                err);
+		if (rc != TP_OK)
+			return rc;
+		s->leaf_wait_max_us = u64;
+		return TP_OK;
 	case K_COUNT:
 		break;
 	}
@@ -935,6 +951,9 @@ static void copy_setting(enum key_id key, tp_config_settings *dst,
 		break;
 	case K_THROTTLE_OBJECTIVE:
 		dst->throttle_objective = src->throttle_objective;
+		break;
+	case K_LEAF_WAIT_MAX:
+		dst->leaf_wait_max_us = src->leaf_wait_max_us;
 		break;
 	default:
 		break; /* site-wide keys never reach a partition */
@@ -1527,6 +1546,12 @@ static void value_text(enum key_id key, const tp_config_site *site,
 		break;
 	case K_THROTTLE_OBJECTIVE:
 		tp_throttle_objective_format(&s->throttle_objective, buf, size);
+		break;
+	case K_LEAF_WAIT_MAX:
+		if (s->leaf_wait_max_us)
+			format_us(buf, size, s->leaf_wait_max_us);
+		else
+			snprintf(buf, size, "none");
 		break;
 	case K_COUNT:
 		buf[0] = '\0';

@@ -143,6 +143,9 @@ typedef struct tp_config_settings {
 	uint64_t remap_budget_us;    /* wall time, RemapBudget */
 	uint64_t remap_memory_bytes; /* address space added, RemapMemory */
 	tp_throttle_objective throttle_objective; /* none by default */
+	/* LeafWaitMax: how long a `leaf` job waits for whole leaves before
+	 * it accepts a compatible shared placement (alloc.h); 0: no bound. */
+	uint64_t leaf_wait_max_us;
 } tp_config_settings;
 
 /* Settings that exist once per site.  Paths are absolute, owned by config. */

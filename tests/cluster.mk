@@ -77,3 +77,9 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_routing.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_routing.sh
+
+# The whole-leaf wait bound: LeafWaitMax and --switches' time (issue #15).
+if WITH_SLURM
+TESTS += tests/integration/slurm_leaf_wait.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_leaf_wait.sh
