@@ -193,3 +193,10 @@ done
 awk -v hpl="$hpl" -v lpp="$lpp" -v hosts="$hosts" -v tau="$tau" \
 	-v span=$((window / compress)) -v runs="$runs" -v work="$work" \
 	-f "$top/bench/load_report.awk"
+# Whole-leaf jobs that took a shared placement past their wait bound.
+for run in $runs; do
+	[ -s "$work/$run.decisions" ] || continue
+	n=$(grep 'leaf gave way to shared' "$work/$run.decisions" |
+		sed 's/^topoplace: JobId=\([0-9]*\):.*/\1/' | sort -u | wc -l)
+	echo "# $run: $n jobs placed shared past their whole-leaf wait bound"
+done
