@@ -1552,7 +1552,8 @@ static tp_status decide_once(const tp_topo *topo, const tp_host_use *use,
 static void say_seconds(char *buf, size_t size, uint64_t us)
 {
 	if (us >= 10000000u)
-		snprintf(buf, size, "%llu s", (unsigned long long)(us / 1000000u));
+		snprintf(buf, size, "%llu s",
+		         (unsigned long long)(us / 1000000u));
 	else
 		snprintf(buf, size, "%.1f s", (double)us / 1e6);
 }

@@ -763,11 +763,11 @@ static void _leaf_wait(job_record_t *job_ptr,
                        tp_alloc_request *req)
 {
 	uint64_t job_us = 0;
-	time_t since = job_ptr->details && job_ptr->details->begin_time >
-	                                       job_ptr->details->submit_time
-	                   ? job_ptr->details->begin_time
-	                   : (job_ptr->details ? job_ptr->details->submit_time
-	                                       : 0);
+	time_t since =
+	    job_ptr->details &&
+	            job_ptr->details->begin_time > job_ptr->details->submit_time
+	        ? job_ptr->details->begin_time
+	        : (job_ptr->details ? job_ptr->details->submit_time : 0);
 	time_t now = time(NULL);
 
 	if (job_ptr->req_switch && job_ptr->wait4switch &&

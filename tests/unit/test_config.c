@@ -810,8 +810,8 @@ static void test_routing_is_site_wide_and_adaptive_by_default(void **state)
 	assert_non_null(strstr(err.message, "Routing"));
 }
 
-static void test_leaf_wait_max_is_per_partition_and_unbounded_by_default(
-    void **state)
+static void
+test_leaf_wait_max_is_per_partition_and_unbounded_by_default(void **state)
 {
 	static const char text[] = "LeafWaitMax=300s\n"
 	                           "PartitionName=comm LeafWaitMax=none\n"
@@ -826,8 +826,7 @@ static void test_leaf_wait_max_is_per_partition_and_unbounded_by_default(
 	assert_int_equal(tp_config_defaults(cfg)->leaf_wait_max_us, 0);
 	tp_config_free(cfg);
 	cfg = parse_ok(text);
-	assert_int_equal(tp_config_defaults(cfg)->leaf_wait_max_us,
-	                 300000000u);
+	assert_int_equal(tp_config_defaults(cfg)->leaf_wait_max_us, 300000000u);
 	assert_int_equal(tp_config_for_partition(cfg, "comm")->leaf_wait_max_us,
 	                 0);
 	assert_int_equal(
