@@ -1440,9 +1440,9 @@ static void sort_hosts(uint32_t *hosts, uint32_t count)
 	}
 }
 
-static tp_status decide(const tp_topo *topo, const tp_host_use *use,
-                        const tp_alloc_request *req, bool allowed,
-                        tp_alloc_result *r, tp_error *err)
+static tp_status decide_once(const tp_topo *topo, const tp_host_use *use,
+                             const tp_alloc_request *req, bool allowed,
+                             tp_alloc_result *r, tp_error *err)
 {
 	struct ctx c = {0};
 	tp_status rc;
@@ -1546,6 +1546,115 @@ static tp_status decide(const tp_topo *topo, const tp_host_use *use,
 	}
 	ctx_free(&c);
 	return rc;
+}
+
+/* Seconds, for reasons: whole ones above 10 s, tenths below. */
+static void say_seconds(char *buf, size_t size, uint64_t us)
+{
+	if (us >= 10000000u)
+		snprintf(buf, size, "%llu s",
+		         (unsigned long long)(us / 1000000u));
+	else
+		snprintf(buf, size, "%.1f s", (double)us / 1e6);
+}
+
+/* @out = the 7 parts one after another, cut at @size (a reason may be). */
+static void reason_join(char *out, size_t size, const char *a, const char *b,
+                        const char *c, const char *d, const char *e,
+                        const char *f, const char *g)
+{
+	const char *parts[] = {a, b, c, d, e, f, g};
+	size_t used = 0;
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		size_t n = strlen(parts[i]);
+
+		if (n > size - 1 - used)
+			n = size - 1 - used;
+		memmove(out + used, parts[i], n);
+		used += n;
+	}
+	out[used] = '\0';
+}
+
+/*
+ * One decision, and for a `leaf` job past its wait bound that finds no
+ * whole leaves, a second one as `shared` within what is left of the
+ * budget.  The shared decision's reason follows a clause saying why.
+ */
+static tp_status decide(const tp_topo *topo, const tp_host_use *use,
+                        const tp_alloc_request *req, bool allowed,
+                        tp_alloc_result *r, tp_error *err)
+{
+	tp_alloc_request relaxed;
+	char leaf_reason[TP_ALLOC_REASON_MAX], waited[32], bound[32];
+	uint64_t t0, spent;
+	tp_alloc_clock clock;
+	tp_status rc;
+
+	if (!req)
+		return decide_once(topo, use, req, allowed, r, err);
+	clock = req->clock ? req->clock : monotonic_us;
+	t0 = clock(req->clock_data);
+	rc = decide_once(topo, use, req, allowed, r, err);
+	if (rc != TP_OK || r->met || req->policy != TP_PLACEMENT_LEAF ||
+	    !req->leaf_wait_max_us || req->waited_us < req->leaf_wait_max_us)
+		return rc;
+	relaxed = *req;
+	relaxed.policy = TP_PLACEMENT_SHARED;
+	if (req->budget_us) {
+		spent = clock(req->clock_data) - t0;
+		if (spent >= req->budget_us) {
+			tp_alloc_result_free(r);
+			return tp_error_set(
+			    err, TP_ERR_BUDGET,
+			    "allocation for job %u (leaf past its wait bound, "
+			    "%u nodes): time budget of %llu us spent: no "
+			    "opinion",
+			    req->job_id, req->nodes,
+			    (unsigned long long)req->budget_us);
+		}
+		relaxed.budget_us = req->budget_us - spent;
+	}
+	memcpy(leaf_reason, r->reason, sizeof(leaf_reason));
+	tp_alloc_result_free(r);
+	rc = decide_once(topo, use, &relaxed, allowed, r, err);
+	if (rc != TP_OK)
+		return rc;
+	say_seconds(waited, sizeof(waited), req->waited_us);
+	say_seconds(bound, sizeof(bound), req->leaf_wait_max_us);
+	if (r->met) {
+		char shared_reason[TP_ALLOC_REASON_MAX];
+
+		memcpy(shared_reason, r->reason, sizeof(shared_reason));
+		r->leaf_wait_passed = true;
+		reason_join(r->reason, sizeof(r->reason),
+		            "leaf gave way to shared: waited ", waited,
+		            " for whole leaves, its bound is ", bound, "; ",
+		            shared_reason, "");
+	} else {
+		/* Both reasons start "cannot be met now: ". */
+		const char *why = r->reason;
+		char shared_reason[TP_ALLOC_REASON_MAX];
+
+		if (!strncmp(why, "cannot be met now: ", 19))
+			why += 19;
+		memmove(shared_reason, why, strlen(why) + 1);
+		reason_join(r->reason, sizeof(r->reason), leaf_reason,
+		            "; past its whole-leaf wait bound (waited ", waited,
+		            ", bound ", bound,
+		            "), shared cannot be met either: ", shared_reason);
+	}
+	return TP_OK;
+}
+
+uint64_t tp_alloc_leaf_wait_bound(uint64_t site_us, uint64_t job_us)
+{
+	if (!site_us)
+		return job_us;
+	if (!job_us)
+		return site_us;
+	return job_us < site_us ? job_us : site_us;
 }
 
 tp_status tp_alloc_choose(const tp_topo *topo, const tp_host_use *use,

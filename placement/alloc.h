@@ -33,6 +33,12 @@
  *
  * Decisions are deterministic: ties go to the lower pod, leaf, host index.
  *
+ * Wait bound: a `leaf` job that has waited past its bound
+ * (request->leaf_wait_max_us) and still finds no whole leaves accepts a
+ * `shared` placement: leaves shared with compatible jobs only (a
+ * comm_sensitive job never beside io_heavy jobs, nor, under adaptive
+ * routing, beside I/O servers).  Leaves other `leaf` jobs hold stay theirs.
+ *
  * Routing (policy.h, tp_routing): under adaptive routing (the default, and
  * the safe assumption) an I/O server's leaf carries io_heavy traffic on all
  * its uplinks, so `leaf` skips it and `shared` treats it as an io_heavy
@@ -97,6 +103,15 @@ typedef struct tp_alloc_request {
 	tp_routing routing;   /* TP_ROUTING_ADAPTIVE unless known static */
 	tp_alloc_clock clock; /* NULL: CLOCK_MONOTONIC */
 	void *clock_data;
+	/*
+	 * The whole-leaf wait bound (tp_alloc_leaf_wait_bound): a `leaf`
+	 * request that cannot be met now, from a job that has waited
+	 * waited_us >= leaf_wait_max_us, is decided as `shared` instead
+	 * (result->leaf_wait_passed).  leaf_wait_max_us 0: no bound, the job
+	 * waits for whole leaves as long as it takes.
+	 */
+	uint64_t waited_us;
+	uint64_t leaf_wait_max_us;
 } tp_alloc_request;
 
 #define TP_ALLOC_REASON_MAX 1024
@@ -116,6 +131,10 @@ typedef struct tp_alloc_result {
 	uint32_t *pods; /* pods used, ascending */
 	uint32_t pod_count;
 	char reason[TP_ALLOC_REASON_MAX];
+	/* A `leaf` request past its wait bound was met as `shared`: the
+	 * hosts follow shared's rules (no leftover hosts held), and the
+	 * reason says so first. */
+	bool leaf_wait_passed;
 } tp_alloc_result;
 
 /*
@@ -145,6 +164,15 @@ tp_status tp_alloc_choose(const tp_topo *topo, const tp_host_use *use,
 tp_status tp_alloc_allowed(const tp_topo *topo, const tp_host_use *use,
                            const tp_alloc_request *request,
                            tp_alloc_result *result, tp_error *err);
+
+/*
+ * The whole-leaf wait bound of one job, in microseconds (0: none): the
+ * site's bound for the job's partition (LeafWaitMax, 0: none) and the job's
+ * own (Slurm's --switches=count@max-time, 0: not given).  The job may ask
+ * for less than the site allows, never for more, as Slurm caps
+ * --switches' time at max_switch_wait.
+ */
+uint64_t tp_alloc_leaf_wait_bound(uint64_t site_us, uint64_t job_us);
 
 /* Free the arrays of @result and reset it (NULL-safe). */
 void tp_alloc_result_free(tp_alloc_result *result);

@@ -61,6 +61,7 @@ enum key_id {
 	K_PROFILE_RECORD,
 	K_PROFILE_RECORD_ALLOW_USER_OFF,
 	K_PROFILE_RECORD_EXCLUDE,
+	K_LEAF_WAIT_MAX,
 	K_COUNT
 };
 
@@ -104,6 +105,7 @@ static const char *const key_names[K_COUNT] = {
     [K_PROFILE_RECORD] = "ProfileRecord",
     [K_PROFILE_RECORD_ALLOW_USER_OFF] = "ProfileRecordAllowUserOff",
     [K_PROFILE_RECORD_EXCLUDE] = "ProfileRecordExclude",
+    [K_LEAF_WAIT_MAX] = "LeafWaitMax",
 };
 
 /* One PartitionName line: what it sets, and the result over the site. */
@@ -243,6 +245,7 @@ static void settings_defaults(tp_config_settings *s)
 	s->remap_memory_bytes = TP_CONFIG_DEFAULT_REMAP_MEMORY;
 	s->record.mode = TP_RECORD_OFF;
 	s->record.allow_user_off = true;
+	s->leaf_wait_max_us = 0;
 }
 
 static void site_defaults(tp_config_site *site)
@@ -878,6 +881,19 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 		return tp_record_exclude_parse(text, names, len + 1,
 		                               &s->record, err);
 	}
+	case K_LEAF_WAIT_MAX:
+		/* none: whole-leaf jobs wait as long as it takes; else
+		 * 1s..3600s (units.h's bound on any duration). */
+		if (!strcasecmp(text, "none")) {
+			s->leaf_wait_max_us = 0;
+			return TP_OK;
+		}
+		rc = tp_units_parse_duration_us(name, text, 1000000u, &u64,
+		                                err);
+		if (rc != TP_OK)
+			return rc;
+		s->leaf_wait_max_us = u64;
+		return TP_OK;
 	case K_COUNT:
 		break;
 	}
@@ -971,6 +987,9 @@ static void copy_setting(enum key_id key, tp_config_settings *dst,
 		memcpy(dst->record.exclude, src->record.exclude,
 		       sizeof(dst->record.exclude));
 		dst->record.exclude_count = src->record.exclude_count;
+		break;
+	case K_LEAF_WAIT_MAX:
+		dst->leaf_wait_max_us = src->leaf_wait_max_us;
 		break;
 	default:
 		break; /* site-wide keys never reach a partition */
@@ -1585,6 +1604,12 @@ static void value_text(enum key_id key, const tp_config_site *site,
 		}
 		break;
 	}
+	case K_LEAF_WAIT_MAX:
+		if (s->leaf_wait_max_us)
+			format_us(buf, size, s->leaf_wait_max_us);
+		else
+			snprintf(buf, size, "none");
+		break;
 	case K_COUNT:
 		buf[0] = '\0';
 		break;

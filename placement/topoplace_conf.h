@@ -149,6 +149,9 @@ typedef struct tp_config_settings {
 	 * not set here (ProfileMaxAge is site-wide): tp_config_record_policy
 	 * gives the complete policy. */
 	tp_record_policy record;
+	/* LeafWaitMax: how long a `leaf` job waits for whole leaves before
+	 * it accepts a compatible shared placement (alloc.h); 0: no bound. */
+	uint64_t leaf_wait_max_us;
 } tp_config_settings;
 
 /* Settings that exist once per site.  Paths are absolute, owned by config. */

@@ -118,6 +118,10 @@ typedef struct tp_decision {
 	char class_reason[TP_JOBCLASS_REASON_MAX];
 	/* Why the job is not placed as asked, for its SystemComment. */
 	char note[TP_SCHED_NOTE_MAX];
+	/* The last allowed set was `shared` for a `leaf` job past its wait
+	 * bound (alloc.h): what it waited and its bound, in seconds. */
+	bool leaf_wait_passed;
+	uint32_t leaf_waited_s, leaf_wait_bound_s;
 } tp_decision;
 
 /* Decisions of pending jobs cached at most (jobs that never start). */
@@ -752,6 +756,33 @@ static void _profile_note(tp_decision *d, const tp_lookup_result *res,
 }
 
 /*
+ * The whole-leaf wait bound of @job_ptr into @req (alloc.h): the
+ * partition's LeafWaitMax, or the time of the job's --switches=N@time when
+ * shorter (Slurm has already capped it at max_switch_wait), and how long
+ * the job has been eligible.
+ */
+static void _leaf_wait(job_record_t *job_ptr,
+                       const tp_config_settings *settings,
+                       tp_alloc_request *req)
+{
+	uint64_t job_us = 0;
+	time_t since =
+	    job_ptr->details &&
+	            job_ptr->details->begin_time > job_ptr->details->submit_time
+	        ? job_ptr->details->begin_time
+	        : (job_ptr->details ? job_ptr->details->submit_time : 0);
+	time_t now = time(NULL);
+
+	if (job_ptr->req_switch && job_ptr->wait4switch &&
+	    job_ptr->wait4switch != INFINITE && job_ptr->wait4switch != NO_VAL)
+		job_us = (uint64_t)job_ptr->wait4switch * 1000000u;
+	req->leaf_wait_max_us =
+	    tp_alloc_leaf_wait_bound(settings->leaf_wait_max_us, job_us);
+	req->waited_us =
+	    since && now > since ? (uint64_t)(now - since) * 1000000u : 0;
+}
+
+/*
  * Use the lookup's answer: the class from the profile, nothing (no such
  * profile), or an error that sends the job to plain cons_tres.
  */
@@ -1137,6 +1168,7 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	req.job_id = job_ptr->job_id;
 	req.budget_us = settings->decision_budget_us;
 	req.routing = tp_config_site_settings(m->config)->routing;
+	_leaf_wait(job_ptr, settings, &req);
 	rc = tp_alloc_allowed(m->topo, tp_use, &req, &res, &err);
 	if (rc == TP_ERR_BUDGET) {
 		error("topoplace: %pJ: %s: placed by plain cons_tres", job_ptr,
@@ -1228,6 +1260,10 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		}
 		bit_and(node_bitmap, allowed);
 		FREE_NULL_BITMAP(allowed);
+		d->leaf_wait_passed = res.leaf_wait_passed;
+		d->leaf_waited_s = (uint32_t)(req.waited_us / 1000000u);
+		d->leaf_wait_bound_s =
+		    (uint32_t)(req.leaf_wait_max_us / 1000000u);
 		for (uint32_t k = 0; k < res.leaf_count && used < 200; k++)
 			used +=
 			    snprintf(leaves + used, sizeof(leaves) - used,
@@ -1573,6 +1609,24 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 			rec.policy = d->policy;
 			rec.job_class = d->job_class;
 			rec.has_profile = d->has_profile;
+			/* Started under shared's rules: no leftover held. */
+			if (d->leaf_wait_passed)
+				rec.policy = TP_PLACEMENT_SHARED;
+		}
+		if (d && !d->failed && d->leaf_wait_passed) {
+			char note[TP_SCHED_NOTE_MAX];
+
+			/* Where users look: placed otherwise than asked. */
+			snprintf(note, sizeof(note),
+			         "leaf gave way to shared after %u s "
+			         "(bound %u s)%s%.100s",
+			         d->leaf_waited_s, d->leaf_wait_bound_s,
+			         d->note[0] ? "; " : "", d->note);
+			memcpy(d->note, note, sizeof(note));
+			info("topoplace: %pJ: placement=leaf: waited %u s for "
+			     "whole leaves, bound %u s: starts as shared with "
+			     "compatible jobs",
+			     job_ptr, d->leaf_waited_s, d->leaf_wait_bound_s);
 		}
 		_sched_add(job_ptr, &rec);
 		got = tp_sched_job_record(tp_sched, job_ptr->job_id);

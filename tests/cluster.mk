@@ -97,3 +97,8 @@ dist_check_SCRIPTS += tests/integration/slurm_profile_summary.sh
 # A small job's profile lookup beside a big one's, before and after
 # summaries (bench/RESULTS.md).
 EXTRA_DIST += bench/lookup_queue_bench.sh
+# The whole-leaf wait bound: LeafWaitMax and --switches' time (issue #15).
+if WITH_SLURM
+TESTS += tests/integration/slurm_leaf_wait.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_leaf_wait.sh

@@ -97,3 +97,10 @@ EXTRA_DIST += \
 	tests/data/matrices/miniGhost-16.txt.coll \
 	tests/data/matrices/miniGhost-64.txt \
 	tests/data/matrices/miniGhost-64.txt.coll
+
+# The load benchmark's trace cutting, scaling and figures (bench/load_*),
+# without a cluster; the benchmark itself is not part of check.
+TESTS += tests/integration/bench_load_smoke.sh
+dist_check_SCRIPTS += tests/integration/bench_load_smoke.sh
+EXTRA_DIST += bench/load_bench.sh bench/load_prep.awk bench/load_report.awk \
+	bench/traces/README.md bench/traces/LLNL-Atlas-2006-2.1-cln.swf.gz

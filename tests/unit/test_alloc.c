@@ -1405,6 +1405,194 @@ static void test_tiny_budget_on_big_fabric_runs_out_on_real_clock(void **state)
 	fx_free(&fx);
 }
 
+/* ---- whole-leaf wait bound (issue #15) --------------------------------- */
+
+/*
+ * 1 pod x 3 leaves x 4 hosts: leaf001 half used by a quiet job, leaf002
+ * half used by an io_heavy job, leaf003 by a comm_sensitive job on 1 host.
+ * No whole leaf is free, so a 2-host `leaf` job waits until its bound.
+ */
+static void wait_bound_fixture(struct fixture *fx)
+{
+	fx_new(fx, 1, 3, 4);
+	busy(fx, 0, 7, TP_JOBCLASS_QUIET);
+	busy(fx, 1, 7, TP_JOBCLASS_QUIET);
+	busy(fx, 4, 8, TP_JOBCLASS_IO_HEAVY);
+	busy(fx, 5, 8, TP_JOBCLASS_IO_HEAVY);
+	busy(fx, 8, 9, TP_JOBCLASS_COMM_SENSITIVE);
+}
+
+static void test_leaf_waits_until_its_bound_then_shares(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_alloc_request rq =
+	    req(TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE, 2);
+
+	(void)state;
+	wait_bound_fixture(&fx);
+	/* No bound: it waits, whatever it has waited. */
+	rq.waited_us = 3600000000u;
+	choose(&fx, rq, &r);
+	assert_false(r.met);
+	assert_false(r.leaf_wait_passed);
+	assert_non_null(strstr(r.reason, "cannot be met now: leaf policy"));
+	tp_alloc_result_free(&r);
+	/* Below its bound: still waits. */
+	rq.leaf_wait_max_us = 300000000u;
+	rq.waited_us = 299999999u;
+	choose(&fx, rq, &r);
+	assert_false(r.met);
+	assert_false(r.leaf_wait_passed);
+	tp_alloc_result_free(&r);
+	/* At its bound: shared, on the tightest compatible leaf (leaf001
+	 * beside the quiet job, not leaf002 beside the io_heavy one), no
+	 * leftover held, and the reason says why first. */
+	rq.waited_us = 300000000u;
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 2, 3);
+	assert_true(r.leaf_wait_passed);
+	assert_int_equal(r.reserved_count, 0);
+	assert_string_equal(strstr(r.reason, "leaf gave way"), r.reason);
+	assert_non_null(strstr(r.reason,
+	                       "leaf gave way to shared: waited 300 s for "
+	                       "whole leaves, its bound is 300 s; shared: "
+	                       "comm_sensitive job, 2 hosts"));
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void test_leaf_past_its_bound_never_shares_with_io_heavy(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_alloc_request rq =
+	    req(TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE, 3);
+
+	(void)state;
+	wait_bound_fixture(&fx);
+	rq.leaf_wait_max_us = 1000000u;
+	rq.waited_us = 5000000u;
+	/* 3 hosts: leaf003's 3 free hosts beside another comm_sensitive job,
+	 * never leaf002 beside the io_heavy one. */
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 9, 10, 11);
+	assert_true(r.leaf_wait_passed);
+	tp_alloc_result_free(&r);
+	/* 6 hosts would need leaf002: it waits, saying both reasons. */
+	rq.nodes = 6;
+	choose(&fx, rq, &r);
+	assert_false(r.met);
+	assert_false(r.leaf_wait_passed);
+	assert_non_null(strstr(r.reason, "cannot be met now: leaf policy"));
+	assert_non_null(strstr(r.reason,
+	                       "past its whole-leaf wait bound (waited 5.0 s, "
+	                       "bound 1.0 s), shared cannot be met either: "
+	                       "shared policy for a comm_sensitive job"));
+	tp_alloc_result_free(&r);
+	/* An io_heavy job past its bound keeps off the comm_sensitive leaf. */
+	rq = req(TP_PLACEMENT_LEAF, TP_JOBCLASS_IO_HEAVY, 2);
+	rq.leaf_wait_max_us = 1000000u;
+	rq.waited_us = 1000000u;
+	choose(&fx, rq, &r);
+	assert_true(r.leaf_wait_passed);
+	for (uint32_t i = 0; i < r.host_count; i++)
+		assert_true(r.hosts[i] < 8);
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void test_leaf_past_its_bound_avoids_servers_unless_static(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_alloc_request rq =
+	    req(TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE, 3);
+
+	(void)state;
+	fx_new(&fx, 1, 2, 4);
+	server(&fx, 3, TP_ALLOC_SITE_JOB);  /* leaf001 */
+	busy(&fx, 4, 7, TP_JOBCLASS_QUIET); /* leaf002: 3 free */
+	busy(&fx, 5, 7, TP_JOBCLASS_QUIET); /* leaf002: 2 free */
+	rq.leaf_wait_max_us = 1000000u;
+	rq.waited_us = 2000000u;
+	/* Adaptive: leaf001's server leaf is refused, 3 hosts do not fit. */
+	choose(&fx, rq, &r);
+	assert_false(r.met);
+	tp_alloc_result_free(&r);
+	/* Static: the server's port has its own links; leaf001 is whole
+	 * apart from the server, so `leaf` itself is met: no relaxing. */
+	rq.routing = TP_ROUTING_STATIC;
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 0, 1, 2);
+	assert_false(r.leaf_wait_passed);
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void test_leaf_wait_bound_keeps_other_jobs_held_leaves(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_alloc_request rq = req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 2);
+
+	(void)state;
+	fx_new(&fx, 1, 2, 4);
+	/* leaf001: job 7 (leaf) runs on 2 hosts and holds the other 2. */
+	busy(&fx, 0, 7, TP_JOBCLASS_QUIET);
+	busy(&fx, 1, 7, TP_JOBCLASS_QUIET);
+	fx.use[2] = (tp_host_use){TP_HOST_RESERVED, 7, TP_JOBCLASS_QUIET};
+	fx.use[3] = (tp_host_use){TP_HOST_RESERVED, 7, TP_JOBCLASS_QUIET};
+	busy(&fx, 4, 8, TP_JOBCLASS_QUIET); /* leaf002: 3 free */
+	busy(&fx, 5, 8, TP_JOBCLASS_QUIET);
+	busy(&fx, 6, 8, TP_JOBCLASS_QUIET);
+	rq.leaf_wait_max_us = 1;
+	rq.waited_us = 1;
+	choose(&fx, rq, &r);
+	assert_false(r.met);
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void test_leaf_wait_bound_of_a_job_is_at_most_the_sites(void **state)
+{
+	(void)state;
+	assert_int_equal(tp_alloc_leaf_wait_bound(0, 0), 0);
+	assert_int_equal(tp_alloc_leaf_wait_bound(300, 0), 300);
+	assert_int_equal(tp_alloc_leaf_wait_bound(0, 60), 60);
+	assert_int_equal(tp_alloc_leaf_wait_bound(300, 60), 60);
+	assert_int_equal(tp_alloc_leaf_wait_bound(300, 900), 300);
+}
+
+static void test_leaf_wait_bound_shares_the_budget(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_error err;
+	uint64_t t = 0;
+	tp_alloc_request rq =
+	    req(TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE, 2);
+
+	(void)state;
+	wait_bound_fixture(&fx);
+	rq.leaf_wait_max_us = 1;
+	rq.waited_us = 1;
+	rq.clock = fake_clock; /* +1 ms a reading */
+	rq.clock_data = &t;
+	/* Enough for the first decision, not for both. */
+	rq.budget_us = 3500;
+	assert_int_equal(tp_alloc_choose(fx.topo, fx.use, &rq, &r, &err),
+	                 TP_ERR_BUDGET);
+	assert_null(r.hosts);
+	tp_alloc_result_free(&r);
+	rq.budget_us = 1000000;
+	assert_int_equal(tp_alloc_choose(fx.topo, fx.use, &rq, &r, &err),
+	                 TP_OK);
+	assert_true(r.leaf_wait_passed);
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
 static void test_bad_requests_are_refused_with_one_line(void **state)
 {
 	struct fixture fx;
@@ -1519,6 +1707,15 @@ int main(void)
 	    cmocka_unit_test(
 	        test_tiny_budget_on_big_fabric_runs_out_on_real_clock),
 	    cmocka_unit_test(test_bad_requests_are_refused_with_one_line),
+	    cmocka_unit_test(test_leaf_waits_until_its_bound_then_shares),
+	    cmocka_unit_test(
+	        test_leaf_past_its_bound_never_shares_with_io_heavy),
+	    cmocka_unit_test(
+	        test_leaf_past_its_bound_avoids_servers_unless_static),
+	    cmocka_unit_test(test_leaf_wait_bound_keeps_other_jobs_held_leaves),
+	    cmocka_unit_test(
+	        test_leaf_wait_bound_of_a_job_is_at_most_the_sites),
+	    cmocka_unit_test(test_leaf_wait_bound_shares_the_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -810,6 +810,45 @@ static void test_routing_is_site_wide_and_adaptive_by_default(void **state)
 	assert_non_null(strstr(err.message, "Routing"));
 }
 
+static void
+test_leaf_wait_max_is_per_partition_and_unbounded_by_default(void **state)
+{
+	static const char text[] = "LeafWaitMax=300s\n"
+	                           "PartitionName=comm LeafWaitMax=none\n"
+	                           "PartitionName=short LeafWaitMax=20s\n"
+	                           "PartitionName=io DefaultPlacement=shared\n";
+	static const char bad[] = "LeafWaitMax=5m\n";
+	static const char small[] = "LeafWaitMax=10ms\n";
+	tp_config *cfg = parse_ok("");
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_config_defaults(cfg)->leaf_wait_max_us, 0);
+	tp_config_free(cfg);
+	cfg = parse_ok(text);
+	assert_int_equal(tp_config_defaults(cfg)->leaf_wait_max_us, 300000000u);
+	assert_int_equal(tp_config_for_partition(cfg, "comm")->leaf_wait_max_us,
+	                 0);
+	assert_int_equal(
+	    tp_config_for_partition(cfg, "short")->leaf_wait_max_us, 20000000u);
+	/* A partition that does not set it inherits the site's. */
+	assert_int_equal(tp_config_for_partition(cfg, "io")->leaf_wait_max_us,
+	                 300000000u);
+	assert_true(tp_config_partition_sets(cfg, "short", "LeafWaitMax"));
+	assert_false(tp_config_partition_sets(cfg, "io", "LeafWaitMax"));
+	tp_config_free(cfg);
+	cfg = NULL;
+	assert_int_equal(tp_config_parse(bad, strlen(bad), ORIGIN, &cfg, &err),
+	                 TP_ERR_INVALID);
+	assert_null(cfg);
+	assert_non_null(strstr(err.message, ORIGIN ": line 1: LeafWaitMax"));
+	assert_int_equal(
+	    tp_config_parse(small, strlen(small), ORIGIN, &cfg, &err),
+	    TP_ERR_INVALID);
+	assert_null(cfg);
+	assert_non_null(strstr(err.message, ORIGIN ": line 1: LeafWaitMax"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -845,6 +884,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_throttle_objective_per_partition_reaches_policy),
 	    cmocka_unit_test(test_routing_is_site_wide_and_adaptive_by_default),
+	    cmocka_unit_test(
+	        test_leaf_wait_max_is_per_partition_and_unbounded_by_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,202 @@
+#!/bin/bash
+# load_bench.sh: a real job stream replayed through the local Slurm cluster,
+# once with plain select/cons_tres + topology/tree and once per topoplace
+# placement policy, in one run: utilization, waits, bounded slowdown and how
+# often a comm_sensitive job ran beside I/O traffic (issue #15).
+#
+#   bench/load_bench.sh [--short] [BUILD_DIR]
+#
+# Stream: bench/load_prep.awk cuts a window of a Standard Workload Format
+# trace (default bench/traces/LLNL-Atlas-2006-2.1-cln.swf.gz, recorded under
+# Slurm at LLNL; see bench/traces/README.md) whose offered load is nearest to
+# 90% of the bed's hosts, compresses time, scales sizes and gives each job a
+# class (the rules and the hash are in load_prep.awk's opening).  Each job is
+# `sbatch --exclusive -N nodes --time limit -J PROFILE --wrap "sleep run"`,
+# submitted as the test user at its scaled submit time; the job name is the
+# profile of its class (hpcg: comm_sensitive, ioheavy: io_heavy, quiet), so
+# topoplace finds the class by the job name as it would for a user's job, and
+# cons_tres sees the very same submissions.
+#
+# Bed: tp-bed with BENCH_HOSTS slurmd (default 128) on a 3-level fat tree
+# (topoplace-fattree) of BENCH_LEAVES leaves (default 8, so 16 hosts a leaf)
+# in BENCH_PODS pods (default 2), topology/tree, task/none (sleep jobs have
+# no ranks to remap).  Runs: BENCH_RUNS (default "cons_tres leaf shared auto"): cons_tres
+# is SelectType=select/cons_tres; the others select/topoplace_cons_tres with
+# DefaultPlacement=<run> and Routing=BENCH_ROUTING (default adaptive), but
+# run leafwait is DefaultPlacement=leaf with LeafWaitMax=BENCH_LEAF_WAIT
+# (default 10s: whole-leaf jobs accept a compatible shared placement after
+# waiting that long).  auto resolves to shared for a job with a profile
+# under the default LeafSharing=compatible (tp_config_resolve_placement),
+# and every bench job has one: it is the shared run again.
+#
+# Times come from Slurm's own job completion records (jobcomp/filetxt:
+# SubmitTime, StartTime, EndTime, NodeList of every job, written by
+# slurmctld at job end; no slurmdbd needed, no polling gaps).  Figures:
+#   util       node-seconds busy / (hosts x span), over the submission span
+#              [t0, t0 + span] (jobs clipped to it), and over [t0, last end]
+#   wait       start - submit: mean and p95 (s)
+#   bsld       bounded slowdown, mean: max(1, (wait + run) / max(run, tau)),
+#              tau = BENCH_TAU s of bed time (default 10)
+#   exposed    comm_sensitive jobs of 2+ hosts (a 1-host job sends nothing
+#              over the fabric) that ran, at some moment, with an io_heavy
+#              job on one of their leaves (leaf) / in one of their pods or,
+#              spanning pods, while any io_heavy job ran (pod: what adaptive
+#              routing exposes)
+# and the ratio of each figure to cons_tres's from the same run.
+#
+# --short: 12 trace hours at 1/240 (180 s of submissions), runs capped at
+# 60 s (about 5 minutes a run); otherwise 24 trace hours at 1/240 (360 s),
+# runs capped at 120 s.  Override
+# with BENCH_TRACE, BENCH_WINDOW (trace s), BENCH_COMPRESS, BENCH_RUN_CAP,
+# BENCH_MIN_JOBS, BENCH_START (a fixed window start, trace s).  Results and
+# per-job records go to BENCH_OUT (default a fresh /tmp directory, printed).
+# Needs root (tp-bed), the test user tpalice (tools/install-deps) and, in
+# BUILD_DIR, `make tests/integration/slurm_profile_gen` (the profiles).
+# Prints figures, never pass/fail.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+short=0
+if [ "${1:-}" = --short ]; then short=1; shift; fi
+if [ "${BENCH_INSIDE:-}" = 1 ]; then
+	build=$3
+else
+	build=$(readlink -f "${1:-$top/_build/dev}")
+fi
+
+hosts=${BENCH_HOSTS:-128} leaves=${BENCH_LEAVES:-8} pods=${BENCH_PODS:-2}
+routing=${BENCH_ROUTING:-adaptive} tau=${BENCH_TAU:-10}
+runs=${BENCH_RUNS:-cons_tres leaf shared auto}
+trace=${BENCH_TRACE:-$top/bench/traces/LLNL-Atlas-2006-2.1-cln.swf.gz}
+if ((short)); then
+	window=${BENCH_WINDOW:-43200} run_cap=${BENCH_RUN_CAP:-60} min_jobs=${BENCH_MIN_JOBS:-80}
+else
+	window=${BENCH_WINDOW:-86400} run_cap=${BENCH_RUN_CAP:-120} min_jobs=${BENCH_MIN_JOBS:-150}
+fi
+compress=${BENCH_COMPRESS:-240}
+user=${TP_TEST_USER:-tpalice}
+
+# ---------------------------------------------------------------- inside a bed
+if [ "${BENCH_INSIDE:-}" = 1 ]; then
+	run=$1 work=$2
+	. "$top/tests/lib/bed.sh"
+	. "$top/tests/lib/slurm_place_lib.sh"
+	abs_top_srcdir=$top abs_top_builddir=$build
+	tp_slurm_setup
+	if [ "$run" != cons_tres ]; then
+		tp_slurm_profiles >"$work/$run.setup" 2>&1
+		placement=$run wait_line=
+		if [ "$run" = leafwait ]; then
+			placement=leaf wait_line="LeafWaitMax=${BENCH_LEAF_WAIT:-10s}"
+		fi
+		cat >"$etc/topoplace.conf" <<CONF
+FabricSource=topology
+ProfileStore=$store
+DefaultPlacement=$placement
+Routing=$routing
+$wait_line
+CONF
+		reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of $hosts hosts" ||
+			{ echo "load_bench: $run: topoplace.conf not loaded" >&2; exit 1; }
+	fi
+	# Replay: each job at its offset from t0 (whole seconds).
+	t0=$(date +%s)
+	: >"$work/$run.submitted"
+	while read -r swf off nodes runs limit class; do
+		case $class in
+		comm_sensitive) name=hpcg ;;
+		io_heavy) name=ioheavy ;;
+		*) name=quiet ;;
+		esac
+		while (($(date +%s) < t0 + off)); do sleep 0.1; done
+		id=$(tp_as_user "$user" sbatch --parsable --exclusive -N "$nodes" \
+			--time "$limit" -J "$name" -o /dev/null --wrap "sleep $runs" 2>>"$work/$run.sbatch.err")
+		echo "${id:-none} $swf $class $nodes $runs" >>"$work/$run.submitted"
+	done < <(grep -v '^#' "$work/jobs.txt")
+	# Drain: every job's limit bounds this; a job never started counts.
+	deadline=$((SECONDS + ${BENCH_DRAIN:-1800}))
+	while [ -n "$(squeue -h)" ] && ((SECONDS < deadline)); do sleep 1; done
+	squeue -h -o '%i %T %r' >"$work/$run.left"
+	echo "$t0" >"$work/$run.t0"
+	# Per job: id state submit start end hosts (node numbers, commas).
+	# One awk pass and one date call: a process per job is slow on a
+	# loaded machine.  Node names are the bed's n0001.. (topoplace-fattree).
+	awk '{
+		id = ""; st = ""; sb = ""; bg = ""; en = ""; nl = ""
+		for (i = 1; i <= NF; i++) {
+			split($i, kv, "=")
+			if (kv[1] == "JobId") id = kv[2]
+			else if (kv[1] == "JobState") st = kv[2]
+			else if (kv[1] == "SubmitTime") sb = kv[2]
+			else if (kv[1] == "StartTime") bg = kv[2]
+			else if (kv[1] == "EndTime") en = kv[2]
+			else if (kv[1] == "NodeList") nl = substr($i, 10)
+		}
+		print id, st, nl > "/dev/stderr"
+		# A job that never started has StartTime=Unknown: epoch 0.
+		print (sb ~ /^[0-9]+-/ ? sb : "@0")
+		print (bg ~ /^[0-9]+-/ ? bg : "@0")
+		print (en ~ /^[0-9]+-/ ? en : "@0")
+	}' "$TP_BED_LOGDIR/jobcomp.txt" 2>"$work/$run.jobs" >"$work/$run.times"
+	date -f "$work/$run.times" +%s 2>/dev/null | paste -d' ' - - - |
+		paste -d' ' "$work/$run.jobs" - | awk '{
+		# id state nodelist submit start end -> id state submit start end hosts
+		nl = $3; out = ""
+		if (nl ~ /^n[0-9]+$/) out = substr(nl, 2) + 0
+		else if (match(nl, /^n\[.*\]$/)) {
+			n = split(substr(nl, 3, length(nl) - 3), part, ",")
+			for (i = 1; i <= n; i++) {
+				if (split(part[i], r, "-") == 2)
+					for (h = r[1] + 0; h <= r[2] + 0; h++) out = out (out == "" ? "" : ",") h
+				else out = out (out == "" ? "" : ",") (part[i] + 0)
+			}
+		}
+		print $1, $2, $4, $5, $6, (out == "" ? "-" : out)
+	}' >"$work/$run.done"
+	rm -f "$work/$run.jobs" "$work/$run.times"
+	grep -o 'topoplace: JobId=[0-9]*: placement=.*' "$log" >"$work/$run.decisions" 2>/dev/null
+	exit 0
+fi
+
+# ---------------------------------------------------------------- outside
+[ -x "$build/tools/topoplace-fattree" ] || { echo "load_bench: no build in $build" >&2; exit 1; }
+((hosts % leaves == 0 && leaves % pods == 0)) ||
+	{ echo "load_bench: $hosts hosts do not split into $leaves leaves of $pods pods" >&2; exit 1; }
+work=${BENCH_OUT:-$(mktemp -d /tmp/tp-load-bench.XXXXXX)}
+mkdir -p "$work" && chmod 755 "$work"
+hpl=$((hosts / leaves)) lpp=$((leaves / pods))
+shape=(--spines 2)
+((pods > 1)) && shape+=(--pods "$pods" --cores 4)
+"$build/tools/topoplace-fattree" --leaves "$leaves" --hosts-per-leaf "$hpl" \
+	"${shape[@]}" --format slurm -o "$work/topology.conf" || exit 1
+zcat -f "$trace" | awk -f "$top/bench/load_prep.awk" -v hosts="$hosts" \
+	-v compress="$compress" -v window="$window" -v run_cap="$run_cap" \
+	-v min_jobs="$min_jobs" ${BENCH_START:+-v start="$BENCH_START"} >"$work/jobs.txt" || exit 1
+
+echo "# $(date -u +%FT%TZ) $(uname -n) nproc=$(nproc) cpu=$(lscpu | sed -n 's/^Model name: *//p') load=$(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# command: $0 $( ((short)) && echo --short) $build; BENCH_RUNS=\"$runs\" routing=$routing"
+echo "# trace: $(basename "$trace")"
+grep '^#' "$work/jobs.txt"
+echo "# bed: $hosts hosts, $leaves leaves x $hpl, $pods pods; --exclusive whole-node jobs; tau $tau s; records in $work"
+for run in $runs; do
+	select=select/topoplace_cons_tres
+	[ "$run" = cons_tres ] && select=select/cons_tres
+	BENCH_INSIDE=1 abs_top_builddir=$build "$top/tests/lib/tp-bed" \
+		--topology "$work/topology.conf" --cpus 2 --select "$select" \
+		--task-plugin task/none --plugin-dir "$build/slurm-plugin/.libs" \
+		--conf "JobCompType=jobcomp/filetxt" \
+		--conf "JobCompLoc=/run/topoplace-bed/log/jobcomp.txt" \
+		--conf "MinJobAge=30" \
+		--timeout $((${BENCH_DRAIN:-1800} + window / compress + 300)) \
+		-- bash "$0" "$run" "$work" "$build" ||
+		{ echo "load_bench: run $run failed (see tp-bed's message above)" >&2; continue; }
+done
+awk -v hpl="$hpl" -v lpp="$lpp" -v hosts="$hosts" -v tau="$tau" \
+	-v span=$((window / compress)) -v runs="$runs" -v work="$work" \
+	-f "$top/bench/load_report.awk"
+# Whole-leaf jobs that took a shared placement past their wait bound.
+for run in $runs; do
+	[ -s "$work/$run.decisions" ] || continue
+	n=$(grep 'leaf gave way to shared' "$work/$run.decisions" |
+		sed 's/^topoplace: JobId=\([0-9]*\):.*/\1/' | sort -u | wc -l)
+	echo "# $run: $n jobs placed shared past their whole-leaf wait bound"
+done

@@ -1,0 +1,78 @@
+#!/bin/bash
+# bench_load_smoke.sh: the parts of bench/load_bench.sh that need no cluster
+# (issue #15): load_prep.awk's scaling, window choice and classes on a
+# six-job SWF whose figures are worked out by hand below, and
+# load_report.awk's figures on hand-made job records.  The bench itself
+# (real Slurm, minutes per run) is not run here.
+set -u
+
+: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
+. "$abs_top_srcdir/tests/lib/bed.sh"
+work=$(mktemp -d /tmp/tp-bench-load-smoke.XXXXXX) || exit 1
+trap 'rm -rf "$work"' EXIT
+prep() { awk -f "$abs_top_srcdir/bench/load_prep.awk" -v hosts=8 -v compress=10 \
+	-v window=100 -v run_cap=5 -v step=50 -v min_jobs=1 "$@" "$work/t.swf"; }
+
+# 16 nodes x 4 procs; fields: job submit wait run procs cpu mem reqprocs
+# reqtime reqmem status user group exe queue partition prev think.
+cat >"$work/t.swf" <<'SWF'
+; Version: 2.2
+; MaxNodes: 16
+; MaxProcs: 64
+1 0 -1 100 16 -1 -1 16 200 -1 1 5 -1 400 -1 1 -1 -1
+2 20 -1 4 4 -1 -1 4 -1 -1 1 5 -1 100 -1 1 -1 -1
+3 -1 -1 -1 -1 -1 -1 -1 -1 -1 1 5 -1 100 -1 1 -1 -1
+4 60 -1 30 64 -1 -1 64 900 -1 1 6 -1 300 -1 1 -1 -1
+5 120 -1 50 8 -1 -1 8 -1 -1 1 7 -1 400 -1 1 -1 -1
+6 160 -1 20 -1 -1 -1 12 -1 -1 1 8 -1 -1 -1 1 -1 -1
+SWF
+# Scaled to 8 hosts (x 8/16, rounded up) at 1/10 time, runs capped at 5 s:
+#   job 1: 4 nodes -> 2, run 100 -> 10 -> 5 (cap), limit 200/10 s -> 1 min
+#   job 2: 1 node -> 1, run 4 -> 0.4 -> 1 (Slurm's 1-s step)
+#   job 3: no submit, run or size: skipped
+#   job 4: 16 nodes -> 8, run 3, limit 900/10 = 90 s -> 2 min
+#   job 5: 2 nodes -> 1, run 5;  job 6: requested 12 procs -> 3 nodes -> 2
+# Windows of 100 trace s every 50 s, load = sum(nodes x run) / (8 x 10 s):
+#   [0,100): jobs 1,2,4: (10 + 1 + 24) / 80 = 0.4375  (nearest to 0.9)
+#   [50,150): jobs 4,5: 29 / 80 = 0.3625  (nearest to 0.3)
+# Classes: b = floor(100 * frac(exe * 2654435761 / 2^32)): exe 400 -> 21
+# comm_sensitive, 100 -> 80 quiet, 300 -> 41 io_heavy; job 6 has no
+# executable: user 8 -> 94 quiet.
+tp_check_eq "the window nearest 90% load, scaled jobs and classes" \
+	"1 0 2 5 1 comm_sensitive
+2 2 1 1 1 quiet
+4 6 8 3 2 io_heavy" "$(prep | grep -v '^#')"
+tp_check "its load and job count are printed" \
+	grep -q "^# window: trace seconds \[0, 100) .*offered load 0.438 of 8 hosts, 3 jobs" <<<"$(prep)"
+tp_check_eq "target 0.3 picks the later window; one executable, one class" \
+	"4 1 8 3 2 io_heavy
+5 7 1 5 1 comm_sensitive" "$(prep -v target=0.3 | grep -v '^#')"
+tp_check_eq "a job with no executable takes its user's class" \
+	"6 0 2 2 1 quiet" "$(prep -v start=160 | grep -v '^#')"
+tp_expect_fail "a trace without MaxNodes/MaxProcs is refused in one line" 2 \
+	"load_prep.awk: no MaxNodes/MaxProcs header or no usable job" \
+	awk -f "$abs_top_srcdir/bench/load_prep.awk" -v hosts=8 -v compress=10 \
+	-v window=100 /dev/null
+
+# load_report.awk: 8 hosts, 2 leaves of 4 hosts, 1 leaf a pod, t0 = 1000,
+# span 10 s.  Run a: a 2-host comm_sensitive job on leaf 0 beside an
+# io_heavy job there at the same time; run b: the io_heavy job on leaf 1,
+# and 2 s later.
+printf '1000\n' >"$work/a.t0"
+printf '1000\n' >"$work/b.t0"
+printf '1 11 comm_sensitive 2 10\n2 12 io_heavy 1 4\n3 13 quiet 4 20\n' >"$work/a.submitted"
+cp "$work/a.submitted" "$work/b.submitted"
+printf '1 COMPLETED 1000 1000 1010 1,2\n2 COMPLETED 1000 1002 1006 3\n3 COMPLETED 1001 1004 1024 5,6,7,8\n' >"$work/a.done"
+printf '1 COMPLETED 1000 1000 1010 1,2\n2 COMPLETED 1000 1004 1008 6\n3 COMPLETED 1001 1004 1024 3,4,5,7\n' >"$work/b.done"
+report=$(awk -v work="$work" -v runs="a b" -v hosts=8 -v hpl=4 -v lpp=1 \
+	-v tau=10 -v span=10 -f "$abs_top_srcdir/bench/load_report.awk")
+# a: busy in [1000,1010]: 2x10 + 1x4 + 4x6 = 48 of 80 = 0.600; to the last
+# end (1024): 104 of 192 = 0.542; waits 0, 2, 3: mean 1.7, p95 3;
+# slowdowns 1, 1, 23/20: mean 1.05; b: waits 0, 4, 3: mean 2.3, p95 4.
+tp_check_eq "run a's figures" \
+	"a              3     3     0  0.600  0.542     24     1.7      3    1.05     1     1     1" \
+	"$(grep '^a ' <<<"$report")"
+tp_check_eq "run b's figures (io_heavy job on the other leaf and pod)" \
+	"b              3     3     0  0.600  0.542     24     2.3      4    1.05     1     0     0" \
+	"$(grep '^b ' <<<"$report")"
+tp_done
