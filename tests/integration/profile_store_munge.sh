@@ -319,7 +319,11 @@ tp_check_eq "200 concurrent writers all succeed" 0 "$fails"
 tp_check_eq "exactly the last 5 runs are kept" 5 \
 	"$(prof list --store "$S" tpalice/storm | wc -l)"
 tp_check "every kept run verifies" prof verify "${M[@]}" tpalice/storm
-tp_check_eq "no temporary file is left" "" "$(ls -A "$S/tpalice/storm" | grep -v '\.tpp$')"
+tp_check_eq "no temporary file is left (only runs and their summaries)" "" \
+	"$(ls -A "$S/tpalice/storm" | grep -v '\.tpp$' | grep -v '\.sum$')"
+tp_check_eq "each kept run has its summary, and no other is left" \
+	"$(ls "$S/tpalice/storm" | grep '\.tpp$' | sed 's/\.tpp$//')" \
+	"$(ls "$S/tpalice/storm" | grep '\.sum$' | sed 's/\.sum$//')"
 out=$(prof show "${M[@]}" --merged tpalice/storm 2>&1)
 tp_check_eq "the merged view averages the 5 runs" "mean of 5 runs" \
 	"$(sed -n 's/^merged: *//p' <<<"$out")"

@@ -93,13 +93,17 @@ tp_check_eq "its matrix is the ring's" \
 	"matrix:       4 pairs, 32000 bytes, 80 messages" "$(grep '^matrix:' <<<"$show")"
 f=$(find "$ST/tpalice/ring4" -name '*.tpp')
 tp_check_eq "the stored file belongs to tpalice, 0600" "tpalice 600" "$(stat -c '%U %a' "$f")"
+tp_check_eq "and so does its summary (what slurmctld reads)" "tpalice 600" \
+	"$(stat -c '%U %a' "${f%.tpp}.sum")"
+# The run and its summary: what the store must hold from here on.
+f=$(printf '%s\n' "$f" "${f%.tpp}.sum" | sort)
 
 alice_run "$PT/mpi_patterns" abort 10 100 >/dev/null 2>&1
 tp_check "an aborted job of tpalice's fails" test $? -ne 0
 tp_check_eq "the aborted job added no run" 1 \
 	"$("${PROF_CLI[@]}" list "${M[@]}" tpalice/ring4 2>&1 | grep -c '^tpalice/ring4/')"
 tp_check_eq "and left no other file in the store" "$f" \
-	"$(find "$ST" -type f)"
+	"$(find "$ST" -type f | sort)"
 
 # A bad TOPOPLACE_PROFILE_KEEP: named, the default kept, the run stored.
 out=$(tp_as_user tpalice env TOPOPLACE_PROFILE_KEEP=lots TMPDIR="$PT/alice" \
@@ -124,7 +128,7 @@ if grep -q "topoplace-profiler: .*munged unreachable at socket $PT/alice/no.sock
 else
 	tp_fail "rank 0 says munged is unreachable, naming the socket" "$out"
 fi
-tp_check_eq "and nothing was added" "$f" "$(find "$ST" -type f)"
+tp_check_eq "and nothing was added" "$f" "$(find "$ST" -type f | sort)"
 
 # --- against Open MPI's pml monitoring ---------------------------------------
 mon() { # NAME NP ARGS...
