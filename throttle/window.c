@@ -428,21 +428,134 @@ static bool decide_by_objective(const tp_io_pattern *pattern,
 	return true;
 }
 
+/*
+ * The automatic window for @pattern (the caller checked it): the site
+ * objective on the measured curve @c[n] when it can answer, else the
+ * threshold rule.  Fills @d from scratch but for the fields the caller
+ * set (intervals, measured cost).
+ */
+static tp_status decide_auto(const tp_io_pattern *pattern,
+                             const tp_threshold_table *table,
+                             const tp_throttle_policy *policy,
+                             const tp_curve_point *c, size_t n,
+                             tp_window_decision *d, tp_error *err)
+{
+	uint64_t min_us = policy ? policy->min_window_us : 0;
+	uint64_t max_us = policy ? policy->max_window_us : 0;
+	tp_threshold_estimate est;
+	tp_status st;
+	char note[96] = "", fallback[160] = "", mean[32], threshold[32],
+	     window[32];
+
+	if (!class_throttled(policy, pattern->job_class)) {
+		snprintf(d->reason, sizeof(d->reason),
+		         "not throttled: class '%s' is not throttled by the "
+		         "site policy",
+		         pattern->job_class ? pattern->job_class : "");
+		return TP_OK;
+	}
+	if (!table) {
+		snprintf(d->reason, sizeof(d->reason),
+		         "not throttled: no threshold table configured");
+		return TP_OK;
+	}
+	st = tp_threshold_lookup(table, pattern->request_bytes,
+	                         pattern->clients, &est, err);
+	if (st != TP_OK)
+		return st;
+	d->threshold_us = est.threshold_us;
+	d->threshold_extrapolated = est.extrapolated;
+	if (policy->objective.kind != TP_OBJECTIVE_NONE &&
+	    decide_by_objective(pattern, policy, c, n, d, fallback,
+	                        sizeof(fallback)))
+		return TP_OK;
+	if (pattern->mean_interval_us >= est.threshold_us) {
+		expected_effect(pattern, c, n, d);
+		tp_units_format_us(pattern->mean_interval_us, mean,
+		                   sizeof(mean));
+		tp_units_format_us(est.threshold_us, threshold,
+		                   sizeof(threshold));
+		snprintf(d->reason, sizeof(d->reason),
+		         "not throttled: mean interval %s is already at "
+		         "or above the threshold %s%s%s",
+		         mean, threshold,
+		         est.extrapolated ? " (extrapolated)" : "", fallback);
+		return TP_OK;
+	}
+	/* The smallest whole-microsecond window with mean >= threshold. */
+	d->window_us = (uint64_t)ceil(est.threshold_us);
+	if (min_us && d->window_us < min_us) {
+		d->window_us = min_us;
+		snprintf(note, sizeof(note), "; raised to the site minimum");
+	} else if (max_us && d->window_us > max_us) {
+		d->window_us = max_us;
+		snprintf(note, sizeof(note),
+		         "; capped at the site maximum, still below the "
+		         "threshold");
+	}
+	d->throttle = true;
+	expected_effect(pattern, c, n, d);
+	tp_units_format_us(pattern->mean_interval_us, mean, sizeof(mean));
+	tp_units_format_us(est.threshold_us, threshold, sizeof(threshold));
+	tp_units_format_us((double)d->window_us, window, sizeof(window));
+	snprintf(d->reason, sizeof(d->reason),
+	         "mean interval %s is below the threshold %s%s: window %s%s%s",
+	         mean, threshold, est.extrapolated ? " (extrapolated)" : "",
+	         window, note, fallback);
+	return TP_OK;
+}
+
+/*
+ * The user's window for @pattern, within the site's bounds and, when the
+ * policy does not allow users to turn throttling off, never below
+ * @site_window_us (the automatic window for this job; 0: none).
+ */
+static void decide_fixed(const tp_io_pattern *pattern,
+                         const tp_threshold_table *table,
+                         const tp_throttle_policy *policy,
+                         const tp_throttle_request *request,
+                         uint64_t site_window_us, const tp_curve_point *c,
+                         size_t n, tp_window_decision *d)
+{
+	uint64_t min_us = policy ? policy->min_window_us : 0;
+	uint64_t max_us = policy ? policy->max_window_us : 0;
+	tp_threshold_estimate est;
+	char note[96] = "", limit[32], window[32];
+
+	d->throttle = true;
+	d->window_us =
+	    bounded(request->window_us, min_us, max_us, note, sizeof(note));
+	if (d->window_us < site_window_us) {
+		d->window_us = site_window_us;
+		tp_units_format_us((double)site_window_us, limit,
+		                   sizeof(limit));
+		snprintf(note, sizeof(note),
+		         " (raised to the site's window %s for this job)",
+		         limit);
+	}
+	if (table &&
+	    tp_threshold_lookup(table, pattern->request_bytes, pattern->clients,
+	                        &est, NULL) == TP_OK) {
+		d->threshold_us = est.threshold_us;
+		d->threshold_extrapolated = est.extrapolated;
+	}
+	expected_effect(pattern, c, n, d);
+	tp_units_format_us((double)d->window_us, window, sizeof(window));
+	snprintf(d->reason, sizeof(d->reason), "window %s set by the user%s",
+	         window, note);
+}
+
 tp_status tp_window_decide(const tp_io_pattern *pattern,
                            const tp_threshold_table *table,
                            const tp_throttle_policy *policy,
                            const tp_throttle_request *request,
                            tp_window_decision *d, tp_error *err)
 {
-	tp_throttle_request automatic = {TP_THROTTLE_AUTO, 0};
+	static const tp_throttle_request automatic = {TP_THROTTLE_AUTO, 0};
 	uint64_t min_us = policy ? policy->min_window_us : 0;
 	uint64_t max_us = policy ? policy->max_window_us : 0;
 	const tp_curve_point *curve = NULL;
 	size_t curve_count = 0;
-	tp_threshold_estimate est;
-	tp_status st;
-	char note[96] = "", fallback[160] = "", mean[32], threshold[32],
-	     window[32];
 
 	memset(d, 0, sizeof(*d));
 	if (!request)
@@ -478,94 +591,24 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 	if (table)
 		find_curve(table, pattern, d, &curve, &curve_count);
 	if (request->mode == TP_THROTTLE_FIXED) {
-		tp_window_decision site;
-		char limit[32];
+		uint64_t site_window_us = 0;
 
-		d->throttle = true;
-		d->window_us = bounded(request->window_us, min_us, max_us, note,
-		                       sizeof(note));
 		/* Without ThrottleAllowUserOff a user window cannot undercut
-		 * the window the site sets for this job either. */
-		if (policy && !policy->allow_user_off &&
-		    tp_window_decide(pattern, table, policy, &automatic, &site,
-		                     NULL) == TP_OK &&
-		    site.throttle && d->window_us < site.window_us) {
-			d->window_us = site.window_us;
-			tp_units_format_us((double)site.window_us, limit,
-			                   sizeof(limit));
-			snprintf(
-			    note, sizeof(note),
-			    " (raised to the site's window %s for this job)",
-			    limit);
+		 * the window the site sets for this job either: the
+		 * automatic window, from the same checked pattern and curve.
+		 * A table that cannot answer for this job sets none. */
+		if (policy && !policy->allow_user_off) {
+			tp_window_decision site = *d;
+
+			if (decide_auto(pattern, table, policy, curve,
+			                curve_count, &site, NULL) == TP_OK &&
+			    site.throttle)
+				site_window_us = site.window_us;
 		}
-		if (table && tp_threshold_lookup(table, pattern->request_bytes,
-		                                 pattern->clients, &est,
-		                                 NULL) == TP_OK) {
-			d->threshold_us = est.threshold_us;
-			d->threshold_extrapolated = est.extrapolated;
-		}
-		expected_effect(pattern, curve, curve_count, d);
-		tp_units_format_us((double)d->window_us, window,
-		                   sizeof(window));
-		snprintf(d->reason, sizeof(d->reason),
-		         "window %s set by the user%s", window, note);
+		decide_fixed(pattern, table, policy, request, site_window_us,
+		             curve, curve_count, d);
 		return TP_OK;
 	}
 	/* auto (or off refused by policy) */
-	if (!class_throttled(policy, pattern->job_class)) {
-		snprintf(d->reason, sizeof(d->reason),
-		         "not throttled: class '%s' is not throttled by the "
-		         "site policy",
-		         pattern->job_class ? pattern->job_class : "");
-		return TP_OK;
-	}
-	if (!table) {
-		snprintf(d->reason, sizeof(d->reason),
-		         "not throttled: no threshold table configured");
-		return TP_OK;
-	}
-	st = tp_threshold_lookup(table, pattern->request_bytes,
-	                         pattern->clients, &est, err);
-	if (st != TP_OK)
-		return st;
-	d->threshold_us = est.threshold_us;
-	d->threshold_extrapolated = est.extrapolated;
-	if (policy->objective.kind != TP_OBJECTIVE_NONE &&
-	    decide_by_objective(pattern, policy, curve, curve_count, d,
-	                        fallback, sizeof(fallback)))
-		return TP_OK;
-	if (pattern->mean_interval_us >= est.threshold_us) {
-		expected_effect(pattern, curve, curve_count, d);
-		tp_units_format_us(pattern->mean_interval_us, mean,
-		                   sizeof(mean));
-		tp_units_format_us(est.threshold_us, threshold,
-		                   sizeof(threshold));
-		snprintf(d->reason, sizeof(d->reason),
-		         "not throttled: mean interval %s is already at "
-		         "or above the threshold %s%s%s",
-		         mean, threshold,
-		         est.extrapolated ? " (extrapolated)" : "", fallback);
-		return TP_OK;
-	}
-	/* The smallest whole-microsecond window with mean >= threshold. */
-	d->window_us = (uint64_t)ceil(est.threshold_us);
-	if (min_us && d->window_us < min_us) {
-		d->window_us = min_us;
-		snprintf(note, sizeof(note), "; raised to the site minimum");
-	} else if (max_us && d->window_us > max_us) {
-		d->window_us = max_us;
-		snprintf(note, sizeof(note),
-		         "; capped at the site maximum, still below the "
-		         "threshold");
-	}
-	d->throttle = true;
-	expected_effect(pattern, curve, curve_count, d);
-	tp_units_format_us(pattern->mean_interval_us, mean, sizeof(mean));
-	tp_units_format_us(est.threshold_us, threshold, sizeof(threshold));
-	tp_units_format_us((double)d->window_us, window, sizeof(window));
-	snprintf(d->reason, sizeof(d->reason),
-	         "mean interval %s is below the threshold %s%s: window %s%s%s",
-	         mean, threshold, est.extrapolated ? " (extrapolated)" : "",
-	         window, note, fallback);
-	return TP_OK;
+	return decide_auto(pattern, table, policy, curve, curve_count, d, err);
 }
