@@ -82,3 +82,4 @@ EXTRA_DIST += tests/integration/pacing_mpi_writer.c \
 	bench/pacing_bench.sh \
 	tests/fuzz/corpus/sweep/v2-victims.csv \
 	tests/fuzz/corpus/sweep/table-v2.csv
+EXTRA_DIST += tests/lib/pacing.sh
