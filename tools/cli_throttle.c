@@ -550,7 +550,6 @@ static int run_window(int argc, char **argv)
 	}
 	tp_threshold_table_free(table);
 	print_decision(&d);
-	printf("reason=%s\n", d.reason);
 	return TP_EXIT_OK;
 }
 
