@@ -49,6 +49,39 @@ tp_status tp_throttle_parse(const char *text, tp_throttle_request *request,
 	return TP_OK;
 }
 
+/* A window of @w us within the site's bounds; @note says what changed. */
+static uint64_t bounded(uint64_t w, uint64_t min_us, uint64_t max_us,
+                        char *note, size_t size)
+{
+	char limit[32];
+
+	if (min_us && w < min_us) {
+		tp_units_format_us((double)min_us, limit, sizeof(limit));
+		snprintf(note, size, " (raised to the site minimum %s)", limit);
+		return min_us;
+	}
+	if (max_us && w > max_us) {
+		tp_units_format_us((double)max_us, limit, sizeof(limit));
+		snprintf(note, size, " (lowered to the site maximum %s)",
+		         limit);
+		return max_us;
+	}
+	return w;
+}
+
+/* The site's window bounds make sense: the minimum is not above the
+ * maximum (0: unbounded). */
+static tp_status check_bounds(uint64_t min_us, uint64_t max_us, tp_error *err)
+{
+	if (max_us && min_us > max_us)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "throttle policy: minimum window %llu us "
+		                    "above maximum %llu us",
+		                    (unsigned long long)min_us,
+		                    (unsigned long long)max_us);
+	return TP_OK;
+}
+
 /*
  * A user window with no I/O pattern known (a job without a profile):
  * ThrottleMinWindow and ThrottleMaxWindow bound it, nothing else applies.
@@ -59,26 +92,13 @@ static tp_status user_window_alone(const tp_throttle_policy *policy,
 {
 	uint64_t min_us = policy ? policy->min_window_us : 0;
 	uint64_t max_us = policy ? policy->max_window_us : 0;
-	char note[96] = "", window[32], limit[32];
+	char note[96] = "", window[32];
+	tp_status st = check_bounds(min_us, max_us, err);
 
-	if (max_us && min_us > max_us)
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "throttle policy: minimum window %llu us "
-		                    "above maximum %llu us",
-		                    (unsigned long long)min_us,
-		                    (unsigned long long)max_us);
-	d->window_us = request->window_us;
-	if (min_us && d->window_us < min_us) {
-		d->window_us = min_us;
-		tp_units_format_us((double)min_us, limit, sizeof(limit));
-		snprintf(note, sizeof(note), " (raised to the site minimum %s)",
-		         limit);
-	} else if (max_us && d->window_us > max_us) {
-		d->window_us = max_us;
-		tp_units_format_us((double)max_us, limit, sizeof(limit));
-		snprintf(note, sizeof(note),
-		         " (lowered to the site maximum %s)", limit);
-	}
+	if (st != TP_OK)
+		return st;
+	d->window_us =
+	    bounded(request->window_us, min_us, max_us, note, sizeof(note));
 	d->throttle = true;
 	tp_units_format_us((double)d->window_us, window, sizeof(window));
 	snprintf(d->reason, sizeof(d->reason), "window %s set by the user%s",
@@ -300,26 +320,6 @@ static void expected_effect(const tp_io_pattern *p, const tp_curve_point *c,
 		                    ? d->threshold_us / d->interval_after_us
 		                    : INFINITY;
 	}
-}
-
-/* A window of @w us within the site's bounds; @note says what changed. */
-static uint64_t bounded(uint64_t w, uint64_t min_us, uint64_t max_us,
-                        char *note, size_t size)
-{
-	char limit[32];
-
-	if (min_us && w < min_us) {
-		tp_units_format_us((double)min_us, limit, sizeof(limit));
-		snprintf(note, size, " (raised to the site minimum %s)", limit);
-		return min_us;
-	}
-	if (max_us && w > max_us) {
-		tp_units_format_us((double)max_us, limit, sizeof(limit));
-		snprintf(note, size, " (lowered to the site maximum %s)",
-		         limit);
-		return max_us;
-	}
-	return w;
 }
 
 /*
@@ -556,6 +556,7 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 	uint64_t max_us = policy ? policy->max_window_us : 0;
 	const tp_curve_point *curve = NULL;
 	size_t curve_count = 0;
+	tp_status st;
 
 	memset(d, 0, sizeof(*d));
 	if (!request)
@@ -572,12 +573,9 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "I/O pattern: mean interval must be a "
 		                    "finite number > 0 us (start to start)");
-	if (max_us && min_us > max_us)
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "throttle policy: minimum window %llu us "
-		                    "above maximum %llu us",
-		                    (unsigned long long)min_us,
-		                    (unsigned long long)max_us);
+	st = check_bounds(min_us, max_us, err);
+	if (st != TP_OK)
+		return st;
 	d->interval_before_us = d->interval_after_us =
 	    pattern->mean_interval_us;
 	d->measured_cost_fraction = -1;
