@@ -19,6 +19,12 @@
 #    (an upper bound of a start-to-start interval; >= 1 always), and the
 #    mean and smallest start-to-start interval the library itself recorded
 #    (TOPOPLACE_IO_PACING_STATS; the smallest >= 1 always).
+# 3. Cost of the per-client phase (TOPOPLACE_IO_PHASE), in instructions,
+#    so a loaded machine cannot blur it: under callgrind, CG_COUNT 4 KiB
+#    pwrite()s back to back with a 1 us window, phase on and off; per
+#    request, the instructions of the library's pacing step (pace_now,
+#    inclusive) without its waits (wait_until, inclusive), and the waits
+#    apart.  Needs valgrind (skipped without it).
 # Prints figures only; never passes or fails on time.
 set -u
 build=${1:-.}
@@ -84,3 +90,31 @@ for win in 100 500 1000 2000 5000 10000; do
 		printf "%-10s %8d %13.4f %12.4f %11.4f %14.4f %15.4f %14.4f\n", w " us", n, mean / w, min / w, tot / ((n - 1) * w), outer / w, smean / 1000 / w, smin / 1000 / w
 	}'
 done
+
+echo
+echo "== cost of the per-client phase: instructions per request (callgrind; 4 KiB pwrite, 1 us window)"
+if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
+	echo "(skipped: no valgrind/callgrind_annotate)"
+	exit 0
+fi
+cg_count=${CG_COUNT:-2000}
+# cg_cost PHASE: "pacing waiting" instructions per request, from callgrind.
+cg_cost() {
+	local out=$tmp/cg.$1
+	env LD_PRELOAD="$lib" TOPOPLACE_IO_WINDOW_US=1 TOPOPLACE_IO_PHASE=$1 \
+		valgrind --tool=callgrind --callgrind-out-file="$out" \
+		"$writer" seq "$tmp/cg" "$cg_count" 4096 >/dev/null 2>&1 || return 1
+	callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
+		awk -v n="$cg_count" '
+		function ir(s) { gsub(",", "", s); return s + 0 }
+		$0 ~ /:pace_now / { pace = ir($1) }
+		$0 ~ /:wait_until / { wait = ir($1) }
+		END { printf "%.1f %.1f\n", (pace - wait) / n, wait / n }'
+}
+printf "%-10s %22s %22s\n" phase "pacing Ir/request" "waiting Ir/request"
+for ph in 0 1; do
+	read -r pacing waiting <<<"$(cg_cost $ph)"
+	printf "%-10s %22s %22s\n" "$([[ $ph == 1 ]] && echo on || echo off)" "$pacing" "$waiting"
+done
+echo "  (pacing: pace_now without wait_until; waiting: wait_until, i.e. a request"
+echo "  that found the client idle for 4 windows waits for its phase)"

@@ -128,8 +128,90 @@ static void draw_point(cairo_t *cr, double x, double y, bool median)
 	cairo_fill(cr);
 }
 
-static void tick_label(const struct axis *a, double v, char *buf,
-                       size_t size)
+/* Point @i of a chart's curve @primary (true: the solid one): false when
+ * the point has nothing to draw there. */
+typedef bool (*curve_point_fn)(const void *chart, size_t i, bool primary,
+                               double *x, double *y);
+
+/* A chart's two curves over its @n points: lines through the points, then
+ * the points; the primary curve (colour @cols[0]) first, heavy and solid
+ * with discs, the other (@cols[1]) on top, light and dashed with squares,
+ * so both stay readable where they coincide. */
+static void draw_curves(tp_canvas *cv, const struct axis *xa,
+                        const struct axis *ya, size_t n, curve_point_fn at,
+                        const void *chart, const tp_rgb cols[2])
+{
+	cairo_t *cr = tp_canvas_cairo(cv);
+	double x, y;
+
+	for (int pass = 1; pass >= 0; pass--) {
+		int started = 0;
+
+		cairo_new_path(cr);
+		for (size_t i = 0; i < n; i++) {
+			if (!at(chart, i, pass, &x, &y))
+				continue;
+			if (started++)
+				cairo_line_to(cr, axis_px(xa, x),
+				              axis_px(ya, y));
+			else
+				cairo_move_to(cr, axis_px(xa, x),
+				              axis_px(ya, y));
+		}
+		tp_canvas_set_rgb(cv, cols[!pass]);
+		cairo_save(cr);
+		cairo_set_line_width(cr, pass ? MEDIAN_WIDTH : P95_WIDTH);
+		if (!pass) {
+			const double dash = P95_DASH;
+
+			cairo_set_dash(cr, &dash, 1, 0);
+		}
+		cairo_stroke(cr);
+		cairo_restore(cr);
+		for (size_t i = 0; i < n; i++)
+			if (at(chart, i, pass, &x, &y))
+				draw_point(cr, axis_px(xa, x), axis_px(ya, y),
+				           pass);
+	}
+}
+
+/* The legend of draw_curves' two curves, from (@x, @top): each curve's
+ * line and point, then its name. */
+static void draw_legend(tp_canvas *cv, double x, double top,
+                        const char *const names[2], const tp_rgb cols[2])
+{
+	for (int i = 0; i < 2; i++) {
+		double y = top + 14 + 16 * i;
+
+		tp_canvas_line(cv, x, y - 4, x + 22, y - 4,
+		               i ? P95_WIDTH : MEDIAN_WIDTH, cols[i],
+		               i ? P95_DASH : 0);
+		tp_canvas_set_rgb(cv, cols[i]);
+		draw_point(tp_canvas_cairo(cv), x + 11, y - 4, i == 0);
+		tp_canvas_set_rgb(cv, ink);
+		tp_canvas_text(cv, x + 28, y, 10, TP_ALIGN_LEFT, 0, names[i]);
+	}
+}
+
+/* The latency chart's points: median (primary) and p95 against the
+ * interval; back-to-back points and, on a log axis, zeros are not drawn. */
+struct latency_chart {
+	const tp_iocurve *c;
+	bool log;
+};
+
+static bool latency_point(const void *chart, size_t i, bool primary, double *x,
+                          double *y)
+{
+	const struct latency_chart *lc = chart;
+	const tp_sweep_point *p = &lc->c->points[i];
+
+	*x = p->interval_us;
+	*y = primary ? p->median_us : p->p95_us;
+	return p->interval_us > 0 && !(lc->log && *y <= 0);
+}
+
+static void tick_label(const struct axis *a, double v, char *buf, size_t size)
 {
 	if (a->ratio)
 		snprintf(buf, size, "%gx", v);
@@ -267,9 +349,7 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 	tp_rgb thr = tp_canvas_category(5), win = tp_canvas_category(2);
 	bool same_place = false;
 	tp_canvas *cv;
-	cairo_t *cr;
 	tp_status rc;
-	int started;
 
 	if (c->count == 0)
 		return tp_error_set(err, TP_ERR_INVALID,
@@ -316,7 +396,6 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 	rc = tp_canvas_open(path, width, height, &cv, err);
 	if (rc != TP_OK)
 		return rc;
-	cr = tp_canvas_cairo(cv);
 	tp_iocurve_words(c, xa.log, &words);
 	tp_chart_heading(cv, words.title, words.subtitle, words.note);
 
@@ -351,65 +430,15 @@ tp_status tp_iocurve_draw(const char *path, uint32_t width, uint32_t height,
 		tp_canvas_text(cv, x + 4, top + 12, 10, TP_ALIGN_LEFT, 0,
 		               "threshold");
 	}
-	/* Median (pass 1) then p95 (pass 0): lines through the points, then
-	 * the points.  The dashed p95 on top keeps both readable where the
-	 * two curves coincide (steady latency). */
-	for (int pass = 1; pass >= 0; pass--) {
-		tp_rgb col = pass ? median : p95;
-
-		started = 0;
-		cairo_new_path(cr);
-		for (size_t i = 0; i < c->count; i++) {
-			const tp_sweep_point *p = &c->points[i];
-			double v = pass ? p->median_us : p->p95_us;
-
-			if (p->interval_us <= 0 || (ya.log && v <= 0))
-				continue;
-			if (started++)
-				cairo_line_to(cr, axis_px(&xa, p->interval_us),
-				              axis_px(&ya, v));
-			else
-				cairo_move_to(cr, axis_px(&xa, p->interval_us),
-				              axis_px(&ya, v));
-		}
-		tp_canvas_set_rgb(cv, col);
-		cairo_save(cr);
-		cairo_set_line_width(cr, pass ? MEDIAN_WIDTH : P95_WIDTH);
-		if (!pass) {
-			const double dash = P95_DASH;
-
-			cairo_set_dash(cr, &dash, 1, 0);
-		}
-		cairo_stroke(cr);
-		cairo_restore(cr);
-		for (size_t i = 0; i < c->count; i++) {
-			const tp_sweep_point *p = &c->points[i];
-			double v = pass ? p->median_us : p->p95_us;
-
-			if (p->interval_us <= 0 || (ya.log && v <= 0))
-				continue;
-			draw_point(cr, axis_px(&xa, p->interval_us),
-			           axis_px(&ya, v), pass);
-		}
-	}
-	/* Legend, top right inside the plot: each curve's line and point. */
 	{
 		static const char *const names[] = {"median latency",
 		                                    "95th percentile"};
-		tp_rgb cols[] = {median, p95};
+		const struct latency_chart lc = {c, ya.log};
+		const tp_rgb cols[] = {median, p95};
 
-		for (int i = 0; i < 2; i++) {
-			double y = top + 14 + 16 * i;
-
-			tp_canvas_line(cv, right - 150, y - 4, right - 128,
-			               y - 4, i ? P95_WIDTH : MEDIAN_WIDTH,
-			               cols[i], i ? P95_DASH : 0);
-			tp_canvas_set_rgb(cv, cols[i]);
-			draw_point(cr, right - 139, y - 4, i == 0);
-			tp_canvas_set_rgb(cv, ink);
-			tp_canvas_text(cv, right - 122, y, 10, TP_ALIGN_LEFT, 0,
-			               names[i]);
-		}
+		draw_curves(cv, &xa, &ya, c->count, latency_point, &lc, cols);
+		/* Top right inside the plot. */
+		draw_legend(cv, right - 150, top, names, cols);
 	}
 	tp_canvas_set_rgb(cv, ink);
 	tp_canvas_text_fit(cv, (left + right) / 2, height - 12, 11,
@@ -436,8 +465,7 @@ static double unthrottled_us(const tp_iocurve_tradeoff *c)
 	           : 0;
 }
 
-void tp_iocurve_tradeoff_words(const tp_iocurve_tradeoff *c,
-                               tp_iocurve_text *t)
+void tp_iocurve_tradeoff_words(const tp_iocurve_tradeoff *c, tp_iocurve_text *t)
 {
 	char a[32], b[32];
 	double t0 = unthrottled_us(c);
@@ -462,8 +490,9 @@ void tp_iocurve_tradeoff_words(const tp_iocurve_tradeoff *c,
 	}
 	if (c->window_us > 0) {
 		format_us(c->window_us, a, sizeof(a));
-		snprintf(t->note, sizeof(t->note), "window %s, objective %s%s%s",
-		         a, c->objective ? c->objective : "none",
+		snprintf(t->note, sizeof(t->note),
+		         "window %s, objective %s%s%s", a,
+		         c->objective ? c->objective : "none",
 		         c->window_why ? ": " : "",
 		         c->window_why ? c->window_why : "");
 	} else {
@@ -478,12 +507,31 @@ void tp_iocurve_tradeoff_words(const tp_iocurve_tradeoff *c,
 	         "no-I/O, I/O time over unthrottled");
 }
 
+/* The trade-off chart's points: the victim's mean (primary) and the I/O
+ * time ratio against the window; unthrottled and unmeasured points are
+ * not drawn. */
+struct tradeoff_chart {
+	const tp_iocurve_tradeoff *c;
+	double t0; /* the unthrottled interval */
+};
+
+static bool tradeoff_point(const void *chart, size_t i, bool primary, double *x,
+                           double *y)
+{
+	const struct tradeoff_chart *tc = chart;
+	const tp_curve_point *p = &tc->c->points[i];
+
+	*x = p->window_us;
+	*y = primary ? p->victim_mean_x : io_ratio(p, tc->t0);
+	return p->window_us > 0 && *y > 0;
+}
+
 tp_status tp_iocurve_draw_tradeoff(const char *path, uint32_t width,
                                    uint32_t height,
-                                   const tp_iocurve_tradeoff *c,
-                                   tp_error *err)
+                                   const tp_iocurve_tradeoff *c, tp_error *err)
 {
-	double xlo = INFINITY, xhi = 0, ylo = 1, yhi = 1, t0 = unthrottled_us(c);
+	double xlo = INFINITY, xhi = 0, ylo = 1, yhi = 1,
+	       t0 = unthrottled_us(c);
 	double left = 78, right = width - 24.0, top = 92,
 	       bottom = height - 52.0;
 	struct axis xa, ya;
@@ -492,7 +540,6 @@ tp_status tp_iocurve_draw_tradeoff(const char *path, uint32_t width,
 	tp_rgb victim = tp_canvas_category(4), io = tp_canvas_category(6);
 	tp_rgb win = tp_canvas_category(2), lim = tp_canvas_category(5);
 	tp_canvas *cv;
-	cairo_t *cr;
 	tp_status rc;
 
 	if ((rc = tp_chart_check_size(path, width, height, err)) != TP_OK)
@@ -536,7 +583,6 @@ tp_status tp_iocurve_draw_tradeoff(const char *path, uint32_t width,
 	rc = tp_canvas_open(path, width, height, &cv, err);
 	if (rc != TP_OK)
 		return rc;
-	cr = tp_canvas_cairo(cv);
 	tp_iocurve_tradeoff_words(c, &words);
 	tp_chart_heading(cv, words.title, words.subtitle, words.note);
 	draw_ticks(cv, &xa, false, bottom, top);
@@ -559,63 +605,15 @@ tp_status tp_iocurve_draw_tradeoff(const char *path, uint32_t width,
 		tp_canvas_text(cv, left + 6, y - 4, 10, TP_ALIGN_LEFT, 0,
 		               c->objective ? c->objective : "objective");
 	}
-	/* Victim (pass 1, solid, discs) then I/O time (pass 0, dashed,
-	 * squares), as the latency chart draws median and p95. */
-	for (int pass = 1; pass >= 0; pass--) {
-		int started = 0;
-
-		cairo_new_path(cr);
-		for (size_t i = 0; i < c->count; i++) {
-			const tp_curve_point *p = &c->points[i];
-			double v = pass ? p->victim_mean_x : io_ratio(p, t0);
-
-			if (p->window_us <= 0 || !(v > 0))
-				continue;
-			if (started++)
-				cairo_line_to(cr, axis_px(&xa, p->window_us),
-				              axis_px(&ya, v));
-			else
-				cairo_move_to(cr, axis_px(&xa, p->window_us),
-				              axis_px(&ya, v));
-		}
-		tp_canvas_set_rgb(cv, pass ? victim : io);
-		cairo_save(cr);
-		cairo_set_line_width(cr, pass ? MEDIAN_WIDTH : P95_WIDTH);
-		if (!pass) {
-			const double dash = P95_DASH;
-
-			cairo_set_dash(cr, &dash, 1, 0);
-		}
-		cairo_stroke(cr);
-		cairo_restore(cr);
-		for (size_t i = 0; i < c->count; i++) {
-			const tp_curve_point *p = &c->points[i];
-			double v = pass ? p->victim_mean_x : io_ratio(p, t0);
-
-			if (p->window_us <= 0 || !(v > 0))
-				continue;
-			draw_point(cr, axis_px(&xa, p->window_us),
-			           axis_px(&ya, v), pass);
-		}
-	}
 	{
 		static const char *const names[] = {"victim mean latency",
 		                                    "I/O time"};
-		tp_rgb cols[] = {victim, io};
+		const struct tradeoff_chart tc = {c, t0};
+		const tp_rgb cols[] = {victim, io};
 
-		for (int i = 0; i < 2; i++) {
-			double y = top + 14 + 16 * i;
-
-			/* Top left: the I/O time rises to the top right. */
-			tp_canvas_line(cv, left + 12, y - 4, left + 34, y - 4,
-			               i ? P95_WIDTH : MEDIAN_WIDTH, cols[i],
-			               i ? P95_DASH : 0);
-			tp_canvas_set_rgb(cv, cols[i]);
-			draw_point(cr, left + 23, y - 4, i == 0);
-			tp_canvas_set_rgb(cv, ink);
-			tp_canvas_text(cv, left + 40, y, 10, TP_ALIGN_LEFT, 0,
-			               names[i]);
-		}
+		draw_curves(cv, &xa, &ya, c->count, tradeoff_point, &tc, cols);
+		/* Top left: the I/O time rises to the top right. */
+		draw_legend(cv, left + 12, top, names, cols);
 	}
 	tp_canvas_set_rgb(cv, ink);
 	tp_canvas_text_fit(cv, (left + right) / 2, height - 12, 11,

@@ -25,7 +25,7 @@ tests_unit_test_window_LDADD = $(TP_UNIT_LDADD) $(MATH_LIBS)
 
 tests_unit_test_sweep_SOURCES = tests/unit/test_sweep.c
 tests_unit_test_sweep_CFLAGS = $(TP_UNIT_CFLAGS)
-tests_unit_test_sweep_LDADD = $(TP_UNIT_LDADD)
+tests_unit_test_sweep_LDADD = $(TP_UNIT_LDADD) $(MATH_LIBS)
 
 tests_unit_test_tbf_SOURCES = tests/unit/test_tbf.c
 tests_unit_test_tbf_CFLAGS = $(TP_UNIT_CFLAGS)
@@ -82,3 +82,11 @@ EXTRA_DIST += tests/integration/pacing_mpi_writer.c \
 	bench/pacing_bench.sh \
 	tests/fuzz/corpus/sweep/v2-victims.csv \
 	tests/fuzz/corpus/sweep/table-v2.csv
+# The shared-link experiment's traffic: I/O clients, sink, victim ping-pong.
+check_PROGRAMS += tests/integration/pacing_link
+tests_integration_pacing_link_SOURCES = tests/integration/pacing_link.c
+tests_integration_pacing_link_LDADD = -lpthread
+EXTRA_DIST += bench/pacing_link_bench.sh
+TESTS += tests/integration/pacing_link.sh
+dist_check_SCRIPTS += tests/integration/pacing_link.sh
+EXTRA_DIST += tests/lib/pacing.sh tests/lib/pacing_link.sh

@@ -58,6 +58,12 @@
  * request, never change its result.  stdio writes (fwrite) reach the kernel
  * through glibc's internal write and are not paced.
  *
+ * Sockets (TOPOPLACE_IO_PACE_SOCKETS=1, off by default): for clients whose
+ * storage is a user-space client over TCP (object stores, DAOS-like
+ * services, the benchmark's sink), socket writes are the I/O requests.
+ * Off by default because in an MPI job over TCP the sockets also carry
+ * the MPI traffic the window is meant to protect, never to slow.
+ *
  * Statistics (TOPOPLACE_IO_PACING_STATS=PATH, for tests and debugging):
  * counters of the calls seen, the requests the window applied to, those
  * held back and for how long, and a table of the first MAX_STARTS request
@@ -98,7 +104,7 @@
 /* Idle this many windows: the next request waits for the client's phase. */
 #define IDLE_WINDOWS 4
 
-enum { KIND_UNKNOWN = 0, KIND_REGULAR, KIND_OTHER };
+enum { KIND_UNKNOWN = 0, KIND_PACED, KIND_OTHER };
 
 /* What a recorded start was: a POSIX or an MPI-IO request. */
 enum { OP_WRITE = 0, OP_READ, OP_MPI_WRITE, OP_MPI_READ };
@@ -107,6 +113,7 @@ enum { OP_WRITE = 0, OP_READ, OP_MPI_WRITE, OP_MPI_READ };
 static atomic_int active;      /* window or statistics on: wrappers' gate */
 static atomic_llong window_ns; /* 0: pass through */
 static atomic_int pace_reads;
+static atomic_int pace_sockets;    /* sockets count as I/O requests too */
 static atomic_llong next_start_ns; /* earliest start of the next request */
 static atomic_llong last_start_ns; /* the latest published start */
 static _Atomic unsigned char fd_kind[FD_CACHE];
@@ -399,6 +406,7 @@ __attribute__((constructor)) static void pacing_init(void)
 {
 	const char *reads = getenv("TOPOPLACE_IO_PACE_READS");
 	const char *spinning = getenv("TOPOPLACE_IO_SPIN");
+	const char *sockets = getenv("TOPOPLACE_IO_PACE_SOCKETS");
 
 	resolve_write();
 	resolve_pwrite();
@@ -422,6 +430,7 @@ __attribute__((constructor)) static void pacing_init(void)
 	resolve_fclose();
 	resolve_closedir();
 	atomic_store(&pace_reads, reads && !strcmp(reads, "1"));
+	atomic_store(&pace_sockets, sockets && !strcmp(sockets, "1"));
 	atomic_store(&spin, !(spinning && !strcmp(spinning, "0")));
 	atomic_store(&next_start_ns, LLONG_MIN / 2);
 	atomic_store(&last_start_ns, LLONG_MIN / 2);
@@ -435,7 +444,9 @@ __attribute__((constructor)) static void pacing_init(void)
 	             atomic_load(&window_ns) != 0 || atomic_load(&stats_on));
 }
 
-static int is_regular(int fd)
+/* Whether requests on @fd are I/O the window applies to: regular files,
+ * and sockets with TOPOPLACE_IO_PACE_SOCKETS=1 (see the top comment). */
+static int is_paced(int fd)
 {
 	struct stat st;
 	int kind;
@@ -445,15 +456,20 @@ static int is_regular(int fd)
 	if (fd < FD_CACHE) {
 		kind = atomic_load_explicit(&fd_kind[fd], memory_order_relaxed);
 		if (kind != KIND_UNKNOWN)
-			return kind == KIND_REGULAR;
+			return kind == KIND_PACED;
 	}
 	if (fstat(fd, &st) != 0)
 		return 0; /* the real call reports the bad descriptor */
-	kind = S_ISREG(st.st_mode) ? KIND_REGULAR : KIND_OTHER;
+	kind =
+	    S_ISREG(st.st_mode) ||
+	            (S_ISSOCK(st.st_mode) &&
+	             atomic_load_explicit(&pace_sockets, memory_order_relaxed))
+	        ? KIND_PACED
+	        : KIND_OTHER;
 	if (fd < FD_CACHE)
 		atomic_store_explicit(&fd_kind[fd], (unsigned char)kind,
 		                      memory_order_relaxed);
-	return kind == KIND_REGULAR;
+	return kind == KIND_PACED;
 }
 
 static void forget_fd(int fd)
@@ -607,7 +623,7 @@ __attribute__((noinline, cold)) static void pace_slow(int fd, int is_read)
 	if (is_read && !atomic_load_explicit(&pace_reads, memory_order_relaxed))
 		return;
 	saved = errno;
-	if (is_regular(fd))
+	if (is_paced(fd))
 		pace_now(w, is_read ? OP_READ : OP_WRITE);
 	errno = saved;
 }

@@ -4,6 +4,7 @@
  */
 #include "tp_config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,9 @@
 #include "csv.h"
 #include "sweep.h"
 #include "units.h"
+
+/* The kind column's words, by tp_sweep_kind: read and written here only. */
+static const char *const kind_names[] = {"io", "victim", "alone"};
 
 tp_sweep *tp_sweep_new(void)
 {
@@ -81,10 +85,8 @@ tp_status tp_sweep_add(tp_sweep *sweep, const tp_sweep_sample *sample,
 /* The kind column of a version 2 row (field 6). */
 static tp_status parse_kind(tp_csv *csv, tp_sweep_sample *s, tp_error *err)
 {
-	static const char *const names[] = {"io", "victim", "alone"};
-
-	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-		if (!strcmp(csv->fields[6], names[k])) {
+	for (size_t k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+		if (!strcmp(csv->fields[6], kind_names[k])) {
 			s->kind = (tp_sweep_kind)k;
 			return TP_OK;
 		}
@@ -214,6 +216,53 @@ int tp_sweep_format_sample(const tp_sweep_sample *s, char *buf, size_t size)
 	                 s->interval_us, s->client, s->start_us, s->latency_us);
 
 	return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
+int tp_sweep_format_sample_v2(const tp_sweep_sample *s, char *buf, size_t size)
+{
+	int n = snprintf(
+	    buf, size, "%llu,%u,%.3f,%u,%.3f,%.3f,%s\n",
+	    (unsigned long long)s->request_bytes, s->clients, s->interval_us,
+	    s->client, s->start_us, s->latency_us,
+	    kind_names[s->kind <= TP_SWEEP_VICTIM_ALONE ? s->kind : 0]);
+
+	return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
+int tp_sweep_version(const tp_sweep *sweep)
+{
+	for (size_t i = 0; sweep && i < sweep->count; i++)
+		if (sweep->samples[i].kind != TP_SWEEP_IO)
+			return 2;
+	return 1;
+}
+
+tp_status tp_sweep_write(FILE *out, const char *name, const tp_sweep *sweep,
+                         const char *comment, tp_error *err)
+{
+	int version = tp_sweep_version(sweep);
+	bool note = comment && *comment;
+	char line[256];
+
+	fprintf(out, "%s%s%s\n%s\n",
+	        version == 2 ? TP_SWEEP_MAGIC_V2 : TP_SWEEP_MAGIC,
+	        note ? " " : "", note ? comment : "",
+	        version == 2 ? TP_SWEEP_HEADER_V2 : TP_SWEEP_HEADER);
+	for (size_t k = 0; sweep && k < sweep->count; k++) {
+		const tp_sweep_sample *s = &sweep->samples[k];
+		int n = version == 2
+		            ? tp_sweep_format_sample_v2(s, line, sizeof(line))
+		            : tp_sweep_format_sample(s, line, sizeof(line));
+
+		if (n < 0)
+			return tp_error_set(
+			    err, TP_ERR_INVALID,
+			    "%s: sample %zu does not fit a line", name, k + 1);
+		fputs(line, out);
+	}
+	if (ferror(out))
+		return tp_error_set(err, TP_ERR_IO, "%s: write failed", name);
+	return TP_OK;
 }
 
 static int cmp_sample_key(const void *a, const void *b)

@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tp_error.h"
 
@@ -114,6 +115,24 @@ tp_status tp_sweep_read(const char *path, size_t max_samples, tp_sweep **out,
  * newline into @buf.  Returns the length, or -1 if @size is too small. */
 int tp_sweep_format_sample(const tp_sweep_sample *sample, char *buf,
                            size_t size);
+
+/* The same as one version 2 line (with the kind column): any kind. */
+int tp_sweep_format_sample_v2(const tp_sweep_sample *sample, char *buf,
+                              size_t size);
+
+/* The version a file of @sweep's samples needs: 2 when any sample is a
+ * victim or alone row, else 1 (what every version 1 reader reads). */
+int tp_sweep_version(const tp_sweep *sweep);
+
+/*
+ * Write @sweep to @out as a topoplace-sweep(5) file of tp_sweep_version:
+ * the magic line (followed by a space and @comment unless it is NULL or
+ * empty), the column header, one line per sample in order; @name names
+ * the output in errors.  What it writes reads back (tp_sweep_parse) as the
+ * same samples, to the 0.001 us the format keeps.  Errors: TP_ERR_IO.
+ */
+tp_status tp_sweep_write(FILE *out, const char *name, const tp_sweep *sweep,
+                         const char *comment, tp_error *err);
 
 /*
  * Summarise @sweep into points sorted by (request_bytes, clients,

@@ -49,6 +49,39 @@ tp_status tp_throttle_parse(const char *text, tp_throttle_request *request,
 	return TP_OK;
 }
 
+/* A window of @w us within the site's bounds; @note says what changed. */
+static uint64_t bounded(uint64_t w, uint64_t min_us, uint64_t max_us,
+                        char *note, size_t size)
+{
+	char limit[32];
+
+	if (min_us && w < min_us) {
+		tp_units_format_us((double)min_us, limit, sizeof(limit));
+		snprintf(note, size, " (raised to the site minimum %s)", limit);
+		return min_us;
+	}
+	if (max_us && w > max_us) {
+		tp_units_format_us((double)max_us, limit, sizeof(limit));
+		snprintf(note, size, " (lowered to the site maximum %s)",
+		         limit);
+		return max_us;
+	}
+	return w;
+}
+
+/* The site's window bounds make sense: the minimum is not above the
+ * maximum (0: unbounded). */
+static tp_status check_bounds(uint64_t min_us, uint64_t max_us, tp_error *err)
+{
+	if (max_us && min_us > max_us)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "throttle policy: minimum window %llu us "
+		                    "above maximum %llu us",
+		                    (unsigned long long)min_us,
+		                    (unsigned long long)max_us);
+	return TP_OK;
+}
+
 /*
  * A user window with no I/O pattern known (a job without a profile):
  * ThrottleMinWindow and ThrottleMaxWindow bound it, nothing else applies.
@@ -59,26 +92,13 @@ static tp_status user_window_alone(const tp_throttle_policy *policy,
 {
 	uint64_t min_us = policy ? policy->min_window_us : 0;
 	uint64_t max_us = policy ? policy->max_window_us : 0;
-	char note[96] = "", window[32], limit[32];
+	char note[96] = "", window[32];
+	tp_status st = check_bounds(min_us, max_us, err);
 
-	if (max_us && min_us > max_us)
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "throttle policy: minimum window %llu us "
-		                    "above maximum %llu us",
-		                    (unsigned long long)min_us,
-		                    (unsigned long long)max_us);
-	d->window_us = request->window_us;
-	if (min_us && d->window_us < min_us) {
-		d->window_us = min_us;
-		tp_units_format_us((double)min_us, limit, sizeof(limit));
-		snprintf(note, sizeof(note), " (raised to the site minimum %s)",
-		         limit);
-	} else if (max_us && d->window_us > max_us) {
-		d->window_us = max_us;
-		tp_units_format_us((double)max_us, limit, sizeof(limit));
-		snprintf(note, sizeof(note),
-		         " (lowered to the site maximum %s)", limit);
-	}
+	if (st != TP_OK)
+		return st;
+	d->window_us =
+	    bounded(request->window_us, min_us, max_us, note, sizeof(note));
 	d->throttle = true;
 	tp_units_format_us((double)d->window_us, window, sizeof(window));
 	snprintf(d->reason, sizeof(d->reason), "window %s set by the user%s",
@@ -302,26 +322,6 @@ static void expected_effect(const tp_io_pattern *p, const tp_curve_point *c,
 	}
 }
 
-/* A window of @w us within the site's bounds; @note says what changed. */
-static uint64_t bounded(uint64_t w, uint64_t min_us, uint64_t max_us,
-                        char *note, size_t size)
-{
-	char limit[32];
-
-	if (min_us && w < min_us) {
-		tp_units_format_us((double)min_us, limit, sizeof(limit));
-		snprintf(note, size, " (raised to the site minimum %s)", limit);
-		return min_us;
-	}
-	if (max_us && w > max_us) {
-		tp_units_format_us((double)max_us, limit, sizeof(limit));
-		snprintf(note, size, " (lowered to the site maximum %s)",
-		         limit);
-		return max_us;
-	}
-	return w;
-}
-
 /*
  * The measured point of @c[n] that meets @o (see tp_throttle_objective),
  * or NULL with the reason in @why.  *met is false when no point meets it
@@ -428,90 +428,25 @@ static bool decide_by_objective(const tp_io_pattern *pattern,
 	return true;
 }
 
-tp_status tp_window_decide(const tp_io_pattern *pattern,
-                           const tp_threshold_table *table,
-                           const tp_throttle_policy *policy,
-                           const tp_throttle_request *request,
-                           tp_window_decision *d, tp_error *err)
+/*
+ * The automatic window for @pattern (the caller checked it): the site
+ * objective on the measured curve @c[n] when it can answer, else the
+ * threshold rule.  Fills @d from scratch but for the fields the caller
+ * set (intervals, measured cost).
+ */
+static tp_status decide_auto(const tp_io_pattern *pattern,
+                             const tp_threshold_table *table,
+                             const tp_throttle_policy *policy,
+                             const tp_curve_point *c, size_t n,
+                             tp_window_decision *d, tp_error *err)
 {
-	tp_throttle_request automatic = {TP_THROTTLE_AUTO, 0};
 	uint64_t min_us = policy ? policy->min_window_us : 0;
 	uint64_t max_us = policy ? policy->max_window_us : 0;
-	const tp_curve_point *curve = NULL;
-	size_t curve_count = 0;
 	tp_threshold_estimate est;
 	tp_status st;
 	char note[96] = "", fallback[160] = "", mean[32], threshold[32],
 	     window[32];
 
-	memset(d, 0, sizeof(*d));
-	if (!request)
-		request = &automatic;
-	if (!pattern && request->mode == TP_THROTTLE_FIXED)
-		return user_window_alone(policy, request, d, err);
-	if (!pattern || pattern->request_bytes == 0 || pattern->clients == 0)
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "I/O pattern: request size and clients "
-		                    "must be positive");
-	/* Start to start, so at least one request's duration: never 0. */
-	if (!(pattern->mean_interval_us > 0) ||
-	    !isfinite(pattern->mean_interval_us))
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "I/O pattern: mean interval must be a "
-		                    "finite number > 0 us (start to start)");
-	if (max_us && min_us > max_us)
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "throttle policy: minimum window %llu us "
-		                    "above maximum %llu us",
-		                    (unsigned long long)min_us,
-		                    (unsigned long long)max_us);
-	d->interval_before_us = d->interval_after_us =
-	    pattern->mean_interval_us;
-	d->measured_cost_fraction = -1;
-
-	if (request->mode == TP_THROTTLE_OFF &&
-	    (!policy || policy->allow_user_off)) {
-		snprintf(d->reason, sizeof(d->reason),
-		         "not throttled: the user asked for off");
-		return TP_OK;
-	}
-	if (table)
-		find_curve(table, pattern, d, &curve, &curve_count);
-	if (request->mode == TP_THROTTLE_FIXED) {
-		tp_window_decision site;
-		char limit[32];
-
-		d->throttle = true;
-		d->window_us = bounded(request->window_us, min_us, max_us, note,
-		                       sizeof(note));
-		/* Without ThrottleAllowUserOff a user window cannot undercut
-		 * the window the site sets for this job either. */
-		if (policy && !policy->allow_user_off &&
-		    tp_window_decide(pattern, table, policy, &automatic, &site,
-		                     NULL) == TP_OK &&
-		    site.throttle && d->window_us < site.window_us) {
-			d->window_us = site.window_us;
-			tp_units_format_us((double)site.window_us, limit,
-			                   sizeof(limit));
-			snprintf(
-			    note, sizeof(note),
-			    " (raised to the site's window %s for this job)",
-			    limit);
-		}
-		if (table && tp_threshold_lookup(table, pattern->request_bytes,
-		                                 pattern->clients, &est,
-		                                 NULL) == TP_OK) {
-			d->threshold_us = est.threshold_us;
-			d->threshold_extrapolated = est.extrapolated;
-		}
-		expected_effect(pattern, curve, curve_count, d);
-		tp_units_format_us((double)d->window_us, window,
-		                   sizeof(window));
-		snprintf(d->reason, sizeof(d->reason),
-		         "window %s set by the user%s", window, note);
-		return TP_OK;
-	}
-	/* auto (or off refused by policy) */
 	if (!class_throttled(policy, pattern->job_class)) {
 		snprintf(d->reason, sizeof(d->reason),
 		         "not throttled: class '%s' is not throttled by the "
@@ -531,11 +466,11 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 	d->threshold_us = est.threshold_us;
 	d->threshold_extrapolated = est.extrapolated;
 	if (policy->objective.kind != TP_OBJECTIVE_NONE &&
-	    decide_by_objective(pattern, policy, curve, curve_count, d,
-	                        fallback, sizeof(fallback)))
+	    decide_by_objective(pattern, policy, c, n, d, fallback,
+	                        sizeof(fallback)))
 		return TP_OK;
 	if (pattern->mean_interval_us >= est.threshold_us) {
-		expected_effect(pattern, curve, curve_count, d);
+		expected_effect(pattern, c, n, d);
 		tp_units_format_us(pattern->mean_interval_us, mean,
 		                   sizeof(mean));
 		tp_units_format_us(est.threshold_us, threshold,
@@ -559,7 +494,7 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 		         "threshold");
 	}
 	d->throttle = true;
-	expected_effect(pattern, curve, curve_count, d);
+	expected_effect(pattern, c, n, d);
 	tp_units_format_us(pattern->mean_interval_us, mean, sizeof(mean));
 	tp_units_format_us(est.threshold_us, threshold, sizeof(threshold));
 	tp_units_format_us((double)d->window_us, window, sizeof(window));
@@ -568,4 +503,110 @@ tp_status tp_window_decide(const tp_io_pattern *pattern,
 	         mean, threshold, est.extrapolated ? " (extrapolated)" : "",
 	         window, note, fallback);
 	return TP_OK;
+}
+
+/*
+ * The user's window for @pattern, within the site's bounds and, when the
+ * policy does not allow users to turn throttling off, never below
+ * @site_window_us (the automatic window for this job; 0: none).
+ */
+static void decide_fixed(const tp_io_pattern *pattern,
+                         const tp_threshold_table *table,
+                         const tp_throttle_policy *policy,
+                         const tp_throttle_request *request,
+                         uint64_t site_window_us, const tp_curve_point *c,
+                         size_t n, tp_window_decision *d)
+{
+	uint64_t min_us = policy ? policy->min_window_us : 0;
+	uint64_t max_us = policy ? policy->max_window_us : 0;
+	tp_threshold_estimate est;
+	char note[96] = "", limit[32], window[32];
+
+	d->throttle = true;
+	d->window_us =
+	    bounded(request->window_us, min_us, max_us, note, sizeof(note));
+	if (d->window_us < site_window_us) {
+		d->window_us = site_window_us;
+		tp_units_format_us((double)site_window_us, limit,
+		                   sizeof(limit));
+		snprintf(note, sizeof(note),
+		         " (raised to the site's window %s for this job)",
+		         limit);
+	}
+	if (table &&
+	    tp_threshold_lookup(table, pattern->request_bytes, pattern->clients,
+	                        &est, NULL) == TP_OK) {
+		d->threshold_us = est.threshold_us;
+		d->threshold_extrapolated = est.extrapolated;
+	}
+	expected_effect(pattern, c, n, d);
+	tp_units_format_us((double)d->window_us, window, sizeof(window));
+	snprintf(d->reason, sizeof(d->reason), "window %s set by the user%s",
+	         window, note);
+}
+
+tp_status tp_window_decide(const tp_io_pattern *pattern,
+                           const tp_threshold_table *table,
+                           const tp_throttle_policy *policy,
+                           const tp_throttle_request *request,
+                           tp_window_decision *d, tp_error *err)
+{
+	static const tp_throttle_request automatic = {TP_THROTTLE_AUTO, 0};
+	uint64_t min_us = policy ? policy->min_window_us : 0;
+	uint64_t max_us = policy ? policy->max_window_us : 0;
+	const tp_curve_point *curve = NULL;
+	size_t curve_count = 0;
+	tp_status st;
+
+	memset(d, 0, sizeof(*d));
+	if (!request)
+		request = &automatic;
+	if (!pattern && request->mode == TP_THROTTLE_FIXED)
+		return user_window_alone(policy, request, d, err);
+	if (!pattern || pattern->request_bytes == 0 || pattern->clients == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "I/O pattern: request size and clients "
+		                    "must be positive");
+	/* Start to start, so at least one request's duration: never 0. */
+	if (!(pattern->mean_interval_us > 0) ||
+	    !isfinite(pattern->mean_interval_us))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "I/O pattern: mean interval must be a "
+		                    "finite number > 0 us (start to start)");
+	st = check_bounds(min_us, max_us, err);
+	if (st != TP_OK)
+		return st;
+	d->interval_before_us = d->interval_after_us =
+	    pattern->mean_interval_us;
+	d->measured_cost_fraction = -1;
+
+	if (request->mode == TP_THROTTLE_OFF &&
+	    (!policy || policy->allow_user_off)) {
+		snprintf(d->reason, sizeof(d->reason),
+		         "not throttled: the user asked for off");
+		return TP_OK;
+	}
+	if (table)
+		find_curve(table, pattern, d, &curve, &curve_count);
+	if (request->mode == TP_THROTTLE_FIXED) {
+		uint64_t site_window_us = 0;
+
+		/* Without ThrottleAllowUserOff a user window cannot undercut
+		 * the window the site sets for this job either: the
+		 * automatic window, from the same checked pattern and curve.
+		 * A table that cannot answer for this job sets none. */
+		if (policy && !policy->allow_user_off) {
+			tp_window_decision site = *d;
+
+			if (decide_auto(pattern, table, policy, curve,
+			                curve_count, &site, NULL) == TP_OK &&
+			    site.throttle)
+				site_window_us = site.window_us;
+		}
+		decide_fixed(pattern, table, policy, request, site_window_us,
+		             curve, curve_count, d);
+		return TP_OK;
+	}
+	/* auto (or off refused by policy) */
+	return decide_auto(pattern, table, policy, curve, curve_count, d, err);
 }

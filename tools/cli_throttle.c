@@ -38,6 +38,7 @@ static void usage(FILE *out)
 	    "            [--intervals 500us,1ms,...] [--duration 1s]\n"
 	    "            [--fsync each|end|none] [--file-bytes 64M] [-o "
 	    "SWEEP]\n"
+	    "            [--add SWEEP]\n"
 	    "      write for real and record every request's latency\n"
 	    "  thresholds SWEEP [--rise 0.5] [--min-intervals 5]\n"
 	    "            [--min-samples 5] [--plateau 2] [--consecutive 2]\n"
@@ -127,6 +128,7 @@ static int run_calibrate(int argc, char **argv)
 	    {"file-bytes", required_argument, NULL, 'b'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"verbose", no_argument, NULL, 'v'},
+	    {"add", required_argument, NULL, 'a'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -137,10 +139,11 @@ static int run_calibrate(int argc, char **argv)
 	uint64_t sizes[MAX_LIST], writers[MAX_LIST], intervals[MAX_LIST];
 	int nsizes, nwriters, nintervals, c, rc = TP_EXIT_OK;
 	tp_calibrate_params p = {0};
-	const char *output = NULL;
+	const char *output = NULL, *added = NULL;
 	tp_log_level level = TP_LOG_WARNING;
 	tp_logger logger;
 	tp_sweep *sweep;
+	char comment[8400]; /* two paths */
 	tp_error err;
 	FILE *out;
 
@@ -186,6 +189,9 @@ static int run_calibrate(int argc, char **argv)
 		case 'v':
 			level = TP_LOG_INFO;
 			break;
+		case 'a':
+			added = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return TP_EXIT_OK;
@@ -224,8 +230,13 @@ static int run_calibrate(int argc, char **argv)
 			return tp_cli_usage_error(what, "%s", err.message);
 
 	logger = tp_cli_logger(level);
-	sweep = tp_sweep_new();
-	if (!sweep) {
+	/* --add: the rows of an earlier sweep (a calibration, or the victim
+	 * and alone rows a benchmark measured beside the writers) come first
+	 * and are written out with the new ones. */
+	if (added) {
+		if (tp_sweep_read(added, 0, &sweep, &err) != TP_OK)
+			return tp_cli_fail(what, &err);
+	} else if (!(sweep = tp_sweep_new())) {
 		tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
 		return tp_cli_fail(what, &err);
 	}
@@ -246,17 +257,16 @@ static int run_calibrate(int argc, char **argv)
 		tp_sweep_free(sweep);
 		return rc;
 	}
-	fprintf(out, "%s calibrate dir=%s fsync=%s duration_us=%llu\n",
-	        TP_SWEEP_MAGIC, p.directory,
-	        tp_fsync_policy_name(p.fsync_policy),
-	        (unsigned long long)p.duration_us);
-	fprintf(out, "%s\n", TP_SWEEP_HEADER);
-	for (size_t k = 0; k < sweep->count; k++) {
-		char line[256];
-
-		if (tp_sweep_format_sample(&sweep->samples[k], line,
-		                           sizeof(line)) > 0)
-			fputs(line, out);
+	snprintf(comment, sizeof(comment),
+	         "calibrate dir=%s fsync=%s duration_us=%llu%s%s", p.directory,
+	         tp_fsync_policy_name(p.fsync_policy),
+	         (unsigned long long)p.duration_us, added ? " add=" : "",
+	         added ? added : "");
+	if (tp_sweep_write(out, output ? output : "standard output", sweep,
+	                   comment, &err) != TP_OK) {
+		tp_sweep_free(sweep);
+		close_output(out, output, what);
+		return tp_cli_fail(what, &err);
 	}
 	tp_log(&logger, TP_LOG_INFO, "calibrate: %zu samples", sweep->count);
 	tp_sweep_free(sweep);

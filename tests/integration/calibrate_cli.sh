@@ -216,4 +216,26 @@ tp_check_eq "report io --tradeoff: the chart marks the objective's window" \
 tp_check "report io --tradeoff: a PNG was written" \
 	bash -c '[[ $(head -c 4 "$1" | od -An -c | tr -d " ") == 211PNG ]]' _ "$tmp/tradeoff.png"
 
+# calibrate --add: the victim and alone rows of a v2 sweep are kept, so
+# the output is v2 and reads back with them; a v1 input stays v1.
+mkdir -p "$tmp/add"
+"$topoplace" throttle calibrate --dir "$tmp/add" --sizes 4K --writers 1 --intervals 0us \
+	--duration 20ms --fsync none --add "$tmp/v2.csv" -o "$tmp/added.csv"
+tp_check_eq "calibrate --add of a v2 sweep writes v2 and names what it added" \
+	"# topoplace-sweep v2 calibrate dir=$tmp/add fsync=none duration_us=20000 add=$tmp/v2.csv" \
+	"$(head -1 "$tmp/added.csv")"
+tp_check_eq "... keeping every victim and alone row of the input" \
+	"$(grep -cE ',(victim|alone)$' "$tmp/v2.csv")" "$(grep -cE ',(victim|alone)$' "$tmp/added.csv")"
+tp_check "... with the new 4 KiB rows after them, as io rows" \
+	bash -c 'tail -1 "$1" | grep -q "^4096,1,0.000,0,.*,io$"' _ "$tmp/added.csv"
+tp_check "... and thresholds reads the result" \
+	"$topoplace" throttle thresholds "$tmp/added.csv" -o "$tmp/added.table"
+"$topoplace" throttle calibrate --dir "$tmp/add" --sizes 4K --writers 1 --intervals 0us \
+	--duration 20ms --fsync none -o "$tmp/plain.csv"
+"$topoplace" throttle calibrate --dir "$tmp/add" --sizes 4K --writers 1 --intervals 0us \
+	--duration 20ms --fsync none --add "$tmp/plain.csv" -o "$tmp/plain2.csv"
+tp_check_eq "calibrate --add of a v1 sweep stays v1, its rows first" \
+	"# topoplace-sweep v1|$(sed -n 3p "$tmp/plain.csv")" \
+	"$(head -1 "$tmp/plain2.csv" | cut -c1-20)|$(sed -n 3p "$tmp/plain2.csv")"
+
 tp_done

@@ -27,19 +27,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${abs_top_builddir:=$abs_top_srcdir}"
 # shellcheck source=../lib/bed.sh
 . "$abs_top_srcdir/tests/lib/bed.sh"
-
-lib=$abs_top_builddir/throttle/.libs/libtopoplace_pacing.so
-writer=$abs_top_builddir/tests/integration/pacing_writer
-[[ -f $lib ]] || tp_skip "pacing library not built: $lib"
-[[ -x $writer ]] || tp_skip "writer not built: $writer"
-
-base=${TMPDIR:-/tmp}
-[[ -d /dev/shm && -w /dev/shm ]] && base=/dev/shm
-tmp=$(mktemp -d "$base/tp-phase.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=../lib/pacing.sh
+. "$abs_top_srcdir/tests/lib/pacing.sh"
+pacing_setup phase
 
 n=24 w=200000 count=3
-fcmp() { awk "BEGIN { exit !($*) }"; }
 
 # run_together STATS ENV...: N writers through the library, started
 # together two seconds from now (time to fork them all); SLURM_PROCID=i unless ENV says norank.
@@ -90,7 +82,7 @@ tp_check_eq "phase off: every request's start recorded" $((n * count)) "$(starts
 tp_check "phase off: clients started together burst together ($off > N/2 = $((n / 2)) in one W/4 slot)" \
 	fcmp "$off > $n / 2"
 tp_check_eq "phase off: the library reports no phase" "-1" \
-	"$(awk '$1 == "pacing" { for (i = 2; i <= NF; i++) if ($i ~ /^phase_us=/) print substr($i, 10) }' "$tmp/off.stats" | sort -u)"
+	"$(stat_of "$tmp/off.stats" phase_us | sort -u)"
 
 tp_check "the writers ran (phase on, ranks)" run_together "$tmp/on.stats"
 on=$(max_in_slot "$tmp/on.stats" $slot)
@@ -98,7 +90,7 @@ echo "# phase on: $(starts_of "$tmp/on.stats") starts, at most $on in a slot of 
 tp_check_eq "phase on: every request's start recorded" $((n * count)) "$(starts_of "$tmp/on.stats")"
 tp_check "phase on: starts spread over the window ($on <= N/2 = $((n / 2)) in any W/4 slot)" \
 	fcmp "$on <= $n / 2"
-phases=$(awk '$1 == "pacing" { for (i = 2; i <= NF; i++) if ($i ~ /^phase_us=/) print substr($i, 10) }' "$tmp/on.stats")
+phases=$(stat_of "$tmp/on.stats" phase_us)
 echo "# phases (us): $(tr '\n' ' ' <<<"$phases")"
 tp_check_eq "phase on: $n distinct phases" $n "$(sort -u <<<"$phases" | wc -l)"
 tp_check "phase on: every phase within [0, W)" \

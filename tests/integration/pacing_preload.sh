@@ -22,7 +22,8 @@
 #    least the window after the start of the request before;
 #  - no pacing when the window is unset, 0 or malformed (with one warning),
 #    for non-regular files (/dev/null, a socket that reuses a closed file's
-#    descriptor number), or for reads unless TOPOPLACE_IO_PACE_READS=1;
+#    descriptor number; paced with TOPOPLACE_IO_PACE_SOCKETS=1), or for
+#    reads unless TOPOPLACE_IO_PACE_READS=1;
 #  - the statistics themselves: per process (a forked child reports its
 #    own), complete with writes from a signal handler, and a file that
 #    cannot be written costs one warning, never the application's result;
@@ -34,22 +35,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${abs_top_builddir:=$abs_top_srcdir}"
 # shellcheck source=../lib/bed.sh
 . "$abs_top_srcdir/tests/lib/bed.sh"
-
-lib=$abs_top_builddir/throttle/.libs/libtopoplace_pacing.so
-writer=$abs_top_builddir/tests/integration/pacing_writer
-[[ -f $lib ]] || tp_skip "pacing library not built: $lib"
-[[ -x $writer ]] || tp_skip "writer not built: $writer"
-
-# Files on tmpfs when there is one: the disk is not under test.
-base=${TMPDIR:-/tmp}
-[[ -d /dev/shm && -w /dev/shm ]] && base=/dev/shm
-tmp=$(mktemp -d "$base/tp-pacing.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=../lib/pacing.sh
+. "$abs_top_srcdir/tests/lib/pacing.sh"
+pacing_setup pacing
 
 # field NAME LINE: the value of NAME=... in a writer summary line.
 field() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$2"; }
-# fcmp EXPR: floating-point comparison by awk, exit 0 if true.
-fcmp() { awk "BEGIN { exit !($*) }"; }
 paced() { env LD_PRELOAD="$lib" "$@"; }
 # counted STATS CMD...: CMD through the library, its statistics in STATS.
 counted() {
@@ -64,11 +55,6 @@ elapsed_us() {
 	"$@" >/dev/null 2>&1
 	t1=$EPOCHREALTIME
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1e6 }'
-}
-# stat_of STATS KEY [PID]: KEY from the summary line (of process PID).
-stat_of() {
-	awk -v k="$2" -v p="${3:-}" '$1 == "pacing" && (p == "" || $2 == "pid=" p) {
-		for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$1"
 }
 # summary STATS: the counters, for the log.
 summary() { sed -n 's/^pacing /# stats: /p' "$1"; }
@@ -231,6 +217,14 @@ tp_check_eq "the socket got the closed file's descriptor number (close, fclose)"
 	"yes yes" "$(sed -n 's/.*reused=\([a-z]*\).*/\1/p' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
 tp_check_eq "a reused descriptor number is re-checked: of 42 calls only the 2 file writes are paced" \
 	"42 2" "$(stat_of "$tmp/reuse.stats" calls) $(stat_of "$tmp/reuse.stats" requests)"
+# The same run with TOPOPLACE_IO_PACE_SOCKETS=1: the socket writes are
+# requests too (a client whose storage is reached over TCP).
+out=$(counted "$tmp/sockets.stats" TOPOPLACE_IO_WINDOW_US=1000 TOPOPLACE_IO_PACE_SOCKETS=1 \
+	"$writer" reuse "$tmp/sockets" 20)
+summary "$tmp/sockets.stats"
+tp_check_eq "with TOPOPLACE_IO_PACE_SOCKETS=1 all 42 calls (40 on the socket) are paced" \
+	"42 42" "$(stat_of "$tmp/sockets.stats" calls) $(stat_of "$tmp/sockets.stats" requests)"
+check_spacing "socket writes with TOPOPLACE_IO_PACE_SOCKETS=1" "$tmp/sockets.stats" 1000 42
 
 # --- the statistics themselves -------------------------------------------
 out=$(counted "$tmp/fork.stats" TOPOPLACE_IO_WINDOW_US=1000 "$writer" fork "$tmp/fork")

@@ -4,6 +4,7 @@
  */
 #include "tp_config.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -224,20 +225,19 @@ static void test_points_summarise_median_mean_and_p95(void **state)
  * interval; and its errors name line and column. */
 static void test_v2_reads_victims_baseline_and_measured_interval(void **state)
 {
-	const char *text =
-	    TP_SWEEP_MAGIC_V2 " sim\n" TP_SWEEP_HEADER_V2 "\n"
-	    "4194304,2,0,0,0,3000,io\n"
-	    "4194304,2,0,0,3500,3000,io\n"
-	    "4194304,2,0,0,7000,3000,io\n"
-	    "4194304,2,0,1,10,3000,io\n"
-	    "4194304,2,0,1,3510,3000,io\n"
-	    "4194304,2,0,150,5,46,victim\n"
-	    "4194304,2,0,151,6,46,victim\n"
-	    "4194304,2,0,150,0,10,alone\n"
-	    "4194304,2,0,151,0,10,alone\n"
-	    "4194304,2,6250,0,0,3000,io\n"
-	    "4194304,2,6250,0,6265,3000,io\n"
-	    "4194304,2,6250,150,5,11,victim\n";
+	const char *text = TP_SWEEP_MAGIC_V2 " sim\n" TP_SWEEP_HEADER_V2 "\n"
+	                                     "4194304,2,0,0,0,3000,io\n"
+	                                     "4194304,2,0,0,3500,3000,io\n"
+	                                     "4194304,2,0,0,7000,3000,io\n"
+	                                     "4194304,2,0,1,10,3000,io\n"
+	                                     "4194304,2,0,1,3510,3000,io\n"
+	                                     "4194304,2,0,150,5,46,victim\n"
+	                                     "4194304,2,0,151,6,46,victim\n"
+	                                     "4194304,2,0,150,0,10,alone\n"
+	                                     "4194304,2,0,151,0,10,alone\n"
+	                                     "4194304,2,6250,0,0,3000,io\n"
+	                                     "4194304,2,6250,0,6265,3000,io\n"
+	                                     "4194304,2,6250,150,5,11,victim\n";
 	tp_sweep *sweep;
 	tp_sweep_point *p;
 	size_t n;
@@ -262,22 +262,112 @@ static void test_v2_reads_victims_baseline_and_measured_interval(void **state)
 	tp_sweep_free(sweep);
 
 	assert_int_equal(parse(TP_SWEEP_MAGIC_V2 "\n" TP_SWEEP_HEADER_V2
-	                       "\n4194304,2,0,0,0,3000,mpi\n",
+	                                         "\n4194304,2,0,0,0,3000,mpi\n",
 	                       &sweep, &err),
 	                 TP_ERR_PARSE);
 	assert_string_equal(err.message,
 	                    "s.csv: line 3: column 22: kind 'mpi': not io, "
 	                    "victim or alone");
-	assert_int_equal(parse(TP_SWEEP_MAGIC_V2 "\n" TP_SWEEP_HEADER_V2
+	assert_int_equal(parse(TP_SWEEP_MAGIC_V2
+	                       "\n" TP_SWEEP_HEADER_V2
 	                       "\n4194304,2,500,0,0,10,alone\n",
 	                       &sweep, &err),
 	                 TP_ERR_PARSE);
 	assert_non_null(strstr(err.message, "line 3: column 11: an alone row"));
 	/* A version 1 header under a version 2 magic line is refused. */
 	assert_int_equal(parse(TP_SWEEP_MAGIC_V2 "\n" TP_SWEEP_HEADER
-	                       "\n4194304,2,0,0,0,3000\n",
+	                                         "\n4194304,2,0,0,0,3000\n",
 	                       &sweep, &err),
 	                 TP_ERR_PARSE);
+}
+
+/* Write @sweep with tp_sweep_write and parse it back; the text in *text
+ * (caller frees). */
+static tp_sweep *write_and_read_back(const tp_sweep *sweep, char **text)
+{
+	size_t len = 0;
+	FILE *out = open_memstream(text, &len);
+	tp_sweep *back = NULL;
+	tp_error err;
+
+	assert_non_null(out);
+	assert_int_equal(tp_sweep_write(out, "mem", sweep, "test", &err),
+	                 TP_OK);
+	assert_int_equal(fclose(out), 0);
+	assert_int_equal(tp_sweep_parse("mem", *text, len, 0, &back, &err),
+	                 TP_OK);
+	return back;
+}
+
+/* Equal to the 0.001 us the format keeps. */
+#define assert_same_time(x, y) assert_true(fabs((x) - (y)) <= 0.0005)
+
+static void assert_same_samples(const tp_sweep *a, const tp_sweep *b)
+{
+	assert_int_equal(a->count, b->count);
+	for (size_t i = 0; i < a->count; i++) {
+		const tp_sweep_sample *x = &a->samples[i], *y = &b->samples[i];
+
+		assert_int_equal(x->request_bytes, y->request_bytes);
+		assert_int_equal(x->clients, y->clients);
+		assert_int_equal(x->client, y->client);
+		assert_int_equal(x->kind, y->kind);
+		assert_same_time(x->interval_us, y->interval_us);
+		assert_same_time(x->start_us, y->start_us);
+		assert_same_time(x->latency_us, y->latency_us);
+	}
+}
+
+static void test_io_only_sweep_is_written_as_v1_and_reads_back(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new(), *back;
+	const tp_sweep_sample rows[] = {
+	    {4194304, 2, 0, 1000, 0.5, 812.25, TP_SWEEP_IO},
+	    {4194304, 2, 1, 1000, 3.125, 799.0, TP_SWEEP_IO},
+	};
+	tp_error err;
+	char *text = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++)
+		assert_int_equal(tp_sweep_add(sweep, &rows[i], &err), TP_OK);
+	assert_int_equal(tp_sweep_version(sweep), 1);
+	back = write_and_read_back(sweep, &text);
+	/* Version 1 readers (every earlier topoplace) read it. */
+	assert_memory_equal(
+	    text, TP_SWEEP_MAGIC " test\n" TP_SWEEP_HEADER "\n",
+	    strlen(TP_SWEEP_MAGIC " test\n" TP_SWEEP_HEADER "\n"));
+	assert_same_samples(sweep, back);
+	free(text);
+	tp_sweep_free(back);
+	tp_sweep_free(sweep);
+}
+
+static void test_victim_rows_make_a_v2_file_that_reads_back(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new(), *back;
+	const tp_sweep_sample rows[] = {
+	    {4194304, 8, 3, 0, 10.0, 3000.0, TP_SWEEP_IO},
+	    {4194304, 8, 120, 0, 12.0, 46.5, TP_SWEEP_VICTIM},
+	    {4194304, 8, 120, 0, 0.0, 10.0, TP_SWEEP_VICTIM_ALONE},
+	    {4194304, 8, 120, 1800000, 1.0, 11.0, TP_SWEEP_VICTIM},
+	};
+	tp_error err;
+	char *text = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(tp_sweep_add(sweep, &rows[i], &err), TP_OK);
+	assert_int_equal(tp_sweep_version(sweep), 2);
+	back = write_and_read_back(sweep, &text);
+	assert_memory_equal(text, TP_SWEEP_MAGIC_V2 " test\n",
+	                    strlen(TP_SWEEP_MAGIC_V2 " test\n"));
+	assert_non_null(
+	    strstr(text, "\n4194304,8,0.000,120,0.000,10.000,alone\n"));
+	assert_same_samples(sweep, back);
+	free(text);
+	tp_sweep_free(back);
+	tp_sweep_free(sweep);
 }
 
 int main(void)
@@ -293,6 +383,9 @@ int main(void)
 	    cmocka_unit_test(test_points_summarise_median_mean_and_p95),
 	    cmocka_unit_test(
 	        test_v2_reads_victims_baseline_and_measured_interval),
+	    cmocka_unit_test(
+	        test_io_only_sweep_is_written_as_v1_and_reads_back),
+	    cmocka_unit_test(test_victim_rows_make_a_v2_file_that_reads_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
