@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "identity.h"
+#include "app_identity.h"
 
 static bool same_app(const tp_app_summary *a, const tp_store_entry *e)
 {

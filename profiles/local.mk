@@ -9,7 +9,7 @@ placement_libtopoplace_la_SOURCES += \
 	profiles/munge_auth.c profiles/munge_auth.h \
 	profiles/convert.c profiles/convert.h \
 	profiles/record_policy.c profiles/record_policy.h \
-	profiles/identity.c profiles/identity.h \
+	profiles/app_identity.c profiles/app_identity.h \
 	profiles/app_summary.c profiles/app_summary.h
 placement_libtopoplace_la_CFLAGS += $(MUNGE_CFLAGS)
 placement_libtopoplace_la_LIBADD += $(MUNGE_LIBS)

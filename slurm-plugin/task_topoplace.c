@@ -85,7 +85,7 @@
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
 #include "convert.h"
-#include "identity.h"
+#include "app_identity.h"
 #include "ioserver.h"
 #include "munge_auth.h"
 #include "policy.h"
@@ -655,7 +655,7 @@ static void _site_record(struct batch_out *out, const tp_config *config,
 	tp_store_list runs = {0};
 	tp_record_policy policy;
 	tp_store_auth auth;
-	char socket[256], reason[320], note[512];
+	char socket[256], reason[320], note[640];
 	tp_error err;
 	int64_t newest_s = 0;
 
@@ -671,7 +671,7 @@ static void _site_record(struct batch_out *out, const tp_config *config,
 	tp_munge_auth_init(&auth, &munge);
 	tp_config_store_options(config, &store);
 	store.auth = &auth;
-	if (tp_store_list_runs(&store, req->user_name, name, &runs, &err) !=
+	if (tp_store_list_runs(&store, out->id->user_name, name, &runs, &err) !=
 	    TP_OK) {
 		error("%s: JobId=%u: ProfileRecord: %s: not recorded",
 		      plugin_type, req->job_id, err.message);
@@ -679,7 +679,7 @@ static void _site_record(struct batch_out *out, const tp_config *config,
 	}
 	/* Runs of the same script under another job name count too. */
 	if (!runs.count && script_key[0] &&
-	    tp_store_list_runs(&store, req->user_name, script_key, &runs,
+	    tp_store_list_runs(&store, out->id->user_name, script_key, &runs,
 	                       &err) != TP_OK) {
 		error("%s: JobId=%u: ProfileRecord: %s: not recorded",
 		      plugin_type, req->job_id, err.message);
@@ -698,10 +698,10 @@ static void _site_record(struct batch_out *out, const tp_config *config,
 	}
 	_env_put(out, TP_ENV_RECORD, name);
 	info("%s: JobId=%u: MPI steps recorded as profile %s/%s: %s",
-	     plugin_type, req->job_id, req->user_name, name, reason);
+	     plugin_type, req->job_id, out->id->user_name, name, reason);
 	snprintf(note, sizeof(note),
-	         "this job's MPI steps are recorded as profile %s/%s: %s",
-	         req->user_name, name, reason);
+	         "this job's MPI steps are recorded as profile %s/%.64s: %s",
+	         out->id->user_name, name, reason);
 	_note(out, note);
 }
 
@@ -727,7 +727,7 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	int rc;
 
 	/* The job's script identifies its application under any job name
-	 * (identity.h); the profiler stores recorded runs under it too. */
+	 * (app_identity.h); the profiler stores recorded runs under it too. */
 	if (req->script && !opts->comm_profile[0]) {
 		tp_identity_script_key(req->script, strlen(req->script),
 		                       script_key);
@@ -738,13 +738,15 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 		rc = tp_sc_read_profile(config, socket, out->id->user_name, name,
 		                        &profile, &err);
 		if (rc == TP_ERR_NOTFOUND && script_key[0]) {
-			rc = tp_sc_read_profile(config, socket, req->user_name,
-			                        script_key, &profile, &err);
+			rc = tp_sc_read_profile(config, socket,
+			                        out->id->user_name, script_key,
+			                        &profile, &err);
 			if (rc == TP_OK) {
 				info("%s: JobId=%u: profile %s/%s by script "
 				     "hash (%s)",
-				     plugin_type, req->job_id, req->user_name,
-				     profile->header.app, script_key);
+				     plugin_type, req->job_id,
+				     out->id->user_name, profile->header.app,
+				     script_key);
 				name = script_key;
 			}
 		}

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "convert.h"
-#include "identity.h"
+#include "app_identity.h"
 #include "munge_auth.h"
 #include "rankfile.h"
 #include "sched_state.h"
@@ -244,7 +244,7 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 		tp_error script_err;
 
 		/* No profile by the job's name: the runs of its batch script
-		 * (profiles/identity.h).  No script (an interactive job's
+		 * (profiles/app_identity.h).  No script (an interactive job's
 		 * record): no profile. */
 		if (tp_identity_script_key_file(request->script_path,
 		                                script_key,

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "identity.h"
+#include "app_identity.h"
 #include "store.h"
 
 /* SHA-256("abc") is ba7816bf8f01cfea414140de5dae2223b003...: FIPS 180-2. */

@@ -1,5 +1,5 @@
 /*
- * identity.c: script keys (identity.h).
+ * app_identity.c: script keys (app_identity.h).
  *
  * Why 128 bits of the hash and not all 256: the key must fit a store name
  * (at most 64 characters) with room for the prefix, and 128 bits keep
@@ -7,7 +7,7 @@
  * will ever see; a deliberate collision would only make a user's own jobs
  * share a profile, since keys are looked up in that user's namespace.
  */
-#include "identity.h"
+#include "app_identity.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * identity.h: which application a job runs, beyond its job name.
+ * app_identity.h: which application a job runs, beyond its job name.
  *
  * A batch script is the most stable thing known of a job at submission:
  * users rename jobs, but resubmit the same script.  Its identity here is
@@ -18,8 +18,8 @@
  * Matching rules and limits are in topoplace-profile(5), APPLICATION
  * IDENTITY.  No Slurm inside.
  */
-#ifndef TP_IDENTITY_H
-#define TP_IDENTITY_H
+#ifndef TP_APP_IDENTITY_H
+#define TP_APP_IDENTITY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,4 +48,4 @@ tp_status tp_identity_script_key_file(const char *path,
 /* Whether profile name @name is a script key (not a name users chose). */
 bool tp_identity_is_script_key(const char *name);
 
-#endif /* TP_IDENTITY_H */
+#endif /* TP_APP_IDENTITY_H */
