@@ -31,7 +31,8 @@
 
 #include "tp_error.h"
 
-/* Nesting limit: the deepest document topoplace writes has 5 levels. */
+/* Nesting limit: the deepest document topoplace writes (cost --per-link)
+ * has 6 levels. */
 #define TP_JSON_MAX_DEPTH 16
 
 typedef struct tp_json {

@@ -259,8 +259,8 @@ static void json_names(tp_json *j, const char *key, const tp_topo *topo,
 /*
  * The decision as the schema topoplace.place version 1 (topoplace-json(7)):
  * "outcome" is placed, not_met (@res->reason says why) or no_opinion (the
- * budget ran out); the I/O servers and the policy comparison follow when
- * @io_res is not NULL.
+ * budget ran out).  The caller adds the I/O servers and the policy
+ * comparison (place_job_servers) and closes the document.
  */
 static void json_decision(tp_json *j, const tp_topo *topo,
                           const tp_alloc_request *rq, bool allowed,
