@@ -74,7 +74,11 @@ scontrol reconfigure
 sleep 2
 
 tmpfs=$(sed -n 's/^TmpFS=//p' "$SLURM_CONF")
-mpienv="export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_mpi_yield_when_idle=1 TMPDIR=$tmpfs"
+# TCP on loopback between all ranks, also two of one node: Open MPI 4.1's
+# shared-memory transport (vader) fails now and then, under load, to open a
+# peer's segment and the rank crashes (open-mpi/ompi#5262; seen once in CI
+# here). This test is about which profile is used, not about MPI transports.
+mpienv="export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_mpi_yield_when_idle=1 TMPDIR=$tmpfs"
 # [ITERS=N] run NAME [SBATCH OPTIONS...]: a 2-node, 4-rank ring job of
 # tpalice with no topoplace flag unless given; prints the job id.  Jobs
 # with the same ITERS (default 20) have the same batch script.
@@ -84,11 +88,20 @@ run() {
 	tp_as_user "$alice" sbatch --parsable -N 2 -n 4 -J "$name" "$@" \
 		-o "$out/$name-%j.out" --wrap "$mpienv; srun $work/mpi_patterns ring ${ITERS:-20}"
 }
+# state JOB: the job's end state; the end of its output (as comments, on
+# stderr) when it did not complete.
+state() {
+	local st
+	st=$(tp_wait_job "$1" 120)
+	[ "$st" = COMPLETED ] ||
+		tail -n 20 "$out"/*-"$1".out 2>/dev/null | sed 's/^/#   /' >&2
+	echo "$st"
+}
 runs() { ls "$store/$alice/$1/"*.tpp 2>/dev/null | wc -l; }
 system_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*\) $/\1/p'; }
 
 j1=$(run ring)
-tp_check_eq "the first ring job $j1 (no flags) completes" COMPLETED "$(tp_wait_job "$j1" 120)"
+tp_check_eq "the first ring job $j1 (no flags) completes" COMPLETED "$(state "$j1")"
 tp_check_eq "it left one profile: $alice/ring" 1 "$(runs ring)"
 tp_check "its stderr says it was recorded and why" \
 	grep -qx "topoplace: this job's MPI steps are recorded as profile $alice/ring: ProfileRecord=first: no profile of ring yet" \
@@ -97,7 +110,7 @@ tp_check_eq "the profile has the 4 ranks of the run" 4 \
 	"$("$tp" profile show --store "$store" --munge-socket "$sock" "$alice/ring" | sed -n 's/^ranks: *\([0-9]*\).*/\1/p')"
 
 j2=$(run ring)
-tp_check_eq "the second ring job $j2 completes" COMPLETED "$(tp_wait_job "$j2" 120)"
+tp_check_eq "the second ring job $j2 completes" COMPLETED "$(state "$j2")"
 tp_check_eq "it was not recorded: still one run of $alice/ring" 1 "$(runs ring)"
 tp_check "its stderr says nothing about recording" \
 	bash -c '! grep -q "recorded as profile" "$1"' _ "$out/ring-$j2.out"
@@ -111,7 +124,7 @@ tp_check_eq "the run is also stored under its batch script's key" 1 \
 	"$(ls -d "$store/$alice"/s-* 2>/dev/null | wc -l)"
 
 ja=$(run alpha)
-tp_check_eq "a job named alpha with ring's batch script completes" COMPLETED "$(tp_wait_job "$ja" 120)"
+tp_check_eq "a job named alpha with ring's batch script completes" COMPLETED "$(state "$ja")"
 tp_check_eq "its SystemComment: ring's profile, found by script hash" \
 	"profile $alice/ring by script hash, recorded by JobId=$j1" \
 	"$(system_comment "$ja" | sed 's/^[^:]*: [^:]*: //')"
@@ -119,23 +132,23 @@ tp_check "slurmd remapped its ranks from that profile" \
 	bash -c "grep -qh 'task/topoplace: JobId=$ja: profile $alice/ring by script hash' \"\$TP_BED_LOGDIR\"/slurmd*.log"
 tp_check_eq "it was not recorded again (ProfileRecord=first knows the script)" 0 "$(runs alpha)"
 jg=$(ITERS=21 run gamma)
-tp_check_eq "a job with a changed script completes" COMPLETED "$(tp_wait_job "$jg" 120)"
+tp_check_eq "a job with a changed script completes" COMPLETED "$(state "$jg")"
 tp_check "it has no profile (its SystemComment names none)" \
 	bash -c '! grep -q "profile " <<<"$1"' _ "$(system_comment "$jg")"
 tp_check_eq "and is recorded as a new application" 1 "$(runs gamma)"
 
 j3=$(ITERS=30 run optout --comm-record=no)
-tp_check_eq "a first job with --comm-record=no completes" COMPLETED "$(tp_wait_job "$j3" 120)"
+tp_check_eq "a first job with --comm-record=no completes" COMPLETED "$(state "$j3")"
 tp_check_eq "it was not recorded (ProfileRecordAllowUserOff=yes)" 0 "$(runs optout)"
 
 conf "ProfileRecord=first" "ProfileRecordAllowUserOff=no" "ProfileRecordExclude=licensed"
 j4=$(ITERS=31 run forced --comm-record=no)
-tp_check_eq "under ProfileRecordAllowUserOff=no a --comm-record=no job completes" COMPLETED "$(tp_wait_job "$j4" 120)"
+tp_check_eq "under ProfileRecordAllowUserOff=no a --comm-record=no job completes" COMPLETED "$(state "$j4")"
 tp_check_eq "and is recorded" 1 "$(runs forced)"
 tp_check "its stderr says the opt-out is not allowed here" \
 	grep -q "recorded as profile $alice/forced: .*ProfileRecordAllowUserOff=no" "$out/forced-$j4.out"
 j5=$(ITERS=32 run licensed)
-tp_check_eq "a job of an excluded application completes" COMPLETED "$(tp_wait_job "$j5" 120)"
+tp_check_eq "a job of an excluded application completes" COMPLETED "$(state "$j5")"
 tp_check_eq "and is not recorded (ProfileRecordExclude)" 0 "$(runs licensed)"
 
 # What the site recorded, per application.
