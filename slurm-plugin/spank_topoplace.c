@@ -449,6 +449,37 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 }
 
 /*
+ * The end of the job on each of its nodes (slurmd's epilog, as root, also
+ * when the launch failed and no slurmstepd ever ran): remove what topoplace
+ * made for the job in TmpFS.  A job whose batch step ended normally has no
+ * directory left by now (task_p_post_step); this is for the rest: a Prolog
+ * failure or a batch launch slurmd could not confirm (the directory is made
+ * before either), an srun killed before its exit callback.  Never fails the
+ * epilog (that would drain the node): a directory that stays is logged.
+ */
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+	uint32_t job_id = 0;
+	unsigned removed = 0;
+
+	(void)ac;
+	(void)av;
+	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
+		return 0;
+	if (tp_sc_job_dirs_sweep(slurm_conf.tmp_fs, job_id, &removed))
+		slurm_error("topoplace: JobId=%u: job epilog: a job directory "
+		            "in %s stays: %s",
+		            job_id, slurm_conf.tmp_fs ? slurm_conf.tmp_fs : "/tmp",
+		            strerror(errno));
+	else if (removed)
+		slurm_info("topoplace: JobId=%u: job epilog: removed %u job "
+		           "director%s left in %s",
+		           job_id, removed, removed == 1 ? "y" : "ies",
+		           slurm_conf.tmp_fs ? slurm_conf.tmp_fs : "/tmp");
+	return 0;
+}
+
+/*
  * The end of a step (slurmstepd) or of srun: srun removes the directory it
  * made for its step's files (see the top).  Batch jobs' directories are
  * task/topoplace's.

@@ -1,6 +1,7 @@
 /*
  * tp_slurm_core.c: configuration, fabric and profiles for the plugins.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -595,6 +596,70 @@ int tp_sc_job_dir_remove(const char *dir)
 	if (rmdir(dir) < 0 && errno != ENOENT)
 		return -1;
 	return 0;
+}
+
+int tp_sc_job_dirs_sweep(const char *tmp_fs, unsigned long job_id,
+                         unsigned *removed)
+{
+	char base[4096], name[32], prefix[48];
+	const char *area = tmp_fs && tmp_fs[0] ? tmp_fs : "/tmp";
+	struct stat st;
+	struct dirent *entry;
+	size_t prefix_len;
+	int fd, rc = 0;
+	DIR *dir;
+
+	*removed = 0;
+	/* task/topoplace's, under the root-owned base. */
+	tp_sc_job_base(tmp_fs, base, sizeof(base));
+	snprintf(name, sizeof(name), "%lu", job_id);
+	fd = base_open(base, &st);
+	if (fd >= 0) {
+		if (base_trusted(&st) &&
+		    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (job_dir_clear(fd, name) == 0)
+				(*removed)++;
+			else if (errno != ENOENT) /* gone meanwhile */
+				rc = -1;
+		}
+		close(fd);
+	}
+	/*
+	 * srun's, <area>/topoplace.<id>.XXXXXX (mkdtemp), left when srun was
+	 * killed before its exit callback.  Only directories of that exact
+	 * shape; their files are removed by name, never followed.
+	 */
+	fd = open(area, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return rc;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -1;
+	}
+	prefix_len = (size_t)snprintf(prefix, sizeof(prefix), "topoplace.%lu.",
+	                              job_id);
+	while ((entry = readdir(dir))) {
+		int sub;
+
+		if (strncmp(entry->d_name, prefix, prefix_len) ||
+		    strlen(entry->d_name) != prefix_len + 6)
+			continue;
+		sub = openat(fd, entry->d_name,
+		             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue; /* not a directory: not srun's */
+		for (size_t i = 0; i < sizeof(job_files) / sizeof(job_files[0]);
+		     i++)
+			(void)unlinkat(sub, job_files[i], 0);
+		close(sub);
+		if (unlinkat(fd, entry->d_name, AT_REMOVEDIR) == 0)
+			(*removed)++;
+		else if (errno != ENOENT)
+			rc = -1;
+	}
+	closedir(dir);
+	return rc;
 }
 
 tp_status tp_sc_private_dir_create(const char *tmp_fs, unsigned long job_id,

@@ -225,6 +225,19 @@ tp_status tp_sc_job_dir_prepare(const char *tmp_fs, unsigned long job_id,
 int tp_sc_job_dir_remove(const char *dir);
 
 /*
+ * The end of job @job_id on a node (SPANK job epilog, as root): remove its
+ * directory under the root-owned base and any private directory srun left
+ * (<@tmp_fs>/topoplace.<@job_id>.XXXXXX, when srun was killed), their
+ * files removed by name and nothing followed.  Needed because a batch
+ * launch that fails after task/topoplace made the directory (a Prolog
+ * failure, "Could not confirm batch launch") runs no slurmstepd and so no
+ * task_p_post_step.  *@removed: how many directories went.  0, or -1 with
+ * errno when one could not be removed.
+ */
+int tp_sc_job_dirs_sweep(const char *tmp_fs, unsigned long job_id,
+                         unsigned *removed);
+
+/*
  * For srun, which runs as the user and has no root-made directory: a new
  * private directory <@tmp_fs>/topoplace.<@job_id>.XXXXXX (mkdtemp: an
  * unpredictable name, created mode 0700 by the caller, so no one can

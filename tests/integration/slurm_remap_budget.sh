@@ -162,4 +162,52 @@ tp_check "its output names the profile and why ($(grep '^topoplace:' "$out/bigme
 	"$out/bigmem-$j.out"
 tp_check "no job directory is left" wait_for 5 test ! -e "$base/$j"
 cp "$out/good.conf" "$etc/topoplace.conf"
+
+# --- a launch that fails after task/topoplace made the directory -----------
+# The Prolog fails once (a site's node health check failing): slurmd has
+# already made and filled the job's directory (task_p_slurmd_batch_request
+# runs before the Prolog), no slurmstepd runs, the node drains and the job
+# is requeued held. The SPANK job epilog removes the directory.
+prolog=$TP_BED_DIR/prolog-fail-once
+printf '#!/bin/sh
+rm "%s" 2>/dev/null && exit 1
+exit 0
+' \
+	"$TP_BED_DIR/prolog-fail-flag" >"$prolog"
+chmod 755 "$prolog"
+echo "Prolog=$prolog" >>"$SLURM_CONF"
+scontrol reconfigure
+sleep 2
+touch "$TP_BED_DIR/prolog-fail-flag"
+j=$(tp_as_user "$user" sbatch --parsable -N4 -n 16 -J hpcg \
+	-o "$out/prolog-%j.out" --wrap "$script")
+tp_check "the Prolog fails the job's launch (the job is requeued held)" \
+	wait_for 60 bash -c 'scontrol show job -o "$1" | grep -q "JobState=PENDING.*Reason=launch_failed_requeued_held\|Reason=launch_failed_requeued_held.*JobState=PENDING\|JobState=PENDING .*Reason=JobHeldAdmin\|JobState=PENDING .*Reason=launch"' _ "$j"
+tp_check "slurmd had made the job's directory before the Prolog ran" \
+	bash -c 'cat "$1"/slurmd.*.log | grep -q "task/topoplace: JobId=$2: profile .*remapped.* -> $3/$2"' \
+	_ "$TP_BED_LOGDIR" "$j" "$base"
+tp_check "the job epilog removed it ($(ls "$base" 2>/dev/null | paste -sd' '))" \
+	wait_for 20 test ! -e "$base/$j"
+tp_check_eq "one slurmd line says so" 1 \
+	"$(slurmd_lines "topoplace: JobId=$j: job epilog: removed 1 job directory left in")"
+scancel "$j"
+tp_check_eq "scancel: the requeued job ends CANCELLED" CANCELLED "$(tp_wait_job "$j" 30)"
+# An srun killed (SIGKILL) in a batch script leaves its private directory
+# (its exit callback never runs): the job epilog removes it too.
+# shellcheck disable=SC2016 # expanded by the job's shell
+j=$(tp_as_user "$user" sbatch --parsable -N4 -n 16 -J killed \
+	-o "$out/killed-%j.out" --wrap 'srun --comm-profile=hpcg sleep 30 & pid=$!
+	sleep 4; ls -d /run/topoplace-bed/jobs/topoplace.$SLURM_JOB_ID.* | sed "s/^/left /"
+	kill -9 $pid; sleep 1')
+tp_check_eq "a batch job whose srun --comm-profile was killed ends" COMPLETED \
+	"$(tp_wait_job "$j" 60)"
+tp_check "srun had made its directory ($(grep '^left ' "$out/killed-$j.out"))" \
+	grep -q "^left /run/topoplace-bed/jobs/topoplace\.$j\.......$" "$out/killed-$j.out"
+tp_check "the job epilog removed it" \
+	wait_for 20 bash -c '! ls -d /run/topoplace-bed/jobs/topoplace."$1".* 2>/dev/null' _ "$j"
+sed -i '/^Prolog=/d' "$SLURM_CONF"
+scontrol reconfigure
+# shellcheck disable=SC2046 # node names
+scontrol update nodename="$(sinfo -h -t drain -o %N | paste -sd,)" state=resume 2>/dev/null
+tp_check_eq "no node stays drained" "" "$(sinfo -h -t drain -o %N)"
 tp_done
