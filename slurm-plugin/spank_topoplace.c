@@ -212,7 +212,11 @@ static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
 	const char *name = local_value[TP_OPT_COMM_PROFILE];
 	struct passwd pw, *pwp = NULL;
 	tp_config *config = NULL;
+	const tp_config_settings *settings;
+	tp_profile_summary *totals = NULL;
 	tp_profile *profile = NULL;
+	bool from_summary = false;
+	uint64_t cap;
 	tp_topo *topo = NULL;
 	tp_remap_mapping map = {0};
 	tp_remap_stats stats;
@@ -229,8 +233,8 @@ static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 	if (tp_sc_load_config(conf_path, &config, &missing, &err) != TP_OK)
 		goto fail;
-	if (tp_config_for_partition(config, getenv("SLURM_JOB_PARTITION"))
-	        ->rank_remap != TP_RANK_REMAP_AUTO) {
+	settings = tp_config_for_partition(config, getenv("SLURM_JOB_PARTITION"));
+	if (settings->rank_remap != TP_RANK_REMAP_AUTO) {
 		rc = 0; /* the site turned remapping off: nothing to say */
 		dir[0] = '\0';
 		goto out;
@@ -241,12 +245,28 @@ static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
 		             pw.pw_name);
 		goto fail;
 	}
-	if (tp_sc_read_profile(config, socket, pw.pw_name, name, &profile,
-	                       &err) != TP_OK) {
-		tp_error_prefix(&err, "--comm-profile=%s", name);
+	/*
+	 * The ranks first, from the summary beside the run when there is
+	 * one: a profile that cannot fit the step is refused without reading
+	 * its matrix.  Then the run, bounded as a step's (RemapMemory/3, at
+	 * most 64 MiB; refused from its size before a byte is read).
+	 */
+	cap = tp_sc_step_profile_max_bytes(settings->remap_memory_bytes);
+	if (!(totals = malloc(sizeof(*totals)))) {
+		tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	if (hostfile && _ranks_fit(profile->header.ranks, &err) != TP_OK) {
+	if (tp_sc_profile_totals(config, socket, pw.pw_name, name, cap, totals,
+	                         &from_summary, &err) != TP_OK ||
+	    (hostfile && _ranks_fit(totals->ranks, &err) != TP_OK) ||
+	    tp_sc_read_profile_bounded(config, socket, pw.pw_name, name, cap,
+	                               &profile, &err) != TP_OK) {
+		if (err.code == TP_ERR_LIMIT)
+			tp_error_prefix(&err,
+			                "over srun's profile limit of %llu MiB "
+			                "(RemapMemory/3, at most %u MiB)",
+			                (unsigned long long)(cap >> 20),
+			                TP_LOOKUP_PROFILE_MAX_BYTES >> 20);
 		tp_error_prefix(&err, "--comm-profile=%s", name);
 		goto fail;
 	}
@@ -287,6 +307,7 @@ out:
 	tp_remap_mapping_free(&map);
 	tp_topo_free(topo);
 	tp_profile_free(profile);
+	free(totals);
 	tp_config_free(config);
 	return rc;
 }

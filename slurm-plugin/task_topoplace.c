@@ -207,7 +207,7 @@ static void _opts_from_spank(char **spank_env, uint32_t count, uint32_t job_id,
  */
 static bool _throttle_decide(const char *who, bool loud, bool dbg,
                              const tp_config_settings *settings,
-                             const tp_profile *profile,
+                             const tp_profile_summary *totals,
                              const tp_opt_values *opts, uint64_t *window_us,
                              char *reason, size_t reason_size)
 {
@@ -232,24 +232,22 @@ static bool _throttle_decide(const char *who, bool loud, bool dbg,
 		return false;
 	}
 	tp_config_throttle_policy(settings, &policy);
-	if (profile && profile->io.requests && profile->io.client_count &&
-	    profile->header.duration_us) {
+	if (totals && totals->io_requests && totals->io_clients &&
+	    totals->duration_us) {
 		tp_job_summary summary;
 		tp_jobclass_result cls;
 		tp_io_pattern pattern = {0};
-		uint64_t per_client =
-		    profile->io.requests / profile->io.client_count;
+		uint64_t per_client = totals->io_requests / totals->io_clients;
 
-		tp_sc_profile_summary(profile, &summary);
+		tp_sc_job_summary(totals, &summary);
 		if (tp_jobclass_classify(&summary, &settings->thresholds, &cls,
 		                         &err) != TP_OK)
 			cls.job_class = TP_JOBCLASS_QUIET;
 		pattern.request_bytes = summary.io_request_bytes;
-		pattern.clients = (uint32_t)profile->io.client_count;
+		pattern.clients = totals->io_clients;
 		pattern.requests_per_client = per_client;
 		pattern.mean_interval_us =
-		    per_client ? (double)profile->header.duration_us /
-		                     (double)per_client
+		    per_client ? (double)totals->duration_us / (double)per_client
 		               : 0;
 		pattern.job_class = tp_jobclass_name(cls.job_class);
 		if (dbg)
@@ -609,7 +607,8 @@ out:
 /* The throttle window into the batch script's environment. */
 static void _throttle(struct batch_out *out, const tp_config *config,
                       const tp_config_settings *settings,
-                      const tp_profile *profile, const tp_opt_values *opts)
+                      const tp_profile_summary *totals,
+                      const tp_opt_values *opts)
 {
 	batch_job_launch_msg_t *req = out->req;
 	char who[32], lib[1024], value[32], reason[256];
@@ -617,7 +616,7 @@ static void _throttle(struct batch_out *out, const tp_config *config,
 
 	snprintf(who, sizeof(who), "JobId=%u", req->job_id);
 	if (!_throttle_decide(who, true, _debug(config, TP_DEBUG_THROTTLE),
-	                      settings, profile, opts, &window_us, reason,
+	                      settings, totals, opts, &window_us, reason,
 	                      sizeof(reason)))
 		return;
 	if (_user_window_changed(opts, window_us)) {
@@ -721,7 +720,9 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE] = "";
 	bool remap =
 	    opts->rank_remap && settings->rank_remap == TP_RANK_REMAP_AUTO;
-	char socket[256], note[512];
+	bool from_summary = false, have = false;
+	char socket[256] = "", note[512];
+	tp_profile_summary *totals = NULL;
 	tp_profile *profile = NULL;
 	tp_error err;
 	int rc;
@@ -733,19 +734,30 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 		                       script_key);
 		_env_put(out, "TOPOPLACE_PROFILE_SCRIPT_KEY", script_key);
 	}
-	if (name) {
+	/* A summary carries a credential of up to 8 KiB: not on the stack. */
+	if (name && !(totals = malloc(sizeof(*totals))))
+		error("%s: JobId=%u: profile %s/%s: out of memory: no "
+		      "remapping or throttling",
+		      plugin_type, req->job_id, out->id->user_name, name);
+	/*
+	 * First the profile's totals, from the summary beside it when the
+	 * store has one: its ranks decide whether the matrix is needed at
+	 * all, and throttling needs only the totals.  So a job whose task
+	 * count differs from the profile's ranks never reads the matrix.
+	 */
+	if (totals) {
 		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-		rc = tp_sc_read_profile(config, socket, out->id->user_name, name,
-		                        &profile, &err);
+		rc = tp_sc_profile_totals(config, socket, out->id->user_name,
+		                          name, 0, totals, &from_summary, &err);
 		if (rc == TP_ERR_NOTFOUND && script_key[0]) {
-			rc = tp_sc_read_profile(config, socket,
-			                        out->id->user_name, script_key,
-			                        &profile, &err);
+			rc = tp_sc_profile_totals(config, socket,
+			                          out->id->user_name, script_key,
+			                          0, totals, &from_summary, &err);
 			if (rc == TP_OK) {
 				info("%s: JobId=%u: profile %s/%s by script "
 				     "hash (%s)",
 				     plugin_type, req->job_id,
-				     out->id->user_name, profile->header.app,
+				     out->id->user_name, totals->app,
 				     script_key);
 				name = script_key;
 			}
@@ -765,15 +777,16 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 		} else if (rc == TP_OK && _debug(config, TP_DEBUG_PROFILE)) {
 			char from[48] = "imported, no job";
 
-			if (profile->header.job_id)
+			if (totals->job_id)
 				snprintf(from, sizeof(from),
 				         "recorded by JobId=%" PRIu64,
-				         profile->header.job_id);
-			info("%s: Profile: JobId=%u: %s/%s read from %s: %u "
-			     "ranks, %s",
+				         totals->job_id);
+			info("%s: Profile: JobId=%u: %s/%s read from %s (%s): "
+			     "%u ranks, %s",
 			     plugin_type, req->job_id, out->id->user_name, name,
 			     tp_config_site_settings(config)->profile_store,
-			     profile->header.ranks, from);
+			     from_summary ? "its summary" : "the whole run",
+			     totals->ranks, from);
 		} else if (rc != TP_OK) {
 			error("%s: JobId=%u: profile: %s: no remapping or "
 			      "throttling",
@@ -785,8 +798,8 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 			             out->id->user_name, name, err.message) < 0)
 				note[0] = '\0';
 			_note(out, note);
-			profile = NULL;
 		}
+		have = rc == TP_OK;
 	}
 	/*
 	 * The job's own task count wins: ranks are remapped only onto
@@ -794,7 +807,7 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	 * would change what srun runs (the hostfile sets the tasks), so the
 	 * job keeps Slurm's layout and is told why.
 	 */
-	if (profile && remap && profile->header.ranks != req->ntasks) {
+	if (have && remap && totals->ranks != req->ntasks) {
 		char tasks[48];
 
 		if (req->ntasks)
@@ -806,19 +819,36 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 		info("%s: JobId=%u: profile %s/%s has %u ranks, %s: no rank "
 		     "remapping",
 		     plugin_type, req->job_id, out->id->user_name, name,
-		     profile->header.ranks, tasks);
+		     totals->ranks, tasks);
 		snprintf(note, sizeof(note),
 		         "profile %s/%s has %u ranks but %s: ranks not "
 		         "remapped, Slurm's task layout kept",
-		         out->id->user_name, name, profile->header.ranks, tasks);
+		         out->id->user_name, name, totals->ranks, tasks);
 		_note(out, note);
 		remap = false;
 	}
-	if (req->nodes && ((profile && remap) || servers))
-		_job_files(out, config, settings, remap ? profile : NULL, name,
-		           servers);
-	_throttle(out, config, settings, profile, opts);
+	/* The matrix, only to remap. */
+	if (have && remap && req->nodes) {
+		rc = tp_sc_read_profile(config, socket, out->id->user_name,
+		                        name, &profile, &err);
+		if (rc != TP_OK) {
+			error("%s: JobId=%u: profile: %s: no remapping",
+			      plugin_type, req->job_id, err.message);
+			if (snprintf(note, sizeof(note),
+			             "profile %s/%s not used for the rank "
+			             "remapping (%.300s): Slurm's task layout "
+			             "kept",
+			             out->id->user_name, name, err.message) < 0)
+				note[0] = '\0';
+			_note(out, note);
+			profile = NULL;
+		}
+	}
+	if (req->nodes && (profile || servers))
+		_job_files(out, config, settings, profile, name, servers);
+	_throttle(out, config, settings, have ? totals : NULL, opts);
 	tp_profile_free(profile);
+	free(totals);
 	if (app)
 		_site_record(out, config, settings, opts, app, script_key);
 }
@@ -1224,26 +1254,28 @@ static void _comm_record(stepd_step_rec_t *job, const tp_config *config,
 }
 
 /*
- * An interactive step's profile, read in slurmstepd before its tasks start
- * (no child bounds it there, as one does a batch job's): a run over
- * tp_sc_step_profile_max_bytes (RemapMemory/3, at most 64 MiB) is refused
- * from its size before anything is read, and the step's rank 0 is told
- * why on its stderr.
+ * An interactive step's profile totals, read in slurmstepd before its
+ * tasks start (no child bounds it there, as one does a batch job's): the
+ * summary beside the run (a few KiB) when the store has a fresh one; else
+ * the run itself, and then a run over tp_sc_step_profile_max_bytes
+ * (RemapMemory/3, at most 64 MiB) is refused from its size before anything
+ * is read, and the step's rank 0 is told why on its stderr.
  */
-static int _step_read_profile(stepd_step_rec_t *job, const tp_config *config,
-                              const tp_config_settings *settings,
-                              const char *socket, const char *name,
-                              tp_profile **profile, tp_error *err)
+static int _step_read_totals(stepd_step_rec_t *job, const tp_config *config,
+                             const tp_config_settings *settings,
+                             const char *socket, const char *name,
+                             tp_profile_summary *totals, bool *from_summary,
+                             tp_error *err)
 {
 	uint64_t cap =
 	    tp_sc_step_profile_max_bytes(settings->remap_memory_bytes);
-	int rc = tp_sc_read_profile_bounded(config, socket, job->user_name,
-	                                    name, cap, profile, err);
+	int rc = tp_sc_profile_totals(config, socket, job->user_name, name, cap,
+	                              totals, from_summary, err);
 
 	if (rc == TP_ERR_LIMIT) {
 		tp_error_prefix(err,
-		                "over a step's profile limit of %" PRIu64
-		                " MiB (RemapMemory/3, at most %u MiB)",
+		                "no summary and over a step's profile limit of "
+		                "%" PRIu64 " MiB (RemapMemory/3, at most %u MiB)",
 		                cap >> 20, TP_LOOKUP_PROFILE_MAX_BYTES >> 20);
 		setenvf(&job->env, TP_ENV_STEP_NOTE,
 		        "profile %s/%s not used (%.300s): no I/O throttling "
@@ -1263,8 +1295,9 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	const char *name = opts->comm_profile[0]
 	                       ? opts->comm_profile
 	                       : getenvp(job->env, "SLURM_JOB_NAME");
-	tp_profile *profile = NULL;
+	tp_profile_summary *totals = NULL;
 	uint64_t window_us = 0;
+	bool from_summary = false, have = false;
 	tp_error err;
 	int rc;
 
@@ -1272,11 +1305,14 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	if (opts->io_throttle.mode != TP_THROTTLE_FIXED &&
 	    !settings->throttle_class_count)
 		return;
+	/* The totals only (the summary, else the run bounded): a step
+	 * needs no matrix.  A credential of up to 8 KiB: not on the stack. */
 	if (name && tp_store_valid_name(name) && job->user_name &&
-	    tp_store_valid_name(job->user_name)) {
+	    tp_store_valid_name(job->user_name) &&
+	    (totals = malloc(sizeof(*totals)))) {
 		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-		rc = _step_read_profile(job, config, settings, socket, name,
-		                        &profile, &err);
+		rc = _step_read_totals(job, config, settings, socket, name,
+		                       totals, &from_summary, &err);
 		if (rc != TP_OK && rc != TP_ERR_NOTFOUND)
 			_loud_error(loud,
 			            "%s: %s: profile: %s: throttled "
@@ -1285,13 +1321,15 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 		else if (loud && _debug(config, TP_DEBUG_PROFILE))
 			info("%s: Profile: %s: %s/%s: %s", plugin_type, who,
 			     job->user_name, name,
-			     rc == TP_OK ? "read" : "not in the store");
-		if (rc != TP_OK)
-			profile = NULL;
+			     rc != TP_OK    ? "not in the store"
+			     : from_summary ? "read (its summary)"
+			                    : "read (the whole run)");
+		have = rc == TP_OK;
 	}
 	if (_throttle_decide(
 	        who, loud, loud && _debug(config, TP_DEBUG_THROTTLE), settings,
-	        profile, opts, &window_us, reason, sizeof(reason))) {
+	        have ? totals : NULL, opts, &window_us, reason,
+	        sizeof(reason))) {
 		_lib_path("libtopoplace_pacing.so", lib, sizeof(lib));
 		setenvf(&job->env, "TOPOPLACE_IO_WINDOW_US", "%" PRIu64,
 		        window_us);
@@ -1303,7 +1341,7 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 		           "%s: %s: I/O throttle window %" PRIu64 " us: %s",
 		           plugin_type, who, window_us, reason);
 	}
-	tp_profile_free(profile);
+	free(totals);
 }
 
 /* The I/O servers of an interactive job, into the step's environment. */

@@ -104,6 +104,44 @@ tp_status tp_sc_read_profile_bounded(const tp_config *config,
 	return tp_store_get(&opt, user, name, NULL, profile, err);
 }
 
+tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket,
+                               const char *user, const char *name,
+                               uint64_t max_file_bytes,
+                               tp_profile_summary *totals, bool *from_summary,
+                               tp_error *err)
+{
+	tp_munge_config munge = {NULL, 0};
+	tp_store_options opt = tp_store_default_options();
+	tp_store_auth auth;
+	tp_store_entry run;
+	tp_profile *profile = NULL;
+	bool fallback = false;
+	tp_status rc;
+
+	*from_summary = false;
+	if (munge_socket && munge_socket[0])
+		munge.socket = munge_socket;
+	tp_munge_auth_init(&auth, &munge);
+	tp_config_store_options(config, &opt);
+	opt.auth = &auth;
+	rc = tp_store_get_summary(&opt, user, name, totals, &run, &fallback,
+	                          err);
+	if (rc == TP_OK) {
+		*from_summary = true;
+		return TP_OK;
+	}
+	if (!fallback)
+		return rc;
+	/* No usable summary (an older store, a stale one): the run. */
+	if (max_file_bytes && opt.limits.max_file_bytes > max_file_bytes)
+		opt.limits.max_file_bytes = (size_t)max_file_bytes;
+	rc = tp_store_get(&opt, user, name, NULL, &profile, err);
+	if (rc == TP_OK)
+		rc = tp_summary_of_profile(profile, totals, err);
+	tp_profile_free(profile);
+	return rc;
+}
+
 uint64_t tp_sc_step_profile_max_bytes(uint64_t remap_memory_bytes)
 {
 	uint64_t cap = remap_memory_bytes / 3;

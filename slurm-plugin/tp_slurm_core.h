@@ -20,6 +20,7 @@
 #include "profile.h"
 #include "remap.h"
 #include "store.h"
+#include "summary.h"
 #include "topo.h"
 #include "topoplace_conf.h"
 #include "tp_error.h"
@@ -72,6 +73,20 @@ tp_status tp_sc_read_profile_bounded(const tp_config *config,
                                      const char *munge_socket, const char *user,
                                      const char *name, uint64_t max_file_bytes,
                                      tp_profile **profile, tp_error *err);
+
+/*
+ * The totals of the newest run of @user/@name (summary.h): from the
+ * summary the store keeps beside it (a few KiB, credential verified) when
+ * it is fresh, else from the run itself, read whole under @max_file_bytes
+ * as tp_sc_read_profile_bounded does.  For readers that only classify or
+ * throttle, or must know the ranks before deciding to read the matrix.
+ * *@from_summary says which.  Errors as tp_sc_read_profile.
+ */
+tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket,
+                               const char *user, const char *name,
+                               uint64_t max_file_bytes,
+                               tp_profile_summary *totals, bool *from_summary,
+                               tp_error *err);
 
 /*
  * The largest profile run an interactive step reads in slurmstepd (which

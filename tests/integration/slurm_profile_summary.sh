@@ -125,9 +125,25 @@ tp_check_eq "and its lookup read no run whole" 0 \
 	"$(grep -c "JobId=$big: profile $user/big: .*read the whole run" "$log")"
 tp_check "(it was classified: $(grep -m1 "Profile: JobId=$big: " "$log"))" \
 	grep -q "topoplace: Profile: JobId=$big: $user/big read in [0-9]* us" "$log"
+# The batch job itself: its task count (4) is not the profile's ranks, so
+# slurmd needs the totals only (class and throttling) and reads the summary,
+# never the 61 MB matrix.
+j=$(tp_as_user "$user" sbatch --parsable -N4 -n 4 --comm-profile=big \
+	-o "$out/classonly-%j.out" --wrap true)
+tp_check_eq "(summarized) a -n 4 batch job with the big profile completes" \
+	COMPLETED "$(tp_wait_job "$j" 120)"
+tp_check "slurmd read the summary, not the run ($(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -m1 "Profile: JobId=$j: "))" \
+	bash -c 'cat "$1"/slurmd.*.log | grep -q "task/topoplace: Profile: JobId=$2: $3/big read from .* (its summary): [0-9]* ranks"' \
+	_ "$TP_BED_LOGDIR" "$j" "$user"
+tp_check_eq "and kept Slurm's layout, saying why" 1 \
+	"$(grep -c "^topoplace: profile $user/big has [0-9]* ranks but the job has 4 tasks" "$out/classonly-$j.out")"
+
 # --- an interactive step's profile read is bounded (item 3) -----------------
-# RemapMemory=96MiB: a step reads at most 32 MiB of a profile, so the
-# 61 MB run is refused from its size, before slurmstepd reads a byte.
+# A step reads only the profile's totals: its summary when there is one.
+# Without it (removed here, as in a store written before summaries), the
+# run itself, and RemapMemory=96MiB lets a step read at most 32 MiB of it,
+# so the 61 MB run is refused from its size, before slurmstepd reads a byte.
+rm -f "$store/$user/big/${bigrun%.tpp}.sum"
 printf 'RemapMemory=96MiB\n' >>"$etc/topoplace.conf"
 tp_check "slurmctld reloads topoplace.conf with RemapMemory=96MiB" \
 	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
@@ -141,13 +157,33 @@ tp_check_eq "srun -n1 --comm-profile=big runs its task" "0 step-ran" "$rc $(cat 
 step=$(grep -o "launch task StepId=[0-9]*\.0 request from UID:$(id -u "$user")" \
 	"$TP_BED_LOGDIR"/slurmd.*.log | tail -1 | sed 's/.*StepId=\([0-9.]*\) .*/\1/')
 t_launch=$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -m1 "launch task StepId=$step request" | sed 's/^\[\([^]]*\)\].*/\1/')
-t_refused=$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -m1 "\[$step\] error: task/topoplace: .*over a step's profile limit" | sed 's/^\[\([^]]*\)\].*/\1/')
+t_refused=$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -m1 "\[$step\] error: task/topoplace: .*no summary and over a step's profile limit" | sed 's/^\[\([^]]*\)\].*/\1/')
 step_ms=$(( ($(date -d "$t_refused" +%s%3N) - $(date -d "$t_launch" +%s%3N)) ))
 tp_check "slurmstepd refused it within 2 s of the launch ($t_launch -> $t_refused: $step_ms ms)" \
 	test -n "$t_launch" -a -n "$t_refused" -a "$step_ms" -lt 2000
 tp_check "its stderr says why the profile is not used ($(grep topoplace "$out/step.err"))" \
-	grep -q "^topoplace: profile $user/big not used (over a step's profile limit of 32 MiB (RemapMemory/3, at most 64 MiB): .*$bytes bytes.*): no I/O throttling from it" \
+	grep -q "^topoplace: profile $user/big not used (no summary and over a step's profile limit of 32 MiB (RemapMemory/3, at most 64 MiB): .*$bytes bytes.*): no I/O throttling from it" \
 	"$out/step.err"
 tp_check_eq "and one slurmstepd line says it" 1 \
-	"$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -c "task/topoplace: .*profile: over a step's profile limit of 32 MiB")"
+	"$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -c "task/topoplace: .*profile: no summary and over a step's profile limit of 32 MiB")"
+# With the summary back, the step reads it (a few KiB) and nothing more.
+tp_check "topoplace profile summarize $user/big again" \
+	"$tp" profile summarize --store "$store" --munge-socket "$sock" "$user/big"
+tp_as_user "$user" timeout 120 srun -N1 -n1 --comm-profile=big \
+	echo step-ran >"$out/step2.out" 2>"$out/step2.err"
+rc=$?
+tp_check_eq "(summarized) srun -n1 --comm-profile=big runs its task" "0 step-ran" \
+	"$rc $(cat "$out/step2.out")"
+step2=$(grep -o "launch task StepId=[0-9]*\.0 request from UID:$(id -u "$user")" \
+	"$TP_BED_LOGDIR"/slurmd.*.log | tail -1 | sed 's/.*StepId=\([0-9.]*\) .*/\1/')
+tp_check "slurmstepd read the profile's summary ($(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -m1 "Profile: StepId=$step2: "))" \
+	bash -c 'cat "$1"/slurmd.*.log | grep -q "task/topoplace: Profile: StepId=$2: $3/big: read (its summary)"' \
+	_ "$TP_BED_LOGDIR" "$step2" "$user"
+tp_check_eq "and refused nothing: still one line about the step limit" 1 \
+	"$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -c "over a step's profile limit")"
+# srun's own mapping (the user's process) is bounded the same way: it
+# reads the matrix, not only the summary.
+tp_check "srun says it did not map the 61 MB run itself ($(grep topoplace "$out/step2.err"))" \
+	grep -q "^srun: error: topoplace: JobId=[0-9]*: --comm-profile=big: over srun's profile limit of 32 MiB (RemapMemory/3, at most 64 MiB): .*: srun keeps Slurm's task layout" \
+	"$out/step2.err"
 tp_done

@@ -9,7 +9,8 @@
 #       plain srun runs N tasks for N = 32, 8, 12 (Slurm's layout, a note
 #       on the job's stderr, no hostfile) and 16 ranks by the mapping for
 #       N = 16; a 10^6-rank profile on -n 2 writes no hostfile.
-#   the budget: a 1024-rank all-to-all profile (25 MB, 1 M matrix entries)
+#   the budget: a 1024-rank all-to-all profile (25 MB, 1 M matrix entries,
+#       its summary removed so slurmd must read it whole)
 #       under RemapBudget=10ms: the job starts, runs in Slurm's order with
 #       one slurmd log line and a note in its output, while tpbob's plain
 #       `srun -w <its node> hostname` completes in seconds; scancel leaves
@@ -119,6 +120,11 @@ tp_check "(10^6 ranks on -n 2) nothing left in $base/$j" \
 # --- the budget -----------------------------------------------------------
 put_profile alltoall 1024 bigall
 tp_check_eq "a 1024-rank all-to-all profile (1 M entries) is signed into the store" 0 $?
+# Without its summary (a store written before summaries): slurmd must read
+# the 25 MB run whole even to learn its ranks, the work the budget bounds.
+# (With a summary these class-only jobs read a few KiB: slurm_profile_summary.sh.)
+rm -f "$store/$user/bigall/"*.sum
+tp_check_eq "(its summary removed)" 0 "$(ls "$store/$user/bigall/"*.sum 2>/dev/null | wc -l)"
 echo "RemapBudget=10ms" >>"$etc/topoplace.conf"
 # --placement=off and one task a node: room for tpbob on the job's nodes.
 # shellcheck disable=SC2016 # expanded by the job's shell
