@@ -1086,6 +1086,17 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 		error("%s: JobId=%u: %s: no remapping, I/O servers or "
 		      "throttling",
 		      plugin_type, req->job_id, err.message);
+		char *why = NULL;
+
+		/* The user looks at the job's output, not slurmd's log: a
+		 * job with a profile that runs in Slurm's order says why. */
+		xstrfmtcat(why,
+		           "topoplace.conf not loaded (%s): no rank remapping, "
+		           "I/O servers or throttling: the job runs in Slurm's "
+		           "order",
+		           err.message);
+		_note(&out, why);
+		xfree(why);
 		return SLURM_SUCCESS;
 	}
 	settings = tp_config_for_partition(config, req->partition);

@@ -101,3 +101,9 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_leaf_wait.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_leaf_wait.sh
+# The faults of issue #14 one after another in one bed, under a workload
+# of several users' jobs.
+if WITH_SLURM
+TESTS += tests/integration/slurm_faults_combined.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_faults_combined.sh

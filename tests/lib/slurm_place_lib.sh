@@ -193,3 +193,100 @@ tp_restart_slurmctld() {
 	echo "slurmctld did not answer after the restart"
 	return 1
 }
+
+# --- helpers of the fault tests (slurm_faults_combined.sh) --------------------
+#   system_comment JOB         the job's SystemComment
+#   elapsed_ms VAR CMD...      run CMD (output dropped, bounded by the
+#                              caller), its wall time in ms into VAR;
+#                              returns CMD's status
+#   tp_check_responsive WHAT NODE
+#                              checks that scontrol ping, squeue and a
+#                              trivial `srun -J tp-probe -w NODE true`
+#                              each answer within 5 s (an outcome check: a stalled
+#                              daemon takes tens of seconds; the measured
+#                              ms are in the check's label)
+#   tp_restart_slurmd NODE     stop NODE's slurmd (jobs and slurmstepd keep
+#                              running), start it again as tp-bed does,
+#                              wait until it has registered
+#   tp_stop_munged, tp_start_munged
+#                              stop the bed's munged (its socket goes away),
+#                              start it again with the same key and socket
+
+system_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*\) $/\1/p'; }
+
+elapsed_ms() {
+	local -n ms_out=$1
+	local start rc
+	shift
+	start=${EPOCHREALTIME/[.,]/}
+	"$@" >/dev/null 2>&1
+	rc=$?
+	ms_out=$(((${EPOCHREALTIME/[.,]/} - start) / 1000))
+	return $rc
+}
+
+tp_check_responsive() { # WHAT NODE
+	local ms rc
+	elapsed_ms ms timeout 30 scontrol ping
+	rc=$?
+	tp_check "$1: scontrol ping answers in $ms ms (under 5 s)" \
+		test "$rc" = 0 -a "$ms" -lt 5000
+	elapsed_ms ms timeout 30 squeue
+	rc=$?
+	tp_check "$1: squeue answers in $ms ms (under 5 s)" \
+		test "$rc" = 0 -a "$ms" -lt 5000
+	elapsed_ms ms timeout 30 srun -J tp-probe -w "$2" true
+	rc=$?
+	tp_check "$1: srun -w $2 true ends in $ms ms (under 5 s)" \
+		test "$rc" = 0 -a "$ms" -lt 5000
+}
+
+tp_restart_slurmd() { # NODE
+	local pid i started nlog=$TP_BED_LOGDIR/slurmd.$1.log
+	pid=$(cat "$TP_BED_DIR/run/slurmd.$1.pid") || return 1
+	started=$(grep -c "slurmd version .* started" "$nlog")
+	kill "$pid" || return 1
+	for ((i = 0; i < 150; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$pid" 2>/dev/null && { echo "slurmd $pid did not stop"; return 1; }
+	slurmd -D -N "$1" </dev/null >>"$TP_BED_LOGDIR/slurmd.$1.out" 2>&1 &
+	for ((i = 0; i < 150; i++)); do
+		(($(grep -c "slurmd version .* started" "$nlog") > started)) &&
+			[ "$(cat "$TP_BED_DIR/run/slurmd.$1.pid" 2>/dev/null)" != "$pid" ] &&
+			return 0
+		sleep 0.2
+	done
+	echo "slurmd -N $1 did not start again"
+	return 1
+}
+
+tp_stop_munged() {
+	local pid i
+	pid=$(cat "$TP_BED_DIR/run/munged.pid") || return 1
+	kill "$pid" || return 1
+	# munged removes its socket and pid file as it exits.
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || [ -e "$TP_BED_DIR/munge/munge.socket" ] ||
+			return 0
+		sleep 0.1
+	done
+	echo "munged $pid did not stop"
+	return 1
+}
+
+tp_start_munged() {
+	local m=$TP_BED_DIR/munge i
+	munged --foreground --socket="$m/munge.socket" --key-file="$m/munge.key" \
+		--log-file="$TP_BED_LOGDIR/munged.log" \
+		--pid-file="$TP_BED_DIR/run/munged.pid" --seed-file="$m/munged.seed" \
+		</dev/null >>"$TP_BED_LOGDIR/munged.out" 2>&1 &
+	for ((i = 0; i < 50; i++)); do
+		munge -n -S "$m/munge.socket" 2>/dev/null |
+			unmunge -S "$m/munge.socket" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	echo "munged did not answer after its start"
+	return 1
+}
