@@ -118,6 +118,9 @@ sleep 6
 	tp_as_user "$user" "$tp" profile put --store "$store" \
 		--munge-socket "$sock" "$out/bigall.tpp" "$user/bigall" >/dev/null
 tp_check_eq "1: a 1024-rank all-to-all profile is signed into the store" 0 $?
+# Its summary removed (a store written before summaries): slurmd must read
+# the 25 MB run whole to learn its ranks, the work RemapBudget bounds.
+rm -f "$store/$user/bigall/"*.sum
 echo "RemapBudget=10ms" >>"$etc/topoplace.conf"
 # --placement=off and one task a node: room for tpbob on the job's nodes.
 # shellcheck disable=SC2016 # expanded by the job's shell
@@ -128,8 +131,9 @@ tp_check "1: the job $j with the big profile starts" wait_state "$j" RUNNING 60
 cp "$out/good.conf" "$etc/topoplace.conf"
 node=$(scontrol show hostnames "$(squeue -h -j "$j" -o %N)" | head -1)
 elapsed_ms ms tp_as_user "$bob" timeout 30 srun -J tp-probe -w "$node" hostname
-tp_check "1: meanwhile $bob's srun -w $node hostname succeeds in $ms ms (under 5 s)" \
-	test $? = 0 -a "$ms" -lt 5000
+rc=$?
+tp_check "1: meanwhile $bob's srun -w $node hostname succeeds in $ms ms (under $((${TP_RESPONSIVE_MS:-15000} / 1000)) s)" \
+	test "$rc" = 0 -a "$ms" -lt "${TP_RESPONSIVE_MS:-15000}"
 tp_check "1: the job's output says it runs in Slurm's order" wait_for 10 \
 	grep -qx "topoplace: the rank remapping did not finish within its budget of 10 ms (RemapBudget): the job runs in Slurm's order" \
 	"$out/big-$j.out"

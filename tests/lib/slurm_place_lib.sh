@@ -202,9 +202,12 @@ tp_restart_slurmctld() {
 #   tp_check_responsive WHAT NODE
 #                              checks that scontrol ping, squeue and a
 #                              trivial `srun -J tp-probe -w NODE true`
-#                              each answer within 5 s (an outcome check: a stalled
-#                              daemon takes tens of seconds; the measured
-#                              ms are in the check's label)
+#                              each answer within TP_RESPONSIVE_MS (default
+#                              15 s: an outcome check; the stall of issue #14
+#                              was minutes and RPCs timing out after the bed's
+#                              MessageTimeout of 10 s, while a CI host at load
+#                              20 takes up to ~6 s for a plain srun; the
+#                              measured ms are in the check's label)
 #   tp_restart_slurmd NODE     stop NODE's slurmd (jobs and slurmstepd keep
 #                              running), start it again as tp-bed does,
 #                              wait until it has registered
@@ -226,19 +229,19 @@ elapsed_ms() {
 }
 
 tp_check_responsive() { # WHAT NODE
-	local ms rc
+	local ms rc limit=${TP_RESPONSIVE_MS:-15000}
 	elapsed_ms ms timeout 30 scontrol ping
 	rc=$?
-	tp_check "$1: scontrol ping answers in $ms ms (under 5 s)" \
-		test "$rc" = 0 -a "$ms" -lt 5000
+	tp_check "$1: scontrol ping answers in $ms ms (under $((limit / 1000)) s)" \
+		test "$rc" = 0 -a "$ms" -lt "$limit"
 	elapsed_ms ms timeout 30 squeue
 	rc=$?
-	tp_check "$1: squeue answers in $ms ms (under 5 s)" \
-		test "$rc" = 0 -a "$ms" -lt 5000
+	tp_check "$1: squeue answers in $ms ms (under $((limit / 1000)) s)" \
+		test "$rc" = 0 -a "$ms" -lt "$limit"
 	elapsed_ms ms timeout 30 srun -J tp-probe -w "$2" true
 	rc=$?
-	tp_check "$1: srun -w $2 true ends in $ms ms (under 5 s)" \
-		test "$rc" = 0 -a "$ms" -lt 5000
+	tp_check "$1: srun -w $2 true ends in $ms ms (under $((limit / 1000)) s)" \
+		test "$rc" = 0 -a "$ms" -lt "$limit"
 }
 
 tp_restart_slurmd() { # NODE
