@@ -548,16 +548,28 @@ tp_status tp_store_put(const tp_store_options *opt, const char *ns,
 	fsync(dirfd);
 	{
 		tp_error sum_err;
+		struct stat run_st;
 
 		/* The run is stored either way: readers without a summary
 		 * read the run itself (bounded), so a failure here is a
 		 * warning. */
 		if (write_summary(dirfd, label, final, profile, owner,
-		                  &sum_err) != TP_OK)
+		                  &sum_err) != TP_OK) {
 			tp_log(opt->logger, TP_LOG_WARNING,
 			       "%s: no summary written (readers will read the "
 			       "whole run): %s",
 			       label, sum_err.message);
+		} else if (fstatat(dirfd, final, &run_st,
+		                   AT_SYMLINK_NOFOLLOW) &&
+		           errno == ENOENT) {
+			char sum[TP_STORE_FILE_MAX + 1];
+
+			/* Another writer's prune took the run before its
+			 * summary was in place (and found none to remove):
+			 * drop the summary, or it would outlive its run. */
+			summary_name(final, sum);
+			(void)unlinkat(dirfd, sum, 0);
+		}
 	}
 	prune(opt, dirfd, label);
 	if (file)

@@ -96,6 +96,9 @@ typedef struct tp_model {
 	uint32_t *ioservers;   /* IoServerHosts as topo hosts */
 	uint32_t ioserver_count;
 	char munge_socket[256];
+	bool from_last_good; /* 24.11 reconfigure: the saved copy, not the file
+	                      */
+	const char *why;     /* "init" or "reconfigure": for later log lines */
 } tp_model;
 
 #define TP_NONE UINT32_MAX
@@ -353,22 +356,14 @@ static bool _model_debug(const tp_model *m, uint32_t flag)
  * onto its hosts and one line per leaf.  Only at a model load (init or a
  * reconfigure that re-reads), never in the scheduling path.
  */
-static void _model_log_fabric(const tp_model *m, const char *why)
+/* DebugFlags=Fabric: where Slurm's nodes are on the fabric. */
+static void _model_log_nodes(const tp_model *m, const char *why)
 {
-	const tp_config_site *site = tp_config_site_settings(m->config);
 	uint32_t hosts = tp_topo_host_count(m->topo), slurm_only = 0;
 	uint32_t not_slurm = 0;
 	struct hostlist *hl = hostlist_create(NULL);
 	char *text;
 
-	info("topoplace: Fabric: %s: FabricSource=%s %s, NodeNameRule=%s%s%s",
-	     why, tp_config_fabric_source_name(site->fabric_source),
-	     site->fabric_source == TP_FABRIC_SOURCE_TOPOLOGY
-	         ? site->topology_conf
-	         : site->fabric_cache,
-	     tp_node_name_rule_name(site->node_name_rule),
-	     site->node_name_map ? " " : "",
-	     site->node_name_map ? site->node_name_map : "");
 	for (int i = 0; i < m->node_count; i++) {
 		node_record_t *node = node_record_table_ptr[i];
 
@@ -387,6 +382,26 @@ static void _model_log_fabric(const tp_model *m, const char *why)
 	     slurm_only ? text : "none", not_slurm);
 	xfree(text);
 	hostlist_destroy(hl);
+}
+
+static void _model_log_fabric(const tp_model *m, const char *why)
+{
+	const tp_config_site *site = tp_config_site_settings(m->config);
+	struct hostlist *hl;
+	char *text;
+
+	info("topoplace: Fabric: %s: FabricSource=%s %s, NodeNameRule=%s%s%s",
+	     why, tp_config_fabric_source_name(site->fabric_source),
+	     site->fabric_source == TP_FABRIC_SOURCE_TOPOLOGY
+	         ? site->topology_conf
+	         : site->fabric_cache,
+	     tp_node_name_rule_name(site->node_name_rule),
+	     site->node_name_map ? " " : "",
+	     site->node_name_map ? site->node_name_map : "");
+	/* Before slurm.conf's nodes are read (init(), also 24.11's
+	 * reconfigure) select_p_node_init says it once they are. */
+	if (node_record_count > 0)
+		_model_log_nodes(m, why);
 	for (uint32_t l = 0; l < tp_topo_leaf_count(m->topo); l++) {
 		uint32_t n = 0;
 		const uint32_t *on = tp_topo_leaf_hosts(m->topo, l, &n);
@@ -417,6 +432,7 @@ static tp_model *_model_load(const char *why)
 	tp_error err;
 	int missing = 0;
 
+	m->why = why;
 	tp_sc_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
 	/* Signatures first: a file changed while it is read is re-read on
 	 * the next reconfigure. */
@@ -425,8 +441,34 @@ static tp_model *_model_load(const char *why)
 		error("topoplace: %s: %s", why, err.message);
 		tp_conf_failed = true;
 		tp_conf_failed_sig = m->conf_sig;
-		xfree(m);
-		return NULL;
+		/*
+		 * 24.11 re-executed slurmctld for this reconfigure: the
+		 * previous configuration is gone from memory, but its copy
+		 * is in StateSaveLocation (kept below at every good load).
+		 */
+		if (!tp_slurmctld_reconfigured()) {
+			xfree(m);
+			return NULL;
+		}
+		if (tp_sc_load_config_last_good(path,
+		                                slurm_conf.state_save_location,
+		                                &m->config, &err) != TP_OK) {
+			error("topoplace: reconfigure: no previous "
+			      "configuration to keep: %s",
+			      err.message);
+			xfree(m);
+			return NULL;
+		}
+		error("topoplace: reconfigure: keeping the previous "
+		      "configuration and fabric (the configuration from its "
+		      "copy %s/" TP_SC_LAST_GOOD_NAME
+		      ", the fabric read again)",
+		      slurm_conf.state_save_location);
+		m->from_last_good = true;
+	} else if (tp_sc_conf_save_last_good(
+	               path, slurm_conf.state_save_location, &err) != TP_OK) {
+		debug("topoplace: %s: last good copy not kept: %s", why,
+		      err.message);
 	}
 	if (missing)
 		info("topoplace: %s: %s not found: using defaults", why, path);
@@ -436,20 +478,34 @@ static tp_model *_model_load(const char *why)
 	 * value.  At start there is no previous configuration to keep, and
 	 * placement does not need the table: load, and say so.
 	 */
-	if (tp_config_check_files(m->config, &err) != TP_OK) {
+	if (!m->from_last_good &&
+	    tp_config_check_files(m->config, &err) != TP_OK) {
 		if (strcmp(why, "init")) {
 			error("topoplace: %s: %s", why, err.message);
 			tp_conf_failed = true;
 			tp_conf_failed_sig = m->conf_sig;
 			tp_config_free(m->config);
-			xfree(m);
-			return NULL;
+			m->config = NULL;
+			if (!tp_slurmctld_reconfigured() ||
+			    tp_sc_load_config_last_good(
+			        path, slurm_conf.state_save_location,
+			        &m->config, &err) != TP_OK) {
+				xfree(m);
+				return NULL;
+			}
+			error("topoplace: reconfigure: keeping the previous "
+			      "configuration and fabric (the configuration "
+			      "from its copy %s/" TP_SC_LAST_GOOD_NAME
+			      ", the fabric read again)",
+			      slurm_conf.state_save_location);
+			m->from_last_good = true;
+		} else {
+			error("topoplace: %s: %s: throttled jobs will get no "
+			      "window from it",
+			      why, err.message);
 		}
-		error("topoplace: %s: %s: throttled jobs will get no window "
-		      "from it",
-		      why, err.message);
 	}
-	tp_conf_failed = false;
+	tp_conf_failed = m->from_last_good;
 	tp_sc_munge_socket(slurm_conf.authinfo, m->munge_socket,
 	                   sizeof(m->munge_socket));
 	_fabric_sigs(m->config, &m->fabric_sig, &m->map_sig);
@@ -1329,7 +1385,8 @@ extern int init(void)
 			tp_active = false;
 			return SLURM_SUCCESS;
 		}
-		tp_cur = _model_load("init");
+		tp_cur = _model_load(tp_slurmctld_reconfigured() ? "reconfigure"
+		                                                 : "init");
 		_sched_set_topo(tp_cur);
 		/*
 		 * slurmctld exports its symbols to its plugins; resolved at
@@ -1495,6 +1552,9 @@ extern int select_p_node_init(void)
 		slurm_mutex_lock(&tp_lock);
 		if (tp_cur) {
 			_model_map_nodes(tp_cur);
+			if (tp_cur->topo &&
+			    _model_debug(tp_cur, TP_DEBUG_FABRIC))
+				_model_log_nodes(tp_cur, tp_cur->why);
 			if (!_model_check_usable(tp_cur, "nodes"))
 				_decision_clear();
 		}

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 #include "slurm/slurm_version.h"
@@ -95,5 +96,17 @@ int tp_batch_identity_get(const struct batch_job_launch_msg *req,
  */
 const char *tp_launch_partition(const struct launch_tasks_request_msg *msg,
                                 char *buf, size_t size);
+
+/*
+ * Whether this slurmctld is the new process image of `scontrol
+ * reconfigure`: 24.11 re-executes itself (with SLURMCTLD_RECONF in its
+ * environment) and its plugins' init() runs again, where 22.05 calls
+ * select_p_reconfigure in the same process.  Always false on 22.05.
+ */
+#if TP_SLURM_24_11
+#define tp_slurmctld_reconfigured() (getenv("SLURMCTLD_RECONF") != NULL)
+#else
+#define tp_slurmctld_reconfigured() 0
+#endif
 
 #endif

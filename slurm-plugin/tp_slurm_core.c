@@ -47,6 +47,100 @@ tp_status tp_sc_load_config(const char *path, tp_config **config, int *missing,
 	return tp_config_load(path, config, err);
 }
 
+static int last_good_path(const char *state_dir, char *out, size_t size)
+{
+	int n = snprintf(out, size, "%s/" TP_SC_LAST_GOOD_NAME,
+	                 state_dir && state_dir[0] ? state_dir : ".");
+
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+tp_status tp_sc_conf_save_last_good(const char *conf_path,
+                                    const char *state_dir, tp_error *err)
+{
+	char path[4096], tmp[4200];
+	tp_config *config = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	struct stat st;
+	tp_status rc;
+	int fd;
+
+	if (last_good_path(state_dir, path, sizeof(path)) < 0)
+		return tp_error_set(err, TP_ERR_LIMIT,
+		                    "%s: StateSaveLocation path too long",
+		                    state_dir);
+	if (stat(conf_path, &st) < 0 && errno == ENOENT) {
+		text = strdup("");
+		if (!text)
+			return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+	} else {
+		rc = tp_file_read(conf_path, "topoplace.conf",
+		                  TP_CONFIG_MAX_BYTES, &text, &len, err);
+		if (rc != TP_OK)
+			return rc;
+	}
+	/* Only a file that parses is kept (it may have changed since). */
+	rc = tp_config_parse(text, len, conf_path, &config, err);
+	tp_config_free(config);
+	if (rc != TP_OK) {
+		free(text);
+		return rc;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	          0600);
+	if (fd < 0) {
+		rc = tp_error_set(err, TP_ERR_IO, "%s: cannot create: %s", tmp,
+		                  strerror(errno));
+		free(text);
+		return rc;
+	}
+	if (tp_file_write_all(fd, text, len) < 0 || fsync(fd) < 0) {
+		rc = tp_error_set(err, TP_ERR_IO, "%s: cannot write: %s", tmp,
+		                  strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(text);
+		return rc;
+	}
+	free(text);
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		rc = tp_error_set(err, TP_ERR_IO, "%s: cannot replace: %s",
+		                  path, strerror(errno));
+		unlink(tmp);
+		return rc;
+	}
+	return TP_OK;
+}
+
+tp_status tp_sc_load_config_last_good(const char *conf_path,
+                                      const char *state_dir, tp_config **config,
+                                      tp_error *err)
+{
+	char path[4096];
+	char *text = NULL;
+	size_t len = 0;
+	tp_status rc;
+
+	if (last_good_path(state_dir, path, sizeof(path)) < 0)
+		return tp_error_set(err, TP_ERR_LIMIT,
+		                    "%s: StateSaveLocation path too long",
+		                    state_dir);
+	if (access(path, F_OK) < 0 && errno == ENOENT)
+		return tp_error_set(err, TP_ERR_NOTFOUND,
+		                    "%s: no last good copy", path);
+	rc = tp_file_read(path, "last good topoplace.conf", TP_CONFIG_MAX_BYTES,
+	                  &text, &len, err);
+	if (rc != TP_OK)
+		return rc;
+	rc = tp_config_parse(text, len, conf_path, config, err);
+	if (rc != TP_OK)
+		tp_error_prefix(err, "%s", path);
+	free(text);
+	return rc;
+}
+
 tp_status tp_sc_load_topo(const tp_config *config, tp_topo **topo,
                           tp_error *err)
 {

@@ -41,6 +41,24 @@ tp_status tp_sc_load_config(const char *path, tp_config **config, int *missing,
                             tp_error *err);
 
 /*
+ * The last good topoplace.conf, kept by slurmctld in its StateSaveLocation
+ * (<@state_dir>/topoplace.conf.last-good, mode 0600): Slurm 24.11's
+ * slurmctld re-executes itself on `scontrol reconfigure`, so the previous
+ * configuration is no longer in memory when the new file turns out bad.
+ * tp_sc_conf_save_last_good reads @conf_path, checks that it parses, and
+ * replaces the copy atomically (a missing file saves an empty one: the
+ * defaults).  tp_sc_load_config_last_good parses the copy as if it were
+ * @conf_path (relative paths in it resolve the same); TP_ERR_NOTFOUND when
+ * there is none.  Errors name the file.
+ */
+#define TP_SC_LAST_GOOD_NAME "topoplace.conf.last-good"
+tp_status tp_sc_conf_save_last_good(const char *conf_path,
+                                    const char *state_dir, tp_error *err);
+tp_status tp_sc_load_config_last_good(const char *conf_path,
+                                      const char *state_dir, tp_config **config,
+                                      tp_error *err);
+
+/*
  * The fabric as a tp_topo, from the source @config names: topology.conf or
  * the cache (also for FabricSource=live: slurmctld and slurmstepd never
  * sweep; `topoplace fabric cache` refreshes the cache outside them).
