@@ -14,7 +14,16 @@
 #     line; a bad file a document listing every error (exit 1, nothing on
 #     stderr); --quiet with --json refused;
 #   - fabric show/diff/load: counts as in the text; --json on an action that
-#     writes files refused.
+#     writes files refused;
+#   - profile show: header, digest, matrix, top pairs and collectives as in
+#     the text; a missing profile one error line and no document;
+#   - profile verify (files): one result per file, ok / refused / not_found,
+#     the text's exit status and reasons;
+#   - profile list, list --apps, verify on a store signed by a real private
+#     munged: runs and application lines as in the text; a replayed run
+#     refused with error auth, a flipped bit refused with error parse, a
+#     missing name not_found; munged stopped for real: not_checked with
+#     error io, never refused (needs root and munge: skipped otherwise).
 # Env: abs_top_builddir, abs_top_srcdir (make check).
 set -u
 
@@ -189,5 +198,125 @@ tp_check_eq "fabric load: flows, bytes and hop-bytes as in the text" \
 tp_expect_fail "fabric: --json on an action that writes files is refused" 2 \
 	"topoplace fabric: --json: for show, diff and load (topology writes a file or paths)" \
 	"$tp" fabric topology --cache "$fdir/fat-4x4.cache" --json
+
+# ---- profile show / verify on files (no store)
+"$tp" profile import --from matrix -o "$work/lulesh.tpp" "$mdir/LULESH-8.txt" >/dev/null
+"$tp" profile show --pairs 5 "$work/lulesh.tpp" >"$work/pshow.txt"
+"$tp" profile show --pairs 5 --json "$work/lulesh.tpp" >"$work/pshow.json"
+tp_check_eq "profile show --json exits 0" 0 $?
+doc "profile show" topoplace.profile-show "$work/pshow.json"
+tp_check_eq "profile show: ranks, matrix and digest as in the text" \
+	"$(sed -n 's/^ranks: *\([0-9]*\).*/\1/p' "$work/pshow.txt") $(sed -n 's/^matrix: *\([0-9]*\) pairs, \([0-9]*\) bytes, \([0-9]*\) messages$/\1 \2 \3/p' "$work/pshow.txt") $(sed -n 's/^digest: *sha256://p' "$work/pshow.txt")" \
+	"$(jq_py "$work/pshow.json" "'%d %d %d %d %s' % (d['ranks'], d['matrix']['pairs'], d['matrix']['bytes'], d['matrix']['messages'], d['sha256'])")"
+tp_check_eq "profile show: the text's top pairs, shares as its percentages" \
+	"$(sed -n '/^top pairs:/,/^[a-z]/p' "$work/pshow.txt" | grep '^  *[0-9]' | tr -s ' ' | sed 's/^ //')" \
+	"$(jq_py "$work/pshow.json" "'\n'.join('%d %d %d %d %.2f%%' % (p['src'], p['dst'], p['bytes'], p['msgs'], 100 * p['share']) for p in d['top_pairs'])")"
+tp_check_eq "profile show: the text's collectives" \
+	"$(sed -n '/^collectives:/,/^io:/p' "$work/pshow.txt" | grep '^  [A-Za-z]' | grep -v '^  name ' | tr -s ' ' | sed 's/^ //')" \
+	"$(jq_py "$work/pshow.json" "'\n'.join('%s %d %d' % (c['name'], c['calls'], c['bytes']) for c in d['collectives'])")"
+tp_check_eq "profile show: the header total is the matrix's bytes" \
+	"$(head -1 "$mdir/LULESH-8.txt" | sed 's/.*total_bytes=\([0-9]*\).*/\1/')" \
+	"$(jq_py "$work/pshow.json" "d['matrix']['bytes']")"
+tp_check_eq "profile show: unsigned file, no per-node count, I/O of the text" \
+	"none None $(sed -n 's/^io: *\([0-9]*\) requests.*, \([0-9]*\) clients$/\1 \2/p' "$work/pshow.txt")" \
+	"$(jq_py "$work/pshow.json" "'%s %s %d %d' % (d['credential'], d['ranks_per_node'], d['io']['requests'], d['io']['client_count'])")"
+tp_expect_fail "profile show --json: a missing profile is one error line, no document" 1 \
+	"topoplace profile: $work/none.tpp: open: No such file or directory" \
+	"$tp" profile show --json "$work/none.tpp"
+python3 -c "
+import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[200] ^= 1
+open(sys.argv[2], 'wb').write(b)" "$work/lulesh.tpp" "$work/flipped.tpp"
+"$tp" profile verify --json "$work/lulesh.tpp" "$work/flipped.tpp" "$work/none.tpp" \
+	>"$work/pverify.json" 2>"$work/pverify.err"
+rc=$?
+"$tp" profile verify "$work/lulesh.tpp" "$work/flipped.tpp" "$work/none.tpp" >/dev/null 2>&1
+tp_check_eq "profile verify --json: a bad file exits 1 as the text does" "1 1" "$rc $?"
+doc "profile verify" topoplace.profile-verify "$work/pverify.json"
+tp_check_eq "profile verify: one result per file, in order, each judged" \
+	"$work/lulesh.tpp digest ok None|$work/flipped.tpp digest refused parse|$work/none.tpp digest not_found not_found|1 2|0" \
+	"$(jq_py "$work/pverify.json" "'|'.join('%s %s %s %s' % (r['profile'], r['check'], r['status'], r['error']) for r in d['results']) + '|%d %d' % (d['ok'], d['failed'])")|$(wc -c <"$work/pverify.err")"
+tp_check_eq "profile verify: a refusal's reason is the text's message" \
+	"$("$tp" profile verify "$work/flipped.tpp" 2>&1 | sed 's/^topoplace profile: //')" \
+	"$(jq_py "$work/pverify.json" "d['results'][1]['reason']")"
+tp_expect_fail "profile: --json on an action that prints no report is refused" 2 \
+	"topoplace profile: --json: for show, list and verify (export prints no report)" \
+	"$tp" profile export --json --to dense "$work/lulesh.tpp"
+
+# ---- profile list / list --apps / verify on a store, with a real munged
+# (last: without root or munge the rest of this file is skipped, not passed)
+((EUID == 0)) || tp_skip "profile store checks need root (a private munged)"
+for c in munged mungekey; do
+	command -v "$c" >/dev/null || tp_skip "$c not installed"
+done
+M=$(mktemp -d /tmp/tp-cli-json.XXXXXX) || exit 1
+chmod 755 "$M"
+trap 'kill "$(cat "$M/munged.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$work" "$M"' EXIT
+mungekey -c -k "$M/munged.key" -b 1024 &&
+	munged --socket="$M/munged.socket" --key-file="$M/munged.key" \
+		--log-file="$M/munged.log" --pid-file="$M/munged.pid" \
+		--seed-file="$M/munged.seed"
+for _ in $(seq 50); do [[ -S $M/munged.socket ]] && break; sleep 0.1; done
+S=$M/store
+mkdir -m 755 "$S"
+P=(--store "$S" --munge-socket "$M/munged.socket")
+tp_check "profile put signs two runs of site/lulesh" \
+	bash -c '"$0" profile put "$1" site/lulesh "${@:2}" && "$0" profile put "$1" site/lulesh "${@:2}"' \
+	"$tp" "$work/lulesh.tpp" "${P[@]}"
+tp_check "profile put signs site/replayed" "$tp" profile put "$work/lulesh.tpp" site/replayed "${P[@]}"
+"$tp" profile list "${P[@]}" >"$work/plist.txt"
+"$tp" profile list "${P[@]}" --json >"$work/plist.json"
+tp_check_eq "profile list --json exits 0" 0 $?
+doc "profile list" topoplace.profile-list "$work/plist.json"
+tp_check_eq "profile list: the text's runs, sizes and times" \
+	"$(cat "$work/plist.txt")" \
+	"$(jq_py "$work/plist.json" "'\n'.join('%s/%s/%s\t%d\t%s' % (r['ns'], r['name'], r['run'], r['size_bytes'], r['modified']) for r in d['runs'])")"
+"$tp" profile list --apps "${P[@]}" site >"$work/papps.txt"
+"$tp" profile list --apps "${P[@]}" site --json >"$work/papps.json"
+tp_check_eq "profile list --apps --json exits 0" 0 $?
+doc "profile list --apps" topoplace.profile-apps "$work/papps.json"
+tp_check_eq "profile list --apps: the text's lines" \
+	"$(cat "$work/papps.txt")" \
+	"$(jq_py "$work/papps.json" "'\n'.join('%s/%s\truns=%d\tfirst=%s\tlast=%s\tranks=%d\tclass=%s\tapp=%s' % (a['ns'], a['name'], a['runs'], a['first'], a['last'], a['ranks'], a['class'], a['app']) for a in d['applications'])")"
+tp_check_eq "profile list --apps: the filter, each newest run verified" \
+	"site None ok,ok" \
+	"$(jq_py "$work/papps.json" "'%s %s %s' % (d['ns'], d['name'], ','.join(a['status'] for a in d['applications']))")"
+"$tp" profile show "${P[@]}" site/lulesh >"$work/pshow2.txt"
+"$tp" profile show "${P[@]}" site/lulesh --json >"$work/pshow2.json"
+tp_check_eq "profile show --json from the store: verified, digest of the text" \
+	"verified $(sed -n 's/^digest: *sha256://p' "$work/pshow2.txt")" \
+	"$(jq_py "$work/pshow2.json" "'%s %s' % (d['credential'], d['sha256'])")"
+"$tp" profile show "${P[@]}" --merged site/lulesh --json >"$work/pmerged.json"
+tp_check_eq "profile show --merged --json: two runs, no digest" "True 2 None" \
+	"$(jq_py "$work/pmerged.json" "'%s %d %s' % (d['merged'], d['runs'], d['sha256'])")"
+
+# Attacks: a replay under another name (credential refused) and a flipped
+# bit (tampered file); then munged unreachable, distinguishable by field.
+run=$(ls "$S/site/lulesh" | grep '\.tpp$' | sort | tail -1)
+cp -p "$S/site/lulesh/$run" "$S/site/replayed/0000000000000001-00000001-00000001.tpp"
+python3 -c "
+import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[200] ^= 1
+open(sys.argv[1], 'wb').write(b)" "$S/site/lulesh/$run"
+"$tp" profile verify "${P[@]}" site/lulesh site/replayed site/none --json \
+	>"$work/sverify.json" 2>"$work/sverify.err"
+rc=$?
+doc "profile verify (store)" topoplace.profile-verify "$work/sverify.json"
+tp_check_eq "profile verify --json (store): exit 1, every run judged, nothing on stderr" \
+	"1 store,ok,None store,refused,parse store,refused,auth store,ok,None store,not_found,not_found 2 3 0" \
+	"$rc $(jq_py "$work/sverify.json" "' '.join('%s,%s,%s' % (r['check'], r['status'], r['error']) for r in d['results']) + ' %d %d' % (d['ok'], d['failed'])") $(wc -c <"$work/sverify.err")"
+"$tp" profile verify "${P[@]}" site/lulesh site/replayed site/none >"$work/sverify.txt" 2>&1
+tp_check_eq "profile verify (store): the reasons are the text's" \
+	"$(grep -E 'REFUSED|NOT CHECKED' "$work/sverify.txt")" \
+	"$(jq_py "$work/sverify.json" "'\n'.join('%s: REFUSED: %s' % (r['profile'], r['reason']) for r in d['results'] if r['status'] == 'refused')")"
+kill "$(cat "$M/munged.pid")"
+for _ in $(seq 50); do [[ -e $M/munged.socket ]] || break; sleep 0.1; done
+"$tp" profile verify "${P[@]}" site/replayed --json >"$work/nomunge.json" 2>/dev/null
+rc=$?
+tp_check_eq "profile verify --json with munged stopped: exit 1, not_checked, io, not refused" \
+	"1 not_checked io True" \
+	"$rc $(jq_py "$work/nomunge.json" "' '.join([d['results'][0]['status'], d['results'][0]['error'], str('munged unreachable at socket $M/munged.socket' in d['results'][0]['reason'])])")"
+"$tp" profile list --apps "${P[@]}" --json >"$work/nomunge-apps.json"
+tp_check_eq "profile list --apps --json with munged stopped: the tampered run refused, the other not_checked" \
+	"refused,None,None not_checked,None,None" \
+	"$(jq_py "$work/nomunge-apps.json" "' '.join('%s,%s,%s' % (a['status'], a['ranks'], a['class']) for a in d['applications'])")"
 
 tp_done
