@@ -15,6 +15,9 @@
 #     stderr); --quiet with --json refused;
 #   - fabric show/diff/load: counts as in the text; --json on an action that
 #     writes files refused;
+#   - report hops/heatmap/io/fabric: the text's summary line(s); hop-class
+#     bytes as topoplace cost's, heatmap cells holding every byte, the
+#     sweep's knee and window, busiest links; explain --json refused;
 #   - profile show: header, digest, matrix, top pairs and collectives as in
 #     the text; a missing profile one error line and no document;
 #   - profile verify (files): one result per file, ok / refused / not_found,
@@ -241,6 +244,76 @@ tp_check_eq "profile verify: a refusal's reason is the text's message" \
 tp_expect_fail "profile: --json on an action that prints no report is refused" 2 \
 	"topoplace profile: --json: for show, list and verify (export prints no report)" \
 	"$tp" profile export --json --to dense "$work/lulesh.tpp"
+
+# ---- report hops / heatmap / io / fabric (explain has no JSON form)
+"$tp" report hops --profile "$mdir/CoMD-16.txt" --fabric 1x4x4 --slots 4 \
+	--mappings block,remap -o "$work/hops.svg" >"$work/hops.txt"
+"$tp" report hops --profile "$mdir/CoMD-16.txt" --fabric 1x4x4 --slots 4 \
+	--mappings block,remap -o "$work/hops-j.svg" --json >"$work/hops.json"
+tp_check_eq "report hops --json exits 0, the picture written" "0 true" \
+	"$? $([[ -s $work/hops-j.svg ]] && echo true)"
+doc "report hops" topoplace.report-hops "$work/hops.json"
+tp_check_eq "report hops: the text's summary" \
+	"$(sed "s|$work/hops.svg|OUT|" "$work/hops.txt")" \
+	"$(jq_py "$work/hops.json" "'wrote OUT (%dx%d, hop classes per %s, %d mappings)' % (d['width'], d['height'], d['by'], len(d['mappings']))")"
+"$tp" cost --matrix "$mdir/CoMD-16.txt" --fabric 1x4x4 --slots 4 --json >"$work/hops-cost.json"
+tp_check_eq "report hops: bytes by hop class per mapping are topoplace cost's" \
+	"$(jq_py "$work/hops-cost.json" "' '.join('%s:%s' % (m['mapping'], sorted(m['class_bytes'].items())) for m in d['mappings'] if m['mapping'] in ('block', 'remap'))")" \
+	"$(jq_py "$work/hops.json" "' '.join('%s:%s' % (m['mapping'], sorted(m['class_bytes'].items())) for m in d['mappings'])")"
+"$tp" report heatmap --profile "$mdir/CoMD-16.txt" --fabric 2x2x2 --slots 2 \
+	--mappings block,cyclic --by node -o "$work/heat.png" >"$work/heat.txt"
+"$tp" report heatmap --profile "$mdir/CoMD-16.txt" --fabric 2x2x2 --slots 2 \
+	--mappings block,cyclic --by node -o "$work/heat.png" --json >"$work/heat.json"
+tp_check_eq "report heatmap --json exits 0" 0 $?
+doc "report heatmap" topoplace.report-heatmap "$work/heat.json"
+tp_check_eq "report heatmap: the text's summary" "$(cat "$work/heat.txt")" \
+	"$(jq_py "$work/heat.json" "'wrote %s (%dx%d, heatmap per %s, %d mappings)' % (d['output'], d['width'], d['height'], d['by'], len(d['mappings']))")"
+tp_check_eq "report heatmap: each mapping's cells hold all bytes, 8 nodes on 4 leaves" \
+	"$(jq_py "$work/hops.json" "sum(d['mappings'][0]['class_bytes'].values())") 8 4|$(jq_py "$work/hops.json" "sum(d['mappings'][0]['class_bytes'].values())") 8 4" \
+	"$(jq_py "$work/heat.json" "'|'.join('%d %d %d' % (m['bytes'], m['items'], m['leaves']) for m in d['mappings'])")"
+awk 'BEGIN {
+	print "# topoplace-sweep v1 synthetic"
+	print "request_bytes,clients,interval_us,client,start_us,latency_us"
+	n = split("250 500 1000 1500 2000 3000 4000 8000", iv, " ")
+	for (i = 1; i <= n; i++)
+		for (k = 0; k < 20; k++) {
+			r = 2000 / iv[i]; m = r > 1 ? 1000 * r * r : 1000
+			printf "4194304,4,%d,%d,%d,%.3f\n", iv[i], k % 4, k * iv[i], m * (1 + (k % 5 - 2) / 100)
+			printf "1048576,2,%d,%d,%d,%.3f\n", iv[i], k % 2, k * iv[i], 300 * (1 + (k % 5 - 2) / 100)
+		}
+}' >"$work/sweep.csv"
+"$tp" report io --sweep "$work/sweep.csv" --bytes 4M --clients 4 \
+	--interval 800us -o "$work/io.svg" >"$work/io.txt"
+"$tp" report io --sweep "$work/sweep.csv" --bytes 4M --clients 4 \
+	--interval 800us -o "$work/io.svg" --json >"$work/io.json"
+tp_check_eq "report io --json exits 0" 0 $?
+doc "report io" topoplace.report-io "$work/io.json"
+tp_check_eq "report io: the text's summary" "$(cat "$work/io.txt")" \
+	"$(jq_py "$work/io.json" "'wrote %s (%dx%d, %d intervals, %s)' % (d['output'], d['width'], d['height'], d['intervals'], 'threshold marked' if d['threshold'] else 'no knee')")"
+tp_check_eq "report io: the sweep's knee (plateau 1000 us, threshold between its 1500 and 2000 us), the window at it" \
+	"4194304 4 1000 1500 2000 True True" \
+	"$(jq_py "$work/io.json" "'%d %d %g %g %g %s %s' % (d['request_bytes'], d['clients'], d['threshold']['plateau_us'], d['threshold']['knee_us'], d['threshold']['safe_us'], 1500 < d['threshold']['threshold_us'] < 2000, d['window_us'] == round(d['threshold']['threshold_us']) and 'below the threshold' in d['window_reason'])")"
+"$tp" report io --sweep "$work/sweep.csv" --bytes 1M --clients 2 -o "$work/flat.svg" >"$work/flat.txt"
+"$tp" report io --sweep "$work/sweep.csv" --bytes 1M --clients 2 -o "$work/flat.svg" --json >"$work/flat.json"
+tp_check_eq "report io: a flat curve has threshold and window null, and says why" \
+	"$(sed 's/.*, //; s/)$//' "$work/flat.txt") None None True" \
+	"$(jq_py "$work/flat.json" "'%s %s %s %s' % ('no knee' if d['threshold'] is None else 'threshold marked', d['threshold'], d['window_us'], d['no_threshold_reason'].startswith('1048576 bytes x 2 clients: no knee'))")"
+fjob="a=n[0001-0002],n[0005-0006],profile=$mdir/CoMD-16.txt,slots=4"
+"$tp" report fabric --fabric "$fdir/fat-4x4.cache" --job "$fjob" --job 'b=n[0009-0010]' \
+	-o "$work/fab.svg" --no-progress >"$work/fab.txt"
+"$tp" report fabric --fabric "$fdir/fat-4x4.cache" --job "$fjob" --job 'b=n[0009-0010]' \
+	-o "$work/fab.svg" --no-progress --json >"$work/fab.json"
+tp_check_eq "report fabric --json exits 0" 0 $?
+doc "report fabric" topoplace.report-fabric "$work/fab.json"
+tp_check_eq "report fabric: the text's summary, routes, job and busiest links" \
+	"$(cat "$work/fab.txt")" \
+	"$(jq_py "$work/fab.json" "'\n'.join(['wrote %s: %dx%d, %d hosts %s, %d link strokes (2 per link)' % (d['output'], d['width'], d['height'], d['hosts'], 'one by one' if not d['aggregated'] else 'aggregated by leaf', d['link_strokes']) + ('' if not d['aggregated'] else ' + 2 per leaf for its host links'), 'routes: ' + ('modelled routes (D-mod-k, not read from the fabric)' if d['routes'] == 'modelled' else 'real routes (the switches\' forwarding tables)')] + ['job %s: %d ranks on %d hosts, at most %d per host (mapping %s)' % (j['name'], j['ranks'], j['hosts'], j['most_per_host'], j['mapping']) for j in d['jobs']] + ['busiest link: %s %d bytes' % (d['busiest_link']['link'], d['busiest_link']['bytes']), 'busiest switch link: %s %d bytes' % (d['busiest_switch_link']['link'], d['busiest_switch_link']['bytes'])])")"
+"$tp" report fabric --fabric 1x4x4 -o "$work/idle.svg" --no-progress --json >"$work/idle.json"
+tp_check_eq "report fabric: no traffic, busiest links null" "[] None None" \
+	"$(jq_py "$work/idle.json" "'%s %s %s' % (d['jobs'], d['busiest_link'], d['busiest_switch_link'])")"
+tp_expect_fail "report explain --json is refused, naming the command that has one" 2 \
+	"topoplace report explain: --json: explain has no JSON form; 'topoplace place --json' gives the decision" \
+	"$tp" report explain --fabric 1x4x4 --nodes 2 --json
 
 # ---- profile list / list --apps / verify on a store, with a real munged
 # (last: without root or munge the rest of this file is skipped, not passed)
