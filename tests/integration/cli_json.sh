@@ -17,7 +17,8 @@
 #     writes files refused;
 #   - report hops/heatmap/io/fabric: the text's summary line(s); hop-class
 #     bytes as topoplace cost's, heatmap cells holding every byte, the
-#     sweep's knee and window, busiest links; explain --json refused;
+#     sweep's knee and window, the trade-off's window and objective,
+#     busiest links; explain --json refused;
 #   - profile show: header, digest, matrix, top pairs and collectives as in
 #     the text; a missing profile one error line and no document;
 #   - profile verify (files): one result per file, ok / refused / not_found,
@@ -298,6 +299,30 @@ tp_check_eq "report io: the sweep's knee (plateau 1000 us, threshold between its
 tp_check_eq "report io: a flat curve has threshold and window null, and says why" \
 	"$(sed 's/.*, //; s/)$//' "$work/flat.txt") None None True" \
 	"$(jq_py "$work/flat.json" "'%s %s %s %s' % ('no knee' if d['threshold'] is None else 'threshold marked', d['threshold'], d['window_us'], d['no_threshold_reason'].startswith('1048576 bytes x 2 clients: no knee'))")"
+# a version 2 sweep (the one calibrate_cli.sh builds): the trade-off form
+awk 'BEGIN {
+	print "# topoplace-sweep v2 issue-shaped"
+	print "request_bytes,clients,interval_us,client,start_us,latency_us,kind"
+	n = split("0 2000 4000 5000 6250 8000 10000 20000", w, " ")
+	split("3500 3500 4060 5100 6265 8020 9975 20000", t, " ")
+	split("4.6 4.0 1.72 1.35 1.10 1.05 1.03 1.0", x, " ")
+	for (i = 1; i <= n; i++) {
+		for (c = 0; c < 4; c++) for (k = 0; k < 10; k++)
+			printf "4194304,4,%s,%d,%.3f,3000,io\n", w[i], c, k * t[i] + c
+		for (v = 0; v < 20; v++)
+			printf "4194304,4,%s,%d,%d,%.3f,victim\n", w[i], v, v, 10 * x[i]
+	}
+	for (v = 0; v < 20; v++) printf "4194304,4,0,%d,0,10,alone\n", v
+}' >"$work/v2.csv"
+"$tp" report io --sweep "$work/v2.csv" --tradeoff --objective 'mpi_slowdown<=1.1' \
+	-o "$work/tradeoff.png" >"$work/tradeoff.txt"
+"$tp" report io --sweep "$work/v2.csv" --tradeoff --objective 'mpi_slowdown<=1.1' \
+	-o "$work/tradeoff.png" --json >"$work/tradeoff.json"
+tp_check_eq "report io --tradeoff --json exits 0" 0 $?
+doc "report io --tradeoff" topoplace.report-io "$work/tradeoff.json"
+tp_check_eq "report io --tradeoff: the text's summary, with the decision's reason" \
+	"$(cat "$work/tradeoff.txt") True" \
+	"$(jq_py "$work/tradeoff.json" "'wrote %s (%dx%d, %d windows, window %d us, objective %s) %s' % (d['output'], d['width'], d['height'], d['windows'], d['window_us'], d['objective'], d['tradeoff'] and len(d['window_reason']) > 0)")"
 fjob="a=n[0001-0002],n[0005-0006],profile=$mdir/CoMD-16.txt,slots=4"
 "$tp" report fabric --fabric "$fdir/fat-4x4.cache" --job "$fjob" --job 'b=n[0009-0010]' \
 	-o "$work/fab.svg" --no-progress >"$work/fab.txt"
