@@ -340,6 +340,14 @@ tp_expect_fail "report explain --json is refused, naming the command that has on
 	"topoplace report explain: --json: explain has no JSON form; 'topoplace place --json' gives the decision" \
 	"$tp" report explain --fabric 1x4x4 --nodes 2 --json
 
+tp_expect_fail "profile show --json: a document that cannot be written whole is an error" 1 \
+	"topoplace profile: JSON output: write error" \
+	bash -c '"$1" profile show --json "$2" >/dev/full' _ "$tp" "$work/lulesh.tpp"
+tp_expect_fail "report fabric --json: a document that cannot be written whole is an error" 1 \
+	"topoplace report fabric: JSON output: write error" \
+	bash -c '"$1" report fabric --fabric 1x4x4 -o "$2" --no-progress --json >/dev/full' \
+	_ "$tp" "$work/full.svg"
+
 # ---- profile list / list --apps / verify on a store, with a real munged
 # (last: without root or munge the rest of this file is skipped, not passed)
 ((EUID == 0)) || tp_skip "profile store checks need root (a private munged)"
