@@ -26,8 +26,10 @@
 #   - profile list, list --apps, verify on a store signed by a real private
 #     munged: runs and application lines as in the text; a replayed run
 #     refused with error auth, a flipped bit refused with error parse, a
-#     missing name not_found; munged stopped for real: not_checked with
-#     error io, never refused (needs root and munge: skipped otherwise).
+#     missing name not_found; verify --as ok in its own place, auth in
+#     another; munged stopped for real: not_checked with error io, never
+#     refused, for a stored run and for --as (needs root and munge:
+#     skipped otherwise).
 # Env: abs_top_builddir, abs_top_srcdir (make check).
 set -u
 
@@ -413,8 +415,21 @@ tp_check_eq "profile verify --json (store): exit 1, every run judged, nothing on
 tp_check_eq "profile verify (store): the reasons are the text's" \
 	"$(grep -E 'REFUSED|NOT CHECKED' "$work/sverify.txt")" \
 	"$(jq_py "$work/sverify.json" "'\n'.join('%s: REFUSED: %s' % (r['profile'], r['reason']) for r in d['results'] if r['status'] == 'refused')")"
+good=$S/site/replayed/$(ls "$S/site/replayed" | grep '\.tpp$' | sort | tail -1)
+"$tp" profile verify "${P[@]}" --as site/replayed "$good" --json >"$work/as-ok.json"
+rc=$?
+"$tp" profile verify "${P[@]}" --as site/lulesh "$good" --json >"$work/as-bad.json" 2>"$work/as-bad.err"
+rc_bad=$?
+tp_check_eq "profile verify --as --json: its own place ok (exit 0), another refused with error auth (exit 1), nothing on stderr" \
+	"0 site/replayed as ok None|1 site/lulesh as refused auth True|0" \
+	"$rc $(jq_py "$work/as-ok.json" "'%s %s %s %s' % (d['as'], d['results'][0]['check'], d['results'][0]['status'], d['results'][0]['error'])")|$rc_bad $(jq_py "$work/as-bad.json" "'%s %s %s %s %s' % (d['as'], d['results'][0]['check'], d['results'][0]['status'], d['results'][0]['error'], d['results'][0]['reason'].startswith('$good as site/lulesh: '))")|$(wc -c <"$work/as-bad.err")"
 kill "$(cat "$M/munged.pid")"
 for _ in $(seq 50); do [[ -e $M/munged.socket ]] || break; sleep 0.1; done
+"$tp" profile verify "${P[@]}" --as site/replayed "$good" --json >"$work/as-nomunge.json"
+rc=$?
+tp_check_eq "profile verify --as --json with munged stopped: not_checked, io" \
+	"1 as not_checked io" \
+	"$rc $(jq_py "$work/as-nomunge.json" "'%s %s %s' % (d['results'][0]['check'], d['results'][0]['status'], d['results'][0]['error'])")"
 "$tp" profile verify "${P[@]}" site/replayed --json >"$work/nomunge.json" 2>/dev/null
 rc=$?
 tp_check_eq "profile verify --json with munged stopped: exit 1, not_checked, io, not refused" \
