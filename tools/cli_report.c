@@ -223,6 +223,18 @@ struct matrix_summary {
 	uint64_t seed;
 };
 
+/* The bytes of all of @bars' bars, by hop class. */
+static void bytes_by_class(const tp_hops_bars *bars,
+                           uint64_t by_class[TP_COST_CLASSES])
+{
+	const uint64_t *bar = bars->bytes;
+
+	memset(by_class, 0, TP_COST_CLASSES * sizeof(*by_class));
+	for (uint32_t k = 0; k < bars->bars; k++, bar += TP_COST_CLASSES)
+		for (unsigned c = 0; c < TP_COST_CLASSES; c++)
+			by_class[c] += bar[c];
+}
+
 /*
  * The schemas topoplace.report-hops and topoplace.report-heatmap version 1
  * (topoplace-json(7)): the text's summary, and per mapping the totals the
@@ -267,14 +279,9 @@ static int matrix_json(const char *what, const struct matrix_summary *sum,
 			tp_json_uint(&j, "bytes", total);
 		} else {
 			const tp_hops_bars *b = &bars[i];
-			uint64_t by_class[TP_COST_CLASSES] = {0};
+			uint64_t by_class[TP_COST_CLASSES];
 
-			for (uint32_t k = 0; k < b->bars; k++)
-				for (unsigned c = 0; c < TP_COST_CLASSES; c++)
-					by_class[c] +=
-					    b->bytes[(size_t)k *
-					                 TP_COST_CLASSES +
-					             c];
+			bytes_by_class(b, by_class);
 			tp_json_uint(&j, "items", b->items);
 			tp_json_uint(&j, "per_bar", b->per_bar);
 			tp_json_uint(&j, "bars", b->bars);
