@@ -22,6 +22,7 @@
 #include "remap.h"
 #include "topo.h"
 #include "tp_file.h"
+#include "tp_json.h"
 #include "traffic.h"
 
 static void stderr_sink(void *sink_data, tp_log_level level,
@@ -66,6 +67,15 @@ int tp_cli_bad_option(const char *what, int c, char *const argv[],
 		                          argv[optind - 1]);
 	return tp_cli_usage_error(what, "unknown option '%s'%s",
 	                          argv[optind - 1], hint);
+}
+
+int tp_cli_json_finish(const char *what, struct tp_json *j, int rc)
+{
+	tp_error err = {0};
+
+	if (tp_json_finish(j, &err) != TP_OK)
+		return tp_cli_fail(what, &err);
+	return rc;
 }
 
 int tp_cli_version(int argc, char **argv)

@@ -172,6 +172,15 @@ struct tp_host_use;
 tp_status tp_cli_read_busy(const char *path, const struct tp_topo *topo,
                            struct tp_host_use *use, tp_error *err);
 
+/*
+ * Finish the `--json` document @j of subcommand @what and return the exit
+ * status: @rc when the document was written whole, else TP_EXIT_FAILURE
+ * after one line on stderr ("topoplace WHAT: JSON output: ..."), so a
+ * script never takes a cut document for the answer.
+ */
+struct tp_json;
+int tp_cli_json_finish(const char *what, struct tp_json *j, int rc);
+
 /* Subcommands (one per tools/cli_<name>.c). */
 /* The classifier's view of a profile (as the Slurm plugins build it). */
 struct tp_job_summary;

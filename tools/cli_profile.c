@@ -24,6 +24,7 @@
 #include "munge_auth.h"
 #include "profile.h"
 #include "store.h"
+#include "tp_json.h"
 
 #define WHAT "profile"
 
@@ -36,6 +37,7 @@ struct common {
 	int merged;
 	unsigned top;
 	int verbose;
+	int json; /* --json: one document (topoplace-json(7)) */
 	tp_munge_config munge;
 	tp_store_auth auth;
 	tp_logger logger;
@@ -82,6 +84,9 @@ static void usage(FILE *out)
 	    "= munge TTL)\n"
 	    "  --keep K             runs kept per name by put (default %d)\n"
 	    "  --ttl SECONDS        munge credential TTL for put\n"
+	    "  --json               show, list and verify print one JSON "
+	    "document\n"
+	    "                       (topoplace-json(7))\n"
 	    "PROFILE is a file, or NS/NAME[/RUN] in the store when --store is "
 	    "given.\n",
 	    TP_STORE_DEFAULT_MAX_AGE_S, TP_STORE_DEFAULT_KEEP);
@@ -255,6 +260,131 @@ static void show(const struct common *c, const char *arg, tp_profile *p,
 	}
 }
 
+/* A time in whole seconds as ISO 8601 UTC, or null when not @known. */
+static void json_time(tp_json *j, const char *key, int64_t s, bool known)
+{
+	time_t t = (time_t)s;
+	struct tm tm;
+	char buf[32];
+
+	if (known && gmtime_r(&t, &tm) &&
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		tp_json_string(j, key, buf);
+	else
+		tp_json_null(j, key);
+}
+
+/*
+ * The schema topoplace.profile-show version 1 (topoplace-json(7)): the
+ * figures of the text form, every one of them, with the top pairs,
+ * collectives, I/O size histogram and I/O clients as arrays.
+ */
+static int show_json(const struct common *c, const char *arg, tp_profile *p,
+                     int verified, unsigned runs)
+{
+	uint64_t total = tp_profile_total_bytes(p);
+	tp_profile_pair *top = NULL;
+	size_t n = p->pair_count < c->top ? p->pair_count : c->top;
+	char hex[65];
+	tp_json j;
+
+	if (n) {
+		top = malloc(p->pair_count * sizeof(*top));
+		if (!top) {
+			fprintf(stderr, "topoplace %s: out of memory\n", WHAT);
+			return TP_EXIT_FAILURE;
+		}
+		memcpy(top, p->pairs, p->pair_count * sizeof(*top));
+		qsort(top, p->pair_count, sizeof(*top), cmp_pair_bytes_desc);
+	}
+	tp_json_init(&j, stdout);
+	tp_json_begin_document(&j, "profile-show", 1);
+	tp_json_string(&j, "profile", arg);
+	tp_json_bool(&j, "merged", c->merged);
+	tp_json_uint(&j, "runs", runs);
+	tp_json_string(&j, "application", p->header.app);
+	tp_json_uint(&j, "owner_uid", p->header.owner_uid);
+	tp_json_uint(&j, "ranks", p->header.ranks);
+	if (p->header.ranks_per_node)
+		tp_json_uint(&j, "ranks_per_node", p->header.ranks_per_node);
+	else
+		tp_json_null(&j, "ranks_per_node");
+	tp_json_uint(&j, "job_id", p->header.job_id);
+	json_time(&j, "start", p->header.start_us / 1000000,
+	          p->header.start_us != 0);
+	tp_json_double(&j, "duration_s", p->header.duration_us / 1e6);
+	/* A merged view is a mean of runs: it has no digest of its own. */
+	tp_sha256_hex(p->digest, hex);
+	tp_json_string(&j, "sha256", c->merged ? NULL : hex);
+	tp_json_string(&j, "credential",
+	               !p->credential ? "none"
+	               : verified     ? "verified"
+	                              : "not_verified");
+	tp_json_begin_object(&j, "matrix");
+	tp_json_uint(&j, "pairs", p->pair_count);
+	tp_json_uint(&j, "bytes", total);
+	tp_json_uint(&j, "messages", tp_profile_total_msgs(p));
+	tp_json_end_object(&j);
+	tp_json_begin_array(&j, "top_pairs");
+	for (size_t i = 0; i < n; i++) {
+		tp_json_begin_object(&j, NULL);
+		tp_json_uint(&j, "src", top[i].src);
+		tp_json_uint(&j, "dst", top[i].dst);
+		tp_json_uint(&j, "bytes", top[i].bytes);
+		tp_json_uint(&j, "msgs", top[i].msgs);
+		tp_json_double(&j, "share",
+		               total ? (double)top[i].bytes / (double)total
+		                     : 0.0);
+		tp_json_end_object(&j);
+	}
+	tp_json_end_array(&j);
+	tp_json_begin_array(&j, "collectives");
+	for (size_t i = 0; i < p->collective_count; i++) {
+		tp_json_begin_object(&j, NULL);
+		tp_json_string(&j, "name", p->collectives[i].name);
+		tp_json_uint(&j, "calls", p->collectives[i].calls);
+		tp_json_uint(&j, "bytes", p->collectives[i].bytes);
+		tp_json_end_object(&j);
+	}
+	tp_json_end_array(&j);
+	tp_json_begin_object(&j, "io");
+	tp_json_uint(&j, "requests", p->io.requests);
+	tp_json_uint(&j, "read_bytes", p->io.read_bytes);
+	tp_json_uint(&j, "write_bytes", p->io.write_bytes);
+	tp_json_double(&j, "time_s", p->io.time_us / 1e6);
+	tp_json_uint(&j, "client_count", p->io.client_count);
+	tp_json_begin_array(&j, "size_histogram");
+	for (int b = 0; b < TP_PROFILE_IO_BUCKETS; b++) {
+		if (!p->io.size_hist[b])
+			continue;
+		tp_json_begin_object(&j, NULL);
+		tp_json_uint(&j, "log2_min_bytes", (unsigned)b);
+		tp_json_uint(&j, "log2_max_bytes", (unsigned)b + 1);
+		tp_json_uint(&j, "requests", p->io.size_hist[b]);
+		tp_json_end_object(&j);
+	}
+	tp_json_end_array(&j);
+	tp_json_begin_array(&j, "clients");
+	for (size_t i = 0; i < p->io.client_count; i++) {
+		const tp_profile_io_client *k = &p->io.clients[i];
+
+		tp_json_begin_object(&j, NULL);
+		tp_json_uint(&j, "rank", k->rank);
+		tp_json_uint(&j, "requests", k->requests);
+		tp_json_uint(&j, "bytes", k->bytes);
+		tp_json_uint(&j, "interval_p10_us", k->interval_p10_us);
+		tp_json_uint(&j, "interval_p50_us", k->interval_p50_us);
+		tp_json_uint(&j, "interval_p90_us", k->interval_p90_us);
+		tp_json_uint(&j, "interval_p99_us", k->interval_p99_us);
+		tp_json_end_object(&j);
+	}
+	tp_json_end_array(&j);
+	tp_json_end_object(&j);
+	tp_json_end_document(&j);
+	free(top);
+	return tp_cli_json_finish(WHAT, &j, TP_EXIT_OK);
+}
+
 static int write_out(const char *path, const char *text, size_t len)
 {
 	FILE *f = path && strcmp(path, "-") ? fopen(path, "we") : stdout;
@@ -284,9 +414,12 @@ static int action_show(struct common *c, int argc, char **argv)
 	rc = load(c, argv[0], &p, &verified, &runs);
 	if (rc)
 		return rc;
-	show(c, argv[0], p, verified, runs);
+	if (c->json)
+		rc = show_json(c, argv[0], p, verified, runs);
+	else
+		show(c, argv[0], p, verified, runs);
 	tp_profile_free(p);
-	return TP_EXIT_OK;
+	return rc;
 }
 
 /* An ISO 8601 UTC time for listings. */
@@ -301,59 +434,161 @@ static void format_when(int64_t s, char *out, size_t size)
 }
 
 /*
- * One line per application: runs kept, first and last recorded, and from
- * the newest run (read and verified) its ranks, its class under the
- * default thresholds and the application it was recorded as (for a
- * script key, the job name of the run).
+ * How a verify or a listing judged one run, as the JSON forms name it:
+ * TP_ERR_IO means the check could not run (munged unreachable, a read
+ * error), so "not_checked", never "refused": a stopped daemon is not a bad
+ * profile.
  */
-static int list_apps(struct common *c, const tp_store_list *list)
+static const char *run_status(const tp_error *err)
+{
+	if (err == NULL)
+		return "ok";
+	return err->code == TP_ERR_IO         ? "not_checked"
+	       : err->code == TP_ERR_NOTFOUND ? "not_found"
+	                                      : "refused";
+}
+
+/* A stable name for an error's kind in the JSON forms (topoplace-json(7)). */
+static const char *error_kind(tp_status code)
+{
+	switch (code) {
+	case TP_OK:
+		return "none";
+	case TP_ERR_INVALID:
+		return "invalid";
+	case TP_ERR_PARSE:
+		return "parse";
+	case TP_ERR_IO:
+		return "io";
+	case TP_ERR_NOMEM:
+		return "nomem";
+	case TP_ERR_LIMIT:
+		return "limit";
+	case TP_ERR_NOTFOUND:
+		return "not_found";
+	case TP_ERR_AUTH:
+		return "auth";
+	case TP_ERR_BUDGET:
+		return "budget";
+	case TP_ERR_UNSUPPORTED:
+		return "unsupported";
+	case TP_ERR_INTERNAL:
+		return "internal";
+	}
+	return "unknown";
+}
+
+/* "status", "error" and "reason" of one run; @err NULL for a good one. */
+static void json_judgement(tp_json *j, const tp_error *err)
+{
+	tp_json_string(j, "status", run_status(err));
+	tp_json_string(j, "error", err ? error_kind(err->code) : NULL);
+	tp_json_string(j, "reason", err ? err->message : NULL);
+}
+
+/*
+ * One line per application (one entry of topoplace.profile-apps with
+ * @j): runs kept, first and last recorded, and from the newest run (read
+ * and verified) its ranks, its class under the default thresholds and the
+ * application it was recorded as (for a script key, the job name of the
+ * run).
+ */
+static void list_apps(struct common *c, const tp_app_summary *apps,
+                      size_t count, tp_json *j)
 {
 	tp_jobclass_thresholds thresholds;
-	tp_app_summary *apps;
-	size_t count;
 	tp_error err;
 
-	if (tp_app_summaries(list, &apps, &count, &err) != TP_OK)
-		return tp_cli_fail(WHAT, &err);
 	tp_jobclass_defaults(&thresholds);
+	if (j)
+		tp_json_begin_array(j, "applications");
 	for (size_t i = 0; i < count; i++) {
 		const tp_app_summary *a = &apps[i];
 		char first[32], last[32], detail[TP_ERROR_MESSAGE_MAX + 128];
+		const char *class_name = "?";
 		tp_profile *p = NULL;
 		tp_job_summary summary;
 		tp_jobclass_result cls;
+		bool read_ok;
 
 		format_when(a->first_s, first, sizeof(first));
 		format_when(a->newest_s, last, sizeof(last));
-		if (tp_store_get(&c->opt, a->ns, a->name, a->newest_file, &p,
-		                 &err) != TP_OK) {
+		read_ok = tp_store_get(&c->opt, a->ns, a->name, a->newest_file,
+		                       &p, &err) == TP_OK;
+		if (read_ok) {
+			tp_error class_err;
+
+			tp_cli_profile_summary(p, &summary);
+			if (tp_jobclass_classify(&summary, &thresholds, &cls,
+			                         &class_err) == TP_OK)
+				class_name = tp_jobclass_name(cls.job_class);
+		}
+		if (j) {
+			tp_json_begin_object(j, NULL);
+			tp_json_string(j, "ns", a->ns);
+			tp_json_string(j, "name", a->name);
+			tp_json_uint(j, "runs", a->runs);
+			json_time(j, "first", a->first_s, true);
+			json_time(j, "last", a->newest_s, true);
+			tp_json_string(j, "newest_run", a->newest_file);
+			json_judgement(j, read_ok ? NULL : &err);
+			if (read_ok)
+				tp_json_uint(j, "ranks", p->header.ranks);
+			else
+				tp_json_null(j, "ranks");
+			tp_json_string(j, "class",
+			               read_ok && strcmp(class_name, "?")
+			                   ? class_name
+			                   : NULL);
+			tp_json_string(j, "app",
+			               read_ok ? p->header.app : NULL);
+			tp_json_bool(j, "by_script", a->script_key);
+			tp_json_end_object(j);
+			tp_profile_free(p);
+			continue;
+		}
+		if (!read_ok)
 			snprintf(detail, sizeof(detail),
 			         "ranks=?\tclass=?\tnewest %s: %s",
 			         err.code == TP_ERR_IO ? "NOT CHECKED" : "REFUSED",
 			         err.message);
-		} else {
-			tp_cli_profile_summary(p, &summary);
+		else
 			snprintf(detail, sizeof(detail),
-			         "ranks=%u\tclass=%s\tapp=%s%s", p->header.ranks,
-			         tp_jobclass_classify(&summary, &thresholds, &cls,
-			                              &err) == TP_OK
-			             ? tp_jobclass_name(cls.job_class)
-			             : "?",
-			         p->header.app,
+			         "ranks=%u\tclass=%s\tapp=%s%s",
+			         p->header.ranks, class_name, p->header.app,
 			         a->script_key ? " (by script)" : "");
-		}
 		tp_profile_free(p);
 		printf("%s/%s\truns=%u\tfirst=%s\tlast=%s\t%s\n", a->ns,
 		       a->name, a->runs, first, last, detail);
 	}
-	free(apps);
-	return TP_EXIT_OK;
+	if (j)
+		tp_json_end_array(j);
+}
+
+/* The runs of topoplace.profile-list, one object each. */
+static void list_runs_json(tp_json *j, const tp_store_list *list)
+{
+	tp_json_begin_array(j, "runs");
+	for (size_t i = 0; i < list->count; i++) {
+		const tp_store_entry *e = &list->entries[i];
+
+		tp_json_begin_object(j, NULL);
+		tp_json_string(j, "ns", e->ns);
+		tp_json_string(j, "name", e->name);
+		tp_json_string(j, "run", e->file);
+		tp_json_uint(j, "size_bytes", e->size_bytes);
+		json_time(j, "modified", e->mtime_s, true);
+		tp_json_end_object(j);
+	}
+	tp_json_end_array(j);
 }
 
 static int action_list(struct common *c, int argc, char **argv)
 {
 	char ref[512], *ns = NULL, *name = NULL, *run = NULL;
 	tp_store_list list;
+	tp_app_summary *apps = NULL;
+	size_t app_count = 0;
 	tp_error err;
 	bool by_app = false;
 	int rc = TP_EXIT_OK;
@@ -380,8 +615,32 @@ static int action_list(struct common *c, int argc, char **argv)
 	}
 	if (tp_store_list_runs(&c->opt, ns, name, &list, &err) != TP_OK)
 		return tp_cli_fail(WHAT, &err);
+	if (by_app &&
+	    tp_app_summaries(&list, &apps, &app_count, &err) != TP_OK) {
+		tp_store_list_free(&list);
+		return tp_cli_fail(WHAT, &err);
+	}
+	if (c->json) {
+		tp_json j;
+
+		tp_json_init(&j, stdout);
+		tp_json_begin_document(
+		    &j, by_app ? "profile-apps" : "profile-list", 1);
+		tp_json_string(&j, "store", c->store);
+		tp_json_string(&j, "ns", ns);
+		tp_json_string(&j, "name", name);
+		if (by_app)
+			list_apps(c, apps, app_count, &j);
+		else
+			list_runs_json(&j, &list);
+		tp_json_end_document(&j);
+		free(apps);
+		tp_store_list_free(&list);
+		return tp_cli_json_finish(WHAT, &j, TP_EXIT_OK);
+	}
 	if (by_app) {
-		rc = list_apps(c, &list);
+		list_apps(c, apps, app_count, NULL);
+		free(apps);
 		tp_store_list_free(&list);
 		return rc;
 	}
@@ -401,22 +660,170 @@ static int action_list(struct common *c, int argc, char **argv)
 }
 
 /*
+ * Where verify's outcomes go: lines of text, or, for --json, the entries
+ * of one topoplace.profile-verify document (@j), counted for its totals.
+ */
+struct verdicts {
+	tp_json *j; /* NULL: text */
+	unsigned ok, failed;
+};
+
+/*
+ * The outcome of checking @profile (a store reference, or a file) with
+ * @check ("store", "as" or "digest"): @err NULL when it passed.  Only the
+ * JSON entry is written here; the text lines stay where they were.
+ */
+static void verdict(struct verdicts *v, const char *profile, const char *check,
+                    const tp_error *err)
+{
+	if (err)
+		v->failed++;
+	else
+		v->ok++;
+	if (!v->j)
+		return;
+	tp_json_begin_object(v->j, NULL);
+	tp_json_string(v->j, "profile", profile);
+	tp_json_string(v->j, "check", check);
+	json_judgement(v->j, err);
+	tp_json_end_object(v->j);
+}
+
+/*
  * One run that did not verify.  TP_ERR_IO means the check could not run
  * (munged unreachable, a read error): NOT CHECKED, never REFUSED, so a
  * stopped daemon is not mistaken for a bad profile.
  */
-static void print_refusal(const char *ns, const char *name, const char *run,
-                          const tp_error *err)
+static void print_refusal(struct verdicts *v, const char *ns, const char *name,
+                          const char *run, const tp_error *err)
 {
-	printf("%s/%s/%s: %s: %s\n", ns, name, run,
-	       err->code == TP_ERR_IO ? "NOT CHECKED" : "REFUSED",
-	       err->message);
+	char ref[3 * (TP_STORE_NAME_MAX + 1) + TP_STORE_FILE_MAX];
+
+	snprintf(ref, sizeof(ref), "%s/%s/%s", ns, name, run);
+	verdict(v, ref, "store", err);
+	if (!v->j)
+		printf("%s: %s: %s\n", ref,
+		       err->code == TP_ERR_IO ? "NOT CHECKED" : "REFUSED",
+		       err->message);
+}
+
+static void print_verified(struct verdicts *v, const char *ns, const char *name,
+                           const char *run)
+{
+	char ref[3 * (TP_STORE_NAME_MAX + 1) + TP_STORE_FILE_MAX];
+
+	snprintf(ref, sizeof(ref), "%s/%s/%s", ns, name, run);
+	verdict(v, ref, "store", NULL);
+	if (!v->j)
+		printf("%s: OK\n", ref);
+}
+
+/* verify --as NS/NAME FILE: FILE's credential as if stored there. */
+static void verify_as(struct common *c, struct verdicts *v, const char *as,
+                      const char *ns, const char *name, const char *file)
+{
+	tp_profile *p;
+	tp_error err;
+
+	if (tp_profile_read_file(file, &c->opt.limits, &p, &err)) {
+		verdict(v, file, "as", &err);
+		if (!v->j)
+			tp_cli_fail(WHAT, &err);
+		return;
+	}
+	if (tp_store_verify_profile(&c->opt, ns, name, p, NULL, &err) !=
+	    TP_OK) {
+		tp_profile_free(p);
+		tp_error_prefix(&err, "%s as %s", file, as);
+		verdict(v, file, "as", &err);
+		if (!v->j)
+			tp_cli_fail(WHAT, &err);
+		return;
+	}
+	tp_profile_free(p);
+	verdict(v, file, "as", NULL);
+	if (!v->j)
+		printf("%s: OK as %s\n", file, as);
+}
+
+/* Without a store only the structure and digest of a file are checked. */
+static void verify_file(struct common *c, struct verdicts *v, const char *file)
+{
+	tp_profile *p;
+	tp_error err;
+
+	if (tp_profile_read_file(file, &c->opt.limits, &p, &err) != TP_OK) {
+		verdict(v, file, "digest", &err);
+		if (!v->j)
+			tp_cli_fail(WHAT, &err);
+		return;
+	}
+	verdict(v, file, "digest", NULL);
+	if (!v->j)
+		printf("%s: format and digest OK (credential not "
+		       "verified: use --store or --as)\n",
+		       file);
+	tp_profile_free(p);
+}
+
+/* NS/NAME/RUN, or every stored run of NS/NAME. */
+static void verify_stored(struct common *c, struct verdicts *v, const char *ns,
+                          const char *name, const char *run)
+{
+	tp_store_list list;
+	tp_error err;
+
+	if (run) {
+		tp_profile *p;
+
+		/* Named directly: a run the listing would skip (a symlink,
+		 * say) must be refused, not ignored. */
+		if (tp_store_get(&c->opt, ns, name, run, &p, &err)) {
+			print_refusal(v, ns, name, run, &err);
+			return;
+		}
+		print_verified(v, ns, name, run);
+		tp_profile_free(p);
+		return;
+	}
+	if (tp_store_list_runs(&c->opt, ns, name, &list, &err)) {
+		char ref[2 * (TP_STORE_NAME_MAX + 1)];
+
+		snprintf(ref, sizeof(ref), "%s/%s", ns, name);
+		verdict(v, ref, "store", &err);
+		if (!v->j)
+			tp_cli_fail(WHAT, &err);
+		return;
+	}
+	for (size_t k = 0; k < list.count; k++) {
+		tp_profile *p;
+
+		if (tp_store_get(&c->opt, ns, name, list.entries[k].file, &p,
+		                 &err) != TP_OK) {
+			print_refusal(v, ns, name, list.entries[k].file, &err);
+			continue;
+		}
+		print_verified(v, ns, name, list.entries[k].file);
+		tp_profile_free(p);
+	}
+	if (list.count == 0) {
+		char ref[2 * (TP_STORE_NAME_MAX + 1)];
+
+		snprintf(ref, sizeof(ref), "%s/%s", ns, name);
+		tp_error_set(&err, TP_ERR_NOTFOUND, "%s: no stored run", ref);
+		verdict(v, ref, "store", &err);
+		if (!v->j)
+			printf("%s: no stored run\n", ref);
+	}
+	tp_store_list_free(&list);
 }
 
 static int action_verify(struct common *c, int argc, char **argv)
 {
 	const char *as = NULL;
-	int failed = 0;
+	char as_ref[512], *as_ns = NULL, *as_name = NULL;
+	struct verdicts v = {0};
+	tp_json j;
 
 	if (argc >= 2 && !strcmp(argv[0], "--as")) {
 		as = argv[1];
@@ -426,95 +833,58 @@ static int action_verify(struct common *c, int argc, char **argv)
 	if (argc < 1)
 		return tp_cli_usage_error(WHAT, "verify: expected PROFILE...");
 	if (as) {
-		char ref[512], *ns, *name, *run;
-		tp_profile *p;
-		tp_error err;
+		char *run;
 
-		snprintf(ref, sizeof(ref), "%s", as);
-		if (split_ref(ref, &ns, &name, &run) || run || argc != 1)
+		snprintf(as_ref, sizeof(as_ref), "%s", as);
+		if (split_ref(as_ref, &as_ns, &as_name, &run) || run ||
+		    argc != 1)
 			return tp_cli_usage_error(WHAT,
 			                          "verify --as NS/NAME FILE");
-		if (tp_profile_read_file(argv[0], &c->opt.limits, &p, &err))
-			return tp_cli_fail(WHAT, &err);
-		if (tp_store_verify_profile(&c->opt, ns, name, p, NULL, &err) !=
-		    TP_OK) {
-			tp_profile_free(p);
-			tp_error_prefix(&err, "%s as %s", argv[0], as);
-			return tp_cli_fail(WHAT, &err);
-		}
-		tp_profile_free(p);
-		printf("%s: OK as %s\n", argv[0], as);
-		return TP_EXIT_OK;
 	}
-	if (!c->store) {
-		/* Without a store only the structure and digest are checked. */
+	if (c->json && c->store && !as) {
+		/* A usage error would cut the document: find it first (the
+		 * text form reports it where it comes, after earlier runs). */
 		for (int i = 0; i < argc; i++) {
-			tp_profile *p;
-			tp_error err;
+			char ref[512], *ns, *name, *run;
 
-			if (tp_profile_read_file(argv[i], &c->opt.limits, &p,
-			                         &err) != TP_OK) {
-				tp_cli_fail(WHAT, &err);
-				failed = 1;
-				continue;
-			}
-			printf("%s: format and digest OK (credential not "
-			       "verified: use --store or --as)\n",
-			       argv[i]);
-			tp_profile_free(p);
+			snprintf(ref, sizeof(ref), "%s", argv[i]);
+			if (split_ref(ref, &ns, &name, &run))
+				return tp_cli_usage_error(
+				    WHAT, "verify: bad '%s'", argv[i]);
 		}
-		return failed ? TP_EXIT_FAILURE : TP_EXIT_OK;
 	}
-	for (int i = 0; i < argc; i++) {
-		char ref[512], *ns, *name, *run;
-		tp_store_list list;
-		tp_error err;
-
-		snprintf(ref, sizeof(ref), "%s", argv[i]);
-		if (split_ref(ref, &ns, &name, &run))
-			return tp_cli_usage_error(WHAT, "verify: bad '%s'",
-			                          argv[i]);
-		if (run) {
-			tp_profile *p;
-
-			/* Named directly: a run the listing would skip (a
-			 * symlink, say) must be refused, not ignored. */
-			if (tp_store_get(&c->opt, ns, name, run, &p, &err)) {
-				print_refusal(ns, name, run, &err);
-				failed = 1;
-				continue;
-			}
-			printf("%s/%s/%s: OK\n", ns, name, run);
-			tp_profile_free(p);
-			continue;
-		}
-		if (tp_store_list_runs(&c->opt, ns, name, &list, &err)) {
-			tp_cli_fail(WHAT, &err);
-			failed = 1;
-			continue;
-		}
-		for (size_t k = 0; k < list.count; k++) {
-			tp_profile *p;
-
-			if (tp_store_get(&c->opt, ns, name,
-			                 list.entries[k].file, &p,
-			                 &err) != TP_OK) {
-				print_refusal(ns, name, list.entries[k].file,
-				              &err);
-				failed = 1;
-				continue;
-			}
-			printf("%s/%s/%s: OK\n", ns, name,
-			       list.entries[k].file);
-			tp_profile_free(p);
-		}
-		if (list.count == 0) {
-			printf("%s/%s: no stored run\n", ns, name);
-			failed = 1;
-		}
-		tp_store_list_free(&list);
+	if (c->json) {
+		v.j = &j;
+		tp_json_init(&j, stdout);
+		tp_json_begin_document(&j, "profile-verify", 1);
+		tp_json_string(&j, "store", c->store);
+		tp_json_string(&j, "as", as);
+		tp_json_begin_array(&j, "results");
 	}
-	return failed ? TP_EXIT_FAILURE : TP_EXIT_OK;
+	if (as) {
+		verify_as(c, &v, as, as_ns, as_name, argv[0]);
+	} else if (!c->store) {
+		for (int i = 0; i < argc; i++)
+			verify_file(c, &v, argv[i]);
+	} else {
+		for (int i = 0; i < argc; i++) {
+			char ref[512], *ns, *name, *run;
+
+			snprintf(ref, sizeof(ref), "%s", argv[i]);
+			if (split_ref(ref, &ns, &name, &run))
+				return tp_cli_usage_error(
+				    WHAT, "verify: bad '%s'", argv[i]);
+			verify_stored(c, &v, ns, name, run);
+		}
+	}
+	if (!c->json)
+		return v.failed ? TP_EXIT_FAILURE : TP_EXIT_OK;
+	tp_json_end_array(&j);
+	tp_json_uint(&j, "ok", v.ok);
+	tp_json_uint(&j, "failed", v.failed);
+	tp_json_end_document(&j);
+	return tp_cli_json_finish(WHAT, &j,
+	                          v.failed ? TP_EXIT_FAILURE : TP_EXIT_OK);
 }
 
 static int action_import(struct common *c, int argc, char **argv)
@@ -889,6 +1259,7 @@ int tp_cli_profile(int argc, char **argv)
 	    {"pairs", required_argument, NULL, 'n'},
 	    {"merged", no_argument, NULL, 'M'},
 	    {"verbose", no_argument, NULL, 'v'},
+	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -971,6 +1342,9 @@ int tp_cli_profile(int argc, char **argv)
 		case 'v':
 			c.verbose = 1;
 			break;
+		case 'j':
+			c.json = 1;
+			break;
 		case 'h':
 			free(rest);
 			usage(stdout);
@@ -993,6 +1367,14 @@ int tp_cli_profile(int argc, char **argv)
 	c.opt.max_age_s = c.max_age_s;
 	c.opt.logger = &c.logger;
 	action = rest[0];
+	if (c.json && strcmp(action, "show") && strcmp(action, "list") &&
+	    strcmp(action, "verify")) {
+		free(rest);
+		return tp_cli_usage_error(WHAT,
+		                          "--json: for show, list and verify "
+		                          "(%s prints no report)",
+		                          action);
+	}
 	{
 		int rc;
 

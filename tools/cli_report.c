@@ -33,6 +33,7 @@
 #include "threshold.h"
 #include "topo.h"
 #include "topoplace_conf.h"
+#include "tp_json.h"
 #include "traffic.h"
 #include "units.h"
 #include "window.h"
@@ -55,7 +56,7 @@ static const char matrix_usage[] =
     "usage: topoplace report hops|heatmap --profile FILE --fabric SPEC\n"
     "           -o OUT.png|OUT.svg [--size WxH] [--by rank|node]\n"
     "           [--hosts LIST] [--slots N] [--seed S] [--progress]\n"
-    "           [--mappings block|cyclic|random|remap|FILE[,...]]\n"
+    "           [--mappings block|cyclic|random|remap|FILE[,...]] [--json]\n"
     "  --profile FILE  a topoplace profile or a matrix text file\n"
     "  --fabric SPEC   PxLxH, an ibnetdiscover cache or a topology.conf\n"
     "  --hosts LIST    the job's hosts (default: the first hosts that hold "
@@ -63,12 +64,14 @@ static const char matrix_usage[] =
     "  --slots N       ranks per host (default 1)\n"
     "  --mappings M,.. up to 4 panels (default block,remap)\n"
     "  --by rank|node  bars / cells per rank (default) or per node\n"
-    "  --size WxH      image size (default 1200x600; at least 400x300)\n";
+    "  --size WxH      image size (default 1200x600; at least 400x300)\n"
+    "  --json          print the summary as one JSON document "
+    "(topoplace-json(7))\n";
 
 static const char io_usage[] =
     "usage: topoplace report io --sweep FILE -o OUT.png|OUT.svg\n"
     "           [--bytes SIZE --clients N] [--interval T | --window T]\n"
-    "           [--size WxH] [--tradeoff [--objective OBJ]]\n"
+    "           [--size WxH] [--tradeoff [--objective OBJ]] [--json]\n"
     "  --sweep FILE     a calibration sweep (topoplace-sweep(5))\n"
     "  --bytes, --clients  which curve (default: the sweep's first)\n"
     "  --interval T     the job's mean request interval: mark the window\n"
@@ -77,7 +80,9 @@ static const char io_usage[] =
     "  --tradeoff       draw victim latency and I/O time against the\n"
     "                   window instead (a version 2 sweep)\n"
     "  --objective OBJ  none|mpi_slowdown<=X|io_cost<=P%%: the window it\n"
-    "                   picks on the measured curve is marked\n";
+    "                   picks on the measured curve is marked\n"
+    "  --json           print the summary as one JSON document "
+    "(topoplace-json(7))\n";
 
 static const char explain_usage[] =
     "usage: topoplace report explain --fabric SPEC --nodes N [-o OUT]\n"
@@ -207,6 +212,91 @@ static tp_status check_not_empty(const tp_traffic *t, const char *profile,
 	return TP_OK;
 }
 
+/* What a hops or heatmap picture was drawn from, for its JSON summary. */
+struct matrix_summary {
+	bool heat;
+	const char *out;
+	uint32_t width, height;
+	tp_report_unit unit;
+	const char *profile;
+	uint32_t ranks, hosts, slots;
+	uint64_t seed;
+};
+
+/* The bytes of all of @bars' bars, by hop class. */
+static void bytes_by_class(const tp_hops_bars *bars,
+                           uint64_t by_class[TP_COST_CLASSES])
+{
+	const uint64_t *bar = bars->bytes;
+
+	memset(by_class, 0, TP_COST_CLASSES * sizeof(*by_class));
+	for (uint32_t k = 0; k < bars->bars; k++, bar += TP_COST_CLASSES)
+		for (unsigned c = 0; c < TP_COST_CLASSES; c++)
+			by_class[c] += bar[c];
+}
+
+/*
+ * The schemas topoplace.report-hops and topoplace.report-heatmap version 1
+ * (topoplace-json(7)): the text's summary, and per mapping the totals the
+ * picture shows: bytes by hop class (hops) or the bytes in the cells and
+ * the leaves crossed (heatmap), with how items were binned.
+ */
+static int matrix_json(const char *what, const struct matrix_summary *sum,
+                       const char *const *names, uint32_t npanels,
+                       const tp_hops_bars *bars, const tp_heatmap *heatmaps)
+{
+	static const char *const class_key[TP_COST_CLASSES] = {
+	    "on_node", "same_leaf", "same_pod", "other_pod"};
+	tp_json j;
+
+	tp_json_init(&j, stdout);
+	tp_json_begin_document(&j, sum->heat ? "report-heatmap" : "report-hops",
+	                       1);
+	tp_json_string(&j, "output", sum->out);
+	tp_json_uint(&j, "width", sum->width);
+	tp_json_uint(&j, "height", sum->height);
+	tp_json_string(&j, "by", tp_report_unit_name(sum->unit));
+	tp_json_string(&j, "profile", sum->profile);
+	tp_json_uint(&j, "ranks", sum->ranks);
+	tp_json_uint(&j, "hosts", sum->hosts);
+	tp_json_uint(&j, "slots", sum->slots);
+	tp_json_uint(&j, "seed", sum->seed);
+	tp_json_begin_array(&j, "mappings");
+	for (uint32_t i = 0; i < npanels; i++) {
+		tp_json_begin_object(&j, NULL);
+		tp_json_string(&j, "mapping", names[i]);
+		if (sum->heat) {
+			const tp_heatmap *h = &heatmaps[i];
+			uint64_t total = 0;
+
+			for (uint64_t c = 0; c < (uint64_t)h->bins * h->bins;
+			     c++)
+				total += h->cells[c];
+			tp_json_uint(&j, "items", h->items);
+			tp_json_uint(&j, "per_bin", h->bin);
+			tp_json_uint(&j, "bins", h->bins);
+			tp_json_uint(&j, "leaves", h->leaf_breaks + 1);
+			tp_json_uint(&j, "bytes", total);
+		} else {
+			const tp_hops_bars *b = &bars[i];
+			uint64_t by_class[TP_COST_CLASSES];
+
+			bytes_by_class(b, by_class);
+			tp_json_uint(&j, "items", b->items);
+			tp_json_uint(&j, "per_bar", b->per_bar);
+			tp_json_uint(&j, "bars", b->bars);
+			tp_json_begin_object(&j, "class_bytes");
+			for (unsigned c = 0; c < TP_COST_CLASSES; c++)
+				tp_json_uint(&j, class_key[c], by_class[c]);
+			tp_json_end_object(&j);
+		}
+		tp_json_end_object(&j);
+	}
+	tp_json_end_array(&j);
+	tp_json_end_document(&j);
+	return tp_cli_json_finish(what, &j, TP_EXIT_OK);
+}
+
 /* hops and heatmap: one profile, several mappings, one picture. */
 static int run_matrix(int argc, char **argv, bool heat)
 {
@@ -221,6 +311,7 @@ static int run_matrix(int argc, char **argv, bool heat)
 	    {"output", required_argument, NULL, 'o'},
 	    {"size", required_argument, NULL, 'S'},
 	    {"progress", no_argument, NULL, 'P'},
+	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -240,6 +331,7 @@ static int run_matrix(int argc, char **argv, bool heat)
 	tp_hops_bars bars[MAX_PANELS];
 	tp_heatmap heatmaps[MAX_PANELS];
 	tp_error err = {0};
+	bool json = false;
 	int c, rc;
 
 	memset(bars, 0, sizeof(bars));
@@ -292,6 +384,9 @@ static int run_matrix(int argc, char **argv, bool heat)
 			break;
 		case 'P':
 			pg.on = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'h':
 			fputs(matrix_usage, stdout);
@@ -375,6 +470,15 @@ static int run_matrix(int argc, char **argv, bool heat)
 		                 &err) != TP_OK)
 			goto fail;
 	}
+	if (json) {
+		const struct matrix_summary sum = {
+		    heat,    out,      width,  height,          unit,
+		    profile, t->ranks, nhosts, (uint32_t)slots, seed};
+
+		rc = matrix_json(what, &sum, (const char *const *)names,
+		                 npanels, bars, heatmaps);
+		goto out;
+	}
 	printf("wrote %s (%ux%u, %s per %s, %u mapping%s)\n", out, width,
 	       height, heat ? "heatmap" : "hop classes",
 	       tp_report_unit_name(unit), npanels, npanels == 1 ? "" : "s");
@@ -394,6 +498,60 @@ out:
 	return rc;
 }
 
+/* The members every topoplace.report-io document starts with. */
+static void json_io_common(tp_json *j, const char *out, uint32_t width,
+                           uint32_t height, const char *sweep_path,
+                           const tp_sweep_point *group)
+{
+	tp_json_string(j, "output", out);
+	tp_json_uint(j, "width", width);
+	tp_json_uint(j, "height", height);
+	tp_json_string(j, "sweep", sweep_path);
+	tp_json_uint(j, "request_bytes", group->request_bytes);
+	tp_json_uint(j, "clients", group->clients);
+}
+
+/*
+ * The schema topoplace.report-io version 1 (topoplace-json(7)) for the
+ * latency curve: the text's summary, the threshold marked (or why none)
+ * and the window marked with its reason.
+ */
+static int io_curve_json(const char *out, uint32_t width, uint32_t height,
+                         const char *sweep_path, const tp_iocurve *curve)
+{
+	tp_json j;
+
+	tp_json_init(&j, stdout);
+	tp_json_begin_document(&j, "report-io", 1);
+	json_io_common(&j, out, width, height, sweep_path, &curve->points[0]);
+	tp_json_bool(&j, "tradeoff", false);
+	tp_json_uint(&j, "intervals", curve->count);
+	if (curve->have_threshold) {
+		const tp_threshold *t = &curve->threshold;
+
+		tp_json_begin_object(&j, "threshold");
+		tp_json_double(&j, "threshold_us", t->threshold_us);
+		tp_json_double(&j, "plateau_us", t->plateau_us);
+		tp_json_double(&j, "knee_us", t->knee_us);
+		tp_json_double(&j, "safe_us", t->safe_us);
+		tp_json_double(&j, "confidence", t->confidence);
+		tp_json_string(&j, "statistic", t->statistic);
+		tp_json_end_object(&j);
+		tp_json_null(&j, "no_threshold_reason");
+	} else {
+		tp_json_null(&j, "threshold");
+		tp_json_string(&j, "no_threshold_reason",
+		               curve->no_threshold_why);
+	}
+	if (curve->window_us > 0)
+		tp_json_double(&j, "window_us", curve->window_us);
+	else
+		tp_json_null(&j, "window_us");
+	tp_json_string(&j, "window_reason", curve->window_why);
+	tp_json_end_document(&j);
+	return tp_cli_json_finish("report io", &j, TP_EXIT_OK);
+}
+
 /*
  * `report io --tradeoff`: the measured curve of @group's (size, clients)
  * from @sweep, the window the objective (or --window, or the threshold
@@ -403,7 +561,8 @@ static int draw_tradeoff(const tp_sweep *sweep, const tp_sweep_point *group,
                          const char *sweep_path, const char *out,
                          uint32_t width, uint32_t height, uint64_t interval_us,
                          uint64_t window_us,
-                         const tp_throttle_objective *objective, tp_error *err)
+                         const tp_throttle_objective *objective, bool json,
+                         tp_error *err)
 {
 	static const char *const all[] = {"*"};
 	tp_throttle_policy policy = {0, 0, all, 1, true, *objective};
@@ -460,6 +619,25 @@ static int draw_tradeoff(const tp_sweep *sweep, const tp_sweep_point *group,
 	chart.window_why = d.reason;
 	if (tp_iocurve_draw_tradeoff(out, width, height, &chart, err) != TP_OK)
 		goto done;
+	if (json) {
+		tp_json j;
+
+		tp_json_init(&j, stdout);
+		tp_json_begin_document(&j, "report-io", 1);
+		json_io_common(&j, out, width, height, sweep_path, group);
+		tp_json_bool(&j, "tradeoff", true);
+		tp_json_uint(&j, "windows", count);
+		if (d.throttle)
+			tp_json_uint(&j, "window_us", d.window_us);
+		else
+			tp_json_null(&j, "window_us");
+		tp_json_string(&j, "objective", objective_text);
+		tp_json_string(&j, "window_reason", d.reason);
+		tp_json_end_document(&j);
+		if (tp_json_finish(&j, err) == TP_OK)
+			rc = TP_EXIT_OK;
+		goto done;
+	}
 	printf("wrote %s (%ux%u, %zu windows, window %llu us, objective %s)\n",
 	       out, width, height, count, (unsigned long long)chart.window_us,
 	       objective_text);
@@ -482,11 +660,12 @@ static int run_io(int argc, char **argv)
 	    {"progress", no_argument, NULL, 'P'},
 	    {"tradeoff", no_argument, NULL, 'T'},
 	    {"objective", required_argument, NULL, 'J'},
+	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *what = "report io", *sweep_path = NULL, *out = NULL;
-	bool tradeoff = false;
+	bool tradeoff = false, json = false;
 	tp_throttle_objective objective = {TP_OBJECTIVE_NONE, 0};
 	uint64_t bytes = 0, clients = 0, interval_us = 0, window_us = 0;
 	uint32_t width = 900, height = 560;
@@ -539,6 +718,9 @@ static int run_io(int argc, char **argv)
 		case 'T':
 			tradeoff = true;
 			break;
+		case 'j':
+			json = true;
+			break;
 		case 'J':
 			st = tp_throttle_objective_parse(optarg, &objective,
 			                                 &err);
@@ -577,9 +759,9 @@ static int run_io(int argc, char **argv)
 	}
 	tp_threshold_params_default(&params);
 	if (tradeoff) {
-		rc = draw_tradeoff(sweep, points + first, sweep_path, out, width,
-		                   height, interval_us, window_us, &objective,
-		                   &err);
+		rc = draw_tradeoff(sweep, points + first, sweep_path, out,
+		                   width, height, interval_us, window_us,
+		                   &objective, json, &err);
 		if (rc != TP_EXIT_OK)
 			goto fail;
 		goto done;
@@ -619,6 +801,10 @@ static int run_io(int argc, char **argv)
 	progress(&pg, "drawing %s", out);
 	if (tp_iocurve_draw(out, width, height, &curve, &err) != TP_OK)
 		goto fail;
+	if (json) {
+		rc = io_curve_json(out, width, height, sweep_path, &curve);
+		goto done;
+	}
 	printf("wrote %s (%ux%u, %zu intervals, %s)\n", out, width, height,
 	       count, curve.have_threshold ? "threshold marked" : "no knee");
 	rc = TP_EXIT_OK;
@@ -758,6 +944,7 @@ static int run_explain(int argc, char **argv)
 	    {"config", required_argument, NULL, 'C'},
 	    {"partition", required_argument, NULL, 'P'},
 	    {"output", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, 'J'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -870,6 +1057,13 @@ static int run_explain(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'J':
+			/* The explanation is prose built in report/explain.c;
+			 * the decision it explains has its document. */
+			return tp_cli_usage_error(
+			    what,
+			    "--json: explain has no JSON form; "
+			    "'topoplace place --json' gives the decision");
 		case 'h':
 			fputs(explain_usage, stdout);
 			return TP_EXIT_OK;

@@ -9,7 +9,8 @@
  *       [--job NAME=HOSTLIST[,profile=FILE][,mapping=block|ours|FILE]
  *                           [,slots=N]]...
  *       [--slots N] [--seed S] [--aggregate | --per-host] [--size WxH]
- *       [--title TEXT] [--progress | --no-progress] -o FILE.svg|FILE.png
+ *       [--title TEXT] [--progress | --no-progress] [--json]
+ *       -o FILE.svg|FILE.png
  */
 #include "tp_config.h"
 
@@ -29,6 +30,7 @@
 #include "remap.h"
 #include "route.h"
 #include "topo.h"
+#include "tp_json.h"
 #include "traffic.h"
 
 #define WHAT "report fabric"
@@ -46,11 +48,13 @@ static const char usage_text[] =
     "           or host-per-rank file)\n"
     "           [--slots N] [--seed S] [--aggregate | --per-host] "
     "[--size WxH]\n"
-    "           [--title TEXT] [--progress | --no-progress] "
+    "           [--title TEXT] [--progress | --no-progress] [--json] "
     "-o FILE.svg|FILE.png\n"
     "  --slots N, slots=N  ranks per host (default 1; a mapping file places\n"
     "                      ranks itself, checked against N only when given)"
-    "\n";
+    "\n"
+    "  --json              print the summary as one JSON document "
+    "(topoplace-json(7))\n";
 
 /* One --job argument, split, and what it becomes. */
 struct job {
@@ -359,23 +363,97 @@ out:
 	return rc;
 }
 
-/* "job NAME: R ranks on H hosts, at most K per host (MAPPING)". */
-static void print_job(const struct job *j)
+/* The most ranks of job @j on one of its hosts; 0 when unknown. */
+static uint32_t most_per_host(const struct job *j)
 {
 	uint32_t *per_host, most = 0;
 
-	if (j->traffic == NULL)
-		return;
 	per_host = calloc((size_t)j->hosts.count + 1, sizeof(*per_host));
 	for (uint32_t r = 0; per_host != NULL && r < j->traffic->ranks; r++)
 		if (++per_host[j->rank_host[r]] > most)
 			most = per_host[j->rank_host[r]];
 	free(per_host);
+	return most;
+}
+
+/* "job NAME: R ranks on H hosts, at most K per host (MAPPING)". */
+static void print_job(const struct job *j)
+{
+	uint32_t most;
+
+	if (j->traffic == NULL)
+		return;
+	most = most_per_host(j);
 	printf("job %s: %" PRIu32 " ranks on %" PRIu32 " hosts", j->name,
 	       j->traffic->ranks, j->hosts.count);
 	if (most > 0)
 		printf(", at most %" PRIu32 " per host", most);
 	printf(" (mapping %s)\n", j->mapping ? j->mapping : "block");
+}
+
+/* A busiest link of the picture, or null when nothing loaded it. */
+static void json_busiest(tp_json *j, const char *key, const char *link,
+                         uint64_t bytes)
+{
+	if (link[0] == '\0') {
+		tp_json_null(j, key);
+		return;
+	}
+	tp_json_begin_object(j, key);
+	tp_json_string(j, "link", link);
+	tp_json_uint(j, "bytes", bytes);
+	tp_json_end_object(j);
+}
+
+/*
+ * The schema topoplace.report-fabric version 1 (topoplace-json(7)): the
+ * figures of the text's summary, the jobs with a profile, and the busiest
+ * links.
+ */
+static int print_json(const tp_fabric_view_options *vo,
+                      const tp_fabric_view_stats *st, const tp_fabric *f,
+                      const struct job *jobs, size_t njobs)
+{
+	tp_json j;
+
+	tp_json_init(&j, stdout);
+	tp_json_begin_document(&j, "report-fabric", 1);
+	tp_json_string(&j, "output", vo->path);
+	tp_json_uint(&j, "width", st->width);
+	tp_json_uint(&j, "height", st->height);
+	tp_json_uint(&j, "hosts", tp_fabric_host_count(f));
+	tp_json_bool(&j, "aggregated", st->aggregated);
+	tp_json_uint(&j, "link_strokes", st->link_elements);
+	tp_json_string(&j, "routes", st->modelled_routes ? "modelled" : "real");
+	tp_json_begin_array(&j, "jobs");
+	for (size_t i = 0; i < njobs; i++) {
+		const struct job *job = &jobs[i];
+		uint32_t most;
+
+		if (job->traffic == NULL)
+			continue;
+		most = most_per_host(job);
+		tp_json_begin_object(&j, NULL);
+		tp_json_string(&j, "name", job->name);
+		tp_json_uint(&j, "ranks", job->traffic->ranks);
+		tp_json_uint(&j, "hosts", job->hosts.count);
+		if (most > 0)
+			tp_json_uint(&j, "most_per_host", most);
+		else
+			tp_json_null(&j, "most_per_host");
+		tp_json_string(&j, "mapping",
+		               job->mapping ? job->mapping : "block");
+		tp_json_end_object(&j);
+	}
+	tp_json_end_array(&j);
+	json_busiest(&j, "busiest_link",
+	             st->max_port != TP_FABRIC_NONE ? st->busiest : "",
+	             st->max_bytes);
+	json_busiest(&j, "busiest_switch_link",
+	             st->max_port != TP_FABRIC_NONE ? st->busiest_switch : "",
+	             st->max_switch_bytes);
+	tp_json_end_document(&j);
+	return tp_cli_json_finish(WHAT, &j, TP_EXIT_OK);
 }
 
 static int parse_size(const char *text, uint32_t *w, uint32_t *h)
@@ -419,6 +497,7 @@ int tp_cli_report_fabric(int argc, char **argv)
 		O_TITLE,
 		O_PROGRESS,
 		O_NOPROGRESS,
+		O_JSON,
 	};
 	static const struct option lo[] = {
 	    {"fabric", required_argument, NULL, O_FABRIC},
@@ -436,6 +515,7 @@ int tp_cli_report_fabric(int argc, char **argv)
 	    {"title", required_argument, NULL, O_TITLE},
 	    {"progress", no_argument, NULL, O_PROGRESS},
 	    {"no-progress", no_argument, NULL, O_NOPROGRESS},
+	    {"json", no_argument, NULL, O_JSON},
 	    {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -450,7 +530,7 @@ int tp_cli_report_fabric(int argc, char **argv)
 	uint64_t seed = 1, port = 0, slots = 0;
 	int progress = -1, c, status = TP_EXIT_FAILURE;
 	size_t njobs = 0, nparsed = 0;
-	bool live = false, need_topo = false;
+	bool live = false, need_topo = false, json = false;
 	tp_fabric *f = NULL;
 	tp_topo *topo = NULL;
 	tp_routes *routes = NULL;
@@ -523,6 +603,9 @@ int tp_cli_report_fabric(int argc, char **argv)
 			break;
 		case O_NOPROGRESS:
 			progress = 0;
+			break;
+		case O_JSON:
+			json = true;
 			break;
 		case 'o':
 			vo.path = optarg;
@@ -650,6 +733,10 @@ int tp_cli_report_fabric(int argc, char **argv)
 		if (ps.open)
 			fputc('\n', stderr);
 		goto fail;
+	}
+	if (json) {
+		status = print_json(&vo, &st, f, jobs, njobs);
+		goto out;
 	}
 	printf("wrote %s: %" PRIu32 "x%" PRIu32 ", %" PRIu32
 	       " hosts %s, %" PRIu32 " link strokes (2 per link)%s\n",

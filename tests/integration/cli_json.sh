@@ -14,7 +14,22 @@
 #     line; a bad file a document listing every error (exit 1, nothing on
 #     stderr); --quiet with --json refused;
 #   - fabric show/diff/load: counts as in the text; --json on an action that
-#     writes files refused.
+#     writes files refused;
+#   - report hops/heatmap/io/fabric: the text's summary line(s); hop-class
+#     bytes as topoplace cost's, heatmap cells holding every byte, the
+#     sweep's knee and window, the trade-off's window and objective,
+#     busiest links; explain --json refused;
+#   - profile show: header, digest, matrix, top pairs and collectives as in
+#     the text; a missing profile one error line and no document;
+#   - profile verify (files): one result per file, ok / refused / not_found,
+#     the text's exit status and reasons;
+#   - profile list, list --apps, verify on a store signed by a real private
+#     munged: runs and application lines as in the text; a replayed run
+#     refused with error auth, a flipped bit refused with error parse, a
+#     missing name not_found; verify --as ok in its own place, auth in
+#     another; munged stopped for real: not_checked with error io, never
+#     refused, for a stored run and for --as (needs root and munge:
+#     skipped otherwise).
 # Env: abs_top_builddir, abs_top_srcdir (make check).
 set -u
 
@@ -189,5 +204,240 @@ tp_check_eq "fabric load: flows, bytes and hop-bytes as in the text" \
 tp_expect_fail "fabric: --json on an action that writes files is refused" 2 \
 	"topoplace fabric: --json: for show, diff and load (topology writes a file or paths)" \
 	"$tp" fabric topology --cache "$fdir/fat-4x4.cache" --json
+
+# ---- profile show / verify on files (no store)
+"$tp" profile import --from matrix -o "$work/lulesh.tpp" "$mdir/LULESH-8.txt" >/dev/null
+"$tp" profile show --pairs 5 "$work/lulesh.tpp" >"$work/pshow.txt"
+"$tp" profile show --pairs 5 --json "$work/lulesh.tpp" >"$work/pshow.json"
+tp_check_eq "profile show --json exits 0" 0 $?
+doc "profile show" topoplace.profile-show "$work/pshow.json"
+tp_check_eq "profile show: ranks, matrix and digest as in the text" \
+	"$(sed -n 's/^ranks: *\([0-9]*\).*/\1/p' "$work/pshow.txt") $(sed -n 's/^matrix: *\([0-9]*\) pairs, \([0-9]*\) bytes, \([0-9]*\) messages$/\1 \2 \3/p' "$work/pshow.txt") $(sed -n 's/^digest: *sha256://p' "$work/pshow.txt")" \
+	"$(jq_py "$work/pshow.json" "'%d %d %d %d %s' % (d['ranks'], d['matrix']['pairs'], d['matrix']['bytes'], d['matrix']['messages'], d['sha256'])")"
+tp_check_eq "profile show: the text's top pairs, shares as its percentages" \
+	"$(sed -n '/^top pairs:/,/^[a-z]/p' "$work/pshow.txt" | grep '^  *[0-9]' | tr -s ' ' | sed 's/^ //')" \
+	"$(jq_py "$work/pshow.json" "'\n'.join('%d %d %d %d %.2f%%' % (p['src'], p['dst'], p['bytes'], p['msgs'], 100 * p['share']) for p in d['top_pairs'])")"
+tp_check_eq "profile show: the text's collectives" \
+	"$(sed -n '/^collectives:/,/^io:/p' "$work/pshow.txt" | grep '^  [A-Za-z]' | grep -v '^  name ' | tr -s ' ' | sed 's/^ //')" \
+	"$(jq_py "$work/pshow.json" "'\n'.join('%s %d %d' % (c['name'], c['calls'], c['bytes']) for c in d['collectives'])")"
+tp_check_eq "profile show: the header total is the matrix's bytes" \
+	"$(head -1 "$mdir/LULESH-8.txt" | sed 's/.*total_bytes=\([0-9]*\).*/\1/')" \
+	"$(jq_py "$work/pshow.json" "d['matrix']['bytes']")"
+tp_check_eq "profile show: unsigned file, no per-node count, I/O of the text" \
+	"none None $(sed -n 's/^io: *\([0-9]*\) requests.*, \([0-9]*\) clients$/\1 \2/p' "$work/pshow.txt")" \
+	"$(jq_py "$work/pshow.json" "'%s %s %d %d' % (d['credential'], d['ranks_per_node'], d['io']['requests'], d['io']['client_count'])")"
+tp_expect_fail "profile show --json: a missing profile is one error line, no document" 1 \
+	"topoplace profile: $work/none.tpp: open: No such file or directory" \
+	"$tp" profile show --json "$work/none.tpp"
+python3 -c "
+import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[200] ^= 1
+open(sys.argv[2], 'wb').write(b)" "$work/lulesh.tpp" "$work/flipped.tpp"
+"$tp" profile verify --json "$work/lulesh.tpp" "$work/flipped.tpp" "$work/none.tpp" \
+	>"$work/pverify.json" 2>"$work/pverify.err"
+rc=$?
+"$tp" profile verify "$work/lulesh.tpp" "$work/flipped.tpp" "$work/none.tpp" >/dev/null 2>&1
+tp_check_eq "profile verify --json: a bad file exits 1 as the text does" "1 1" "$rc $?"
+doc "profile verify" topoplace.profile-verify "$work/pverify.json"
+tp_check_eq "profile verify: one result per file, in order, each judged" \
+	"$work/lulesh.tpp digest ok None|$work/flipped.tpp digest refused parse|$work/none.tpp digest not_found not_found|1 2|0" \
+	"$(jq_py "$work/pverify.json" "'|'.join('%s %s %s %s' % (r['profile'], r['check'], r['status'], r['error']) for r in d['results']) + '|%d %d' % (d['ok'], d['failed'])")|$(wc -c <"$work/pverify.err")"
+tp_check_eq "profile verify: a refusal's reason is the text's message" \
+	"$("$tp" profile verify "$work/flipped.tpp" 2>&1 | sed 's/^topoplace profile: //')" \
+	"$(jq_py "$work/pverify.json" "d['results'][1]['reason']")"
+tp_expect_fail "profile: --json on an action that prints no report is refused" 2 \
+	"topoplace profile: --json: for show, list and verify (export prints no report)" \
+	"$tp" profile export --json --to dense "$work/lulesh.tpp"
+
+# ---- report hops / heatmap / io / fabric (explain has no JSON form)
+"$tp" report hops --profile "$mdir/CoMD-16.txt" --fabric 1x4x4 --slots 4 \
+	--mappings block,remap -o "$work/hops.svg" >"$work/hops.txt"
+"$tp" report hops --profile "$mdir/CoMD-16.txt" --fabric 1x4x4 --slots 4 \
+	--mappings block,remap -o "$work/hops-j.svg" --json >"$work/hops.json"
+tp_check_eq "report hops --json exits 0, the picture written" "0 true" \
+	"$? $([[ -s $work/hops-j.svg ]] && echo true)"
+doc "report hops" topoplace.report-hops "$work/hops.json"
+tp_check_eq "report hops: the text's summary" \
+	"$(sed "s|$work/hops.svg|OUT|" "$work/hops.txt")" \
+	"$(jq_py "$work/hops.json" "'wrote OUT (%dx%d, hop classes per %s, %d mappings)' % (d['width'], d['height'], d['by'], len(d['mappings']))")"
+"$tp" cost --matrix "$mdir/CoMD-16.txt" --fabric 1x4x4 --slots 4 --json >"$work/hops-cost.json"
+tp_check_eq "report hops: bytes by hop class per mapping are topoplace cost's" \
+	"$(jq_py "$work/hops-cost.json" "' '.join('%s:%s' % (m['mapping'], sorted(m['class_bytes'].items())) for m in d['mappings'] if m['mapping'] in ('block', 'remap'))")" \
+	"$(jq_py "$work/hops.json" "' '.join('%s:%s' % (m['mapping'], sorted(m['class_bytes'].items())) for m in d['mappings'])")"
+"$tp" report heatmap --profile "$mdir/CoMD-16.txt" --fabric 2x2x2 --slots 2 \
+	--mappings block,cyclic --by node -o "$work/heat.png" >"$work/heat.txt"
+"$tp" report heatmap --profile "$mdir/CoMD-16.txt" --fabric 2x2x2 --slots 2 \
+	--mappings block,cyclic --by node -o "$work/heat.png" --json >"$work/heat.json"
+tp_check_eq "report heatmap --json exits 0" 0 $?
+doc "report heatmap" topoplace.report-heatmap "$work/heat.json"
+tp_check_eq "report heatmap: the text's summary" "$(cat "$work/heat.txt")" \
+	"$(jq_py "$work/heat.json" "'wrote %s (%dx%d, heatmap per %s, %d mappings)' % (d['output'], d['width'], d['height'], d['by'], len(d['mappings']))")"
+tp_check_eq "report heatmap: each mapping's cells hold all bytes, 8 nodes on 4 leaves" \
+	"$(jq_py "$work/hops.json" "sum(d['mappings'][0]['class_bytes'].values())") 8 4|$(jq_py "$work/hops.json" "sum(d['mappings'][0]['class_bytes'].values())") 8 4" \
+	"$(jq_py "$work/heat.json" "'|'.join('%d %d %d' % (m['bytes'], m['items'], m['leaves']) for m in d['mappings'])")"
+awk 'BEGIN {
+	print "# topoplace-sweep v1 synthetic"
+	print "request_bytes,clients,interval_us,client,start_us,latency_us"
+	n = split("250 500 1000 1500 2000 3000 4000 8000", iv, " ")
+	for (i = 1; i <= n; i++)
+		for (k = 0; k < 20; k++) {
+			r = 2000 / iv[i]; m = r > 1 ? 1000 * r * r : 1000
+			printf "4194304,4,%d,%d,%d,%.3f\n", iv[i], k % 4, k * iv[i], m * (1 + (k % 5 - 2) / 100)
+			printf "1048576,2,%d,%d,%d,%.3f\n", iv[i], k % 2, k * iv[i], 300 * (1 + (k % 5 - 2) / 100)
+		}
+}' >"$work/sweep.csv"
+"$tp" report io --sweep "$work/sweep.csv" --bytes 4M --clients 4 \
+	--interval 800us -o "$work/io.svg" >"$work/io.txt"
+"$tp" report io --sweep "$work/sweep.csv" --bytes 4M --clients 4 \
+	--interval 800us -o "$work/io.svg" --json >"$work/io.json"
+tp_check_eq "report io --json exits 0" 0 $?
+doc "report io" topoplace.report-io "$work/io.json"
+tp_check_eq "report io: the text's summary" "$(cat "$work/io.txt")" \
+	"$(jq_py "$work/io.json" "'wrote %s (%dx%d, %d intervals, %s)' % (d['output'], d['width'], d['height'], d['intervals'], 'threshold marked' if d['threshold'] else 'no knee')")"
+tp_check_eq "report io: the sweep's knee (plateau 1000 us, threshold between its 1500 and 2000 us), the window at it" \
+	"4194304 4 1000 1500 2000 True True" \
+	"$(jq_py "$work/io.json" "'%d %d %g %g %g %s %s' % (d['request_bytes'], d['clients'], d['threshold']['plateau_us'], d['threshold']['knee_us'], d['threshold']['safe_us'], 1500 < d['threshold']['threshold_us'] < 2000, d['window_us'] == round(d['threshold']['threshold_us']) and 'below the threshold' in d['window_reason'])")"
+"$tp" report io --sweep "$work/sweep.csv" --bytes 1M --clients 2 -o "$work/flat.svg" >"$work/flat.txt"
+"$tp" report io --sweep "$work/sweep.csv" --bytes 1M --clients 2 -o "$work/flat.svg" --json >"$work/flat.json"
+tp_check_eq "report io: a flat curve has threshold and window null, and says why" \
+	"$(sed 's/.*, //; s/)$//' "$work/flat.txt") None None True" \
+	"$(jq_py "$work/flat.json" "'%s %s %s %s' % ('no knee' if d['threshold'] is None else 'threshold marked', d['threshold'], d['window_us'], d['no_threshold_reason'].startswith('1048576 bytes x 2 clients: no knee'))")"
+# a version 2 sweep (the one calibrate_cli.sh builds): the trade-off form
+awk 'BEGIN {
+	print "# topoplace-sweep v2 issue-shaped"
+	print "request_bytes,clients,interval_us,client,start_us,latency_us,kind"
+	n = split("0 2000 4000 5000 6250 8000 10000 20000", w, " ")
+	split("3500 3500 4060 5100 6265 8020 9975 20000", t, " ")
+	split("4.6 4.0 1.72 1.35 1.10 1.05 1.03 1.0", x, " ")
+	for (i = 1; i <= n; i++) {
+		for (c = 0; c < 4; c++) for (k = 0; k < 10; k++)
+			printf "4194304,4,%s,%d,%.3f,3000,io\n", w[i], c, k * t[i] + c
+		for (v = 0; v < 20; v++)
+			printf "4194304,4,%s,%d,%d,%.3f,victim\n", w[i], v, v, 10 * x[i]
+	}
+	for (v = 0; v < 20; v++) printf "4194304,4,0,%d,0,10,alone\n", v
+}' >"$work/v2.csv"
+"$tp" report io --sweep "$work/v2.csv" --tradeoff --objective 'mpi_slowdown<=1.1' \
+	-o "$work/tradeoff.png" >"$work/tradeoff.txt"
+"$tp" report io --sweep "$work/v2.csv" --tradeoff --objective 'mpi_slowdown<=1.1' \
+	-o "$work/tradeoff.png" --json >"$work/tradeoff.json"
+tp_check_eq "report io --tradeoff --json exits 0" 0 $?
+doc "report io --tradeoff" topoplace.report-io "$work/tradeoff.json"
+tp_check_eq "report io --tradeoff: the text's summary, with the decision's reason" \
+	"$(cat "$work/tradeoff.txt") True" \
+	"$(jq_py "$work/tradeoff.json" "'wrote %s (%dx%d, %d windows, window %d us, objective %s) %s' % (d['output'], d['width'], d['height'], d['windows'], d['window_us'], d['objective'], d['tradeoff'] and len(d['window_reason']) > 0)")"
+fjob="a=n[0001-0002],n[0005-0006],profile=$mdir/CoMD-16.txt,slots=4"
+"$tp" report fabric --fabric "$fdir/fat-4x4.cache" --job "$fjob" --job 'b=n[0009-0010]' \
+	-o "$work/fab.svg" --no-progress >"$work/fab.txt"
+"$tp" report fabric --fabric "$fdir/fat-4x4.cache" --job "$fjob" --job 'b=n[0009-0010]' \
+	-o "$work/fab.svg" --no-progress --json >"$work/fab.json"
+tp_check_eq "report fabric --json exits 0" 0 $?
+doc "report fabric" topoplace.report-fabric "$work/fab.json"
+tp_check_eq "report fabric: the text's summary, routes, job and busiest links" \
+	"$(cat "$work/fab.txt")" \
+	"$(jq_py "$work/fab.json" "'\n'.join(['wrote %s: %dx%d, %d hosts %s, %d link strokes (2 per link)' % (d['output'], d['width'], d['height'], d['hosts'], 'one by one' if not d['aggregated'] else 'aggregated by leaf', d['link_strokes']) + ('' if not d['aggregated'] else ' + 2 per leaf for its host links'), 'routes: ' + ('modelled routes (D-mod-k, not read from the fabric)' if d['routes'] == 'modelled' else 'real routes (the switches\' forwarding tables)')] + ['job %s: %d ranks on %d hosts, at most %d per host (mapping %s)' % (j['name'], j['ranks'], j['hosts'], j['most_per_host'], j['mapping']) for j in d['jobs']] + ['busiest link: %s %d bytes' % (d['busiest_link']['link'], d['busiest_link']['bytes']), 'busiest switch link: %s %d bytes' % (d['busiest_switch_link']['link'], d['busiest_switch_link']['bytes'])])")"
+"$tp" report fabric --fabric 1x4x4 -o "$work/idle.svg" --no-progress --json >"$work/idle.json"
+tp_check_eq "report fabric: no traffic, busiest links null" "[] None None" \
+	"$(jq_py "$work/idle.json" "'%s %s %s' % (d['jobs'], d['busiest_link'], d['busiest_switch_link'])")"
+tp_expect_fail "report explain --json is refused, naming the command that has one" 2 \
+	"topoplace report explain: --json: explain has no JSON form; 'topoplace place --json' gives the decision" \
+	"$tp" report explain --fabric 1x4x4 --nodes 2 --json
+
+tp_expect_fail "profile show --json: a document that cannot be written whole is an error" 1 \
+	"topoplace profile: JSON output: write error" \
+	bash -c '"$1" profile show --json "$2" >/dev/full' _ "$tp" "$work/lulesh.tpp"
+tp_expect_fail "report fabric --json: a document that cannot be written whole is an error" 1 \
+	"topoplace report fabric: JSON output: write error" \
+	bash -c '"$1" report fabric --fabric 1x4x4 -o "$2" --no-progress --json >/dev/full' \
+	_ "$tp" "$work/full.svg"
+
+# ---- profile list / list --apps / verify on a store, with a real munged
+# (last: without root or munge the rest of this file is skipped, not passed)
+((EUID == 0)) || tp_skip "profile store checks need root (a private munged)"
+for c in munged mungekey; do
+	command -v "$c" >/dev/null || tp_skip "$c not installed"
+done
+M=$(mktemp -d /tmp/tp-cli-json.XXXXXX) || exit 1
+chmod 755 "$M"
+trap 'kill "$(cat "$M/munged.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$work" "$M"' EXIT
+mungekey -c -k "$M/munged.key" -b 1024 &&
+	munged --socket="$M/munged.socket" --key-file="$M/munged.key" \
+		--log-file="$M/munged.log" --pid-file="$M/munged.pid" \
+		--seed-file="$M/munged.seed"
+for _ in $(seq 50); do [[ -S $M/munged.socket ]] && break; sleep 0.1; done
+S=$M/store
+mkdir -m 755 "$S"
+P=(--store "$S" --munge-socket "$M/munged.socket")
+tp_check "profile put signs two runs of site/lulesh" \
+	bash -c '"$0" profile put "$1" site/lulesh "${@:2}" && "$0" profile put "$1" site/lulesh "${@:2}"' \
+	"$tp" "$work/lulesh.tpp" "${P[@]}"
+tp_check "profile put signs site/replayed" "$tp" profile put "$work/lulesh.tpp" site/replayed "${P[@]}"
+"$tp" profile list "${P[@]}" >"$work/plist.txt"
+"$tp" profile list "${P[@]}" --json >"$work/plist.json"
+tp_check_eq "profile list --json exits 0" 0 $?
+doc "profile list" topoplace.profile-list "$work/plist.json"
+tp_check_eq "profile list: the text's runs, sizes and times" \
+	"$(cat "$work/plist.txt")" \
+	"$(jq_py "$work/plist.json" "'\n'.join('%s/%s/%s\t%d\t%s' % (r['ns'], r['name'], r['run'], r['size_bytes'], r['modified']) for r in d['runs'])")"
+"$tp" profile list --apps "${P[@]}" site >"$work/papps.txt"
+"$tp" profile list --apps "${P[@]}" site --json >"$work/papps.json"
+tp_check_eq "profile list --apps --json exits 0" 0 $?
+doc "profile list --apps" topoplace.profile-apps "$work/papps.json"
+tp_check_eq "profile list --apps: the text's lines" \
+	"$(cat "$work/papps.txt")" \
+	"$(jq_py "$work/papps.json" "'\n'.join('%s/%s\truns=%d\tfirst=%s\tlast=%s\tranks=%d\tclass=%s\tapp=%s' % (a['ns'], a['name'], a['runs'], a['first'], a['last'], a['ranks'], a['class'], a['app']) for a in d['applications'])")"
+tp_check_eq "profile list --apps: the filter, each newest run verified" \
+	"site None ok,ok" \
+	"$(jq_py "$work/papps.json" "'%s %s %s' % (d['ns'], d['name'], ','.join(a['status'] for a in d['applications']))")"
+"$tp" profile show "${P[@]}" site/lulesh >"$work/pshow2.txt"
+"$tp" profile show "${P[@]}" site/lulesh --json >"$work/pshow2.json"
+tp_check_eq "profile show --json from the store: verified, digest of the text" \
+	"verified $(sed -n 's/^digest: *sha256://p' "$work/pshow2.txt")" \
+	"$(jq_py "$work/pshow2.json" "'%s %s' % (d['credential'], d['sha256'])")"
+"$tp" profile show "${P[@]}" --merged site/lulesh --json >"$work/pmerged.json"
+tp_check_eq "profile show --merged --json: two runs, no digest" "True 2 None" \
+	"$(jq_py "$work/pmerged.json" "'%s %d %s' % (d['merged'], d['runs'], d['sha256'])")"
+
+# Attacks: a replay under another name (credential refused) and a flipped
+# bit (tampered file); then munged unreachable, distinguishable by field.
+run=$(ls "$S/site/lulesh" | grep '\.tpp$' | sort | tail -1)
+cp -p "$S/site/lulesh/$run" "$S/site/replayed/0000000000000001-00000001-00000001.tpp"
+python3 -c "
+import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[200] ^= 1
+open(sys.argv[1], 'wb').write(b)" "$S/site/lulesh/$run"
+"$tp" profile verify "${P[@]}" site/lulesh site/replayed site/none --json \
+	>"$work/sverify.json" 2>"$work/sverify.err"
+rc=$?
+doc "profile verify (store)" topoplace.profile-verify "$work/sverify.json"
+tp_check_eq "profile verify --json (store): exit 1, every run judged, nothing on stderr" \
+	"1 store,ok,None store,refused,parse store,refused,auth store,ok,None store,not_found,not_found 2 3 0" \
+	"$rc $(jq_py "$work/sverify.json" "' '.join('%s,%s,%s' % (r['check'], r['status'], r['error']) for r in d['results']) + ' %d %d' % (d['ok'], d['failed'])") $(wc -c <"$work/sverify.err")"
+"$tp" profile verify "${P[@]}" site/lulesh site/replayed site/none >"$work/sverify.txt" 2>&1
+tp_check_eq "profile verify (store): the reasons are the text's" \
+	"$(grep -E 'REFUSED|NOT CHECKED' "$work/sverify.txt")" \
+	"$(jq_py "$work/sverify.json" "'\n'.join('%s: REFUSED: %s' % (r['profile'], r['reason']) for r in d['results'] if r['status'] == 'refused')")"
+good=$S/site/replayed/$(ls "$S/site/replayed" | grep '\.tpp$' | sort | tail -1)
+"$tp" profile verify "${P[@]}" --as site/replayed "$good" --json >"$work/as-ok.json"
+rc=$?
+"$tp" profile verify "${P[@]}" --as site/lulesh "$good" --json >"$work/as-bad.json" 2>"$work/as-bad.err"
+rc_bad=$?
+tp_check_eq "profile verify --as --json: its own place ok (exit 0), another refused with error auth (exit 1), nothing on stderr" \
+	"0 site/replayed as ok None|1 site/lulesh as refused auth True|0" \
+	"$rc $(jq_py "$work/as-ok.json" "'%s %s %s %s' % (d['as'], d['results'][0]['check'], d['results'][0]['status'], d['results'][0]['error'])")|$rc_bad $(jq_py "$work/as-bad.json" "'%s %s %s %s %s' % (d['as'], d['results'][0]['check'], d['results'][0]['status'], d['results'][0]['error'], d['results'][0]['reason'].startswith('$good as site/lulesh: '))")|$(wc -c <"$work/as-bad.err")"
+kill "$(cat "$M/munged.pid")"
+for _ in $(seq 50); do [[ -e $M/munged.socket ]] || break; sleep 0.1; done
+"$tp" profile verify "${P[@]}" --as site/replayed "$good" --json >"$work/as-nomunge.json"
+rc=$?
+tp_check_eq "profile verify --as --json with munged stopped: not_checked, io" \
+	"1 as not_checked io" \
+	"$rc $(jq_py "$work/as-nomunge.json" "'%s %s %s' % (d['results'][0]['check'], d['results'][0]['status'], d['results'][0]['error'])")"
+"$tp" profile verify "${P[@]}" site/replayed --json >"$work/nomunge.json" 2>/dev/null
+rc=$?
+tp_check_eq "profile verify --json with munged stopped: exit 1, not_checked, io, not refused" \
+	"1 not_checked io True" \
+	"$rc $(jq_py "$work/nomunge.json" "' '.join([d['results'][0]['status'], d['results'][0]['error'], str('munged unreachable at socket $M/munged.socket' in d['results'][0]['reason'])])")"
+"$tp" profile list --apps "${P[@]}" --json >"$work/nomunge-apps.json"
+tp_check_eq "profile list --apps --json with munged stopped: the tampered run refused, the other not_checked" \
+	"refused,None,None not_checked,None,None" \
+	"$(jq_py "$work/nomunge-apps.json" "' '.join('%s,%s,%s' % (a['status'], a['ranks'], a['class']) for a in d['applications'])")"
 
 tp_done
