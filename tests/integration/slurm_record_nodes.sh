@@ -76,9 +76,24 @@ mpienv="export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_mpi
 # node's TmpFS, then execs the program (LD_PRELOAD carries over).
 # shellcheck disable=SC2016 # expanded by the task's shell
 task='echo "$SLURMD_NODENAME $(cd "$TMPDIR" && ls -d spmix_appdir_*)" >"$1/nodes.$SLURM_PROCID"; exec "$2" ring 50'
-j=$(tp_as_user "$alice" sbatch --parsable -N 4 -n 8 -J ring4 --comm-record \
-	-o "$out/rec-%j.out" --wrap "$mpienv; srun --mpi=pmix bash -c '$task' _ $out $work/mpi_patterns")
+submit() {
+	tp_as_user "$alice" sbatch --parsable -N 4 -n 8 -J ring4 --comm-record \
+		-o "$out/rec-%j.out" --wrap "$mpienv; srun --mpi=pmix bash -c '$task' _ $out $work/mpi_patterns"
+}
+j=$(submit)
 state=$(tp_wait_job "$j" 180)
+# Open MPI 4.1's TCP transport between the bed's nodes (one host, one
+# loopback address) now and then crashes a rank under load before the
+# program runs ("Open MPI failed to TCP connect"): Open MPI's failure, not
+# topoplace's, and nothing was recorded. Submitted once more, and said so.
+if [ "$state" = FAILED ] && grep -q "Open MPI failed to TCP connect" "$out/rec-$j.out" &&
+	[ -z "$(ls "$store/$alice/ring4/"*.tpp 2>/dev/null)" ]; then
+	echo "# job $j: Open MPI's TCP transport failed (its output below); submitted again"
+	grep -m3 -e "Message:" -e "Error:" -e "Segmentation" "$out/rec-$j.out" | sed 's/^/#   /'
+	rm -f "$out"/nodes.*
+	j=$(submit)
+	state=$(tp_wait_job "$j" 180)
+fi
 tp_check_eq "the 4-node recorded job $j completes" COMPLETED "$state" ||
 	sed 's/^/#   /' "$out/rec-$j.out" 2>/dev/null | tail -n 20
 tp_check_eq "its 8 ranks ran on 4 nodes" 4 \
