@@ -23,6 +23,13 @@ void tp_sc_conf_path(const char *slurm_conf, char *out, size_t size)
 {
 	const char *slash;
 
+	/*
+	 * As Slurm finds slurm.conf when it was given none: SLURM_CONF, else
+	 * the default.  24.11's slurmstepd gets its configuration from slurmd
+	 * without the file's name, and runs with slurmd's environment.
+	 */
+	if (!slurm_conf || !slurm_conf[0])
+		slurm_conf = getenv("SLURM_CONF");
 	if (!slurm_conf || !slurm_conf[0])
 		slurm_conf = TP_CONFIG_DEFAULT_CONF_DIR "/slurm.conf";
 	slash = strrchr(slurm_conf, '/');

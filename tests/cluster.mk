@@ -81,7 +81,15 @@ dist_check_SCRIPTS += tests/integration/slurm_routing.sh
 # The end-to-end tests that also run on Slurm 24.11 (a build configured
 # with --with-slurm-prefix; tests/run-all does one after the 22.05 suite).
 # doc/slurm-versions.md says which of the others do not yet, and why.
-TP_E2E_24_11_TESTS = tests/integration/smoke_cluster.sh
+TP_E2E_24_11_TESTS = tests/integration/smoke_cluster.sh \
+	tests/integration/slurm_place.sh \
+	tests/integration/slurm_task.sh \
+	tests/integration/slurm_policy_flags.sh \
+	tests/integration/slurm_ctld_faults.sh \
+	tests/integration/slurm_restart.sh \
+	tests/integration/slurm_record.sh \
+	tests/integration/slurm_remap_budget.sh \
+	tests/integration/slurm_profile_summary.sh
 .PHONY: check-e2e-24.11
 check-e2e-24.11:
 	@test '$(SLURM_API)' = 24.11 || { echo "check-e2e-24.11: this build is for Slurm '$(SLURM_API)', not 24.11 (configure --with-slurm-source=DIR/src --with-slurm-prefix=DIR/prefix, DIR from tools/build-slurm)" >&2; exit 1; }

@@ -146,6 +146,14 @@ static void test_conf_path_is_beside_slurm_conf(void **state)
 	(void)state;
 	tp_sc_conf_path("/run/bed/etc/slurm.conf", path, sizeof(path));
 	assert_string_equal(path, "/run/bed/etc/topoplace.conf");
+	/* No file given: SLURM_CONF's, as Slurm does (24.11's slurmstepd
+	 * has no file name), else the default. */
+	assert_int_equal(setenv("SLURM_CONF", "/srv/slurm/etc/slurm.conf", 1), 0);
+	tp_sc_conf_path(NULL, path, sizeof(path));
+	assert_string_equal(path, "/srv/slurm/etc/topoplace.conf");
+	tp_sc_conf_path("", path, sizeof(path));
+	assert_string_equal(path, "/srv/slurm/etc/topoplace.conf");
+	assert_int_equal(unsetenv("SLURM_CONF"), 0);
 	tp_sc_conf_path(NULL, path, sizeof(path));
 	assert_string_equal(path, "/etc/slurm/topoplace.conf");
 }
