@@ -91,15 +91,6 @@ static void json_findings(tp_json *j, const char *key,
 	tp_json_end_array(j);
 }
 
-static int json_done(tp_json *j, const char *what)
-{
-	tp_error err = {0};
-
-	if (tp_json_finish(j, &err) != TP_OK)
-		return tp_cli_fail(what, &err);
-	return TP_EXIT_OK;
-}
-
 /*
  * The schema topoplace.fabric-show version 1 (topoplace-json(7)): the
  * same summary, leaves with their pods and hosts, and findings as the text.
@@ -153,7 +144,7 @@ static int show_json(tp_fabric *f, uint32_t switches, uint32_t cas,
 	tp_json_end_array(&j);
 	json_findings(&j, "findings", tp_fabric_anomalies(f));
 	tp_json_end_document(&j);
-	return json_done(&j, WHAT " show");
+	return tp_cli_json_finish(WHAT " show", &j, TP_EXIT_OK);
 }
 
 static int cmd_show(tp_fabric *f, bool json)
@@ -277,7 +268,7 @@ static int cmd_diff(const struct opts *o, tp_fabric *f)
 		tp_json_uint(&j, "differences", fs.count);
 		json_findings(&j, "findings", &fs);
 		tp_json_end_document(&j);
-		status = json_done(&j, WHAT " diff");
+		status = tp_cli_json_finish(WHAT " diff", &j, TP_EXIT_OK);
 	} else {
 		printf("before: %s\nafter: %s\n", tp_fabric_source(old),
 		       tp_fabric_source(f));
@@ -497,7 +488,7 @@ static int load_json(const tp_fabric *f, const tp_routes *r, size_t nflows,
 		tp_json_null(&j, "max_link");
 	}
 	tp_json_end_document(&j);
-	return json_done(&j, WHAT " load");
+	return tp_cli_json_finish(WHAT " load", &j, TP_EXIT_OK);
 }
 
 static int cmd_load(const struct opts *o, tp_fabric *f)

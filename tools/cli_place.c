@@ -859,8 +859,7 @@ int tp_cli_place(int argc, char **argv)
 			json_decision(&j, topo, &rq, want_allowed, "no_opinion",
 			              NULL);
 			tp_json_end_document(&j);
-			if (tp_json_finish(&j, &err) != TP_OK)
-				rc = tp_cli_fail(WHAT, &err);
+			rc = tp_cli_json_finish(WHAT, &j, rc);
 		}
 		goto out;
 	}
@@ -877,8 +876,7 @@ int tp_cli_place(int argc, char **argv)
 			rc = place_job_servers(topo, &rq, &res, &io, use,
 			                       before_servers, &io_res, &j);
 		tp_json_end_document(&j);
-		if (tp_json_finish(&j, &err) != TP_OK)
-			rc = tp_cli_fail(WHAT, &err);
+		rc = tp_cli_json_finish(WHAT, &j, rc);
 		goto out;
 	}
 	if (!res.met) {
