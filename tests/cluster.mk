@@ -89,7 +89,8 @@ TP_E2E_24_11_TESTS = tests/integration/smoke_cluster.sh \
 	tests/integration/slurm_restart.sh \
 	tests/integration/slurm_record.sh \
 	tests/integration/slurm_remap_budget.sh \
-	tests/integration/slurm_profile_summary.sh
+	tests/integration/slurm_profile_summary.sh \
+	tests/integration/slurm_fallback.sh
 .PHONY: check-e2e-24.11
 check-e2e-24.11:
 	@test '$(SLURM_API)' = 24.11 || { echo "check-e2e-24.11: this build is for Slurm '$(SLURM_API)', not 24.11 (configure --with-slurm-source=DIR/src --with-slurm-prefix=DIR/prefix, DIR from tools/build-slurm)" >&2; exit 1; }
