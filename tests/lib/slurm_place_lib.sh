@@ -153,6 +153,9 @@ tp_slurm_profiles() {
 	done
 }
 
+# DecisionBudget=1s: the tests check the bed's decisions, not the host's
+# speed (under CI's load the default 2 ms was spent and jobs fell back to
+# plain cons_tres); the budget itself is slurm_fallback.sh's subject (6).
 tp_slurm_conf() {
 	cat >"$etc/io-thresholds.csv" <<CSV
 # topoplace-thresholds v1
@@ -166,6 +169,7 @@ DefaultPlacement=auto
 ThresholdTable=$etc/io-thresholds.csv
 ThrottleMode=preload
 ThrottleClasses=io_heavy
+DecisionBudget=1s
 CONF
 	tp_check "slurmctld loads topoplace.conf and the fabric on reconfigure" \
 		reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
