@@ -185,20 +185,30 @@ tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
 	                                  profile, err);
 }
 
+/* @config's store options, verified with munge at @munge_socket ("" or
+ * NULL: the default) through @munge and @auth, which must outlive @opt. */
+static void store_options(const tp_config *config, const char *munge_socket,
+                          tp_munge_config *munge, tp_store_auth *auth,
+                          tp_store_options *opt)
+{
+	munge->socket = munge_socket && munge_socket[0] ? munge_socket : NULL;
+	munge->ttl_s = 0;
+	tp_munge_auth_init(auth, munge);
+	*opt = tp_store_default_options();
+	tp_config_store_options(config, opt);
+	opt->auth = auth;
+}
+
 tp_status tp_sc_read_profile_bounded(const tp_config *config,
                                      const char *munge_socket, const char *user,
                                      const char *name, uint64_t max_file_bytes,
                                      tp_profile **profile, tp_error *err)
 {
-	tp_munge_config munge = {NULL, 0};
-	tp_store_options opt = tp_store_default_options();
+	tp_munge_config munge;
+	tp_store_options opt;
 	tp_store_auth auth;
 
-	if (munge_socket && munge_socket[0])
-		munge.socket = munge_socket;
-	tp_munge_auth_init(&auth, &munge);
-	tp_config_store_options(config, &opt);
-	opt.auth = &auth;
+	store_options(config, munge_socket, &munge, &auth, &opt);
 	/* The store refuses a larger run from its size, before reading. */
 	if (max_file_bytes && opt.limits.max_file_bytes > max_file_bytes)
 		opt.limits.max_file_bytes = (size_t)max_file_bytes;
@@ -211,8 +221,8 @@ tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket
                                tp_profile_summary *totals, bool *from_summary,
                                tp_error *err)
 {
-	tp_munge_config munge = {NULL, 0};
-	tp_store_options opt = tp_store_default_options();
+	tp_munge_config munge;
+	tp_store_options opt;
 	tp_store_auth auth;
 	tp_store_entry run;
 	tp_profile *profile = NULL;
@@ -220,11 +230,7 @@ tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket
 	tp_status rc;
 
 	*from_summary = false;
-	if (munge_socket && munge_socket[0])
-		munge.socket = munge_socket;
-	tp_munge_auth_init(&auth, &munge);
-	tp_config_store_options(config, &opt);
-	opt.auth = &auth;
+	store_options(config, munge_socket, &munge, &auth, &opt);
 	rc = tp_store_get_summary(&opt, user, name, totals, &run, &fallback,
 	                          err);
 	if (rc == TP_OK) {
@@ -234,9 +240,8 @@ tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket
 	if (!fallback)
 		return rc;
 	/* No usable summary (an older store, a stale one): the run. */
-	if (max_file_bytes && opt.limits.max_file_bytes > max_file_bytes)
-		opt.limits.max_file_bytes = (size_t)max_file_bytes;
-	rc = tp_store_get(&opt, user, name, NULL, &profile, err);
+	rc = tp_sc_read_profile_bounded(config, munge_socket, user, name,
+	                                max_file_bytes, &profile, err);
 	if (rc == TP_OK)
 		rc = tp_summary_of_profile(profile, totals, err);
 	tp_profile_free(profile);
