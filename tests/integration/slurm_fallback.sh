@@ -199,6 +199,9 @@ sed -i "/^TopologyConf=/d" "$etc/topoplace.conf"
 "$abs_top_builddir/tools/topoplace-fattree" --leaves 288 --hosts-per-leaf 18 \
 	--pods 16 --spines 9 --cores 18 --format slurm -o "$etc/topology.big.conf" ||
 	tp_fail "topoplace-fattree writes a 5,184-host topology"
+# The bed's own DecisionBudget line goes (a key given twice is an error).
+cp "$etc/topoplace.conf" "$out/topoplace.conf.before-budget"
+sed -i '/^DecisionBudget=/d' "$etc/topoplace.conf"
 printf 'TopologyConf=%s\nDecisionBudget=1us\n' "$etc/topology.big.conf" >>"$etc/topoplace.conf"
 tp_check "DecisionBudget=1us and a 5,184-host fabric are loaded" \
 	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 5184 hosts"
@@ -215,8 +218,8 @@ tp_check "the job started under plain cons_tres" \
 	bash -c 'grep -q "topoplace: JobId=$1 placement=pack nodes=.* policy=off " <<<"$2"' \
 	_ "$j" "$(since "$before")"
 tp_check "slurmctld still answers" scontrol ping
-sed -i '/^TopologyConf=/d; /^DecisionBudget=/d' "$etc/topoplace.conf"
-tp_check "the 16-host fabric and the default budget are back" \
+cp "$out/topoplace.conf.before-budget" "$etc/topoplace.conf"
+tp_check "the 16-host fabric and the bed's budget are back" \
 	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts"
 
 # --- (7) slurmctld starts with its fabric missing ---------------------------
