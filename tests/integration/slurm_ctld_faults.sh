@@ -27,10 +27,6 @@ tp_slurm_setup
 tp_slurm_profiles
 tp_slurm_conf
 
-# since N: the slurmctld log after its first N lines.
-since() { tail -n +"$(($1 + 1))" "$log"; }
-# The job's SystemComment (scontrol prints it on a line of its own).
-system_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*\) $/\1/p'; }
 
 # --- (1) a profile named but not there -----------------------------------------
 j=$(tp_as_user "$user" sbatch --parsable -N 1 --comm-profile=nosuch \

@@ -37,8 +37,6 @@ echo "ProfileLookupTimeout=4s" >>"$etc/topoplace.conf"
 tp_check "ProfileLookupTimeout is loaded" \
 	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts"
 
-# since N: the slurmctld log after its first N lines.
-since() { tail -n +"$(($1 + 1))" "$log"; }
 
 # --- (1) the lookup thread held: slurmctld goes on -------------------------
 pid=$(cat "$TP_BED_DIR/run/slurmctld.pid")

@@ -42,8 +42,6 @@ tp_slurm_conf
 base=/run/topoplace-bed/jobs/topoplace
 cp "$etc/topoplace.conf" "$out/good.conf"
 
-# since N: the slurmctld log after its first N lines.
-since() { tail -n +"$(($1 + 1))" "$log"; }
 # nodes_of_leaf LEAF: its hostlist in topology.conf.
 nodes_of_leaf() { sed -n "s/^SwitchName=$1 Nodes=\([^ ]*\).*/\1/p" "$etc/topology.conf"; }
 # The probe node answers the trivial srun after each fault: no workload

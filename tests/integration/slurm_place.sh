@@ -311,6 +311,31 @@ tp_check "and the previous configuration is kept" \
 j=$(sbatch --parsable -N 3 --placement=leaf -o /dev/null --wrap 'sleep 1')
 tp_check_eq "jobs are still placed with the previous fabric" COMPLETED "$(tp_wait_job "$j" 60)"
 tp_check "(the leaf decision was made)" grep -q "topoplace: JobId=$j: placement=leaf" "$log"
+# 24.11 re-executes slurmctld on reconfigure, so what it keeps is the copy
+# of the last good file in StateSaveLocation.  That copy corrupt, then
+# gone: one error naming it, jobs run under plain cons_tres, slurmctld up.
+case $(sinfo --version) in
+*" 24.11."*)
+	copy=$TP_BED_DIR/state/topoplace.conf.last-good
+	tp_check_eq "the kept copy is in StateSaveLocation, mode 600" 600 \
+		"$(stat -c %a "$copy" 2>&1)"
+	echo "DefaultPlacement=nowhere" >"$copy"
+	tp_check "a corrupt copy: one error names the copy, its line and key" \
+		reconfigure_and_wait "topoplace: reconfigure: no previous configuration to keep: $copy: .*line 1: DefaultPlacement"
+	j=$(sbatch --parsable -N 2 --placement=leaf -o /dev/null --wrap true)
+	tp_check_eq "a job asking for leaves runs" COMPLETED "$(tp_wait_job "$j" 60)"
+	tp_check_eq "under plain cons_tres, one line saying why" 1 \
+		"$(grep -c "topoplace: JobId=$j: placement=leaf: no topoplace.conf loaded" "$log")"
+	rm -f "$copy"
+	tp_check "a missing copy: one error says there is none" \
+		reconfigure_and_wait "topoplace: reconfigure: no previous configuration to keep: $copy: no last good copy"
+	tp_check "slurmctld still answers" scontrol ping
+	cp "$out/good.conf" "$etc/topoplace.conf"
+	tp_check "the fixed file is loaded" \
+		reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts"
+	tp_check "and kept again as the last good copy" cmp -s "$etc/topoplace.conf" "$copy"
+	;;
+esac
 # a missing fabric
 cp "$out/good.conf" "$etc/topoplace.conf"
 sed -i 's/^FabricSource=.*/FabricSource=cache\nFabricCache=\/nonexistent\/fabric.cache/' "$etc/topoplace.conf"

@@ -96,9 +96,6 @@ scancel "$io" "$f"
 for j in $io $f $b; do tp_wait_job "$j" 60 >/dev/null; done
 
 # --- a restart with a broken topoplace.conf keeps the holds -----------------
-since() { tail -n +"$(($1 + 1))" "$log"; }
-# The job's SystemComment (scontrol prints it on a line of its own).
-system_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*\) $/\1/p'; }
 a=$(sbatch --parsable -N 3 --placement=leaf -o /dev/null --wrap 'sleep 240')
 wait_state "$a" RUNNING 30
 la=$(leaves_of_job "$a")

@@ -200,6 +200,7 @@ tp_restart_slurmctld() {
 
 # --- helpers of the fault tests (slurm_faults_combined.sh) --------------------
 #   system_comment JOB         the job's SystemComment
+#   since N                    the slurmctld log after its first N lines
 #   elapsed_ms VAR CMD...      run CMD (output dropped, bounded by the
 #                              caller), its wall time in ms into VAR;
 #                              returns CMD's status
@@ -219,7 +220,9 @@ tp_restart_slurmctld() {
 #                              stop the bed's munged (its socket goes away),
 #                              start it again with the same key and socket
 
+# scontrol prints SystemComment on a line of its own.
 system_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*\) $/\1/p'; }
+since() { tail -n +"$(($1 + 1))" "$log"; }
 
 elapsed_ms() {
 	local -n ms_out=$1
