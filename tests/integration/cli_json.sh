@@ -41,6 +41,8 @@ set -u
 : "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
 : "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
 . "$abs_top_srcdir/tests/lib/bed.sh"
+# shellcheck source=../lib/sweeps.sh
+. "$abs_top_srcdir/tests/lib/sweeps.sh"
 tp=${TP_TOPOPLACE:-$abs_top_builddir/tools/topoplace}
 mdir=$abs_top_srcdir/tests/data/matrices
 fdir=$abs_top_srcdir/tests/data/fabric
@@ -279,17 +281,7 @@ tp_check_eq "report heatmap: the text's summary" "$(cat "$work/heat.txt")" \
 tp_check_eq "report heatmap: each mapping's cells hold all bytes, 8 nodes on 4 leaves" \
 	"$(jq_py "$work/hops.json" "sum(d['mappings'][0]['class_bytes'].values())") 8 4|$(jq_py "$work/hops.json" "sum(d['mappings'][0]['class_bytes'].values())") 8 4" \
 	"$(jq_py "$work/heat.json" "'|'.join('%d %d %d' % (m['bytes'], m['items'], m['leaves']) for m in d['mappings'])")"
-awk 'BEGIN {
-	print "# topoplace-sweep v1 synthetic"
-	print "request_bytes,clients,interval_us,client,start_us,latency_us"
-	n = split("250 500 1000 1500 2000 3000 4000 8000", iv, " ")
-	for (i = 1; i <= n; i++)
-		for (k = 0; k < 20; k++) {
-			r = 2000 / iv[i]; m = r > 1 ? 1000 * r * r : 1000
-			printf "4194304,4,%d,%d,%d,%.3f\n", iv[i], k % 4, k * iv[i], m * (1 + (k % 5 - 2) / 100)
-			printf "1048576,2,%d,%d,%d,%.3f\n", iv[i], k % 2, k * iv[i], 300 * (1 + (k % 5 - 2) / 100)
-		}
-}' >"$work/sweep.csv"
+tp_sweep_knee "$work/sweep.csv"
 "$tp" report io --sweep "$work/sweep.csv" --bytes 4M --clients 4 \
 	--interval 800us -o "$work/io.svg" >"$work/io.txt"
 "$tp" report io --sweep "$work/sweep.csv" --bytes 4M --clients 4 \
@@ -306,21 +298,8 @@ tp_check_eq "report io: the sweep's knee (plateau 1000 us, threshold between its
 tp_check_eq "report io: a flat curve has threshold and window null, and says why" \
 	"$(sed 's/.*, //; s/)$//' "$work/flat.txt") None None True" \
 	"$(jq_py "$work/flat.json" "'%s %s %s %s' % ('no knee' if d['threshold'] is None else 'threshold marked', d['threshold'], d['window_us'], d['no_threshold_reason'].startswith('1048576 bytes x 2 clients: no knee'))")"
-# a version 2 sweep (the one calibrate_cli.sh builds): the trade-off form
-awk 'BEGIN {
-	print "# topoplace-sweep v2 issue-shaped"
-	print "request_bytes,clients,interval_us,client,start_us,latency_us,kind"
-	n = split("0 2000 4000 5000 6250 8000 10000 20000", w, " ")
-	split("3500 3500 4060 5100 6265 8020 9975 20000", t, " ")
-	split("4.6 4.0 1.72 1.35 1.10 1.05 1.03 1.0", x, " ")
-	for (i = 1; i <= n; i++) {
-		for (c = 0; c < 4; c++) for (k = 0; k < 10; k++)
-			printf "4194304,4,%s,%d,%.3f,3000,io\n", w[i], c, k * t[i] + c
-		for (v = 0; v < 20; v++)
-			printf "4194304,4,%s,%d,%d,%.3f,victim\n", w[i], v, v, 10 * x[i]
-	}
-	for (v = 0; v < 20; v++) printf "4194304,4,0,%d,0,10,alone\n", v
-}' >"$work/v2.csv"
+# a version 2 sweep: the trade-off form
+tp_sweep_tradeoff "$work/v2.csv"
 "$tp" report io --sweep "$work/v2.csv" --tradeoff --objective 'mpi_slowdown<=1.1' \
 	-o "$work/tradeoff.png" >"$work/tradeoff.txt"
 "$tp" report io --sweep "$work/v2.csv" --tradeoff --objective 'mpi_slowdown<=1.1' \
