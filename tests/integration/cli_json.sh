@@ -22,7 +22,8 @@
 #     source, class, reason and thresholds, hosts, leaves, pods, held
 #     hosts, the default, hop-bytes and bytes per class, predicted times
 #     and ratios, I/O servers) equal in both forms, a job that waits
-#     explained with exit 0 and nulls, bad --fabric / --nodes the text's
+#     explained with exit 0 and nulls, a default without hop-bytes a null
+#     ratio where the page says so, bad --fabric / --nodes the text's
 #     one line and exit status with no document;
 #   - profile show: header, digest, matrix, top pairs and collectives as in
 #     the text; a missing profile one error line and no document;
@@ -379,7 +380,7 @@ if form == 'text':
         for key, label in rows:
             grab(key, r'^ +' + label + r' +(\S+ \S+) +(\S+ \S+)$', text)
         grab('predicted_s', r'^ +predicted time \(s\) +(\S+) +(\S+)$', text)
-        grab('ratios', r'hop-bytes: ([\d.]+) of the default; predicted time: ([\d.]+) of the default')
+        grab('ratios', r'hop-bytes: (?:([\d.]+) of the default|the default (has none))(?:; predicted time: ([\d.]+) of the default)?')
         grab('io_servers', r'I/O servers \((\w+)\): (.*?) why: (.*?) from: (.*)$')
 else:
     d = json.load(open(path))
@@ -409,9 +410,11 @@ else:
         for key, _ in rows:
             out[key] = ' '.join(fmt_bytes(c[side]['hop_bytes'] if key == 'hop_bytes' else c[side]['class_bytes'][key]) for side in ('default', 'topoplace'))
         out['predicted_s'] = '%.6g %.6g' % (c['default']['predicted_s']['total'], c['topoplace']['predicted_s']['total'])
-        out['ratios'] = '%.3f %.3f' % (c['hop_bytes_ratio'], c['predicted_ratio'])
+        out['ratios'] = ' '.join('%.3f' % r if r is not None else 'has none' if k == 'hop_bytes_ratio' else ''
+                                 for k, r in ((k, c[k]) for k in ('hop_bytes_ratio', 'predicted_ratio'))).strip()
         io = d['io_servers']
-        out['io_servers'] = '%s %s %s %s' % (io['policy'], ' '.join(io['hosts']), io['reason'], io['source'])
+        if io is not None:
+            out['io_servers'] = '%s %s %s %s' % (io['policy'], ' '.join(io['hosts']), io['reason'], io['source'])
 for k in sorted(out):
     print('%s\t%s' % (k, out[k]))
 PY
@@ -448,6 +451,15 @@ tp_check_eq "report explain: predicted totals are the sums of their terms" "true
 tp_check_eq "report explain --json -o: the page in the file, the document names it" \
 	"0 $work/explain-o.txt" \
 	"$(cmp "$work/explain.txt" "$work/explain-o.txt" && echo 0) $(jq_py "$work/explain-o.json" "d['output']")"
+# Traffic that block order keeps on-node: the default has no hop-bytes, so
+# the ratio is null where the page says "the default has none".
+printf '# commprof-v1 app=pairs ranks=4\n0 1 1048576 10\n2 3 1048576 10\n' >"$work/pairs.txt"
+ex_args=(--fabric 1x2x2 --nodes 2 --profile "$work/pairs.txt" --slots 2 --policy pack)
+"$tp" report explain "${ex_args[@]}" >"$work/pairs.page"
+"$tp" report explain "${ex_args[@]}" --json >"$work/pairs.json"
+explain_compare "report explain (no default hop-bytes)" "$work/pairs.page" "$work/pairs.json"
+tp_check_eq "report explain (no default hop-bytes): the ratio is null, not 0" "0 None" \
+	"$(jq_py "$work/pairs.json" "'%d %s' % (d['costs']['default']['hop_bytes'], d['costs']['hop_bytes_ratio'])")"
 # A request that cannot be met now: explained (exit 0, as the text form),
 # nothing placed is null.
 printf 'n0001 7 io_heavy\nn0005 8 io_heavy\nn0009 8 io_heavy\nn0013 8 io_heavy\n' >"$work/explain-full.busy"
