@@ -50,3 +50,6 @@ tests_unit_test_report_explain_LDADD = $(TP_REPORT_TEST_LDADD)
 
 dist_check_SCRIPTS += tests/integration/cli_report.sh
 TESTS += tests/integration/cli_report.sh
+# Synthetic sweeps with known answers, read by cli_report.sh, cli_json.sh
+# and calibrate_cli.sh.
+EXTRA_DIST += tests/lib/sweeps.sh

@@ -78,6 +78,17 @@ int tp_cli_json_finish(const char *what, struct tp_json *j, int rc)
 	return rc;
 }
 
+void tp_cli_json_names(struct tp_json *j, const char *key,
+                       const struct tp_topo *topo, const uint32_t *idx,
+                       uint32_t count,
+                       const char *(*name)(const struct tp_topo *, uint32_t))
+{
+	tp_json_begin_array(j, key);
+	for (uint32_t i = 0; i < count; i++)
+		tp_json_string(j, NULL, name(topo, idx[i]));
+	tp_json_end_array(j);
+}
+
 int tp_cli_version(int argc, char **argv)
 {
 	(void)argc;

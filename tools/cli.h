@@ -181,6 +181,17 @@ tp_status tp_cli_read_busy(const char *path, const struct tp_topo *topo,
 struct tp_json;
 int tp_cli_json_finish(const char *what, struct tp_json *j, int rc);
 
+/*
+ * The names of the hosts, leaves or pods @idx (@count indices into @topo,
+ * named by @name: tp_topo_host_name, _leaf_name or _pod_name) as the JSON
+ * array @key of @j.
+ */
+struct tp_topo;
+void tp_cli_json_names(struct tp_json *j, const char *key,
+                       const struct tp_topo *topo, const uint32_t *idx,
+                       uint32_t count,
+                       const char *(*name)(const struct tp_topo *, uint32_t));
+
 /* Subcommands (one per tools/cli_<name>.c). */
 /* The classifier's view of a profile (as the Slurm plugins build it). */
 struct tp_job_summary;

@@ -245,17 +245,6 @@ static int compare_io_loads(const tp_topo *topo, tp_ioserver_request rq,
 	return TP_EXIT_OK;
 }
 
-/* Host, leaf or pod names of @idx as a JSON array @key. */
-static void json_names(tp_json *j, const char *key, const tp_topo *topo,
-                       const uint32_t *idx, uint32_t count,
-                       const char *(*name)(const tp_topo *, uint32_t))
-{
-	tp_json_begin_array(j, key);
-	for (uint32_t i = 0; i < count; i++)
-		tp_json_string(j, NULL, name(topo, idx[i]));
-	tp_json_end_array(j);
-}
-
 /*
  * The decision as the schema topoplace.place version 1 (topoplace-json(7)):
  * "outcome" is placed, not_met (@res->reason says why) or no_opinion (the
@@ -281,14 +270,14 @@ static void json_decision(tp_json *j, const tp_topo *topo,
 	tp_json_string(j, "reason", res->reason);
 	if (!res->met)
 		return;
-	json_names(j, "hosts", topo, res->hosts, res->host_count,
-	           tp_topo_host_name);
-	json_names(j, "leaves", topo, res->leaves, res->leaf_count,
-	           tp_topo_leaf_name);
-	json_names(j, "pods", topo, res->pods, res->pod_count,
-	           tp_topo_pod_name);
-	json_names(j, "reserved", topo, res->reserved, res->reserved_count,
-	           tp_topo_host_name);
+	tp_cli_json_names(j, "hosts", topo, res->hosts, res->host_count,
+	                  tp_topo_host_name);
+	tp_cli_json_names(j, "leaves", topo, res->leaves, res->leaf_count,
+	                  tp_topo_leaf_name);
+	tp_cli_json_names(j, "pods", topo, res->pods, res->pod_count,
+	                  tp_topo_pod_name);
+	tp_cli_json_names(j, "reserved", topo, res->reserved,
+	                  res->reserved_count, tp_topo_host_name);
 }
 
 /* ---- per-link load over the fabric's routes ------------------------- */
@@ -589,8 +578,8 @@ static int place_job_servers(const tp_topo *topo, const tp_alloc_request *rq,
 		tp_json_begin_object(j, "io_servers");
 		tp_json_string(j, "policy",
 		               tp_ioserver_policy_name(io->policy));
-		json_names(j, "hosts", topo, io_res->servers,
-		           io_res->server_count, tp_topo_host_name);
+		tp_cli_json_names(j, "hosts", topo, io_res->servers,
+		                  io_res->server_count, tp_topo_host_name);
 		tp_json_string(j, "reason", io_res->reason);
 		tp_json_end_object(j);
 	} else {

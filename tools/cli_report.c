@@ -40,6 +40,10 @@
 
 #define MAX_PANELS 4
 
+/* The JSON keys of the hop classes, as topoplace.cost names them. */
+static const char *const class_key[TP_COST_CLASSES] = {"on_node", "same_leaf",
+                                                       "same_pod", "other_pod"};
+
 static const char report_usage[] =
     "usage: topoplace report KIND [options]\n"
     "kinds:\n"
@@ -90,12 +94,16 @@ static const char explain_usage[] =
     "           [--profile FILE] [--slots N] [--job-id ID] [--seed S]\n"
     "           [--busy FILE] [--config FILE [--partition NAME]]\n"
     "           [--io-servers N [--io-policy P] [--io-where among|beside]]\n"
+    "           [--json]\n"
     "  --busy FILE     hosts in use: lines 'host jobid class', 'host down',\n"
     "                  'host reserved jobid class'; '#' comments (as for\n"
     "                  topoplace place --busy)\n"
     "  --config FILE   a topoplace.conf: its DefaultPlacement (policy auto,\n"
     "                  the default then), LeafSharing, class thresholds and\n"
-    "                  I/O server settings, for --partition NAME if given\n";
+    "                  I/O server settings, for --partition NAME if given\n"
+    "  --json          print the explanation as one JSON document\n"
+    "                  (topoplace-json(7)); with -o OUT the page still goes\n"
+    "                  to OUT\n";
 
 /* Progress lines on stderr: for a terminal, or when asked. */
 struct progress {
@@ -245,8 +253,6 @@ static int matrix_json(const char *what, const struct matrix_summary *sum,
                        const char *const *names, uint32_t npanels,
                        const tp_hops_bars *bars, const tp_heatmap *heatmaps)
 {
-	static const char *const class_key[TP_COST_CLASSES] = {
-	    "on_node", "same_leaf", "same_pod", "other_pod"};
 	tp_json j;
 
 	tp_json_init(&j, stdout);
@@ -926,6 +932,156 @@ void tp_cli_profile_summary(const tp_profile *p, tp_job_summary *s)
 		s->mean_message_bytes = bytes / msgs;
 }
 
+/* One side of explain's cost comparison, the figures of topoplace.cost. */
+static void json_explain_cost(tp_json *j, const char *key,
+                              const tp_cost_report *r)
+{
+	tp_json_begin_object(j, key);
+	tp_json_uint(j, "hop_bytes", r->hop_bytes);
+	tp_json_begin_object(j, "class_bytes");
+	for (int k = 0; k < TP_COST_CLASSES; k++)
+		tp_json_uint(j, class_key[k], r->class_bytes[k]);
+	tp_json_end_object(j);
+	tp_json_begin_object(j, "predicted_s");
+	tp_json_double(j, "total", r->predicted_s);
+	tp_json_double(j, "max_rate", r->maxrate_s);
+	tp_json_double(j, "queue_search", r->queue_s);
+	tp_json_double(j, "contention", r->contention_s);
+	tp_json_end_object(j);
+	tp_json_end_object(j);
+}
+
+/* The job class and what it was judged against (null when given). */
+static void json_explain_class(tp_json *j, const tp_explain *ex)
+{
+	const tp_jobclass_thresholds *t = &ex->thresholds;
+
+	tp_json_string(j, "class", tp_jobclass_name(ex->job_class));
+	tp_json_bool(j, "classified", ex->classified);
+	if (!ex->classified) {
+		tp_json_null(j, "class_reason");
+		tp_json_null(j, "thresholds");
+		return;
+	}
+	tp_json_string(j, "class_reason", ex->class_reason);
+	tp_json_begin_object(j, "thresholds");
+	tp_json_uint(j, "io_bytes_min", t->io_bytes_min);
+	tp_json_double(j, "io_client_bytes_per_s_min",
+	               t->io_client_bytes_per_s_min);
+	tp_json_uint(j, "io_reference_clients", t->io_reference_clients);
+	tp_json_uint(j, "comm_small_message_bytes_max",
+	             t->comm_small_message_bytes_max);
+	tp_json_double(j, "comm_messages_per_s_per_rank_min",
+	               t->comm_messages_per_s_per_rank_min);
+	tp_json_double(j, "comm_bytes_per_s_per_rank_min",
+	               t->comm_bytes_per_s_per_rank_min);
+	tp_json_string(j, "source", ex->thresholds_source);
+	tp_json_end_object(j);
+}
+
+/* The default against topoplace (null when not computed). */
+static void json_explain_costs(tp_json *j, const tp_explain *ex)
+{
+	if (!ex->has_costs) {
+		tp_json_null(j, "costs");
+		return;
+	}
+	tp_json_begin_object(j, "costs");
+	tp_json_string(j, "mapping", ex->mapping);
+	json_explain_cost(j, "default", &ex->default_cost);
+	json_explain_cost(j, "topoplace", &ex->topoplace_cost);
+	/* NAN (the default's figure is 0) prints as null. */
+	tp_json_double(j, "hop_bytes_ratio", ex->hop_bytes_ratio);
+	tp_json_double(j, "predicted_ratio", ex->predicted_ratio);
+	tp_json_end_object(j);
+}
+
+/* The decision, the default and the I/O servers (null when not met). */
+static void json_explain_placement(tp_json *j, const tp_explain *ex)
+{
+	const tp_alloc_result *res = &ex->alloc;
+	const tp_topo *topo = ex->topo;
+
+	tp_json_string(j, "outcome", res->met ? "placed" : "not_met");
+	tp_json_string(j, "reason", res->reason);
+	tp_json_uint(j, "leaves_in_fabric", tp_topo_leaf_count(topo));
+	tp_json_uint(j, "pods_in_fabric", tp_topo_pod_count(topo));
+	if (!res->met) {
+		const char *absent[] = {"hosts",     "leaves",  "pods",
+		                        "reserved",  "default", "costs",
+		                        "io_servers"};
+
+		for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
+			tp_json_null(j, absent[i]);
+		return;
+	}
+	tp_cli_json_names(j, "hosts", topo, res->hosts, res->host_count,
+	                  tp_topo_host_name);
+	tp_cli_json_names(j, "leaves", topo, res->leaves, res->leaf_count,
+	                  tp_topo_leaf_name);
+	tp_cli_json_names(j, "pods", topo, res->pods, res->pod_count,
+	                  tp_topo_pod_name);
+	tp_cli_json_names(j, "reserved", topo, res->reserved,
+	                  res->reserved_count, tp_topo_host_name);
+	if (ex->default_possible) {
+		tp_json_begin_object(j, "default");
+		tp_cli_json_names(j, "hosts", topo, ex->default_hosts,
+		                  ex->default_host_count, tp_topo_host_name);
+		tp_cli_json_names(j, "leaves", topo, ex->default_leaves,
+		                  ex->default_leaf_count, tp_topo_leaf_name);
+		tp_cli_json_names(j, "pods", topo, ex->default_pods,
+		                  ex->default_pod_count, tp_topo_pod_name);
+		tp_json_end_object(j);
+	} else {
+		tp_json_null(j, "default");
+	}
+	json_explain_costs(j, ex);
+	if (!ex->io_servers_requested) {
+		tp_json_null(j, "io_servers");
+		return;
+	}
+	tp_json_begin_object(j, "io_servers");
+	tp_json_string(j, "policy", tp_ioserver_policy_name(ex->io_policy));
+	tp_json_string(j, "where",
+	               ex->io_scope == TP_IOSERVER_AMONG ? "among" : "beside");
+	tp_cli_json_names(j, "hosts", topo, ex->io.servers, ex->io.server_count,
+	                  tp_topo_host_name);
+	tp_json_string(j, "reason", ex->io.reason);
+	tp_json_string(j, "source", ex->io_source);
+	tp_json_end_object(j);
+}
+
+/*
+ * The schema topoplace.report-explain version 1 (topoplace-json(7)): every
+ * figure of the page, from the same struct the page is rendered from; @out
+ * is where the page went (-o), NULL when it was not written.
+ */
+static int explain_json(const char *what, const tp_explain *ex, const char *out)
+{
+	tp_json j;
+
+	tp_json_init(&j, stdout);
+	tp_json_begin_document(&j, "report-explain", 1);
+	tp_json_string(&j, "output", out);
+	tp_json_string(&j, "job", ex->job);
+	tp_json_uint(&j, "job_id", ex->job_id);
+	tp_json_uint(&j, "nodes", ex->nodes);
+	tp_json_string(&j, "policy", tp_placement_name(ex->policy));
+	tp_json_string(&j, "policy_source", ex->policy_source);
+	json_explain_class(&j, ex);
+	if (ex->has_traffic) {
+		tp_json_uint(&j, "ranks", ex->ranks);
+		tp_json_uint(&j, "slots", ex->slots);
+	} else {
+		tp_json_null(&j, "ranks");
+		tp_json_null(&j, "slots");
+	}
+	tp_json_uint(&j, "io_servers_requested", ex->io_servers_requested);
+	json_explain_placement(&j, ex);
+	tp_json_end_document(&j);
+	return tp_cli_json_finish(what, &j, TP_EXIT_OK);
+}
+
 static int run_explain(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -961,7 +1117,8 @@ static int run_explain(int argc, char **argv)
 	                       .slots = 1,
 	                       .seed = 1,
 	                       .io_scope = TP_IOSERVER_BESIDE};
-	bool class_given = false;
+	bool class_given = false, json = false;
+	tp_explain ex = {0};
 	uint64_t v;
 	tp_topo *topo = NULL;
 	tp_profile *profile = NULL;
@@ -1058,12 +1215,8 @@ static int run_explain(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'J':
-			/* The explanation is prose built in report/explain.c;
-			 * the decision it explains has its document. */
-			return tp_cli_usage_error(
-			    what,
-			    "--json: explain has no JSON form; "
-			    "'topoplace place --json' gives the decision");
+			json = true;
+			break;
 		case 'h':
 			fputs(explain_usage, stdout);
 			return TP_EXIT_OK;
@@ -1125,7 +1278,9 @@ static int run_explain(int argc, char **argv)
 		apply_config(cfg, config_path, partition, requested,
 		             policy_given, io_given, io_policy_given, &in,
 		             policy_src, io_src, thr_src, sizeof(policy_src));
-	if (tp_explain_placement(&in, &text, &err) != TP_OK)
+	if (tp_explain_compute(&in, &ex, &err) != TP_OK)
+		goto fail;
+	if ((out || !json) && tp_explain_text(&ex, &text, &err) != TP_OK)
 		goto fail;
 	if (out) {
 		FILE *f = fopen(out, "w");
@@ -1137,15 +1292,17 @@ static int run_explain(int argc, char **argv)
 				unlink(out);
 			goto fail;
 		}
-		printf("wrote %s\n", out);
-	} else {
+		if (!json)
+			printf("wrote %s\n", out);
+	} else if (!json) {
 		fputs(text, stdout);
 	}
-	rc = TP_EXIT_OK;
+	rc = json ? explain_json(what, &ex, out) : TP_EXIT_OK;
 	goto done;
 fail:
 	rc = tp_cli_fail(what, &err);
 done:
+	tp_explain_free(&ex);
 	free(text);
 	free(use);
 	tp_config_free(cfg);

@@ -18,6 +18,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${abs_top_builddir:=$abs_top_srcdir}"
 # shellcheck source=../lib/bed.sh
 . "$abs_top_srcdir/tests/lib/bed.sh"
+# shellcheck source=../lib/sweeps.sh
+. "$abs_top_srcdir/tests/lib/sweeps.sh"
 
 topoplace=$abs_top_builddir/tools/topoplace
 [[ -x $topoplace ]] || tp_skip "tools/topoplace is not built"
@@ -167,21 +169,9 @@ expect_error "tbf: an unsafe job id is refused" 2 \
 	throttle tbf --name r --jobid '1} rate=1 {' --window 2ms --bytes 4M --clients 1
 
 # --- version 2: cost, benefit and the site objective ---------------------
-# windows (us), measured client interval (us), victim mean slowdown
-awk 'BEGIN {
-	print "# topoplace-sweep v2 issue-shaped"
-	print "request_bytes,clients,interval_us,client,start_us,latency_us,kind"
-	n = split("0 2000 4000 5000 6250 8000 10000 20000", w, " ")
-	split("3500 3500 4060 5100 6265 8020 9975 20000", t, " ")
-	split("4.6 4.0 1.72 1.35 1.10 1.05 1.03 1.0", x, " ")
-	for (i = 1; i <= n; i++) {
-		for (c = 0; c < 4; c++) for (k = 0; k < 10; k++)
-			printf "4194304,4,%s,%d,%.3f,3000,io\n", w[i], c, k * t[i] + c
-		for (v = 0; v < 20; v++)
-			printf "4194304,4,%s,%d,%d,%.3f,victim\n", w[i], v, v, 10 * x[i]
-	}
-	for (v = 0; v < 20; v++) printf "4194304,4,0,%d,0,10,alone\n", v
-}' >"$tmp/v2.csv"
+# the issue-shaped sweep of tests/lib/sweeps.sh: per window the clients'
+# measured interval and the victims' mean slowdown
+tp_sweep_tradeoff "$tmp/v2.csv"
 tp_check "v2: thresholds reads the sweep" throttle thresholds "$tmp/v2.csv" -o "$tmp/v2.table"
 tp_check_eq "v2: the table is version 2 with one line per measured window" \
 	"# topoplace-thresholds v2|8" \

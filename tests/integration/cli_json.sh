@@ -18,7 +18,13 @@
 #   - report hops/heatmap/io/fabric: the text's summary line(s); hop-class
 #     bytes as topoplace cost's, heatmap cells holding every byte, the
 #     sweep's knee and window, the trade-off's window and objective,
-#     busiest links; explain --json refused;
+#     busiest links; explain: every figure of the page (policy and its
+#     source, class, reason and thresholds, hosts, leaves, pods, held
+#     hosts, the default, hop-bytes and bytes per class, predicted times
+#     and ratios, I/O servers) equal in both forms, a job that waits
+#     explained with exit 0 and nulls, a default without hop-bytes a null
+#     ratio where the page says so, bad --fabric / --nodes the text's
+#     one line and exit status with no document;
 #   - profile show: header, digest, matrix, top pairs and collectives as in
 #     the text; a missing profile one error line and no document;
 #   - profile verify (files): one result per file, ok / refused / not_found,
@@ -36,6 +42,8 @@ set -u
 : "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
 : "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
 . "$abs_top_srcdir/tests/lib/bed.sh"
+# shellcheck source=../lib/sweeps.sh
+. "$abs_top_srcdir/tests/lib/sweeps.sh"
 tp=${TP_TOPOPLACE:-$abs_top_builddir/tools/topoplace}
 mdir=$abs_top_srcdir/tests/data/matrices
 fdir=$abs_top_srcdir/tests/data/fabric
@@ -248,7 +256,7 @@ tp_expect_fail "profile: --json on an action that prints no report is refused" 2
 	"topoplace profile: --json: for show, list and verify (export prints no report)" \
 	"$tp" profile export --json --to dense "$work/lulesh.tpp"
 
-# ---- report hops / heatmap / io / fabric (explain has no JSON form)
+# ---- report hops / heatmap / io / fabric / explain
 "$tp" report hops --profile "$mdir/CoMD-16.txt" --fabric 1x4x4 --slots 4 \
 	--mappings block,remap -o "$work/hops.svg" >"$work/hops.txt"
 "$tp" report hops --profile "$mdir/CoMD-16.txt" --fabric 1x4x4 --slots 4 \
@@ -274,17 +282,7 @@ tp_check_eq "report heatmap: the text's summary" "$(cat "$work/heat.txt")" \
 tp_check_eq "report heatmap: each mapping's cells hold all bytes, 8 nodes on 4 leaves" \
 	"$(jq_py "$work/hops.json" "sum(d['mappings'][0]['class_bytes'].values())") 8 4|$(jq_py "$work/hops.json" "sum(d['mappings'][0]['class_bytes'].values())") 8 4" \
 	"$(jq_py "$work/heat.json" "'|'.join('%d %d %d' % (m['bytes'], m['items'], m['leaves']) for m in d['mappings'])")"
-awk 'BEGIN {
-	print "# topoplace-sweep v1 synthetic"
-	print "request_bytes,clients,interval_us,client,start_us,latency_us"
-	n = split("250 500 1000 1500 2000 3000 4000 8000", iv, " ")
-	for (i = 1; i <= n; i++)
-		for (k = 0; k < 20; k++) {
-			r = 2000 / iv[i]; m = r > 1 ? 1000 * r * r : 1000
-			printf "4194304,4,%d,%d,%d,%.3f\n", iv[i], k % 4, k * iv[i], m * (1 + (k % 5 - 2) / 100)
-			printf "1048576,2,%d,%d,%d,%.3f\n", iv[i], k % 2, k * iv[i], 300 * (1 + (k % 5 - 2) / 100)
-		}
-}' >"$work/sweep.csv"
+tp_sweep_knee "$work/sweep.csv"
 "$tp" report io --sweep "$work/sweep.csv" --bytes 4M --clients 4 \
 	--interval 800us -o "$work/io.svg" >"$work/io.txt"
 "$tp" report io --sweep "$work/sweep.csv" --bytes 4M --clients 4 \
@@ -301,21 +299,8 @@ tp_check_eq "report io: the sweep's knee (plateau 1000 us, threshold between its
 tp_check_eq "report io: a flat curve has threshold and window null, and says why" \
 	"$(sed 's/.*, //; s/)$//' "$work/flat.txt") None None True" \
 	"$(jq_py "$work/flat.json" "'%s %s %s %s' % ('no knee' if d['threshold'] is None else 'threshold marked', d['threshold'], d['window_us'], d['no_threshold_reason'].startswith('1048576 bytes x 2 clients: no knee'))")"
-# a version 2 sweep (the one calibrate_cli.sh builds): the trade-off form
-awk 'BEGIN {
-	print "# topoplace-sweep v2 issue-shaped"
-	print "request_bytes,clients,interval_us,client,start_us,latency_us,kind"
-	n = split("0 2000 4000 5000 6250 8000 10000 20000", w, " ")
-	split("3500 3500 4060 5100 6265 8020 9975 20000", t, " ")
-	split("4.6 4.0 1.72 1.35 1.10 1.05 1.03 1.0", x, " ")
-	for (i = 1; i <= n; i++) {
-		for (c = 0; c < 4; c++) for (k = 0; k < 10; k++)
-			printf "4194304,4,%s,%d,%.3f,3000,io\n", w[i], c, k * t[i] + c
-		for (v = 0; v < 20; v++)
-			printf "4194304,4,%s,%d,%d,%.3f,victim\n", w[i], v, v, 10 * x[i]
-	}
-	for (v = 0; v < 20; v++) printf "4194304,4,0,%d,0,10,alone\n", v
-}' >"$work/v2.csv"
+# a version 2 sweep: the trade-off form
+tp_sweep_tradeoff "$work/v2.csv"
 "$tp" report io --sweep "$work/v2.csv" --tradeoff --objective 'mpi_slowdown<=1.1' \
 	-o "$work/tradeoff.png" >"$work/tradeoff.txt"
 "$tp" report io --sweep "$work/v2.csv" --tradeoff --objective 'mpi_slowdown<=1.1' \
@@ -338,9 +323,167 @@ tp_check_eq "report fabric: the text's summary, routes, job and busiest links" \
 "$tp" report fabric --fabric 1x4x4 -o "$work/idle.svg" --no-progress --json >"$work/idle.json"
 tp_check_eq "report fabric: no traffic, busiest links null" "[] None None" \
 	"$(jq_py "$work/idle.json" "'%s %s %s' % (d['jobs'], d['busiest_link'], d['busiest_switch_link'])")"
-tp_expect_fail "report explain --json is refused, naming the command that has one" 2 \
-	"topoplace report explain: --json: explain has no JSON form; 'topoplace place --json' gives the decision" \
-	"$tp" report explain --fabric 1x4x4 --nodes 2 --json
+# explain: every figure of the page, read from the page and from the
+# document of the same run by explain_fields (one "key<TAB>value" line
+# each, the text's labels and number formats applied to the document's
+# values), compared key by key.
+explain_fields() {
+	python3 - "$1" "$2" <<'PY'
+import json, re, sys
+
+def fmt_bytes(b):
+    # tp_canvas_format_bytes: three significant digits, binary units
+    names = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB']
+    dec = lambda v: 2 if v < 9.995 else 1 if v < 99.95 else 0
+    v, u = float(b), 0
+    while u < 5 and v >= 1024.0:
+        v, u = v / 1024.0, u + 1
+    d = 0 if u == 0 else dec(v)
+    if u < 5 and v >= 1023.5:
+        v, u = v / 1024.0, u + 1
+        d = dec(v)
+    return '%.*f %s' % (d, v, names[u])
+
+rows = [('hop_bytes', 'hop-bytes \\(B x hops\\)'), ('on_node', 'bytes on-node'),
+        ('same_leaf', 'bytes same leaf'), ('same_pod', 'bytes same pod'),
+        ('other_pod', 'bytes across pods')]
+out = {}
+form, path = sys.argv[1], sys.argv[2]
+if form == 'text':
+    text = open(path).read()
+    flat = ' '.join(text.split())  # undo the page's wrapping
+    def grab(key, pattern, src=flat):
+        m = re.search(pattern, src, re.M)
+        if m:
+            out[key] = ' '.join(g for g in m.groups() if g is not None)
+    grab('heading', r'^Placement of (.*?): (\d+) hosts? Policy:')
+    grab('policy', r'Policy: (\w+): ')
+    grab('policy_source', r'Policy: \w+: .*? from: (.*?) Job class:')
+    grab('class', r'Job class: (\w+) ')
+    grab('class_reason', r'Job class: \w+ why: (.*?) io_heavy when:')
+    grab('io_heavy_when', r'io_heavy when: at least (\S+ \S+) of I/O and (\S+ \S+)/s per client \(for (\d+) clients')
+    grab('comm_sensitive_when', r'comm_sensitive when: messages of at most (\S+ \S+) at (\d+)/s per rank or more, or (\S+ \S+)/s per rank')
+    grab('thresholds_source', r' thresholds: (.*?) (?:Hosts|Decision):')
+    m = re.search(r'Decision: the job waits: (.*)$', flat)
+    if m:
+        out['outcome'] = 'not_met ' + m.group(1)
+    else:
+        m = re.search(r' Why: (.*?) Default \(first free', flat)
+        out['outcome'] = 'placed ' + m.group(1) if m else '(no Why: line)'
+        grab('hosts', r'Hosts: (.*?) Leaves:')
+        grab('leaves', r'Leaves: (.*?) \((\d+ of \d+)\) Pods:')
+        grab('pods', r'Pods: (.*?) \((\d+ of \d+)\) (?:Held|Why)')
+        grab('reserved', r'Held for this job \(rest of its leaves\): (.*?) Why:')
+        grab('default', r'hands them out\): (\d+) lea(?:f|ves), (\d+) pods?: (.*?) Communication:')
+        grab('communication', r'Communication: (\d+) ranks, (\d+) per host')
+        grab('mapping', r'default \(block\) topoplace \((.*?)\) hop-bytes')
+        for key, label in rows:
+            grab(key, r'^ +' + label + r' +(\S+ \S+) +(\S+ \S+)$', text)
+        grab('predicted_s', r'^ +predicted time \(s\) +(\S+) +(\S+)$', text)
+        grab('ratios', r'hop-bytes: (?:([\d.]+) of the default|the default (has none))(?:; predicted time: ([\d.]+) of the default)?')
+        grab('io_servers', r'I/O servers \((\w+)\): (.*?) why: (.*?) from: (.*)$')
+else:
+    d = json.load(open(path))
+    out['heading'] = '%s %d' % (d['job'], d['nodes'])
+    out['policy'] = d['policy']
+    if d['policy_source'] is not None:
+        out['policy_source'] = d['policy_source']
+    out['class'] = d['class']
+    if d['classified']:
+        t = d['thresholds']
+        out['class_reason'] = d['class_reason']
+        out['io_heavy_when'] = '%s %s %d' % (fmt_bytes(t['io_bytes_min']), fmt_bytes(t['io_client_bytes_per_s_min']), t['io_reference_clients'])
+        out['comm_sensitive_when'] = '%s %.0f %s' % (fmt_bytes(t['comm_small_message_bytes_max']), t['comm_messages_per_s_per_rank_min'], fmt_bytes(t['comm_bytes_per_s_per_rank_min']))
+        out['thresholds_source'] = t['source']
+    out['outcome'] = '%s %s' % (d['outcome'], d['reason'])
+    if d['outcome'] == 'placed':
+        out['hosts'] = ' '.join(d['hosts'])
+        out['leaves'] = '%s %d of %d' % (' '.join(d['leaves']), len(d['leaves']), d['leaves_in_fabric'])
+        out['pods'] = '%s %d of %d' % (' '.join(d['pods']), len(d['pods']), d['pods_in_fabric'])
+        if d['reserved']:
+            out['reserved'] = ' '.join(d['reserved'])
+        df = d['default']
+        out['default'] = '%d %d %s' % (len(df['leaves']), len(df['pods']), ' '.join(df['leaves']))
+        c = d['costs']
+        out['communication'] = '%d %d' % (d['ranks'], d['slots'])
+        out['mapping'] = c['mapping']
+        for key, _ in rows:
+            out[key] = ' '.join(fmt_bytes(c[side]['hop_bytes'] if key == 'hop_bytes' else c[side]['class_bytes'][key]) for side in ('default', 'topoplace'))
+        out['predicted_s'] = '%.6g %.6g' % (c['default']['predicted_s']['total'], c['topoplace']['predicted_s']['total'])
+        out['ratios'] = ' '.join('%.3f' % r if r is not None else 'has none' if k == 'hop_bytes_ratio' else ''
+                                 for k, r in ((k, c[k]) for k in ('hop_bytes_ratio', 'predicted_ratio'))).strip()
+        io = d['io_servers']
+        if io is not None:
+            out['io_servers'] = '%s %s %s %s' % (io['policy'], ' '.join(io['hosts']), io['reason'], io['source'])
+for k in sorted(out):
+    print('%s\t%s' % (k, out[k]))
+PY
+}
+# explain_compare NAME TEXT JSON: each key of the document's fields has the
+# page's value; the page has no key the document lacks.
+explain_compare() {
+	local name=$1 key value want
+	explain_fields text "$2" >"$work/fields.text"
+	explain_fields json "$3" >"$work/fields.json"
+	tp_check_eq "$name: the same fields in both forms" \
+		"$(cut -f1 "$work/fields.text" | tr '\n' ' ')" \
+		"$(cut -f1 "$work/fields.json" | tr '\n' ' ')"
+	while IFS=$'\t' read -r key value; do
+		want=$(awk -F'\t' -v k="$key" '$1 == k { sub(/^[^\t]*\t/, ""); print }' "$work/fields.text")
+		tp_check_eq "$name: $key as in the text" "$want" "$value"
+	done <"$work/fields.json"
+}
+printf 'DefaultPlacement=spread\nPartitionName=comm DefaultPlacement=leaf IoServerCount=2 CommSensitiveBytesPerSecPerRank=100K\n' >"$work/explain.conf"
+printf 'n0001 7 quiet\n' >"$work/explain.busy"
+ex_args=(--fabric 2x4x4 --nodes 6 --profile "$mdir/CoMD-16.txt" --slots 4
+	--config "$work/explain.conf" --partition comm --busy "$work/explain.busy")
+"$tp" report explain "${ex_args[@]}" >"$work/explain.txt"
+"$tp" report explain "${ex_args[@]}" --json >"$work/explain.json"
+tp_check_eq "report explain --json exits 0" 0 $?
+doc "report explain" topoplace.report-explain "$work/explain.json"
+explain_compare "report explain" "$work/explain.txt" "$work/explain.json"
+tp_check_eq "report explain: held hosts, servers and thresholds from the file, output null" \
+	"n0011 n0012|n0004 n0012|102400.0|None" \
+	"$(jq_py "$work/explain.json" "'%s|%s|%s|%s' % (' '.join(d['reserved']), ' '.join(d['io_servers']['hosts']), float(d['thresholds']['comm_bytes_per_s_per_rank_min']), d['output'])")"
+tp_check_eq "report explain: predicted totals are the sums of their terms" "true" \
+	"$(jq_py "$work/explain.json" "all(abs(p['total'] - p['max_rate'] - p['queue_search'] - p['contention']) <= 1e-9 * p['total'] for p in (d['costs'][s]['predicted_s'] for s in ('default', 'topoplace')))")"
+"$tp" report explain "${ex_args[@]}" --json -o "$work/explain-o.txt" >"$work/explain-o.json"
+tp_check_eq "report explain --json -o: the page in the file, the document names it" \
+	"0 $work/explain-o.txt" \
+	"$(cmp "$work/explain.txt" "$work/explain-o.txt" && echo 0) $(jq_py "$work/explain-o.json" "d['output']")"
+# Traffic that block order keeps on-node: the default has no hop-bytes, so
+# the ratio is null where the page says "the default has none".
+printf '# commprof-v1 app=pairs ranks=4\n0 1 1048576 10\n2 3 1048576 10\n' >"$work/pairs.txt"
+ex_args=(--fabric 1x2x2 --nodes 2 --profile "$work/pairs.txt" --slots 2 --policy pack)
+"$tp" report explain "${ex_args[@]}" >"$work/pairs.page"
+"$tp" report explain "${ex_args[@]}" --json >"$work/pairs.json"
+explain_compare "report explain (no default hop-bytes)" "$work/pairs.page" "$work/pairs.json"
+tp_check_eq "report explain (no default hop-bytes): the ratio is null, not 0" "0 None" \
+	"$(jq_py "$work/pairs.json" "'%d %s' % (d['costs']['default']['hop_bytes'], d['costs']['hop_bytes_ratio'])")"
+# A request that cannot be met now: explained (exit 0, as the text form),
+# nothing placed is null.
+printf 'n0001 7 io_heavy\nn0005 8 io_heavy\nn0009 8 io_heavy\nn0013 8 io_heavy\n' >"$work/explain-full.busy"
+"$tp" report explain --fabric 1x4x4 --nodes 4 --busy "$work/explain-full.busy" >"$work/waits.txt"
+"$tp" report explain --fabric 1x4x4 --nodes 4 --busy "$work/explain-full.busy" --json >"$work/waits.json"
+tp_check_eq "report explain --json: a job that waits exits 0 like the text" 0 $?
+explain_compare "report explain (waits)" "$work/waits.txt" "$work/waits.json"
+tp_check_eq "report explain (waits): not classified, nothing placed is null" \
+	"False None None None None None None None" \
+	"$(jq_py "$work/waits.json" "' '.join(str(d[k]) for k in ('classified', 'thresholds', 'ranks', 'hosts', 'default', 'costs', 'io_servers', 'policy_source'))")"
+# Bad input: the text form's one line on stderr and exit status, no document.
+for bad in "--fabric 2x2x2x --nodes 2|2|topoplace report explain: --fabric '2x2x2x': expected PODSxLEAVESxHOSTS (e.g. 2x18x18) or a file" \
+	"--fabric 2x4x4 --nodes 0|2|topoplace report explain: --nodes '0': expected a whole number from 1 to 4294967295" \
+	"--fabric 2x4x4 --nodes 99|1|topoplace report explain: allocation request for job 1: 99 nodes, but the fabric has only 32 hosts"; do
+	IFS='|' read -r args status message <<<"$bad"
+	read -ra args <<<"$args"
+	tp_expect_fail "report explain: ${args[*]}: one line, exit $status" "$status" "$message" \
+		"$tp" report explain "${args[@]}"
+	tp_expect_fail "report explain --json: ${args[*]}: the same line and exit, no document" "$status" "$message" \
+		"$tp" report explain "${args[@]}" --json
+done
+tp_expect_fail "report explain --json: a document that cannot be written whole is an error" 1 \
+	"topoplace report explain: JSON output: write error" \
+	bash -c '"$1" report explain --fabric 1x4x4 --nodes 2 --json >/dev/full' _ "$tp"
 
 tp_expect_fail "profile show --json: a document that cannot be written whole is an error" 1 \
 	"topoplace profile: JSON output: write error" \

@@ -19,6 +19,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${abs_top_builddir:=$abs_top_srcdir}"
 # shellcheck source=../lib/bed.sh
 . "$abs_top_srcdir/tests/lib/bed.sh"
+# shellcheck source=../lib/sweeps.sh
+. "$abs_top_srcdir/tests/lib/sweeps.sh"
 
 topoplace=$abs_top_builddir/tools/topoplace
 [[ -x $topoplace ]] || tp_skip "tools/topoplace is not built"
@@ -91,19 +93,9 @@ check_images hops-aggregated 400x300 hops --profile "$hpcg" --fabric 2x4x16
 check_images hops-file 800x400 hops --profile "$lulesh" --fabric 2x4x4 --slots 2 \
 	--mappings "block,$tmp/lulesh.rankfile"
 
-# A synthetic sweep with a known knee (the one calibrate_cli.sh uses):
-# plateau 1000 us, threshold near 1633 us.
-awk 'BEGIN {
-	print "# topoplace-sweep v1 synthetic"
-	print "request_bytes,clients,interval_us,client,start_us,latency_us"
-	n = split("250 500 1000 1500 2000 3000 4000 8000", iv, " ")
-	for (i = 1; i <= n; i++)
-		for (k = 0; k < 20; k++) {
-			r = 2000 / iv[i]; m = r > 1 ? 1000 * r * r : 1000
-			printf "4194304,4,%d,%d,%d,%.3f\n", iv[i], k % 4, k * iv[i], m * (1 + (k % 5 - 2) / 100)
-			printf "1048576,2,%d,%d,%d,%.3f\n", iv[i], k % 2, k * iv[i], 300 * (1 + (k % 5 - 2) / 100)
-		}
-}' >"$tmp/sweep.csv"
+# A synthetic sweep with a known knee (tests/lib/sweeps.sh): plateau
+# 1000 us, threshold near 1633 us; and a flat curve.
+tp_sweep_knee "$tmp/sweep.csv"
 check_images io-knee 900x560 io --sweep "$tmp/sweep.csv" --bytes 4M --clients 4 \
 	--interval 800us
 out=$(report io --sweep "$tmp/sweep.csv" --bytes 4M --clients 4 -o "$tmp/k.png" 2>&1)

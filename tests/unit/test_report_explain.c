@@ -6,6 +6,10 @@
  * The cost table's headings sit over their columns whatever the mapping's
  * name, no line is wider than TP_EXPLAIN_COLUMNS, and hosts in use and the
  * sources of the policy and thresholds are taken into account and named.
+ * The struct the page is rendered from (tp_explain_compute) holds the
+ * figures derived here by hand from the fixture's ring and the fat tree's
+ * hop distances (0 on-node, 2 same leaf, 4 same pod), and the page is
+ * rendered from that struct alone.
  */
 #include "tp_config.h"
 
@@ -18,6 +22,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "explain.h"
 
@@ -285,6 +290,283 @@ static void test_busy_hosts_and_sources_named(void **state)
 	memset(f->use, 0, sizeof(f->use));
 }
 
+#define MIB (UINT64_C(1) << 20)
+
+/* The fixture's ring on 4 hosts x 2 slots, host 0 busy: the default takes
+ * hosts 1-4 (n0002-n0005: leaf001 and the first host of leaf002), `leaf`
+ * takes leaf002 whole (hosts 4-7). */
+static void test_struct_holds_decision_default_and_costs(void **state)
+{
+	struct fixture *f = *state;
+	tp_explain_input in = {.topo = f->topo,
+	                       .use = f->use,
+	                       .job = "ring",
+	                       .job_id = 5,
+	                       .nodes = 4,
+	                       .policy = TP_PLACEMENT_LEAF,
+	                       .job_class = TP_JOBCLASS_QUIET,
+	                       .traffic = f->t,
+	                       .slots = 2,
+	                       .seed = 1};
+	tp_explain ex;
+	tp_error err;
+
+	f->use[0] = (tp_host_use){TP_HOST_BUSY, 9, TP_JOBCLASS_QUIET};
+	assert_int_equal(tp_explain_compute(&in, &ex, &err), TP_OK);
+	assert_string_equal(ex.job, "ring");
+	assert_int_equal(ex.nodes, 4);
+	assert_int_equal(ex.policy, TP_PLACEMENT_LEAF);
+	assert_true(ex.alloc.met);
+	assert_int_equal(ex.alloc.host_count, 4);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(ex.alloc.hosts[i], 4 + i);
+	assert_int_equal(ex.alloc.leaf_count, 1);
+	assert_int_equal(ex.alloc.leaves[0], 1);
+	assert_int_equal(ex.alloc.reserved_count, 0);
+
+	assert_true(ex.default_possible);
+	assert_int_equal(ex.default_host_count, 4);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(ex.default_hosts[i], 1 + i);
+	assert_int_equal(ex.default_leaf_count, 2);
+	assert_int_equal(ex.default_leaves[0], 0);
+	assert_int_equal(ex.default_leaves[1], 1);
+	assert_int_equal(ex.default_pod_count, 1);
+	assert_int_equal(ex.default_pods[0], 0);
+
+	/* Block order on hosts 1-4: ranks 2h, 2h+1 share a host, so the
+	 * ring's 8 edges of 1 MiB are 4 on-node, 1->2 and 3->4 within
+	 * leaf001, 5->6 and 7->0 between leaf001 and leaf002: hop-bytes
+	 * 2 x 2 + 2 x 4 = 12 MiB.  On leaf002 alone the best mapping keeps
+	 * 4 edges on-node and 4 within the leaf: 8 MiB. */
+	assert_true(ex.has_traffic);
+	assert_int_equal(ex.ranks, 8);
+	assert_int_equal(ex.slots, 2);
+	assert_true(ex.has_costs);
+	assert_int_equal(ex.default_cost.hop_bytes, 12 * MIB);
+	assert_int_equal(ex.default_cost.class_bytes[TP_COST_ON_NODE], 4 * MIB);
+	assert_int_equal(ex.default_cost.class_bytes[TP_COST_SAME_LEAF],
+	                 2 * MIB);
+	assert_int_equal(ex.default_cost.class_bytes[TP_COST_SAME_POD],
+	                 2 * MIB);
+	assert_int_equal(ex.default_cost.class_bytes[TP_COST_OTHER_POD], 0);
+	assert_int_equal(ex.topoplace_cost.hop_bytes, 8 * MIB);
+	assert_int_equal(ex.topoplace_cost.class_bytes[TP_COST_ON_NODE],
+	                 4 * MIB);
+	assert_int_equal(ex.topoplace_cost.class_bytes[TP_COST_SAME_LEAF],
+	                 4 * MIB);
+	assert_float_equal(ex.hop_bytes_ratio, 8.0 / 12.0, 1e-12);
+	assert_true(ex.default_cost.predicted_s > 0);
+	assert_float_equal(
+	    ex.predicted_ratio,
+	    ex.topoplace_cost.predicted_s / ex.default_cost.predicted_s, 1e-12);
+	assert_non_null(ex.mapping);
+	assert_int_equal(ex.io_servers_requested, 0);
+	assert_null(ex.io.servers);
+	tp_explain_free(&ex);
+	f->use[0] = (tp_host_use){0};
+}
+
+static void test_struct_class_classified_or_given(void **state)
+{
+	struct fixture *f = *state;
+	tp_job_summary s = {
+	    .ranks = 8, .net_bytes_per_s = 8e9, .mean_message_bytes = 10486};
+	tp_jobclass_thresholds defaults;
+	tp_explain_input in = {.topo = f->topo,
+	                       .nodes = 2,
+	                       .policy = TP_PLACEMENT_PACK,
+	                       .summary = &s};
+	tp_explain ex;
+	tp_error err;
+
+	/* 1 GB/s per rank of 10 KiB messages is above the default
+	 * comm_sensitive rate; the thresholds are the defaults, said so. */
+	tp_jobclass_defaults(&defaults);
+	assert_true(8e9 / 8 > defaults.comm_bytes_per_s_per_rank_min);
+	assert_int_equal(tp_explain_compute(&in, &ex, &err), TP_OK);
+	assert_true(ex.classified);
+	assert_int_equal(ex.job_class, TP_JOBCLASS_COMM_SENSITIVE);
+	/* field by field: the struct has padding */
+	assert_int_equal(ex.thresholds.io_bytes_min, defaults.io_bytes_min);
+	assert_float_equal(ex.thresholds.io_client_bytes_per_s_min,
+	                   defaults.io_client_bytes_per_s_min, 0);
+	assert_int_equal(ex.thresholds.io_reference_clients,
+	                 defaults.io_reference_clients);
+	assert_int_equal(ex.thresholds.comm_small_message_bytes_max,
+	                 defaults.comm_small_message_bytes_max);
+	assert_float_equal(ex.thresholds.comm_messages_per_s_per_rank_min,
+	                   defaults.comm_messages_per_s_per_rank_min, 0);
+	assert_float_equal(ex.thresholds.comm_bytes_per_s_per_rank_min,
+	                   defaults.comm_bytes_per_s_per_rank_min, 0);
+	assert_string_equal(ex.thresholds_source, "topoplace's defaults");
+	assert_int_equal(strncmp(ex.class_reason, "comm_sensitive:", 15), 0);
+	assert_string_equal(ex.job, "job");
+	assert_false(ex.has_traffic);
+	assert_false(ex.has_costs);
+	assert_true(isnan(ex.hop_bytes_ratio));
+	tp_explain_free(&ex);
+
+	/* Given: not classified, no reason, no source. */
+	in.summary = NULL;
+	in.job_class = TP_JOBCLASS_IO_HEAVY;
+	in.thresholds_source = "ignored: nothing was classified";
+	assert_int_equal(tp_explain_compute(&in, &ex, &err), TP_OK);
+	assert_false(ex.classified);
+	assert_int_equal(ex.job_class, TP_JOBCLASS_IO_HEAVY);
+	assert_string_equal(ex.class_reason, "");
+	assert_null(ex.thresholds_source);
+	tp_explain_free(&ex);
+}
+
+static void test_struct_unmet_has_nothing_computed(void **state)
+{
+	struct fixture *f = *state;
+	tp_explain_input in = {.topo = f->topo,
+	                       .use = f->use,
+	                       .nodes = 4,
+	                       .policy = TP_PLACEMENT_LEAF,
+	                       .traffic = f->t,
+	                       .slots = 2,
+	                       .io_servers = 1,
+	                       .io_policy = TP_IOSERVER_SPREAD,
+	                       .io_scope = TP_IOSERVER_BESIDE};
+	tp_explain ex;
+	tp_error err;
+
+	for (uint32_t l = 0; l < 4; l++)
+		f->use[l * 4] = (tp_host_use){TP_HOST_BUSY, 9, 0};
+	assert_int_equal(tp_explain_compute(&in, &ex, &err), TP_OK);
+	assert_false(ex.alloc.met);
+	assert_int_equal(strncmp(ex.alloc.reason, "cannot be met now", 17), 0);
+	assert_int_equal(ex.alloc.host_count, 0);
+	assert_false(ex.default_possible);
+	assert_null(ex.default_hosts);
+	assert_false(ex.has_costs);
+	assert_true(ex.has_traffic); /* the profile was given ... */
+	assert_int_equal(ex.ranks, 8);
+	assert_int_equal(ex.io_servers_requested, 1); /* ... and servers */
+	assert_null(ex.io.servers);                   /* none placed */
+	assert_int_equal(ex.io.server_count, 0);
+	tp_explain_free(&ex);
+	tp_explain_free(NULL);
+	memset(f->use, 0, sizeof(f->use));
+}
+
+/* 6 hosts under `leaf`: 2 whole leaves of 4, the other 2 hosts held; one
+ * spread server beside the job: on none of the job's hosts, on the last
+ * port of its leaf. */
+static void test_struct_held_hosts_and_io_server(void **state)
+{
+	struct fixture *f = *state;
+	tp_explain_input in = {.topo = f->topo,
+	                       .nodes = 6,
+	                       .policy = TP_PLACEMENT_LEAF,
+	                       .io_servers = 1,
+	                       .io_policy = TP_IOSERVER_SPREAD,
+	                       .io_scope = TP_IOSERVER_BESIDE,
+	                       .io_source = "IoServerCount in x"};
+	tp_explain ex;
+	tp_error err;
+	uint8_t on_job_leaf[4] = {0}, seen[16] = {0};
+	uint32_t server;
+
+	assert_int_equal(tp_explain_compute(&in, &ex, &err), TP_OK);
+	assert_true(ex.alloc.met);
+	assert_int_equal(ex.alloc.leaf_count, 2);
+	assert_int_equal(ex.alloc.host_count, 6);
+	assert_int_equal(ex.alloc.reserved_count, 2);
+	for (uint32_t i = 0; i < ex.alloc.leaf_count; i++)
+		on_job_leaf[ex.alloc.leaves[i]] = 1;
+	/* chosen and held: each host of the two leaves exactly once */
+	for (uint32_t i = 0; i < 6; i++)
+		seen[ex.alloc.hosts[i]]++;
+	for (uint32_t i = 0; i < 2; i++)
+		seen[ex.alloc.reserved[i]]++;
+	for (uint32_t h = 0; h < 16; h++)
+		assert_int_equal(seen[h], on_job_leaf[h / 4]);
+	assert_false(ex.has_traffic);
+	assert_int_equal(ex.io_servers_requested, 1);
+	assert_int_equal(ex.io.server_count, 1);
+	server = ex.io.servers[0];
+	for (uint32_t i = 0; i < 6; i++)
+		assert_int_not_equal(server, ex.alloc.hosts[i]);
+	assert_int_equal(server % 4, 3); /* the leaf's last port */
+	assert_string_equal(ex.io_source, "IoServerCount in x");
+	assert_int_equal(ex.io_scope, TP_IOSERVER_BESIDE);
+	tp_explain_free(&ex);
+}
+
+/* Traffic only between ranks that block order puts on one host: the
+ * default has no hop-bytes, so the ratio is NaN (not 0, not infinite)
+ * and the page says so. */
+static void test_ratio_undefined_when_default_has_no_hop_bytes(void **state)
+{
+	struct fixture *f = *state;
+	tp_traffic *t;
+	tp_explain_input in = {.topo = f->topo,
+	                       .nodes = 4,
+	                       .policy = TP_PLACEMENT_PACK,
+	                       .slots = 2,
+	                       .seed = 1};
+	tp_explain ex;
+	char *text;
+	tp_error err;
+
+	assert_int_equal(tp_traffic_new(&t, 8, &err), TP_OK);
+	for (uint32_t r = 0; r < 8; r += 2)
+		assert_int_equal(tp_traffic_add(t, r, r + 1, MIB, 10, &err),
+		                 TP_OK);
+	tp_traffic_normalize(t);
+	in.traffic = t;
+	assert_int_equal(tp_explain_compute(&in, &ex, &err), TP_OK);
+	assert_true(ex.has_costs);
+	assert_int_equal(ex.default_cost.hop_bytes, 0);
+	assert_int_equal(ex.default_cost.class_bytes[TP_COST_ON_NODE], 4 * MIB);
+	assert_int_equal(ex.topoplace_cost.hop_bytes, 0);
+	assert_true(isnan(ex.hop_bytes_ratio));
+	assert_int_equal(tp_explain_text(&ex, &text, &err), TP_OK);
+	assert_non_null(strstr(text, "hop-bytes: the default has none"));
+	free(text);
+	tp_explain_free(&ex);
+	tp_traffic_free(t);
+}
+
+/* The page decides nothing: what it says comes from the struct, so a
+ * changed figure shows and the page equals tp_explain_placement's. */
+static void test_page_rendered_from_the_struct_alone(void **state)
+{
+	struct fixture *f = *state;
+	tp_explain_input in = {.topo = f->topo,
+	                       .job = "ring",
+	                       .nodes = 4,
+	                       .policy = TP_PLACEMENT_PACK,
+	                       .job_class = TP_JOBCLASS_QUIET,
+	                       .traffic = f->t,
+	                       .slots = 2,
+	                       .seed = 1};
+	tp_explain ex;
+	char *page, *direct, *changed;
+	tp_error err;
+
+	assert_int_equal(tp_explain_compute(&in, &ex, &err), TP_OK);
+	assert_int_equal(tp_explain_text(&ex, &page, &err), TP_OK);
+	assert_int_equal(tp_explain_placement(&in, &direct, &err), TP_OK);
+	assert_string_equal(page, direct);
+	ex.mapping = "made-up";
+	ex.hop_bytes_ratio = 0.25;
+	ex.ranks = 99;
+	assert_int_equal(tp_explain_text(&ex, &changed, &err), TP_OK);
+	assert_non_null(strstr(changed, "topoplace (made-up)"));
+	assert_non_null(strstr(changed, "hop-bytes: 0.250 of the default"));
+	assert_non_null(strstr(changed, "Communication: 99 ranks"));
+	assert_null(strstr(page, "made-up"));
+	free(page);
+	free(direct);
+	free(changed);
+	tp_explain_free(&ex);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +576,13 @@ int main(void)
 	    cmocka_unit_test(test_cost_headings_over_their_columns),
 	    cmocka_unit_test(test_no_line_wider_than_the_page),
 	    cmocka_unit_test(test_busy_hosts_and_sources_named),
+	    cmocka_unit_test(test_struct_holds_decision_default_and_costs),
+	    cmocka_unit_test(test_struct_class_classified_or_given),
+	    cmocka_unit_test(test_struct_unmet_has_nothing_computed),
+	    cmocka_unit_test(test_struct_held_hosts_and_io_server),
+	    cmocka_unit_test(
+	        test_ratio_undefined_when_default_has_no_hop_bytes),
+	    cmocka_unit_test(test_page_rendered_from_the_struct_alone),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
