@@ -45,6 +45,7 @@
 #include "src/common/uid.h"
 
 #include "alloc.h"
+#include "app_identity.h"
 #include "sched_decide.h"
 #include "sched_state.h"
 #include "spank_env.h"
@@ -932,14 +933,14 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 	}
 	settings = tp_config_for_partition(m->config, part);
 	if (!d->profile_read && opts.placement != TP_PLACEMENT_OFF) {
-		const char *name =
-		    opts.comm_profile[0] ? opts.comm_profile : job_ptr->name;
 		char *user = uid_to_string_cached(job_ptr->user_id);
-		bool named = opts.comm_profile[0] != '\0';
+		tp_identity_profile profile = tp_identity_job_profile(
+		    opts.comm_profile, job_ptr->name, user);
+		const char *name = profile.name;
+		bool named = profile.named;
 		tp_lookup_result res;
 
-		if (!name || !tp_store_valid_name(name) || !user ||
-		    !tp_store_valid_name(user)) {
+		if (!profile.lookup) {
 			/* No store name: nothing to look up. */
 			d->profile_read = true;
 			if (named) {

@@ -1061,6 +1061,7 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 {
 	char conf_path[1024], note[512], budget[32], dir[1024];
 	const char *name;
+	tp_identity_profile profile;
 	const tp_config_settings *settings;
 	tp_batch_identity id;
 	struct batch_out out = {.req = req, .id = &id, .fd = -1};
@@ -1100,12 +1101,11 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 		return SLURM_SUCCESS;
 	}
 	settings = tp_config_for_partition(config, req->partition);
-	name = opts.comm_profile[0]
-	           ? opts.comm_profile
-	           : _env_get(req->environment, req->envc, "SLURM_JOB_NAME");
-	if (!name || !tp_store_valid_name(name) || !id.user_name[0] ||
-	    !tp_store_valid_name(id.user_name))
-		name = NULL;
+	profile = tp_identity_job_profile(
+	    opts.comm_profile,
+	    _env_get(req->environment, req->envc, "SLURM_JOB_NAME"),
+	    id.user_name);
+	name = profile.lookup ? profile.name : NULL;
 	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
 	if (!name && !(servers && req->nodes)) {
 		/* Nothing that grows with a profile: decided right here. */
@@ -1303,9 +1303,10 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
                            const tp_opt_values *opts)
 {
 	char socket[256], lib[1024], reason[256];
-	const char *name = opts->comm_profile[0]
-	                       ? opts->comm_profile
-	                       : getenvp(job->env, "SLURM_JOB_NAME");
+	tp_identity_profile profile = tp_identity_job_profile(
+	    opts->comm_profile, getenvp(job->env, "SLURM_JOB_NAME"),
+	    job->user_name);
+	const char *name = profile.name;
 	tp_profile_summary *totals = NULL;
 	uint64_t window_us = 0;
 	bool from_summary = false, have = false;
@@ -1318,9 +1319,7 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 		return;
 	/* The totals only (the summary, else the run bounded): a step
 	 * needs no matrix.  A credential of up to 8 KiB: not on the stack. */
-	if (name && tp_store_valid_name(name) && job->user_name &&
-	    tp_store_valid_name(job->user_name) &&
-	    (totals = malloc(sizeof(*totals)))) {
+	if (profile.lookup && (totals = malloc(sizeof(*totals)))) {
 		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 		rc = _step_read_totals(job, config, settings, socket, name,
 		                       totals, &from_summary, &err);
