@@ -213,6 +213,7 @@ static bool _throttle_decide(const char *who, bool loud, bool dbg,
 {
 	tp_throttle_policy policy;
 	tp_window_decision dec;
+	tp_io_pattern pattern;
 	tp_threshold_table *table = NULL;
 	tp_error err;
 
@@ -232,24 +233,8 @@ static bool _throttle_decide(const char *who, bool loud, bool dbg,
 		return false;
 	}
 	tp_config_throttle_policy(settings, &policy);
-	if (totals && totals->io_requests && totals->io_clients &&
-	    totals->duration_us) {
-		tp_job_summary summary;
-		tp_jobclass_result cls;
-		tp_io_pattern pattern = {0};
-		uint64_t per_client = totals->io_requests / totals->io_clients;
-
-		tp_sc_job_summary(totals, &summary);
-		if (tp_jobclass_classify(&summary, &settings->thresholds, &cls,
-		                         &err) != TP_OK)
-			cls.job_class = TP_JOBCLASS_QUIET;
-		pattern.request_bytes = summary.io_request_bytes;
-		pattern.clients = totals->io_clients;
-		pattern.requests_per_client = per_client;
-		pattern.mean_interval_us =
-		    per_client ? (double)totals->duration_us / (double)per_client
-		               : 0;
-		pattern.job_class = tp_jobclass_name(cls.job_class);
+	if (totals &&
+	    tp_sc_io_pattern(totals, &settings->thresholds, &pattern)) {
 		if (dbg)
 			info("%s: Throttle: %s: profile I/O: class %s, %" PRIu64
 			     " B requests, %u clients, %" PRIu64
