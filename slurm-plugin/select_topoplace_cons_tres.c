@@ -1195,9 +1195,10 @@ static const tp_host_use *_occupancy_for_core(void *ctx)
 }
 
 /*
- * The job as the core decides it (placement/sched_decide.h): what the
- * decision cache knows, its flags and profile (read by _decide_policy on
- * its first test), Slurm's node counts and -w, the partition's settings.
+ * The job as the core decides it (placement/sched_decide.h), but for its
+ * node counts and -w: what the decision cache knows, its flags and
+ * profile (read by _decide_policy on its first test), the model, the
+ * partition's settings and the job's whole-leaf wait.
  */
 static void _job_test_fill(tp_model *m, job_record_t *job_ptr, tp_decision *d,
                            tp_occupancy_ctx *occupancy, tp_sched_job_test *t)
@@ -1246,6 +1247,7 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	tp_occupancy_ctx occupancy = {m, node_bitmap};
 	tp_sched_job_test test = {0};
 	tp_sched_verdict v;
+	uint32_t *required = NULL;
 	uint64_t t0 = _now_us();
 	int out = SLURM_SUCCESS;
 	bool dbg = _model_debug(m, TP_DEBUG_PLACEMENT);
@@ -1257,12 +1259,12 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	test.min_nodes = min_nodes;
 	test.max_nodes = max_nodes;
 	test.req_nodes = req_nodes;
-	test.required_hosts =
-	    m && m->topo
-	        ? _required_hosts(m, job_ptr, node_bitmap, &test.required_count)
-	        : NULL;
+	if (m && m->topo)
+		required = _required_hosts(m, job_ptr, node_bitmap,
+		                           &test.required_count);
+	test.required_hosts = required;
 	tp_sched_decide(&test, &v);
-	xfree(test.required_hosts);
+	xfree(required);
 	policy = tp_placement_name(d->policy);
 
 	switch (v.kind) {
