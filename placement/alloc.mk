@@ -41,3 +41,14 @@ TESTS += tests/unit/test_sched_state
 tests_unit_test_sched_state_SOURCES = tests/unit/test_sched_state.c
 tests_unit_test_sched_state_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_sched_state_LDADD = $(TP_UNIT_LDADD)
+
+# What the select adapter does with a pending job at one scheduling test:
+# narrow, wait or fall back (issue #17).
+placement_libtopoplace_la_SOURCES += placement/sched_decide.c \
+	placement/sched_decide.h
+TP_UNIT_TESTS += tests/unit/test_sched_decide
+check_PROGRAMS += tests/unit/test_sched_decide
+TESTS += tests/unit/test_sched_decide
+tests_unit_test_sched_decide_SOURCES = tests/unit/test_sched_decide.c
+tests_unit_test_sched_decide_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_sched_decide_LDADD = $(TP_UNIT_LDADD)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "sha256.h"
+#include "store.h"
 #include "tp_file.h"
 
 void tp_identity_script_key(const char *script, size_t len,
@@ -64,4 +65,17 @@ bool tp_identity_is_script_key(const char *name)
 		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
 			return false;
 	return true;
+}
+
+tp_identity_profile tp_identity_job_profile(const char *comm_profile,
+                                            const char *job_name,
+                                            const char *user)
+{
+	tp_identity_profile profile = {0};
+
+	profile.named = comm_profile && comm_profile[0];
+	profile.name = profile.named ? comm_profile : job_name;
+	profile.lookup = profile.name && tp_store_valid_name(profile.name) &&
+	                 user && tp_store_valid_name(user);
+	return profile;
 }

@@ -1,5 +1,7 @@
 /*
- * app_identity.h: which application a job runs, beyond its job name.
+ * app_identity.h: which application a job runs: the profile it names
+ * (--comm-profile, else its job name: tp_identity_job_profile), and
+ * beyond its job name, its batch script.
  *
  * A batch script is the most stable thing known of a job at submission:
  * users rename jobs, but resubmit the same script.  Its identity here is
@@ -47,5 +49,27 @@ tp_status tp_identity_script_key_file(const char *path,
 
 /* Whether profile name @name is a script key (not a name users chose). */
 bool tp_identity_is_script_key(const char *name);
+
+/*
+ * The profile a job's placement, rank remapping and throttling read (one
+ * rule for slurmctld, slurmd and slurmstepd): the one the user named with
+ * --comm-profile, else the one named like the job.
+ */
+typedef struct tp_identity_profile {
+	const char *name; /* --comm-profile's, else the job name; NULL: none */
+	bool named;       /* it is --comm-profile's: the user expects it */
+	bool lookup;      /* name and user are store names: ask the store */
+} tp_identity_profile;
+
+/*
+ * The profile of a job with --comm-profile @comm_profile (NULL or "": not
+ * given), job name @job_name (NULL: none), run by @user (NULL: unknown).
+ * .name points into one of the arguments (for messages even when it is
+ * no store name); .lookup is false when .name or @user is no store name
+ * (tp_store_valid_name): there is nothing to look up then.
+ */
+tp_identity_profile tp_identity_job_profile(const char *comm_profile,
+                                            const char *job_name,
+                                            const char *user);
 
 #endif /* TP_APP_IDENTITY_H */

@@ -45,6 +45,8 @@
 #include "src/common/uid.h"
 
 #include "alloc.h"
+#include "app_identity.h"
+#include "sched_decide.h"
 #include "sched_state.h"
 #include "spank_env.h"
 #include "tp_profile_lookup.h"
@@ -812,14 +814,14 @@ static void _profile_note(tp_decision *d, const tp_lookup_result *res,
 }
 
 /*
- * The whole-leaf wait bound of @job_ptr into @req (alloc.h): the
+ * The whole-leaf wait bound of @job_ptr into @test (alloc.h): the
  * partition's LeafWaitMax, or the time of the job's --switches=N@time when
  * shorter (Slurm has already capped it at max_switch_wait), and how long
  * the job has been eligible.
  */
 static void _leaf_wait(job_record_t *job_ptr,
                        const tp_config_settings *settings,
-                       tp_alloc_request *req)
+                       tp_sched_job_test *test)
 {
 	uint64_t job_us = 0;
 	time_t since =
@@ -832,9 +834,9 @@ static void _leaf_wait(job_record_t *job_ptr,
 	if (job_ptr->req_switch && job_ptr->wait4switch &&
 	    job_ptr->wait4switch != INFINITE && job_ptr->wait4switch != NO_VAL)
 		job_us = (uint64_t)job_ptr->wait4switch * 1000000u;
-	req->leaf_wait_max_us =
+	test->leaf_wait_max_us =
 	    tp_alloc_leaf_wait_bound(settings->leaf_wait_max_us, job_us);
-	req->waited_us =
+	test->waited_us =
 	    since && now > since ? (uint64_t)(now - since) * 1000000u : 0;
 }
 
@@ -931,14 +933,14 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 	}
 	settings = tp_config_for_partition(m->config, part);
 	if (!d->profile_read && opts.placement != TP_PLACEMENT_OFF) {
-		const char *name =
-		    opts.comm_profile[0] ? opts.comm_profile : job_ptr->name;
 		char *user = uid_to_string_cached(job_ptr->user_id);
-		bool named = opts.comm_profile[0] != '\0';
+		tp_identity_profile profile = tp_identity_job_profile(
+		    opts.comm_profile, job_ptr->name, user);
+		const char *name = profile.name;
+		bool named = profile.named;
 		tp_lookup_result res;
 
-		if (!name || !tp_store_valid_name(name) || !user ||
-		    !tp_store_valid_name(user)) {
+		if (!profile.lookup) {
 			/* No store name: nothing to look up. */
 			d->profile_read = true;
 			if (named) {
@@ -1101,66 +1103,172 @@ static void _system_comment_set(job_record_t *job_ptr, const char *text)
 }
 
 /*
- * No fabric model (or no topoplace.conf at all): the job goes to plain
- * cons_tres, said once per job when it asked for a placement (by flag or
- * through the partition's default).
+ * A placement verdict: narrow @node_bitmap to the allowed hosts that are
+ * Slurm nodes and log the decision (info on the job's first, debug on the
+ * next: a job cons_tres cannot start yet is tested every pass).
  */
-static void _no_model(tp_model *m, job_record_t *job_ptr)
+static void _narrow_apply(tp_model *m, job_record_t *job_ptr, tp_decision *d,
+                          const tp_sched_verdict *v, bitstr_t *node_bitmap,
+                          uint64_t t0, bool dbg)
 {
-	tp_decision *d = _decision_get(job_ptr->job_id);
-	const char *asked = _requested_placement(job_ptr);
-	bool wanted = strcmp(asked, "off") && strcmp(asked, "auto");
+	const tp_alloc_result *res = &v->alloc;
+	bitstr_t *allowed = bit_alloc(bit_size(node_bitmap));
+	char leaves[256] = "";
+	size_t used = 0;
+	bool first = !d->decided_logged;
+	char msg[1024];
 
-	d->last_seen = time(NULL);
-	if (d->failed)
-		return;
-	d->failed = true;
-	snprintf(d->note, sizeof(d->note), "%s: placed by Slurm's default",
-	         m ? "no usable fabric" : "topoplace.conf not loaded");
-	if (m && !wanted && strcmp(asked, "off")) {
-		const tp_config_settings *settings = tp_config_for_partition(
-		    m->config,
-		    job_ptr->part_ptr ? job_ptr->part_ptr->name : NULL);
+	for (uint32_t k = 0; k < res->host_count; k++) {
+		uint32_t node = m->host_node[res->hosts[k]];
 
-		wanted = settings->default_placement != TP_PLACEMENT_OFF;
+		if (node != TP_NONE)
+			bit_set(allowed, node);
 	}
-	if (wanted)
-		error("topoplace: %pJ: placement=%s: %s: placed by plain "
-		      "cons_tres",
-		      job_ptr, asked,
-		      m ? "no fabric model (see the 'topoplace: ... fabric' "
-		          "error above)"
-		        : "no topoplace.conf loaded (see the error above)");
+	bit_and(node_bitmap, allowed);
+	FREE_NULL_BITMAP(allowed);
+	d->leaf_wait_passed = res->leaf_wait_passed;
+	d->leaf_waited_s = v->leaf_waited_s;
+	d->leaf_wait_bound_s = v->leaf_wait_bound_s;
+	for (uint32_t k = 0; k < res->leaf_count && used < 200; k++)
+		used += snprintf(leaves + used, sizeof(leaves) - used, "%s%s",
+		                 k ? "," : "",
+		                 tp_topo_leaf_name(m->topo, res->leaves[k]));
+	/* A reason too long for one log line is cut. */
+	if (snprintf(msg, sizeof(msg),
+	             "topoplace: JobId=%u: placement=%s class=%s allowed=%u "
+	             "hosts on leaves %s (%" PRIu64 " us): %s%s%s",
+	             job_ptr->job_id, tp_placement_name(d->policy),
+	             tp_jobclass_name(d->job_class), res->host_count, leaves,
+	             _now_us() - t0, res->reason,
+	             d->has_profile ? "; class: " : "",
+	             d->has_profile ? d->class_reason : "") < 0)
+		msg[0] = '\0';
+	if (first)
+		info("%s", msg);
+	else
+		debug("%s", msg);
+	/* Every decision, not only the first of the job. */
+	if (dbg)
+		info("topoplace: Placement: %s (cons_tres may choose from %d "
+		     "nodes)",
+		     msg + strlen("topoplace: "), bit_set_count(node_bitmap));
+	d->decided_logged = true;
 }
 
 /*
- * Narrow @node_bitmap for the job, in RUN_NOW mode.  Returns SLURM_SUCCESS
- * to forward (narrowed or not), SLURM_ERROR when the policy cannot be met
- * now (the job waits).
+ * The hosts of the fabric the user required (-w), for the core: a node not
+ * on the fabric as TP_NONE (never allowed).  NULL when the job requires
+ * none or its bitmap is not of this node table; xfree the result.
+ */
+static uint32_t *_required_hosts(const tp_model *m, job_record_t *job_ptr,
+                                 bitstr_t *node_bitmap, uint32_t *count)
+{
+	bitstr_t *required =
+	    job_ptr->details ? job_ptr->details->req_node_bitmap : NULL;
+	uint32_t *hosts;
+	int64_t first, last;
+
+	*count = 0;
+	if (!required || bit_size(required) != bit_size(node_bitmap))
+		return NULL;
+	hosts = xcalloc(bit_set_count(required) + 1, sizeof(*hosts));
+	first = bit_ffs(required);
+	last = bit_fls(required);
+	for (int64_t node = first; first >= 0 && node <= last; node++)
+		if (bit_test(required, node))
+			hosts[(*count)++] =
+			    node < m->node_count ? m->node_host[node] : TP_NONE;
+	return hosts;
+}
+
+/* The model and the candidates, for the core's occupancy callback. */
+typedef struct tp_occupancy_ctx {
+	tp_model *m;
+	bitstr_t *avail;
+} tp_occupancy_ctx;
+
+static const tp_host_use *_occupancy_for_core(void *ctx)
+{
+	tp_occupancy_ctx *c = ctx;
+
+	return _occupancy(c->m, c->avail);
+}
+
+/*
+ * The job as the core decides it (placement/sched_decide.h), but for its
+ * node counts and -w: what the decision cache knows, its flags and
+ * profile (read by _decide_policy on its first test), the model, the
+ * partition's settings and the job's whole-leaf wait.
+ */
+static void _job_test_fill(tp_model *m, job_record_t *job_ptr, tp_decision *d,
+                           tp_occupancy_ctx *occupancy, tp_sched_job_test *t)
+{
+	const tp_config_settings *settings =
+	    m ? tp_config_for_partition(m->config, job_ptr->part_ptr
+	                                               ? job_ptr->part_ptr->name
+	                                               : NULL)
+	      : NULL;
+
+	t->job_id = job_ptr->job_id;
+	t->asked_placement = _requested_placement(job_ptr);
+	t->conf_loaded = m != NULL;
+	t->topo = m ? m->topo : NULL;
+	if (t->topo && !d->failed)
+		t->profile_pending =
+		    _decide_policy(m, job_ptr, d) == TP_VERDICT_PENDING;
+	t->failed = d->failed;
+	t->policy = d->policy;
+	t->job_class = d->job_class;
+	if (!settings)
+		return;
+	t->default_placement = settings->default_placement;
+	if (!t->topo)
+		return;
+	t->mapped_count = m->mapped_count;
+	t->budget_us = settings->decision_budget_us;
+	t->routing = tp_config_site_settings(m->config)->routing;
+	_leaf_wait(job_ptr, settings, t);
+	t->occupancy = _occupancy_for_core;
+	t->occupancy_ctx = occupancy;
+}
+
+/*
+ * Narrow @node_bitmap for the job, in RUN_NOW mode: the core decides
+ * (tp_sched_decide), this applies the verdict: candidates narrowed to the
+ * allowed hosts, or kept off the held leaves on a fallback; the
+ * SystemComment of a waiting job; the log lines.  Returns SLURM_SUCCESS
+ * to forward (narrowed or not), SLURM_ERROR when the job waits.
  */
 static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
                    uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes)
 {
 	tp_model *m = tp_cur;
-	tp_decision *d;
-	tp_alloc_request req = {0};
-	tp_alloc_result res = {0};
-	const tp_config_settings *settings;
-	tp_error err;
-	tp_status rc;
+	tp_decision *d = _decision_get(job_ptr->job_id);
+	tp_occupancy_ctx occupancy = {m, node_bitmap};
+	tp_sched_job_test test = {0};
+	tp_sched_verdict v;
+	uint32_t *required = NULL;
 	uint64_t t0 = _now_us();
 	int out = SLURM_SUCCESS;
 	bool dbg = _model_debug(m, TP_DEBUG_PLACEMENT);
+	const char *policy;
+	int before;
 
-	if (!m || !m->topo) {
-		/* Holds already given stand without a model. */
-		_no_model(m, job_ptr);
-		_clear_held(node_bitmap, job_ptr->job_id);
-		return SLURM_SUCCESS;
-	}
-	d = _decision_get(job_ptr->job_id);
 	d->last_seen = time(NULL);
-	if (!d->failed && _decide_policy(m, job_ptr, d) == TP_VERDICT_PENDING) {
+	_job_test_fill(m, job_ptr, d, &occupancy, &test);
+	test.min_nodes = min_nodes;
+	test.max_nodes = max_nodes;
+	test.req_nodes = req_nodes;
+	if (m && m->topo)
+		required = _required_hosts(m, job_ptr, node_bitmap,
+		                           &test.required_count);
+	test.required_hosts = required;
+	tp_sched_decide(&test, &v);
+	xfree(required);
+	policy = tp_placement_name(d->policy);
+
+	switch (v.kind) {
+	case TP_SCHED_WAIT_PROFILE:
 		if (dbg)
 			info("topoplace: Placement: %pJ: waits for its profile "
 			     "lookup",
@@ -1168,187 +1276,55 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		else
 			debug2("topoplace: %pJ: waits for its profile lookup",
 			       job_ptr);
-		return SLURM_ERROR;
-	}
-	/*
-	 * Plain cons_tres (policy off, or any failure) still keeps off the
-	 * leaves running whole-leaf jobs hold: those leaves were promised.
-	 */
-	if (d->failed || d->policy == TP_PLACEMENT_OFF) {
-		int before = dbg ? bit_set_count(node_bitmap) : 0;
-
+		out = SLURM_ERROR;
+		break;
+	case TP_SCHED_PLAIN:
+		/*
+		 * Plain cons_tres (policy off, or any failure) still keeps
+		 * off the leaves running whole-leaf jobs hold: those leaves
+		 * were promised.  Holds already given stand without a model.
+		 */
+		dbg = dbg && v.log_reason[0];
+		before = dbg ? bit_set_count(node_bitmap) : 0;
 		_clear_held(node_bitmap, job_ptr->job_id);
 		if (dbg)
 			info("topoplace: Placement: %pJ: %s: plain cons_tres "
 			     "on %d of %d candidate nodes (the rest on leaves "
 			     "whole-leaf jobs hold)",
-			     job_ptr,
-			     d->failed ? "fallback (see the error above)"
-			               : "policy=off",
-			     bit_set_count(node_bitmap), before);
-		return SLURM_SUCCESS;
-	}
-	settings = tp_config_for_partition(
-	    m->config, job_ptr->part_ptr ? job_ptr->part_ptr->name : NULL);
-	req.nodes = req_nodes > min_nodes ? req_nodes : min_nodes;
-	if (max_nodes && req.nodes > max_nodes)
-		req.nodes = max_nodes;
-	if (!req.nodes)
-		req.nodes = 1;
-	/*
-	 * More nodes than the fabric has Slurm nodes: no occupancy can ever
-	 * meet it, and waiting would be forever.
-	 */
-	if (req.nodes > m->mapped_count) {
-		error("topoplace: %pJ: placement=%s: %u nodes wanted, %u Slurm "
-		      "nodes are on the fabric: placed by plain cons_tres",
-		      job_ptr, tp_placement_name(d->policy), req.nodes,
-		      m->mapped_count);
-		snprintf(d->note, sizeof(d->note),
-		         "%u nodes wanted, %u on the fabric: placed by Slurm's "
-		         "default",
-		         req.nodes, m->mapped_count);
+			     job_ptr, v.log_reason, bit_set_count(node_bitmap),
+			     before);
+		break;
+	case TP_SCHED_FALLBACK:
+		if (v.log_reason[0])
+			error("topoplace: %pJ: %s: placed by plain cons_tres",
+			      job_ptr, v.log_reason);
+		snprintf(d->note, sizeof(d->note), "%s", v.note);
 		d->failed = true;
 		_clear_held(node_bitmap, job_ptr->job_id);
-		return SLURM_SUCCESS;
-	}
-	if (!_occupancy(m, node_bitmap)) {
-		snprintf(d->note, sizeof(d->note),
-		         "out of memory: placed by Slurm's default");
-		d->failed = true;
-		_clear_held(node_bitmap, job_ptr->job_id);
-		return SLURM_SUCCESS;
-	}
-	req.policy = d->policy;
-	req.job_class = d->job_class;
-	req.job_id = job_ptr->job_id;
-	req.budget_us = settings->decision_budget_us;
-	req.routing = tp_config_site_settings(m->config)->routing;
-	_leaf_wait(job_ptr, settings, &req);
-	rc = tp_alloc_allowed(m->topo, tp_use, &req, &res, &err);
-	if (rc == TP_ERR_BUDGET) {
-		error("topoplace: %pJ: %s: placed by plain cons_tres", job_ptr,
-		      err.message);
-		snprintf(d->note, sizeof(d->note),
-		         "decision over its DecisionBudget: placed by Slurm's "
-		         "default");
-		d->failed = true;
-		_clear_held(node_bitmap, job_ptr->job_id);
-	} else if (rc != TP_OK) {
-		error("topoplace: %pJ: placement %s: %s: placed by plain "
-		      "cons_tres",
-		      job_ptr, tp_placement_name(d->policy), err.message);
-		snprintf(d->note, sizeof(d->note),
-		         "placement %s cannot be met on this fabric: placed by "
-		         "Slurm's default (see slurmctld's log)",
-		         tp_placement_name(d->policy));
-		d->failed = true;
-		_clear_held(node_bitmap, job_ptr->job_id);
-	} else if (!res.met) {
+		break;
+	case TP_SCHED_WAIT:
 		if (dbg)
 			info(
 			    "topoplace: Placement: %pJ: placement=%s class=%s: "
 			    "waits: %s",
-			    job_ptr, tp_placement_name(d->policy),
-			    tp_jobclass_name(d->job_class), res.reason);
+			    job_ptr, policy, tp_jobclass_name(d->job_class),
+			    v.alloc.reason);
 		if (!d->waiting_logged) {
-			char text[64 + TP_SCHED_NOTE_MAX],
-			    why[TP_SCHED_NOTE_MAX];
-
 			info("topoplace: %pJ: placement=%s class=%s: waits: %s",
-			     job_ptr, tp_placement_name(d->policy),
-			     tp_jobclass_name(d->job_class), res.reason);
-			/*
-			 * Slurm shows such a job as waiting for Resources and
-			 * clears state_desc after a failed test: say why in
-			 * its SystemComment (job_begin replaces it), in whole
-			 * clauses (the full reason is in the log line above).
-			 */
-			snprintf(
-			    text, sizeof(text),
-			    TP_SC_DECISION_PREFIX "placement=%s class=%s "
-			                          "waits: %s",
-			    tp_placement_name(d->policy),
-			    tp_jobclass_name(d->job_class),
-			    tp_sched_reason_fit(res.reason, why, sizeof(why)));
-			_system_comment_set(job_ptr, text);
+			     job_ptr, policy, tp_jobclass_name(d->job_class),
+			     v.alloc.reason);
+			/* Slurm clears state_desc after a failed test, and
+			 * job_begin replaces this comment. */
+			_system_comment_set(job_ptr, v.waiting_comment);
 		}
 		d->waiting_logged = true;
 		out = SLURM_ERROR;
-	} else {
-		bitstr_t *allowed = bit_alloc(bit_size(node_bitmap));
-		bitstr_t *required =
-		    job_ptr->details ? job_ptr->details->req_node_bitmap : NULL;
-		char leaves[256] = "";
-		size_t used = 0;
-		/* A job cons_tres cannot start yet is tested every pass. */
-		bool first = !d->decided_logged;
-		char msg[1024];
-
-		for (uint32_t k = 0; k < res.host_count; k++) {
-			uint32_t node = m->host_node[res.hosts[k]];
-
-			if (node != TP_NONE)
-				bit_set(allowed, node);
-		}
-		/*
-		 * Nodes the user required (-w) outside the allowed set:
-		 * cons_tres would fail the job on every pass and it would pend
-		 * forever. The user's explicit choice wins.
-		 */
-		if (required && bit_size(required) == bit_size(allowed) &&
-		    !bit_super_set(required, allowed)) {
-			FREE_NULL_BITMAP(allowed);
-			tp_alloc_result_free(&res);
-			error(
-			    "topoplace: %pJ: placement=%s: the required nodes "
-			    "(-w) are not among the hosts the placement "
-			    "allows: placed by plain cons_tres",
-			    job_ptr, tp_placement_name(d->policy));
-			snprintf(
-			    d->note, sizeof(d->note),
-			    "placement=%s does not allow the required nodes "
-			    "(-w): placed where asked",
-			    tp_placement_name(d->policy));
-			d->failed = true;
-			_clear_held(node_bitmap, job_ptr->job_id);
-			return SLURM_SUCCESS;
-		}
-		bit_and(node_bitmap, allowed);
-		FREE_NULL_BITMAP(allowed);
-		d->leaf_wait_passed = res.leaf_wait_passed;
-		d->leaf_waited_s = (uint32_t)(req.waited_us / 1000000u);
-		d->leaf_wait_bound_s =
-		    (uint32_t)(req.leaf_wait_max_us / 1000000u);
-		for (uint32_t k = 0; k < res.leaf_count && used < 200; k++)
-			used +=
-			    snprintf(leaves + used, sizeof(leaves) - used,
-			             "%s%s", k ? "," : "",
-			             tp_topo_leaf_name(m->topo, res.leaves[k]));
-		/* A reason too long for one log line is cut. */
-		if (snprintf(
-		        msg, sizeof(msg),
-		        "topoplace: JobId=%u: placement=%s class=%s allowed=%u "
-		        "hosts on leaves %s (%" PRIu64 " us): %s%s%s",
-		        job_ptr->job_id, tp_placement_name(d->policy),
-		        tp_jobclass_name(d->job_class), res.host_count, leaves,
-		        _now_us() - t0, res.reason,
-		        d->has_profile ? "; class: " : "",
-		        d->has_profile ? d->class_reason : "") < 0)
-			msg[0] = '\0';
-		if (first)
-			info("%s", msg);
-		else
-			debug("%s", msg);
-		/* Every decision, not only the first of the job. */
-		if (dbg)
-			info("topoplace: Placement: %s (cons_tres may choose "
-			     "from %d nodes)",
-			     msg + strlen("topoplace: "),
-			     bit_set_count(node_bitmap));
-		d->decided_logged = true;
+		break;
+	case TP_SCHED_PLACE:
+		_narrow_apply(m, job_ptr, d, &v, node_bitmap, t0, dbg);
+		break;
 	}
-	tp_alloc_result_free(&res);
+	tp_sched_verdict_free(&v);
 	return out;
 }
 

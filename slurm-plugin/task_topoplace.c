@@ -213,6 +213,7 @@ static bool _throttle_decide(const char *who, bool loud, bool dbg,
 {
 	tp_throttle_policy policy;
 	tp_window_decision dec;
+	tp_io_pattern pattern;
 	tp_threshold_table *table = NULL;
 	tp_error err;
 
@@ -232,24 +233,8 @@ static bool _throttle_decide(const char *who, bool loud, bool dbg,
 		return false;
 	}
 	tp_config_throttle_policy(settings, &policy);
-	if (totals && totals->io_requests && totals->io_clients &&
-	    totals->duration_us) {
-		tp_job_summary summary;
-		tp_jobclass_result cls;
-		tp_io_pattern pattern = {0};
-		uint64_t per_client = totals->io_requests / totals->io_clients;
-
-		tp_sc_job_summary(totals, &summary);
-		if (tp_jobclass_classify(&summary, &settings->thresholds, &cls,
-		                         &err) != TP_OK)
-			cls.job_class = TP_JOBCLASS_QUIET;
-		pattern.request_bytes = summary.io_request_bytes;
-		pattern.clients = totals->io_clients;
-		pattern.requests_per_client = per_client;
-		pattern.mean_interval_us =
-		    per_client ? (double)totals->duration_us / (double)per_client
-		               : 0;
-		pattern.job_class = tp_jobclass_name(cls.job_class);
+	if (totals &&
+	    tp_sc_io_pattern(totals, &settings->thresholds, &pattern)) {
 		if (dbg)
 			info("%s: Throttle: %s: profile I/O: class %s, %" PRIu64
 			     " B requests, %u clients, %" PRIu64
@@ -1064,6 +1049,7 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 {
 	char conf_path[1024], note[512], budget[32], dir[1024];
 	const char *name;
+	tp_identity_profile profile;
 	const tp_config_settings *settings;
 	tp_batch_identity id;
 	struct batch_out out = {.req = req, .id = &id, .fd = -1};
@@ -1103,12 +1089,11 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 		return SLURM_SUCCESS;
 	}
 	settings = tp_config_for_partition(config, req->partition);
-	name = opts.comm_profile[0]
-	           ? opts.comm_profile
-	           : _env_get(req->environment, req->envc, "SLURM_JOB_NAME");
-	if (!name || !tp_store_valid_name(name) || !id.user_name[0] ||
-	    !tp_store_valid_name(id.user_name))
-		name = NULL;
+	profile = tp_identity_job_profile(
+	    opts.comm_profile,
+	    _env_get(req->environment, req->envc, "SLURM_JOB_NAME"),
+	    id.user_name);
+	name = profile.lookup ? profile.name : NULL;
 	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
 	if (!name && !(servers && req->nodes)) {
 		/* Nothing that grows with a profile: decided right here. */
@@ -1306,9 +1291,10 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
                            const tp_opt_values *opts)
 {
 	char socket[256], lib[1024], reason[256];
-	const char *name = opts->comm_profile[0]
-	                       ? opts->comm_profile
-	                       : getenvp(job->env, "SLURM_JOB_NAME");
+	tp_identity_profile profile = tp_identity_job_profile(
+	    opts->comm_profile, getenvp(job->env, "SLURM_JOB_NAME"),
+	    job->user_name);
+	const char *name = profile.name;
 	tp_profile_summary *totals = NULL;
 	uint64_t window_us = 0;
 	bool from_summary = false, have = false;
@@ -1321,9 +1307,7 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 		return;
 	/* The totals only (the summary, else the run bounded): a step
 	 * needs no matrix.  A credential of up to 8 KiB: not on the stack. */
-	if (name && tp_store_valid_name(name) && job->user_name &&
-	    tp_store_valid_name(job->user_name) &&
-	    (totals = malloc(sizeof(*totals)))) {
+	if (profile.lookup && (totals = malloc(sizeof(*totals)))) {
 		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 		rc = _step_read_totals(job, config, settings, socket, name,
 		                       totals, &from_summary, &err);

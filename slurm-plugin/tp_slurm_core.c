@@ -313,6 +313,31 @@ void tp_sc_job_summary(const tp_profile_summary *totals,
 		    totals->net_bytes / totals->net_msgs;
 }
 
+bool tp_sc_io_pattern(const tp_profile_summary *totals,
+                      const tp_jobclass_thresholds *thresholds,
+                      tp_io_pattern *pattern)
+{
+	tp_job_summary summary;
+	tp_jobclass_result cls;
+	tp_error err;
+	uint64_t per_client;
+
+	if (!totals->io_requests || !totals->io_clients || !totals->duration_us)
+		return false;
+	per_client = totals->io_requests / totals->io_clients;
+	tp_sc_job_summary(totals, &summary);
+	if (tp_jobclass_classify(&summary, thresholds, &cls, &err) != TP_OK)
+		cls.job_class = TP_JOBCLASS_QUIET;
+	memset(pattern, 0, sizeof(*pattern));
+	pattern->request_bytes = summary.io_request_bytes;
+	pattern->clients = totals->io_clients;
+	pattern->requests_per_client = per_client;
+	pattern->mean_interval_us =
+	    per_client ? (double)totals->duration_us / (double)per_client : 0;
+	pattern->job_class = tp_jobclass_name(cls.job_class);
+	return true;
+}
+
 void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary)
 {
 	tp_profile_summary totals;

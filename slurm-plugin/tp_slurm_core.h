@@ -5,13 +5,15 @@
  *   - topoplace.conf beside slurm.conf, and the fabric model it names
  *     (topology.conf or an ibnetdiscover cache; never a live sweep);
  *   - a job's profile from the store, munge-verified;
- *   - the classifier's summary of a profile;
+ *   - the classifier's summary of a profile, and the I/O pattern the
+ *     throttle window is decided from;
  *   - the select plugin's decision as recorded in a job's SystemComment;
  *   - the rank remapping of a job's nodes and its three files.
  */
 #ifndef TP_SLURM_CORE_H
 #define TP_SLURM_CORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ioserver.h"
@@ -25,6 +27,7 @@
 #include "topoplace_conf.h"
 #include "tp_error.h"
 #include "tp_profile_lookup.h"
+#include "window.h"
 
 /*
  * The path of topoplace.conf for slurm.conf at @slurm_conf (NULL: the
@@ -122,6 +125,18 @@ void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary);
 /* The classifier's view of a run's stored totals (summary.h). */
 void tp_sc_job_summary(const tp_profile_summary *totals,
                        tp_job_summary *summary);
+
+/*
+ * The I/O pattern the throttle window is decided from (window.h), from a
+ * run's stored totals: its request size, its I/O clients, the requests
+ * and mean start-to-start interval per client, and its class by
+ * @thresholds (quiet when it cannot be classified).  False, @pattern
+ * untouched, when the totals hold no I/O to pace (no requests, clients or
+ * duration).  @pattern->job_class is a static name.
+ */
+bool tp_sc_io_pattern(const tp_profile_summary *totals,
+                      const tp_jobclass_thresholds *thresholds,
+                      tp_io_pattern *pattern);
 
 /*
  * The lookup of job @job_id's profile @name of @user (@named: the user

@@ -93,6 +93,51 @@ static void test_key_of_a_file_and_its_errors(void **state)
 	assert_non_null(strstr(err.message, path));
 }
 
+static void test_comm_profile_wins_over_the_job_name(void **state)
+{
+	tp_identity_profile p =
+	    tp_identity_job_profile("lulesh", "job1", "alice");
+
+	(void)state;
+	assert_string_equal(p.name, "lulesh");
+	assert_true(p.named);
+	assert_true(p.lookup);
+
+	/* Not given (empty, as the option parser leaves it): the job name. */
+	p = tp_identity_job_profile("", "ring", "alice");
+	assert_string_equal(p.name, "ring");
+	assert_false(p.named);
+	assert_true(p.lookup);
+	p = tp_identity_job_profile(NULL, "ring", "alice");
+	assert_string_equal(p.name, "ring");
+	assert_false(p.named);
+}
+
+static void test_no_store_name_means_no_lookup(void **state)
+{
+	tp_identity_profile p;
+
+	(void)state;
+	/* A bad --comm-profile is named, for the user's message. */
+	p = tp_identity_job_profile("../etc", "ring", "alice");
+	assert_string_equal(p.name, "../etc");
+	assert_true(p.named);
+	assert_false(p.lookup);
+	/* A job name with a space; no job name at all. */
+	p = tp_identity_job_profile("", "my job", "alice");
+	assert_false(p.lookup);
+	p = tp_identity_job_profile("", NULL, "alice");
+	assert_null(p.name);
+	assert_false(p.lookup);
+	/* The user's namespace must be a store name too. */
+	p = tp_identity_job_profile("ring", NULL, "");
+	assert_false(p.lookup);
+	p = tp_identity_job_profile("ring", NULL, NULL);
+	assert_false(p.lookup);
+	p = tp_identity_job_profile("ring", NULL, "-alice");
+	assert_false(p.lookup);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -101,6 +146,8 @@ int main(void)
 	    cmocka_unit_test(test_one_changed_byte_changes_the_key),
 	    cmocka_unit_test(test_only_keys_look_like_keys),
 	    cmocka_unit_test(test_key_of_a_file_and_its_errors),
+	    cmocka_unit_test(test_comm_profile_wins_over_the_job_name),
+	    cmocka_unit_test(test_no_store_name_means_no_lookup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

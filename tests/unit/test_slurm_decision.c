@@ -4,7 +4,9 @@
  * job's SystemComment and parses back exactly; anything else there is
  * refused with one line naming the text.  The rank files of a job go into
  * <TmpFS>/topoplace.<jobid>, only into a private directory of the caller,
- * and their removal touches nothing else.
+ * and their removal touches nothing else.  The I/O pattern a throttle
+ * window is decided from is per client, classified, and absent without
+ * I/O.
  */
 #include "tp_config.h"
 
@@ -251,6 +253,72 @@ static void test_remove_takes_only_the_rank_files(void **state)
 	assert_int_equal(tp_sc_remap_remove(f->dir), 0);
 }
 
+/* A run of 4 ranks, 10 s, each writing 1000 requests of 1 MiB. */
+static tp_profile_summary io_run(void)
+{
+	tp_profile_summary totals;
+
+	memset(&totals, 0, sizeof(totals));
+	totals.ranks = 4;
+	totals.duration_us = 10000000;
+	totals.io_requests = 4000;
+	totals.io_clients = 4;
+	totals.io_request_bytes = 1u << 20;
+	totals.io_write_bytes = 4000ull << 20;
+	return totals;
+}
+
+static void test_io_pattern_is_per_client_and_classified(void **state)
+{
+	tp_jobclass_thresholds thresholds;
+	tp_profile_summary totals = io_run();
+	tp_io_pattern pattern;
+
+	(void)state;
+	tp_jobclass_defaults(&thresholds);
+	/* 100 MiB/s per client counts as heavy here. */
+	thresholds.io_bytes_min = 1u << 20;
+	thresholds.io_client_bytes_per_s_min = 1e6;
+	thresholds.io_reference_clients = 4;
+	assert_true(tp_sc_io_pattern(&totals, &thresholds, &pattern));
+	assert_int_equal(pattern.request_bytes, 1u << 20);
+	assert_int_equal(pattern.clients, 4);
+	assert_int_equal(pattern.requests_per_client, 1000);
+	/* 10 s over 1000 requests: one start every 10 ms. */
+	assert_true(pattern.mean_interval_us == 10000.0);
+	assert_string_equal(pattern.job_class, "io_heavy");
+
+	/* A summary the classifier refuses (no ranks): quiet, not lost. */
+	totals.ranks = 0;
+	assert_true(tp_sc_io_pattern(&totals, &thresholds, &pattern));
+	assert_string_equal(pattern.job_class, "quiet");
+	assert_int_equal(pattern.requests_per_client, 1000);
+}
+
+static void test_io_pattern_needs_requests_clients_and_time(void **state)
+{
+	tp_profile_summary totals;
+	tp_io_pattern pattern = {.clients = 77};
+
+	(void)state;
+	totals = io_run();
+	totals.io_requests = 0;
+	assert_false(tp_sc_io_pattern(&totals, NULL, &pattern));
+	totals = io_run();
+	totals.io_clients = 0;
+	assert_false(tp_sc_io_pattern(&totals, NULL, &pattern));
+	totals = io_run();
+	totals.duration_us = 0;
+	assert_false(tp_sc_io_pattern(&totals, NULL, &pattern));
+	assert_int_equal(pattern.clients, 77);
+	/* More clients than requests: no whole request per client. */
+	totals = io_run();
+	totals.io_requests = 3;
+	assert_true(tp_sc_io_pattern(&totals, NULL, &pattern));
+	assert_int_equal(pattern.requests_per_client, 0);
+	assert_true(pattern.mean_interval_us == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +335,8 @@ int main(void)
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_remove_takes_only_the_rank_files, setup, teardown),
+	    cmocka_unit_test(test_io_pattern_is_per_client_and_classified),
+	    cmocka_unit_test(test_io_pattern_needs_requests_clients_and_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
