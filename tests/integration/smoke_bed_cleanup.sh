@@ -21,16 +21,27 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT PIPE TERM # run cleanup on these too
 
-# procs_in_ns NS: "pid comm" of every live process whose PID namespace is NS.
+# procs_in_ns NS [TICKS]: "pid comm" of every live process whose PID
+# namespace is NS (and, with TICKS, that started by TICKS clock ticks after
+# boot).  The kernel reuses a dead namespace's inode number: another bed
+# started after the SIGKILL (tests run in parallel) can get this one's, and
+# its processes are not this bed's leftovers.
 procs_in_ns() {
-	local d ns state
+	local d ns state start
 	for d in /proc/[0-9]*; do
 		ns=$(readlink "$d/ns/pid" 2>/dev/null) || continue
 		[[ $ns == "$1" ]] || continue
-		state=$(awk '{print $3}' "$d/stat" 2>/dev/null) || continue
+		# comm may hold spaces: the fields after its closing parenthesis
+		read -r state start < <(sed 's/.*) //' "$d/stat" 2>/dev/null |
+			awk '{print $1, $20}') || continue
 		[[ $state == Z ]] && continue
+		[[ -n ${2:-} ]] && ((start > $2)) && continue
 		echo "${d#/proc/} $(cat "$d/comm" 2>/dev/null)"
 	done
+}
+# Clock ticks since boot now, as /proc/PID/stat counts a start time.
+ticks_now() {
+	awk -v hz="$(getconf CLK_TCK)" '{printf "%d\n", $1 * hz + 1}' /proc/uptime
 }
 
 # Inside the bed: start a job whose steps are running (so slurmstepd and job
@@ -73,13 +84,14 @@ echo "# $(wc -l <<<"$before") processes in bed namespace $ns before SIGKILL"
 
 kill -KILL "$bed"
 t0=${EPOCHREALTIME/[.,]/}
+killed_at=$(ticks_now)
 { wait "$bed"; } 2>/dev/null # reap it here, without bash's "Killed" notice
 bed=
 deadline=$((SECONDS + 10))
-while [[ -n $(procs_in_ns "$ns") ]] && ((SECONDS < deadline)); do
+while [[ -n $(procs_in_ns "$ns" "$killed_at") ]] && ((SECONDS < deadline)); do
 	sleep 0.1
 done
-left=$(procs_in_ns "$ns")
+left=$(procs_in_ns "$ns" "$killed_at")
 tp_check_eq "no process of the bed left within 10 s of SIGKILL" "" "$left"
 echo "# bed namespace empty $(((${EPOCHREALTIME/[.,]/} - t0) / 1000)) ms after SIGKILL"
 

@@ -125,11 +125,12 @@ wait_state() { # JOB STATE SECS
 	return 1
 }
 
+# Waits TP_RECONFIGURE_WAIT seconds (default 10) for the line.
 reconfigure_and_wait() { # PATTERN: the slurmctld log line to wait for
 	local before i
 	before=$(grep -c -- "$1" "$log")
 	scontrol reconfigure
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < ${TP_RECONFIGURE_WAIT:-10} * 5; i++)); do
 		(($(grep -c -- "$1" "$log") > before)) && return 0
 		sleep 0.2
 	done
