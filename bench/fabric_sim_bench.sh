@@ -50,7 +50,9 @@ table=${TABLE_OUT:-$tmp/table.csv}
 	{ echo "fabric_sim_bench: fabric_sim ${sim_args[*]} failed" >&2; exit 2; }
 IFS=, read -r LINK_BYTES LINK_CLIENTS _ < <(sed -n 3p "$tmp/probe.csv")
 gbps=$(sed -n '1s/.*link_gbps=\([0-9]*\).*/\1/p' "$tmp/probe.csv")
+# shellcheck disable=SC2034 # read by tests/lib/pacing_link.sh
 LINK_CLIENT_RATE=$((gbps * 125000000))
+# shellcheck disable=SC2034 # read by tests/lib/pacing_link.sh
 LINK_STATS_DECIMALS=4
 # shellcheck source=../tests/lib/pacing_link.sh
 . "$here/../tests/lib/pacing_link.sh"
@@ -80,10 +82,10 @@ chosen=$(link_choose_window "$table" "$objective" 2>"$tmp/decision") || {
 cat "$tmp/decision"
 predicted=$(sed -n 's/^ *expected_cost=\([-+0-9.]*%\).*/\1/p' "$tmp/decision")
 echo "   chosen window: $chosen us, predicted I/O cost ${predicted:-none}"
-[[ $chosen =~ ^[0-9]+$ ]] && ((chosen > 0)) || {
+if ! [[ $chosen =~ ^[1-9][0-9]*$ ]]; then
 	echo "   no window to check"
 	exit 0
-}
+fi
 
 echo
 echo "== 3. at $chosen us, clients started together, seeds $seeds"
@@ -106,7 +108,8 @@ for phase in on off; do
 		met=no
 		link_objective_met "$objective" "$mean_x" && met=yes
 		printf "%-6s %4s %9s %9s %11s %11s %7sx %7sx %-9s %9s %9s %9s %9s\n" \
-			"$phase" "$seed" ${alone} ${victim} "$mean_x" "$p99_x" "$met" \
+			"$phase" "$seed" "${alone% *}" "${alone#* }" "${victim% *}" "${victim#* }" \
+			"$mean_x" "$p99_x" "$met" \
 			"${t0% *}" "${at% *}" "$cost" "${predicted:-none}"
 	done
 done

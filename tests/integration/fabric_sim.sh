@@ -22,6 +22,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tp-fabric-sim.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 # sim_to FILE ARGS...: a run's sweep into FILE.
+# shellcheck disable=SC2317 # called through tp_check
 sim_to() { "$sim" "${@:2}" >"$1"; }
 tp_check "a 20 ms sweep, phase on, runs" \
 	sim_to "$tmp/on.csv" --alone --windows 0,2000,3000,4000,6000 --duration-ms 20
@@ -51,6 +52,7 @@ done
 firsts() { awk -F, '$7 == "io" && $3 == 2000 && !seen[$4]++ { print $5 }' "$1" | sort -g | uniq | wc -l; }
 tp_check_eq "phase off: the 24 clients' first requests start together" 1 "$(firsts "$tmp/off.csv")"
 tp_check_eq "phase on: the 24 clients' first requests start apart" 24 "$(firsts "$tmp/on.csv")"
+# shellcheck disable=SC2016 # an awk program
 tp_check "phase on: first starts within the window" \
 	awk -F, '$7 == "io" && $3 == 2000 && !seen[$4]++ && $5 >= 2000 { exit 1 }' "$tmp/on.csv"
 
