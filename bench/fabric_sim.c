@@ -46,7 +46,8 @@
  *   share the spines' input buffers with the I/O packets waiting for the
  *   links down to leaf 0, the leaf 0 hosts' traffic shares those links),
  *   some do not: as an MPI job placed beside I/O clients.  A message's
- *   latency: send to last packet in.
+ *   latency: send to the arrival of its last packet sent (under adaptive
+ *   routing an earlier packet of a longer message may arrive after it).
  *   --duration-ms [100] simulated per run; --seed [1]; --windows [0]: a
  *   comma list of windows in us, one run each; --alone: first a run
  *   without I/O (the victims' baseline).
