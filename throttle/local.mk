@@ -7,10 +7,12 @@ placement_libtopoplace_la_SOURCES += \
 	throttle/threshold.c throttle/threshold.h \
 	throttle/window.c throttle/window.h \
 	throttle/tbf.c throttle/tbf.h \
-	throttle/calibrate.c throttle/calibrate.h
+	throttle/calibrate.c throttle/calibrate.h \
+	throttle/phase.c throttle/phase.h
 
 TP_THROTTLE_UNIT_TESTS = tests/unit/test_threshold tests/unit/test_window \
-	tests/unit/test_sweep tests/unit/test_tbf tests/unit/test_calibrate
+	tests/unit/test_sweep tests/unit/test_tbf tests/unit/test_calibrate \
+	tests/unit/test_phase
 TP_UNIT_TESTS += $(TP_THROTTLE_UNIT_TESTS)
 check_PROGRAMS += $(TP_THROTTLE_UNIT_TESTS)
 TESTS += $(TP_THROTTLE_UNIT_TESTS)
@@ -42,13 +44,14 @@ tests_unit_test_calibrate_LDADD = $(TP_UNIT_LDADD)
 if HAVE_MPI
 pkglib_LTLIBRARIES += throttle/libtopoplace_pacing_mpi.la
 throttle_libtopoplace_pacing_mpi_la_SOURCES = throttle/pacing.c \
-	throttle/pacing_mpi.c throttle/pacing.h
+	throttle/pacing_mpi.c throttle/pacing.h throttle/phase.c throttle/phase.h
 throttle_libtopoplace_pacing_mpi_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 throttle_libtopoplace_pacing_mpi_la_LDFLAGS = -module -avoid-version -shared
 throttle_libtopoplace_pacing_mpi_la_LIBADD = $(MPI_LIBS)
 endif
 pkglib_LTLIBRARIES += throttle/libtopoplace_pacing.la
-throttle_libtopoplace_pacing_la_SOURCES = throttle/pacing.c throttle/pacing.h
+throttle_libtopoplace_pacing_la_SOURCES = throttle/pacing.c throttle/pacing.h \
+	throttle/phase.c throttle/phase.h
 throttle_libtopoplace_pacing_la_CFLAGS = $(AM_CFLAGS)
 throttle_libtopoplace_pacing_la_LDFLAGS = -module -avoid-version -shared
 
@@ -90,3 +93,7 @@ EXTRA_DIST += bench/pacing_link_bench.sh
 TESTS += tests/integration/pacing_link.sh
 dist_check_SCRIPTS += tests/integration/pacing_link.sh
 EXTRA_DIST += tests/lib/pacing.sh tests/lib/pacing_link.sh
+
+tests_unit_test_phase_SOURCES = tests/unit/test_phase.c
+tests_unit_test_phase_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_phase_LDADD = $(TP_UNIT_LDADD)

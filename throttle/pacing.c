@@ -45,7 +45,8 @@
  * job id) modulo 1, times the window: the ranks of one job
  * (SLURM_PROCID, else PMI_RANK, PMIX_RANK, OMPI_COMM_WORLD_RANK) get
  * evenly spread phases, different jobs an independent shift.  Without a
- * rank the phase is a hash of job, host and process id.  Cost: at most one
+ * rank the phase is a hash of job, host and process id (the rule:
+ * tp_pacing_phase_ns, throttle/phase.h).  Cost: at most one
  * window per request that follows at least IDLE_WINDOWS windows of
  * idleness (at most 1 / IDLE_WINDOWS of that interval), once per burst in
  * the common case.  TOPOPLACE_IO_PHASE=0 turns it off.
@@ -96,6 +97,7 @@
 #include <unistd.h>
 
 #include "pacing.h"
+#include "phase.h"
 
 #define FD_CACHE      4096
 #define MAX_WINDOW_US 3600000000LL
@@ -321,16 +323,6 @@ static void stats_init(void)
 	atomic_store(&stats_on, 1);
 }
 
-/* FNV-1a of @text into @hash (a missing text hashes as empty). */
-static unsigned long long hash_text(unsigned long long hash, const char *text)
-{
-	for (const char *p = text ? text : ""; *p; p++) {
-		hash ^= (unsigned char)*p;
-		hash *= 1099511628211ULL;
-	}
-	return hash ^ 0xff; /* a field separator */
-}
-
 /* The rank of this process in its job, or -1 (digits only). */
 static long long job_rank(void)
 {
@@ -356,41 +348,20 @@ static long long job_rank(void)
 	return -1;
 }
 
-/* This client's phase within a window of @w ns (see the top comment). */
+/* This client's phase within a window of @w ns, -1 when off (see the top
+ * comment; the rule is tp_pacing_phase_ns). */
 static long long client_phase_ns(long long w)
 {
 	const char *off = getenv("TOPOPLACE_IO_PHASE");
-	unsigned long long job =
-	    hash_text(14695981039346656037ULL, getenv("SLURM_JOB_ID"));
 	long long rank = job_rank();
-	double fraction;
+	char host[256] = "";
 
 	if (off && !strcmp(off, "0"))
 		return -1;
-	if (rank >= 0) {
-		/* Golden-ratio steps: any n consecutive ranks leave no gap
-		 * wider than about 2.6 / n of the window. */
-		fraction = (double)(job >> 11) / 9007199254740992.0 +
-		           (double)rank * 0.6180339887498949;
-	} else {
-		char host[256] = "", pid[24], *p = pid + sizeof(pid);
-		unsigned long long h, v = (unsigned long long)getpid();
-
-		if (gethostname(host, sizeof(host) - 1) != 0)
-			host[0] = 0;
-		/* No stdio: this runs in a forked child too. */
-		*--p = 0;
-		do
-			*--p = (char)('0' + v % 10);
-		while (v /= 10);
-		h = hash_text(hash_text(job, host), p);
-		h ^= h >> 29; /* FNV's low bits mix poorly: fold them */
-		h *= 0xbf58476d1ce4e5b9ULL;
-		h ^= h >> 32;
-		fraction = (double)(h >> 11) / 9007199254740992.0;
-	}
-	fraction -= (double)(long long)fraction;
-	return (long long)(fraction * (double)w);
+	if (rank < 0 && gethostname(host, sizeof(host) - 1) != 0)
+		host[0] = 0;
+	return tp_pacing_phase_ns(getenv("SLURM_JOB_ID"), rank, host,
+	                          (unsigned long long)getpid(), w);
 }
 
 /* A forked child is another client: its own phase. */

@@ -1,6 +1,7 @@
 #!/bin/bash
 # MPI-IO through the pacing library's MPI part (libtopoplace_pacing_mpi.so:
-# throttle/pacing.c + throttle/pacing_mpi.c, PMPI-style MPI_File_write*).
+# throttle/pacing.c + throttle/phase.c + throttle/pacing_mpi.c, PMPI-style
+# MPI_File_write*).
 #
 # The test compiles the library (and a small MPI writer) with mpicc into a
 # temporary directory, so it runs whatever configure found; it skips
@@ -39,7 +40,8 @@ trap 'rm -rf "$tmp"' EXIT
 tp_check "the MPI pacing library builds with mpicc" \
 	mpicc -std=gnu11 -O2 -Wall -Wextra -Werror -fPIC -shared \
 	-I"$abs_top_builddir" -I"$abs_top_srcdir/throttle" \
-	"$abs_top_srcdir/throttle/pacing.c" "$abs_top_srcdir/throttle/pacing_mpi.c" \
+	"$abs_top_srcdir/throttle/pacing.c" "$abs_top_srcdir/throttle/phase.c" \
+	"$abs_top_srcdir/throttle/pacing_mpi.c" \
 	-o "$tmp/libtopoplace_pacing_mpi.so" || tp_done
 tp_check "the MPI writer builds" \
 	mpicc -O2 "$abs_top_srcdir/tests/integration/pacing_mpi_writer.c" \

@@ -137,21 +137,21 @@ link_run_point() {
 }
 
 # link_latency_stats KIND WINDOW_US < sweep: "mean p99" of the latencies
-# of the rows of that kind and window.
+# of the rows of that kind and window (LINK_STATS_DECIMALS [1] decimals).
 link_latency_stats() {
 	awk -F, -v k="$1" -v w="$2" '$7 == k && $3 == w { print $6 }' |
-		sort -g | awk '{ v[NR] = $1; s += $1 }
+		sort -g | awk -v d="${LINK_STATS_DECIMALS:-1}" '{ v[NR] = $1; s += $1 }
 		END { if (!NR) { print "0 0"; exit }
 			p = 0.99 * (NR - 1); lo = int(p); f = p - lo
 			q = (lo + 1 < NR) ? v[lo + 1] * (1 - f) + v[lo + 2] * f : v[NR]
-			printf "%.1f %.1f\n", s / NR, q }'
+			printf "%." d "f %." d "f\n", s / NR, q }'
 }
 
 # link_io_interval WINDOW_US < sweep: the clients' mean start-to-start
 # interval at that window (us) and the number of requests.
 link_io_interval() {
 	awk -F, -v w="$1" '$7 == "io" && $3 == w { print $4, $5 }' | sort -k1,1n -k2,2g |
-		awk '{ if ($1 != c) { if (n[c] > 1) { s += (l - f) / (n[c] - 1); k++ } c = $1; f = $2 } n[$1]++; l = $2; r++ }
+		awk '{ if (NR == 1 || $1 != c) { if (n[c] > 1) { s += (l - f) / (n[c] - 1); k++ } c = $1; f = $2 } n[$1]++; l = $2; r++ }
 		END { if (n[c] > 1) { s += (l - f) / (n[c] - 1); k++ } printf "%.0f %d\n", k ? s / k : 0, r }'
 }
 
