@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app_identity.h"
 #include "store.h"
 #include "summary.h"
 #include "tp_file.h"
@@ -1228,8 +1229,8 @@ static tp_status read_summary(const tp_store_options *opt, int dirfd,
                               const char *ns, const char *name,
                               const char *label, const char *run,
                               const struct stat *run_sb, uid_t owner,
-                              tp_profile_summary *summary, bool *unjudged,
-                              tp_error *err)
+                              bool verify, tp_profile_summary *summary,
+                              bool *unjudged, tp_error *err)
 {
 	char sum[TP_STORE_FILE_MAX + 1], path[4096 + 4 * TP_STORE_NAME_MAX];
 	struct stat sb;
@@ -1272,6 +1273,8 @@ static tp_status read_summary(const tp_store_options *opt, int dirfd,
 		                    path, summary->profile_file,
 		                    (unsigned long long)summary->profile_bytes,
 		                    (unsigned long long)run_sb->st_size);
+	if (!verify)
+		return TP_OK;
 	st = verify_credential(opt, ns, name, summary->digest,
 	                       summary->credential, NULL, err);
 	/* munged did not answer: the run's own credential cannot be checked
@@ -1282,14 +1285,70 @@ static tp_status read_summary(const tp_store_options *opt, int dirfd,
 	return st;
 }
 
+/*
+ * The rank counts of the newest TP_IDENTITY_RUN_CANDIDATES_MAX runs of
+ * @files (oldest first) from their summaries, unverified (0 when one
+ * cannot be read), and the run tp_identity_choose_run gives a job of
+ * @job_tasks tasks.  Returns the index into @files.
+ */
+static size_t choose_run(const tp_store_options *opt, int dirfd,
+                         const char *label, uid_t owner, char **files,
+                         size_t count, uint32_t job_tasks,
+                         tp_identity_run_choice *choice)
+{
+	uint32_t ranks[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	size_t first = count > TP_IDENTITY_RUN_CANDIDATES_MAX
+	                   ? count - TP_IDENTITY_RUN_CANDIDATES_MAX
+	                   : 0;
+	tp_profile_summary *summary;
+
+	if (!job_tasks || count == 1) {
+		/* Nothing to weigh: the newest, as every reader. */
+		tp_identity_run_choice newest = {count - 1, false, false};
+
+		*choice = newest;
+		return count - 1;
+	}
+	summary = malloc(sizeof(*summary));
+	for (size_t i = first; i < count; i++) {
+		struct stat sb;
+		tp_error ignored;
+		bool unjudged;
+
+		ranks[i - first] = 0;
+		if (summary &&
+		    !fstatat(dirfd, files[i], &sb, AT_SYMLINK_NOFOLLOW) &&
+		    read_summary(opt, dirfd, NULL, NULL, label, files[i], &sb,
+		                 owner, false, summary, &unjudged,
+		                 &ignored) == TP_OK)
+			ranks[i - first] = summary->ranks;
+	}
+	free(summary);
+	*choice = tp_identity_choose_run(ranks, count - first, job_tasks);
+	return first + choice->index;
+}
+
 tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
                                const char *name, tp_profile_summary *summary,
                                tp_store_entry *run, bool *fallback,
                                tp_error *err)
 {
+	tp_identity_run_choice choice;
+
+	return tp_store_get_summary_for(opt, ns, name, 0, summary, run, &choice,
+	                                fallback, err);
+}
+
+tp_status tp_store_get_summary_for(const tp_store_options *opt, const char *ns,
+                                   const char *name, uint32_t job_tasks,
+                                   tp_profile_summary *summary,
+                                   tp_store_entry *run,
+                                   tp_identity_run_choice *choice,
+                                   bool *fallback, tp_error *err)
+{
 	char label[4096 + 2 * TP_STORE_NAME_MAX];
 	char **files = NULL;
-	size_t count = 0;
+	size_t count = 0, chosen;
 	struct stat sb;
 	bool unjudged = false;
 	uid_t owner;
@@ -1298,6 +1357,7 @@ tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
 
 	*fallback = false;
 	memset(run, 0, sizeof(*run));
+	memset(choice, 0, sizeof(*choice));
 	if ((st = check_options(opt, err)) != TP_OK ||
 	    (st = check_names(ns, name, err)) != TP_OK ||
 	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
@@ -1312,9 +1372,11 @@ tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
 		                  label);
 	if (st != TP_OK)
 		goto out;
+	chosen = choose_run(opt, dirfd, label, owner, files, count, job_tasks,
+	                    choice);
 	snprintf(run->ns, sizeof(run->ns), "%s", ns);
 	snprintf(run->name, sizeof(run->name), "%s", name);
-	snprintf(run->file, sizeof(run->file), "%s", files[count - 1]);
+	snprintf(run->file, sizeof(run->file), "%s", files[chosen]);
 	/* Past this point every failure leaves the run itself to read. */
 	*fallback = true;
 	if (fstatat(dirfd, run->file, &sb, AT_SYMLINK_NOFOLLOW)) {
@@ -1325,7 +1387,7 @@ tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
 	run->size_bytes = (uint64_t)sb.st_size;
 	run->mtime_s = (int64_t)sb.st_mtim.tv_sec;
 	st = read_summary(opt, dirfd, ns, name, label, run->file, &sb, owner,
-	                  summary, &unjudged, err);
+	                  true, summary, &unjudged, err);
 	if (st == TP_OK || unjudged)
 		*fallback = false;
 out:

@@ -48,6 +48,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "app_identity.h"
 #include "profile.h"
 #include "summary.h"
 #include "tp_error.h"
@@ -229,6 +230,25 @@ tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
                                const char *name, tp_profile_summary *summary,
                                tp_store_entry *run, bool *fallback,
                                tp_error *err);
+
+/*
+ * tp_store_get_summary for a job of @job_tasks tasks (0: none given): when
+ * @ns/@name has several runs, the run is the one tp_identity_choose_run
+ * (app_identity.h) gives among the newest TP_IDENTITY_RUN_CANDIDATES_MAX,
+ * weighed by their summaries' rank counts (read, not verified: only the
+ * chosen run's summary is verified, as tp_store_get_summary verifies the
+ * newest's); *@choice says which and whether an older run was preferred
+ * to the newest.  @run names the chosen run, so a caller that falls back
+ * reads that one.  Not called by the daemons yet: slurmctld's class and
+ * slurmd's remapping must then both use it, or they would read different
+ * runs (issue #18).
+ */
+tp_status tp_store_get_summary_for(const tp_store_options *opt, const char *ns,
+                                   const char *name, uint32_t job_tasks,
+                                   tp_profile_summary *summary,
+                                   tp_store_entry *run,
+                                   tp_identity_run_choice *choice,
+                                   bool *fallback, tp_error *err);
 
 /*
  * Write the summary of run @file of @ns/@name (for stores written before

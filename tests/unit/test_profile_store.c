@@ -1055,6 +1055,78 @@ static void test_bad_last_use_records_are_named_and_ignored(void **state)
 	assert_int_equal(used_s, 5000);
 }
 
+/* A stored run of @ranks ranks (the fixture's profiles have 64). */
+static void put_ranks(struct fixture *fx, const char *name, uint32_t ranks,
+                      char file[TP_STORE_FILE_MAX + 1])
+{
+	tp_profile_header h = {.ranks = ranks, .ranks_per_node = 1};
+	tp_profile *p;
+	tp_error err;
+
+	strcpy(h.app, "lulesh");
+	assert_int_equal(tp_profile_new(&h, &p, NULL), TP_OK);
+	assert_int_equal(tp_profile_add_pair(p, 0, 1, 100, 1, NULL), TP_OK);
+	assert_int_equal(tp_profile_finish(p, NULL), TP_OK);
+	if (tp_store_put(&fx->opt, fx->ns, name, p, file, &err) != TP_OK)
+		fail_msg("put: %s", err.message);
+	tp_profile_free(p);
+}
+
+static void test_summary_for_a_job_is_its_task_counts_newest_run(void **st)
+{
+	struct fixture *fx = *st;
+	char four[TP_STORE_FILE_MAX + 1], eight[TP_STORE_FILE_MAX + 1];
+	char path[512], cmd[700];
+	tp_identity_run_choice choice;
+	tp_profile_summary sum;
+	tp_store_entry run;
+	bool fallback;
+	tp_error err;
+
+	put_ranks(fx, "ring", 4, four);
+	put_ranks(fx, "ring", 8, eight);
+	assert_int_equal(tp_store_get_summary_for(&fx->opt, fx->ns, "ring", 4,
+	                                          &sum, &run, &choice,
+	                                          &fallback, &err),
+	                 TP_OK);
+	assert_int_equal(sum.ranks, 4);
+	assert_string_equal(run.file, four);
+	assert_true(choice.matched);
+	assert_true(choice.over_newest);
+	/* No run of 16 ranks, or no task count: the newest. */
+	assert_int_equal(tp_store_get_summary_for(&fx->opt, fx->ns, "ring", 16,
+	                                          &sum, &run, &choice,
+	                                          &fallback, &err),
+	                 TP_OK);
+	assert_string_equal(run.file, eight);
+	assert_false(choice.over_newest);
+	assert_int_equal(tp_store_get_summary_for(&fx->opt, fx->ns, "ring", 0,
+	                                          &sum, &run, &choice,
+	                                          &fallback, &err),
+	                 TP_OK);
+	assert_int_equal(sum.ranks, 8);
+	/* The chosen run's summary is verified: one signed by another uid
+	 * is refused, and the caller falls back to that run itself. */
+	summary_path(fx, "ring", four, path, sizeof(path));
+	snprintf(cmd, sizeof(cmd), "sed -i 's/FAKE:[0-9]*:/FAKE:4242:/' '%s'",
+	         path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tp_store_get_summary_for(&fx->opt, fx->ns, "ring", 4,
+	                                          &sum, &run, &choice,
+	                                          &fallback, &err),
+	                 TP_ERR_AUTH);
+	assert_true(fallback);
+	assert_string_equal(run.file, four);
+	/* A summary that cannot be read has no rank count: never chosen. */
+	assert_int_equal(truncate(path, 10), 0);
+	assert_int_equal(tp_store_get_summary_for(&fx->opt, fx->ns, "ring", 4,
+	                                          &sum, &run, &choice,
+	                                          &fallback, &err),
+	                 TP_OK);
+	assert_string_equal(run.file, eight);
+	assert_false(choice.matched);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -1087,6 +1159,7 @@ int main(void)
 	    T(test_max_age_drops_old_runs_per_application),
 	    T(test_last_use_is_recorded_once_a_minute),
 	    T(test_bad_last_use_records_are_named_and_ignored),
+	    T(test_summary_for_a_job_is_its_task_counts_newest_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
