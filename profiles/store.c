@@ -295,6 +295,30 @@ static tp_status open_name_dir(const tp_store_options *opt, const char *ns,
 	return st;
 }
 
+/*
+ * Check @opt and the names, and open the existing directory of
+ * application @ns/@name for a reader or pruner: *@owner is the
+ * namespace's owner, *@dirfd the directory (the caller closes it), @label
+ * its path for errors.
+ */
+static tp_status open_app_dir(const tp_store_options *opt, const char *ns,
+                              const char *name, uid_t *owner, int *dirfd,
+                              char label[4096 + 2 * TP_STORE_NAME_MAX],
+                              tp_error *err)
+{
+	tp_status st;
+
+	if ((st = check_options(opt, err)) != TP_OK ||
+	    (st = check_names(ns, name, err)) != TP_OK ||
+	    (st = tp_store_namespace_owner(ns, owner, err)) != TP_OK)
+		return st;
+	st = open_name_dir(opt, ns, name, *owner, 0, dirfd, err);
+	if (st == TP_OK)
+		snprintf(label, 4096 + 2 * TP_STORE_NAME_MAX, "%s/%s/%s",
+		         opt->root, ns, name);
+	return st;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -1358,14 +1382,9 @@ tp_status tp_store_get_summary_for(const tp_store_options *opt, const char *ns,
 	*fallback = false;
 	memset(run, 0, sizeof(*run));
 	memset(choice, 0, sizeof(*choice));
-	if ((st = check_options(opt, err)) != TP_OK ||
-	    (st = check_names(ns, name, err)) != TP_OK ||
-	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
-		return st;
-	st = open_name_dir(opt, ns, name, owner, 0, &dirfd, err);
+	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
 	if (st != TP_OK)
 		return st;
-	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
 	st = list_entries(dirfd, label, is_run_file, &files, &count, err);
 	if (st == TP_OK && count == 0)
 		st = tp_error_set(err, TP_ERR_NOTFOUND, "%s: no stored run",
@@ -1442,14 +1461,9 @@ tp_status tp_store_prune(const tp_store_options *opt, const char *ns,
 
 	if (removed)
 		*removed = 0;
-	if ((st = check_options(opt, err)) != TP_OK ||
-	    (st = check_names(ns, name, err)) != TP_OK ||
-	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
-		return st;
-	st = open_name_dir(opt, ns, name, owner, 0, &dirfd, err);
+	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
 	if (st != TP_OK)
 		return st;
-	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
 	st = prune_dir(opt, dirfd, label, now_s, &dropped, err);
 	close(dirfd);
 	if (removed)
@@ -1565,14 +1579,9 @@ tp_status tp_store_last_use(const tp_store_options *opt, const char *ns,
 	tp_status st;
 	int dirfd;
 
-	if ((st = check_options(opt, err)) != TP_OK ||
-	    (st = check_names(ns, name, err)) != TP_OK ||
-	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
-		return st;
-	st = open_name_dir(opt, ns, name, owner, 0, &dirfd, err);
+	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
 	if (st != TP_OK)
 		return st;
-	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
 	st = read_last_use(dirfd, label, owner, &when, &job, err);
 	close(dirfd);
 	if (st == TP_OK) {
@@ -1633,19 +1642,14 @@ tp_status tp_store_note_use(const tp_store_options *opt, const char *ns,
 
 	if (written)
 		*written = false;
-	if ((st = check_options(opt, err)) != TP_OK ||
-	    (st = check_names(ns, name, err)) != TP_OK ||
-	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
-		return st;
 	if (now_s < 0)
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "last use of %s/%s: time %lld before the "
 		                    "epoch",
 		                    ns, name, (long long)now_s);
-	st = open_name_dir(opt, ns, name, owner, 0, &dirfd, err);
+	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
 	if (st != TP_OK)
 		return st;
-	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
 	st = read_last_use(dirfd, label, owner, &used_s, &used_job, &old_err);
 	if (st == TP_OK && used_s <= now_s &&
 	    now_s - used_s < TP_STORE_LAST_USE_RESOLUTION_S) {

@@ -502,11 +502,7 @@ done
 M=$(mktemp -d /tmp/tp-cli-json.XXXXXX) || exit 1
 chmod 755 "$M"
 trap 'kill "$(cat "$M/munged.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$work" "$M"' EXIT
-mungekey -c -k "$M/munged.key" -b 1024 &&
-	munged --socket="$M/munged.socket" --key-file="$M/munged.key" \
-		--log-file="$M/munged.log" --pid-file="$M/munged.pid" \
-		--seed-file="$M/munged.seed"
-for _ in $(seq 50); do [[ -S $M/munged.socket ]] && break; sleep 0.1; done
+tp_private_munged "$M"
 S=$M/store
 mkdir -m 755 "$S"
 P=(--store "$S" --munge-socket "$M/munged.socket")
