@@ -1102,6 +1102,34 @@ static int action_put(struct common *c, int argc, char **argv)
 }
 
 /*
+ * The [NS[/NAME]] argument of an action over part of the store
+ * (summarize, prune) into @ref, *@ns and *@name (NULL: all); 0, or the
+ * exit status of a usage error, said on stderr.
+ */
+static int store_scope(const struct common *c, const char *action, int argc,
+                       char **argv, char ref[512], char **ns, char **name)
+{
+	char *run = NULL;
+
+	*ns = *name = NULL;
+	if (!c->store)
+		return tp_cli_usage_error(WHAT, "%s: --store is required",
+		                          action);
+	if (argc > 1)
+		return tp_cli_usage_error(WHAT, "%s: at most one NS[/NAME]",
+		                          action);
+	if (argc == 1) {
+		snprintf(ref, 512, "%s", argv[0]);
+		*ns = ref;
+		if ((strchr(ref, '/') && split_ref(ref, ns, name, &run)) ||
+		    run || !tp_store_valid_name(*ns))
+			return tp_cli_usage_error(WHAT, "%s: bad '%s'", action,
+			                          argv[0]);
+	}
+	return TP_EXIT_OK;
+}
+
+/*
  * summarize [NS[/NAME]]: write the summary beside every stored run (for
  * runs stored before summaries existed, or whose summary went stale), so
  * slurmctld classifies them without reading them.  Each run is verified
@@ -1109,25 +1137,14 @@ static int action_put(struct common *c, int argc, char **argv)
  */
 static int action_summarize(struct common *c, int argc, char **argv)
 {
-	char ref[512], *ns = NULL, *name = NULL, *run = NULL;
+	char ref[512], *ns, *name;
 	tp_store_list list;
 	size_t written = 0, failed = 0;
 	tp_error err;
+	int rc = store_scope(c, "summarize", argc, argv, ref, &ns, &name);
 
-	if (!c->store)
-		return tp_cli_usage_error(WHAT,
-		                          "summarize: --store is required");
-	if (argc > 1)
-		return tp_cli_usage_error(WHAT,
-		                          "summarize: at most one NS[/NAME]");
-	if (argc == 1) {
-		snprintf(ref, sizeof(ref), "%s", argv[0]);
-		ns = ref;
-		if ((strchr(ref, '/') && split_ref(ref, &ns, &name, &run)) ||
-		    run || !tp_store_valid_name(ns))
-			return tp_cli_usage_error(WHAT, "summarize: bad '%s'",
-			                          argv[0]);
-	}
+	if (rc != TP_EXIT_OK)
+		return rc;
 	if (tp_store_list_runs(&c->opt, ns, name, &list, &err) != TP_OK)
 		return tp_cli_fail(WHAT, &err);
 	for (size_t i = 0; i < list.count; i++) {
@@ -1156,25 +1173,16 @@ static int action_summarize(struct common *c, int argc, char **argv)
  */
 static int action_prune(struct common *c, int argc, char **argv)
 {
-	char ref[512], *ns = NULL, *name = NULL, *run = NULL;
+	char ref[512], *ns, *name;
 	tp_store_list list;
 	tp_app_summary *apps = NULL;
 	size_t app_count = 0, failed = 0, removed_total = 0;
 	int64_t now_s = (int64_t)time(NULL);
 	tp_error err;
+	int rc = store_scope(c, "prune", argc, argv, ref, &ns, &name);
 
-	if (!c->store)
-		return tp_cli_usage_error(WHAT, "prune: --store is required");
-	if (argc > 1)
-		return tp_cli_usage_error(WHAT, "prune: at most one NS[/NAME]");
-	if (argc == 1) {
-		snprintf(ref, sizeof(ref), "%s", argv[0]);
-		ns = ref;
-		if ((strchr(ref, '/') && split_ref(ref, &ns, &name, &run)) ||
-		    run || !tp_store_valid_name(ns))
-			return tp_cli_usage_error(WHAT, "prune: bad '%s'",
-			                          argv[0]);
-	}
+	if (rc != TP_EXIT_OK)
+		return rc;
 	if (tp_store_list_runs(&c->opt, ns, name, &list, &err) != TP_OK)
 		return tp_cli_fail(WHAT, &err);
 	if (tp_app_summaries(&list, &apps, &app_count, &err) != TP_OK) {
