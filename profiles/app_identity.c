@@ -79,3 +79,19 @@ tp_identity_profile tp_identity_job_profile(const char *comm_profile,
 	                 user && tp_store_valid_name(user);
 	return profile;
 }
+
+tp_identity_run_choice tp_identity_choose_run(const uint32_t *run_ranks,
+                                              size_t count, uint32_t job_tasks)
+{
+	tp_identity_run_choice choice = {count ? count - 1 : 0, false, false};
+
+	for (size_t i = count; job_tasks && i-- > 0;) {
+		if (run_ranks[i] == job_tasks) {
+			choice.index = i;
+			choice.matched = true;
+			choice.over_newest = i + 1 < count;
+			break;
+		}
+	}
+	return choice;
+}

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tp_error.h"
 
@@ -71,5 +72,31 @@ typedef struct tp_identity_profile {
 tp_identity_profile tp_identity_job_profile(const char *comm_profile,
                                             const char *job_name,
                                             const char *user);
+
+/*
+ * How many of an application's newest runs a lookup weighs when choosing
+ * one by rank count: each costs slurmctld's lookup thread one summary read
+ * (a few KiB), so at most this many, whatever ProfileKeep is.
+ */
+#define TP_IDENTITY_RUN_CANDIDATES_MAX 16
+
+/* Which run of an application a job gets (tp_identity_choose_run). */
+typedef struct tp_identity_run_choice {
+	size_t index;     /* into the candidates */
+	bool matched;     /* its ranks are the job's task count */
+	bool over_newest; /* an older run was preferred to the newest */
+} tp_identity_run_choice;
+
+/*
+ * The run of an application a job with @job_tasks tasks (0: the job gave
+ * no task count) is placed with, among @count >= 1 candidates whose rank
+ * counts are @run_ranks, oldest first (0: a run whose summary could not be
+ * read: never matched): the newest run with the job's task count, else the
+ * newest run.  A profile of another rank count still gives the job its
+ * class; its ranks are remapped only when the counts are equal
+ * (topoplace-profile(5), APPLICATION IDENTITY).
+ */
+tp_identity_run_choice tp_identity_choose_run(const uint32_t *run_ranks,
+                                              size_t count, uint32_t job_tasks);
 
 #endif /* TP_APP_IDENTITY_H */

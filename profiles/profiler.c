@@ -602,6 +602,7 @@ static int write_profile(tp_profile *p, const char *name)
 	const char *file = getenv("TOPOPLACE_PROFILE_FILE");
 	const char *dir = getenv("TOPOPLACE_PROFILE_DIR");
 	const char *keep = getenv("TOPOPLACE_PROFILE_KEEP");
+	const char *max_age = getenv("TOPOPLACE_PROFILE_MAX_AGE");
 	int verbose = getenv("TOPOPLACE_PROFILE_VERBOSE") != NULL;
 	char path[PATH_MAX], stored[TP_STORE_FILE_MAX + 1];
 	tp_error err;
@@ -634,6 +635,20 @@ static int write_profile(tp_profile *p, const char *name)
 				     keep, opt.keep);
 			else
 				opt.keep = (unsigned)k;
+		}
+		if (max_age && max_age[0]) {
+			char *end;
+			unsigned long long age = strtoull(max_age, &end, 10);
+
+			/* topoplace.conf's bound on ProfileMaxAge: 3650d. */
+			if (*end || max_age[0] == '-' ||
+			    age > 3650ull * 24 * 3600)
+				warn("TOPOPLACE_PROFILE_MAX_AGE '%s': not "
+				     "seconds 0..315360000; pruning runs "
+				     "older than %lld s",
+				     max_age, (long long)opt.max_age_s);
+			else
+				opt.max_age_s = (int64_t)age;
 		}
 		if (tp_store_put(&opt, ns, name, p, stored, &err) != TP_OK) {
 			warn("%s; profile not written", err.message);

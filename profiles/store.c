@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app_identity.h"
 #include "store.h"
 #include "summary.h"
 #include "tp_file.h"
@@ -294,6 +295,30 @@ static tp_status open_name_dir(const tp_store_options *opt, const char *ns,
 	return st;
 }
 
+/*
+ * Check @opt and the names, and open the existing directory of
+ * application @ns/@name for a reader or pruner: *@owner is the
+ * namespace's owner, *@dirfd the directory (the caller closes it), @label
+ * its path for errors.
+ */
+static tp_status open_app_dir(const tp_store_options *opt, const char *ns,
+                              const char *name, uid_t *owner, int *dirfd,
+                              char label[4096 + 2 * TP_STORE_NAME_MAX],
+                              tp_error *err)
+{
+	tp_status st;
+
+	if ((st = check_options(opt, err)) != TP_OK ||
+	    (st = check_names(ns, name, err)) != TP_OK ||
+	    (st = tp_store_namespace_owner(ns, owner, err)) != TP_OK)
+		return st;
+	st = open_name_dir(opt, ns, name, *owner, 0, dirfd, err);
+	if (st == TP_OK)
+		snprintf(label, 4096 + 2 * TP_STORE_NAME_MAX, "%s/%s/%s",
+		         opt->root, ns, name);
+	return st;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -390,30 +415,63 @@ static void make_stamp(char *out, size_t size)
 	         (unsigned)getpid(), rnd);
 }
 
-/* Drop the oldest runs beyond opt->keep; races with other pruners are
- * harmless (ENOENT ignored). */
-static void prune(const tp_store_options *opt, int dirfd, const char *label)
+/*
+ * Whether run @files[@index] of @count (sorted oldest first) goes: beyond
+ * the newest opt->keep, or older than opt->max_age_s (see tp_store_prune).
+ * A run whose time cannot be read is left to the next pruner.
+ */
+static bool run_expires(const tp_store_options *opt, int dirfd, char **files,
+                        size_t count, size_t index, int64_t now_s)
+{
+	struct stat sb;
+
+	if (index + opt->keep < count)
+		return true;
+	return opt->max_age_s > 0 &&
+	       !fstatat(dirfd, files[index], &sb, AT_SYMLINK_NOFOLLOW) &&
+	       now_s - (int64_t)sb.st_mtim.tv_sec > opt->max_age_s;
+}
+
+/* Drop the runs of one application that run_expires says go; races with
+ * other pruners are harmless (ENOENT ignored). */
+static tp_status prune_dir(const tp_store_options *opt, int dirfd,
+                           const char *label, int64_t now_s, unsigned *removed,
+                           tp_error *err)
 {
 	char **files;
-	size_t count;
+	size_t count, kept = 0;
+	tp_status st;
 
-	if (list_entries(dirfd, label, is_run_file, &files, &count, NULL) !=
-	    TP_OK)
-		return;
-	for (size_t i = 0; i + opt->keep < count; i++) {
+	*removed = 0;
+	st = list_entries(dirfd, label, is_run_file, &files, &count, err);
+	if (st != TP_OK)
+		return st;
+	for (size_t i = 0; i < count; i++) {
 		char sum[TP_STORE_FILE_MAX + 1];
 
-		if (unlinkat(dirfd, files[i], 0) && errno != ENOENT)
+		if (!run_expires(opt, dirfd, files, count, i, now_s)) {
+			kept++;
+			continue;
+		}
+		if (unlinkat(dirfd, files[i], 0) && errno != ENOENT) {
 			tp_log(opt->logger, TP_LOG_WARNING,
 			       "%s/%s: cannot remove old run: %s", label,
 			       files[i], strerror(errno));
+			kept++;
+			continue;
+		}
+		(*removed)++;
 		summary_name(files[i], sum);
 		if (unlinkat(dirfd, sum, 0) && errno != ENOENT)
 			tp_log(opt->logger, TP_LOG_WARNING,
 			       "%s/%s: cannot remove old summary: %s", label,
 			       sum, strerror(errno));
 	}
+	/* No run left: nothing the record of its last use could speak of. */
+	if (!kept && count)
+		(void)unlinkat(dirfd, TP_STORE_LAST_USE_FILE, 0);
 	free_files(files, count);
+	return TP_OK;
 }
 
 /*
@@ -571,7 +629,16 @@ tp_status tp_store_put(const tp_store_options *opt, const char *ns,
 			(void)unlinkat(dirfd, sum, 0);
 		}
 	}
-	prune(opt, dirfd, label);
+	{
+		tp_error prune_err;
+		unsigned removed;
+
+		if (prune_dir(opt, dirfd, label, (int64_t)time(NULL), &removed,
+		              &prune_err) != TP_OK)
+			tp_log(opt->logger, TP_LOG_WARNING,
+			       "%s: old runs not pruned: %s", label,
+			       prune_err.message);
+	}
 	if (file)
 		memcpy(file, final, strlen(final) + 1);
 	tp_log(opt->logger, TP_LOG_DEBUG, "%s/%s: stored %zu bytes", label,
@@ -1186,8 +1253,8 @@ static tp_status read_summary(const tp_store_options *opt, int dirfd,
                               const char *ns, const char *name,
                               const char *label, const char *run,
                               const struct stat *run_sb, uid_t owner,
-                              tp_profile_summary *summary, bool *unjudged,
-                              tp_error *err)
+                              bool verify, tp_profile_summary *summary,
+                              bool *unjudged, tp_error *err)
 {
 	char sum[TP_STORE_FILE_MAX + 1], path[4096 + 4 * TP_STORE_NAME_MAX];
 	struct stat sb;
@@ -1230,6 +1297,8 @@ static tp_status read_summary(const tp_store_options *opt, int dirfd,
 		                    path, summary->profile_file,
 		                    (unsigned long long)summary->profile_bytes,
 		                    (unsigned long long)run_sb->st_size);
+	if (!verify)
+		return TP_OK;
 	st = verify_credential(opt, ns, name, summary->digest,
 	                       summary->credential, NULL, err);
 	/* munged did not answer: the run's own credential cannot be checked
@@ -1240,14 +1309,70 @@ static tp_status read_summary(const tp_store_options *opt, int dirfd,
 	return st;
 }
 
+/*
+ * The rank counts of the newest TP_IDENTITY_RUN_CANDIDATES_MAX runs of
+ * @files (oldest first) from their summaries, unverified (0 when one
+ * cannot be read), and the run tp_identity_choose_run gives a job of
+ * @job_tasks tasks.  Returns the index into @files.
+ */
+static size_t choose_run(const tp_store_options *opt, int dirfd,
+                         const char *label, uid_t owner, char **files,
+                         size_t count, uint32_t job_tasks,
+                         tp_identity_run_choice *choice)
+{
+	uint32_t ranks[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	size_t first = count > TP_IDENTITY_RUN_CANDIDATES_MAX
+	                   ? count - TP_IDENTITY_RUN_CANDIDATES_MAX
+	                   : 0;
+	tp_profile_summary *summary;
+
+	if (!job_tasks || count == 1) {
+		/* Nothing to weigh: the newest, as every reader. */
+		tp_identity_run_choice newest = {count - 1, false, false};
+
+		*choice = newest;
+		return count - 1;
+	}
+	summary = malloc(sizeof(*summary));
+	for (size_t i = first; i < count; i++) {
+		struct stat sb;
+		tp_error ignored;
+		bool unjudged;
+
+		ranks[i - first] = 0;
+		if (summary &&
+		    !fstatat(dirfd, files[i], &sb, AT_SYMLINK_NOFOLLOW) &&
+		    read_summary(opt, dirfd, NULL, NULL, label, files[i], &sb,
+		                 owner, false, summary, &unjudged,
+		                 &ignored) == TP_OK)
+			ranks[i - first] = summary->ranks;
+	}
+	free(summary);
+	*choice = tp_identity_choose_run(ranks, count - first, job_tasks);
+	return first + choice->index;
+}
+
 tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
                                const char *name, tp_profile_summary *summary,
                                tp_store_entry *run, bool *fallback,
                                tp_error *err)
 {
+	tp_identity_run_choice choice;
+
+	return tp_store_get_summary_for(opt, ns, name, 0, summary, run, &choice,
+	                                fallback, err);
+}
+
+tp_status tp_store_get_summary_for(const tp_store_options *opt, const char *ns,
+                                   const char *name, uint32_t job_tasks,
+                                   tp_profile_summary *summary,
+                                   tp_store_entry *run,
+                                   tp_identity_run_choice *choice,
+                                   bool *fallback, tp_error *err)
+{
 	char label[4096 + 2 * TP_STORE_NAME_MAX];
 	char **files = NULL;
-	size_t count = 0;
+	size_t count = 0, chosen;
 	struct stat sb;
 	bool unjudged = false;
 	uid_t owner;
@@ -1256,23 +1381,21 @@ tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
 
 	*fallback = false;
 	memset(run, 0, sizeof(*run));
-	if ((st = check_options(opt, err)) != TP_OK ||
-	    (st = check_names(ns, name, err)) != TP_OK ||
-	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
-		return st;
-	st = open_name_dir(opt, ns, name, owner, 0, &dirfd, err);
+	memset(choice, 0, sizeof(*choice));
+	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
 	if (st != TP_OK)
 		return st;
-	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
 	st = list_entries(dirfd, label, is_run_file, &files, &count, err);
 	if (st == TP_OK && count == 0)
 		st = tp_error_set(err, TP_ERR_NOTFOUND, "%s: no stored run",
 		                  label);
 	if (st != TP_OK)
 		goto out;
+	chosen = choose_run(opt, dirfd, label, owner, files, count, job_tasks,
+	                    choice);
 	snprintf(run->ns, sizeof(run->ns), "%s", ns);
 	snprintf(run->name, sizeof(run->name), "%s", name);
-	snprintf(run->file, sizeof(run->file), "%s", files[count - 1]);
+	snprintf(run->file, sizeof(run->file), "%s", files[chosen]);
 	/* Past this point every failure leaves the run itself to read. */
 	*fallback = true;
 	if (fstatat(dirfd, run->file, &sb, AT_SYMLINK_NOFOLLOW)) {
@@ -1283,7 +1406,7 @@ tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
 	run->size_bytes = (uint64_t)sb.st_size;
 	run->mtime_s = (int64_t)sb.st_mtim.tv_sec;
 	st = read_summary(opt, dirfd, ns, name, label, run->file, &sb, owner,
-	                  summary, &unjudged, err);
+	                  true, summary, &unjudged, err);
 	if (st == TP_OK || unjudged)
 		*fallback = false;
 out:
@@ -1323,5 +1446,224 @@ tp_status tp_store_summarize(const tp_store_options *opt, const char *ns,
 		st = write_summary(dirfd, label, file, profile, owner, err);
 	tp_profile_free(profile);
 	close(dirfd);
+	return st;
+}
+
+tp_status tp_store_prune(const tp_store_options *opt, const char *ns,
+                         const char *name, int64_t now_s, unsigned *removed,
+                         tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	unsigned dropped = 0;
+	uid_t owner;
+	tp_status st;
+	int dirfd;
+
+	if (removed)
+		*removed = 0;
+	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
+	if (st != TP_OK)
+		return st;
+	st = prune_dir(opt, dirfd, label, now_s, &dropped, err);
+	close(dirfd);
+	if (removed)
+		*removed = dropped;
+	return st;
+}
+
+/* One decimal field of a last-use record, up to @max. */
+static bool parse_decimal(const char **cursor, char stop, uint64_t max,
+                          uint64_t *out)
+{
+	const char *p = *cursor;
+	uint64_t v = 0;
+
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned digit = (unsigned)(*p - '0');
+
+		if (v > (max - digit) / 10)
+			return false;
+		v = v * 10 + digit;
+	}
+	if (*p != stop)
+		return false;
+	*cursor = p + 1;
+	*out = v;
+	return true;
+}
+
+#define LAST_USE_TAG "topoplace-last-use 1 "
+
+/* "topoplace-last-use 1 <unix s> <job id>\n" and nothing after. */
+static tp_status parse_last_use(const char *path, const char *text, size_t len,
+                                int64_t *used_s, uint64_t *job_id,
+                                tp_error *err)
+{
+	const char *p = text;
+	uint64_t when, job;
+
+	if (len < strlen(LAST_USE_TAG) ||
+	    memcmp(text, LAST_USE_TAG, strlen(LAST_USE_TAG)) ||
+	    memchr(text, '\0', len) || text[len - 1] != '\n')
+		goto bad;
+	p += strlen(LAST_USE_TAG);
+	if (!parse_decimal(&p, ' ', INT64_MAX, &when) ||
+	    !parse_decimal(&p, '\n', UINT64_MAX, &job) || p != text + len)
+		goto bad;
+	*used_s = (int64_t)when;
+	*job_id = job;
+	return TP_OK;
+bad:
+	return tp_error_set(err, TP_ERR_PARSE,
+	                    "%s: not a last-use record ('%s<unix seconds> "
+	                    "<job id>' and a newline): ignored",
+	                    path, LAST_USE_TAG);
+}
+
+/* Read the last-use record in @dirfd (@label its path), checked as
+ * tp_store_last_use says. */
+static tp_status read_last_use(int dirfd, const char *label, uid_t owner,
+                               int64_t *used_s, uint64_t *job_id, tp_error *err)
+{
+	char path[4096 + 4 * TP_STORE_NAME_MAX];
+	struct stat sb;
+	uint8_t *buf = NULL;
+	size_t len;
+	tp_status st;
+	int fd, saved;
+
+	snprintf(path, sizeof(path), "%s/%s", label, TP_STORE_LAST_USE_FILE);
+	fd = openat(dirfd, TP_STORE_LAST_USE_FILE,
+	            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		saved = errno;
+		if (saved == ENOENT)
+			return tp_error_set(err, TP_ERR_NOTFOUND,
+			                    "%s: never used", path);
+		return tp_error_set(
+		    err, saved == ELOOP ? TP_ERR_AUTH : TP_ERR_IO,
+		    "%s: %s: ignored", path,
+		    saved == ELOOP ? "a symbolic link" : strerror(saved));
+	}
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_nlink != 1 ||
+	    sb.st_uid != owner || (sb.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		return tp_error_set(
+		    err, TP_ERR_AUTH,
+		    "%s: owned by uid %u mode %03o, not a "
+		    "regular file of the namespace's owner (uid "
+		    "%u) that only it may write: ignored",
+		    path, (unsigned)sb.st_uid, (unsigned)(sb.st_mode & 0777),
+		    (unsigned)owner);
+	}
+	st = tp_profile_slurp_fd(fd, path, TP_STORE_LAST_USE_MAX_BYTES, &buf,
+	                         &len, err);
+	close(fd);
+	if (st != TP_OK)
+		return st;
+	st = parse_last_use(path, (const char *)buf, len, used_s, job_id, err);
+	free(buf);
+	return st;
+}
+
+tp_status tp_store_last_use(const tp_store_options *opt, const char *ns,
+                            const char *name, int64_t *used_s, uint64_t *job_id,
+                            tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	int64_t when = 0;
+	uint64_t job = 0;
+	uid_t owner;
+	tp_status st;
+	int dirfd;
+
+	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
+	if (st != TP_OK)
+		return st;
+	st = read_last_use(dirfd, label, owner, &when, &job, err);
+	close(dirfd);
+	if (st == TP_OK) {
+		if (used_s)
+			*used_s = when;
+		if (job_id)
+			*job_id = job;
+	}
+	return st;
+}
+
+/* Replace the last-use record in @dirfd with @text, owned by @owner. */
+static tp_status write_last_use(int dirfd, const char *label, uid_t owner,
+                                const char *text, tp_error *err)
+{
+	char stamp[48], tmp[96];
+	int fd, saved;
+
+	make_stamp(stamp, sizeof(stamp));
+	snprintf(tmp, sizeof(tmp), "%s%s.use", TMP_PREFIX, stamp);
+	fd = openat(dirfd, tmp,
+	            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return tp_error_set(err, TP_ERR_IO, "%s/%s: create: %s", label,
+		                    tmp, strerror(errno));
+	/* slurmctld (root) writes it for the owner: readers check the
+	 * owner, as for runs and summaries. */
+	if ((geteuid() != owner && fchown(fd, owner, (gid_t)-1)) ||
+	    tp_file_write_all(fd, text, strlen(text)) || fsync(fd)) {
+		saved = errno;
+		close(fd);
+		unlinkat(dirfd, tmp, 0);
+		return tp_error_set(err, TP_ERR_IO, "%s/%s: write: %s", label,
+		                    tmp, strerror(saved));
+	}
+	close(fd);
+	if (renameat(dirfd, tmp, dirfd, TP_STORE_LAST_USE_FILE)) {
+		saved = errno;
+		unlinkat(dirfd, tmp, 0);
+		return tp_error_set(err, TP_ERR_IO, "%s/%s: rename: %s", label,
+		                    TP_STORE_LAST_USE_FILE, strerror(saved));
+	}
+	return TP_OK;
+}
+
+tp_status tp_store_note_use(const tp_store_options *opt, const char *ns,
+                            const char *name, int64_t now_s, uint64_t job_id,
+                            bool *written, tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	char text[TP_STORE_LAST_USE_MAX_BYTES];
+	tp_error old_err;
+	int64_t used_s = 0;
+	uint64_t used_job;
+	uid_t owner;
+	tp_status st;
+	int dirfd;
+
+	if (written)
+		*written = false;
+	if (now_s < 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "last use of %s/%s: time %lld before the "
+		                    "epoch",
+		                    ns, name, (long long)now_s);
+	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
+	if (st != TP_OK)
+		return st;
+	st = read_last_use(dirfd, label, owner, &used_s, &used_job, &old_err);
+	if (st == TP_OK && used_s <= now_s &&
+	    now_s - used_s < TP_STORE_LAST_USE_RESOLUTION_S) {
+		close(dirfd);
+		return TP_OK;
+	}
+	if (st != TP_OK && st != TP_ERR_NOTFOUND)
+		tp_log(opt->logger, TP_LOG_WARNING, "%s (replaced)",
+		       old_err.message);
+	snprintf(text, sizeof(text), "%s%lld %llu\n", LAST_USE_TAG,
+	         (long long)now_s, (unsigned long long)job_id);
+	st = write_last_use(dirfd, label, owner, text, err);
+	close(dirfd);
+	if (st == TP_OK && written)
+		*written = true;
 	return st;
 }

@@ -13,12 +13,16 @@
  *   <root>/<user>/<name>        the user, 0700
  *   <root>/<user>/<name>/<stamp>.tpp  the user, 0600
  *   <root>/<user>/<name>/<stamp>.sum  the user, 0600: the run's summary
+ *   <root>/<user>/<name>/last-use     the user, 0600: when slurmctld last
+ *                                     chose a run of <name> for a job
  *
  * so no user can create, block or read another's namespace, and readers
  * that must see every profile (slurmctld, slurmd) run as root.  <name> names an
- * application profile ("lulesh"); each put adds one run, the last @keep
- * runs are kept.  <stamp> is time-ns-pid-random in hex, so names sort by
- * write time and never collide.
+ * application profile ("lulesh", or a batch script's key): each put adds
+ * one run, then prunes that application alone (tp_store_prune): the newest
+ * @keep runs are kept, and runs older than @max_age_s are dropped (every
+ * reader would refuse them).  <stamp> is time-ns-pid-random in hex, so
+ * names sort by write time and never collide.
  *
  * Writes are atomic: a temporary file in the name directory, fsync, rename,
  * fsync of the directory.  Readers never see a torn file.
@@ -44,6 +48,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "app_identity.h"
 #include "profile.h"
 #include "summary.h"
 #include "tp_error.h"
@@ -55,6 +60,18 @@
 #define TP_STORE_DEFAULT_KEEP   8
 /* 30 days: a profile describes an application, not one run. */
 #define TP_STORE_DEFAULT_MAX_AGE_S (30 * 24 * 3600)
+
+/*
+ * The last-use record of an application: TP_STORE_LAST_USE_FILE in its
+ * directory, one line "topoplace-last-use 1 <unix seconds> <job id>\n",
+ * at most TP_STORE_LAST_USE_MAX_BYTES.  Written at most once per
+ * TP_STORE_LAST_USE_RESOLUTION_S per application, so a stream of jobs of
+ * one application costs the store one small write a minute, not one per
+ * job.
+ */
+#define TP_STORE_LAST_USE_FILE         "last-use"
+#define TP_STORE_LAST_USE_MAX_BYTES    128
+#define TP_STORE_LAST_USE_RESOLUTION_S 60
 
 /* What a credential backend says about one credential. */
 typedef struct tp_store_cred {
@@ -84,12 +101,13 @@ typedef struct tp_store_auth {
 typedef struct tp_store_options {
 	const char *root;          /* the store directory (trusted path) */
 	const tp_store_auth *auth; /* required */
-	unsigned keep;             /* runs kept per name (>= 1) */
+	unsigned keep;             /* runs kept per application (>= 1) */
 	/*
 	 * Age bound on credentials.  0: the backend's TTL (munge's, at most
 	 * munged's --max-ttl) is enforced strictly.  > 0: a credential is
 	 * accepted up to max_age_s after it was encoded, even past the
-	 * backend's TTL (stored profiles outlive munge TTLs by design).
+	 * backend's TTL (stored profiles outlive munge TTLs by design), and
+	 * tp_store_prune drops runs older than that.
 	 */
 	int64_t max_age_s;
 	tp_profile_limits limits;
@@ -125,7 +143,8 @@ tp_status tp_store_namespace_owner(const char *ns, uid_t *uid, tp_error *err);
 
 /*
  * Sign @profile (finished) for @ns/@name with opt->auth as the calling
- * user and store it atomically; then drop runs beyond opt->keep.  The
+ * user and store it atomically; then prune @ns/@name (tp_store_prune,
+ * failures logged on opt->logger: the run is stored either way).  The
  * caller must own @ns (TP_ERR_AUTH otherwise: the readers would refuse
  * it).  The store root must not be writable by group or others
  * (TP_ERR_AUTH).  The namespace must exist unless the caller may create it
@@ -213,6 +232,25 @@ tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
                                tp_error *err);
 
 /*
+ * tp_store_get_summary for a job of @job_tasks tasks (0: none given): when
+ * @ns/@name has several runs, the run is the one tp_identity_choose_run
+ * (app_identity.h) gives among the newest TP_IDENTITY_RUN_CANDIDATES_MAX,
+ * weighed by their summaries' rank counts (read, not verified: only the
+ * chosen run's summary is verified, as tp_store_get_summary verifies the
+ * newest's); *@choice says which and whether an older run was preferred
+ * to the newest.  @run names the chosen run, so a caller that falls back
+ * reads that one.  Not called by the daemons yet: slurmctld's class and
+ * slurmd's remapping must then both use it, or they would read different
+ * runs (issue #18).
+ */
+tp_status tp_store_get_summary_for(const tp_store_options *opt, const char *ns,
+                                   const char *name, uint32_t job_tasks,
+                                   tp_profile_summary *summary,
+                                   tp_store_entry *run,
+                                   tp_identity_run_choice *choice,
+                                   bool *fallback, tp_error *err);
+
+/*
  * Write the summary of run @file of @ns/@name (for stores written before
  * summaries existed; tp_store_put writes one for each new run).  The run
  * is read and verified first.  The caller is the namespace's owner or
@@ -220,5 +258,49 @@ tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
  */
 tp_status tp_store_summarize(const tp_store_options *opt, const char *ns,
                              const char *name, const char *file, tp_error *err);
+
+/*
+ * Prune application @ns/@name at time @now_s: drop the runs (and their
+ * summaries) beyond the newest opt->keep, and, when opt->max_age_s > 0,
+ * the runs whose file time is more than opt->max_age_s before @now_s, the
+ * newest included: readers refuse a credential that old, so such a run
+ * can never be used again.  The newest run is dropped by age only, never
+ * by count.  When no run is left, the last-use record goes too.  Runs are
+ * not read or verified.  The caller is the namespace's owner or root.
+ * *@removed (may be NULL) gets the number of runs dropped.  Races with
+ * other pruners are harmless.  TP_ERR_NOTFOUND: no such application.
+ */
+tp_status tp_store_prune(const tp_store_options *opt, const char *ns,
+                         const char *name, int64_t now_s, unsigned *removed,
+                         tp_error *err);
+
+/*
+ * Record that a run of @ns/@name was chosen at @now_s for job @job_id:
+ * replace the application's last-use record atomically (a temporary file,
+ * fsync, rename), owned by the namespace's owner, mode 0600.  Skipped
+ * (*@written false, TP_OK) when the record already says a use less than
+ * TP_STORE_LAST_USE_RESOLUTION_S before @now_s.  A bad record in place is
+ * replaced (and said on opt->logger).  The caller is the owner or root
+ * (slurmctld); anyone else gets TP_ERR_IO from the directory's mode.
+ * Callers on a job's path log a failure and carry on: the record only
+ * informs listings, never a placement.  @written may be NULL.
+ */
+tp_status tp_store_note_use(const tp_store_options *opt, const char *ns,
+                            const char *name, int64_t now_s, uint64_t job_id,
+                            bool *written, tp_error *err);
+
+/*
+ * Read the last-use record of @ns/@name into *@used_s and *@job_id (either
+ * may be NULL).  TP_ERR_NOTFOUND: never recorded.  The record is not
+ * signed (it steers no placement and only lists the owner's own runs),
+ * but it must be a regular file with one link, owned by the namespace's
+ * owner and writable by nobody else (TP_ERR_AUTH otherwise: another user
+ * cannot plant one), at most TP_STORE_LAST_USE_MAX_BYTES (TP_ERR_LIMIT),
+ * in the format above (TP_ERR_PARSE).  Each error names the file and why;
+ * callers ignore the record then.
+ */
+tp_status tp_store_last_use(const tp_store_options *opt, const char *ns,
+                            const char *name, int64_t *used_s, uint64_t *job_id,
+                            tp_error *err);
 
 #endif /* TP_STORE_H */

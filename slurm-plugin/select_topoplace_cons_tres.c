@@ -1017,6 +1017,11 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 					info("topoplace: %pJ: profile %s/%s: "
 					     "%s",
 					     job_ptr, user, name, res.note);
+				if (res.use_error[0])
+					info("topoplace: %pJ: profile %s/%s: "
+					     "last use not recorded: %s",
+					     job_ptr, user, name,
+					     res.use_error);
 				if (dbg_profile && res.status == TP_OK)
 					info("topoplace: Profile: %pJ: %s/%s "
 					     "read in %" PRIu64 " us, answer "

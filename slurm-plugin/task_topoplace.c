@@ -1232,7 +1232,8 @@ static void _comm_record(stepd_step_rec_t *job, const tp_config *config,
 	const char *name = opts->comm_record_name[0] ? opts->comm_record_name
 	                   : site_name ? site_name
 	                               : getenvp(job->env, "SLURM_JOB_NAME");
-	const char *store = tp_config_site_settings(config)->profile_store;
+	const tp_config_site *site = tp_config_site_settings(config);
+	const char *store = site->profile_store;
 	tp_error err;
 
 	/* Only root makes a user's namespace (store.h); if that fails the
@@ -1245,6 +1246,11 @@ static void _comm_record(stepd_step_rec_t *job, const tp_config *config,
 	_lib_path("libtopoplace_profiler.so", lib, sizeof(lib));
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 	setenvf(&job->env, "TOPOPLACE_PROFILE_STORE", "%s", store);
+	/* The profiler prunes the application it stores into: by the
+	 * site's ProfileKeep and ProfileMaxAge, not its own defaults. */
+	setenvf(&job->env, "TOPOPLACE_PROFILE_KEEP", "%u", site->profile_keep);
+	setenvf(&job->env, "TOPOPLACE_PROFILE_MAX_AGE", "%lld",
+	        (long long)site->profile_max_age_s);
 	if (name && tp_store_valid_name(name))
 		setenvf(&job->env, "TOPOPLACE_PROFILE_NAME", "%s", name);
 	if (socket[0])

@@ -97,6 +97,10 @@ typedef struct tp_lookup_result {
 	                             profile; 0: imported */
 	bool by_script;                /* TP_OK: found by the script key */
 	char app[TP_LOOKUP_TEXT_MAX];  /* TP_OK: the profile's application */
+	/* TP_OK: why the use of the profile could not be recorded
+	 * (tp_store_note_use), for one log line; "" when it was, or needed
+	 * not be.  Never a reason to place the job otherwise. */
+	char use_error[TP_ERROR_MESSAGE_MAX];
 } tp_lookup_result;
 
 typedef enum tp_lookup_pass {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "convert.h"
@@ -376,6 +377,23 @@ static void lookup_classify(const tp_lookup_request *request,
 	snprintf(result->reason, sizeof(result->reason), "%s", cls.reason);
 }
 
+/*
+ * The job is placed with a run of @name: record the use beside it
+ * (tp_store_note_use: one small write a minute per application at most),
+ * for listings and the site's cleanup.  A failure only goes to the log.
+ */
+static void note_use(const tp_store_options *opt,
+                     const tp_lookup_request *request, const char *name,
+                     tp_lookup_result *result)
+{
+	tp_error err;
+
+	if (tp_store_note_use(opt, request->user, name, (int64_t)time(NULL),
+	                      request->job_id, NULL, &err) != TP_OK)
+		snprintf(result->use_error, sizeof(result->use_error), "%s",
+		         err.message);
+}
+
 void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
                        tp_lookup_result *result, void *ctx)
 {
@@ -467,6 +485,8 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	}
 	lookup_classify(request, totals, result);
 out:
+	if (result->status == TP_OK && !result->needs_full_read)
+		note_use(&opt, request, name, result);
 	free(totals);
 }
 

@@ -15,3 +15,7 @@ dist_man1_MANS += doc/topoplace.1
 # The --json forms of every command (topoplace-json(7)).
 dist_check_SCRIPTS += tests/integration/cli_json.sh
 TESTS += tests/integration/cli_json.sh
+
+# profile list --apps (last use) and profile prune: freshness per application.
+dist_check_SCRIPTS += tests/integration/cli_profile_apps.sh
+TESTS += tests/integration/cli_profile_apps.sh

@@ -72,6 +72,10 @@ static void usage(FILE *out)
 	    "reads beside\n"
 	    "                                      each stored run (needs "
 	    "--store)\n"
+	    "  prune [NS[/NAME]]                   per application: drop runs "
+	    "beyond --keep\n"
+	    "                                      and older than --max-age "
+	    "(needs --store)\n"
 	    "  record [--name N] [--store DIR] [--dir DIR] [--lib SO] -- "
 	    "CMD...\n"
 	    "                                      run CMD with the profiler "
@@ -80,9 +84,12 @@ static void usage(FILE *out)
 	    "  --store DIR          profile store (default "
 	    "$TOPOPLACE_PROFILE_STORE)\n"
 	    "  --munge-socket PATH  munged socket (default munge's)\n"
-	    "  --max-age SECONDS    accept credentials this old (default %d; 0 "
-	    "= munge TTL)\n"
-	    "  --keep K             runs kept per name by put (default %d)\n"
+	    "  --max-age SECONDS    accept credentials this old, prune runs "
+	    "older\n"
+	    "                       (default %d; 0 = munge TTL, no pruning by "
+	    "age)\n"
+	    "  --keep K             runs kept per application by put and prune "
+	    "(default %d)\n"
 	    "  --ttl SECONDS        munge credential TTL for put\n"
 	    "  --json               show, list and verify print one JSON "
 	    "document\n"
@@ -487,8 +494,25 @@ static void json_judgement(tp_json *j, const tp_error *err)
 }
 
 /*
+ * When @a was last chosen for a job (*used_s, true), or false: never, or
+ * its record is bad (said once on stderr, naming the file, and ignored).
+ */
+static bool app_last_use(const struct common *c, const tp_app_summary *a,
+                         int64_t *used_s)
+{
+	tp_error err;
+	tp_status st =
+	    tp_store_last_use(&c->opt, a->ns, a->name, used_s, NULL, &err);
+
+	if (st != TP_OK && st != TP_ERR_NOTFOUND)
+		tp_log(&c->logger, TP_LOG_WARNING, "%s", err.message);
+	return st == TP_OK;
+}
+
+/*
  * One line per application (one entry of topoplace.profile-apps with
- * @j): runs kept, first and last recorded, and from the newest run (read
+ * @j): runs kept, first and last recorded, last used (the record
+ * slurmctld keeps, store.h), and from the newest run (read
  * and verified) its ranks, its class under the default thresholds and the
  * application it was recorded as (for a script key, the job name of the
  * run).
@@ -504,8 +528,11 @@ static void list_apps(struct common *c, const tp_app_summary *apps,
 		tp_json_begin_array(j, "applications");
 	for (size_t i = 0; i < count; i++) {
 		const tp_app_summary *a = &apps[i];
-		char first[32], last[32], detail[TP_ERROR_MESSAGE_MAX + 128];
+		char first[32], last[32], used[32] = "never";
+		char detail[TP_ERROR_MESSAGE_MAX + 128];
 		const char *class_name = "?";
+		int64_t used_s = 0;
+		bool was_used = app_last_use(c, a, &used_s);
 		tp_profile *p = NULL;
 		tp_job_summary summary;
 		tp_jobclass_result cls;
@@ -513,6 +540,8 @@ static void list_apps(struct common *c, const tp_app_summary *apps,
 
 		format_when(a->first_s, first, sizeof(first));
 		format_when(a->newest_s, last, sizeof(last));
+		if (was_used)
+			format_when(used_s, used, sizeof(used));
 		read_ok = tp_store_get(&c->opt, a->ns, a->name, a->newest_file,
 		                       &p, &err) == TP_OK;
 		if (read_ok) {
@@ -530,6 +559,7 @@ static void list_apps(struct common *c, const tp_app_summary *apps,
 			tp_json_uint(j, "runs", a->runs);
 			json_time(j, "first", a->first_s, true);
 			json_time(j, "last", a->newest_s, true);
+			json_time(j, "last_used", used_s, was_used);
 			tp_json_string(j, "newest_run", a->newest_file);
 			json_judgement(j, read_ok ? NULL : &err);
 			if (read_ok)
@@ -558,8 +588,8 @@ static void list_apps(struct common *c, const tp_app_summary *apps,
 			         p->header.ranks, class_name, p->header.app,
 			         a->script_key ? " (by script)" : "");
 		tp_profile_free(p);
-		printf("%s/%s\truns=%u\tfirst=%s\tlast=%s\t%s\n", a->ns,
-		       a->name, a->runs, first, last, detail);
+		printf("%s/%s\truns=%u\tfirst=%s\tlast=%s\tused=%s\t%s\n",
+		       a->ns, a->name, a->runs, first, last, used, detail);
 	}
 	if (j)
 		tp_json_end_array(j);
@@ -1072,6 +1102,34 @@ static int action_put(struct common *c, int argc, char **argv)
 }
 
 /*
+ * The [NS[/NAME]] argument of an action over part of the store
+ * (summarize, prune) into @ref, *@ns and *@name (NULL: all); 0, or the
+ * exit status of a usage error, said on stderr.
+ */
+static int store_scope(const struct common *c, const char *action, int argc,
+                       char **argv, char ref[512], char **ns, char **name)
+{
+	char *run = NULL;
+
+	*ns = *name = NULL;
+	if (!c->store)
+		return tp_cli_usage_error(WHAT, "%s: --store is required",
+		                          action);
+	if (argc > 1)
+		return tp_cli_usage_error(WHAT, "%s: at most one NS[/NAME]",
+		                          action);
+	if (argc == 1) {
+		snprintf(ref, 512, "%s", argv[0]);
+		*ns = ref;
+		if ((strchr(ref, '/') && split_ref(ref, ns, name, &run)) ||
+		    run || !tp_store_valid_name(*ns))
+			return tp_cli_usage_error(WHAT, "%s: bad '%s'", action,
+			                          argv[0]);
+	}
+	return TP_EXIT_OK;
+}
+
+/*
  * summarize [NS[/NAME]]: write the summary beside every stored run (for
  * runs stored before summaries existed, or whose summary went stale), so
  * slurmctld classifies them without reading them.  Each run is verified
@@ -1079,25 +1137,14 @@ static int action_put(struct common *c, int argc, char **argv)
  */
 static int action_summarize(struct common *c, int argc, char **argv)
 {
-	char ref[512], *ns = NULL, *name = NULL, *run = NULL;
+	char ref[512], *ns, *name;
 	tp_store_list list;
 	size_t written = 0, failed = 0;
 	tp_error err;
+	int rc = store_scope(c, "summarize", argc, argv, ref, &ns, &name);
 
-	if (!c->store)
-		return tp_cli_usage_error(WHAT,
-		                          "summarize: --store is required");
-	if (argc > 1)
-		return tp_cli_usage_error(WHAT,
-		                          "summarize: at most one NS[/NAME]");
-	if (argc == 1) {
-		snprintf(ref, sizeof(ref), "%s", argv[0]);
-		ns = ref;
-		if ((strchr(ref, '/') && split_ref(ref, &ns, &name, &run)) ||
-		    run || !tp_store_valid_name(ns))
-			return tp_cli_usage_error(WHAT, "summarize: bad '%s'",
-			                          argv[0]);
-	}
+	if (rc != TP_EXIT_OK)
+		return rc;
 	if (tp_store_list_runs(&c->opt, ns, name, &list, &err) != TP_OK)
 		return tp_cli_fail(WHAT, &err);
 	for (size_t i = 0; i < list.count; i++) {
@@ -1114,6 +1161,52 @@ static int action_summarize(struct common *c, int argc, char **argv)
 	}
 	tp_store_list_free(&list);
 	printf("%zu summaries written, %zu runs refused\n", written, failed);
+	return failed ? TP_EXIT_FAILURE : TP_EXIT_OK;
+}
+
+/*
+ * prune [NS[/NAME]]: what every put does to the application it stores
+ * into (tp_store_prune), for each application listed: so applications
+ * that are no longer recorded lose their runs past --max-age too (a
+ * site's cron job, with its ProfileKeep and ProfileMaxAge as --keep and
+ * --max-age).  As root for every user's namespace, else for one's own.
+ */
+static int action_prune(struct common *c, int argc, char **argv)
+{
+	char ref[512], *ns, *name;
+	tp_store_list list;
+	tp_app_summary *apps = NULL;
+	size_t app_count = 0, failed = 0, removed_total = 0;
+	int64_t now_s = (int64_t)time(NULL);
+	tp_error err;
+	int rc = store_scope(c, "prune", argc, argv, ref, &ns, &name);
+
+	if (rc != TP_EXIT_OK)
+		return rc;
+	if (tp_store_list_runs(&c->opt, ns, name, &list, &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	if (tp_app_summaries(&list, &apps, &app_count, &err) != TP_OK) {
+		tp_store_list_free(&list);
+		return tp_cli_fail(WHAT, &err);
+	}
+	for (size_t i = 0; i < app_count; i++) {
+		const tp_app_summary *a = &apps[i];
+		unsigned removed = 0;
+
+		if (tp_store_prune(&c->opt, a->ns, a->name, now_s, &removed,
+		                   &err) != TP_OK) {
+			tp_cli_fail(WHAT, &err);
+			failed++;
+			continue;
+		}
+		printf("%s/%s\truns=%u\tremoved=%u\n", a->ns, a->name, a->runs,
+		       removed);
+		removed_total += removed;
+	}
+	free(apps);
+	tp_store_list_free(&list);
+	printf("%zu runs removed from %zu applications, %zu refused\n",
+	       removed_total, app_count - failed, failed);
 	return failed ? TP_EXIT_FAILURE : TP_EXIT_OK;
 }
 
@@ -1394,6 +1487,8 @@ int tp_cli_profile(int argc, char **argv)
 			rc = action_prepare(&c, nrest - 1, rest + 1);
 		else if (!strcmp(action, "summarize"))
 			rc = action_summarize(&c, nrest - 1, rest + 1);
+		else if (!strcmp(action, "prune"))
+			rc = action_prune(&c, nrest - 1, rest + 1);
 		else
 			rc = tp_cli_usage_error(WHAT,
 			                        "unknown action '%s' (show, "

@@ -502,11 +502,7 @@ done
 M=$(mktemp -d /tmp/tp-cli-json.XXXXXX) || exit 1
 chmod 755 "$M"
 trap 'kill "$(cat "$M/munged.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$work" "$M"' EXIT
-mungekey -c -k "$M/munged.key" -b 1024 &&
-	munged --socket="$M/munged.socket" --key-file="$M/munged.key" \
-		--log-file="$M/munged.log" --pid-file="$M/munged.pid" \
-		--seed-file="$M/munged.seed"
-for _ in $(seq 50); do [[ -S $M/munged.socket ]] && break; sleep 0.1; done
+tp_private_munged "$M"
 S=$M/store
 mkdir -m 755 "$S"
 P=(--store "$S" --munge-socket "$M/munged.socket")
@@ -527,7 +523,7 @@ tp_check_eq "profile list --apps --json exits 0" 0 $?
 doc "profile list --apps" topoplace.profile-apps "$work/papps.json"
 tp_check_eq "profile list --apps: the text's lines" \
 	"$(cat "$work/papps.txt")" \
-	"$(jq_py "$work/papps.json" "'\n'.join('%s/%s\truns=%d\tfirst=%s\tlast=%s\tranks=%d\tclass=%s\tapp=%s' % (a['ns'], a['name'], a['runs'], a['first'], a['last'], a['ranks'], a['class'], a['app']) for a in d['applications'])")"
+	"$(jq_py "$work/papps.json" "'\n'.join('%s/%s\truns=%d\tfirst=%s\tlast=%s\tused=%s\tranks=%d\tclass=%s\tapp=%s' % (a['ns'], a['name'], a['runs'], a['first'], a['last'], a['last_used'] or 'never', a['ranks'], a['class'], a['app']) for a in d['applications'])")"
 tp_check_eq "profile list --apps: the filter, each newest run verified" \
 	"site None ok,ok" \
 	"$(jq_py "$work/papps.json" "'%s %s %s' % (d['ns'], d['name'], ','.join(a['status'] for a in d['applications']))")"

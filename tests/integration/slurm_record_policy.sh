@@ -15,6 +15,9 @@
 #     default); with ProfileRecordAllowUserOff=no the job is recorded and
 #     told why;
 #   - an application in ProfileRecordExclude is not recorded;
+#   - slurmctld records the use of the profile it chose (the last-use
+#     record beside the runs, the user's, 0600), shown by `profile list
+#     --apps` as used=;
 #   - the application is known by its batch script too: a job of the same
 #     script under another job name is placed with the first job's profile
 #     (SystemComment: "by script hash") and not recorded again; a job
@@ -119,6 +122,10 @@ tp_check_eq "its SystemComment names the profile, why, and who recorded it" \
 	"$(system_comment "$j2")"
 tp_check "its ranks were remapped from that profile" \
 	bash -c "grep -qh 'task/topoplace: JobId=$j2: profile $alice/ring: 4 ranks' \"\$TP_BED_LOGDIR\"/slurmd*.log"
+tp_check "slurmctld recorded the use of $alice/ring by job $j2 beside its runs" \
+	grep -qxE "topoplace-last-use 1 [0-9]+ $j2" "$store/$alice/ring/last-use"
+tp_check_eq "the record is tpalice's, 0600 (written by root for her)" "$alice 600" \
+	"$(stat -c '%U %a' "$store/$alice/ring/last-use")"
 
 tp_check_eq "the run is also stored under its batch script's key" 1 \
 	"$(ls -d "$store/$alice"/s-* 2>/dev/null | wc -l)"
@@ -131,6 +138,8 @@ tp_check_eq "its SystemComment: ring's profile, found by script hash" \
 tp_check "slurmd remapped its ranks from that profile" \
 	bash -c "grep -qh 'task/topoplace: JobId=$ja: profile $alice/ring by script hash' \"\$TP_BED_LOGDIR\"/slurmd*.log"
 tp_check_eq "it was not recorded again (ProfileRecord=first knows the script)" 0 "$(runs alpha)"
+tp_check "the use is recorded for the script's key, by job $ja" \
+	bash -c 'grep -qxE "topoplace-last-use 1 [0-9]+ $1" "$2"/s-*/last-use' _ "$ja" "$store/$alice"
 jg=$(ITERS=21 run gamma)
 tp_check_eq "a job with a changed script completes" COMPLETED "$(state "$jg")"
 tp_check "it has no profile (its SystemComment names none)" \
@@ -156,8 +165,8 @@ apps=$("$tp" profile list --apps --store "$store" --munge-socket "$sock" "$alice
 tp_check_eq "profile list --apps: ring, gamma, forced, each with its script key" \
 	"$(printf '%s\n' forced gamma ring s- s- s-)" \
 	"$(cut -f1 <<<"$apps" | sed "s|^$alice/||; s|^s-.*|s-|" | sort)"
-tp_check "ring: 1 run, 4 ranks, a class, recorded as ring" \
-	grep -qE "^$alice/ring	runs=1	first=[0-9T:-]+Z	last=[0-9T:-]+Z	ranks=4	class=[a-z_]+	app=ring\$" <<<"$apps"
+tp_check "ring: 1 run, used by a job, 4 ranks, a class, recorded as ring" \
+	grep -qE "^$alice/ring	runs=1	first=[0-9T:-]+Z	last=[0-9T:-]+Z	used=[0-9T:-]+Z	ranks=4	class=[a-z_]+	app=ring\$" <<<"$apps"
 tp_check_eq "the script keys name the applications they were recorded as" \
 	"$(printf '%s\n' forced gamma ring)" \
 	"$(grep "^$alice/s-" <<<"$apps" | grep -o 'app=[a-z]* (by script)$' | sed 's/app=//; s/ (by script)//' | sort)"

@@ -139,3 +139,13 @@ tp_expect_fail() {
 			"stderr: $err" "want:   $message"
 	fi
 }
+
+# tp_private_munged DIR: start a munged of its own with a new key, its
+# socket DIR/munged.socket (DIR/munged.pid to stop it), and wait for it.
+tp_private_munged() {
+	mungekey -c -k "$1/munged.key" -b 1024 &&
+		munged --socket="$1/munged.socket" --key-file="$1/munged.key" \
+			--log-file="$1/munged.log" --pid-file="$1/munged.pid" \
+			--seed-file="$1/munged.seed" || return
+	for _ in $(seq 50); do [[ -S $1/munged.socket ]] && return; sleep 0.1; done
+}

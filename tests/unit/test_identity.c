@@ -138,6 +138,47 @@ static void test_no_store_name_means_no_lookup(void **state)
 	assert_false(p.lookup);
 }
 
+static void test_the_newest_run_of_the_jobs_task_count_is_chosen(void **state)
+{
+	const uint32_t ranks[] = {4, 8, 4, 16}; /* oldest first */
+	tp_identity_run_choice c;
+	(void)state;
+
+	c = tp_identity_choose_run(ranks, 4, 4);
+	assert_int_equal(c.index, 2);
+	assert_true(c.matched);
+	assert_true(c.over_newest);
+	c = tp_identity_choose_run(ranks, 4, 8);
+	assert_int_equal(c.index, 1);
+	assert_true(c.matched);
+	c = tp_identity_choose_run(ranks, 4, 16);
+	assert_int_equal(c.index, 3);
+	assert_true(c.matched);
+	assert_false(c.over_newest);
+}
+
+static void test_no_run_of_the_jobs_size_gives_the_newest(void **state)
+{
+	const uint32_t ranks[] = {4, 0, 8};
+	tp_identity_run_choice c;
+	(void)state;
+
+	/* No run with 32 ranks: the newest, not matched (class only). */
+	c = tp_identity_choose_run(ranks, 3, 32);
+	assert_int_equal(c.index, 2);
+	assert_false(c.matched);
+	assert_false(c.over_newest);
+	/* A job without a task count matches nothing, not an unreadable
+	 * run's 0. */
+	c = tp_identity_choose_run(ranks, 3, 0);
+	assert_int_equal(c.index, 2);
+	assert_false(c.matched);
+	c = tp_identity_choose_run(ranks, 1, 4);
+	assert_int_equal(c.index, 0);
+	assert_true(c.matched);
+	assert_false(c.over_newest);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +189,9 @@ int main(void)
 	    cmocka_unit_test(test_key_of_a_file_and_its_errors),
 	    cmocka_unit_test(test_comm_profile_wins_over_the_job_name),
 	    cmocka_unit_test(test_no_store_name_means_no_lookup),
+	    cmocka_unit_test(
+	        test_the_newest_run_of_the_jobs_task_count_is_chosen),
+	    cmocka_unit_test(test_no_run_of_the_jobs_size_gives_the_newest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -834,6 +834,299 @@ static void test_summary_parser_names_line_and_key(void **state)
 	    strstr(err.message, "line 2: missing 'profile' (the file ends"));
 }
 
+static void set_mtime(struct fixture *fx, const char *name, const char *file,
+                      time_t when)
+{
+	struct timespec times[2] = {{when, 0}, {when, 0}};
+	char path[512];
+
+	path_of(fx, name, file, path, sizeof(path));
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+static size_t runs_of(struct fixture *fx, const char *name)
+{
+	tp_store_list list;
+	tp_error err;
+	size_t n;
+
+	assert_int_equal(
+	    tp_store_list_runs(&fx->opt, fx->ns, name, &list, &err), TP_OK);
+	n = list.count;
+	tp_store_list_free(&list);
+	return n;
+}
+
+static void test_keep_applies_per_application(void **state)
+{
+	struct fixture *fx = *state;
+	unsigned removed = 99;
+	tp_error err;
+
+	for (int i = 0; i < 3; i++)
+		put(fx, "lulesh", 100, NULL);
+	fx->opt.keep = 2;
+	/* A put prunes its own application only. */
+	for (int i = 0; i < 3; i++)
+		put(fx, "hpcg", 100, NULL);
+	assert_int_equal(runs_of(fx, "hpcg"), 2);
+	assert_int_equal(runs_of(fx, "lulesh"), 3);
+	assert_int_equal(tp_store_prune(&fx->opt, fx->ns, "lulesh", time(NULL),
+	                                &removed, &err),
+	                 TP_OK);
+	assert_int_equal(removed, 1);
+	assert_int_equal(runs_of(fx, "lulesh"), 2);
+	assert_int_equal(runs_of(fx, "hpcg"), 2);
+	assert_int_equal(tp_store_prune(&fx->opt, fx->ns, "nosuch", time(NULL),
+	                                &removed, &err),
+	                 TP_ERR_NOTFOUND);
+}
+
+static void test_max_age_drops_old_runs_per_application(void **state)
+{
+	struct fixture *fx = *state;
+	char old1[TP_STORE_FILE_MAX + 1], old2[TP_STORE_FILE_MAX + 1];
+	char newest[TP_STORE_FILE_MAX + 1], other[TP_STORE_FILE_MAX + 1];
+	time_t now = time(NULL);
+	unsigned removed;
+	tp_store_list list;
+	int64_t used_s;
+	tp_error err;
+
+	put(fx, "lulesh", 1, old1);
+	put(fx, "lulesh", 2, old2);
+	put(fx, "lulesh", 3, newest);
+	put(fx, "hpcg", 4, other);
+	set_mtime(fx, "lulesh", old1, now - 200);
+	set_mtime(fx, "lulesh", old2, now - 101);
+	set_mtime(fx, "hpcg", other, now - 500);
+	/* 0: no age limit, so nothing goes by age. */
+	fx->opt.max_age_s = 0;
+	assert_int_equal(
+	    tp_store_prune(&fx->opt, fx->ns, "lulesh", now, &removed, &err),
+	    TP_OK);
+	assert_int_equal(removed, 0);
+	fx->opt.max_age_s = 100;
+	assert_int_equal(
+	    tp_store_prune(&fx->opt, fx->ns, "lulesh", now, &removed, &err),
+	    TP_OK);
+	assert_int_equal(removed, 2);
+	assert_int_equal(
+	    tp_store_list_runs(&fx->opt, fx->ns, "lulesh", &list, &err), TP_OK);
+	assert_int_equal(list.count, 1);
+	assert_string_equal(list.entries[0].file, newest);
+	tp_store_list_free(&list);
+	/* Another application's old run is its own business. */
+	assert_int_equal(runs_of(fx, "hpcg"), 1);
+	/* The newest run, in use, goes once it is past the age too, and
+	 * its last-use record with it. */
+	assert_int_equal(
+	    tp_store_note_use(&fx->opt, fx->ns, "lulesh", now, 7, NULL, &err),
+	    TP_OK);
+	set_mtime(fx, "lulesh", newest, now - 101);
+	assert_int_equal(
+	    tp_store_prune(&fx->opt, fx->ns, "lulesh", now, &removed, &err),
+	    TP_OK);
+	assert_int_equal(removed, 1);
+	assert_int_equal(runs_of(fx, "lulesh"), 0);
+	assert_int_equal(
+	    tp_store_last_use(&fx->opt, fx->ns, "lulesh", &used_s, NULL, &err),
+	    TP_ERR_NOTFOUND);
+}
+
+static void test_last_use_is_recorded_once_a_minute(void **state)
+{
+	struct fixture *fx = *state;
+	char path[512];
+	struct stat sb;
+	int64_t used_s = 0;
+	uint64_t job = 0;
+	bool written = false;
+	tp_error err;
+
+	put(fx, "lulesh", 100, NULL);
+	assert_int_equal(
+	    tp_store_last_use(&fx->opt, fx->ns, "lulesh", &used_s, &job, &err),
+	    TP_ERR_NOTFOUND);
+	assert_non_null(strstr(err.message, "last-use: never used"));
+	assert_int_equal(tp_store_note_use(&fx->opt, fx->ns, "lulesh", 100000,
+	                                   7, &written, &err),
+	                 TP_OK);
+	assert_true(written);
+	assert_int_equal(
+	    tp_store_last_use(&fx->opt, fx->ns, "lulesh", &used_s, &job, &err),
+	    TP_OK);
+	assert_int_equal(used_s, 100000);
+	assert_int_equal(job, 7);
+	assert_int_equal(
+	    tp_store_note_use(&fx->opt, fx->ns, "lulesh",
+	                      100000 + TP_STORE_LAST_USE_RESOLUTION_S - 1, 8,
+	                      &written, &err),
+	    TP_OK);
+	assert_false(written);
+	assert_int_equal(
+	    tp_store_note_use(&fx->opt, fx->ns, "lulesh",
+	                      100000 + TP_STORE_LAST_USE_RESOLUTION_S, 9,
+	                      &written, &err),
+	    TP_OK);
+	assert_true(written);
+	assert_int_equal(
+	    tp_store_last_use(&fx->opt, fx->ns, "lulesh", &used_s, &job, &err),
+	    TP_OK);
+	assert_int_equal(job, 9);
+	path_of(fx, "lulesh", TP_STORE_LAST_USE_FILE, path, sizeof(path));
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	assert_int_equal(sb.st_uid, geteuid());
+	/* A record is not a run. */
+	assert_int_equal(runs_of(fx, "lulesh"), 1);
+	assert_int_equal(tp_store_note_use(&fx->opt, fx->ns, "nosuch", 100000,
+	                                   1, &written, &err),
+	                 TP_ERR_NOTFOUND);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, 0600), 0);
+}
+
+static void expect_last_use_refused(struct fixture *fx, tp_status code,
+                                    const char *needle)
+{
+	tp_error err;
+	int64_t used_s = -1;
+
+	assert_int_equal(
+	    tp_store_last_use(&fx->opt, fx->ns, "lulesh", &used_s, NULL, &err),
+	    code);
+	assert_int_equal(used_s, -1);
+	if (!strstr(err.message, needle) ||
+	    !strstr(err.message, "/lulesh/last-use"))
+		fail_msg("message '%s' lacks the file or '%s'", err.message,
+		         needle);
+}
+
+static void test_bad_last_use_records_are_named_and_ignored(void **state)
+{
+	struct fixture *fx = *state;
+	char path[512], big[TP_STORE_LAST_USE_MAX_BYTES + 8];
+	bool written = false;
+	int64_t used_s;
+	tp_error err;
+
+	put(fx, "lulesh", 100, NULL);
+	path_of(fx, "lulesh", TP_STORE_LAST_USE_FILE, path, sizeof(path));
+	write_text(path, "topoplace-last-use 1 12x 7\n");
+	expect_last_use_refused(fx, TP_ERR_PARSE, "not a last-use record");
+	write_text(path, "topoplace-last-use 1 12 7");
+	expect_last_use_refused(fx, TP_ERR_PARSE, "not a last-use record");
+	write_text(path, "topoplace-last-use 1 99999999999999999999 7\n");
+	expect_last_use_refused(fx, TP_ERR_PARSE, "not a last-use record");
+	memset(big, '1', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	write_text(path, big);
+	expect_last_use_refused(fx, TP_ERR_LIMIT, "last-use");
+	write_text(path, "topoplace-last-use 1 12 7\n");
+	assert_int_equal(chmod(path, 0622), 0);
+	expect_last_use_refused(fx, TP_ERR_AUTH, "that only it may write");
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	expect_last_use_refused(fx, TP_ERR_AUTH, "a symbolic link");
+	if (geteuid() == 0) {
+		assert_int_equal(unlink(path), 0);
+		write_text(path, "topoplace-last-use 1 12 7\n");
+		assert_int_equal(chown(path, 1, 1), 0);
+		expect_last_use_refused(fx, TP_ERR_AUTH, "owned by uid 1 ");
+	}
+	/* A bad record is replaced by the next use, never a reason to fail
+	 * it; the symlink's target is untouched. */
+	assert_int_equal(tp_store_note_use(&fx->opt, fx->ns, "lulesh", 5000, 3,
+	                                   &written, &err),
+	                 TP_OK);
+	assert_true(written);
+	assert_int_equal(
+	    tp_store_last_use(&fx->opt, fx->ns, "lulesh", &used_s, NULL, &err),
+	    TP_OK);
+	assert_int_equal(used_s, 5000);
+}
+
+/* A stored run of @ranks ranks (the fixture's profiles have 64). */
+static void put_ranks(struct fixture *fx, const char *name, uint32_t ranks,
+                      char file[TP_STORE_FILE_MAX + 1])
+{
+	tp_profile_header h = {.ranks = ranks, .ranks_per_node = 1};
+	tp_profile *p;
+	tp_error err;
+
+	strcpy(h.app, "lulesh");
+	assert_int_equal(tp_profile_new(&h, &p, NULL), TP_OK);
+	assert_int_equal(tp_profile_add_pair(p, 0, 1, 100, 1, NULL), TP_OK);
+	assert_int_equal(tp_profile_finish(p, NULL), TP_OK);
+	if (tp_store_put(&fx->opt, fx->ns, name, p, file, &err) != TP_OK)
+		fail_msg("put: %s", err.message);
+	tp_profile_free(p);
+}
+
+static void test_summary_for_a_job_is_its_task_counts_newest_run(void **st)
+{
+	struct fixture *fx = *st;
+	char four[TP_STORE_FILE_MAX + 1], eight[TP_STORE_FILE_MAX + 1];
+	char path[512], cmd[700];
+	tp_identity_run_choice choice;
+	tp_profile_summary sum;
+	tp_store_entry run;
+	bool fallback;
+	tp_error err;
+
+	put_ranks(fx, "ring", 4, four);
+	put_ranks(fx, "ring", 8, eight);
+	assert_int_equal(tp_store_get_summary_for(&fx->opt, fx->ns, "ring", 4,
+	                                          &sum, &run, &choice,
+	                                          &fallback, &err),
+	                 TP_OK);
+	assert_int_equal(sum.ranks, 4);
+	assert_string_equal(run.file, four);
+	assert_true(choice.matched);
+	assert_true(choice.over_newest);
+	/* No run of 16 ranks, or no task count: the newest. */
+	assert_int_equal(tp_store_get_summary_for(&fx->opt, fx->ns, "ring", 16,
+	                                          &sum, &run, &choice,
+	                                          &fallback, &err),
+	                 TP_OK);
+	assert_string_equal(run.file, eight);
+	assert_false(choice.over_newest);
+	assert_int_equal(tp_store_get_summary_for(&fx->opt, fx->ns, "ring", 0,
+	                                          &sum, &run, &choice,
+	                                          &fallback, &err),
+	                 TP_OK);
+	assert_int_equal(sum.ranks, 8);
+	/* The chosen run's summary is verified: one signed by another uid
+	 * is refused, and the caller falls back to that run itself. */
+	summary_path(fx, "ring", four, path, sizeof(path));
+	snprintf(cmd, sizeof(cmd), "sed -i 's/FAKE:[0-9]*:/FAKE:4242:/' '%s'",
+	         path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tp_store_get_summary_for(&fx->opt, fx->ns, "ring", 4,
+	                                          &sum, &run, &choice,
+	                                          &fallback, &err),
+	                 TP_ERR_AUTH);
+	assert_true(fallback);
+	assert_string_equal(run.file, four);
+	/* A summary that cannot be read has no rank count: never chosen. */
+	assert_int_equal(truncate(path, 10), 0);
+	assert_int_equal(tp_store_get_summary_for(&fx->opt, fx->ns, "ring", 4,
+	                                          &sum, &run, &choice,
+	                                          &fallback, &err),
+	                 TP_OK);
+	assert_string_equal(run.file, eight);
+	assert_false(choice.matched);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -862,6 +1155,11 @@ int main(void)
 	    T(test_stale_or_tampered_summaries_fall_back),
 	    T(test_pruned_runs_take_their_summaries),
 	    T(test_summary_parser_names_line_and_key),
+	    T(test_keep_applies_per_application),
+	    T(test_max_age_drops_old_runs_per_application),
+	    T(test_last_use_is_recorded_once_a_minute),
+	    T(test_bad_last_use_records_are_named_and_ignored),
+	    T(test_summary_for_a_job_is_its_task_counts_newest_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
