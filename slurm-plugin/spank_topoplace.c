@@ -67,7 +67,9 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
@@ -97,6 +99,7 @@ static int step_given[TP_OPT_COUNT];
 static char local_value[TP_OPT_COUNT][TP_OPT_VALUE_MAX];
 static int local_given[TP_OPT_COUNT];
 static int local_in_alloc;         /* srun started inside an allocation */
+static int local_own_layout;       /* its command line names nodes or tasks */
 static int local_hostfile_set;     /* SLURM_HOSTFILE is ours */
 static char local_owned_dir[1024]; /* this srun's directory, if made */
 
@@ -339,7 +342,7 @@ static void _local_option(int val)
 		_local_unexport();
 		return;
 	}
-	if (val != TP_OPT_COMM_PROFILE || _remap_off())
+	if (val != TP_OPT_COMM_PROFILE || _remap_off() || local_own_layout)
 		return;
 	/* The user's own hostfile, or the batch job's mapping: kept. */
 	if (getenv("SLURM_HOSTFILE") && !local_hostfile_set)
@@ -349,6 +352,102 @@ static void _local_option(int val)
 		local_hostfile_set = 1;
 	else if (local_hostfile_set)
 		_local_unexport(); /* a second, bad --comm-profile */
+}
+
+/*
+ * Whether this srun's own command line (/proc/self/cmdline, at most its
+ * first 64 KiB) sets the step's nodes or tasks: -N/--nodes, -n/--ntasks,
+ * -w/--nodelist, -m/--distribution, --ntasks-per-node.  Then the step's own
+ * layout wins over a profile's mapping: the tasks are the user's, and Slurm
+ * 24.11's srun refuses -N together with a SLURM_HOSTFILE ("--nodes is
+ * incompatible with --distribution=arbitrary").  srun's options and the
+ * command are not told apart, so such a word inside the command counts
+ * too: that only keeps Slurm's layout.  @flag gets the word found, @ntasks
+ * the task count when the word is -n/--ntasks with a number (else 0).
+ */
+static bool _srun_names_layout(char *flag, size_t flag_size,
+                               unsigned long *ntasks)
+{
+	static const char *const shorts[] = {"-N", "-n", "-w", "-m"};
+	static const char *const longs[] = {"--nodes", "--ntasks",
+	                                    "--nodelist", "--distribution",
+	                                    "--ntasks-per-node"};
+	char buf[65536];
+	ssize_t len = 0, n;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	while (len < (ssize_t)sizeof(buf) - 1 &&
+	       (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	/* argv[0] is srun itself. */
+	for (char *arg = buf + strlen(buf) + 1; arg < buf + len;
+	     arg += strlen(arg) + 1) {
+		for (size_t i = 0; i < sizeof(shorts) / sizeof(*shorts); i++)
+			if (!strncmp(arg, shorts[i], 2) &&
+			    (!arg[2] || isdigit((unsigned char)arg[2]) ||
+			     shorts[i][1] == 'w' || shorts[i][1] == 'm'))
+				goto found;
+		for (size_t i = 0; i < sizeof(longs) / sizeof(*longs); i++) {
+			size_t l = strlen(longs[i]);
+
+			if (!strncmp(arg, longs[i], l) &&
+			    (!arg[l] || arg[l] == '='))
+				goto found;
+		}
+		continue;
+	found:
+		snprintf(flag, flag_size, "%s", arg);
+		*ntasks = 0;
+		if (!strncmp(arg, "-n", 2) || !strncmp(arg, "--ntasks", 8)) {
+			const char *v = arg[1] == 'n'   ? arg + 2
+			                : strchr(arg, '=') ? strchr(arg, '=') + 1
+			                                   : "";
+			char *end;
+
+			if (!*v && arg + strlen(arg) + 1 < buf + len)
+				v = arg + strlen(arg) + 1;
+			*ntasks = strtoul(v, &end, 10);
+			if (*end || !strncmp(arg, "--ntasks-", 9))
+				*ntasks = 0; /* --ntasks-per-node, or no number */
+		}
+		return true;
+	}
+	return false;
+}
+
+/*
+ * srun inside a batch job that task/topoplace remapped: SLURM_HOSTFILE and
+ * SLURM_DISTRIBUTION=arbitrary are the job's mapping (its hostfile sits
+ * beside TOPOPLACE_RANKFILE).  A step that names its own nodes or tasks
+ * runs by Slurm's layout instead: both are dropped from this srun, before
+ * it reads them, and it says so; but -n with the mapping's own task count
+ * (TOPOPLACE_RANKS) keeps it.  A hostfile of the user's is left alone.
+ */
+static void _drop_job_mapping(const char *flag, unsigned long ntasks)
+{
+	const char *hostfile = getenv("SLURM_HOSTFILE");
+	const char *rankfile = getenv("TOPOPLACE_RANKFILE");
+	const char *slash = rankfile ? strrchr(rankfile, '/') : NULL;
+	const char *dist = getenv("SLURM_DISTRIBUTION");
+	const char *ranks = getenv("TOPOPLACE_RANKS");
+
+	if (ntasks && ranks && strtoul(ranks, NULL, 10) == ntasks)
+		return;
+	if (!hostfile || !slash ||
+	    strncmp(hostfile, rankfile, (size_t)(slash - rankfile + 1)) ||
+	    strchr(hostfile + (slash - rankfile + 1), '/'))
+		return;
+	unsetenv("SLURM_HOSTFILE");
+	if (dist && !strcmp(dist, "arbitrary"))
+		unsetenv("SLURM_DISTRIBUTION");
+	slurm_info("topoplace: this srun sets its own layout (%s): its tasks "
+	           "run in Slurm's order, not by the job's rank mapping "
+	           "(TOPOPLACE_RANKFILE still names it)",
+	           flag);
 }
 
 static int _check_option(int val, const char *optarg, int remote)
@@ -387,8 +486,17 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	    context != S_CTX_REMOTE)
 		return 0;
 	/* Before srun asks for an allocation of its own, if it does. */
-	if (context == S_CTX_LOCAL)
+	if (context == S_CTX_LOCAL) {
+		char flag[64];
+		unsigned long ntasks;
+
 		local_in_alloc = getenv("SLURM_JOB_ID") != NULL;
+		if (local_in_alloc &&
+		    _srun_names_layout(flag, sizeof(flag), &ntasks)) {
+			local_own_layout = 1;
+			_drop_job_mapping(flag, ntasks);
+		}
+	}
 	for (int i = 0; i < TP_OPT_COUNT; i++) {
 		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
 		/* SPANK keeps the pointer: the table must outlive the call. */

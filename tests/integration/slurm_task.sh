@@ -81,7 +81,10 @@ j=$(tp_as_user "$user" sbatch --parsable -N4 -n16 -J hpcg --placement=leaf \
 	echo "dir $d"
 	echo "own $(stat -c "%U %a" "$d")"
 	echo "base $(stat -c "%U %a" "$(dirname "$d")")"
-	srun bash -c "echo rank \$SLURM_PROCID \$SLURMD_NODENAME" | sort -k2 -n')
+	srun bash -c "echo rank \$SLURM_PROCID \$SLURMD_NODENAME" | sort -k2 -n
+	srun -n16 bash -c "echo same \$SLURM_PROCID \$SLURMD_NODENAME" | sort -k2 -n
+	srun -N1 -n1 bash -c "echo own \$SLURM_NTASKS \${SLURM_HOSTFILE:-none}" 2>&1 |
+		sed "s/^/own-layout /"')
 tp_check_eq "job $next is the one $bob expected" "$next" "$j"
 tp_check_eq "the job completes" COMPLETED "$(tp_wait_job "$j" 90)"
 tp_check_eq "its rank files are in $base/$j" "dir $base/$j" \
@@ -92,6 +95,15 @@ tp_check_eq "the base is root's, mode 755" "base root 755" \
 	"$(grep '^base ' "$out/dir-$j.out")"
 tp_check_eq "srun ran its 16 ranks by the mapping" 16 \
 	"$(grep -c '^rank ' "$out/dir-$j.out")"
+tp_check_eq "srun -n16 (the mapping's own task count) runs by the mapping too" \
+	"$(awk '$1 == "rank" { print $2, $3 }' "$out/dir-$j.out")" \
+	"$(awk '$1 == "same" { print $2, $3 }' "$out/dir-$j.out")"
+# 24.11's srun refuses -N with a SLURM_HOSTFILE ("--nodes is incompatible
+# with --distribution=arbitrary"): the step's own layout wins, on both.
+tp_check_eq "srun -N1 -n1 in the remapped job runs 1 task by Slurm's layout" \
+	"own-layout own 1 none" "$(grep '^own-layout own ' "$out/dir-$j.out")"
+tp_check_eq "and says so in one line" 1 \
+	"$(grep -c '^own-layout srun: topoplace: this srun sets its own layout (-N1): its tasks run in Slurm.s order' "$out/dir-$j.out")"
 tp_check_eq "one log line: $bob's base was moved aside" 1 \
 	"$(slurmd_lines "task/topoplace: JobId=$j: $base was a directory of uid $(id -u "$bob"), mode 0777, not uid 0's: moved aside to $base.untrusted.$j.")"
 aside=$(ls -d "$base.untrusted.$j".* 2>/dev/null | head -1)
