@@ -1,5 +1,6 @@
 /*
- * policy.c: names of placement policies and routing kinds.
+ * policy.c: names of placement policies, routing kinds and leaf remainder
+ * rules.
  */
 #include "tp_config.h"
 
@@ -68,4 +69,35 @@ const char *tp_routing_name(tp_routing routing)
 	if ((size_t)routing >= ROUTING_COUNT)
 		return "invalid";
 	return routing_names[routing];
+}
+
+static const char *const leaf_remainder_names[] = {
+	[TP_LEAF_REMAINDER_WHOLE] = "whole",
+	[TP_LEAF_REMAINDER_COMPATIBLE] = "compatible",
+};
+
+#define LEAF_REMAINDER_COUNT \
+	(sizeof(leaf_remainder_names) / sizeof(leaf_remainder_names[0]))
+
+tp_status tp_leaf_remainder_parse(const char *text,
+				  tp_leaf_remainder *remainder, tp_error *err)
+{
+	for (size_t i = 0; text && i < LEAF_REMAINDER_COUNT; i++) {
+		if (strcmp(text, leaf_remainder_names[i]) == 0) {
+			*remainder = (tp_leaf_remainder)i;
+			return TP_OK;
+		}
+	}
+	return tp_error_set(err, TP_ERR_INVALID,
+			    "'%.64s%s' is not a leaf remainder rule (expected "
+			    "one of %s)",
+			    text ? text : "", text && strlen(text) > 64 ? "..." : "",
+			    TP_LEAF_REMAINDER_CHOICES);
+}
+
+const char *tp_leaf_remainder_name(tp_leaf_remainder remainder)
+{
+	if ((size_t)remainder >= LEAF_REMAINDER_COUNT)
+		return "invalid";
+	return leaf_remainder_names[remainder];
 }
