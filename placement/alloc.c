@@ -1269,7 +1269,8 @@ static bool leaf_remainder_only(struct ctx *c, uint8_t bad)
 
 /* ---- leaf ------------------------------------------------------------ */
 
-static bool policy_leaf(struct ctx *c)
+/* The whole leaves for the job, and its remainder's leaf if planned. */
+static bool leaf_decide(struct ctx *c)
 {
 	uint32_t need, ok_leaves = 0, cap = 0, dirty = 0;
 	uint32_t pods_used, leaves_used, whole_pods = 0, intruded, clean_cap;
@@ -1280,7 +1281,6 @@ static bool policy_leaf(struct ctx *c)
 	                         : "other jobs' hosts";
 	bool greedy = false;
 
-	remainder_plan(c, bad);
 	rem_pod = tp_topo_leaf_pod(c->topo, c->rem_leaf);
 	need = c->req->nodes - c->rem_take;
 	if (c->rem_take && !need)
@@ -1364,6 +1364,48 @@ static bool policy_leaf(struct ctx *c)
 		say_remainder(c, bad);
 	}
 	return true;
+}
+
+/* Free hosts left on the leaves a decision took (held for the job). */
+static uint32_t leaf_leftover(const struct ctx *c)
+{
+	uint32_t left = 0;
+
+	for (uint32_t l = 0; l < c->leaf_count; l++)
+		if (c->leaf_take[l])
+			left += c->leaf_free[l] - c->leaf_take[l];
+	return left;
+}
+
+/*
+ * leaf, with the remainder rule: the whole-leaf decision when it leaves
+ * no host over (an exact fit such as 3 + 3 on leaves with hosts down holds
+ * nothing and keeps whole leaves whole: the remainder would take one),
+ * else whole leaves for the rest and the remainder's leaf when planned.
+ */
+static bool policy_leaf(struct ctx *c)
+{
+	uint32_t rem_leaf, rem_take;
+	bool rem_packed, met;
+
+	remainder_plan(c, incompatible_classes(c->req->job_class));
+	if (!c->rem_take)
+		return leaf_decide(c);
+	rem_leaf = c->rem_leaf;
+	rem_take = c->rem_take;
+	rem_packed = c->rem_packed;
+	c->rem_take = 0;
+	met = leaf_decide(c);
+	if (c->over || c->rc != TP_OK || (met && !leaf_leftover(c)))
+		return met;
+	memset(c->leaf_take, 0, sizeof(*c->leaf_take) * c->leaf_count);
+	memset(c->pod_take, 0, sizeof(*c->pod_take) * c->pod_count);
+	c->reason_len = 0;
+	c->reason[0] = '\0';
+	c->rem_leaf = rem_leaf;
+	c->rem_take = rem_take;
+	c->rem_packed = rem_packed;
+	return leaf_decide(c);
 }
 
 static bool policy_shared(struct ctx *c)

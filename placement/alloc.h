@@ -24,8 +24,11 @@
  *           Remainder (request->leaf_remainder, policy.h): under `whole`
  *           the job's leaves are all whole and held, as above.  Under
  *           `compatible`, a job of n hosts on leaves of L hosts (L: the
- *           most hosts on one leaf of the fabric) with r = n mod L > 0
- *           gets whole leaves for n - r hosts (the exact fit above, held)
+ *           most hosts on one leaf of the fabric) with r = n mod L > 0,
+ *           whose whole-leaf fit would leave free hosts over (an exact
+ *           fit such as 3 + 3 on leaves with hosts down is kept: it holds
+ *           nothing), gets whole leaves for n - r hosts (the fit above,
+ *           held)
  *           and puts its r remaining hosts on one leaf shared only with
  *           compatible jobs: no io_heavy job, no I/O server (site or job,
  *           whatever the routing), no host another job holds, no job of a

@@ -433,7 +433,9 @@ explain_compare() {
 		tp_check_eq "$name: $key as in the text" "$want" "$value"
 	done <"$work/fields.json"
 }
-printf 'DefaultPlacement=spread\nPartitionName=comm DefaultPlacement=leaf IoServerCount=2 CommSensitiveBytesPerSecPerRank=100K\n' >"$work/explain.conf"
+# LeafRemainder=whole: 6 hosts on 4-host leaves hold 2 (the default puts
+# them on a shared leaf, holding none).
+printf 'DefaultPlacement=spread\nPartitionName=comm DefaultPlacement=leaf LeafRemainder=whole IoServerCount=2 CommSensitiveBytesPerSecPerRank=100K\n' >"$work/explain.conf"
 printf 'n0001 7 quiet\n' >"$work/explain.busy"
 ex_args=(--fabric 2x4x4 --nodes 6 --profile "$mdir/CoMD-16.txt" --slots 4
 	--config "$work/explain.conf" --partition comm --busy "$work/explain.busy")

@@ -224,9 +224,37 @@ static void test_no_room_beside_whole_leaves_falls_back_to_whole(void **state)
 	assert_int_equal(r.remainder_hosts, 0);
 	assert_null(strstr(r.reason, "shared compatible"));
 	tp_alloc_result_free(&r);
-	/* 3 hosts fit one of them: a leaf with no other job, not held. */
+	/* 3 hosts fill leaf003 exactly: a whole leaf with nothing over
+	 * beats a remainder leaf. */
 	choose(&fx, rq(3, TP_JOBCLASS_QUIET), &r);
 	EXPECT_LIST(r.hosts, r.host_count, 8, 9, 10);
+	assert_int_equal(r.reserved_count, 0);
+	assert_int_equal(r.remainder_hosts, 0);
+	assert_null(strstr(r.reason, "shared compatible"));
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void test_exact_whole_fit_beats_a_remainder_leaf(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+
+	(void)state;
+	fx_new(&fx, 1, 4, 4);
+	/* topoplace-place(1)'s example: n0012 and n0016 down, 6 hosts
+	 * take leaf003 and leaf004 (3 + 3), nothing held, two leaves left
+	 * whole; a remainder would use up leaf001 for 4 + 2. */
+	set(&fx, 11, TP_HOST_DOWN, 0, TP_JOBCLASS_QUIET);
+	set(&fx, 15, TP_HOST_DOWN, 0, TP_JOBCLASS_QUIET);
+	choose(&fx, rq(6, TP_JOBCLASS_QUIET), &r);
+	EXPECT_LIST(r.hosts, r.host_count, 8, 9, 10, 12, 13, 14);
+	assert_int_equal(r.reserved_count, 0);
+	assert_int_equal(r.remainder_hosts, 0);
+	tp_alloc_result_free(&r);
+	/* 5 hosts: 3 + 3 would hold one; 4 + 1 on leaf003 holds none. */
+	choose(&fx, rq(5, TP_JOBCLASS_QUIET), &r);
+	EXPECT_LIST(r.hosts, r.host_count, 0, 1, 2, 3, 8);
 	assert_int_equal(r.reserved_count, 0);
 	assert_int_equal(r.remainder_leaf, 2);
 	EXPECT_IN(r.reason, "no leaf used by compatible jobs had room, so it "
@@ -393,6 +421,7 @@ int main(void)
 	    cmocka_unit_test(test_whole_leaves_plus_remainder_on_a_shared_leaf),
 	    cmocka_unit_test(
 	        test_no_room_beside_whole_leaves_falls_back_to_whole),
+	    cmocka_unit_test(test_exact_whole_fit_beats_a_remainder_leaf),
 	    cmocka_unit_test(test_nothing_free_waits),
 	    cmocka_unit_test(test_io_heavy_neighbour_keeps_the_remainder_off),
 	    cmocka_unit_test(test_io_server_leaf_is_never_a_remainder_leaf),
