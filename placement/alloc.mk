@@ -52,12 +52,3 @@ TESTS += tests/unit/test_sched_decide
 tests_unit_test_sched_decide_SOURCES = tests/unit/test_sched_decide.c
 tests_unit_test_sched_decide_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_sched_decide_LDADD = $(TP_UNIT_LDADD)
-
-# `leaf` jobs' remainders on shared compatible leaves (LeafRemainder,
-# issue #15, item 2).
-TP_UNIT_TESTS += tests/unit/test_alloc_remainder
-check_PROGRAMS += tests/unit/test_alloc_remainder
-TESTS += tests/unit/test_alloc_remainder
-tests_unit_test_alloc_remainder_SOURCES = tests/unit/test_alloc_remainder.c
-tests_unit_test_alloc_remainder_CFLAGS = $(TP_UNIT_CFLAGS)
-tests_unit_test_alloc_remainder_LDADD = $(TP_UNIT_LDADD)
