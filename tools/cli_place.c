@@ -265,6 +265,8 @@ static void json_decision(tp_json *j, const tp_topo *topo,
 	tp_json_string(j, "policy", tp_placement_name(rq->policy));
 	tp_json_string(j, "class", tp_jobclass_name(rq->job_class));
 	tp_json_string(j, "routing", tp_routing_name(rq->routing));
+	tp_json_string(j, "leaf_remainder",
+	               tp_leaf_remainder_name(rq->leaf_remainder));
 	tp_json_uint(j, "nodes", rq->nodes);
 	tp_json_uint(j, "job_id", rq->job_id);
 	tp_json_bool(j, "allowed_set", allowed);
@@ -283,6 +285,14 @@ static void json_decision(tp_json *j, const tp_topo *topo,
 	                  tp_topo_pod_name);
 	tp_cli_json_names(j, "reserved", topo, res->reserved,
 	                  res->reserved_count, tp_topo_host_name);
+	if (res->remainder_hosts) {
+		char summary[256];
+
+		tp_alloc_remainder_summary(topo, res, summary, sizeof(summary));
+		tp_json_string(j, "remainder", summary);
+	} else {
+		tp_json_null(j, "remainder");
+	}
 }
 
 /* ---- per-link load over the fabric's routes ------------------------- */
