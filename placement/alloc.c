@@ -53,6 +53,12 @@ struct ctx {
 	uint32_t *pod_take;
 	uint8_t *pod_servers; /* another job's or a site I/O server is here */
 
+	/* leaf under LeafRemainder=compatible: rem_take hosts (0: none) go
+	 * on leaf rem_leaf, shared and not held; rem_packed: other jobs
+	 * were there already. */
+	uint32_t rem_leaf, rem_take;
+	bool rem_packed;
+
 	/* Occupancy totals, for reasons. */
 	uint32_t usable, busy, held, down;
 	uint32_t servers;      /* I/O servers not of this job */
@@ -1108,19 +1114,180 @@ static void say_server_leaves(struct ctx *c)
 	free(mark);
 }
 
-static bool policy_leaf(struct ctx *c)
+/* ---- leaf: the remainder on a shared compatible leaf ------------------ */
+
+/* The leaf size remainders are counted against: the most hosts on a leaf. */
+static uint32_t leaf_size(const struct ctx *c)
 {
-	uint32_t need = c->req->nodes, ok_leaves = 0, cap = 0, dirty = 0;
+	uint32_t size = 0, n;
+
+	for (uint32_t l = 0; l < c->leaf_count; l++) {
+		tp_topo_leaf_hosts(c->topo, l, &n);
+		if (n > size)
+			size = n;
+	}
+	return size;
+}
+
+/*
+ * Whether leaf @l may take a remainder: no host another job holds, no I/O
+ * server (whatever the routing: its clients' traffic converges there), no
+ * io_heavy job and no job of the @bad classes.
+ */
+static bool remainder_compatible(const struct ctx *c, uint32_t l, uint8_t bad)
+{
+	uint8_t refused = bad | (uint8_t)(1u << TP_JOBCLASS_IO_HEAVY);
+
+	return !c->leaf_held[l] && !c->leaf_server[l] &&
+	       !(c->leaf_class[l] & refused);
+}
+
+/* Of two leaves that can take a remainder, whether @l beats @best. */
+static bool remainder_better(const struct ctx *c, uint32_t l, uint32_t best,
+                             uint8_t bad)
+{
+	bool clean = !(c->pod_class[tp_topo_leaf_pod(c->topo, l)] & bad);
+	bool best_clean =
+	    !(c->pod_class[tp_topo_leaf_pod(c->topo, best)] & bad);
+
+	if (clean != best_clean)
+		return clean;
+	if (c->leaf_free[l] != c->leaf_free[best])
+		return c->leaf_free[l] < c->leaf_free[best];
+	return leaf_whole_free(c, best) && !leaf_whole_free(c, l);
+}
+
+/*
+ * The leaf for a remainder of @rest hosts (alloc.h): first among the
+ * compatible leaves other jobs use (*packed), then among those with no
+ * other job.  TP_TOPO_NONE: none has room.
+ */
+static uint32_t remainder_pick(const struct ctx *c, uint32_t rest, uint8_t bad,
+                               bool *packed)
+{
+	for (int used = 1; used >= 0; used--) {
+		uint32_t best = TP_TOPO_NONE;
+
+		for (uint32_t l = 0; l < c->leaf_count; l++) {
+			if (c->leaf_free[l] < rest ||
+			    (bool)c->leaf_foreign[l] != (bool)used ||
+			    !remainder_compatible(c, l, bad))
+				continue;
+			if (best == TP_TOPO_NONE ||
+			    remainder_better(c, l, best, bad))
+				best = l;
+		}
+		if (best != TP_TOPO_NONE) {
+			*packed = used;
+			return best;
+		}
+	}
+	return TP_TOPO_NONE;
+}
+
+/*
+ * Under LeafRemainder=compatible, set rem_leaf and rem_take when the job
+ * has a remainder, a leaf can take it and the leaves with no other job
+ * (that one left out) still hold the rest in whole leaves.
+ */
+static void remainder_plan(struct ctx *c, uint8_t bad)
+{
+	uint32_t need = c->req->nodes, size, rest, pick, cap = 0;
+	bool packed = false;
+
+	if (c->req->leaf_remainder != TP_LEAF_REMAINDER_COMPATIBLE)
+		return;
+	size = leaf_size(c);
+	rest = size ? need % size : 0;
+	if (!rest)
+		return;
+	pick = remainder_pick(c, rest, bad, &packed);
+	if (pick == TP_TOPO_NONE)
+		return;
+	for (uint32_t l = 0; l < c->leaf_count; l++)
+		if (!c->leaf_foreign[l] && l != pick)
+			cap += c->leaf_free[l];
+	if (cap < need - rest)
+		return;
+	c->rem_leaf = pick;
+	c->rem_take = rest;
+	c->rem_packed = packed;
+}
+
+/* What the remainder's placement means, after the leaf named. */
+static void say_remainder(struct ctx *c, uint8_t bad)
+{
+	uint32_t pod = tp_topo_leaf_pod(c->topo, c->rem_leaf);
+	const char *leaf = tp_topo_leaf_name(c->topo, c->rem_leaf);
+
+	if (c->rem_packed)
+		say(c,
+		    "; the remainder joins compatible jobs on %s (no io_heavy "
+		    "job, no I/O server, no other job's held hosts), the "
+		    "tightest such leaf, so whole leaves stay whole; %s is "
+		    "not held",
+		    leaf, leaf);
+	else
+		say(c,
+		    "; no leaf used by compatible jobs had room, so it goes "
+		    "on %s, which has no other job: not held, later "
+		    "remainders of compatible jobs may join it",
+		    leaf);
+	if (c->rem_packed && c->req->routing == TP_ROUTING_STATIC)
+		say(c,
+		    "; static routing: it shares %s's uplinks with the jobs "
+		    "there only where their routes meet",
+		    leaf);
+	else if (c->rem_packed)
+		say(c,
+		    "; adaptive routing: it shares every uplink of %s with the "
+		    "jobs there",
+		    leaf);
+	if (c->pod_count > 1 && bad && (c->pod_class[pod] & bad))
+		say(c,
+		    "; NOT possible to keep the remainder out of pods with "
+		    "%s: %s is under %s",
+		    incompatible_words(c), leaf, tp_topo_pod_name(c->topo, pod));
+}
+
+/* A job smaller than a leaf, all of it on the remainder's leaf. */
+static bool leaf_remainder_only(struct ctx *c, uint8_t bad)
+{
+	uint32_t size = leaf_size(c);
+
+	c->leaf_take[c->rem_leaf] = c->rem_take;
+	c->pod_take[tp_topo_leaf_pod(c->topo, c->rem_leaf)] = c->rem_take;
+	say(c,
+	    "leaf: %u host%s on a shared compatible leaf (%s; "
+	    "LeafRemainder=compatible): smaller than a leaf of %u hosts, so "
+	    "no whole leaf is taken or held",
+	    c->rem_take, c->rem_take == 1 ? "" : "s",
+	    tp_topo_leaf_name(c->topo, c->rem_leaf), size);
+	say_remainder(c, bad);
+	return true;
+}
+
+/* ---- leaf ------------------------------------------------------------ */
+
+/* The whole leaves for the job, and its remainder's leaf if planned. */
+static bool leaf_decide(struct ctx *c)
+{
+	uint32_t need, ok_leaves = 0, cap = 0, dirty = 0;
 	uint32_t pods_used, leaves_used, whole_pods = 0, intruded, clean_cap;
-	uint32_t held = 0, whole_used = 0, whole_left = 0;
+	uint32_t held = 0, whole_used = 0, whole_left = 0, rem_pod;
 	uint8_t bad = incompatible_classes(c->req->job_class);
 	const char *others = c->servers && c->req->routing != TP_ROUTING_STATIC
 	                         ? "other jobs' hosts or I/O servers"
 	                         : "other jobs' hosts";
 	bool greedy = false;
 
+	rem_pod = tp_topo_leaf_pod(c->topo, c->rem_leaf);
+	need = c->req->nodes - c->rem_take;
+	if (c->rem_take && !need)
+		return leaf_remainder_only(c, bad);
 	for (uint32_t l = 0; l < c->leaf_count; l++) {
-		c->leaf_ok[l] = !c->leaf_foreign[l] && c->leaf_free[l] > 0;
+		c->leaf_ok[l] = !c->leaf_foreign[l] && c->leaf_free[l] > 0 &&
+		                !(c->rem_take && l == c->rem_leaf);
 		ok_leaves += c->leaf_ok[l];
 		cap += c->leaf_ok[l] ? c->leaf_free[l] : 0;
 		dirty += c->leaf_foreign[l];
@@ -1140,7 +1307,8 @@ static bool policy_leaf(struct ctx *c)
 	if (c->over || c->rc != TP_OK)
 		return false;
 	for (uint32_t p = 0; p < c->pod_count; p++)
-		whole_pods += c->pod_whole_free[p] && !c->pod_take[p];
+		whole_pods += c->pod_whole_free[p] && !c->pod_take[p] &&
+		              !(c->rem_take && p == rem_pod);
 	for (uint32_t l = 0; l < c->leaf_count; l++) {
 		bool whole = c->leaf_ok[l] && leaf_whole_free(c, l);
 
@@ -1151,15 +1319,29 @@ static bool policy_leaf(struct ctx *c)
 			whole_left += whole;
 		}
 	}
-	pods_used = count_marked(c->pod_take, c->pod_count);
 	leaves_used = count_marked(c->leaf_take, c->leaf_count);
-	say(c, "leaf: %u hosts on %u whole leaf switch%s (", need, leaves_used,
-	    leaves_used == 1 ? "" : "es");
+	say(c, "leaf: %u hosts on %u whole leaf switch%s (", c->req->nodes,
+	    leaves_used, leaves_used == 1 ? "" : "es");
 	say_names(c, c->leaf_count, tp_topo_leaf_name, c->leaf_take);
+	if (c->rem_take)
+		say(c,
+		    ") + %u host%s on a shared compatible leaf (%s; "
+		    "LeafRemainder=compatible",
+		    c->rem_take, c->rem_take == 1 ? "" : "s",
+		    tp_topo_leaf_name(c->topo, c->rem_leaf));
+	/* The remainder's pod is named with the others, but only the whole
+	 * leaves' pods count for keeping pods apart (said after). */
+	if (c->rem_take)
+		c->pod_take[rem_pod] += c->rem_take;
+	pods_used = count_marked(c->pod_take, c->pod_count);
 	say(c, ") under %u pod%s (", pods_used, pods_used == 1 ? "" : "s");
 	say_names(c, c->pod_count, tp_topo_pod_name, c->pod_take);
+	if (c->rem_take)
+		c->pod_take[rem_pod] -= c->rem_take;
 	say(c, "), the fewest %sleaves that hold the job",
 	    c->pod_count > 1 ? "pods, then " : "");
+	if (c->rem_take)
+		say(c, "'s %u hosts in whole leaves", need);
 	if (greedy)
 		say(c, "; greedy cover (an exact fit this large would take too "
 		       "long)");
@@ -1176,7 +1358,54 @@ static bool policy_leaf(struct ctx *c)
 	say(c, "; %u leaves skipped for %s", dirty, others);
 	say_server_leaves(c);
 	say_pods_apart(c, bad, intruded, clean_cap);
+	if (c->rem_take) {
+		c->leaf_take[c->rem_leaf] = c->rem_take;
+		c->pod_take[rem_pod] += c->rem_take;
+		say_remainder(c, bad);
+	}
 	return true;
+}
+
+/* Free hosts left on the leaves a decision took (held for the job). */
+static uint32_t leaf_leftover(const struct ctx *c)
+{
+	uint32_t left = 0;
+
+	for (uint32_t l = 0; l < c->leaf_count; l++)
+		if (c->leaf_take[l])
+			left += c->leaf_free[l] - c->leaf_take[l];
+	return left;
+}
+
+/*
+ * leaf, with the remainder rule: the whole-leaf decision when it leaves
+ * no host over (an exact fit such as 3 + 3 on leaves with hosts down holds
+ * nothing and keeps whole leaves whole: the remainder would take one),
+ * else whole leaves for the rest and the remainder's leaf when planned.
+ */
+static bool policy_leaf(struct ctx *c)
+{
+	uint32_t rem_leaf, rem_take;
+	bool rem_packed, met;
+
+	remainder_plan(c, incompatible_classes(c->req->job_class));
+	if (!c->rem_take)
+		return leaf_decide(c);
+	rem_leaf = c->rem_leaf;
+	rem_take = c->rem_take;
+	rem_packed = c->rem_packed;
+	c->rem_take = 0;
+	met = leaf_decide(c);
+	if (c->over || c->rc != TP_OK || (met && !leaf_leftover(c)))
+		return met;
+	memset(c->leaf_take, 0, sizeof(*c->leaf_take) * c->leaf_count);
+	memset(c->pod_take, 0, sizeof(*c->pod_take) * c->pod_count);
+	c->reason_len = 0;
+	c->reason[0] = '\0';
+	c->rem_leaf = rem_leaf;
+	c->rem_take = rem_take;
+	c->rem_packed = rem_packed;
+	return leaf_decide(c);
 }
 
 static bool policy_shared(struct ctx *c)
@@ -1381,6 +1610,9 @@ static tp_status fill_result(struct ctx *c, bool allowed, tp_alloc_result *r,
 		r->leaves[nl++] = l;
 		if (one_per_leaf)
 			take = 1;
+		/* The remainder's leaf: its hosts only, nothing held. */
+		if (c->rem_take && l == c->rem_leaf)
+			whole = false;
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t h = hosts[i];
 
@@ -1389,7 +1621,8 @@ static tp_status fill_result(struct ctx *c, bool allowed, tp_alloc_result *r,
 			if (taken < take || whole) {
 				r->hosts[nh++] = h;
 				taken++;
-			} else if (policy == TP_PLACEMENT_LEAF) {
+			} else if (policy == TP_PLACEMENT_LEAF &&
+			           !(c->rem_take && l == c->rem_leaf)) {
 				r->reserved[nr++] = h;
 			}
 		}
@@ -1416,6 +1649,8 @@ static tp_status fill_result(struct ctx *c, bool allowed, tp_alloc_result *r,
 			r->pods[np++] = p;
 	r->host_count = nh;
 	r->reserved_count = allowed ? 0 : nr;
+	r->remainder_hosts = c->rem_take;
+	r->remainder_leaf = c->rem_take ? c->rem_leaf : TP_TOPO_NONE;
 	r->leaf_count = nl;
 	r->pod_count = np;
 	return TP_OK;
@@ -1669,6 +1904,35 @@ tp_status tp_alloc_allowed(const tp_topo *topo, const tp_host_use *use,
                            tp_alloc_result *result, tp_error *err)
 {
 	return decide(topo, use, request, true, result, err);
+}
+
+void tp_alloc_remainder_summary(const tp_topo *topo,
+                                const tp_alloc_result *result, char *buf,
+                                size_t size)
+{
+	uint32_t whole, rest;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (!topo || !result || !result->met || !result->remainder_hosts ||
+	    result->remainder_leaf >= tp_topo_leaf_count(topo))
+		return;
+	whole = result->leaf_count ? result->leaf_count - 1 : 0;
+	rest = result->remainder_hosts;
+	if (whole)
+		snprintf(buf, size,
+		         "leaf: %u whole lea%s + %u host%s on a shared "
+		         "compatible leaf (%s)",
+		         whole, whole == 1 ? "f" : "ves", rest,
+		         rest == 1 ? "" : "s",
+		         tp_topo_leaf_name(topo, result->remainder_leaf));
+	else
+		snprintf(buf, size,
+		         "leaf: %u host%s on a shared compatible leaf (%s), "
+		         "no whole leaf",
+		         rest, rest == 1 ? "" : "s",
+		         tp_topo_leaf_name(topo, result->remainder_leaf));
 }
 
 void tp_alloc_result_free(tp_alloc_result *result)

@@ -21,6 +21,28 @@
  *           `shared`, pods of incompatible jobs (and, for a comm_sensitive
  *           job, pods holding I/O servers) are avoided first (said in the
  *           reason when not possible).
+ *           Remainder (request->leaf_remainder, policy.h): under `whole`
+ *           the job's leaves are all whole and held, as above.  Under
+ *           `compatible`, a job of n hosts on leaves of L hosts (L: the
+ *           most hosts on one leaf of the fabric) with r = n mod L > 0,
+ *           whose whole-leaf fit would leave free hosts over (an exact
+ *           fit such as 3 + 3 on leaves with hosts down is kept: it holds
+ *           nothing), gets whole leaves for n - r hosts (the fit above,
+ *           held)
+ *           and puts its r remaining hosts on one leaf shared only with
+ *           compatible jobs: no io_heavy job, no I/O server (site or job,
+ *           whatever the routing), no host another job holds, no job of a
+ *           class incompatible with it (jobclass.h).  The leaf is the
+ *           tightest such leaf that other jobs already use (remainders
+ *           packed together, so whole free leaves stay whole), else the
+ *           tightest with no other job on it (not wholly free ones
+ *           first); pods free of incompatible jobs first, then fewest
+ *           free hosts, then the lower index.  That leaf is not held:
+ *           later jobs may join it under their own policy's rules.  When
+ *           no leaf can take the remainder beside whole leaves for the
+ *           rest, the job is decided as under `whole`.  The reason says
+ *           which, and under adaptive routing that the remainder shares
+ *           every uplink of its leaf with the jobs there.
  *   shared  leaves shared only between compatible classes (jobclass.h: never
  *           io_heavy beside comm_sensitive; an I/O server counts as
  *           io_heavy); on 3-level trees also pods free of the incompatible
@@ -57,6 +79,7 @@
 #define TP_ALLOC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "jobclass.h"
@@ -112,6 +135,9 @@ typedef struct tp_alloc_request {
 	 */
 	uint64_t waited_us;
 	uint64_t leaf_wait_max_us;
+	/* `leaf` only: where the hosts that fill no whole leaf go (policy.h;
+	 * 0, whole, when not set). */
+	tp_leaf_remainder leaf_remainder;
 } tp_alloc_request;
 
 #define TP_ALLOC_REASON_MAX 1024
@@ -135,6 +161,13 @@ typedef struct tp_alloc_result {
 	 * hosts follow shared's rules (no leftover hosts held), and the
 	 * reason says so first. */
 	bool leaf_wait_passed;
+	/* `leaf` under LeafRemainder=compatible: remainder_hosts (0: none)
+	 * of the hosts are on leaf remainder_leaf, shared with compatible
+	 * jobs and not held (no reserved host there).  The other leaves are
+	 * the job's whole leaves.  For tp_alloc_allowed, only that many
+	 * hosts of that leaf are in hosts. */
+	uint32_t remainder_hosts;
+	uint32_t remainder_leaf;
 } tp_alloc_result;
 
 /*
@@ -173,6 +206,16 @@ tp_status tp_alloc_allowed(const tp_topo *topo, const tp_host_use *use,
  * --switches' time at max_switch_wait.
  */
 uint64_t tp_alloc_leaf_wait_bound(uint64_t site_us, uint64_t job_us);
+
+/*
+ * The short form of a `leaf` decision with a remainder on a shared leaf,
+ * for where users look (SystemComment): "leaf: 2 whole leaves + 3 hosts
+ * on a shared compatible leaf (leaf004)"; "" when @result has no
+ * remainder.  @topo is the fabric @result was decided on.
+ */
+void tp_alloc_remainder_summary(const tp_topo *topo,
+                                const tp_alloc_result *result, char *buf,
+                                size_t size);
 
 /* Free the arrays of @result and reset it (NULL-safe). */
 void tp_alloc_result_free(tp_alloc_result *result);

@@ -59,4 +59,29 @@ tp_status tp_routing_parse(const char *text, tp_routing *routing,
 /* "adaptive", "static", or "invalid". */
 const char *tp_routing_name(tp_routing routing);
 
+/*
+ * Where a `leaf` job puts the hosts that do not fill a whole leaf (its
+ * host count modulo the leaf size; all of them for a job smaller than a
+ * leaf), LeafRemainder in topoplace.conf (alloc.h says how):
+ *   whole       on a whole leaf of its own, held: the free hosts left
+ *               there wait for nothing (the rule before issue #15).
+ *   compatible  on a leaf shared only with compatible jobs (no io_heavy
+ *               job, no I/O server, no other job's held hosts), packed
+ *               with other remainders; not held.  Whole leaves stay
+ *               whole for the jobs that need them.
+ */
+typedef enum tp_leaf_remainder {
+	TP_LEAF_REMAINDER_WHOLE = 0,
+	TP_LEAF_REMAINDER_COMPATIBLE,
+} tp_leaf_remainder;
+
+#define TP_LEAF_REMAINDER_CHOICES "whole|compatible"
+
+/* Parse "whole" or "compatible"; TP_ERR_INVALID names the text. */
+tp_status tp_leaf_remainder_parse(const char *text,
+				  tp_leaf_remainder *remainder, tp_error *err);
+
+/* "whole", "compatible", or "invalid". */
+const char *tp_leaf_remainder_name(tp_leaf_remainder remainder);
+
 #endif /* TP_POLICY_H */

@@ -122,6 +122,7 @@ static void decide_allowed(const tp_sched_job_test *test,
 	    .clock_data = test->clock_data,
 	    .waited_us = test->waited_us,
 	    .leaf_wait_max_us = test->leaf_wait_max_us,
+	    .leaf_remainder = test->leaf_remainder,
 	};
 	tp_error err;
 	tp_status rc;

@@ -92,6 +92,8 @@ typedef struct tp_sched_job_test {
 	/* The whole-leaf wait bound (tp_alloc_request, alloc.h). */
 	uint64_t waited_us;
 	uint64_t leaf_wait_max_us;
+	/* The partition's LeafRemainder (tp_alloc_request, alloc.h). */
+	tp_leaf_remainder leaf_remainder;
 
 	/* The site. */
 	bool conf_loaded;    /* topoplace.conf loaded (false: not at all) */

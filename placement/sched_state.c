@@ -60,6 +60,7 @@ void tp_sched_record_clear(tp_sched_record *rec)
 	if (!rec)
 		return;
 	free(rec->held);
+	free(rec->shared_leaf);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -104,10 +105,14 @@ char *tp_sched_reason_fit(const char *text, char *out, size_t size)
 	return out;
 }
 
+/* How a record with held "" (a job that holds nothing) says it. */
+#define HELD_NONE "(none)"
+
 char *tp_sched_record_format(const tp_sched_record *rec, const char *note)
 {
 	char fitted[TP_SCHED_NOTE_MAX];
-	const char *held = rec->held && rec->held[0] ? rec->held : NULL;
+	const char *held = rec->held ? (rec->held[0] ? rec->held : HELD_NONE)
+	                             : NULL;
 	int n;
 	char *text;
 
@@ -171,7 +176,10 @@ tp_status tp_sched_record_parse(const char *text, tp_sched_record *rec,
 		n = strcspn(p, " :");
 		if (!n)
 			return not_a_record(err, text);
-		rec->held = strndup(p, n);
+		if (n == strlen(HELD_NONE) && !strncmp(p, HELD_NONE, n))
+			rec->held = strdup("");
+		else
+			rec->held = strndup(p, n);
 		if (!rec->held)
 			return tp_error_set(err, TP_ERR_NOMEM,
 			                    "SystemComment: out of memory");
@@ -331,7 +339,8 @@ static tp_status resolve(const tp_sched_state *s, const char *hostlist,
 /*
  * The hold of a whole-leaf job from the fabric: every host of the leaves
  * its hosts are on that is a node of the table (all of them when there is
- * no table yet), as a hostlist into j->rec.held.
+ * no table yet), as a hostlist into j->rec.held.  Its remainder's shared
+ * leaf (rec.shared_leaf) is left out: "" when that leaves nothing.
  */
 static tp_status derive_hold(const tp_sched_state *s, sched_job *j,
                              tp_error *err)
@@ -351,6 +360,10 @@ static tp_status derive_hold(const tp_sched_state *s, sched_job *j,
 		if (leaf >= leaves || seen[leaf])
 			continue;
 		seen[leaf] = true;
+		if (j->rec.shared_leaf &&
+		    !strcmp(tp_topo_leaf_name(s->topo, leaf),
+		            j->rec.shared_leaf))
+			continue;
 		on = tp_topo_leaf_hosts(s->topo, leaf, &n);
 		for (uint32_t x = 0; x < n; x++) {
 			const char *name = tp_topo_host_name(s->topo, on[x]);
@@ -376,6 +389,9 @@ static tp_status derive_hold(const tp_sched_state *s, sched_job *j,
 	}
 	if (rc == TP_OK && count)
 		rc = tp_fabric_hostlist(names, count, &j->rec.held, err);
+	else if (rc == TP_OK && j->rec.shared_leaf &&
+	         !(j->rec.held = strdup("")))
+		rc = tp_error_set(err, TP_ERR_NOMEM, "hold: out of memory");
 	free(names);
 	free(seen);
 	return rc;
@@ -503,8 +519,10 @@ tp_status tp_sched_job_add(tp_sched_state *s, uint32_t job_id,
 	j.job_id = job_id;
 	j.rec = *rec;
 	j.rec.held = rec->held ? strdup(rec->held) : NULL;
+	j.rec.shared_leaf = rec->shared_leaf ? strdup(rec->shared_leaf) : NULL;
 	j.nodes = strdup(nodes ? nodes : "");
-	if (!j.nodes || (rec->held && !j.rec.held)) {
+	if (!j.nodes || (rec->held && !j.rec.held) ||
+	    (rec->shared_leaf && !j.rec.shared_leaf)) {
 		job_free(&j);
 		return tp_error_set(err, TP_ERR_NOMEM, "job %u: out of memory",
 		                    job_id);

@@ -48,13 +48,19 @@
 /*
  * What a started job was placed as.  @held: the nodes kept for the job
  * alone (a Slurm hostlist, "n[0001-0004]"), malloc'ed, NULL when none is
- * recorded; owned by whoever filled the struct (tp_sched_record_clear).
+ * recorded, "" when the job holds none (recorded as "held=(none)");
+ * owned by whoever filled the struct (tp_sched_record_clear).
+ * @shared_leaf: a `leaf` job's remainder leaf (alloc.h, LeafRemainder):
+ * the fabric's name of the leaf it shares with compatible jobs, which a
+ * hold derived from the fabric leaves out; malloc'ed, NULL: none.  Not
+ * in the text: the held nodes derived with it are.
  */
 typedef struct tp_sched_record {
 	tp_placement policy;
 	tp_jobclass job_class;
 	bool has_profile;
 	char *held;
+	char *shared_leaf;
 } tp_sched_record;
 
 /* Free @rec->held and reset @rec (NULL-safe). */
@@ -63,7 +69,7 @@ void tp_sched_record_clear(tp_sched_record *rec);
 /*
  * The record as text, for users and for recovery:
  *
- *   topoplace: placement=P class=C[ (profile)][ held=HOSTLIST][: NOTE]
+ *   topoplace: placement=P class=C[ (profile)][ held=HOSTLIST|(none)][: NOTE]
  *
  * @note (NULL or "": none) says why, for users; it is bound to
  * TP_SCHED_NOTE_MAX bytes by tp_sched_reason_fit (whole clauses only).
@@ -125,7 +131,8 @@ tp_status tp_sched_set_topo(tp_sched_state *state, const tp_topo *topo,
  * placed as @rec (copied; a job already known is replaced).  A `leaf`
  * record without held nodes gets its hold from the fabric if one is set
  * (see tp_sched_job_record for the result), else stays unresolved until
- * one is.  Names not in the node table or fabric are skipped.
+ * one is.  A hold derived for a record with a shared_leaf leaves that
+ * leaf out, and is "" (nothing held) when nothing else is left.  Names not in the node table or fabric are skipped.
  * TP_ERR_PARSE on a bad hostlist, TP_ERR_NOMEM.
  */
 tp_status tp_sched_job_add(tp_sched_state *state, uint32_t job_id,

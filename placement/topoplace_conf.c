@@ -62,6 +62,7 @@ enum key_id {
 	K_PROFILE_RECORD_ALLOW_USER_OFF,
 	K_PROFILE_RECORD_EXCLUDE,
 	K_LEAF_WAIT_MAX,
+	K_LEAF_REMAINDER,
 	K_COUNT
 };
 
@@ -106,6 +107,7 @@ static const char *const key_names[K_COUNT] = {
     [K_PROFILE_RECORD_ALLOW_USER_OFF] = "ProfileRecordAllowUserOff",
     [K_PROFILE_RECORD_EXCLUDE] = "ProfileRecordExclude",
     [K_LEAF_WAIT_MAX] = "LeafWaitMax",
+    [K_LEAF_REMAINDER] = "LeafRemainder",
 };
 
 /* One PartitionName line: what it sets, and the result over the site. */
@@ -246,6 +248,7 @@ static void settings_defaults(tp_config_settings *s)
 	s->record.mode = TP_RECORD_OFF;
 	s->record.allow_user_off = true;
 	s->leaf_wait_max_us = 0;
+	s->leaf_remainder = TP_LEAF_REMAINDER_COMPATIBLE;
 }
 
 static void site_defaults(tp_config_site *site)
@@ -894,6 +897,19 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 			return rc;
 		s->leaf_wait_max_us = u64;
 		return TP_OK;
+	case K_LEAF_REMAINDER: {
+		char lower[16];
+
+		lower_copy(lower, sizeof(lower), text);
+		if (strlen(text) < sizeof(lower) &&
+		    tp_leaf_remainder_parse(lower, &s->leaf_remainder, NULL) ==
+		        TP_OK)
+			return TP_OK;
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: '%.64s' is not a leaf remainder rule "
+		                    "(expected one of %s)",
+		                    name, text, TP_LEAF_REMAINDER_CHOICES);
+	}
 	case K_COUNT:
 		break;
 	}
@@ -990,6 +1006,9 @@ static void copy_setting(enum key_id key, tp_config_settings *dst,
 		break;
 	case K_LEAF_WAIT_MAX:
 		dst->leaf_wait_max_us = src->leaf_wait_max_us;
+		break;
+	case K_LEAF_REMAINDER:
+		dst->leaf_remainder = src->leaf_remainder;
 		break;
 	default:
 		break; /* site-wide keys never reach a partition */
@@ -1609,6 +1628,10 @@ static void value_text(enum key_id key, const tp_config_site *site,
 			format_us(buf, size, s->leaf_wait_max_us);
 		else
 			snprintf(buf, size, "none");
+		break;
+	case K_LEAF_REMAINDER:
+		snprintf(buf, size, "%s",
+		         tp_leaf_remainder_name(s->leaf_remainder));
 		break;
 	case K_COUNT:
 		buf[0] = '\0';

@@ -233,8 +233,10 @@ static tp_status place_io_servers(const tp_explain_input *in, tp_explain *ex,
 static tp_status compute(const tp_explain_input *in, tp_explain *ex,
                          tp_error *err)
 {
-	tp_alloc_request rq = {
-	    .nodes = in->nodes, .policy = in->policy, .job_id = in->job_id};
+	tp_alloc_request rq = {.nodes = in->nodes,
+	                       .policy = in->policy,
+	                       .job_id = in->job_id,
+	                       .leaf_remainder = in->leaf_remainder};
 	tp_status rc;
 
 	ex->topo = in->topo;

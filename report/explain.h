@@ -40,6 +40,9 @@ typedef struct tp_explain_input {
 	uint32_t job_id;
 	uint32_t nodes; /* hosts wanted, >= 1 */
 	tp_placement policy;
+	/* Where a `leaf` job's hosts that fill no whole leaf go (policy.h,
+	 * alloc.h; 0: whole). */
+	tp_leaf_remainder leaf_remainder;
 	/* Where the policy, the class thresholds and the I/O servers came
 	 * from, said beside them ("DefaultPlacement=auto in
 	 * /etc/slurm/topoplace.conf"); NULL: not said. */

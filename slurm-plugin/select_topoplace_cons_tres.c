@@ -127,6 +127,11 @@ typedef struct tp_decision {
 	 * bound (alloc.h): what it waited and its bound, in seconds. */
 	bool leaf_wait_passed;
 	uint32_t leaf_waited_s, leaf_wait_bound_s;
+	/* The last allowed set put a `leaf` job's remainder on a shared
+	 * leaf (alloc.h, LeafRemainder): that leaf's fabric name (its hold
+	 * leaves it out) and the short form for SystemComment.  "": none. */
+	char remainder_leaf[128];
+	char remainder_summary[TP_SCHED_NOTE_MAX];
 } tp_decision;
 
 /* Decisions of pending jobs cached at most (jobs that never start). */
@@ -1134,6 +1139,16 @@ static void _narrow_apply(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 	d->leaf_wait_passed = res->leaf_wait_passed;
 	d->leaf_waited_s = v->leaf_waited_s;
 	d->leaf_wait_bound_s = v->leaf_wait_bound_s;
+	d->remainder_leaf[0] = '\0';
+	tp_alloc_remainder_summary(m->topo, res, d->remainder_summary,
+	                           sizeof(d->remainder_summary));
+	/* A name too long to keep would not match: the whole leaf is held,
+	 * as before LeafRemainder. */
+	if (res->remainder_hosts &&
+	    strlen(tp_topo_leaf_name(m->topo, res->remainder_leaf)) <
+	        sizeof(d->remainder_leaf))
+		strcpy(d->remainder_leaf,
+		       tp_topo_leaf_name(m->topo, res->remainder_leaf));
 	for (uint32_t k = 0; k < res->leaf_count && used < 200; k++)
 		used += snprintf(leaves + used, sizeof(leaves) - used, "%s%s",
 		                 k ? "," : "",
@@ -1232,6 +1247,7 @@ static void _job_test_fill(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 	t->mapped_count = m->mapped_count;
 	t->budget_us = settings->decision_budget_us;
 	t->routing = tp_config_site_settings(m->config)->routing;
+	t->leaf_remainder = settings->leaf_remainder;
 	_leaf_wait(job_ptr, settings, t);
 	t->occupancy = _occupancy_for_core;
 	t->occupancy_ctx = occupancy;
@@ -1443,7 +1459,7 @@ extern int select_p_state_restore(char *dir_name)
 static void _recover_job(job_record_t *job_ptr, bool started)
 {
 	tp_sched_record rec = {TP_PLACEMENT_OFF, TP_JOBCLASS_QUIET, false,
-	                       NULL};
+	                       NULL, NULL};
 	const tp_sched_record *got;
 	tp_decision d = {0};
 	tp_error err, add_err;
@@ -1464,8 +1480,8 @@ static void _recover_job(job_record_t *job_ptr, bool started)
 			     job_ptr->job_id, tp_placement_name(got->policy),
 			     tp_jobclass_name(got->job_class),
 			     got->has_profile ? " (profile)" : "",
-			     got->held ? ", holding " : "",
-			     got->held ? got->held : "");
+			     got->held && got->held[0] ? ", holding " : "",
+			     got->held && got->held[0] ? got->held : "");
 		return;
 	}
 	if (rc != TP_ERR_PARSE) {
@@ -1631,7 +1647,7 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 	                  ? bitmap2node_name(job_ptr->node_bitmap)
 	                  : NULL;
 	tp_sched_record rec = {TP_PLACEMENT_OFF, TP_JOBCLASS_QUIET, false,
-	                       NULL};
+	                       NULL, NULL};
 	const tp_sched_record *got = NULL;
 
 	if (tp_active && rc == SLURM_SUCCESS) {
@@ -1668,6 +1684,16 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 			     "whole leaves, bound %u s: starts as shared with "
 			     "compatible jobs",
 			     job_ptr, d->leaf_waited_s, d->leaf_wait_bound_s);
+		} else if (d && !d->failed && d->remainder_summary[0]) {
+			char note[2 * TP_SCHED_NOTE_MAX + 8];
+
+			/* Where users look: not all on whole leaves. */
+			snprintf(note, sizeof(note), "%s%s%s",
+			         d->remainder_summary, d->note[0] ? "; " : "",
+			         d->note);
+			tp_sched_reason_fit(note, d->note, sizeof(d->note));
+			if (d->remainder_leaf[0])
+				rec.shared_leaf = d->remainder_leaf;
 		}
 		_sched_add(job_ptr, &rec);
 		got = tp_sched_job_record(tp_sched, job_ptr->job_id);
@@ -1695,7 +1721,7 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 	     job_ptr, _requested_placement(job_ptr), nodes ? nodes : "(none)",
 	     tp_placement_name(rec.policy), tp_jobclass_name(rec.job_class),
 	     got && got->held ? " held=" : "",
-	     got && got->held ? got->held : "");
+	     got && got->held ? (got->held[0] ? got->held : "(none)") : "");
 	xfree(nodes);
 	return rc;
 }

@@ -493,7 +493,7 @@ out:
 void tp_sc_decision_format(tp_placement placement, tp_jobclass job_class,
                            int has_profile, char *out, size_t size)
 {
-	tp_sched_record rec = {placement, job_class, has_profile != 0, NULL};
+	tp_sched_record rec = {placement, job_class, has_profile != 0, NULL, NULL};
 	char *text = tp_sched_record_format(&rec, NULL);
 
 	snprintf(out, size, "%s", text ? text : "");

@@ -128,3 +128,9 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_faults_combined.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_faults_combined.sh
+# Odd-sized `leaf` jobs' remainders on a shared compatible leaf, not held
+# (LeafRemainder, issue #15, item 2).
+if WITH_SLURM
+TESTS += tests/integration/slurm_leaf_remainder.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_leaf_remainder.sh

@@ -5,6 +5,7 @@
  *   topoplace place --fabric PxLxH --nodes N [--policy leaf] [--class quiet]
  *                   [--busy FILE] [--job-id ID] [--budget-us US] [--allowed]
  *                   [--routing adaptive|static]
+ *                   [--leaf-remainder compatible|whole]
  *                   [--io-servers N [--io-policy spread]
  *                    [--io-where beside|among|site]
  *                    [--seed S] [--io-write-bytes B] [--io-read-bytes B]
@@ -65,6 +66,9 @@ static void usage(FILE *out)
 	    "adaptive;\n"
 	    "                      static opens I/O servers' leaves to "
 	    "others)\n"
+	    "  --leaf-remainder R  %s: where a leaf job's hosts that fill\n"
+	    "                      no whole leaf go (default compatible, as "
+	    "LeafRemainder)\n"
 	    "  --io-servers N      also place N I/O servers for the job\n"
 	    "  --io-policy P       %s (default spread)\n"
 	    "  --io-where W        beside|among the job's hosts, or site: "
@@ -86,6 +90,7 @@ static void usage(FILE *out)
 	    "fabric's\nroutes (FILE: ibnetdiscover cache or topology.conf; "
 	    "live: discovered now).\n",
 	    TP_PLACEMENT_CHOICES, TP_JOBCLASS_CHOICES, TP_ROUTING_CHOICES,
+	    TP_LEAF_REMAINDER_CHOICES,
 	    TP_IOSERVER_CHOICES);
 }
 
@@ -260,6 +265,8 @@ static void json_decision(tp_json *j, const tp_topo *topo,
 	tp_json_string(j, "policy", tp_placement_name(rq->policy));
 	tp_json_string(j, "class", tp_jobclass_name(rq->job_class));
 	tp_json_string(j, "routing", tp_routing_name(rq->routing));
+	tp_json_string(j, "leaf_remainder",
+	               tp_leaf_remainder_name(rq->leaf_remainder));
 	tp_json_uint(j, "nodes", rq->nodes);
 	tp_json_uint(j, "job_id", rq->job_id);
 	tp_json_bool(j, "allowed_set", allowed);
@@ -278,6 +285,14 @@ static void json_decision(tp_json *j, const tp_topo *topo,
 	                  tp_topo_pod_name);
 	tp_cli_json_names(j, "reserved", topo, res->reserved,
 	                  res->reserved_count, tp_topo_host_name);
+	if (res->remainder_hosts) {
+		char summary[256];
+
+		tp_alloc_remainder_summary(topo, res, summary, sizeof(summary));
+		tp_json_string(j, "remainder", summary);
+	} else {
+		tp_json_null(j, "remainder");
+	}
 }
 
 /* ---- per-link load over the fabric's routes ------------------------- */
@@ -613,12 +628,15 @@ int tp_cli_place(int argc, char **argv)
 	    {"io-kv", no_argument, NULL, 'k'},
 	    {"routing", required_argument, NULL, 'g'},
 	    {"json", no_argument, NULL, 'J'},
+	    {"leaf-remainder", required_argument, NULL, 'L'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *fabric = NULL, *busy = NULL;
 	uint32_t nodes = 0, budget = 0, servers = 0, seed = 1;
-	tp_alloc_request rq = {.policy = TP_PLACEMENT_LEAF, .job_id = 1};
+	tp_alloc_request rq = {.policy = TP_PLACEMENT_LEAF,
+	                       .job_id = 1,
+	                       .leaf_remainder = TP_LEAF_REMAINDER_COMPATIBLE};
 	tp_ioserver_request io = {.policy = TP_IOSERVER_SPREAD,
 	                          .scope = TP_IOSERVER_BESIDE};
 	bool want_allowed = false, have_nodes = false, routes_given = false;
@@ -664,6 +682,12 @@ int tp_cli_place(int argc, char **argv)
 			if (tp_routing_parse(optarg, &rq.routing, &err))
 				rc = tp_cli_usage_error(WHAT, "--routing: %s",
 				                        err.message);
+			break;
+		case 'L':
+			if (tp_leaf_remainder_parse(optarg, &rq.leaf_remainder,
+			                            &err))
+				rc = tp_cli_usage_error(
+				    WHAT, "--leaf-remainder: %s", err.message);
 			break;
 		case 'j':
 			/* 0 marks site-wide I/O servers in occupancies */
@@ -882,6 +906,14 @@ int tp_cli_place(int argc, char **argv)
 	if (res.reserved_count) {
 		printf("\nreserved: ");
 		print_hostlist(topo, res.reserved, res.reserved_count);
+	}
+	if (res.remainder_hosts) {
+		char summary[256];
+
+		/* What the job's SystemComment says under Slurm. */
+		tp_alloc_remainder_summary(topo, &res, summary,
+		                           sizeof(summary));
+		printf("\nremainder: %s", summary);
 	}
 	printf("\nreason: %s\n", res.reason);
 

@@ -853,6 +853,7 @@ static void apply_config(const tp_config *cfg, const char *path,
 		         path, partition);
 	in->policy =
 	    tp_config_resolve_placement(set, requested, in->traffic != NULL);
+	in->leaf_remainder = set->leaf_remainder;
 	{
 		/* The steps tp_config_resolve_placement takes, in words. */
 		tp_placement base = requested != TP_PLACEMENT_AUTO
@@ -1112,7 +1113,9 @@ static int run_explain(int argc, char **argv)
 	tp_config *cfg = NULL;
 	tp_host_use *use = NULL;
 	char policy_src[600], io_src[600], thr_src[600];
+	/* Without --config, the site defaults (LeafRemainder=compatible). */
 	tp_explain_input in = {.policy = TP_PLACEMENT_LEAF,
+	                       .leaf_remainder = TP_LEAF_REMAINDER_COMPATIBLE,
 	                       .job_id = 1,
 	                       .slots = 1,
 	                       .seed = 1,

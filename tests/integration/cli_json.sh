@@ -116,6 +116,9 @@ doc place topoplace.place "$work/place.json"
 tp_check_eq "place: outcome, leaves and reason as in the text" \
 	"placed $(sed -n 's/^leaves: //p' "$work/place.txt") | $(sed -n 's/^reason: //p' "$work/place.txt")" \
 	"$(jq_py "$work/place.json" "'%s %s | %s' % (d['outcome'], ' '.join(d['leaves']), d['reason'])")"
+tp_check_eq "place: the remainder (6 hosts on 4-host leaves) as in the text" \
+	"compatible $(sed -n 's/^remainder: //p' "$work/place.txt")" \
+	"$(jq_py "$work/place.json" "'%s %s' % (d['leaf_remainder'], d['remainder'])")"
 tp_check_eq "place: six hosts, the servers and their reason as in the text" \
 	"6 $(sed -n 's/^io-reason: //p' "$work/place.txt") True" \
 	"$(jq_py "$work/place.json" "'%d %s %s' % (len(d['hosts']), d['io_servers']['reason'], all(h + ' (' in d['io_servers']['reason'] for h in d['io_servers']['hosts']))")"
@@ -433,7 +436,9 @@ explain_compare() {
 		tp_check_eq "$name: $key as in the text" "$want" "$value"
 	done <"$work/fields.json"
 }
-printf 'DefaultPlacement=spread\nPartitionName=comm DefaultPlacement=leaf IoServerCount=2 CommSensitiveBytesPerSecPerRank=100K\n' >"$work/explain.conf"
+# LeafRemainder=whole: 6 hosts on 4-host leaves hold 2 (the default puts
+# them on a shared leaf, holding none).
+printf 'DefaultPlacement=spread\nPartitionName=comm DefaultPlacement=leaf LeafRemainder=whole IoServerCount=2 CommSensitiveBytesPerSecPerRank=100K\n' >"$work/explain.conf"
 printf 'n0001 7 quiet\n' >"$work/explain.busy"
 ex_args=(--fabric 2x4x4 --nodes 6 --profile "$mdir/CoMD-16.txt" --slots 4
 	--config "$work/explain.conf" --partition comm --busy "$work/explain.busy")

@@ -35,6 +35,13 @@ n0011 9 io_heavy   # an I/O job
 n0016 down
 B
 out=$("$tp" place --fabric 1x4x4 --nodes 2 --policy leaf --busy "$work/busy")
+tp_check_eq "leaf (remainder compatible, the default): beside the quiet job, nothing held" \
+	"n[0002-0003] " "$(line hosts "$out") $(line reserved "$out")"
+tp_check_eq "... the remainder line says what SystemComment would" \
+	"leaf: 2 hosts on a shared compatible leaf (leaf001), no whole leaf" \
+	"$(line remainder "$out")"
+out=$("$tp" place --fabric 1x4x4 --nodes 2 --policy leaf --busy "$work/busy" \
+	--leaf-remainder whole)
 tp_check_eq "leaf: no leaf with a busy host; leftover reserved" \
 	"n[0013-0014] n0015" \
 	"$(line hosts "$out") $(line reserved "$out")"
@@ -48,7 +55,8 @@ out=$("$tp" place --fabric 2x2x4 --nodes 6 --policy spread)
 tp_check_eq "spread: round robin over pods and leaves" \
 	"n[0001-0002,0005,0009-0010,0013]" "$(line hosts "$out")"
 
-out=$("$tp" place --fabric 1x4x4 --nodes 2 --policy leaf --allowed)
+out=$("$tp" place --fabric 1x4x4 --nodes 2 --policy leaf --allowed \
+	--leaf-remainder whole)
 tp_check_eq "allowed: the whole chosen leaf" "n[0001-0004]" \
 	"$(line allowed "$out")"
 
@@ -91,7 +99,7 @@ tp_expect_fail "a server's leaf is no whole leaf for any job; servers counted" 1
 	--busy "$work/servers"
 
 out=$("$tp" place --fabric 2x2x4 --nodes 9 --policy leaf --class quiet \
-	--routing static --busy "$work/servers")
+	--routing static --busy "$work/servers" --leaf-remainder whole)
 tp_check_eq "--routing static: 9 hosts fit beside the servers' ports" \
 	"0 n[0001-0003,0009-0011,0013-0015]" "$? $(line hosts "$out")"
 tp_check "--routing static: the reason names the server leaves" \

@@ -27,6 +27,9 @@ write_conf() { # LEAF-WAIT-LINE
 FabricSource=topology
 ProfileStore=$store
 DefaultPlacement=off
+# A 3-node job on 4-host leaves would start at once beside the quiet job
+# under the default LeafRemainder=compatible: the wait needs whole leaves.
+LeafRemainder=whole
 $1
 CONF
 	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"

@@ -171,6 +171,10 @@ ThresholdTable=$etc/io-thresholds.csv
 ThrottleMode=preload
 ThrottleClasses=io_heavy
 DecisionBudget=1s
+# The tests of this bed check whole-leaf holds with 3-node jobs on 4-host
+# leaves: under the default (compatible) such a job holds nothing.
+# slurm_leaf_remainder.sh checks the default.
+LeafRemainder=whole
 CONF
 	tp_check "slurmctld loads topoplace.conf and the fabric on reconfigure" \
 		reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"

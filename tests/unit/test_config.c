@@ -849,6 +849,41 @@ test_leaf_wait_max_is_per_partition_and_unbounded_by_default(void **state)
 	assert_non_null(strstr(err.message, ORIGIN ": line 1: LeafWaitMax"));
 }
 
+static void
+test_leaf_remainder_is_per_partition_and_compatible_by_default(void **state)
+{
+	static const char text[] = "LeafRemainder=Whole\n"
+	                           "PartitionName=small LeafRemainder=compatible\n"
+	                           "PartitionName=io DefaultPlacement=shared\n";
+	static const char bad[] = "LeafRemainder=shared\n";
+	tp_config *cfg = parse_ok("");
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_config_defaults(cfg)->leaf_remainder,
+	                 TP_LEAF_REMAINDER_COMPATIBLE);
+	tp_config_free(cfg);
+	cfg = parse_ok(text);
+	assert_int_equal(tp_config_defaults(cfg)->leaf_remainder,
+	                 TP_LEAF_REMAINDER_WHOLE);
+	assert_int_equal(tp_config_for_partition(cfg, "small")->leaf_remainder,
+	                 TP_LEAF_REMAINDER_COMPATIBLE);
+	/* A partition that does not set it inherits the site's. */
+	assert_int_equal(tp_config_for_partition(cfg, "io")->leaf_remainder,
+	                 TP_LEAF_REMAINDER_WHOLE);
+	assert_true(tp_config_partition_sets(cfg, "small", "LeafRemainder"));
+	assert_false(tp_config_partition_sets(cfg, "io", "LeafRemainder"));
+	tp_config_free(cfg);
+	cfg = NULL;
+	assert_int_equal(tp_config_parse(bad, strlen(bad), ORIGIN, &cfg, &err),
+	                 TP_ERR_INVALID);
+	assert_null(cfg);
+	assert_non_null(strstr(err.message,
+	                       ORIGIN ": line 1: LeafRemainder: 'shared' is not "
+	                              "a leaf remainder rule (expected one of "
+	                              "whole|compatible)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -886,6 +921,8 @@ int main(void)
 	    cmocka_unit_test(test_routing_is_site_wide_and_adaptive_by_default),
 	    cmocka_unit_test(
 	        test_leaf_wait_max_is_per_partition_and_unbounded_by_default),
+	    cmocka_unit_test(
+	        test_leaf_remainder_is_per_partition_and_compatible_by_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

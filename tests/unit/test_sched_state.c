@@ -78,7 +78,7 @@ static uint32_t held_mask(const tp_sched_state *s, uint32_t except)
 static void test_record_round_trips_with_held_nodes_and_note(void **state)
 {
 	tp_sched_record rec = {TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE,
-	                       true, (char *)"n[0005-0008]"};
+	                       true, (char *)"n[0005-0008]", NULL};
 	tp_sched_record back;
 	tp_error err;
 	char *text;
@@ -180,7 +180,7 @@ static void test_leaf_job_holds_its_whole_leaf_and_records_it(void **state)
 {
 	fixture *fx = *state;
 	tp_sched_record rec = {TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, false,
-	                       NULL};
+	                       NULL, NULL};
 	const tp_sched_record *got;
 	const tp_host_use *use;
 	tp_error err;
@@ -283,7 +283,7 @@ static void test_jobs_of_other_policies_hold_nothing(void **state)
 {
 	fixture *fx = *state;
 	tp_sched_record rec = {TP_PLACEMENT_SHARED, TP_JOBCLASS_IO_HEAVY, true,
-	                       NULL};
+	                       NULL, NULL};
 	const tp_host_use *use;
 	tp_error err;
 
@@ -302,9 +302,9 @@ static void test_the_occupancy_follows_begin_and_end(void **state)
 {
 	fixture *fx = *state;
 	tp_sched_record leaf = {TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, false,
-	                        NULL};
+	                        NULL, NULL};
 	tp_sched_record off = {TP_PLACEMENT_OFF, TP_JOBCLASS_QUIET, false,
-	                       NULL};
+	                       NULL, NULL};
 	const tp_host_use *use;
 	tp_error err;
 
@@ -368,7 +368,7 @@ static void test_bad_input_is_one_clear_error(void **state)
 	fixture *fx = *state;
 	const char *const twice[] = {"n0001", "n0002", "n0001"};
 	tp_sched_record rec = {TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, false,
-	                       (char *)"n[0005-"};
+	                       (char *)"n[0005-", NULL};
 	tp_error err;
 
 	assert_int_equal(tp_sched_set_nodes(fx->state, twice, 3, &err),
@@ -385,6 +385,53 @@ static void test_bad_input_is_one_clear_error(void **state)
 	                 TP_OK);
 	assert_int_equal(tp_sched_set_topo(fx->state, fx->topo, &err), TP_OK);
 	assert_int_equal(held_mask(fx->state, 0), 0xf000u);
+}
+
+static void test_remainder_leaf_is_not_held_and_recovers(void **state)
+{
+	fixture *fx = *state;
+	tp_sched_record rec = {TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, false,
+	                       NULL, (char *)"leaf003"};
+	const tp_sched_record *got;
+	tp_error err;
+	char *text;
+
+	assert_int_equal(tp_sched_set_topo(fx->state, fx->topo, &err), TP_OK);
+	/* 6 hosts: leaf002 whole, 2 on leaf003 shared with others. */
+	assert_int_equal(
+	    tp_sched_job_add(fx->state, 7, &rec, "n[0005-0010]", &err), TP_OK);
+	got = tp_sched_job_record(fx->state, 7);
+	assert_string_equal(got->held, "n[0005-0008]");
+	assert_int_equal(held_mask(fx->state, 0), LEAF2);
+	assert_int_equal(tp_sched_occupancy(fx->state, &err)[10].state,
+	                 TP_HOST_FREE);
+	/* A job on its remainder leaf alone holds nothing, and says so. */
+	assert_int_equal(tp_sched_job_add(fx->state, 8, &rec, "n0011", &err),
+	                 TP_OK);
+	got = tp_sched_job_record(fx->state, 8);
+	assert_string_equal(got->held, "");
+	text = tp_sched_record_format(got, "leaf: 1 host on a shared "
+	                                   "compatible leaf (leaf003), no "
+	                                   "whole leaf");
+	assert_non_null(text);
+	assert_string_equal(text, "topoplace: placement=leaf class=quiet "
+	                          "held=(none): leaf: 1 host on a shared "
+	                          "compatible leaf (leaf003), no whole leaf");
+	/* Restart: recovered from the text, no fabric needed, still
+	 * holding nothing (not the leaf its host is on). */
+	tp_sched_job_drop(fx->state, 8);
+	assert_int_equal(tp_sched_set_topo(fx->state, NULL, &err), TP_OK);
+	assert_int_equal(
+	    tp_sched_job_recover(fx->state, 8, text, "n0011", &err), TP_OK);
+	free(text);
+	assert_int_equal(tp_sched_unresolved_count(fx->state), 0);
+	assert_int_equal(held_mask(fx->state, 0), LEAF2);
+	assert_int_equal(tp_sched_set_topo(fx->state, fx->topo, &err), TP_OK);
+	assert_int_equal(held_mask(fx->state, 0), LEAF2);
+	assert_int_equal(tp_sched_occupancy(fx->state, &err)[11].state,
+	                 TP_HOST_FREE);
+	assert_int_equal(tp_sched_occupancy(fx->state, &err)[10].state,
+	                 TP_HOST_BUSY);
 }
 
 int main(void)
@@ -414,6 +461,8 @@ int main(void)
 	        test_a_new_node_table_keeps_holds_by_name, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_input_is_one_clear_error,
 	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_remainder_leaf_is_not_held_and_recovers, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
