@@ -102,7 +102,8 @@ TP_E2E_24_11_TESTS = tests/integration/smoke_cluster.sh \
 	tests/integration/slurm_faults_combined.sh \
 	tests/integration/slurm_valgrind.sh \
 	tests/integration/pacing_objective_slurm.sh \
-	tests/integration/smoke_bed_cleanup.sh
+	tests/integration/smoke_bed_cleanup.sh \
+	tests/integration/slurm_leaf_remainder.sh
 .PHONY: check-e2e-24.11
 check-e2e-24.11:
 	@test '$(SLURM_API)' = 24.11 || { echo "check-e2e-24.11: this build is for Slurm '$(SLURM_API)', not 24.11 (configure --with-slurm-source=DIR/src --with-slurm-prefix=DIR/prefix, DIR from tools/build-slurm)" >&2; exit 1; }
