@@ -1,6 +1,7 @@
 #include "tp_config.h"
 
 #include "fabric.h"
+#include "hostlist.h"
 #include "tp_file.h"
 
 #include <errno.h>
@@ -1553,106 +1554,6 @@ tp_status tp_fabric_to_topo(const tp_fabric *f, tp_topo **out, tp_error *err)
 	return TP_OK;
 }
 
-struct hl_name {
-	const char *name;
-	size_t prefix_len; /* up to the trailing digits */
-	size_t digits;
-	unsigned long long number;
-};
-
-static int cmp_hl(const void *a, const void *b)
-{
-	const struct hl_name *x = a, *y = b;
-	size_t n =
-	    x->prefix_len < y->prefix_len ? x->prefix_len : y->prefix_len;
-	int c = memcmp(x->name, y->name, n);
-
-	if (c != 0)
-		return c;
-	if (x->prefix_len != y->prefix_len)
-		return x->prefix_len < y->prefix_len ? -1 : 1;
-	if (x->digits != y->digits)
-		return x->digits < y->digits ? -1 : 1;
-	if (x->number != y->number)
-		return x->number < y->number ? -1 : 1;
-	return 0;
-}
-
-tp_status tp_fabric_hostlist(const char *const *names, size_t count, char **out,
-                             tp_error *err)
-{
-	struct hl_name *v;
-	struct sbuf b = {0};
-
-	*out = NULL;
-	v = calloc(count + 1, sizeof(*v));
-	if (v == NULL)
-		return nomem(err, "hostlist");
-	for (size_t i = 0; i < count; i++) {
-		size_t len = strlen(names[i]), d = 0;
-
-		while (d < len && d < 18 && names[i][len - 1 - d] >= '0' &&
-		       names[i][len - 1 - d] <= '9')
-			d++;
-		v[i].name = names[i];
-		v[i].prefix_len = len - d;
-		v[i].digits = d;
-		v[i].number = d ? strtoull(names[i] + len - d, NULL, 10) : 0;
-	}
-	qsort(v, count, sizeof(*v), cmp_hl);
-	for (size_t i = 0; i < count;) {
-		size_t j = i + 1;
-
-		if (i > 0)
-			sb_add(&b, ",");
-		if (v[i].digits == 0) {
-			sb_add(&b, "%s", v[i].name);
-			while (j < count && cmp_hl(&v[i], &v[j]) == 0)
-				j++; /* duplicates */
-			i = j;
-			continue;
-		}
-		while (j < count && v[j].prefix_len == v[i].prefix_len &&
-		       v[j].digits == v[i].digits &&
-		       memcmp(v[j].name, v[i].name, v[i].prefix_len) == 0)
-			j++;
-		if (j == i + 1) {
-			sb_add(&b, "%s", v[i].name);
-			i = j;
-			continue;
-		}
-		sb_add(&b, "%.*s[", (int)v[i].prefix_len, v[i].name);
-		for (size_t k = i; k < j;) {
-			size_t e = k;
-
-			while (e + 1 < j && v[e + 1].number <= v[e].number + 1)
-				e++;
-			if (k > i)
-				sb_add(&b, ",");
-			if (e == k)
-				sb_add(&b, "%s", v[k].name + v[k].prefix_len);
-			else
-				sb_add(&b, "%s-%s", v[k].name + v[k].prefix_len,
-				       v[e].name + v[e].prefix_len);
-			k = e + 1;
-		}
-		sb_add(&b, "]");
-		i = j;
-	}
-	free(v);
-	if (b.failed) {
-		free(b.s);
-		return nomem(err, "hostlist");
-	}
-	if (b.s == NULL) {
-		b.s = strdup("");
-		if (b.s == NULL)
-			return nomem(err, "hostlist");
-	}
-	*out = b.s;
-	return TP_OK;
-}
-
 tp_status tp_fabric_write_topology_conf(const tp_fabric *f, FILE *out,
                                         const char *what, tp_error *err)
 {
@@ -1694,7 +1595,7 @@ tp_status tp_fabric_write_topology_conf(const tp_fabric *f, FILE *out,
 			continue;
 		has_hosts[k] = true;
 		has_hosts[f->leaf_count + f->leaf_pod[k]] = true;
-		if ((rc = tp_fabric_hostlist(names, n, &list, err)) != TP_OK)
+		if ((rc = tp_hostlist_compress(names, n, &list, err)) != TP_OK)
 			break;
 		fprintf(out, "SwitchName=%s Nodes=%s\n",
 		        f->nodes[f->leaves[k]].name, list);
@@ -1711,7 +1612,7 @@ tp_status tp_fabric_write_topology_conf(const tp_fabric *f, FILE *out,
 				if (f->leaf_pod[k] == p && has_hosts[k])
 					names[n++] =
 					    f->nodes[f->leaves[k]].name;
-			if ((rc = tp_fabric_hostlist(names, n, &list, err)) !=
+			if ((rc = tp_hostlist_compress(names, n, &list, err)) !=
 			    TP_OK)
 				break;
 			fprintf(out, "SwitchName=%s Switches=%s\n",
@@ -1726,7 +1627,7 @@ tp_status tp_fabric_write_topology_conf(const tp_fabric *f, FILE *out,
 			for (uint32_t p = 0; p < f->pod_count; p++)
 				if (has_hosts[f->leaf_count + p])
 					names[n++] = f->pod_names[p];
-			rc = tp_fabric_hostlist(names, n, &list, err);
+			rc = tp_hostlist_compress(names, n, &list, err);
 			if (rc == TP_OK)
 				fprintf(out, "SwitchName=root Switches=%s\n",
 				        list);
@@ -1738,7 +1639,7 @@ tp_status tp_fabric_write_topology_conf(const tp_fabric *f, FILE *out,
 			if (has_hosts[k])
 				names[n++] = f->nodes[f->leaves[k]].name;
 		if (n > 1) {
-			rc = tp_fabric_hostlist(names, n, &list, err);
+			rc = tp_hostlist_compress(names, n, &list, err);
 			if (rc == TP_OK)
 				fprintf(out, "SwitchName=root Switches=%s\n",
 				        list);
