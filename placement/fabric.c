@@ -2,6 +2,7 @@
 
 #include "fabric.h"
 #include "hostlist.h"
+#include "tp_strbuf.h"
 #include "tp_file.h"
 
 #include <errno.h>
@@ -179,50 +180,6 @@ void tp_fabric_findings_free(tp_fabric_findings *findings)
 	free(findings->items);
 	findings->items = NULL;
 	findings->count = findings->cap = 0;
-}
-
-/* A growing string for building finding texts and hostlists. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	bool failed;
-};
-
-static void sb_add(struct sbuf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void sb_add(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->failed = true;
-		return;
-	}
-	if (b->len + (size_t)n + 1 > b->cap) {
-		size_t ncap = b->cap ? b->cap : 64;
-		char *p;
-
-		while (ncap < b->len + (size_t)n + 1)
-			ncap *= 2;
-		p = realloc(b->s, ncap);
-		if (p == NULL) {
-			b->failed = true;
-			return;
-		}
-		b->s = p;
-		b->cap = ncap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
 }
 
 /* ---- building ---------------------------------------------------------- */
@@ -714,12 +671,12 @@ static tp_status find_leaves(tp_fabric *f, tp_error *err)
 }
 
 static tp_status list_names(const tp_fabric *f, const uint32_t *leaf_nodes,
-                            uint32_t count, struct sbuf *b)
+                            uint32_t count, tp_strbuf *b)
 {
 	for (uint32_t k = 0; k < count && k < LIST_MAX; k++)
-		sb_add(b, "%s%s", k ? ", " : "", f->nodes[leaf_nodes[k]].name);
+		tp_strbuf_printf(b, "%s%s", k ? ", " : "", f->nodes[leaf_nodes[k]].name);
 	if (count > LIST_MAX)
-		sb_add(b, " and %" PRIu32 " more", count - LIST_MAX);
+		tp_strbuf_printf(b, " and %" PRIu32 " more", count - LIST_MAX);
 	return TP_OK;
 }
 
@@ -788,7 +745,7 @@ static tp_status group_hosts(tp_fabric *f, tp_error *err)
 		h->leaf = best;
 		h->leaf_count = ntouched;
 		if (ntouched > 1) {
-			struct sbuf b = {0};
+			tp_strbuf b = TP_STRBUF_INIT(0);
 			uint32_t *nodes_of =
 			    malloc(ntouched * sizeof(*nodes_of));
 
@@ -801,8 +758,8 @@ static tp_status group_hosts(tp_fabric *f, tp_error *err)
 			sort_by_name(f, nodes_of, ntouched);
 			list_names(f, nodes_of, ntouched, &b);
 			free(nodes_of);
-			if (b.failed) {
-				free(b.s);
+			if (tp_strbuf_failed(&b)) {
+				tp_strbuf_free(&b);
 				rc = nomem(err, "finding");
 				goto out;
 			}
@@ -812,7 +769,7 @@ static tp_status group_hosts(tp_fabric *f, tp_error *err)
 			    " leaves (%s); placement uses %s",
 			    h->name, ntouched, b.s,
 			    f->nodes[f->leaves[best]].name);
-			free(b.s);
+			tp_strbuf_free(&b);
 			if (rc != TP_OK)
 				goto out;
 		} else if (ntouched == 0) {
@@ -987,7 +944,7 @@ static unsigned tree_distance(const tp_fabric *f, uint32_t a, uint32_t b)
 
 static tp_status note_unmapped(tp_fabric *f, tp_error *err)
 {
-	struct sbuf b = {0};
+	tp_strbuf b = TP_STRBUF_INIT(0);
 	uint32_t n = 0;
 	tp_status rc;
 
@@ -997,16 +954,16 @@ static tp_status note_unmapped(tp_fabric *f, tp_error *err)
 		if (c->type != TP_FABRIC_CA || c->mapped)
 			continue;
 		if (n < LIST_MAX)
-			sb_add(&b, "%s%s (0x%016" PRIx64 ")", n ? ", " : "",
+			tp_strbuf_printf(&b, "%s%s (0x%016" PRIx64 ")", n ? ", " : "",
 			       c->name, c->guid);
 		n++;
 	}
 	if (n == 0)
 		return TP_OK;
 	if (n > LIST_MAX)
-		sb_add(&b, " and %" PRIu32 " more", n - LIST_MAX);
-	if (b.failed) {
-		free(b.s);
+		tp_strbuf_printf(&b, " and %" PRIu32 " more", n - LIST_MAX);
+	if (tp_strbuf_failed(&b)) {
+		tp_strbuf_free(&b);
 		return nomem(err, "finding");
 	}
 	rc = tp_fabric_findings_add(&f->anomalies, TP_FINDING_UNMAPPED, err,
@@ -1014,14 +971,14 @@ static tp_status note_unmapped(tp_fabric *f, tp_error *err)
 	                            "(kept, never placed): %s",
 	                            n, n == 1 ? "" : "s", n == 1 ? "s" : "",
 	                            b.s);
-	free(b.s);
+	tp_strbuf_free(&b);
 	return rc;
 }
 
 static tp_status note_uneven(tp_fabric *f, tp_error *err)
 {
 	uint32_t common = 0, common_n = 0, odd = 0;
-	struct sbuf b = {0};
+	tp_strbuf b = TP_STRBUF_INIT(0);
 	tp_status rc;
 
 	/* most frequent host count (Boyer-Moore is not exact; count) */
@@ -1046,16 +1003,16 @@ static tp_status note_uneven(tp_fabric *f, tp_error *err)
 		if (c == common)
 			continue;
 		if (odd < LIST_MAX)
-			sb_add(&b, "%s%s has %" PRIu32, odd ? ", " : "",
+			tp_strbuf_printf(&b, "%s%s has %" PRIu32, odd ? ", " : "",
 			       f->nodes[f->leaves[k]].name, c);
 		odd++;
 	}
 	if (odd == 0)
 		return TP_OK;
 	if (odd > LIST_MAX)
-		sb_add(&b, " and %" PRIu32 " more", odd - LIST_MAX);
-	if (b.failed) {
-		free(b.s);
+		tp_strbuf_printf(&b, " and %" PRIu32 " more", odd - LIST_MAX);
+	if (tp_strbuf_failed(&b)) {
+		tp_strbuf_free(&b);
 		return nomem(err, "finding");
 	}
 	rc = tp_fabric_findings_add(
@@ -1063,7 +1020,7 @@ static tp_status note_uneven(tp_fabric *f, tp_error *err)
 	    "leaves have different host counts: %" PRIu32 " of %" PRIu32
 	    " leaves have %" PRIu32 " hosts; %s",
 	    common_n, f->leaf_count, common, b.s);
-	free(b.s);
+	tp_strbuf_free(&b);
 	return rc;
 }
 
@@ -1127,7 +1084,7 @@ static tp_status note_uplinks(tp_fabric *f, tp_error *err)
 		const tp_fabric_node *n = &f->nodes[i];
 
 		if (distinct[i] < pod_up[pod]) {
-			struct sbuf b = {0};
+			tp_strbuf b = TP_STRBUF_INIT(0);
 			uint32_t missing = 0;
 
 			/* stamp this leaf's up-neighbours, then list the rest
@@ -1146,15 +1103,15 @@ static tp_status note_uplinks(tp_fabric *f, tp_error *err)
 				    stamp[j] == i)
 					continue;
 				if (missing < LIST_MAX)
-					sb_add(&b, "%s%s", missing ? ", " : "",
+					tp_strbuf_printf(&b, "%s%s", missing ? ", " : "",
 					       s->name);
 				missing++;
 			}
 			if (missing > LIST_MAX)
-				sb_add(&b, " and %" PRIu32 " more",
+				tp_strbuf_printf(&b, " and %" PRIu32 " more",
 				       missing - LIST_MAX);
-			if (b.failed) {
-				free(b.s);
+			if (tp_strbuf_failed(&b)) {
+				tp_strbuf_free(&b);
 				rc = nomem(err, "finding");
 				goto out;
 			}
@@ -1165,7 +1122,7 @@ static tp_status note_uplinks(tp_fabric *f, tp_error *err)
 			    " level-2 switches of its pod)",
 			    n->name, f->pod_names[pod], b.s, distinct[i],
 			    pod_up[pod]);
-			free(b.s);
+			tp_strbuf_free(&b);
 		} else if (cables[i] < pod_max_cables[pod]) {
 			rc = tp_fabric_findings_add(
 			    &f->anomalies, TP_FINDING_MISSING_UPLINK, err,
