@@ -149,28 +149,29 @@ static void test_expansion_stops_at_the_callers_error(void **state)
 	assert_int_equal(j.calls, 3);
 }
 
+/* @names (@count) compress to exactly @expected. */
+static void assert_compresses(const char *const *names, size_t count,
+                              const char *expected)
+{
+	char *list;
+	tp_error err;
+
+	assert_int_equal(tp_hostlist_compress(names, count, &list, &err),
+	                 TP_OK);
+	assert_string_equal(list, expected);
+	free(list);
+}
+
 static void test_compress_sorts_joins_runs_and_drops_duplicates(void **state)
 {
 	const char *names[] = {"n0007", "login1", "n0002", "n0001", "n0003",
 	                       "n0004", "n0002", "m", "n10", "n9", "m"};
-	char *list;
-	tp_error err;
 
 	(void)state;
-	assert_int_equal(tp_hostlist_compress(names, 11, &list, &err), TP_OK);
-	assert_string_equal(list, "login1,m,n9,n10,n[0001-0004,0007]");
-	free(list);
-	assert_int_equal(tp_hostlist_compress(names + 1, 1, &list, &err),
-	                 TP_OK);
-	assert_string_equal(list, "login1");
-	free(list);
-	assert_int_equal(tp_hostlist_compress(names, 0, &list, &err), TP_OK);
-	assert_string_equal(list, "");
-	free(list);
-	assert_int_equal(tp_hostlist_compress(names + 3, 1, &list, &err),
-	                 TP_OK);
-	assert_string_equal(list, "n0001");
-	free(list);
+	assert_compresses(names, 11, "login1,m,n9,n10,n[0001-0004,0007]");
+	assert_compresses(names + 1, 1, "login1");
+	assert_compresses(names, 0, "");
+	assert_compresses(names + 3, 1, "n0001");
 }
 
 static void test_compressed_list_expands_to_the_sorted_names(void **state)
