@@ -31,7 +31,7 @@ if [ -f "$tm/libtreematch.a" ] && [ -f "$tm/include/treematch.h" ]; then
 	   [ placement/libtopoplace.la -nt "$out" ] || [ "$tm/libtreematch.a" -nt "$out" ]; then
 		echo "peers.sh: building $out with TreeMatch from $tm" >&2
 		./libtool --quiet --mode=link cc -std=gnu11 -O2 -g -Wall -Wextra -Werror \
-			-DTP_PEER_TREEMATCH -I. -I"$srcdir/placement" -I"$tm/include" \
+			-DTP_PEER_TREEMATCH -I. -I"$srcdir/common" -I"$srcdir/placement" -I"$tm/include" \
 			"$src" "$srcdir/bench/metis_rb.c" -o "$out" placement/libtopoplace.la "$tm/libtreematch.a" \
 			-lscotch -lscotcherr -lmetis -lhwloc -lpthread -lm ||
 			die "building $out failed"

@@ -15,11 +15,11 @@ T=$(mktemp -d /tmp/tp-profbench.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
 
 mpicc -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden -I"$build" \
-	-I"$src/placement" -I"$src/profiles" "$src"/profiles/profiler.c \
+	-I"$src/common" -I"$src/profiles" "$src"/profiles/profiler.c \
 	"$src"/profiles/profiler_io.c "$src"/profiles/profiler_fortran.c \
 	"$src"/profiles/profile.c "$src"/profiles/sha256.c "$src"/profiles/store.c "$src"/profiles/summary.c \
-	"$src"/profiles/munge_auth.c "$src"/placement/tp_error.c \
-	"$src"/placement/tp_log.c "$src"/placement/tp_file.c -lmunge -ldl -lpthread \
+	"$src"/profiles/munge_auth.c "$src"/common/tp_error.c \
+	"$src"/common/tp_log.c "$src"/common/tp_file.c -lmunge -ldl -lpthread \
 	-o "$T/libtopoplace_profiler.so" || exit 1
 mpicc -O2 "$src/bench/mpi_bench.c" -o "$T/mpi_bench" || exit 1
 

@@ -1,6 +1,7 @@
 #include "tp_config.h"
 
 #include "discover.h"
+#include "hostlist.h"
 #include "tp_file.h"
 
 #include <errno.h>
@@ -496,161 +497,6 @@ tp_status tp_discover_load_cache(const char *path,
 	return rc;
 }
 
-/* ---- hostlists --------------------------------------------------------- */
-
-struct expander {
-	size_t max_names, produced;
-	tp_status (*fn)(void *ctx, const char *name, tp_error *err);
-	void *ctx;
-	char buf[1024];
-};
-
-/* Expand item @s (length @n: literal text and [..] groups) after prefix
- * of length @plen already in e->buf. */
-static tp_status expand_item(struct expander *e, const char *s, size_t n,
-                             size_t plen, tp_error *err)
-{
-	const char *open = memchr(s, '[', n), *close;
-	size_t lit = open != NULL ? (size_t)(open - s) : n;
-	tp_status rc;
-
-	if (memchr(s, ']', lit) != NULL)
-		return tp_error_set(err, TP_ERR_PARSE,
-		                    "']' without '[' in \"%.*s\"", (int)n, s);
-	if (plen + lit >= sizeof(e->buf))
-		return tp_error_set(err, TP_ERR_LIMIT, "name longer than %zu",
-		                    sizeof(e->buf) - 1);
-	memcpy(e->buf + plen, s, lit);
-	if (open == NULL) {
-		e->buf[plen + lit] = '\0';
-		if (plen + lit == 0)
-			return tp_error_set(err, TP_ERR_PARSE, "empty name");
-		if (++e->produced > e->max_names)
-			return tp_error_set(err, TP_ERR_LIMIT,
-			                    "more than %zu names",
-			                    e->max_names);
-		return e->fn(e->ctx, e->buf, err);
-	}
-	close = memchr(open, ']', n - lit);
-	if (close == NULL)
-		return tp_error_set(err, TP_ERR_PARSE,
-		                    "'[' without ']' in \"%.*s\"", (int)n, s);
-	if (close == open + 1)
-		return tp_error_set(err, TP_ERR_PARSE,
-		                    "empty range [] in \"%.*s\"", (int)n, s);
-	/* each comma-separated part: N or N-M */
-	for (const char *p = open + 1; p < close;) {
-		const char *end = p, *dash = NULL;
-		unsigned long long lo = 0, hi;
-		size_t width, ldig = 0, hdig = 0;
-
-		while (end < close && *end != ',')
-			end++;
-		for (const char *q = p; q < end; q++) {
-			if (*q == '-' && dash == NULL && q > p) {
-				dash = q;
-			} else if (*q < '0' || *q > '9') {
-				return tp_error_set(
-				    err, TP_ERR_PARSE,
-				    "'%c' in range [%.*s]: only digits, "
-				    "',' and '-'",
-				    *q, (int)(close - open - 1), open + 1);
-			} else if (dash == NULL) {
-				if (++ldig > 18)
-					goto too_big;
-				lo = lo * 10 + (unsigned long long)(*q - '0');
-			}
-		}
-		if (end == p || (dash != NULL && dash + 1 == end))
-			return tp_error_set(err, TP_ERR_PARSE,
-			                    "empty number in range [%.*s]",
-			                    (int)(close - open - 1), open + 1);
-		hi = lo;
-		if (dash != NULL) {
-			hi = 0;
-			for (const char *q = dash + 1; q < end; q++) {
-				if (++hdig > 18)
-					goto too_big;
-				hi = hi * 10 + (unsigned long long)(*q - '0');
-			}
-			if (hi < lo)
-				return tp_error_set(err, TP_ERR_PARSE,
-				                    "range %.*s goes backwards",
-				                    (int)(end - p), p);
-		}
-		width = ldig;
-		if (hi - lo >= e->max_names)
-			return tp_error_set(
-			    err, TP_ERR_LIMIT,
-			    "range %.*s has more than %zu names",
-			    (int)(end - p), p, e->max_names);
-		for (unsigned long long v = lo; v <= hi; v++) {
-			int w = snprintf(e->buf + plen + lit,
-			                 sizeof(e->buf) - plen - lit, "%0*llu",
-			                 (int)width, v);
-
-			if (w < 0 || (size_t)w >= sizeof(e->buf) - plen - lit)
-				return tp_error_set(err, TP_ERR_LIMIT,
-				                    "name too long");
-			rc = expand_item(e, close + 1,
-			                 n - (size_t)(close + 1 - s),
-			                 plen + lit + (size_t)w, err);
-			if (rc != TP_OK)
-				return rc;
-		}
-		p = end < close ? end + 1 : end;
-		if (end < close && p == close)
-			return tp_error_set(err, TP_ERR_PARSE,
-			                    "empty number in range [%.*s]",
-			                    (int)(close - open - 1), open + 1);
-	}
-	return TP_OK;
-too_big:
-	return tp_error_set(err, TP_ERR_PARSE, "number too large in [%.*s]",
-	                    (int)(close - open - 1), open + 1);
-}
-
-tp_status tp_discover_hostlist_expand(const char *expr, size_t max_names,
-                                      tp_status (*fn)(void *ctx,
-                                                      const char *name,
-                                                      tp_error *err),
-                                      void *ctx, tp_error *err)
-{
-	struct expander e;
-	const char *p = expr;
-	tp_status rc;
-
-	e.max_names = max_names;
-	e.produced = 0;
-	e.fn = fn;
-	e.ctx = ctx;
-	if (*p == '\0')
-		return tp_error_set(err, TP_ERR_PARSE, "empty host list");
-	while (*p != '\0') {
-		const char *end = p;
-		int depth = 0;
-
-		while (*end != '\0' && (*end != ',' || depth > 0)) {
-			if (*end == '[')
-				depth++;
-			else if (*end == ']' && depth > 0)
-				depth--;
-			end++;
-		}
-		if (end == p)
-			return tp_error_set(err, TP_ERR_PARSE,
-			                    "empty name in list \"%s\"", expr);
-		if ((rc = expand_item(&e, p, (size_t)(end - p), 0, err)) !=
-		    TP_OK)
-			return rc;
-		p = *end == ',' ? end + 1 : end;
-		if (*end == ',' && *p == '\0')
-			return tp_error_set(err, TP_ERR_PARSE,
-			                    "list \"%s\" ends with ','", expr);
-	}
-	return TP_OK;
-}
-
 /* ---- topology.conf ----------------------------------------------------- */
 
 struct strvec {
@@ -814,7 +660,7 @@ static tp_status parse_line(struct conf *c, char *s, unsigned line,
 			                  c->origin, line, tok);
 			goto out;
 		}
-		rc = tp_discover_hostlist_expand(
+		rc = tp_hostlist_expand(
 		    val, TP_TOPOLOGY_CONF_MAX_NAMES, add_name, &ac, err);
 		if (rc != TP_OK) {
 			tp_error_prefix(err, "%s: line %u: %s=%s", c->origin,

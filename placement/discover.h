@@ -72,17 +72,4 @@ tp_status tp_discover_parse_topology_conf(const char *text, size_t len,
 tp_status tp_discover_load_topology_conf(const char *path, tp_fabric **fabric,
                                          tp_error *err);
 
-/*
- * Expand a Slurm hostlist expression ("n[01-03],io[1,5]") calling @fn for
- * each name in order (a NUL-terminated string valid during the call).
- * Stops at the first non-TP_OK return of @fn and returns it.  Syntax errors
- * are TP_ERR_PARSE with a message saying what is wrong (without origin),
- * more than @max_names names TP_ERR_LIMIT.
- */
-tp_status tp_discover_hostlist_expand(const char *expr, size_t max_names,
-                                      tp_status (*fn)(void *ctx,
-                                                      const char *name,
-                                                      tp_error *err),
-                                      void *ctx, tp_error *err);
-
 #endif /* TP_DISCOVER_H */

@@ -1,6 +1,8 @@
 #include "tp_config.h"
 
 #include "fabric.h"
+#include "hostlist.h"
+#include "tp_strbuf.h"
 #include "tp_file.h"
 
 #include <errno.h>
@@ -39,16 +41,6 @@ struct tp_fabric {
 	uint8_t *leaf_dist; /* leaf_count x leaf_count hops */
 	int max_level;
 	tp_fabric_findings anomalies;
-};
-
-struct name_entry {
-	uint64_t guid;
-	char *name;
-};
-
-struct tp_fabric_name_map {
-	struct name_entry *entries; /* sorted by guid */
-	size_t count, cap;
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -178,50 +170,6 @@ void tp_fabric_findings_free(tp_fabric_findings *findings)
 	free(findings->items);
 	findings->items = NULL;
 	findings->count = findings->cap = 0;
-}
-
-/* A growing string for building finding texts and hostlists. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	bool failed;
-};
-
-static void sb_add(struct sbuf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void sb_add(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->failed = true;
-		return;
-	}
-	if (b->len + (size_t)n + 1 > b->cap) {
-		size_t ncap = b->cap ? b->cap : 64;
-		char *p;
-
-		while (ncap < b->len + (size_t)n + 1)
-			ncap *= 2;
-		p = realloc(b->s, ncap);
-		if (p == NULL) {
-			b->failed = true;
-			return;
-		}
-		b->s = p;
-		b->cap = ncap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
 }
 
 /* ---- building ---------------------------------------------------------- */
@@ -380,176 +328,6 @@ tp_status tp_fabric_link_ports(tp_fabric *f, uint32_t a, uint32_t pa,
 	x->link = y->link = f->link_count;
 	f->link_count++;
 	return TP_OK;
-}
-
-/* ---- name maps --------------------------------------------------------- */
-
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct name_entry *x = a, *y = b;
-
-	return x->guid < y->guid ? -1 : x->guid > y->guid;
-}
-
-void tp_fabric_name_map_free(tp_fabric_name_map *map)
-{
-	if (map == NULL)
-		return;
-	for (size_t i = 0; i < map->count; i++)
-		free(map->entries[i].name);
-	free(map->entries);
-	free(map);
-}
-
-tp_status tp_fabric_name_map_parse(const char *text, size_t len,
-                                   const char *origin, tp_fabric_name_map **out,
-                                   tp_error *err)
-{
-	tp_fabric_name_map *map;
-	size_t pos = 0;
-	unsigned line = 0;
-
-	*out = NULL;
-	map = calloc(1, sizeof(*map));
-	if (map == NULL)
-		return nomem(err, "name map");
-	while (pos < len) {
-		size_t end = pos, i;
-		const char *s;
-		uint64_t guid = 0;
-		size_t ndig = 0, nstart, nlen;
-
-		while (end < len && text[end] != '\n')
-			end++;
-		line++;
-		s = text + pos;
-		i = 0;
-		while (pos + i < end && (s[i] == ' ' || s[i] == '\t'))
-			i++;
-		if (pos + i == end || s[i] == '#' || s[i] == '\r')
-			goto next;
-		if (end - pos - i < 3 || s[i] != '0' ||
-		    (s[i + 1] != 'x' && s[i + 1] != 'X'))
-			goto bad_guid;
-		i += 2;
-		while (pos + i < end) {
-			char c = s[i];
-			unsigned v;
-
-			if (c >= '0' && c <= '9')
-				v = (unsigned)(c - '0');
-			else if (c >= 'a' && c <= 'f')
-				v = (unsigned)(c - 'a' + 10);
-			else if (c >= 'A' && c <= 'F')
-				v = (unsigned)(c - 'A' + 10);
-			else
-				break;
-			if (++ndig > 16)
-				goto bad_guid;
-			guid = guid << 4 | v;
-			i++;
-		}
-		if (ndig == 0 || (pos + i < end && s[i] != ' ' && s[i] != '\t'))
-			goto bad_guid;
-		while (pos + i < end && (s[i] == ' ' || s[i] == '\t'))
-			i++;
-		if (pos + i < end && s[i] == '"') {
-			i++;
-			nstart = i;
-			while (pos + i < end && s[i] != '"')
-				i++;
-			if (pos + i == end) {
-				tp_fabric_name_map_free(map);
-				return tp_error_set(err, TP_ERR_PARSE,
-				                    "%s: line %u: unterminated "
-				                    "quoted name",
-				                    origin, line);
-			}
-			nlen = i - nstart;
-		} else {
-			nstart = i;
-			while (pos + i < end && s[i] != ' ' && s[i] != '\t' &&
-			       s[i] != '\r' && s[i] != '#')
-				i++;
-			nlen = i - nstart;
-		}
-		if (nlen == 0 || memchr(s + nstart, '\0', nlen) != NULL) {
-			tp_fabric_name_map_free(map);
-			return tp_error_set(err, TP_ERR_PARSE,
-			                    "%s: line %u: GUID without a name",
-			                    origin, line);
-		}
-		if (map->count == map->cap) {
-			size_t ncap = map->cap ? map->cap * 2 : 16;
-			struct name_entry *p =
-			    realloc(map->entries, ncap * sizeof(*p));
-
-			if (p == NULL) {
-				tp_fabric_name_map_free(map);
-				return nomem(err, "name map");
-			}
-			map->entries = p;
-			map->cap = ncap;
-		}
-		map->entries[map->count].guid = guid;
-		map->entries[map->count].name = dup_n(s + nstart, nlen);
-		if (map->entries[map->count].name == NULL) {
-			tp_fabric_name_map_free(map);
-			return nomem(err, "name map");
-		}
-		map->count++;
-	next:
-		pos = end + 1;
-		continue;
-	bad_guid:
-		tp_fabric_name_map_free(map);
-		return tp_error_set(err, TP_ERR_PARSE,
-		                    "%s: line %u: expected a GUID such as "
-		                    "0x0002c90300000001 at the start",
-		                    origin, line);
-	}
-	if (map->count > 1)
-		qsort(map->entries, map->count, sizeof(*map->entries),
-		      cmp_entry);
-	for (size_t i = 1; i < map->count; i++) {
-		if (map->entries[i].guid == map->entries[i - 1].guid) {
-			uint64_t g = map->entries[i].guid;
-
-			tp_fabric_name_map_free(map);
-			return tp_error_set(err, TP_ERR_PARSE,
-			                    "%s: GUID 0x%016" PRIx64
-			                    " is mapped twice",
-			                    origin, g);
-		}
-	}
-	*out = map;
-	return TP_OK;
-}
-
-tp_status tp_fabric_name_map_load(const char *path, tp_fabric_name_map **map,
-                                  tp_error *err)
-{
-	char *data;
-	size_t len;
-	tp_status rc;
-
-	*map = NULL;
-	if ((rc = tp_file_read(path, NULL, 64u << 20, &data, &len, err)) != TP_OK)
-		return rc;
-	rc = tp_fabric_name_map_parse(data, len, path, map, err);
-	free(data);
-	return rc;
-}
-
-const char *tp_fabric_name_map_lookup(const tp_fabric_name_map *map,
-                                      uint64_t guid)
-{
-	struct name_entry key = {guid, NULL}, *hit;
-
-	if (map == NULL || map->count == 0)
-		return NULL;
-	hit = bsearch(&key, map->entries, map->count, sizeof(key), cmp_entry);
-	return hit != NULL ? hit->name : NULL;
 }
 
 /* ---- finishing --------------------------------------------------------- */
@@ -713,12 +491,12 @@ static tp_status find_leaves(tp_fabric *f, tp_error *err)
 }
 
 static tp_status list_names(const tp_fabric *f, const uint32_t *leaf_nodes,
-                            uint32_t count, struct sbuf *b)
+                            uint32_t count, tp_strbuf *b)
 {
 	for (uint32_t k = 0; k < count && k < LIST_MAX; k++)
-		sb_add(b, "%s%s", k ? ", " : "", f->nodes[leaf_nodes[k]].name);
+		tp_strbuf_printf(b, "%s%s", k ? ", " : "", f->nodes[leaf_nodes[k]].name);
 	if (count > LIST_MAX)
-		sb_add(b, " and %" PRIu32 " more", count - LIST_MAX);
+		tp_strbuf_printf(b, " and %" PRIu32 " more", count - LIST_MAX);
 	return TP_OK;
 }
 
@@ -787,7 +565,7 @@ static tp_status group_hosts(tp_fabric *f, tp_error *err)
 		h->leaf = best;
 		h->leaf_count = ntouched;
 		if (ntouched > 1) {
-			struct sbuf b = {0};
+			tp_strbuf b = TP_STRBUF_INIT(0);
 			uint32_t *nodes_of =
 			    malloc(ntouched * sizeof(*nodes_of));
 
@@ -800,8 +578,8 @@ static tp_status group_hosts(tp_fabric *f, tp_error *err)
 			sort_by_name(f, nodes_of, ntouched);
 			list_names(f, nodes_of, ntouched, &b);
 			free(nodes_of);
-			if (b.failed) {
-				free(b.s);
+			if (tp_strbuf_failed(&b)) {
+				tp_strbuf_free(&b);
 				rc = nomem(err, "finding");
 				goto out;
 			}
@@ -811,7 +589,7 @@ static tp_status group_hosts(tp_fabric *f, tp_error *err)
 			    " leaves (%s); placement uses %s",
 			    h->name, ntouched, b.s,
 			    f->nodes[f->leaves[best]].name);
-			free(b.s);
+			tp_strbuf_free(&b);
 			if (rc != TP_OK)
 				goto out;
 		} else if (ntouched == 0) {
@@ -986,7 +764,7 @@ static unsigned tree_distance(const tp_fabric *f, uint32_t a, uint32_t b)
 
 static tp_status note_unmapped(tp_fabric *f, tp_error *err)
 {
-	struct sbuf b = {0};
+	tp_strbuf b = TP_STRBUF_INIT(0);
 	uint32_t n = 0;
 	tp_status rc;
 
@@ -996,16 +774,16 @@ static tp_status note_unmapped(tp_fabric *f, tp_error *err)
 		if (c->type != TP_FABRIC_CA || c->mapped)
 			continue;
 		if (n < LIST_MAX)
-			sb_add(&b, "%s%s (0x%016" PRIx64 ")", n ? ", " : "",
+			tp_strbuf_printf(&b, "%s%s (0x%016" PRIx64 ")", n ? ", " : "",
 			       c->name, c->guid);
 		n++;
 	}
 	if (n == 0)
 		return TP_OK;
 	if (n > LIST_MAX)
-		sb_add(&b, " and %" PRIu32 " more", n - LIST_MAX);
-	if (b.failed) {
-		free(b.s);
+		tp_strbuf_printf(&b, " and %" PRIu32 " more", n - LIST_MAX);
+	if (tp_strbuf_failed(&b)) {
+		tp_strbuf_free(&b);
 		return nomem(err, "finding");
 	}
 	rc = tp_fabric_findings_add(&f->anomalies, TP_FINDING_UNMAPPED, err,
@@ -1013,14 +791,14 @@ static tp_status note_unmapped(tp_fabric *f, tp_error *err)
 	                            "(kept, never placed): %s",
 	                            n, n == 1 ? "" : "s", n == 1 ? "s" : "",
 	                            b.s);
-	free(b.s);
+	tp_strbuf_free(&b);
 	return rc;
 }
 
 static tp_status note_uneven(tp_fabric *f, tp_error *err)
 {
 	uint32_t common = 0, common_n = 0, odd = 0;
-	struct sbuf b = {0};
+	tp_strbuf b = TP_STRBUF_INIT(0);
 	tp_status rc;
 
 	/* most frequent host count (Boyer-Moore is not exact; count) */
@@ -1045,16 +823,16 @@ static tp_status note_uneven(tp_fabric *f, tp_error *err)
 		if (c == common)
 			continue;
 		if (odd < LIST_MAX)
-			sb_add(&b, "%s%s has %" PRIu32, odd ? ", " : "",
+			tp_strbuf_printf(&b, "%s%s has %" PRIu32, odd ? ", " : "",
 			       f->nodes[f->leaves[k]].name, c);
 		odd++;
 	}
 	if (odd == 0)
 		return TP_OK;
 	if (odd > LIST_MAX)
-		sb_add(&b, " and %" PRIu32 " more", odd - LIST_MAX);
-	if (b.failed) {
-		free(b.s);
+		tp_strbuf_printf(&b, " and %" PRIu32 " more", odd - LIST_MAX);
+	if (tp_strbuf_failed(&b)) {
+		tp_strbuf_free(&b);
 		return nomem(err, "finding");
 	}
 	rc = tp_fabric_findings_add(
@@ -1062,7 +840,7 @@ static tp_status note_uneven(tp_fabric *f, tp_error *err)
 	    "leaves have different host counts: %" PRIu32 " of %" PRIu32
 	    " leaves have %" PRIu32 " hosts; %s",
 	    common_n, f->leaf_count, common, b.s);
-	free(b.s);
+	tp_strbuf_free(&b);
 	return rc;
 }
 
@@ -1126,7 +904,7 @@ static tp_status note_uplinks(tp_fabric *f, tp_error *err)
 		const tp_fabric_node *n = &f->nodes[i];
 
 		if (distinct[i] < pod_up[pod]) {
-			struct sbuf b = {0};
+			tp_strbuf b = TP_STRBUF_INIT(0);
 			uint32_t missing = 0;
 
 			/* stamp this leaf's up-neighbours, then list the rest
@@ -1145,15 +923,15 @@ static tp_status note_uplinks(tp_fabric *f, tp_error *err)
 				    stamp[j] == i)
 					continue;
 				if (missing < LIST_MAX)
-					sb_add(&b, "%s%s", missing ? ", " : "",
+					tp_strbuf_printf(&b, "%s%s", missing ? ", " : "",
 					       s->name);
 				missing++;
 			}
 			if (missing > LIST_MAX)
-				sb_add(&b, " and %" PRIu32 " more",
+				tp_strbuf_printf(&b, " and %" PRIu32 " more",
 				       missing - LIST_MAX);
-			if (b.failed) {
-				free(b.s);
+			if (tp_strbuf_failed(&b)) {
+				tp_strbuf_free(&b);
 				rc = nomem(err, "finding");
 				goto out;
 			}
@@ -1164,7 +942,7 @@ static tp_status note_uplinks(tp_fabric *f, tp_error *err)
 			    " level-2 switches of its pod)",
 			    n->name, f->pod_names[pod], b.s, distinct[i],
 			    pod_up[pod]);
-			free(b.s);
+			tp_strbuf_free(&b);
 		} else if (cables[i] < pod_max_cables[pod]) {
 			rc = tp_fabric_findings_add(
 			    &f->anomalies, TP_FINDING_MISSING_UPLINK, err,
@@ -1553,106 +1331,6 @@ tp_status tp_fabric_to_topo(const tp_fabric *f, tp_topo **out, tp_error *err)
 	return TP_OK;
 }
 
-struct hl_name {
-	const char *name;
-	size_t prefix_len; /* up to the trailing digits */
-	size_t digits;
-	unsigned long long number;
-};
-
-static int cmp_hl(const void *a, const void *b)
-{
-	const struct hl_name *x = a, *y = b;
-	size_t n =
-	    x->prefix_len < y->prefix_len ? x->prefix_len : y->prefix_len;
-	int c = memcmp(x->name, y->name, n);
-
-	if (c != 0)
-		return c;
-	if (x->prefix_len != y->prefix_len)
-		return x->prefix_len < y->prefix_len ? -1 : 1;
-	if (x->digits != y->digits)
-		return x->digits < y->digits ? -1 : 1;
-	if (x->number != y->number)
-		return x->number < y->number ? -1 : 1;
-	return 0;
-}
-
-tp_status tp_fabric_hostlist(const char *const *names, size_t count, char **out,
-                             tp_error *err)
-{
-	struct hl_name *v;
-	struct sbuf b = {0};
-
-	*out = NULL;
-	v = calloc(count + 1, sizeof(*v));
-	if (v == NULL)
-		return nomem(err, "hostlist");
-	for (size_t i = 0; i < count; i++) {
-		size_t len = strlen(names[i]), d = 0;
-
-		while (d < len && d < 18 && names[i][len - 1 - d] >= '0' &&
-		       names[i][len - 1 - d] <= '9')
-			d++;
-		v[i].name = names[i];
-		v[i].prefix_len = len - d;
-		v[i].digits = d;
-		v[i].number = d ? strtoull(names[i] + len - d, NULL, 10) : 0;
-	}
-	qsort(v, count, sizeof(*v), cmp_hl);
-	for (size_t i = 0; i < count;) {
-		size_t j = i + 1;
-
-		if (i > 0)
-			sb_add(&b, ",");
-		if (v[i].digits == 0) {
-			sb_add(&b, "%s", v[i].name);
-			while (j < count && cmp_hl(&v[i], &v[j]) == 0)
-				j++; /* duplicates */
-			i = j;
-			continue;
-		}
-		while (j < count && v[j].prefix_len == v[i].prefix_len &&
-		       v[j].digits == v[i].digits &&
-		       memcmp(v[j].name, v[i].name, v[i].prefix_len) == 0)
-			j++;
-		if (j == i + 1) {
-			sb_add(&b, "%s", v[i].name);
-			i = j;
-			continue;
-		}
-		sb_add(&b, "%.*s[", (int)v[i].prefix_len, v[i].name);
-		for (size_t k = i; k < j;) {
-			size_t e = k;
-
-			while (e + 1 < j && v[e + 1].number <= v[e].number + 1)
-				e++;
-			if (k > i)
-				sb_add(&b, ",");
-			if (e == k)
-				sb_add(&b, "%s", v[k].name + v[k].prefix_len);
-			else
-				sb_add(&b, "%s-%s", v[k].name + v[k].prefix_len,
-				       v[e].name + v[e].prefix_len);
-			k = e + 1;
-		}
-		sb_add(&b, "]");
-		i = j;
-	}
-	free(v);
-	if (b.failed) {
-		free(b.s);
-		return nomem(err, "hostlist");
-	}
-	if (b.s == NULL) {
-		b.s = strdup("");
-		if (b.s == NULL)
-			return nomem(err, "hostlist");
-	}
-	*out = b.s;
-	return TP_OK;
-}
-
 tp_status tp_fabric_write_topology_conf(const tp_fabric *f, FILE *out,
                                         const char *what, tp_error *err)
 {
@@ -1694,7 +1372,7 @@ tp_status tp_fabric_write_topology_conf(const tp_fabric *f, FILE *out,
 			continue;
 		has_hosts[k] = true;
 		has_hosts[f->leaf_count + f->leaf_pod[k]] = true;
-		if ((rc = tp_fabric_hostlist(names, n, &list, err)) != TP_OK)
+		if ((rc = tp_hostlist_compress(names, n, &list, err)) != TP_OK)
 			break;
 		fprintf(out, "SwitchName=%s Nodes=%s\n",
 		        f->nodes[f->leaves[k]].name, list);
@@ -1711,7 +1389,7 @@ tp_status tp_fabric_write_topology_conf(const tp_fabric *f, FILE *out,
 				if (f->leaf_pod[k] == p && has_hosts[k])
 					names[n++] =
 					    f->nodes[f->leaves[k]].name;
-			if ((rc = tp_fabric_hostlist(names, n, &list, err)) !=
+			if ((rc = tp_hostlist_compress(names, n, &list, err)) !=
 			    TP_OK)
 				break;
 			fprintf(out, "SwitchName=%s Switches=%s\n",
@@ -1726,7 +1404,7 @@ tp_status tp_fabric_write_topology_conf(const tp_fabric *f, FILE *out,
 			for (uint32_t p = 0; p < f->pod_count; p++)
 				if (has_hosts[f->leaf_count + p])
 					names[n++] = f->pod_names[p];
-			rc = tp_fabric_hostlist(names, n, &list, err);
+			rc = tp_hostlist_compress(names, n, &list, err);
 			if (rc == TP_OK)
 				fprintf(out, "SwitchName=root Switches=%s\n",
 				        list);
@@ -1738,7 +1416,7 @@ tp_status tp_fabric_write_topology_conf(const tp_fabric *f, FILE *out,
 			if (has_hosts[k])
 				names[n++] = f->nodes[f->leaves[k]].name;
 		if (n > 1) {
-			rc = tp_fabric_hostlist(names, n, &list, err);
+			rc = tp_hostlist_compress(names, n, &list, err);
 			if (rc == TP_OK)
 				fprintf(out, "SwitchName=root Switches=%s\n",
 				        list);

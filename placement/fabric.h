@@ -255,12 +255,6 @@ tp_status tp_fabric_to_topo(const tp_fabric *fabric, tp_topo **topo,
 tp_status tp_fabric_write_topology_conf(const tp_fabric *fabric, FILE *out,
                                         const char *what, tp_error *err);
 
-/*
- * Compress @names (@count, any order) into a Slurm hostlist expression
- * ("n[0001-0004,0007],login1") in a malloc'ed string stored in @out.
- */
-tp_status tp_fabric_hostlist(const char *const *names, size_t count, char **out,
-                             tp_error *err);
 
 /*
  * What differs between fabric @before and fabric @after, appended to

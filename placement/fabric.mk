@@ -2,7 +2,8 @@
 placement_libtopoplace_la_SOURCES += \
 	placement/fabric.c placement/fabric.h \
 	placement/discover.c placement/discover.h \
-	placement/route.c placement/route.h
+	placement/route.c placement/route.h \
+	placement/fabric_name_map.c
 placement_libtopoplace_la_CFLAGS += $(IBNETDISC_CFLAGS) $(IBMAD_CFLAGS)
 placement_libtopoplace_la_LIBADD += $(IBNETDISC_LIBS) $(IBMAD_LIBS)
 

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,46 +12,7 @@
 #include <unistd.h>
 
 #include "rankfile.h"
-
-struct buf {
-	char *data;
-	size_t len, cap;
-	int failed;
-};
-
-static void buf_printf(struct buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void buf_printf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->failed = 1;
-			return;
-		}
-		if ((size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t ncap = (b->cap + (size_t)n + 1) * 2;
-		char *d = realloc(b->data, ncap);
-
-		if (!d) {
-			b->failed = 1;
-			return;
-		}
-		b->data = d;
-		b->cap = ncap;
-	}
-}
+#include "tp_strbuf.h"
 
 tp_status tp_rankfile_format_text(const tp_topo *topo,
                                   tp_rankfile_format format, uint32_t ranks,
@@ -61,7 +21,8 @@ tp_status tp_rankfile_format_text(const tp_topo *topo,
                                   size_t *len, tp_error *err)
 {
 	uint32_t hosts = tp_topo_host_count(topo);
-	struct buf b = {0};
+	tp_strbuf b = TP_STRBUF_INIT(0);
+	size_t text_len;
 
 	*text = NULL;
 	if (ranks == 0)
@@ -79,22 +40,16 @@ tp_status tp_rankfile_format_text(const tp_topo *topo,
 			                    "rankfile: rank %u on host index "
 			                    "%u, fabric has %u hosts",
 			                    r, rank_host[r], hosts);
-	b.cap = 64;
-	b.data = malloc(b.cap);
-	if (!b.data)
-		return tp_error_set(err, TP_ERR_NOMEM,
-		                    "rankfile: out of memory");
-	b.data[0] = '\0';
 	for (uint32_t r = 0; r < ranks; r++) {
 		const char *name = tp_topo_host_name(topo, rank_host[r]);
 
 		switch (format) {
 		case TP_RANKFILE_OPENMPI:
-			buf_printf(&b, "rank %u=%s slot=%u\n", r, name,
+			tp_strbuf_printf(&b, "rank %u=%s slot=%u\n", r, name,
 			           rank_slot[r]);
 			break;
 		case TP_RANKFILE_SLURM:
-			buf_printf(&b, "%s\n", name);
+			tp_strbuf_printf(&b, "%s\n", name);
 			break;
 		case TP_RANKFILE_HYDRA: {
 			uint32_t run = 1;
@@ -102,21 +57,20 @@ tp_status tp_rankfile_format_text(const tp_topo *topo,
 			while (r + run < ranks &&
 			       rank_host[r + run] == rank_host[r])
 				run++;
-			buf_printf(&b, "%s:%u\n", name, run);
+			tp_strbuf_printf(&b, "%s:%u\n", name, run);
 			r += run - 1;
 			break;
 		}
 		}
 	}
-	if (b.failed) {
-		free(b.data);
+	text_len = b.len;
+	*text = tp_strbuf_take(&b);
+	if (!*text)
 		return tp_error_set(err, TP_ERR_NOMEM,
 		                    "rankfile: out of memory for %u ranks",
 		                    ranks);
-	}
-	*text = b.data;
 	if (len)
-		*len = b.len;
+		*len = text_len;
 	return TP_OK;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cost.h"
+#include "hostlist.h"
 #include "remap.h"
 
 #define NONE UINT32_MAX
@@ -75,136 +76,37 @@ static uint32_t rng_below(uint64_t *state, uint32_t bound)
 
 #define HOSTS_MAX (1u << 20)
 
-static tp_status push_host(const tp_topo *topo, const char *expr,
-                           const char *name, uint32_t slots,
-                           tp_remap_host **hosts, uint32_t *count,
-                           uint32_t *cap, uint8_t *seen, tp_error *err)
+/* The hosts a hostlist names, collected by add_host as it expands. */
+struct host_parse {
+	const tp_topo *topo;
+	uint32_t slots;
+	uint8_t *seen; /* by host index: named already */
+	tp_remap_host *hosts;
+	uint32_t count, cap;
+};
+
+static tp_status add_host(void *ctx, const char *name, tp_error *err)
 {
-	uint32_t h = tp_topo_find_host(topo, name);
+	struct host_parse *hp = ctx;
+	uint32_t h = tp_topo_find_host(hp->topo, name);
 
 	if (h == TP_TOPO_NONE)
 		return tp_error_set(err, TP_ERR_NOTFOUND,
-		                    "hostlist '%s': host '%s' is not in the "
-		                    "fabric",
-		                    expr, name);
-	if (seen[h])
+		                    "host '%s' is not in the fabric", name);
+	if (hp->seen[h])
 		return tp_error_set(err, TP_ERR_INVALID,
-		                    "hostlist '%s': host '%s' listed twice",
-		                    expr, name);
-	if (*count >= HOSTS_MAX)
-		return tp_error_set(err, TP_ERR_LIMIT,
-		                    "hostlist '%s': more than %u hosts", expr,
-		                    HOSTS_MAX);
-	if (*count == *cap) {
-		uint32_t ncap = *cap ? *cap * 2 : 16;
-		tp_remap_host *n = realloc(*hosts, ncap * sizeof(*n));
+		                    "host '%s' listed twice", name);
+	if (hp->count == hp->cap) {
+		uint32_t ncap = hp->cap ? hp->cap * 2 : 16;
+		tp_remap_host *n = realloc(hp->hosts, ncap * sizeof(*n));
 
 		if (!n)
-			return tp_error_set(err, TP_ERR_NOMEM,
-			                    "hostlist '%s': out of memory",
-			                    expr);
-		*hosts = n;
-		*cap = ncap;
+			return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+		hp->hosts = n;
+		hp->cap = ncap;
 	}
-	seen[h] = 1;
-	(*hosts)[(*count)++] = (tp_remap_host){h, slots};
-	return TP_OK;
-}
-
-static bool parse_num(const char **p, const char *end, unsigned long *v,
-                      int *width)
-{
-	const char *s = *p;
-
-	*v = 0;
-	while (*p < end && **p >= '0' && **p <= '9') {
-		*v = *v * 10 + (unsigned long)(**p - '0');
-		if (*v > 999999999ul)
-			return false;
-		(*p)++;
-	}
-	*width = (int)(*p - s);
-	return *width > 0;
-}
-
-/* One item: prefix, optionally [ranges] and a suffix. */
-static tp_status expand_item(const tp_topo *topo, const char *expr,
-                             const char *item, const char *end, uint32_t slots,
-                             tp_remap_host **hosts, uint32_t *count,
-                             uint32_t *cap, uint8_t *seen, tp_error *err)
-{
-	const char *open = memchr(item, '[', (size_t)(end - item));
-	char name[256];
-	tp_status rc;
-
-	if (!open) {
-		if ((size_t)(end - item) >= sizeof(name) || end == item)
-			return tp_error_set(err, TP_ERR_INVALID,
-			                    "hostlist '%s': empty or too long "
-			                    "host name",
-			                    expr);
-		memcpy(name, item, (size_t)(end - item));
-		name[end - item] = '\0';
-		return push_host(topo, expr, name, slots, hosts, count, cap,
-		                 seen, err);
-	}
-	const char *close = memchr(open, ']', (size_t)(end - open));
-	size_t plen = (size_t)(open - item), slen;
-
-	if (!close || memchr(open + 1, '[', (size_t)(close - open - 1)) ||
-	    memchr(close + 1, '[', (size_t)(end - close - 1)))
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "hostlist '%s': unbalanced or repeated "
-		                    "brackets",
-		                    expr);
-	slen = (size_t)(end - close - 1);
-	for (const char *p = open + 1; p < close;) {
-		unsigned long lo, hi;
-		int wlo, whi;
-
-		if (!parse_num(&p, close, &lo, &wlo))
-			return tp_error_set(err, TP_ERR_INVALID,
-			                    "hostlist '%s': bad range at "
-			                    "'%.*s'",
-			                    expr, (int)(close - p), p);
-		hi = lo;
-		if (p < close && *p == '-') {
-			p++;
-			if (!parse_num(&p, close, &hi, &whi) || hi < lo)
-				return tp_error_set(err, TP_ERR_INVALID,
-				                    "hostlist '%s': bad range "
-				                    "end",
-				                    expr);
-		}
-		if (p < close) {
-			if (*p != ',')
-				return tp_error_set(err, TP_ERR_INVALID,
-				                    "hostlist '%s': unexpected "
-				                    "'%c' in brackets",
-				                    expr, *p);
-			p++;
-		}
-		if (hi - lo >= HOSTS_MAX)
-			return tp_error_set(err, TP_ERR_LIMIT,
-			                    "hostlist '%s': more than %u "
-			                    "hosts",
-			                    expr, HOSTS_MAX);
-		for (unsigned long v = lo; v <= hi; v++) {
-			int n = snprintf(name, sizeof(name), "%.*s%0*lu%.*s",
-			                 (int)plen, item, wlo, v, (int)slen,
-			                 close + 1);
-
-			if (n < 0 || (size_t)n >= sizeof(name))
-				return tp_error_set(err, TP_ERR_INVALID,
-				                    "hostlist '%s': host name "
-				                    "too long",
-				                    expr);
-			rc = push_host(topo, expr, name, slots, hosts, count,
-			               cap, seen, err);
-			if (rc != TP_OK)
-				return rc;
-		}
-	}
+	hp->seen[h] = 1;
+	hp->hosts[hp->count++] = (tp_remap_host){h, hp->slots};
 	return TP_OK;
 }
 
@@ -212,10 +114,8 @@ tp_status tp_remap_hosts_parse(const tp_topo *topo, const char *hostlist,
                                uint32_t slots, tp_remap_host **hosts,
                                uint32_t *host_count, tp_error *err)
 {
-	uint8_t *seen;
-	uint32_t count = 0, cap = 0;
-	const char *p = hostlist, *end = hostlist + strlen(hostlist);
-	tp_status rc = TP_OK;
+	struct host_parse hp = {topo, slots, NULL, NULL, 0, 0};
+	tp_status rc;
 
 	*hosts = NULL;
 	*host_count = 0;
@@ -223,38 +123,23 @@ tp_status tp_remap_hosts_parse(const tp_topo *topo, const char *hostlist,
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "hostlist '%s': 0 slots per host",
 		                    hostlist);
-	seen = calloc(tp_topo_host_count(topo) + 1, 1);
-	if (!seen)
+	hp.seen = calloc(tp_topo_host_count(topo) + 1, 1);
+	if (!hp.seen)
 		return tp_error_set(err, TP_ERR_NOMEM,
 		                    "hostlist: out of memory");
-	while (p < end) {
-		const char *q = p;
-		int depth = 0;
-
-		/* An item ends at a comma outside brackets. */
-		while (q < end && (depth || *q != ',')) {
-			if (*q == '[')
-				depth++;
-			else if (*q == ']')
-				depth--;
-			q++;
-		}
-		rc = expand_item(topo, hostlist, p, q, slots, hosts, &count,
-		                 &cap, seen, err);
-		if (rc != TP_OK)
-			break;
-		p = q < end ? q + 1 : q;
-	}
-	if (rc == TP_OK && count == 0)
-		rc = tp_error_set(err, TP_ERR_INVALID, "hostlist '%s': no host",
-		                  hostlist);
-	free(seen);
+	rc = tp_hostlist_expand(hostlist, HOSTS_MAX, add_host, &hp, err);
+	free(hp.seen);
 	if (rc != TP_OK) {
-		free(*hosts);
-		*hosts = NULL;
-		return rc;
+		free(hp.hosts);
+		/* A hostlist given here is the caller's argument, not a file:
+		 * its syntax errors are bad arguments. */
+		if (rc == TP_ERR_PARSE && err)
+			err->code = TP_ERR_INVALID;
+		tp_error_prefix(err, "hostlist '%s'", hostlist);
+		return rc == TP_ERR_PARSE ? TP_ERR_INVALID : rc;
 	}
-	*host_count = count;
+	*hosts = hp.hosts;
+	*host_count = hp.count;
 	return TP_OK;
 }
 

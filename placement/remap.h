@@ -90,10 +90,11 @@ typedef struct tp_remap_stats {
 } tp_remap_stats;
 
 /*
- * Expand a Slurm hostlist (`n[0001-0004,0007],m1`) into hosts of @topo with
- * @slots slots each.  *hosts is malloc'd (caller frees).  Errors name the
- * expression and the bad part: syntax, a host not in @topo, a repeated
- * host, more than 1,048,576 hosts.
+ * Expand a Slurm hostlist (`n[0001-0004,0007],m1`, tp_hostlist_expand)
+ * into hosts of @topo with @slots slots each, in the list's order.  *hosts
+ * is malloc'd (caller frees).  Errors start "hostlist '<expression>': " and
+ * name the bad part: syntax (TP_ERR_INVALID), a host not in @topo
+ * (TP_ERR_NOTFOUND), a repeated host, more than 1,048,576 hosts.
  */
 tp_status tp_remap_hosts_parse(const tp_topo *topo, const char *hostlist,
                                uint32_t slots, tp_remap_host **hosts,

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "discover.h"
 #include "fabric.h"
+#include "hostlist.h"
 #include "sched_state.h"
 
 /* A node of the table, by name (the name belongs to node_names). */
@@ -322,7 +322,7 @@ static tp_status resolve(const tp_sched_state *s, const char *hostlist,
 	tp_status rc = TP_OK;
 
 	if (hostlist && hostlist[0])
-		rc = tp_discover_hostlist_expand(hostlist, names_max(s),
+		rc = tp_hostlist_expand(hostlist, names_max(s),
 		                                 resolve_one, &r, err);
 	if (rc != TP_OK) {
 		free(r.nodes.v);
@@ -388,7 +388,7 @@ static tp_status derive_hold(const tp_sched_state *s, sched_job *j,
 		}
 	}
 	if (rc == TP_OK && count)
-		rc = tp_fabric_hostlist(names, count, &j->rec.held, err);
+		rc = tp_hostlist_compress(names, count, &j->rec.held, err);
 	else if (rc == TP_OK && j->rec.shared_leaf &&
 	         !(j->rec.held = strdup("")))
 		rc = tp_error_set(err, TP_ERR_NOMEM, "hold: out of memory");

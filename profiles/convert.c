@@ -11,13 +11,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "convert.h"
+#include "tp_strbuf.h"
 
 #define LINE_MAX_BYTES (64 * 1024)
 #define COLL_FILE_MAX  ((size_t)16 << 20)
@@ -536,69 +536,17 @@ tp_status tp_profile_import_ompi_monitoring(const char *const *paths,
 
 /* ---- exporters ---------------------------------------------------------- */
 
-struct text {
-	char *buf;
-	size_t len;
-	size_t cap;
-	int failed;
-};
-
-static void text_printf(struct text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void text_printf(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (t->failed)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(t->buf ? t->buf + t->len : NULL,
-		              t->buf ? t->cap - t->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			t->failed = 1;
-			return;
-		}
-		if (t->buf && (size_t)n < t->cap - t->len) {
-			t->len += (size_t)n;
-			return;
-		}
-		{
-			size_t cap = t->cap ? t->cap : 4096;
-			char *bigger;
-
-			while (cap - t->len <= (size_t)n)
-				cap *= 2;
-			bigger = realloc(t->buf, cap);
-			if (!bigger) {
-				t->failed = 1;
-				return;
-			}
-			t->buf = bigger;
-			t->cap = cap;
-		}
-	}
-}
-
-static tp_status text_done(struct text *t, const char *what, char **text,
+/* Hand the exported text over, or say the export ran out of memory. */
+static tp_status text_done(tp_strbuf *t, const char *what, char **text,
                            size_t *len, tp_error *err)
 {
-	if (t->failed) {
-		free(t->buf);
+	size_t text_len = t->len;
+
+	*text = tp_strbuf_take(t);
+	if (!*text)
 		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
 		                    what);
-	}
-	if (!t->buf) {
-		t->buf = calloc(1, 1);
-		if (!t->buf)
-			return tp_error_set(err, TP_ERR_NOMEM,
-			                    "%s: out of memory", what);
-	}
-	*text = t->buf;
-	*len = t->len;
+	*len = text_len;
 	return TP_OK;
 }
 
@@ -621,7 +569,7 @@ tp_status tp_profile_export_dense(const tp_profile *profile, int symmetric,
                                   tp_error *err)
 {
 	uint32_t n = profile->header.ranks;
-	struct text t = {NULL, 0, 0, 0};
+	tp_strbuf t = TP_STRBUF_INIT(0);
 	tp_profile_pair *by_dst = NULL;
 	uint64_t *row;
 	size_t k = 0, kt = 0;
@@ -650,7 +598,7 @@ tp_status tp_profile_export_dense(const tp_profile *profile, int symmetric,
 		free(by_dst);
 		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 	}
-	for (uint32_t i = 0; i < n && !t.failed; i++) {
+	for (uint32_t i = 0; i < n && !tp_strbuf_failed(&t); i++) {
 		memset(row, 0, n * sizeof(*row));
 		/* Pairs are sorted by src: row i is one contiguous run. */
 		for (; k < profile->pair_count && profile->pairs[k].src == i;
@@ -662,9 +610,9 @@ tp_status tp_profile_export_dense(const tp_profile *profile, int symmetric,
 			row[by_dst[kt].src] =
 			    add_sat(row[by_dst[kt].src], by_dst[kt].bytes);
 		for (uint32_t j = 0; j < n; j++)
-			text_printf(&t, j ? " %llu" : "%llu",
+			tp_strbuf_printf(&t, j ? " %llu" : "%llu",
 			            (unsigned long long)row[j]);
-		text_printf(&t, "\n");
+		tp_strbuf_printf(&t, "\n");
 	}
 	free(row);
 	free(by_dst);
@@ -674,7 +622,7 @@ tp_status tp_profile_export_dense(const tp_profile *profile, int symmetric,
 tp_status tp_profile_export_scotch(const tp_profile *profile, char **text,
                                    size_t *len, tp_error *err)
 {
-	struct text t = {NULL, 0, 0, 0};
+	tp_strbuf t = TP_STRBUF_INIT(0);
 	tp_traffic_csr *csr = NULL;
 	tp_traffic *traffic = NULL;
 	uint64_t max_w = 0, scale = 1;
@@ -695,20 +643,20 @@ tp_status tp_profile_export_scotch(const tp_profile *profile, char **text,
 	if (max_w > INT32_MAX)
 		scale = max_w / INT32_MAX + 1;
 	/* Version 0; vertices and arcs; base 0, flags 010 = edge loads. */
-	text_printf(&t, "0\n%u\t%llu\n0\t010\n", csr->ranks,
+	tp_strbuf_printf(&t, "0\n%u\t%llu\n0\t010\n", csr->ranks,
 	            (unsigned long long)csr->row_start[csr->ranks]);
 	for (uint32_t v = 0; v < csr->ranks; v++) {
-		text_printf(&t, "%llu",
+		tp_strbuf_printf(&t, "%llu",
 		            (unsigned long long)(csr->row_start[v + 1] -
 		                                 csr->row_start[v]));
 		for (uint64_t e = csr->row_start[v]; e < csr->row_start[v + 1];
 		     e++)
-			text_printf(
+			tp_strbuf_printf(
 			    &t, "\t%llu %u",
 			    (unsigned long long)(csr->weight[e] / scale +
 			                         (csr->weight[e] % scale != 0)),
 			    csr->col[e]);
-		text_printf(&t, "\n");
+		tp_strbuf_printf(&t, "\n");
 	}
 	tp_traffic_csr_free(csr);
 	return text_done(&t, "scotch export", text, len, err);

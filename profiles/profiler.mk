@@ -2,10 +2,10 @@
 # that records a job's communication and I/O pattern (topoplace-profiler(7)).
 # It is built once per MPI implementation (the handle ABI differs): here
 # against Open MPI when configure found it; for MPICH, by hand:
-#   mpicc.mpich -O2 -fPIC -shared -fvisibility=hidden -I. -Iplacement \
+#   mpicc.mpich -O2 -fPIC -shared -fvisibility=hidden -I. -Icommon \
 #     -Iprofiles profiles/profiler*.c profiles/profile.c profiles/sha256.c \
-#     profiles/store.c profiles/summary.c profiles/munge_auth.c placement/tp_error.c \
-#     placement/tp_log.c placement/tp_file.c -lmunge -ldl -lpthread -o libtopoplace_profiler.so
+#     profiles/store.c profiles/summary.c profiles/munge_auth.c common/tp_error.c \
+#     common/tp_log.c common/tp_file.c -lmunge -ldl -lpthread -o libtopoplace_profiler.so
 if HAVE_MPI
 # Installed to $(pkglibdir) for `topoplace profile record` and
 # task/topoplace (--comm-record) to preload.  One build per MPI ABI: this
@@ -18,7 +18,7 @@ profiles_libtopoplace_profiler_la_SOURCES = profiles/profiler.c \
 	profiles/profiler_io.c profiles/profiler_fortran.c \
 	profiles/profiler_internal.h \
 	profiles/profile.c profiles/sha256.c profiles/store.c profiles/summary.c \
-	profiles/munge_auth.c placement/tp_error.c placement/tp_log.c placement/tp_file.c
+	profiles/munge_auth.c common/tp_error.c common/tp_log.c common/tp_file.c
 profiles_libtopoplace_profiler_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
 	$(MUNGE_CFLAGS) -fvisibility=hidden
 profiles_libtopoplace_profiler_la_LDFLAGS = -module -avoid-version -shared

@@ -16,9 +16,9 @@ slurmplugin_LTLIBRARIES = \
 TP_PLUGIN_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 	-Wno-sign-compare -Wno-missing-field-initializers \
 	$(TP_WERROR)
-TP_PLUGIN_CPPFLAGS = $(SLURM_CPPFLAGS) -I$(top_srcdir)/placement \
-	-I$(top_srcdir)/profiles -I$(top_srcdir)/throttle \
-	-I$(top_srcdir)/slurm-plugin
+TP_PLUGIN_CPPFLAGS = $(SLURM_CPPFLAGS) -I$(top_srcdir)/common \
+	-I$(top_srcdir)/placement -I$(top_srcdir)/profiles -I$(top_srcdir)/throttle \
+	-I$(top_srcdir)/config -I$(top_srcdir)/slurm-plugin
 TP_PLUGIN_LDFLAGS = -module -avoid-version -shared
 
 slurm_plugin_select_topoplace_cons_tres_la_SOURCES = \
@@ -88,8 +88,8 @@ EXTRA_DIST += tests/fuzz/fuzz_spank_options.c \
 check_PROGRAMS += tests/integration/slurm_profile_gen
 tests_integration_slurm_profile_gen_SOURCES = \
 	tests/integration/slurm_profile_gen.c
-tests_integration_slurm_profile_gen_CPPFLAGS = -I$(top_srcdir)/placement \
-	-I$(top_srcdir)/profiles
+tests_integration_slurm_profile_gen_CPPFLAGS = -I$(top_srcdir)/common \
+	-I$(top_srcdir)/placement -I$(top_srcdir)/profiles
 tests_integration_slurm_profile_gen_LDADD = placement/libtopoplace.la
 
 # The plugins' Slurm-free helpers (no Slurm needed to build or run).

@@ -1,7 +1,6 @@
 # throttle/: I/O-congestion thresholds, throttle windows, Lustre TBF rules
 # (in libtopoplace) and the pacing preload library (its own module).
 placement_libtopoplace_la_SOURCES += \
-	throttle/units.c throttle/units.h \
 	throttle/csv.c throttle/csv.h \
 	throttle/sweep.c throttle/sweep.h \
 	throttle/threshold.c throttle/threshold.h \

@@ -147,7 +147,7 @@ tp_status tp_cli_make_mapping(const struct tp_topo *topo,
 
 /*
  * Host names collected one by one, each its own copy: pass
- * tp_cli_hosts_add as the callback of tp_discover_hostlist_expand and the
+ * tp_cli_hosts_add as the callback of tp_hostlist_expand and the
  * list as its context.  Start from a zeroed list; free the names and the
  * array with tp_cli_hosts_free.
  */

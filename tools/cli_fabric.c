@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "discover.h"
 #include "fabric.h"
+#include "hostlist.h"
 #include "route.h"
 #include "tp_json.h"
 
@@ -506,7 +507,7 @@ static int cmd_load(const struct opts *o, tp_fabric *f)
 	if (matrix == NULL)
 		return tp_cli_usage_error(WHAT " load", "need --matrix FILE");
 	if (o->hosts != NULL) {
-		if (tp_discover_hostlist_expand(o->hosts, 1u << 20,
+		if (tp_hostlist_expand(o->hosts, 1u << 20,
 		                                tp_cli_hosts_add, &hosts,
 		                                &err) != TP_OK) {
 			tp_error_prefix(&err, "--hosts %s", o->hosts);

@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "discover.h"
 #include "fabric.h"
+#include "hostlist.h"
 #include "ioserver.h"
 #include "route.h"
 #include "tp_json.h"
@@ -105,74 +106,34 @@ static int parse_u32(const char *opt, const char *text, uint32_t min,
 	return rc;
 }
 
-/* Trailing digits of @name (at most 9, so the number fits a long). */
-static size_t suffix_digits(const char *name, size_t len)
-{
-	size_t digits = 0;
-
-	while (digits < len && digits < 9 && name[len - 1 - digits] >= '0' &&
-	       name[len - 1 - digits] <= '9')
-		digits++;
-	return digits;
-}
-
-/* Print names as a Slurm hostlist: n[0001-0004,0009],io01. */
+/* Print names as a Slurm hostlist (tp_hostlist_compress, so sorted):
+ * io01,n[0001-0004,0009]. */
 static void print_hostlist(const tp_topo *topo, const uint32_t *hosts,
                            uint32_t count)
 {
-	uint32_t i = 0, j;
+	const char **names;
+	char *list = NULL;
 
 	if (!count) {
 		printf("(none)");
 		return;
 	}
-	while (i < count) {
-		const char *name = tp_topo_host_name(topo, hosts[i]);
-		size_t len = strlen(name), digits = suffix_digits(name, len);
-		size_t plen = len - digits;
-
-		if (i)
-			putchar(',');
-		if (!digits) {
-			fputs(name, stdout);
-			i++;
-			continue;
-		}
-		/* One bracket per run of names with this prefix and width. */
-		for (j = i + 1; j < count; j++) {
-			const char *nj = tp_topo_host_name(topo, hosts[j]);
-			size_t lj = strlen(nj);
-
-			if (lj != len || strncmp(nj, name, plen) ||
-			    suffix_digits(nj, lj) != digits)
-				break;
-		}
-		printf("%.*s%s", (int)plen, name, j - i > 1 ? "[" : "");
-		for (uint32_t k = i; k < j;) {
-			unsigned long first = strtoul(
-			    tp_topo_host_name(topo, hosts[k]) + plen, NULL, 10);
-			unsigned long last = first;
-			uint32_t m = k + 1;
-
-			while (m < j) {
-				unsigned long v = strtoul(
-				    tp_topo_host_name(topo, hosts[m]) + plen,
-				    NULL, 10);
-
-				if (v != last + 1)
-					break;
-				last = v;
-				m++;
-			}
-			printf("%s%0*lu", k > i ? "," : "", (int)digits, first);
-			if (last != first)
-				printf("-%0*lu", (int)digits, last);
-			k = m;
-		}
-		if (j - i > 1)
-			putchar(']');
-		i = j;
+	names = malloc(count * sizeof(*names));
+	if (names) {
+		for (uint32_t i = 0; i < count; i++)
+			names[i] = tp_topo_host_name(topo, hosts[i]);
+		(void)tp_hostlist_compress(names, count, &list, NULL);
 	}
+	free(names);
+	if (list) {
+		fputs(list, stdout);
+	} else {
+		/* Out of memory: the names one by one are a hostlist too. */
+		for (uint32_t i = 0; i < count; i++)
+			printf("%s%s", i ? "," : "",
+			       tp_topo_host_name(topo, hosts[i]));
+	}
+	free(list);
 }
 
 static void print_names(const tp_topo *topo, const uint32_t *idx,

@@ -27,6 +27,7 @@
 #include "discover.h"
 #include "fabric.h"
 #include "fabric_view.h"
+#include "hostlist.h"
 #include "remap.h"
 #include "route.h"
 #include "topo.h"
@@ -685,7 +686,7 @@ int tp_cli_report_fabric(int argc, char **argv)
 	for (size_t i = 0; i < njobs; i++) {
 		struct job *j = &jobs[i];
 
-		if (tp_discover_hostlist_expand(j->hostlist, 1u << 20,
+		if (tp_hostlist_expand(j->hostlist, 1u << 20,
 		                                tp_cli_hosts_add, &j->hosts,
 		                                &err) != TP_OK) {
 			tp_error_prefix(&err, "--job %s: hosts %s", j->name,

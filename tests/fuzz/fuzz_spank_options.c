@@ -5,11 +5,11 @@
  *
  * fuzz-sources: slurm-plugin/tp_slurm_options.c slurm-plugin/spank_env.c
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iplacement -Iprofiles \
- *     -Ithrottle -Islurm-plugin -I<build> tests/fuzz/fuzz_spank_options.c \
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icommon -Iplacement -Iprofiles \
+ *     -Ithrottle -Iconfig -Islurm-plugin -I<build> tests/fuzz/fuzz_spank_options.c \
  *     slurm-plugin/tp_slurm_options.c slurm-plugin/spank_env.c \
- *     placement/policy.c placement/tp_error.c profiles/store.c ... \
- *     throttle/window.c throttle/units.c ...
+ *     placement/policy.c common/tp_error.c profiles/store.c ... \
+ *     throttle/window.c common/units.c ...
  */
 #include "tp_config.h"
 

@@ -6,11 +6,11 @@
  * whatever table results.  No files, no output, no leaks.
  *
  * Build (see the working agreement):
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iplacement -Ithrottle
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icommon -Ithrottle
  *     -I<build dir> tests/fuzz/fuzz_sweep.c throttle/csv.c throttle/sweep.c
- *     throttle/threshold.c throttle/window.c throttle/units.c
- *     placement/tp_error.c placement/tp_file.c
- *     placement/tp_log.c -lm -o fuzz_sweep
+ *     throttle/threshold.c throttle/window.c common/units.c
+ *     common/tp_error.c common/tp_file.c
+ *     common/tp_log.c -lm -o fuzz_sweep
  */
 #include "tp_config.h"
 

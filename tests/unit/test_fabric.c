@@ -419,22 +419,6 @@ static void test_measured_distance_overrides_the_hierarchy(void **state)
 	tp_fabric_free(f);
 }
 
-static void test_hostlist_compresses_ranges(void **state)
-{
-	const char *names[] = {"n0003", "n0001", "n0002", "io1", "n0007",
-	                       "login", "n10",   "n9",    "io2"};
-	char *out;
-	tp_error err = {0};
-
-	(void)state;
-	assert_int_equal(tp_fabric_hostlist(names, 9, &out, &err), TP_OK);
-	assert_string_equal(out, "io[1-2],login,n9,n10,n[0001-0003,0007]");
-	free(out);
-	assert_int_equal(tp_fabric_hostlist(names, 1, &out, &err), TP_OK);
-	assert_string_equal(out, "n0003");
-	free(out);
-}
-
 /* What topoplace-fattree --format slurm writes for the same shape. */
 static const char fattree_3level_conf[] =
     "SwitchName=leaf001 Nodes=n[0001-0002]\n"
@@ -572,7 +556,6 @@ int main(void)
 	        test_unreadable_and_truncated_caches_give_one_error),
 	    cmocka_unit_test(test_corrupt_cache_fields_are_refused),
 	    cmocka_unit_test(test_measured_distance_overrides_the_hierarchy),
-	    cmocka_unit_test(test_hostlist_compresses_ranges),
 	    cmocka_unit_test(test_written_topology_conf_is_the_fattree_one),
 	    cmocka_unit_test(test_diff_reports_exactly_what_changed),
 	    cmocka_unit_test(test_diff_of_cables_names_the_link),

@@ -458,13 +458,12 @@ static void test_hostlists_expand_and_refuse_unknown_hosts(void **state)
 	assert_int_equal(
 	    tp_remap_hosts_parse(topo, "n[0003-0001]", 1, &h, &n, &err),
 	    TP_ERR_INVALID);
-	assert_string_equal(err.message,
-	                    "hostlist 'n[0003-0001]': bad range end");
+	assert_string_equal(err.message, "hostlist 'n[0003-0001]': range "
+	                                 "0003-0001 goes backwards");
 	assert_int_equal(tp_remap_hosts_parse(topo, "n[0001", 1, &h, &n, &err),
 	                 TP_ERR_INVALID);
-	assert_string_equal(err.message,
-	                    "hostlist 'n[0001': unbalanced or repeated "
-	                    "brackets");
+	assert_string_equal(err.message, "hostlist 'n[0001': '[' without ']' "
+	                                 "in \"n[0001\"");
 	tp_topo_free(topo);
 }
 

@@ -30,79 +30,6 @@ static tp_fabric *parse_ok(const char *text)
 	return f;
 }
 
-struct names {
-	char buf[512];
-};
-
-/* Joins the names with spaces; stops filling (keeps counting) when full. */
-static tp_status collect(void *ctx, const char *name, tp_error *err)
-{
-	struct names *n = ctx;
-	size_t used = strlen(n->buf);
-
-	(void)err;
-	if (used + strlen(name) + 2 < sizeof(n->buf))
-		snprintf(n->buf + used, sizeof(n->buf) - used, "%s%s",
-			 used ? " " : "", name);
-	return TP_OK;
-}
-
-static void test_hostlists_expand_ranges_widths_and_products(void **state)
-{
-	static const struct {
-		const char *expr, *names;
-	} cases[] = {
-	    {"n[0001-0003,0007],io1", "n0001 n0002 n0003 n0007 io1"},
-	    {"r[1-2]n[8-9]", "r1n8 r1n9 r2n8 r2n9"},
-	    {"a[9-11]", "a9 a10 a11"},
-	    {"single", "single"},
-	    {"x[07]y", "x07y"},
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct names n = {""};
-		tp_error err = {0};
-
-		assert_int_equal(tp_discover_hostlist_expand(cases[i].expr, 100,
-		                                             collect, &n, &err),
-		                 TP_OK);
-		assert_string_equal(n.buf, cases[i].names);
-	}
-}
-
-static void test_bad_hostlists_say_what_is_wrong(void **state)
-{
-	static const struct {
-		const char *expr, *message;
-		tp_status code;
-	} cases[] = {
-	    {"n[1-", "'[' without ']' in \"n[1-\"", TP_ERR_PARSE},
-	    {"n]1", "']' without '[' in \"n]1\"", TP_ERR_PARSE},
-	    {"n[5-2]", "range 5-2 goes backwards", TP_ERR_PARSE},
-	    {"n[a]", "'a' in range [a]: only digits, ',' and '-'",
-	     TP_ERR_PARSE},
-	    {"n[]", "empty range [] in \"n[]\"", TP_ERR_PARSE},
-	    {"n1,,n2", "empty name in list \"n1,,n2\"", TP_ERR_PARSE},
-	    {"n1,", "list \"n1,\" ends with ','", TP_ERR_PARSE},
-	    {"n[1-2,]", "empty number in range [1-2,]", TP_ERR_PARSE},
-	    {"n[0-1000000]", "range 0-1000000 has more than 100 names",
-	     TP_ERR_LIMIT},
-	    {"n[0-60]m[0-60]", "more than 100 names", TP_ERR_LIMIT},
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct names n = {""};
-		tp_error err = {0};
-
-		assert_int_equal(tp_discover_hostlist_expand(cases[i].expr, 100,
-		                                             collect, &n, &err),
-		                 cases[i].code);
-		assert_string_equal(err.message, cases[i].message);
-	}
-}
-
 static void test_two_level_conf_gives_leaves_hosts_and_one_pod(void **state)
 {
 	tp_fabric *f = parse_ok(
@@ -275,8 +202,6 @@ static void test_conf_round_trips_through_the_writer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_hostlists_expand_ranges_widths_and_products),
-	    cmocka_unit_test(test_bad_hostlists_say_what_is_wrong),
 	    cmocka_unit_test(
 	        test_two_level_conf_gives_leaves_hosts_and_one_pod),
 	    cmocka_unit_test(test_three_level_conf_has_pods_and_distance_six),

@@ -1,9 +1,11 @@
 # topoplace.conf (issue 7): the parser in the core library, its unit test,
 # `topoplace config check`, the man pages, an example file and the fuzz
-# target's sources.  The parser is placement/topoplace_conf.{c,h}, not
-# config.{c,h}: the Slurm plugins include Slurm's own config.h.
+# target's sources.  The parser is config/topoplace_conf.{c,h}, not
+# config.{c,h}: the Slurm plugins include Slurm's own config.h.  config/
+# sits above placement/, profiles/ and throttle/: it fills the policy structs
+# they define.
 placement_libtopoplace_la_SOURCES += \
-	placement/topoplace_conf.c placement/topoplace_conf.h
+	config/topoplace_conf.c config/topoplace_conf.h
 
 TP_UNIT_TESTS += tests/unit/test_config
 check_PROGRAMS += tests/unit/test_config
