@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "alloc.h"
 #include "convert.h"
 #include "discover.h"
 #include "fabric.h"
@@ -87,6 +88,19 @@ void tp_cli_json_names(struct tp_json *j, const char *key,
 	for (uint32_t i = 0; i < count; i++)
 		tp_json_string(j, NULL, name(topo, idx[i]));
 	tp_json_end_array(j);
+}
+
+void tp_cli_json_alloc_sets(struct tp_json *j, const struct tp_topo *topo,
+                            const struct tp_alloc_result *res)
+{
+	tp_cli_json_names(j, "hosts", topo, res->hosts, res->host_count,
+	                  tp_topo_host_name);
+	tp_cli_json_names(j, "leaves", topo, res->leaves, res->leaf_count,
+	                  tp_topo_leaf_name);
+	tp_cli_json_names(j, "pods", topo, res->pods, res->pod_count,
+	                  tp_topo_pod_name);
+	tp_cli_json_names(j, "reserved", topo, res->reserved,
+	                  res->reserved_count, tp_topo_host_name);
 }
 
 int tp_cli_version(int argc, char **argv)

@@ -192,6 +192,15 @@ void tp_cli_json_names(struct tp_json *j, const char *key,
                        uint32_t count,
                        const char *(*name)(const struct tp_topo *, uint32_t));
 
+/*
+ * The host, leaf, pod and held-host sets of a met allocation @res as the
+ * JSON arrays "hosts", "leaves", "pods" and "reserved" of @j (`place` and
+ * `report explain` write the same).
+ */
+struct tp_alloc_result;
+void tp_cli_json_alloc_sets(struct tp_json *j, const struct tp_topo *topo,
+                            const struct tp_alloc_result *res);
+
 /* Subcommands (one per tools/cli_<name>.c). */
 /* The classifier's view of a profile (as the Slurm plugins build it). */
 struct tp_job_summary;

@@ -238,14 +238,7 @@ static void json_decision(tp_json *j, const tp_topo *topo,
 	tp_json_string(j, "reason", res->reason);
 	if (!res->met)
 		return;
-	tp_cli_json_names(j, "hosts", topo, res->hosts, res->host_count,
-	                  tp_topo_host_name);
-	tp_cli_json_names(j, "leaves", topo, res->leaves, res->leaf_count,
-	                  tp_topo_leaf_name);
-	tp_cli_json_names(j, "pods", topo, res->pods, res->pod_count,
-	                  tp_topo_pod_name);
-	tp_cli_json_names(j, "reserved", topo, res->reserved,
-	                  res->reserved_count, tp_topo_host_name);
+	tp_cli_json_alloc_sets(j, topo, res);
 	if (res->remainder_hosts) {
 		char summary[256];
 

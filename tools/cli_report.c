@@ -1016,14 +1016,7 @@ static void json_explain_placement(tp_json *j, const tp_explain *ex)
 			tp_json_null(j, absent[i]);
 		return;
 	}
-	tp_cli_json_names(j, "hosts", topo, res->hosts, res->host_count,
-	                  tp_topo_host_name);
-	tp_cli_json_names(j, "leaves", topo, res->leaves, res->leaf_count,
-	                  tp_topo_leaf_name);
-	tp_cli_json_names(j, "pods", topo, res->pods, res->pod_count,
-	                  tp_topo_pod_name);
-	tp_cli_json_names(j, "reserved", topo, res->reserved,
-	                  res->reserved_count, tp_topo_host_name);
+	tp_cli_json_alloc_sets(j, topo, res);
 	if (ex->default_possible) {
 		tp_json_begin_object(j, "default");
 		tp_cli_json_names(j, "hosts", topo, ex->default_hosts,
