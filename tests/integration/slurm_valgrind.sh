@@ -182,6 +182,10 @@ DebugFlags=Budget
 # send jobs to the fallback (tested end to end in slurm_fallback.sh (6),
 # in the core in test_alloc), and the decisions would go untested here.
 DecisionBudget=1s
+# The 3-node leaf job must hold its whole leaf so that the 13-node one waits
+# (the wait path under memcheck); LeafRemainder=compatible (the default)
+# would put 3 hosts on a shared, unheld leaf.
+LeafRemainder=whole
 PartitionName=debug DefaultPlacement=pack
 CONF
 cp "$etc/topoplace.conf" "$out/good.conf"
