@@ -43,6 +43,7 @@ struct ctx {
 	uint8_t *leaf_ok;
 	uint32_t *leaf_take;
 	uint8_t *leaf_server; /* another job's or a site I/O server is here */
+	uint32_t *leaf_not_ready; /* hosts back in a moment: not whole now */
 
 	/* Per pod: what its eligible leaves can give, and the take. */
 	uint32_t *pod_cap;
@@ -60,7 +61,7 @@ struct ctx {
 	bool rem_packed;
 
 	/* Occupancy totals, for reasons. */
-	uint32_t usable, busy, held, down;
+	uint32_t usable, busy, held, down, not_ready;
 	uint32_t servers;      /* I/O servers not of this job */
 	uint32_t io_job_hosts; /* other io_heavy jobs' hosts (busy or held) */
 
@@ -174,6 +175,7 @@ static void ctx_free(struct ctx *c)
 	free(c->leaf_ok);
 	free(c->leaf_take);
 	free(c->leaf_server);
+	free(c->leaf_not_ready);
 	free(c->pod_cap);
 	free(c->pod_class);
 	free(c->pod_ok);
@@ -194,6 +196,7 @@ static tp_status ctx_alloc(struct ctx *c, tp_error *err)
 	c->leaf_ok = calloc(l, 1);
 	c->leaf_take = calloc(l, sizeof(*c->leaf_take));
 	c->leaf_server = calloc(l, 1);
+	c->leaf_not_ready = calloc(l, sizeof(*c->leaf_not_ready));
 	c->pod_cap = calloc(p, sizeof(*c->pod_cap));
 	c->pod_class = calloc(p, 1);
 	c->pod_ok = calloc(p, 1);
@@ -203,6 +206,7 @@ static tp_status ctx_alloc(struct ctx *c, tp_error *err)
 	c->pod_servers = calloc(p, 1);
 	if (!c->leaf_free || !c->leaf_foreign || !c->leaf_held ||
 	    !c->leaf_class || !c->leaf_ok || !c->leaf_take || !c->leaf_server ||
+	    !c->leaf_not_ready ||
 	    !c->pod_cap || !c->pod_class || !c->pod_ok || !c->pod_whole_free ||
 	    !c->pod_used || !c->pod_take || !c->pod_servers)
 		return tp_error_set(err, TP_ERR_NOMEM,
@@ -222,7 +226,7 @@ static tp_status scan_occupancy(struct ctx *c, tp_error *err)
 			uint32_t h = hosts[i];
 			const tp_host_use *u = &c->use[h];
 
-			if ((unsigned)u->state > TP_HOST_IOSERVER)
+			if ((unsigned)u->state > TP_HOST_NOT_READY)
 				return tp_error_set(
 				    err, TP_ERR_INVALID,
 				    "occupancy: host %s: unknown state %d",
@@ -271,6 +275,9 @@ static tp_status scan_occupancy(struct ctx *c, tp_error *err)
 				}
 			} else if (u->state == TP_HOST_DOWN) {
 				c->down++;
+			} else if (u->state == TP_HOST_NOT_READY) {
+				c->leaf_not_ready[leaf]++;
+				c->not_ready++;
 			}
 		}
 		if (budget_tick(c, n))
@@ -284,7 +291,18 @@ static bool leaf_whole_free(const struct ctx *c, uint32_t leaf)
 	uint32_t n;
 
 	tp_topo_leaf_hosts(c->topo, leaf, &n);
-	return !c->leaf_foreign[leaf] && c->leaf_free[leaf] == n;
+	return !c->leaf_foreign[leaf] && !c->leaf_not_ready[leaf] &&
+	       c->leaf_free[leaf] == n;
+}
+
+/* Whether the leaf is wholly free once its hosts not ready are back. */
+static bool leaf_whole_when_ready(const struct ctx *c, uint32_t leaf)
+{
+	uint32_t n;
+
+	tp_topo_leaf_hosts(c->topo, leaf, &n);
+	return !c->leaf_foreign[leaf] &&
+	       c->leaf_free[leaf] + c->leaf_not_ready[leaf] == n;
 }
 
 /* Sum eligible leaf capacity per pod; note wholly free pods. */
@@ -450,6 +468,8 @@ static void say_occupancy(struct ctx *c)
 {
 	say(c, "%u usable hosts (%u busy, %u held for other jobs, %u down",
 	    c->usable, c->busy, c->held, c->down);
+	if (c->not_ready)
+		say(c, ", %u not ready", c->not_ready);
 	if (c->servers)
 		say(c, ", %u I/O server%s", c->servers,
 		    c->servers == 1 ? "" : "s");
@@ -1152,9 +1172,12 @@ static bool remainder_better(const struct ctx *c, uint32_t l, uint32_t best,
 
 	if (clean != best_clean)
 		return clean;
-	if (c->leaf_free[l] != c->leaf_free[best])
-		return c->leaf_free[l] < c->leaf_free[best];
-	return leaf_whole_free(c, best) && !leaf_whole_free(c, l);
+	/* Hosts back in a moment are room, not a tighter fit. */
+	if (c->leaf_free[l] + c->leaf_not_ready[l] !=
+	    c->leaf_free[best] + c->leaf_not_ready[best])
+		return c->leaf_free[l] + c->leaf_not_ready[l] <
+		       c->leaf_free[best] + c->leaf_not_ready[best];
+	return leaf_whole_when_ready(c, best) && !leaf_whole_when_ready(c, l);
 }
 
 /*
@@ -1205,7 +1228,7 @@ static void remainder_plan(struct ctx *c, uint8_t bad)
 	if (pick == TP_TOPO_NONE)
 		return;
 	for (uint32_t l = 0; l < c->leaf_count; l++)
-		if (!c->leaf_foreign[l] && l != pick)
+		if (!c->leaf_foreign[l] && !c->leaf_not_ready[l] && l != pick)
 			cap += c->leaf_free[l];
 	if (cap < need - rest)
 		return;
@@ -1272,7 +1295,7 @@ static bool leaf_remainder_only(struct ctx *c, uint8_t bad)
 /* The whole leaves for the job, and its remainder's leaf if planned. */
 static bool leaf_decide(struct ctx *c)
 {
-	uint32_t need, ok_leaves = 0, cap = 0, dirty = 0;
+	uint32_t need, ok_leaves = 0, cap = 0, dirty = 0, unready = 0;
 	uint32_t pods_used, leaves_used, whole_pods = 0, intruded, clean_cap;
 	uint32_t held = 0, whole_used = 0, whole_left = 0, rem_pod;
 	uint8_t bad = incompatible_classes(c->req->job_class);
@@ -1286,11 +1309,13 @@ static bool leaf_decide(struct ctx *c)
 	if (c->rem_take && !need)
 		return leaf_remainder_only(c, bad);
 	for (uint32_t l = 0; l < c->leaf_count; l++) {
-		c->leaf_ok[l] = !c->leaf_foreign[l] && c->leaf_free[l] > 0 &&
+		c->leaf_ok[l] = !c->leaf_foreign[l] && !c->leaf_not_ready[l] &&
+		                c->leaf_free[l] > 0 &&
 		                !(c->rem_take && l == c->rem_leaf);
 		ok_leaves += c->leaf_ok[l];
 		cap += c->leaf_ok[l] ? c->leaf_free[l] : 0;
 		dirty += c->leaf_foreign[l];
+		unready += !c->leaf_foreign[l] && c->leaf_not_ready[l];
 	}
 	if (cap < need) {
 		say(c,
@@ -1298,6 +1323,11 @@ static bool leaf_decide(struct ctx *c)
 		    "with no other job; %u such leaves hold %u usable hosts "
 		    "(%u leaves have %s; ",
 		    need, ok_leaves, cap, dirty, others);
+		if (unready)
+			say(c,
+			    "%u wait for hosts not ready: not responding, "
+			    "completing or rebooting; ",
+			    unready);
 		say_occupancy(c);
 		say(c, ")");
 		return false;
@@ -1356,6 +1386,8 @@ static bool leaf_decide(struct ctx *c)
 		say(c, "; %u wholly free pod%s left whole for bigger jobs",
 		    whole_pods, whole_pods == 1 ? "" : "s");
 	say(c, "; %u leaves skipped for %s", dirty, others);
+	if (unready)
+		say(c, ", %u for hosts not ready", unready);
 	say_server_leaves(c);
 	say_pods_apart(c, bad, intruded, clean_cap);
 	if (c->rem_take) {

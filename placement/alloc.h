@@ -93,7 +93,17 @@ typedef enum tp_host_state {
 	TP_HOST_RESERVED, /* idle, held for job job_id (its leaf's leftover) */
 	TP_HOST_DOWN,     /* unusable, carries no traffic */
 	TP_HOST_IOSERVER, /* runs an I/O server: site-wide, or job job_id's */
+	TP_HOST_NOT_READY, /* idle soon, unusable now (see below) */
 } tp_host_state;
+
+/*
+ * TP_HOST_NOT_READY: a host that is back in a moment: its node daemon is
+ * not answering but not yet declared down (a restart, Slurm 24.11's
+ * reconfigure), or it is finishing a job, powering up or rebooting.  It
+ * carries no traffic and no job may use it, like TP_HOST_DOWN, but its
+ * leaf is not whole now: `leaf` waits for it rather than spreading over
+ * more leaves (and holding them) than the job needs once it is back.
+ */
 
 /*
  * job_id of a site-wide I/O server (TP_HOST_IOSERVER): it belongs to no job,

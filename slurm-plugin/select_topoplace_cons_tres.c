@@ -726,12 +726,40 @@ static void _clear_held(bitstr_t *node_bitmap, uint32_t job_id)
 }
 
 /*
+ * Whether Slurm node @node, not offered now, is back in a moment: it has
+ * not registered since slurmctld started (state UNKNOWN: after a restart,
+ * and after every Slurm 24.11 reconfigure, which restarts slurmctld and
+ * all slurmd; they register one by one, seconds apart under load), its
+ * slurmd is not answering but the node is not (yet) down, or it is
+ * completing a job, powering up or rebooting.  Slurm marks a node that
+ * stays away DOWN after SlurmdTimeout, so the wait is bounded.  Only
+ * nodes of the job's partition (@part, NULL: any): the others are never
+ * the job's.  Down, failed and drained nodes are not.
+ */
+static bool _node_not_ready(uint32_t node, bitstr_t *part)
+{
+	node_record_t *n = node < (uint32_t)node_record_count
+	                       ? node_record_table_ptr[node]
+	                       : NULL;
+
+	if (!n || (part && (node >= (uint32_t)bit_size(part) ||
+	                    !bit_test(part, node))))
+		return false;
+	if (IS_NODE_DOWN(n) || IS_NODE_FAIL(n) || IS_NODE_DRAIN(n))
+		return false;
+	return IS_NODE_UNKNOWN(n) || IS_NODE_NO_RESPOND(n) ||
+	       IS_NODE_COMPLETING(n) || IS_NODE_POWERING_UP(n) ||
+	       IS_NODE_REBOOT_ISSUED(n);
+}
+
+/*
  * The occupancy the core sees: the running jobs' hosts and holds (kept up
  * to date at job begin and end by the scheduler state), hosts Slurm does
- * not offer (@avail) or that are no Slurm node DOWN, IoServerHosts
- * IOSERVER.  O(hosts).  NULL when out of memory (logged).
+ * not offer (@avail) NOT_READY when they are back in a moment
+ * (_node_not_ready), else DOWN, as are hosts that are no Slurm node;
+ * IoServerHosts IOSERVER.  O(hosts).  NULL when out of memory (logged).
  */
-static tp_host_use *_occupancy(tp_model *m, bitstr_t *avail)
+static tp_host_use *_occupancy(tp_model *m, bitstr_t *avail, bitstr_t *part)
 {
 	uint32_t hosts = tp_topo_host_count(m->topo);
 	const tp_host_use *running;
@@ -752,8 +780,12 @@ static tp_host_use *_occupancy(tp_model *m, bitstr_t *avail)
 
 		if (tp_use[h].state != TP_HOST_FREE)
 			continue;
-		if (node == TP_NONE || !bit_test(avail, node))
+		if (node == TP_NONE)
 			tp_use[h].state = TP_HOST_DOWN;
+		else if (!bit_test(avail, node))
+			tp_use[h].state = _node_not_ready(node, part)
+			                      ? TP_HOST_NOT_READY
+			                      : TP_HOST_DOWN;
 	}
 	/* Whatever else they are, the site's I/O servers carry its I/O. */
 	for (uint32_t k = 0; k < m->ioserver_count; k++) {
@@ -1201,17 +1233,19 @@ static uint32_t *_required_hosts(const tp_model *m, job_record_t *job_ptr,
 	return hosts;
 }
 
-/* The model and the candidates, for the core's occupancy callback. */
+/* The model, the candidates and the job's partition's nodes (NULL:
+ * unknown), for the core's occupancy callback. */
 typedef struct tp_occupancy_ctx {
 	tp_model *m;
 	bitstr_t *avail;
+	bitstr_t *part;
 } tp_occupancy_ctx;
 
 static const tp_host_use *_occupancy_for_core(void *ctx)
 {
 	tp_occupancy_ctx *c = ctx;
 
-	return _occupancy(c->m, c->avail);
+	return _occupancy(c->m, c->avail, c->part);
 }
 
 /*
@@ -1265,7 +1299,9 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 {
 	tp_model *m = tp_cur;
 	tp_decision *d = _decision_get(job_ptr->job_id);
-	tp_occupancy_ctx occupancy = {m, node_bitmap};
+	tp_occupancy_ctx occupancy = {
+	    m, node_bitmap,
+	    job_ptr->part_ptr ? job_ptr->part_ptr->node_bitmap : NULL};
 	tp_sched_job_test test = {0};
 	tp_sched_verdict v;
 	uint32_t *required = NULL;

@@ -37,7 +37,7 @@ static tp_status parse_job_id(const char *path, unsigned lineno,
 }
 
 /* One line's state after the host (@tok[0]) into @u: "jobid class" |
- * "down" | "reserved jobid class" | "ioserver [jobid]". */
+ * "down" | "notready" | "reserved jobid class" | "ioserver [jobid]". */
 static tp_status parse_use(const char *path, unsigned lineno, char **tok,
                            int n, tp_host_use *u, tp_error *err)
 {
@@ -45,6 +45,10 @@ static tp_status parse_use(const char *path, unsigned lineno, char **tok,
 
 	if (n == 2 && !strcmp(tok[1], "down")) {
 		u->state = TP_HOST_DOWN;
+		return TP_OK;
+	}
+	if (n == 2 && !strcmp(tok[1], "notready")) {
+		u->state = TP_HOST_NOT_READY;
 		return TP_OK;
 	}
 	if (n >= 2 && !strcmp(tok[1], "ioserver")) {
@@ -64,8 +68,8 @@ static tp_status parse_use(const char *path, unsigned lineno, char **tok,
 	if (n != at + 2)
 		return tp_error_set(err, TP_ERR_PARSE,
 		                    "%s:%u: expected 'host jobid class', 'host "
-		                    "down', 'host reserved jobid class' or "
-		                    "'host ioserver [jobid]'",
+		                    "down', 'host notready', 'host reserved "
+		                    "jobid class' or 'host ioserver [jobid]'",
 		                    path, lineno);
 	if (parse_job_id(path, lineno, tok[at], &u->job_id, err) != TP_OK)
 		return err->code;

@@ -75,6 +75,20 @@ tp_check_eq "leaf: 3 + 3 on two partly used leaves, not 4 + 3 (n0011 idle)" \
 	"$(line hosts "$out") $(line leaves "$out") $(line reserved "$out" || true)-"
 tp_check "leaf: the reason says nothing is left over and 2 whole leaves stay" \
 	grep -q "of those the tightest fit: 0 free hosts left on them (held for the job), 0 wholly free leaves used, 2 left for bigger jobs" <<<"$out"
+# The same hosts not ready (back in a moment, as after a slurmctld
+# restart): they are room, not a tighter fit for a remainder ...
+printf 'n0012 notready\nn0016 notready\n' >"$work/two-notready"
+out=$("$tp" place --fabric 1x4x4 --nodes 3 --policy leaf --busy "$work/two-notready")
+tp_check_eq "leaf: a remainder does not take a leaf for its hosts not ready" \
+	"n[0001-0003] leaf001" "$(line hosts "$out") $(line leaves "$out")"
+# ... and their leaves are not whole now: whole leaves are taken elsewhere
+# (the job waits when there are none), not 3 + 3 on the two leftovers.
+out=$("$tp" place --fabric 1x4x4 --nodes 6 --policy leaf --leaf-remainder whole \
+	--busy "$work/two-notready")
+tp_check_eq "leaf: hosts not ready keep their leaves from counting as whole" \
+	"n[0001-0006] leaf001 leaf002" "$(line hosts "$out") $(line leaves "$out")"
+tp_check "leaf: the reason counts the leaves waiting for hosts not ready" \
+	grep -q "0 leaves skipped for other jobs' hosts, 2 for hosts not ready" <<<"$out"
 printf 'n%04d down\n' 12 16 20 24 >"$work/pods-down"
 out=$("$tp" place --fabric 3x2x4 --nodes 12 --policy leaf --busy "$work/pods-down")
 tp_check_eq "leaf: 6 + 6 in two partly used pods; the wholly free pod stays" \
@@ -175,7 +189,7 @@ tp_expect_fail "busy: bad class" 1 \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b3"
 printf 'n0001 7\n' >"$work/b4"
 tp_expect_fail "busy: missing field" 1 \
-	"topoplace place: $work/b4:1: expected 'host jobid class', 'host down', 'host reserved jobid class' or 'host ioserver [jobid]'" \
+	"topoplace place: $work/b4:1: expected 'host jobid class', 'host down', 'host notready', 'host reserved jobid class' or 'host ioserver [jobid]'" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --busy "$work/b4"
 printf '# two states for one host\nn0003 7 quiet\nn0004 down\nn0003 down\n' >"$work/b5"
 tp_expect_fail "busy: a host listed twice names the file and both lines" 1 \

@@ -64,6 +64,7 @@ for ((i = 0; i < 50; i++)); do
 	(($(grep -c "Routing: 'ecmp' is not a routing kind" "$log") > before)) && break
 	sleep 0.2
 done
+nodes_registered 30
 tp_check_eq "a bad Routing value: one error naming file, line and key" 1 \
 	"$(($(grep -c "$etc/topoplace.conf: line 5: Routing: 'ecmp' is not a routing kind (expected one of adaptive|static)" "$log") - before))"
 c=$(leaf_job)

@@ -22,6 +22,10 @@
 #   wait_state JOB STATE SECS  poll until JOB is in STATE; 1 on timeout
 #   wait_for SECS CMD...       poll until CMD succeeds; 1 on timeout
 #   reconfigure_and_wait PAT   scontrol reconfigure, wait for PAT in the log
+#                              and for every node to register again
+#   nodes_registered SECS      poll until no node is UNKNOWN (not registered
+#                              since slurmctld started: Slurm 24.11's
+#                              reconfigure restarts slurmctld and slurmd)
 #   tp_slurm_profiles          the store; profiles hpcg (comm_sensitive),
 #                              ioheavy (io_heavy), quiet signed by $user
 #   tp_slurm_conf              topoplace.conf (FabricSource=topology, the
@@ -126,12 +130,27 @@ wait_state() { # JOB STATE SECS
 }
 
 # Waits TP_RECONFIGURE_WAIT seconds (default 10) for the line.
+# Tests that check where jobs go wait for this after a reconfigure, so
+# that the layout they expect is the one every host being up gives; the
+# plugin itself makes a `leaf` job wait for such hosts (TP_HOST_NOT_READY).
+nodes_registered() { # SECS
+	local i
+	for ((i = 0; i < $1 * 5; i++)); do
+		sinfo -h -N -o %T 2>/dev/null | grep -q '^unknown' || return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 reconfigure_and_wait() { # PATTERN: the slurmctld log line to wait for
 	local before i
 	before=$(grep -c -- "$1" "$log")
 	scontrol reconfigure
 	for ((i = 0; i < ${TP_RECONFIGURE_WAIT:-10} * 5; i++)); do
-		(($(grep -c -- "$1" "$log") > before)) && return 0
+		if (($(grep -c -- "$1" "$log") > before)); then
+			nodes_registered "${TP_RECONFIGURE_WAIT:-10}"
+			return
+		fi
 		sleep 0.2
 	done
 	return 1

@@ -164,6 +164,69 @@ static void test_leaf_cannot_be_met_says_why(void **state)
 	fx_free(&fx);
 }
 
+/*
+ * Hosts back in a moment (Slurm 24.11's reconfigure restarts every slurmd:
+ * they answer one by one) are not a leaf's lost capacity: the 3-node
+ * `leaf` job does not spread over three leaves that each show one ready
+ * host, it waits; with one leaf all ready it takes that one.
+ */
+static void test_leaf_waits_for_hosts_not_ready(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	const uint32_t ready[] = {2, 6, 9, 15};
+
+	(void)state;
+	fx_new(&fx, 1, 4, 4);
+	for (uint32_t h = 0; h < 16; h++)
+		fx.use[h].state = TP_HOST_NOT_READY;
+	for (size_t i = 0; i < sizeof(ready) / sizeof(*ready); i++)
+		fx.use[ready[i]].state = TP_HOST_FREE;
+	busy(&fx, 15, 7, TP_JOBCLASS_QUIET);
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 3), &r);
+	assert_false(r.met);
+	assert_null(r.hosts);
+	assert_string_equal(
+	    r.reason, "cannot be met now: leaf policy needs 3 hosts on leaves "
+	              "with no other job; 0 such leaves hold 0 usable hosts (1 "
+	              "leaves have other jobs' hosts; 3 wait for hosts not "
+	              "ready: not responding, completing or rebooting; 3 "
+	              "usable hosts (1 busy, 0 held for other jobs, 0 down, 12 "
+	              "not ready))");
+	tp_alloc_result_free(&r);
+
+	/* The same hosts down: the leaves are what is left of them. */
+	for (uint32_t h = 0; h < 15; h++)
+		if (fx.use[h].state == TP_HOST_NOT_READY)
+			fx.use[h].state = TP_HOST_DOWN;
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 3), &r);
+	assert_true(r.met);
+	EXPECT_HOSTS(&r, 2, 6, 9);
+	tp_alloc_result_free(&r);
+
+	/* leaf003 all back: the job takes it, and the reason counts the
+	 * leaves still waiting apart from those with other jobs. */
+	for (uint32_t h = 8; h < 12; h++)
+		fx.use[h].state = TP_HOST_FREE;
+	fx.use[1].state = TP_HOST_NOT_READY;
+	fx.use[5].state = TP_HOST_NOT_READY;
+	choose(&fx, req(TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, 3), &r);
+	assert_true(r.met);
+	EXPECT_HOSTS(&r, 8, 9, 10);
+	EXPECT_LIST(r.leaves, r.leaf_count, 2);
+	assert_non_null(strstr(r.reason, "; 1 leaves skipped for other jobs' "
+	                                 "hosts, 2 for hosts not ready"));
+	tp_alloc_result_free(&r);
+
+	/* `shared` and `pack` use the ready hosts, not the others. */
+	choose(&fx, req(TP_PLACEMENT_PACK, TP_JOBCLASS_QUIET, 6), &r);
+	assert_true(r.met);
+	for (uint32_t i = 0; i < r.host_count; i++)
+		assert_int_equal(fx.use[r.hosts[i]].state, TP_HOST_FREE);
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
 static void
 test_leaf_leftover_on_last_leaf_is_reserved_for_the_job(void **state)
 {
@@ -2002,6 +2065,7 @@ int main(void)
 	        test_leaf_four_nodes_on_4x4_get_exactly_one_whole_leaf),
 	    cmocka_unit_test(test_leaf_with_one_busy_host_is_never_chosen),
 	    cmocka_unit_test(test_leaf_cannot_be_met_says_why),
+	    cmocka_unit_test(test_leaf_waits_for_hosts_not_ready),
 	    cmocka_unit_test(
 	        test_leaf_leftover_on_last_leaf_is_reserved_for_the_job),
 	    cmocka_unit_test(
