@@ -15,7 +15,8 @@
  * Why plugin_id is our own (not SELECT_PLUGIN_CONS_TRES): every select_*.so in
  * PluginDir is loaded by slurmctld and by clients, and two plugins with one
  * plugin_id make every Slurm command fatal.  The one visible consequence is
- * that reservations by CoreCnt are refused (state_control tests the id).
+ * that on 22.05 reservations by CoreCnt are refused (state_control tests
+ * the id); 24.11's slurmctld asks get_info_from_plugin, forwarded here.
  *
  * This file is loaded by clients (srun, squeue, sinfo...) too, so it must not
  * reference slurmctld-only symbols; it only touches job_record_t fields
@@ -516,6 +517,22 @@ static tp_model *_model_load(const char *why)
 	tp_sc_munge_socket(slurm_conf.authinfo, m->munge_socket,
 	                   sizeof(m->munge_socket));
 	_fabric_sigs(m->config, &m->fabric_sig, &m->map_sig);
+	/*
+	 * topology/block (Slurm 23.11+) makes cons_tres pick block-aligned
+	 * node sets; narrowed to whole leaves as well, a job could find no
+	 * set both accept and wait forever.  Refused, plainly: every job is
+	 * Slurm's (its SystemComment says so); task/topoplace still remaps.
+	 */
+	if (slurm_conf.topology_plugin &&
+	    strstr(slurm_conf.topology_plugin, "topology/block")) {
+		error("topoplace: %s: fabric: TopologyPlugin=%s is not "
+		      "supported beside select/topoplace_cons_tres (topoplace "
+		      "places on fat trees: use topology/tree or none): jobs "
+		      "are placed by plain cons_tres",
+		      why, slurm_conf.topology_plugin);
+		m->topo = NULL;
+		return m;
+	}
 	if (tp_sc_load_topo(m->config, &m->topo, &err) != TP_OK) {
 		error("topoplace: %s: fabric: %s: jobs are placed by plain "
 		      "cons_tres",

@@ -104,7 +104,9 @@ TP_E2E_24_11_TESTS = tests/integration/smoke_cluster.sh \
 	tests/integration/pacing_objective_slurm.sh \
 	tests/integration/smoke_bed_cleanup.sh \
 	tests/integration/slurm_leaf_remainder.sh \
-	tests/integration/slurm_nodes_not_ready.sh
+	tests/integration/slurm_nodes_not_ready.sh \
+	tests/integration/slurm_topology_block.sh \
+	tests/integration/slurm_core_reservation.sh
 .PHONY: check-e2e-24.11
 check-e2e-24.11:
 	@test '$(SLURM_API)' = 24.11 || { echo "check-e2e-24.11: this build is for Slurm '$(SLURM_API)', not 24.11 (configure --with-slurm-source=DIR/src --with-slurm-prefix=DIR/prefix, DIR from tools/build-slurm)" >&2; exit 1; }
@@ -142,3 +144,14 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_nodes_not_ready.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_nodes_not_ready.sh
+# TopologyPlugin=topology/block (24.11 only) refused plainly (issue #17).
+if SLURM_24_11
+TESTS += tests/integration/slurm_topology_block.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_topology_block.sh
+# Reservations by CoreCnt: refused on 22.05 (the wrapper's own plugin
+# id), made on 24.11 (issue #17).
+if WITH_SLURM
+TESTS += tests/integration/slurm_core_reservation.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_core_reservation.sh
