@@ -239,9 +239,9 @@ tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
  * chosen run's summary is verified, as tp_store_get_summary verifies the
  * newest's); *@choice says which and whether an older run was preferred
  * to the newest.  @run names the chosen run, so a caller that falls back
- * reads that one.  Not called by the daemons yet: slurmctld's class and
- * slurmd's remapping must then both use it, or they would read different
- * runs (issue #18).
+ * reads that one.  slurmctld's lookup and slurmd's and srun's readers
+ * (tp_sc_profile_totals) all call it with the job's task count, so the
+ * class and the remapping come from one run.
  */
 tp_status tp_store_get_summary_for(const tp_store_options *opt, const char *ns,
                                    const char *name, uint32_t job_tasks,

@@ -859,12 +859,18 @@ static void _profile_note(tp_decision *d, const tp_lookup_result *res,
 		         res->recorded_job_id);
 	if (res->by_script)
 		snprintf(d->note, sizeof(d->note),
-		         "profile %.48s/%.48s by script hash, %s", user,
-		         res->app, from);
+		         "profile %.48s/%.48s by script hash, %s%s", user,
+		         res->app, from,
+		         res->over_newest ? " (an older run, of the job's task "
+		                            "count)"
+		                          : "");
 	else
 		snprintf(d->note, sizeof(d->note),
-		         "profile %.48s/%.48s by %s, %s", user, name,
-		         named ? "--comm-profile" : "job name", from);
+		         "profile %.48s/%.48s by %s, %s%s", user, name,
+		         named ? "--comm-profile" : "job name", from,
+		         res->over_newest ? " (an older run, of the job's task "
+		                            "count)"
+		                          : "");
 }
 
 /*
@@ -1034,6 +1040,13 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 
 			if (queued == TP_OK) {
 				_script_path(job_ptr, named, &rq);
+				/* The run slurmd remaps with: chosen by the
+				 * same task count (tp_sc_profile_totals). */
+				rq.job_tasks = job_ptr->details &&
+				                       job_ptr->details->num_tasks !=
+				                           NO_VAL
+				                   ? job_ptr->details->num_tasks
+				                   : 0;
 				queued = tp_lookup_submit(
 				    tp_lookups, &rq, &d->lookup_ticket, &err);
 			}

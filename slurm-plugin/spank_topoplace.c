@@ -218,6 +218,8 @@ static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
 	const tp_config_settings *settings;
 	tp_profile_summary *totals = NULL;
 	tp_profile *profile = NULL;
+	tp_sc_profile_run run;
+	const char *ntasks;
 	bool from_summary = false;
 	uint64_t cap;
 	tp_topo *topo = NULL;
@@ -259,11 +261,17 @@ static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
 		tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	if (tp_sc_profile_totals(config, socket, pw.pw_name, name, cap, totals,
-	                         &from_summary, &err) != TP_OK ||
+	/* Of several runs, the one of the allocation's task count. */
+	ntasks = getenv("SLURM_NTASKS");
+	if (tp_sc_profile_totals(config, socket, pw.pw_name, name,
+	                         ntasks ? (uint32_t)strtoul(ntasks, NULL, 10)
+	                                : 0,
+	                         cap, totals, &from_summary, &run,
+	                         &err) != TP_OK ||
 	    (hostfile && _ranks_fit(totals->ranks, &err) != TP_OK) ||
-	    tp_sc_read_profile_bounded(config, socket, pw.pw_name, name, cap,
-	                               &profile, &err) != TP_OK) {
+	    tp_sc_read_profile_bounded(config, socket, pw.pw_name, name,
+	                               run.file, cap, &profile,
+	                               &err) != TP_OK) {
 		if (err.code == TP_ERR_LIMIT)
 			tp_error_prefix(&err,
 			                "over srun's profile limit of %llu MiB "

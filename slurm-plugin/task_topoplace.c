@@ -707,6 +707,7 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	    opts->rank_remap && settings->rank_remap == TP_RANK_REMAP_AUTO;
 	bool from_summary = false, have = false;
 	char socket[256] = "", note[512];
+	tp_sc_profile_run run = {{0}};
 	tp_profile_summary *totals = NULL;
 	tp_profile *profile = NULL;
 	tp_error err;
@@ -733,11 +734,12 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	if (totals) {
 		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 		rc = tp_sc_profile_totals(config, socket, out->id->user_name,
-		                          name, 0, totals, &from_summary, &err);
+		                          name, req->ntasks, 0, totals,
+		                          &from_summary, &run, &err);
 		if (rc == TP_ERR_NOTFOUND && script_key[0]) {
-			rc = tp_sc_profile_totals(config, socket,
-			                          out->id->user_name, script_key,
-			                          0, totals, &from_summary, &err);
+			rc = tp_sc_profile_totals(
+			    config, socket, out->id->user_name, script_key,
+			    req->ntasks, 0, totals, &from_summary, &run, &err);
 			if (rc == TP_OK) {
 				info("%s: JobId=%u: profile %s/%s by script "
 				     "hash (%s)",
@@ -785,6 +787,11 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 			_note(out, note);
 		}
 		have = rc == TP_OK;
+		if (have && run.over_newest)
+			info("%s: JobId=%u: profile %s/%s: run %s, of the "
+			     "job's %u tasks, over the newest",
+			     plugin_type, req->job_id, out->id->user_name, name,
+			     run.file, req->ntasks);
 	}
 	/*
 	 * The job's own task count wins: ranks are remapped only onto
@@ -815,7 +822,7 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	/* The matrix, only to remap. */
 	if (have && remap && req->nodes) {
 		rc = tp_sc_read_profile(config, socket, out->id->user_name,
-		                        name, &profile, &err);
+		                        name, run.file, &profile, &err);
 		if (rc != TP_OK) {
 			error("%s: JobId=%u: profile: %s: no remapping",
 			      plugin_type, req->job_id, err.message);
@@ -1274,8 +1281,9 @@ static int _step_read_totals(stepd_step_rec_t *job, const tp_config *config,
 {
 	uint64_t cap =
 	    tp_sc_step_profile_max_bytes(settings->remap_memory_bytes);
-	int rc = tp_sc_profile_totals(config, socket, job->user_name, name, cap,
-	                              totals, from_summary, err);
+	int rc = tp_sc_profile_totals(config, socket, job->user_name, name,
+	                              job->ntasks, cap, totals, from_summary,
+	                              NULL, err);
 
 	if (rc == TP_ERR_LIMIT) {
 		tp_error_prefix(err,

@@ -75,6 +75,9 @@ typedef struct tp_lookup_request {
 	 * profile: a profile stored under its script key is the job's
 	 * (identity.h).  "": none, or the profile was named. */
 	char script_path[TP_LOOKUP_PATH_MAX];
+	/* The job's task count (0: none given): of several runs, the newest
+	 * with that many ranks is the job's (tp_sc_profile_totals). */
+	uint32_t job_tasks;
 } tp_lookup_request;
 
 typedef struct tp_lookup_result {
@@ -101,6 +104,8 @@ typedef struct tp_lookup_result {
 	 * (tp_store_note_use), for one log line; "" when it was, or needed
 	 * not be.  Never a reason to place the job otherwise. */
 	char use_error[TP_ERROR_MESSAGE_MAX];
+	/* TP_OK: an older run than the newest was chosen, for its ranks. */
+	bool over_newest;
 } tp_lookup_result;
 
 typedef enum tp_lookup_pass {

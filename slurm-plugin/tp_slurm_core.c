@@ -180,10 +180,11 @@ void tp_sc_munge_socket(const char *authinfo, char *out, size_t size)
 
 tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
                              const char *user, const char *name,
-                             tp_profile **profile, tp_error *err)
+                             const char *file, tp_profile **profile,
+                             tp_error *err)
 {
-	return tp_sc_read_profile_bounded(config, munge_socket, user, name, 0,
-	                                  profile, err);
+	return tp_sc_read_profile_bounded(config, munge_socket, user, name,
+	                                  file, 0, profile, err);
 }
 
 /* @config's store options, verified with munge at @munge_socket ("" or
@@ -202,7 +203,8 @@ static void store_options(const tp_config *config, const char *munge_socket,
 
 tp_status tp_sc_read_profile_bounded(const tp_config *config,
                                      const char *munge_socket, const char *user,
-                                     const char *name, uint64_t max_file_bytes,
+                                     const char *name, const char *file,
+                                     uint64_t max_file_bytes,
                                      tp_profile **profile, tp_error *err)
 {
 	tp_munge_config munge;
@@ -213,27 +215,35 @@ tp_status tp_sc_read_profile_bounded(const tp_config *config,
 	/* The store refuses a larger run from its size, before reading. */
 	if (max_file_bytes && opt.limits.max_file_bytes > max_file_bytes)
 		opt.limits.max_file_bytes = (size_t)max_file_bytes;
-	return tp_store_get(&opt, user, name, NULL, profile, err);
+	return tp_store_get(&opt, user, name, file && file[0] ? file : NULL,
+	                    profile, err);
 }
 
 tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket,
                                const char *user, const char *name,
-                               uint64_t max_file_bytes,
+                               uint32_t job_tasks, uint64_t max_file_bytes,
                                tp_profile_summary *totals, bool *from_summary,
-                               tp_error *err)
+                               tp_sc_profile_run *run, tp_error *err)
 {
 	tp_munge_config munge;
 	tp_store_options opt;
 	tp_store_auth auth;
-	tp_store_entry run;
+	tp_store_entry entry;
+	tp_identity_run_choice choice;
 	tp_profile *profile = NULL;
 	bool fallback = false;
 	tp_status rc;
 
 	*from_summary = false;
+	if (run)
+		memset(run, 0, sizeof(*run));
 	store_options(config, munge_socket, &munge, &auth, &opt);
-	rc = tp_store_get_summary(&opt, user, name, totals, &run, &fallback,
-	                          err);
+	rc = tp_store_get_summary_for(&opt, user, name, job_tasks, totals,
+	                              &entry, &choice, &fallback, err);
+	if (run) {
+		snprintf(run->file, sizeof(run->file), "%s", entry.file);
+		run->over_newest = choice.over_newest;
+	}
 	if (rc == TP_OK) {
 		*from_summary = true;
 		return TP_OK;
@@ -242,7 +252,8 @@ tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket
 		return rc;
 	/* No usable summary (an older store, a stale one): the run. */
 	rc = tp_sc_read_profile_bounded(config, munge_socket, user, name,
-	                                max_file_bytes, &profile, err);
+	                                entry.file, max_file_bytes, &profile,
+	                                err);
 	if (rc == TP_OK)
 		rc = tp_summary_of_profile(profile, totals, err);
 	tp_profile_free(profile);
@@ -403,6 +414,7 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	tp_profile *profile = NULL;
 	tp_profile_summary *totals;
 	tp_store_entry run;
+	tp_identity_run_choice choice;
 	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE];
 	const char *name = request->name;
 	bool fallback;
@@ -426,8 +438,10 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	opt.keep = request->keep;
 	opt.max_age_s = request->max_age_s;
 	opt.auth = &auth;
-	result->status = tp_store_get_summary(&opt, request->user, name, totals,
-	                                      &run, &fallback, &err);
+	result->status = tp_store_get_summary_for(&opt, request->user, name,
+	                                          request->job_tasks, totals,
+	                                          &run, &choice, &fallback,
+	                                          &err);
 	if (result->status == TP_ERR_NOTFOUND && request->script_path[0]) {
 		tp_error script_err;
 
@@ -438,12 +452,13 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 		                                script_key,
 		                                &script_err) == TP_OK) {
 			name = script_key;
-			result->status = tp_store_get_summary(
-			    &opt, request->user, name, totals, &run, &fallback,
-			    &err);
+			result->status = tp_store_get_summary_for(
+			    &opt, request->user, name, request->job_tasks,
+			    totals, &run, &choice, &fallback, &err);
 			result->by_script = result->status == TP_OK || fallback;
 		}
 	}
+	result->over_newest = choice.over_newest;
 	if (result->status == TP_OK) {
 		lookup_classify(request, totals, result);
 		goto out;
@@ -467,7 +482,7 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	if (opt.limits.max_file_bytes > TP_LOOKUP_PROFILE_MAX_BYTES)
 		opt.limits.max_file_bytes = TP_LOOKUP_PROFILE_MAX_BYTES;
 	result->status =
-	    tp_store_get(&opt, request->user, name, NULL, &profile, &err);
+	    tp_store_get(&opt, request->user, name, run.file, &profile, &err);
 	if (result->status == TP_ERR_LIMIT)
 		tp_error_prefix(
 		    &err,

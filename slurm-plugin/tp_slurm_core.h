@@ -83,31 +83,45 @@ void tp_sc_munge_socket(const char *authinfo, char *out, size_t size);
  */
 tp_status tp_sc_read_profile(const tp_config *config, const char *munge_socket,
                              const char *user, const char *name,
-                             tp_profile **profile, tp_error *err);
+                             const char *file, tp_profile **profile,
+                             tp_error *err);
 
 /*
  * The same, refusing a run larger than @max_file_bytes (0: the store's own
  * limit) from its size, before a byte is read (TP_ERR_LIMIT, naming the
- * file and both sizes).
+ * file and both sizes).  @file: the run to read (tp_sc_profile_run.file),
+ * NULL or "": the newest.
  */
 tp_status tp_sc_read_profile_bounded(const tp_config *config,
                                      const char *munge_socket, const char *user,
-                                     const char *name, uint64_t max_file_bytes,
+                                     const char *name, const char *file,
+                                     uint64_t max_file_bytes,
                                      tp_profile **profile, tp_error *err);
 
+/* Which stored run of an application tp_sc_profile_totals read. */
+typedef struct tp_sc_profile_run {
+	char file[TP_STORE_FILE_MAX + 1]; /* "" when none was found */
+	bool over_newest; /* an older run matched the job's task count */
+} tp_sc_profile_run;
+
 /*
- * The totals of the newest run of @user/@name (summary.h): from the
- * summary the store keeps beside it (a few KiB, credential verified) when
- * it is fresh, else from the run itself, read whole under @max_file_bytes
- * as tp_sc_read_profile_bounded does.  For readers that only classify or
- * throttle, or must know the ranks before deciding to read the matrix.
- * *@from_summary says which.  Errors as tp_sc_read_profile.
+ * The totals of the run of @user/@name for a job of @job_tasks tasks (0:
+ * none given): the newest run with that many ranks among the newest
+ * TP_IDENTITY_RUN_CANDIDATES_MAX, else the newest (tp_store_get_summary_for,
+ * the rule slurmctld's lookup uses too, so the class and the remapping come
+ * from one run).  From the summary the store keeps beside it (a few KiB,
+ * credential verified) when it is fresh, else from the run itself, read
+ * whole under @max_file_bytes as tp_sc_read_profile_bounded does.  For
+ * readers that only classify or throttle, or must know the ranks before
+ * deciding to read the matrix (then read @run->file, not the newest).
+ * *@from_summary says which; @run (NULL: not wanted) which run.  Errors as
+ * tp_sc_read_profile.
  */
 tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket,
                                const char *user, const char *name,
-                               uint64_t max_file_bytes,
+                               uint32_t job_tasks, uint64_t max_file_bytes,
                                tp_profile_summary *totals, bool *from_summary,
-                               tp_error *err);
+                               tp_sc_profile_run *run, tp_error *err);
 
 /*
  * The largest profile run an interactive step reads in slurmstepd (which

@@ -106,7 +106,8 @@ TP_E2E_24_11_TESTS = tests/integration/smoke_cluster.sh \
 	tests/integration/slurm_leaf_remainder.sh \
 	tests/integration/slurm_nodes_not_ready.sh \
 	tests/integration/slurm_topology_block.sh \
-	tests/integration/slurm_core_reservation.sh
+	tests/integration/slurm_core_reservation.sh \
+	tests/integration/slurm_profile_runs.sh
 .PHONY: check-e2e-24.11
 check-e2e-24.11:
 	@test '$(SLURM_API)' = 24.11 || { echo "check-e2e-24.11: this build is for Slurm '$(SLURM_API)', not 24.11 (configure --with-slurm-source=DIR/src --with-slurm-prefix=DIR/prefix, DIR from tools/build-slurm)" >&2; exit 1; }
@@ -155,3 +156,9 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_core_reservation.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_core_reservation.sh
+# Of an application's runs, a job gets the one of its task count, in
+# slurmctld and slurmd alike (issue #18).
+if WITH_SLURM
+TESTS += tests/integration/slurm_profile_runs.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_profile_runs.sh
