@@ -52,3 +52,13 @@ TESTS += tests/unit/test_sched_decide
 tests_unit_test_sched_decide_SOURCES = tests/unit/test_sched_decide.c
 tests_unit_test_sched_decide_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_sched_decide_LDADD = $(TP_UNIT_LDADD)
+
+# The pending jobs' decisions by job id (bounded, evicts stale ones).
+placement_libtopoplace_la_SOURCES += placement/sched_decisions.c \
+	placement/sched_decisions.h
+TP_UNIT_TESTS += tests/unit/test_sched_decisions
+check_PROGRAMS += tests/unit/test_sched_decisions
+TESTS += tests/unit/test_sched_decisions
+tests_unit_test_sched_decisions_SOURCES = tests/unit/test_sched_decisions.c
+tests_unit_test_sched_decisions_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_sched_decisions_LDADD = $(TP_UNIT_LDADD)

@@ -48,6 +48,7 @@
 #include "alloc.h"
 #include "app_identity.h"
 #include "sched_decide.h"
+#include "sched_decisions.h"
 #include "sched_state.h"
 #include "spank_env.h"
 #include "tp_profile_lookup.h"
@@ -106,35 +107,6 @@ typedef struct tp_model {
 
 #define TP_NONE UINT32_MAX
 
-/* What job_test decided for a pending job: kept until begin/fini. */
-typedef struct tp_decision {
-	uint32_t job_id;
-	bool profile_read; /* profile looked up (found or not) */
-	bool has_profile;
-	bool failed;         /* error logged once: plain cons_tres */
-	bool waiting_logged; /* "cannot be met now" logged once */
-	bool decided_logged; /* the narrowing logged once */
-	/* The profile lookup on the lookup thread (tp_profile_lookup.h). */
-	bool lookup_sent;
-	uint32_t lookup_ticket;
-	uint64_t lookup_since_us;
-	time_t last_seen; /* last job test: stale decisions are evicted */
-	tp_jobclass job_class;
-	tp_placement policy;
-	char class_reason[TP_JOBCLASS_REASON_MAX];
-	/* Why the job is not placed as asked, for its SystemComment. */
-	char note[TP_SCHED_NOTE_MAX];
-	/* The last allowed set was `shared` for a `leaf` job past its wait
-	 * bound (alloc.h): what it waited and its bound, in seconds. */
-	bool leaf_wait_passed;
-	uint32_t leaf_waited_s, leaf_wait_bound_s;
-	/* The last allowed set put a `leaf` job's remainder on a shared
-	 * leaf (alloc.h, LeafRemainder): that leaf's fabric name (its hold
-	 * leaves it out) and the short form for SystemComment.  "": none. */
-	char remainder_leaf[128];
-	char remainder_summary[TP_SCHED_NOTE_MAX];
-} tp_decision;
-
 /* Decisions of pending jobs cached at most (jobs that never start). */
 #define TP_DECISIONS_MAX 16384
 /* A decision not looked at for this long is evicted first when full. */
@@ -170,14 +142,8 @@ static tp_model *tp_cur = NULL;
  * reconfigure) never loses a hold already given.
  */
 static tp_sched_state *tp_sched = NULL;
-/*
- * Decisions by job id: open addressing with linear probing (job id 0 marks
- * an empty slot; Slurm never uses it), at most half full.  job_test looks
- * a job up on every scheduling pass, so the lookup must not grow with the
- * number of pending jobs.
- */
-static tp_decision *tp_dec = NULL;
-static size_t tp_dec_count = 0, tp_dec_cap = 0; /* cap: power of two */
+/* Decisions of pending jobs by job id (placement/sched_decisions.h). */
+static tp_decisions *tp_decs = NULL;
 static tp_host_use *tp_use = NULL;              /* scratch, one per topo host */
 static uint32_t tp_use_cap = 0;
 /* The lookup thread (slurmctld only) and slurmctld's "schedule soon". */
@@ -552,130 +518,65 @@ static tp_model *_model_load(const char *why)
 	return m;
 }
 
-static size_t _decision_slot(uint32_t job_id)
-{
-	return (job_id * 2654435761u) & (tp_dec_cap - 1); /* Knuth */
-}
-
 static tp_decision *_decision_find(uint32_t job_id)
 {
-	if (!tp_dec_cap)
-		return NULL;
-	for (size_t i = _decision_slot(job_id); tp_dec[i].job_id;
-	     i = (i + 1) & (tp_dec_cap - 1))
-		if (tp_dec[i].job_id == job_id)
-			return &tp_dec[i];
-	return NULL;
+	return tp_decs ? tp_decisions_find(tp_decs, job_id) : NULL;
 }
 
-/* A lookup still outstanding for @d is of no use any more. */
-static void _decision_forget_lookup(tp_decision *d)
+/* A decision leaves the table: a lookup still outstanding for it is of
+ * no use any more. */
+static void _decision_forget_lookup(tp_decision *d, void *ctx)
 {
+	(void)ctx;
 	if (d->lookup_sent && !d->profile_read)
 		tp_lookup_forget(tp_lookups, d->job_id, d->lookup_ticket);
 	d->lookup_sent = false;
 }
 
-/* Forget every cached decision (they are re-made on the next job test). */
 static void _decision_clear(void)
 {
-	for (size_t i = 0; i < tp_dec_cap; i++)
-		if (tp_dec[i].job_id)
-			_decision_forget_lookup(&tp_dec[i]);
-	if (tp_dec_cap)
-		memset(tp_dec, 0, tp_dec_cap * sizeof(*tp_dec));
-	tp_dec_count = 0;
+	if (tp_decs)
+		tp_decisions_clear(tp_decs);
 }
 
-static void _decision_drop(uint32_t job_id);
-
-/*
- * The table is full: drop decisions no job test has looked at for
- * TP_DECISION_STALE_S (jobs cancelled or held while pending, which never
- * reach job_fini here); only if that frees nothing, drop them all.
- */
-static void _decision_evict(void)
-{
-	time_t now = time(NULL);
-	uint32_t *stale = xcalloc(tp_dec_count + 1, sizeof(*stale));
-	size_t n = 0;
-
-	for (size_t i = 0; i < tp_dec_cap; i++)
-		if (tp_dec[i].job_id &&
-		    now - tp_dec[i].last_seen > TP_DECISION_STALE_S)
-			stale[n++] = tp_dec[i].job_id;
-	for (size_t i = 0; i < n; i++)
-		_decision_drop(stale[i]);
-	xfree(stale);
-	if (tp_dec_count < TP_DECISIONS_MAX) {
-		info("topoplace: %zu decisions of pending jobs not tested for "
-		     "%d s dropped (at most %d are kept)",
-		     n, TP_DECISION_STALE_S, TP_DECISIONS_MAX);
-		return;
-	}
-	_decision_clear();
-	info("topoplace: all %d decisions of pending jobs dropped (none was "
-	     "stale): they are made again as the jobs are tested",
-	     TP_DECISIONS_MAX);
-}
-
-static tp_decision *_decision_insert(uint32_t job_id)
-{
-	size_t i = _decision_slot(job_id);
-
-	while (tp_dec[i].job_id)
-		i = (i + 1) & (tp_dec_cap - 1);
-	memset(&tp_dec[i], 0, sizeof(tp_dec[i]));
-	tp_dec[i].job_id = job_id;
-	tp_dec_count++;
-	return &tp_dec[i];
-}
-
-static tp_decision *_decision_get(uint32_t job_id)
-{
-	tp_decision *d = _decision_find(job_id);
-
-	if (d)
-		return d;
-	if (tp_dec_count >= TP_DECISIONS_MAX)
-		_decision_evict(); /* re-made as needed */
-	if (2 * (tp_dec_count + 1) > tp_dec_cap) {
-		tp_decision *old = tp_dec;
-		size_t old_cap = tp_dec_cap;
-
-		tp_dec_cap = tp_dec_cap ? tp_dec_cap * 2 : 128;
-		tp_dec = xcalloc(tp_dec_cap, sizeof(*tp_dec));
-		tp_dec_count = 0;
-		for (size_t k = 0; k < old_cap; k++)
-			if (old[k].job_id)
-				*_decision_insert(old[k].job_id) = old[k];
-		xfree(old);
-	}
-	return _decision_insert(job_id);
-}
-
-/* Remove a decision, shifting back the probe chain behind it. */
 static void _decision_drop(uint32_t job_id)
 {
-	tp_decision *d = _decision_find(job_id);
-	size_t mask = tp_dec_cap - 1, hole, j;
+	if (tp_decs)
+		tp_decisions_drop(tp_decs, job_id);
+}
 
-	if (!d)
-		return;
-	_decision_forget_lookup(d);
-	hole = (size_t)(d - tp_dec);
-	for (j = (hole + 1) & mask; tp_dec[j].job_id; j = (j + 1) & mask) {
-		size_t home = _decision_slot(tp_dec[j].job_id);
+/*
+ * The job's decision, made when it has none.  NULL (logged) only without
+ * a table or memory: the job is then Slurm's.
+ */
+static tp_decision *_decision_get(job_record_t *job_ptr)
+{
+	tp_decisions_eviction ev;
+	tp_decision *d;
+	tp_error err;
 
-		/* Move j into the hole unless its home lies in (hole, j]. */
-		if ((hole < j) ? (home <= hole || home > j)
-		               : (home <= hole && home > j)) {
-			tp_dec[hole] = tp_dec[j];
-			hole = j;
-		}
+	if (!tp_decs) {
+		tp_error_set(&err, TP_ERR_INTERNAL, "no decision table");
+		d = NULL;
+	} else {
+		d = tp_decisions_get(tp_decs, job_ptr->job_id, time(NULL), &ev,
+		                     &err);
 	}
-	memset(&tp_dec[hole], 0, sizeof(tp_dec[hole]));
-	tp_dec_count--;
+	if (!d) {
+		error("topoplace: %pJ: %s: placed by plain cons_tres", job_ptr,
+		      err.message);
+		return NULL;
+	}
+	if (ev.all_dropped)
+		info("topoplace: all %d decisions of pending jobs dropped "
+		     "(none was stale): they are made again as the jobs are "
+		     "tested",
+		     TP_DECISIONS_MAX);
+	else if (ev.stale_dropped)
+		info("topoplace: %zu decisions of pending jobs not tested for "
+		     "%d s dropped (at most %d are kept)",
+		     ev.stale_dropped, TP_DECISION_STALE_S, TP_DECISIONS_MAX);
+	return d;
 }
 
 /* Slurm's node table into the scheduler state (names by node index). */
@@ -1119,7 +1020,7 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 				    "cons_tres",
 				    job_ptr, user, name,
 				    site->profile_lookup_timeout_us / 1e6);
-				_decision_forget_lookup(d);
+				_decision_forget_lookup(d, NULL);
 				snprintf(
 				    d->note, sizeof(d->note),
 				    "profile %.64s/%.64s: no answer from the "
@@ -1328,7 +1229,7 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
                    uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes)
 {
 	tp_model *m = tp_cur;
-	tp_decision *d = _decision_get(job_ptr->job_id);
+	tp_decision *d = _decision_get(job_ptr);
 	tp_occupancy_ctx occupancy = {
 	    m, node_bitmap,
 	    job_ptr->part_ptr ? job_ptr->part_ptr->node_bitmap : NULL};
@@ -1341,6 +1242,10 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	const char *policy;
 	int before;
 
+	if (!d) {
+		_clear_held(node_bitmap, job_ptr->job_id);
+		return SLURM_SUCCESS;
+	}
 	d->last_seen = time(NULL);
 	_job_test_fill(m, job_ptr, d, &occupancy, &test);
 	test.min_nodes = min_nodes;
@@ -1441,10 +1346,15 @@ extern int init(void)
 		tp_error err;
 
 		tp_active = true;
-		if (tp_sched_state_new(&tp_sched, &err) != TP_OK) {
+		tp_decs = tp_decisions_new(TP_DECISIONS_MAX,
+		                           TP_DECISION_STALE_S,
+		                           _decision_forget_lookup, NULL, &err);
+		if (!tp_decs || tp_sched_state_new(&tp_sched, &err) != TP_OK) {
 			error("topoplace: init: %s: every job is placed by "
 			      "plain cons_tres",
 			      err.message);
+			tp_decisions_free(tp_decs);
+			tp_decs = NULL;
 			tp_active = false;
 			return SLURM_SUCCESS;
 		}
@@ -1485,8 +1395,8 @@ extern int fini(void)
 		tp_cur = NULL;
 		tp_sched_state_free(tp_sched);
 		tp_sched = NULL;
-		xfree(tp_dec);
-		tp_dec_count = tp_dec_cap = 0;
+		tp_decisions_free(tp_decs);
+		tp_decs = NULL;
 		xfree(tp_use);
 		tp_use_cap = 0;
 		slurm_mutex_unlock(&tp_lock);
@@ -1635,7 +1545,9 @@ static void _prefetch(job_record_t *job_ptr)
 
 	if (!tp_cur || !tp_cur->topo)
 		return;
-	d = _decision_get(job_ptr->job_id);
+	d = _decision_get(job_ptr);
+	if (!d)
+		return;
 	d->last_seen = time(NULL);
 	if (!d->failed && !d->profile_read && !d->lookup_sent)
 		(void)_decide_policy(tp_cur, job_ptr, d);
