@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ioserver.h"
 #include "tp_error.h"
 #include "tp_log.h"
 
@@ -56,6 +57,18 @@ int tp_cli_bad_option(const char *what, int c, char *const argv[],
  */
 int tp_cli_parse_u64(const char *what, const char *opt, const char *text,
 		     uint64_t min, uint64_t max, uint64_t *value);
+
+/* tp_cli_parse_u64 for a value that fits a uint32_t (@max <= UINT32_MAX). */
+int tp_cli_parse_u32(const char *what, const char *opt, const char *text,
+                     uint32_t min, uint32_t max, uint32_t *value);
+
+/*
+ * --io-where @text: among or beside the job's hosts, or (when @site_allowed)
+ * site, site-wide servers placed before the job.  Anything else is one
+ * usage line listing what this subcommand takes; returns TP_EXIT_USAGE.
+ */
+int tp_cli_parse_io_where(const char *what, const char *text, bool site_allowed,
+                          tp_ioserver_scope *scope);
 
 /*
  * Whether the --fabric argument @spec has the shape of a tree (digits and
