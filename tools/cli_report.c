@@ -1223,7 +1223,120 @@ static int explain_json(const char *what, const tp_explain *ex, const char *out)
 	return tp_cli_json_finish(what, &j, TP_EXIT_OK);
 }
 
-static int run_explain(int argc, char **argv)
+/* The options of `report explain`, as given (defaults filled in). */
+struct explain_opts {
+	const char *what, *fabric, *out;
+	const char *profile_path, *busy_path, *config_path, *partition;
+	bool policy_given, io_given, io_policy_given, class_given;
+	bool json, help;
+	tp_placement requested; /* --policy, auto when not given */
+	tp_explain_input in;    /* what the command line decides */
+};
+
+/* The job's options of one getopt_long answer @c. */
+static int parse_explain_job_option(int c, const char *arg,
+                                    struct explain_opts *o)
+{
+	tp_explain_input *in = &o->in;
+	tp_error err = {0};
+
+	switch (c) {
+	case 'n':
+		return tp_cli_parse_u32(o->what, "--nodes", arg, 1, UINT32_MAX,
+		                        &in->nodes);
+	case 'p':
+		if (tp_placement_parse(arg, &o->requested, &err))
+			return tp_cli_usage_error(
+			    o->what,
+			    "--policy '%s': expected "
+			    "auto|leaf|shared|pack|spread|off",
+			    arg);
+		o->policy_given = true;
+		return TP_EXIT_OK;
+	case 'c':
+		if (tp_jobclass_parse(arg, &in->job_class, &err))
+			return tp_cli_usage_error(o->what, "--class: %s",
+			                          err.message);
+		o->class_given = true;
+		return TP_EXIT_OK;
+	case 'r':
+		o->profile_path = arg;
+		return TP_EXIT_OK;
+	case 'l':
+		return tp_cli_parse_u32(o->what, "--slots", arg, 1, 1000000,
+		                        &in->slots);
+	case 'j':
+		return tp_cli_parse_u32(o->what, "--job-id", arg, 0, UINT32_MAX,
+		                        &in->job_id);
+	default: /* 's' */
+		return tp_cli_parse_u64(o->what, "--seed", arg, 0, UINT64_MAX,
+		                        &in->seed);
+	}
+}
+
+/* The I/O server, site and output options of one getopt_long answer. */
+static int parse_explain_site_option(int c, const char *arg,
+                                     struct explain_opts *o)
+{
+	tp_error err = {0};
+
+	switch (c) {
+	case 'i':
+		o->io_given = true;
+		return tp_cli_parse_u32(o->what, "--io-servers", arg, 1,
+		                        UINT32_MAX, &o->in.io_servers);
+	case 'I':
+		if (tp_ioserver_policy_parse(arg, &o->in.io_policy, &err))
+			return tp_cli_usage_error(o->what, "--io-policy: %s",
+			                          err.message);
+		o->io_policy_given = true;
+		return TP_EXIT_OK;
+	case 'w':
+		return tp_cli_parse_io_where(o->what, arg, false,
+		                             &o->in.io_scope);
+	case 'b':
+		o->busy_path = arg;
+		return TP_EXIT_OK;
+	case 'C':
+		o->config_path = arg;
+		return TP_EXIT_OK;
+	case 'P':
+		o->partition = arg;
+		return TP_EXIT_OK;
+	case 'o':
+		o->out = arg;
+		return TP_EXIT_OK;
+	default: /* 'J' */
+		o->json = true;
+		return TP_EXIT_OK;
+	}
+}
+
+/* The rules between options, checked once all are read. */
+static int check_explain_opts(struct explain_opts *o)
+{
+	if (!o->fabric || !o->in.nodes)
+		return tp_cli_usage_error(o->what, "--fabric and --nodes are "
+		                                   "required (see --help)");
+	if (o->partition && !o->config_path)
+		return tp_cli_usage_error(o->what,
+		                          "--partition needs --config");
+	if (!o->config_path && o->policy_given &&
+	    o->requested == TP_PLACEMENT_AUTO)
+		return tp_cli_usage_error(o->what,
+		                          "--policy auto is resolved by a "
+		                          "topoplace.conf: give --config FILE "
+		                          "or leaf|shared|pack|spread|off");
+	if (!o->config_path && o->policy_given)
+		o->in.policy = o->requested;
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_explain_opts(int argc, char **argv, struct explain_opts *o)
 {
 	static const struct option opts[] = {
 	    {"fabric", required_argument, NULL, 'f'},
@@ -1245,213 +1358,176 @@ static int run_explain(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *what = "report explain", *fabric = NULL, *out = NULL;
-	const char *profile_path = NULL, *busy_path = NULL, *config_path = NULL;
-	const char *partition = NULL;
-	bool policy_given = false, io_given = false, io_policy_given = false;
-	tp_placement requested = TP_PLACEMENT_AUTO;
-	tp_config *cfg = NULL;
-	tp_host_use *use = NULL;
-	char policy_src[600], io_src[600], thr_src[600];
-	/* Without --config, the site defaults (LeafRemainder=compatible). */
-	tp_explain_input in = {.policy = TP_PLACEMENT_LEAF,
-	                       .leaf_remainder = TP_LEAF_REMAINDER_COMPATIBLE,
-	                       .job_id = 1,
-	                       .slots = 1,
-	                       .seed = 1,
-	                       .io_scope = TP_IOSERVER_BESIDE};
-	bool class_given = false, json = false;
-	tp_explain ex = {0};
-	uint64_t v;
-	tp_topo *topo = NULL;
-	tp_profile *profile = NULL;
-	tp_traffic *t = NULL;
-	tp_job_summary summary;
-	char *text = NULL, name[300];
-	tp_error err = {0};
 	int c, rc;
 
+	/* Without --config, the site defaults (LeafRemainder=compatible). */
+	*o = (struct explain_opts){
+	    .what = "report explain",
+	    .requested = TP_PLACEMENT_AUTO,
+	    .in = {.policy = TP_PLACEMENT_LEAF,
+	           .leaf_remainder = TP_LEAF_REMAINDER_COMPATIBLE,
+	           .job_id = 1,
+	           .slots = 1,
+	           .seed = 1,
+	           .io_scope = TP_IOSERVER_BESIDE}};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			fabric = optarg;
-			break;
-		case 'n':
-			if (tp_cli_parse_u64(what, "--nodes", optarg, 1,
-			                     UINT32_MAX, &v))
-				return TP_EXIT_USAGE;
-			in.nodes = (uint32_t)v;
-			break;
-		case 'p':
-			if (tp_placement_parse(optarg, &requested, &err))
-				return tp_cli_usage_error(
-				    what,
-				    "--policy '%s': expected "
-				    "auto|leaf|shared|pack|spread|off",
-				    optarg);
-			policy_given = true;
-			break;
-		case 'c':
-			if (tp_jobclass_parse(optarg, &in.job_class, &err))
-				return tp_cli_usage_error(what, "--class: %s",
-				                          err.message);
-			class_given = true;
-			break;
-		case 'r':
-			profile_path = optarg;
-			break;
-		case 'l':
-			if (tp_cli_parse_u64(what, "--slots", optarg, 1,
-			                     1000000, &v))
-				return TP_EXIT_USAGE;
-			in.slots = (uint32_t)v;
-			break;
-		case 'j':
-			if (tp_cli_parse_u64(what, "--job-id", optarg, 0,
-			                     UINT32_MAX, &v))
-				return TP_EXIT_USAGE;
-			in.job_id = (uint32_t)v;
-			break;
-		case 's':
-			if (tp_cli_parse_u64(what, "--seed", optarg, 0,
-			                     UINT64_MAX, &in.seed))
-				return TP_EXIT_USAGE;
-			break;
-		case 'i':
-			if (tp_cli_parse_u64(what, "--io-servers", optarg, 1,
-			                     UINT32_MAX, &v))
-				return TP_EXIT_USAGE;
-			in.io_servers = (uint32_t)v;
-			io_given = true;
-			break;
-		case 'I':
-			if (tp_ioserver_policy_parse(optarg, &in.io_policy,
-			                             &err))
-				return tp_cli_usage_error(
-				    what, "--io-policy: %s", err.message);
-			io_policy_given = true;
-			break;
-		case 'b':
-			busy_path = optarg;
-			break;
-		case 'C':
-			config_path = optarg;
-			break;
-		case 'P':
-			partition = optarg;
-			break;
-		case 'w':
-			if (!strcmp(optarg, "among"))
-				in.io_scope = TP_IOSERVER_AMONG;
-			else if (!strcmp(optarg, "beside"))
-				in.io_scope = TP_IOSERVER_BESIDE;
-			else
-				return tp_cli_usage_error(
-				    what,
-				    "--io-where '%s': expected "
-				    "among|beside",
-				    optarg);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			fputs(explain_usage, stdout);
+		if (c == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
-			return tp_cli_bad_option(what, c, argv,
-			                         " (try --help)");
 		}
+		if (c == 'f') {
+			o->fabric = optarg;
+			continue;
+		}
+		if (c != 0 && strchr("npcrljs", c))
+			rc = parse_explain_job_option(c, optarg, o);
+		else if (c != 0 && strchr("iIwbCPoJ", c))
+			rc = parse_explain_site_option(c, optarg, o);
+		else
+			return tp_cli_bad_option(o->what, c, argv,
+			                         " (try --help)");
+		if (rc != TP_EXIT_OK)
+			return rc;
 	}
 	if (optind < argc)
-		return tp_cli_usage_error(what, "unexpected argument '%s'",
+		return tp_cli_usage_error(o->what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!fabric || !in.nodes)
-		return tp_cli_usage_error(what, "--fabric and --nodes are "
-		                                "required (see --help)");
-	if (partition && !config_path)
-		return tp_cli_usage_error(what, "--partition needs --config");
-	if (!config_path && policy_given && requested == TP_PLACEMENT_AUTO)
-		return tp_cli_usage_error(what,
-		                          "--policy auto is resolved by a "
-		                          "topoplace.conf: give --config FILE "
-		                          "or leaf|shared|pack|spread|off");
-	if (!config_path && policy_given)
-		in.policy = requested;
-	if ((rc = tp_cli_load_topo(what, fabric, &topo)) != TP_EXIT_OK)
-		return rc;
-	rc = TP_EXIT_FAILURE;
-	in.topo = topo;
-	in.job = "job";
-	if (config_path && tp_config_load(config_path, &cfg, &err) != TP_OK)
-		goto fail;
-	if (busy_path) {
-		use =
-		    calloc((size_t)tp_topo_host_count(topo) + 1, sizeof(*use));
-		if (!use) {
-			tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
-			goto fail;
-		}
-		if (tp_cli_read_busy(busy_path, topo, use, &err) != TP_OK)
-			goto fail;
-		in.use = use;
-	}
-	if (profile_path) {
-		if (tp_cli_read_profile(profile_path, &profile, &err) !=
-		        TP_OK ||
-		    tp_profile_to_traffic(profile, &t, &err) != TP_OK ||
-		    check_not_empty(t, profile_path, &err) != TP_OK)
-			goto fail;
-		in.traffic = t;
-		snprintf(name, sizeof(name), "%s (profile %s, %u ranks)",
-		         profile->header.app, base_name(profile_path),
-		         t->ranks);
-		in.job = name;
-		if (!class_given) {
-			tp_cli_profile_summary(profile, &summary);
-			in.summary = &summary;
-		}
-	}
-	if (cfg)
-		apply_config(cfg, config_path, partition, requested,
-		             policy_given, io_given, io_policy_given, &in,
-		             policy_src, io_src, thr_src, sizeof(policy_src));
-	if (tp_explain_compute(&in, &ex, &err) != TP_OK)
-		goto fail;
-	if ((out || !json) && tp_explain_text(&ex, &text, &err) != TP_OK)
-		goto fail;
-	if (out) {
-		FILE *f = fopen(out, "w");
+	return check_explain_opts(o);
+}
 
-		if (!f || fputs(text, f) == EOF || fclose(f) != 0) {
-			tp_error_set(&err, TP_ERR_IO, "%s: cannot write: %s",
-			             out, strerror(errno));
-			if (f)
-				unlink(out);
-			goto fail;
-		}
-		if (!json)
-			printf("wrote %s\n", out);
-	} else if (!json) {
-		fputs(text, stdout);
+/* What `report explain` read and decided; explain_work_free frees it. */
+struct explain_work {
+	tp_topo *topo;
+	tp_config *cfg;
+	tp_host_use *use; /* --busy; NULL: every host free */
+	tp_profile *profile;
+	tp_traffic *t;
+	tp_job_summary summary;
+	char name[300]; /* the job as the explanation names it */
+	char policy_src[600], io_src[600], thr_src[600];
+	tp_explain ex;
+	char *text; /* the explanation in words (-o or no --json) */
+};
+
+static void explain_work_free(struct explain_work *w)
+{
+	tp_explain_free(&w->ex);
+	free(w->text);
+	free(w->use);
+	tp_config_free(w->cfg);
+	tp_traffic_free(w->t);
+	tp_profile_free(w->profile);
+	tp_topo_free(w->topo);
+}
+
+/* --busy and --profile into @in (the job then named by its profile). */
+static tp_status load_explain_job(struct explain_opts *o,
+                                  struct explain_work *w, tp_error *err)
+{
+	tp_explain_input *in = &o->in;
+
+	if (o->busy_path) {
+		w->use = calloc((size_t)tp_topo_host_count(w->topo) + 1,
+		                sizeof(*w->use));
+		if (!w->use)
+			return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+		if (tp_cli_read_busy(o->busy_path, w->topo, w->use, err) !=
+		    TP_OK)
+			return err->code;
+		in->use = w->use;
 	}
-	rc = json ? explain_json(what, &ex, out) : TP_EXIT_OK;
-	goto done;
-fail:
-	rc = tp_cli_fail(what, &err);
-done:
-	tp_explain_free(&ex);
-	free(text);
-	free(use);
-	tp_config_free(cfg);
-	tp_traffic_free(t);
-	tp_profile_free(profile);
-	tp_topo_free(topo);
+	if (!o->profile_path)
+		return TP_OK;
+	if (tp_cli_read_profile(o->profile_path, &w->profile, err) != TP_OK ||
+	    tp_profile_to_traffic(w->profile, &w->t, err) != TP_OK ||
+	    check_not_empty(w->t, o->profile_path, err) != TP_OK)
+		return err->code;
+	in->traffic = w->t;
+	snprintf(w->name, sizeof(w->name), "%s (profile %s, %u ranks)",
+	         w->profile->header.app, base_name(o->profile_path),
+	         w->t->ranks);
+	in->job = w->name;
+	if (!o->class_given) {
+		tp_cli_profile_summary(w->profile, &w->summary);
+		in->summary = &w->summary;
+	}
+	return TP_OK;
+}
+
+/*
+ * Load the fabric, configuration, occupancy and profile, then compute the
+ * explanation (and its words, for -o or text).  Returns TP_EXIT_OK, or
+ * the exit status of a failure already printed.
+ */
+static int run_explain_work(struct explain_opts *o, struct explain_work *w)
+{
+	tp_explain_input *in = &o->in;
+	tp_error err = {0};
+	int rc;
+
+	if ((rc = tp_cli_load_topo(o->what, o->fabric, &w->topo)) != TP_EXIT_OK)
+		return rc;
+	in->topo = w->topo;
+	in->job = "job";
+	if ((o->config_path &&
+	     tp_config_load(o->config_path, &w->cfg, &err) != TP_OK) ||
+	    load_explain_job(o, w, &err) != TP_OK)
+		return tp_cli_fail(o->what, &err);
+	if (w->cfg)
+		apply_config(w->cfg, o->config_path, o->partition, o->requested,
+		             o->policy_given, o->io_given, o->io_policy_given,
+		             in, w->policy_src, w->io_src, w->thr_src,
+		             sizeof(w->policy_src));
+	if (tp_explain_compute(in, &w->ex, &err) != TP_OK ||
+	    ((o->out || !o->json) &&
+	     tp_explain_text(&w->ex, &w->text, &err) != TP_OK))
+		return tp_cli_fail(o->what, &err);
+	return TP_EXIT_OK;
+}
+
+/* The words into -o (a cut file removed), else on stdout without --json;
+ * then the JSON document. */
+static int print_explain(const struct explain_opts *o,
+                         const struct explain_work *w)
+{
+	tp_error err = {0};
+
+	if (o->out) {
+		FILE *f = fopen(o->out, "w");
+
+		if (!f || fputs(w->text, f) == EOF || fclose(f) != 0) {
+			tp_error_set(&err, TP_ERR_IO, "%s: cannot write: %s",
+			             o->out, strerror(errno));
+			if (f)
+				unlink(o->out);
+			return tp_cli_fail(o->what, &err);
+		}
+		if (!o->json)
+			printf("wrote %s\n", o->out);
+	} else if (!o->json) {
+		fputs(w->text, stdout);
+	}
+	return o->json ? explain_json(o->what, &w->ex, o->out) : TP_EXIT_OK;
+}
+
+static int run_explain(int argc, char **argv)
+{
+	struct explain_opts o;
+	struct explain_work w;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	if ((rc = parse_explain_opts(argc, argv, &o)) != TP_EXIT_OK)
+		return rc;
+	if (o.help) {
+		fputs(explain_usage, stdout);
+		return TP_EXIT_OK;
+	}
+	if ((rc = run_explain_work(&o, &w)) == TP_EXIT_OK)
+		rc = print_explain(&o, &w);
+	explain_work_free(&w);
 	return rc;
 }
 
