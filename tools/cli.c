@@ -134,6 +134,24 @@ bad:
 				  (unsigned long long)max);
 }
 
+int tp_cli_parse_slots(const char *what, const char *text, uint64_t *slots)
+{
+	return tp_cli_parse_u64(what, "--slots", text, 1, TP_CLI_MAX_SLOTS,
+	                        slots);
+}
+
+int tp_cli_parse_seed(const char *what, const char *text, uint64_t *seed)
+{
+	return tp_cli_parse_u64(what, "--seed", text, 0, UINT64_MAX, seed);
+}
+
+const char *tp_cli_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 int tp_cli_parse_u32(const char *what, const char *opt, const char *text,
                      uint32_t min, uint32_t max, uint32_t *value)
 {

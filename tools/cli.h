@@ -58,6 +58,18 @@ int tp_cli_bad_option(const char *what, int c, char *const argv[],
 int tp_cli_parse_u64(const char *what, const char *opt, const char *text,
 		     uint64_t min, uint64_t max, uint64_t *value);
 
+/* Most ranks per host --slots (and a job's slots=) accepts. */
+#define TP_CLI_MAX_SLOTS 1000000u
+
+/* --slots @text: ranks per host, 1..TP_CLI_MAX_SLOTS (tp_cli_parse_u64). */
+int tp_cli_parse_slots(const char *what, const char *text, uint64_t *slots);
+
+/* --seed @text: any whole number that fits 64 bits (tp_cli_parse_u64). */
+int tp_cli_parse_seed(const char *what, const char *text, uint64_t *seed);
+
+/* The last component of @path ("a/b/c" -> "c"), for labels and titles. */
+const char *tp_cli_base_name(const char *path);
+
 /* tp_cli_parse_u64 for a value that fits a uint32_t (@max <= UINT32_MAX). */
 int tp_cli_parse_u32(const char *what, const char *opt, const char *text,
                      uint32_t min, uint32_t max, uint32_t *value);

@@ -145,13 +145,6 @@ static void print_row_bytes(const char *label, int n, const double *v)
 	putchar('\n');
 }
 
-static const char *mapping_label(const char *name)
-{
-	const char *base = strrchr(name, '/');
-
-	return base ? base + 1 : name;
-}
-
 /* The table's rows of the routed link loads. */
 static void print_link_rows(int nmap, const tp_link_load *links)
 {
@@ -187,10 +180,10 @@ static void print_links(const tp_fabric *fabric, int nmap, char *const *names,
 
 		tp_link_dir_name(fabric, port, text, sizeof(text));
 		if (port == TP_FABRIC_NONE)
-			printf("  %-16s -\n", mapping_label(names[i]));
+			printf("  %-16s -\n", tp_cli_base_name(names[i]));
 		else
 			printf("  %-16s %s %s, %.0f bytes\n",
-			       mapping_label(names[i]), text,
+			       tp_cli_base_name(names[i]), text,
 			       tp_link_dir_is_up(fabric, port) ? "up" : "down",
 			       links[i].max_fabric_bytes);
 	}
@@ -201,7 +194,7 @@ static void print_links(const tp_fabric *fabric, int nmap, char *const *names,
 			if (links[i].port_bytes[p] <= 0)
 				continue;
 			printf("link: mapping=%s link=%s dir=%s bytes=%.0f\n",
-			       mapping_label(names[i]),
+			       tp_cli_base_name(names[i]),
 			       tp_link_dir_name(fabric, p, text, sizeof(text)),
 			       tp_link_dir_is_up(fabric, p) ? "up" : "down",
 			       links[i].port_bytes[p]);
@@ -307,7 +300,7 @@ static tp_status print_json(const tp_fabric *fab, const tp_topo *topo,
 		const tp_cost_report *r = &run->reports[i];
 
 		tp_json_begin_object(&j, NULL);
-		tp_json_string(&j, "mapping", mapping_label(run->names[i]));
+		tp_json_string(&j, "mapping", tp_cli_base_name(run->names[i]));
 		tp_json_uint(&j, "hop_bytes", r->hop_bytes);
 		tp_json_double(&j, "ratio_to_first",
 		               first->hop_bytes ? (double)r->hop_bytes /
@@ -378,11 +371,9 @@ static int parse_cost_option(int c, char *arg, struct cost_opts *o,
 		mapping_arg[(*nargs)++] = arg;
 		break;
 	case 'n':
-		return tp_cli_parse_u64(what, "--slots", arg, 1, 1000000,
-		                        &o->slots);
+		return tp_cli_parse_slots(what, arg, &o->slots);
 	case 's':
-		return tp_cli_parse_u64(what, "--seed", arg, 0, UINT64_MAX,
-		                        &o->seed);
+		return tp_cli_parse_seed(what, arg, &o->seed);
 	case 'r':
 		if (!strcmp(arg, "lft"))
 			o->ro.lft = 1;
@@ -654,7 +645,7 @@ static void print_cost_text(const struct cost_opts *o,
 		             "fabric)");
 	printf("%-22s", "mapping");
 	for (int i = 0; i < o->nmap; i++)
-		printf(" %16.16s", mapping_label(o->names[i]));
+		printf(" %16.16s", tp_cli_base_name(o->names[i]));
 	putchar('\n');
 	print_cost_rows(w, o->nmap);
 	if (w->routes)

@@ -259,11 +259,9 @@ static int parse_remap_option(int c, const char *arg, struct remap_opts *o)
 		o->json = true;
 		break;
 	case 'n':
-		return tp_cli_parse_u64("remap", "--slots", arg, 1, 1000000,
-		                        &o->slots);
+		return tp_cli_parse_slots("remap", arg, &o->slots);
 	default: /* 's' */
-		return tp_cli_parse_u64("remap", "--seed", arg, 0, UINT64_MAX,
-		                        &o->seed);
+		return tp_cli_parse_seed("remap", arg, &o->seed);
 	}
 	return TP_EXIT_OK;
 }

@@ -171,13 +171,6 @@ static int check_output(const char *what, const char *path)
 	return TP_EXIT_OK;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /*
  * The job's hosts: @hostlist, or the first hosts of the fabric that hold
  * its ranks at @slots per host.  Errors say how the profile and the fabric
@@ -334,8 +327,7 @@ static int parse_matrix_option(int c, const char *arg, struct matrix_opts *o)
 		o->hostlist = arg;
 		break;
 	case 'n':
-		return tp_cli_parse_u64(what, "--slots", arg, 1, 1000000,
-		                        &o->slots);
+		return tp_cli_parse_slots(what, arg, &o->slots);
 	case 'M':
 		if (strlen(arg) >= sizeof(o->mappings_buf))
 			return tp_cli_usage_error(what, "--mappings: too long");
@@ -351,8 +343,7 @@ static int parse_matrix_option(int c, const char *arg, struct matrix_opts *o)
 			    what, "--by '%s': expected rank or node", arg);
 		break;
 	case 's':
-		return tp_cli_parse_u64(what, "--seed", arg, 0, UINT64_MAX,
-		                        &o->seed);
+		return tp_cli_parse_seed(what, arg, &o->seed);
 	case 'o':
 		o->out = arg;
 		break;
@@ -497,23 +488,23 @@ static tp_status draw_panels(const struct matrix_opts *o,
 {
 	char title[300];
 
-	snprintf(title, sizeof(title), "%s (%u ranks)", base_name(o->profile),
-	         w->t->ranks);
+	snprintf(title, sizeof(title), "%s (%u ranks)",
+	         tp_cli_base_name(o->profile), w->t->ranks);
 	progress(&o->pg, "drawing %s", o->out);
 	if (o->heat) {
 		tp_heatmap_panel panels[MAX_PANELS];
 
 		for (uint32_t i = 0; i < o->npanels; i++)
-			panels[i] = (tp_heatmap_panel){base_name(o->names[i]),
-			                               &w->heatmaps[i]};
+			panels[i] = (tp_heatmap_panel){
+			    tp_cli_base_name(o->names[i]), &w->heatmaps[i]};
 		return tp_heatmap_draw(o->out, o->width, o->height, title,
 		                       panels, o->npanels, NULL, err);
 	}
 	tp_hops_panel panels[MAX_PANELS];
 
 	for (uint32_t i = 0; i < o->npanels; i++)
-		panels[i] = (tp_hops_panel){base_name(o->names[i]), &w->bars[i],
-		                            w->topo};
+		panels[i] = (tp_hops_panel){tp_cli_base_name(o->names[i]),
+		                            &w->bars[i], w->topo};
 	return tp_hops_draw(o->out, o->width, o->height, title, panels,
 	                    o->npanels, err);
 }
@@ -691,7 +682,7 @@ static int draw_tradeoff(const tp_sweep *sweep, const tp_sweep_point *group,
 	}
 	tp_throttle_objective_format(objective, objective_text,
 	                             sizeof(objective_text));
-	chart.name = base_name(sweep_path);
+	chart.name = tp_cli_base_name(sweep_path);
 	chart.points = points;
 	chart.count = count;
 	chart.window_us = d.throttle ? (double)d.window_us : 0;
@@ -906,7 +897,7 @@ static tp_status draw_io_curve(const struct io_opts *o, struct io_work *w,
 	tp_iocurve *curve = &w->curve;
 
 	tp_threshold_params_default(&params);
-	curve->name = base_name(o->sweep_path);
+	curve->name = tp_cli_base_name(o->sweep_path);
 	curve->points = w->points + w->first;
 	curve->count = w->count;
 	curve->have_threshold =
@@ -1263,14 +1254,13 @@ static int parse_explain_job_option(int c, const char *arg,
 		o->profile_path = arg;
 		return TP_EXIT_OK;
 	case 'l':
-		return tp_cli_parse_u32(o->what, "--slots", arg, 1, 1000000,
-		                        &in->slots);
+		return tp_cli_parse_u32(o->what, "--slots", arg, 1,
+		                        TP_CLI_MAX_SLOTS, &in->slots);
 	case 'j':
 		return tp_cli_parse_u32(o->what, "--job-id", arg, 0, UINT32_MAX,
 		                        &in->job_id);
 	default: /* 's' */
-		return tp_cli_parse_u64(o->what, "--seed", arg, 0, UINT64_MAX,
-		                        &in->seed);
+		return tp_cli_parse_seed(o->what, arg, &in->seed);
 	}
 }
 
@@ -1446,7 +1436,7 @@ static tp_status load_explain_job(struct explain_opts *o,
 		return err->code;
 	in->traffic = w->t;
 	snprintf(w->name, sizeof(w->name), "%s (profile %s, %u ranks)",
-	         w->profile->header.app, base_name(o->profile_path),
+	         w->profile->header.app, tp_cli_base_name(o->profile_path),
 	         w->t->ranks);
 	in->job = w->name;
 	if (!o->class_given) {

@@ -36,9 +36,6 @@
 
 #define WHAT "report fabric"
 
-/* Most ranks per host --slots accepts (as the other report kinds). */
-#define MAX_SLOTS 1000000u
-
 static const char usage_text[] =
     "usage: topoplace report fabric (--fabric FILE|PxLxH[xS[xC]] | --live)\n"
     "           [--ca DEV] [--port N] [--node-name-map FILE]\n"
@@ -160,8 +157,8 @@ static int parse_job(const char *text, struct job *j)
 			uint64_t v;
 
 			snprintf(opt, sizeof(opt), "--job %s: slots", j->name);
-			if (tp_cli_parse_u64(WHAT, opt, part + 6, 1, MAX_SLOTS,
-			                     &v))
+			if (tp_cli_parse_u64(WHAT, opt, part + 6, 1,
+			                     TP_CLI_MAX_SLOTS, &v))
 				return TP_EXIT_USAGE;
 			j->slots = (uint32_t)v;
 		} else if (strchr(part, '=') != NULL) {
@@ -582,11 +579,9 @@ static int parse_input_option(int c, const char *arg,
 		o->job_args[o->njobs++] = arg;
 		break;
 	case O_SLOTS:
-		return tp_cli_parse_u64(WHAT, "--slots", arg, 1, MAX_SLOTS,
-		                        &o->slots);
+		return tp_cli_parse_slots(WHAT, arg, &o->slots);
 	default: /* O_SEED */
-		return tp_cli_parse_u64(WHAT, "--seed", arg, 0, UINT64_MAX,
-		                        &o->seed);
+		return tp_cli_parse_seed(WHAT, arg, &o->seed);
 	}
 	return TP_EXIT_OK;
 }
