@@ -145,6 +145,26 @@ int tp_cli_parse_seed(const char *what, const char *text, uint64_t *seed)
 	return tp_cli_parse_u64(what, "--seed", text, 0, UINT64_MAX, seed);
 }
 
+int tp_cli_parse_job_option(const char *what, int c, const char *arg,
+                            tp_cli_job_opts *job)
+{
+	switch (c) {
+	case TP_CLI_OPT_TRAFFIC:
+		job->traffic = arg;
+		return TP_EXIT_OK;
+	case TP_CLI_OPT_FABRIC:
+		job->fabric = arg;
+		return TP_EXIT_OK;
+	case TP_CLI_OPT_HOSTS:
+		job->hostlist = arg;
+		return TP_EXIT_OK;
+	case TP_CLI_OPT_SLOTS:
+		return tp_cli_parse_slots(what, arg, &job->slots);
+	default: /* TP_CLI_OPT_SEED */
+		return tp_cli_parse_seed(what, arg, &job->seed);
+	}
+}
+
 const char *tp_cli_base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -70,6 +70,42 @@ int tp_cli_parse_seed(const char *what, const char *text, uint64_t *seed);
 /* The last component of @path ("a/b/c" -> "c"), for labels and titles. */
 const char *tp_cli_base_name(const char *path);
 
+/*
+ * The job the mapping subcommands (cost, remap, report hops and heatmap)
+ * read: its traffic (--matrix or --profile FILE), --fabric, --hosts,
+ * --slots and --seed.  Their option tables give these options the codes
+ * below; tp_cli_parse_job_option parses them.
+ */
+typedef struct tp_cli_job_opts {
+	const char *traffic;  /* a profile or a matrix text */
+	const char *fabric;   /* PxLxH or a file (tp_cli_load_topo) */
+	const char *hostlist; /* NULL: the first hosts that hold the job */
+	uint64_t slots;       /* ranks per host */
+	uint64_t seed;
+} tp_cli_job_opts;
+
+#define TP_CLI_JOB_OPTS_DEFAULT                                                \
+	{                                                                      \
+		.slots = 1, .seed = 1                                          \
+	}
+
+enum {
+	TP_CLI_OPT_TRAFFIC = 0x1000,
+	TP_CLI_OPT_FABRIC,
+	TP_CLI_OPT_HOSTS,
+	TP_CLI_OPT_SLOTS,
+	TP_CLI_OPT_SEED,
+};
+
+/* Whether getopt_long answer @c is one of the job's options. */
+#define TP_CLI_IS_JOB_OPT(c)                                                   \
+	((c) >= TP_CLI_OPT_TRAFFIC && (c) <= TP_CLI_OPT_SEED)
+
+/* Job option @c (TP_CLI_IS_JOB_OPT) with value @arg into @job; a usage
+ * error names a bad --slots or --seed. */
+int tp_cli_parse_job_option(const char *what, int c, const char *arg,
+                            tp_cli_job_opts *job);
+
 /* tp_cli_parse_u64 for a value that fits a uint32_t (@max <= UINT32_MAX). */
 int tp_cli_parse_u32(const char *what, const char *opt, const char *text,
                      uint32_t min, uint32_t max, uint32_t *value);

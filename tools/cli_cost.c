@@ -335,10 +335,10 @@ static tp_status print_json(const tp_fabric *fab, const tp_topo *topo,
 
 /* The options of `topoplace cost`, as given (defaults filled in). */
 struct cost_opts {
-	const char *matrix, *fabric, *hostlist, *params_path;
+	tp_cli_job_opts job; /* --matrix, --fabric, --hosts, --slots, --seed */
+	const char *params_path;
 	char *names[MAX_MAPPINGS]; /* the mappings, "a,b" values split */
 	int nmap;
-	uint64_t slots, seed;
 	struct routes_opts ro;
 	bool json, help;
 };
@@ -352,15 +352,6 @@ static int parse_cost_option(int c, char *arg, struct cost_opts *o,
 	uint64_t port;
 
 	switch (c) {
-	case 'm':
-		o->matrix = arg;
-		break;
-	case 'f':
-		o->fabric = arg;
-		break;
-	case 'H':
-		o->hostlist = arg;
-		break;
 	case 'p':
 		o->params_path = arg;
 		break;
@@ -370,10 +361,6 @@ static int parse_cost_option(int c, char *arg, struct cost_opts *o,
 			                          "too many --mapping options");
 		mapping_arg[(*nargs)++] = arg;
 		break;
-	case 'n':
-		return tp_cli_parse_slots(what, arg, &o->slots);
-	case 's':
-		return tp_cli_parse_seed(what, arg, &o->seed);
 	case 'r':
 		if (!strcmp(arg, "lft"))
 			o->ro.lft = 1;
@@ -433,14 +420,14 @@ static int split_mappings(char **mapping_arg, int nargs, struct cost_opts *o)
 static int parse_cost_opts(int argc, char **argv, struct cost_opts *o)
 {
 	static const struct option opts[] = {
-	    {"matrix", required_argument, NULL, 'm'},
-	    {"profile", required_argument, NULL, 'm'},
-	    {"fabric", required_argument, NULL, 'f'},
-	    {"hosts", required_argument, NULL, 'H'},
-	    {"slots", required_argument, NULL, 'n'},
+	    {"matrix", required_argument, NULL, TP_CLI_OPT_TRAFFIC},
+	    {"profile", required_argument, NULL, TP_CLI_OPT_TRAFFIC},
+	    {"fabric", required_argument, NULL, TP_CLI_OPT_FABRIC},
+	    {"hosts", required_argument, NULL, TP_CLI_OPT_HOSTS},
+	    {"slots", required_argument, NULL, TP_CLI_OPT_SLOTS},
 	    {"mapping", required_argument, NULL, 'M'},
 	    {"params", required_argument, NULL, 'p'},
-	    {"seed", required_argument, NULL, 's'},
+	    {"seed", required_argument, NULL, TP_CLI_OPT_SEED},
 	    {"routes", required_argument, NULL, 'r'},
 	    {"ca", required_argument, NULL, 'C'},
 	    {"port", required_argument, NULL, 'O'},
@@ -453,7 +440,8 @@ static int parse_cost_opts(int argc, char **argv, struct cost_opts *o)
 	char *mapping_arg[MAX_MAPPINGS];
 	int nargs = 0, c, rc;
 
-	*o = (struct cost_opts){.slots = 1, .seed = 1, .ro = {.lft = -1}};
+	*o = (struct cost_opts){.job = TP_CLI_JOB_OPTS_DEFAULT,
+	                        .ro = {.lft = -1}};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -461,20 +449,24 @@ static int parse_cost_opts(int argc, char **argv, struct cost_opts *o)
 			o->help = true;
 			return TP_EXIT_OK;
 		}
-		if (!strchr("mfHpMnsrCOLj", c) || c == 0)
+		if (TP_CLI_IS_JOB_OPT(c))
+			rc = tp_cli_parse_job_option(what, c, optarg, &o->job);
+		else if (c != 0 && c < 256 && strchr("pMrCOLj", c))
+			rc = parse_cost_option(c, optarg, o, mapping_arg,
+			                       &nargs);
+		else
 			return tp_cli_bad_option(what, c, argv, "");
-		rc = parse_cost_option(c, optarg, o, mapping_arg, &nargs);
 		if (rc != TP_EXIT_OK)
 			return rc;
 	}
 	if (optind < argc)
 		return tp_cli_usage_error(what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!o->matrix || !o->fabric)
+	if (!o->job.traffic || !o->job.fabric)
 		return tp_cli_usage_error(what, "--matrix and --fabric are "
 		                                "required (see --help)");
 	if ((o->ro.lft != -1 || o->ro.per_link) &&
-	    tp_cli_is_tree_spec(o->fabric))
+	    tp_cli_is_tree_spec(o->job.fabric))
 		return tp_cli_usage_error(what,
 		                          "--routes and --per-link need "
 		                          "--fabric FILE or live (a PxLxH tree "
@@ -522,8 +514,8 @@ static tp_status evaluate_mapping(const struct cost_opts *o,
 	if (!w->maps[i])
 		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 	if ((st = tp_cli_make_mapping(w->topo, t, w->hosts, w->nhosts,
-	                              o->names[i], o->seed, w->maps[i], err)) !=
-	        TP_OK ||
+	                              o->names[i], o->job.seed, w->maps[i],
+	                              err)) != TP_OK ||
 	    (st = tp_cost_evaluate(w->topo, t, w->maps[i], &w->params,
 	                           &w->rep[i], NULL, NULL, err)) != TP_OK)
 		return st;
@@ -553,21 +545,22 @@ static int run_cost(struct cost_opts *o, struct cost_work *w)
 		return tp_cli_fail(what, &err);
 	/* a live fabric's own tables are its real routes */
 	if (o->ro.lft == -1)
-		o->ro.lft = !strcmp(o->fabric, "live");
-	rc = load_fabric(what, o->fabric, &o->ro, &w->fab, &w->topo);
+		o->ro.lft = !strcmp(o->job.fabric, "live");
+	rc = load_fabric(what, o->job.fabric, &o->ro, &w->fab, &w->topo);
 	if (rc != TP_EXIT_OK)
 		return rc;
 	/* before any output, so that a fabric without tables fails cleanly */
 	if ((w->fab &&
 	     load_routes(w->fab, &o->ro, &w->routes, &err) != TP_OK) ||
-	    tp_cli_read_traffic(o->matrix, &w->t, &err) != TP_OK)
+	    tp_cli_read_traffic(o->job.traffic, &w->t, &err) != TP_OK)
 		return tp_cli_fail(what, &err);
-	if ((o->hostlist ? tp_remap_hosts_parse(w->topo, o->hostlist,
-	                                        (uint32_t)o->slots, &w->hosts,
-	                                        &w->nhosts, &err)
-	                 : tp_cli_first_hosts(w->topo, o->fabric, w->t->ranks,
-	                                      (uint32_t)o->slots, &w->hosts,
-	                                      &w->nhosts, &err)) != TP_OK)
+	if ((o->job.hostlist
+	         ? tp_remap_hosts_parse(w->topo, o->job.hostlist,
+	                                (uint32_t)o->job.slots, &w->hosts,
+	                                &w->nhosts, &err)
+	         : tp_cli_first_hosts(w->topo, o->job.fabric, w->t->ranks,
+	                              (uint32_t)o->job.slots, &w->hosts,
+	                              &w->nhosts, &err)) != TP_OK)
 		return tp_cli_fail(what, &err);
 	for (int i = 0; i < o->nmap; i++)
 		if (evaluate_mapping(o, w, i, &err) != TP_OK)
@@ -635,8 +628,9 @@ static void print_cost_text(const struct cost_opts *o,
 {
 	printf("matrix %s: %u ranks, fabric %s, %u hosts x %llu slots, "
 	       "seed %llu\n",
-	       o->matrix, w->t->ranks, o->fabric, w->nhosts,
-	       (unsigned long long)o->slots, (unsigned long long)o->seed);
+	       o->job.traffic, w->t->ranks, o->job.fabric, w->nhosts,
+	       (unsigned long long)o->job.slots,
+	       (unsigned long long)o->job.seed);
 	if (w->routes)
 		printf("routes: %s; contention from the busiest switch link\n",
 		       tp_routes_kind_of(w->routes) == TP_ROUTES_LFT
@@ -656,12 +650,12 @@ static void print_cost_text(const struct cost_opts *o,
 /* The comparison as text or JSON; the exit status. */
 static int print_cost(const struct cost_opts *o, const struct cost_work *w)
 {
-	const struct cost_run run = {.matrix = o->matrix,
-	                             .fabric = o->fabric,
+	const struct cost_run run = {.matrix = o->job.traffic,
+	                             .fabric = o->job.fabric,
 	                             .ranks = w->t->ranks,
 	                             .hosts = w->nhosts,
-	                             .slots = o->slots,
-	                             .seed = o->seed,
+	                             .slots = o->job.slots,
+	                             .seed = o->job.seed,
 	                             .nmap = o->nmap,
 	                             .names = o->names,
 	                             .reports = w->rep,

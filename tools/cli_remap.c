@@ -221,9 +221,9 @@ static tp_status print_json(const tp_topo *topo, const tp_traffic *t,
 
 /* The options of `topoplace remap`, as given (defaults filled in). */
 struct remap_opts {
-	const char *matrix, *hostlist, *hostfile, *fabric;
+	tp_cli_job_opts job; /* --matrix, --fabric, --hosts, --slots, --seed */
+	const char *hostfile;
 	const char *outputs[3]; /* --rankfile, --machinefile, --hostfile-out */
-	uint64_t slots, seed;
 	bool verbose, json, help;
 };
 
@@ -231,17 +231,8 @@ struct remap_opts {
 static int parse_remap_option(int c, const char *arg, struct remap_opts *o)
 {
 	switch (c) {
-	case 'm':
-		o->matrix = arg;
-		break;
-	case 'H':
-		o->hostlist = arg;
-		break;
 	case 'F':
 		o->hostfile = arg;
-		break;
-	case 'f':
-		o->fabric = arg;
 		break;
 	case 'r':
 		o->outputs[0] = arg;
@@ -255,13 +246,9 @@ static int parse_remap_option(int c, const char *arg, struct remap_opts *o)
 	case 'v':
 		o->verbose = true;
 		break;
-	case 'j':
+	default: /* 'j' */
 		o->json = true;
 		break;
-	case 'n':
-		return tp_cli_parse_slots("remap", arg, &o->slots);
-	default: /* 's' */
-		return tp_cli_parse_seed("remap", arg, &o->seed);
 	}
 	return TP_EXIT_OK;
 }
@@ -273,13 +260,13 @@ static int parse_remap_option(int c, const char *arg, struct remap_opts *o)
 static int parse_remap_opts(int argc, char **argv, struct remap_opts *o)
 {
 	static const struct option opts[] = {
-	    {"matrix", required_argument, NULL, 'm'},
-	    {"profile", required_argument, NULL, 'm'},
-	    {"hosts", required_argument, NULL, 'H'},
+	    {"matrix", required_argument, NULL, TP_CLI_OPT_TRAFFIC},
+	    {"profile", required_argument, NULL, TP_CLI_OPT_TRAFFIC},
+	    {"hosts", required_argument, NULL, TP_CLI_OPT_HOSTS},
 	    {"hostfile", required_argument, NULL, 'F'},
-	    {"slots", required_argument, NULL, 'n'},
-	    {"fabric", required_argument, NULL, 'f'},
-	    {"seed", required_argument, NULL, 's'},
+	    {"slots", required_argument, NULL, TP_CLI_OPT_SLOTS},
+	    {"fabric", required_argument, NULL, TP_CLI_OPT_FABRIC},
+	    {"seed", required_argument, NULL, TP_CLI_OPT_SEED},
 	    {"rankfile", required_argument, NULL, 'r'},
 	    {"machinefile", required_argument, NULL, 'M'},
 	    {"hostfile-out", required_argument, NULL, 'o'},
@@ -291,7 +278,7 @@ static int parse_remap_opts(int argc, char **argv, struct remap_opts *o)
 	const char *what = "remap";
 	int c, rc;
 
-	*o = (struct remap_opts){.slots = 1, .seed = 1};
+	*o = (struct remap_opts){.job = TP_CLI_JOB_OPTS_DEFAULT};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -299,18 +286,22 @@ static int parse_remap_opts(int argc, char **argv, struct remap_opts *o)
 			o->help = true;
 			return TP_EXIT_OK;
 		}
-		if (c == 0 || !strchr("mHFfrMovjns", c))
+		if (TP_CLI_IS_JOB_OPT(c))
+			rc = tp_cli_parse_job_option(what, c, optarg, &o->job);
+		else if (c != 0 && c < 256 && strchr("FrMovj", c))
+			rc = parse_remap_option(c, optarg, o);
+		else
 			return tp_cli_bad_option(what, c, argv, "");
-		if ((rc = parse_remap_option(c, optarg, o)) != TP_EXIT_OK)
+		if (rc != TP_EXIT_OK)
 			return rc;
 	}
 	if (optind < argc)
 		return tp_cli_usage_error(what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!o->matrix || !o->fabric)
+	if (!o->job.traffic || !o->job.fabric)
 		return tp_cli_usage_error(what, "--matrix and --fabric are "
 		                                "required (see --help)");
-	if (!o->hostlist == !o->hostfile)
+	if (!o->job.hostlist == !o->hostfile)
 		return tp_cli_usage_error(what, "give one of --hosts and "
 		                                "--hostfile");
 	return TP_EXIT_OK;
@@ -362,18 +353,19 @@ static int run_remap(const struct remap_opts *o, struct remap_work *w)
 	tp_error err = {0};
 	int rc;
 
-	if ((rc = tp_cli_load_topo("remap", o->fabric, &w->topo)) != TP_EXIT_OK)
+	if ((rc = tp_cli_load_topo("remap", o->job.fabric, &w->topo)) !=
+	    TP_EXIT_OK)
 		return rc;
 	log = tp_cli_logger(o->verbose ? TP_LOG_DEBUG : TP_LOG_WARNING);
-	if (tp_cli_read_traffic(o->matrix, &w->t, &err) != TP_OK ||
-	    (o->hostlist
-	         ? tp_remap_hosts_parse(w->topo, o->hostlist,
-	                                (uint32_t)o->slots, &w->hosts,
+	if (tp_cli_read_traffic(o->job.traffic, &w->t, &err) != TP_OK ||
+	    (o->job.hostlist
+	         ? tp_remap_hosts_parse(w->topo, o->job.hostlist,
+	                                (uint32_t)o->job.slots, &w->hosts,
 	                                &w->nhosts, &err)
-	         : read_hostfile(w->topo, o->hostfile, (uint32_t)o->slots,
+	         : read_hostfile(w->topo, o->hostfile, (uint32_t)o->job.slots,
 	                         &w->hosts, &w->nhosts, &err)) != TP_OK ||
-	    tp_remap_compute(w->topo, w->t, w->hosts, w->nhosts, o->seed, &log,
-	                     &w->map, &w->st, &err) != TP_OK ||
+	    tp_remap_compute(w->topo, w->t, w->hosts, w->nhosts, o->job.seed,
+	                     &log, &w->map, &w->st, &err) != TP_OK ||
 	    write_launcher_files(o, w, &err) != TP_OK)
 		return tp_cli_fail("remap", &err);
 	return TP_EXIT_OK;
@@ -395,10 +387,10 @@ int tp_cli_remap(int argc, char **argv)
 	rc = run_remap(&o, &w);
 	/* the summary after the files, so it never reports files not written */
 	if (rc == TP_EXIT_OK && !o.json)
-		print_text(w.t, w.nhosts, o.fabric, o.seed, &w.st);
+		print_text(w.t, w.nhosts, o.job.fabric, o.job.seed, &w.st);
 	else if (rc == TP_EXIT_OK &&
-	         print_json(w.topo, w.t, w.nhosts, o.fabric, o.seed, &w.st,
-	                    &w.map, o.outputs, &err) != TP_OK)
+	         print_json(w.topo, w.t, w.nhosts, o.job.fabric, o.job.seed,
+	                    &w.st, &w.map, o.outputs, &err) != TP_OK)
 		rc = tp_cli_fail("remap", &err);
 	remap_work_free(&w);
 	return rc;

@@ -300,11 +300,11 @@ static int matrix_json(const char *what, const struct matrix_summary *sum,
 /* The options of hops and heatmap, as given (defaults filled in). */
 struct matrix_opts {
 	bool heat; /* heatmap, else hops */
-	const char *what, *profile, *fabric, *hostlist, *out;
+	const char *what, *out;
+	tp_cli_job_opts job; /* --profile, --fabric, --hosts, --slots, --seed */
 	char mappings_buf[1024]; /* --mappings; names point into it */
 	char *names[MAX_PANELS]; /* one panel a mapping */
 	uint32_t npanels;
-	uint64_t slots, seed;
 	uint32_t width, height;
 	tp_report_unit unit;
 	struct progress pg;
@@ -317,17 +317,6 @@ static int parse_matrix_option(int c, const char *arg, struct matrix_opts *o)
 	const char *what = o->what;
 
 	switch (c) {
-	case 'p':
-		o->profile = arg;
-		break;
-	case 'f':
-		o->fabric = arg;
-		break;
-	case 'H':
-		o->hostlist = arg;
-		break;
-	case 'n':
-		return tp_cli_parse_slots(what, arg, &o->slots);
 	case 'M':
 		if (strlen(arg) >= sizeof(o->mappings_buf))
 			return tp_cli_usage_error(what, "--mappings: too long");
@@ -342,8 +331,6 @@ static int parse_matrix_option(int c, const char *arg, struct matrix_opts *o)
 			return tp_cli_usage_error(
 			    what, "--by '%s': expected rank or node", arg);
 		break;
-	case 's':
-		return tp_cli_parse_seed(what, arg, &o->seed);
 	case 'o':
 		o->out = arg;
 		break;
@@ -385,13 +372,13 @@ static int parse_matrix_opts(int argc, char **argv, bool heat,
                              struct matrix_opts *o)
 {
 	static const struct option opts[] = {
-	    {"profile", required_argument, NULL, 'p'},
-	    {"fabric", required_argument, NULL, 'f'},
-	    {"hosts", required_argument, NULL, 'H'},
-	    {"slots", required_argument, NULL, 'n'},
+	    {"profile", required_argument, NULL, TP_CLI_OPT_TRAFFIC},
+	    {"fabric", required_argument, NULL, TP_CLI_OPT_FABRIC},
+	    {"hosts", required_argument, NULL, TP_CLI_OPT_HOSTS},
+	    {"slots", required_argument, NULL, TP_CLI_OPT_SLOTS},
 	    {"mappings", required_argument, NULL, 'M'},
 	    {"by", required_argument, NULL, 'b'},
-	    {"seed", required_argument, NULL, 's'},
+	    {"seed", required_argument, NULL, TP_CLI_OPT_SEED},
 	    {"output", required_argument, NULL, 'o'},
 	    {"size", required_argument, NULL, 'S'},
 	    {"progress", no_argument, NULL, 'P'},
@@ -405,8 +392,7 @@ static int parse_matrix_opts(int argc, char **argv, bool heat,
 	*o = (struct matrix_opts){.heat = heat,
 	                          .what = what,
 	                          .mappings_buf = "block,remap",
-	                          .slots = 1,
-	                          .seed = 1,
+	                          .job = TP_CLI_JOB_OPTS_DEFAULT,
 	                          .width = 1200,
 	                          .height = 600,
 	                          .unit = TP_REPORT_RANKS,
@@ -418,16 +404,20 @@ static int parse_matrix_opts(int argc, char **argv, bool heat,
 			o->help = true;
 			return TP_EXIT_OK;
 		}
-		if (c == 0 || !strchr("pfHnMbsoSPj", c))
+		if (TP_CLI_IS_JOB_OPT(c))
+			rc = tp_cli_parse_job_option(what, c, optarg, &o->job);
+		else if (c != 0 && c < 256 && strchr("MboSPj", c))
+			rc = parse_matrix_option(c, optarg, o);
+		else
 			return tp_cli_bad_option(what, c, argv,
 			                         " (try --help)");
-		if ((rc = parse_matrix_option(c, optarg, o)) != TP_EXIT_OK)
+		if (rc != TP_EXIT_OK)
 			return rc;
 	}
 	if (optind < argc)
 		return tp_cli_usage_error(what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!o->profile || !o->fabric)
+	if (!o->job.traffic || !o->job.fabric)
 		return tp_cli_usage_error(what, "--profile and --fabric are "
 		                                "required (see --help)");
 	if ((rc = check_output(what, o->out)) != TP_EXIT_OK)
@@ -473,7 +463,7 @@ static tp_status compute_panel(const struct matrix_opts *o,
 	if (!w->maps[i])
 		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
 	st = tp_cli_make_mapping(w->topo, t, w->hosts, w->nhosts, o->names[i],
-	                         o->seed, w->maps[i], err);
+	                         o->job.seed, w->maps[i], err);
 	if (st != TP_OK)
 		return st;
 	return o->heat ? tp_heatmap_compute(w->topo, t, w->maps[i], o->unit,
@@ -489,7 +479,7 @@ static tp_status draw_panels(const struct matrix_opts *o,
 	char title[300];
 
 	snprintf(title, sizeof(title), "%s (%u ranks)",
-	         tp_cli_base_name(o->profile), w->t->ranks);
+	         tp_cli_base_name(o->job.traffic), w->t->ranks);
 	progress(&o->pg, "drawing %s", o->out);
 	if (o->heat) {
 		tp_heatmap_panel panels[MAX_PANELS];
@@ -515,14 +505,15 @@ static int run_matrix_work(const struct matrix_opts *o, struct matrix_work *w)
 	tp_error err = {0};
 	int rc;
 
-	if ((rc = tp_cli_load_topo(o->what, o->fabric, &w->topo)) != TP_EXIT_OK)
+	if ((rc = tp_cli_load_topo(o->what, o->job.fabric, &w->topo)) !=
+	    TP_EXIT_OK)
 		return rc;
-	progress(&o->pg, "reading %s", o->profile);
-	if (tp_cli_read_traffic(o->profile, &w->t, &err) != TP_OK ||
-	    check_not_empty(w->t, o->profile, &err) != TP_OK ||
-	    job_hosts(w->topo, o->fabric, o->profile, o->hostlist,
-	              (uint32_t)o->slots, w->t->ranks, &w->hosts, &w->nhosts,
-	              &err) != TP_OK)
+	progress(&o->pg, "reading %s", o->job.traffic);
+	if (tp_cli_read_traffic(o->job.traffic, &w->t, &err) != TP_OK ||
+	    check_not_empty(w->t, o->job.traffic, &err) != TP_OK ||
+	    job_hosts(w->topo, o->job.fabric, o->job.traffic, o->job.hostlist,
+	              (uint32_t)o->job.slots, w->t->ranks, &w->hosts,
+	              &w->nhosts, &err) != TP_OK)
 		return tp_cli_fail(o->what, &err);
 	for (uint32_t i = 0; i < o->npanels; i++)
 		if (compute_panel(o, w, i, &err) != TP_OK)
@@ -539,9 +530,9 @@ static int print_matrix(const struct matrix_opts *o,
 	if (o->json) {
 		const struct matrix_summary sum = {
 		    o->heat,     o->out,    o->width,
-		    o->height,   o->unit,   o->profile,
-		    w->t->ranks, w->nhosts, (uint32_t)o->slots,
-		    o->seed};
+		    o->height,   o->unit,   o->job.traffic,
+		    w->t->ranks, w->nhosts, (uint32_t)o->job.slots,
+		    o->job.seed};
 
 		return matrix_json(o->what, &sum, (const char *const *)o->names,
 		                   o->npanels, w->bars, w->heatmaps);
