@@ -340,96 +340,54 @@ static int run_calibrate(int argc, char **argv)
 
 /* ---- thresholds --------------------------------------------------------- */
 
-static int run_thresholds(int argc, char **argv)
+/* One option of `throttle thresholds` (getopt_long answer @c) into
+ * @params; a usage error names a bad value. */
+static int parse_thresholds_option(int c, const char *arg,
+                                   tp_threshold_params *params)
 {
-	static const struct option opts[] = {
-	    {"rise", required_argument, NULL, 'r'},
-	    {"min-intervals", required_argument, NULL, 'n'},
-	    {"min-samples", required_argument, NULL, 'm'},
-	    {"plateau", required_argument, NULL, 'p'},
-	    {"consecutive", required_argument, NULL, 'c'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *what = "throttle thresholds", *output = NULL;
-	tp_threshold_params params;
-	tp_threshold_table *table;
-	tp_logger logger = tp_cli_logger(TP_LOG_WARNING);
-	tp_sweep *sweep;
+	const char *what = "throttle thresholds";
 	tp_error err;
 	uint64_t v;
-	int c, rc = TP_EXIT_OK;
-	FILE *out;
 
-	tp_threshold_params_default(&params);
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			/* k as a plain fraction: 0.5 = 50 % over the plateau.
-			 */
-			if (!*optarg ||
-			    strspn(optarg, "0123456789.") != strlen(optarg) ||
-			    sscanf(optarg, "%lf", &params.rise) != 1 ||
-			    !(params.rise > 0 && params.rise <= 100))
-				return tp_cli_usage_error(
-				    what,
-				    "--rise '%s': a plain number in "
-				    "(0, 100] (0.5 means 50%% over the "
-				    "plateau)",
-				    optarg);
-			break;
-		case 'n':
-		case 'm':
-		case 'p':
-		case 'c':
-			if (tp_units_parse_count(c == 'n'   ? "--min-intervals"
-			                         : c == 'm' ? "--min-samples"
-			                         : c == 'p' ? "--plateau"
-			                                    : "--consecutive",
-			                         optarg, 1, 64, &v,
-			                         &err) != TP_OK)
-				return tp_cli_usage_error(what, "%s",
-				                          err.message);
-			if (c == 'n')
-				params.min_intervals = v;
-			else if (c == 'm')
-				params.min_samples = v;
-			else if (c == 'p')
-				params.plateau_intervals = v;
-			else
-				params.consecutive = v;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return TP_EXIT_OK;
-		default:
-			return bad_option(what, argv);
-		}
+	if (c == 'r') {
+		/* k as a plain fraction: 0.5 = 50 % over the plateau. */
+		if (!*arg || strspn(arg, "0123456789.") != strlen(arg) ||
+		    sscanf(arg, "%lf", &params->rise) != 1 ||
+		    !(params->rise > 0 && params->rise <= 100))
+			return tp_cli_usage_error(
+			    what,
+			    "--rise '%s': a plain number in "
+			    "(0, 100] (0.5 means 50%% over the "
+			    "plateau)",
+			    arg);
+		return TP_EXIT_OK;
 	}
-	if (optind + 1 != argc)
-		return tp_cli_usage_error(what, "give exactly one sweep file");
-	if (tp_sweep_read(argv[optind], 0, &sweep, &err) != TP_OK)
-		return tp_cli_fail(what, &err);
-	if (tp_threshold_table_from_sweep(sweep, &params, &logger, &table,
-	                                  &err) != TP_OK) {
-		tp_sweep_free(sweep);
-		return tp_cli_fail(what, &err);
-	}
-	tp_sweep_free(sweep);
-	out = open_output(output, what, &rc);
-	if (!out) {
-		tp_threshold_table_free(table);
-		return rc;
-	}
-	/* Version 2 (one line per measured window) carries the curves the
-	 * costs and site objectives are read from. */
+	if (tp_units_parse_count(c == 'n'   ? "--min-intervals"
+	                         : c == 'm' ? "--min-samples"
+	                         : c == 'p' ? "--plateau"
+	                                    : "--consecutive",
+	                         arg, 1, 64, &v, &err) != TP_OK)
+		return tp_cli_usage_error(what, "%s", err.message);
+	if (c == 'n')
+		params->min_intervals = v;
+	else if (c == 'm')
+		params->min_samples = v;
+	else if (c == 'p')
+		params->plateau_intervals = v;
+	else
+		params->consecutive = v;
+	return TP_EXIT_OK;
+}
+
+/* The table, version 1 or 2 (one line per measured window, which carries
+ * the curves the costs and site objectives are read from), into @out. */
+static void write_threshold_table(FILE *out, const char *sweep_path,
+                                  const tp_threshold_params *params,
+                                  const tp_threshold_table *table)
+{
 	fprintf(out, "%s from %s rise=%g\n%s\n",
 	        table->curve_count ? TP_THRESHOLD_MAGIC_V2 : TP_THRESHOLD_MAGIC,
-	        argv[optind], params.rise,
+	        sweep_path, params->rise,
 	        table->curve_count ? TP_THRESHOLD_HEADER_V2
 	                           : TP_THRESHOLD_HEADER);
 	for (size_t i = 0; i < table->count; i++) {
@@ -457,6 +415,68 @@ static int run_thresholds(int argc, char **argv)
 				fputs(line, out);
 		}
 	}
+}
+
+/* The thresholds of the sweep at @path into *table. */
+static tp_status detect_thresholds(const char *path,
+                                   const tp_threshold_params *params,
+                                   tp_threshold_table **table, tp_error *err)
+{
+	tp_logger logger = tp_cli_logger(TP_LOG_WARNING);
+	tp_sweep *sweep;
+	tp_status st;
+
+	if ((st = tp_sweep_read(path, 0, &sweep, err)) != TP_OK)
+		return st;
+	st = tp_threshold_table_from_sweep(sweep, params, &logger, table, err);
+	tp_sweep_free(sweep);
+	return st;
+}
+
+static int run_thresholds(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"rise", required_argument, NULL, 'r'},
+	    {"min-intervals", required_argument, NULL, 'n'},
+	    {"min-samples", required_argument, NULL, 'm'},
+	    {"plateau", required_argument, NULL, 'p'},
+	    {"consecutive", required_argument, NULL, 'c'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *what = "throttle thresholds", *output = NULL;
+	tp_threshold_params params;
+	tp_threshold_table *table;
+	tp_error err;
+	int c, rc = TP_EXIT_OK;
+	FILE *out;
+
+	tp_threshold_params_default(&params);
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return TP_EXIT_OK;
+		}
+		if (c == 'o')
+			output = optarg;
+		else if (c != 0 && strchr("rnmpc", c))
+			rc = parse_thresholds_option(c, optarg, &params);
+		else
+			return bad_option(what, argv);
+		if (rc != TP_EXIT_OK)
+			return rc;
+	}
+	if (optind + 1 != argc)
+		return tp_cli_usage_error(what, "give exactly one sweep file");
+	if (detect_thresholds(argv[optind], &params, &table, &err) != TP_OK)
+		return tp_cli_fail(what, &err);
+	out = open_output(output, what, &rc);
+	if (!out) {
+		tp_threshold_table_free(table);
+		return rc;
+	}
+	write_threshold_table(out, argv[optind], &params, table);
 	tp_threshold_table_free(table);
 	return close_output(out, output, what);
 }
@@ -760,7 +780,80 @@ static int run_window(int argc, char **argv)
 
 /* ---- tbf ---------------------------------------------------------------- */
 
-static int run_tbf(int argc, char **argv)
+/* The options of `throttle tbf`, as given (defaults filled in). */
+struct tbf_opts {
+	const char *name, *jobid;
+	uint64_t window_us, bytes, rpc_bytes, clients, servers, timeout_us;
+	char *hook[MAX_LIST + 1]; /* --hook CMD and its --hook-args */
+	int nhook;
+	bool stop, help;
+};
+
+/* One getopt_long answer @c into @o; a usage error names a bad value. */
+static int parse_tbf_option(int c, char *arg, struct tbf_opts *o)
+{
+	const char *what = "throttle tbf";
+	tp_status st = TP_OK;
+	tp_error err;
+
+	switch (c) {
+	case 'N':
+		o->name = arg;
+		break;
+	case 'j':
+		o->jobid = arg;
+		break;
+	case 'w':
+		st = tp_units_parse_duration_us("--window", arg, 1,
+		                                &o->window_us, &err);
+		break;
+	case 'b':
+		st = tp_units_parse_bytes("--bytes", arg, &o->bytes, &err);
+		break;
+	case 'c':
+		st = tp_units_parse_count("--clients", arg, 1,
+		                          TP_SWEEP_MAX_CLIENTS, &o->clients,
+		                          &err);
+		break;
+	case 'r':
+		st = tp_units_parse_bytes("--rpc-bytes", arg, &o->rpc_bytes,
+		                          &err);
+		break;
+	case 's':
+		st = tp_units_parse_count("--servers", arg, 1, 100000,
+		                          &o->servers, &err);
+		break;
+	case 'S':
+		o->stop = true;
+		break;
+	case 'H':
+		if (o->nhook > 0)
+			return tp_cli_usage_error(what, "--hook given twice");
+		o->hook[o->nhook++] = arg;
+		break;
+	case 'a':
+		if (o->nhook == 0)
+			return tp_cli_usage_error(what,
+			                          "--hook-arg before --hook");
+		if (o->nhook == MAX_LIST - 2)
+			return tp_cli_usage_error(what, "too many --hook-arg");
+		o->hook[o->nhook++] = arg;
+		break;
+	default: /* 't' */
+		st = tp_units_parse_duration_us("--hook-timeout", arg, 1000,
+		                                &o->timeout_us, &err);
+		break;
+	}
+	if (st != TP_OK)
+		return tp_cli_usage_error(what, "%s", err.message);
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_tbf_opts(int argc, char **argv, struct tbf_opts *o)
 {
 	static const struct option opts[] = {
 	    {"name", required_argument, NULL, 'N'},
@@ -777,94 +870,56 @@ static int run_tbf(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *what = "throttle tbf", *name = NULL, *jobid = NULL;
-	uint64_t window_us = 0, bytes = 0, rpc_bytes = 1 << 20, clients = 0,
-	         servers = 1, timeout_us = 10000000;
-	char *hook[MAX_LIST + 1];
-	int nhook = 0, stop = 0, c;
-	tp_tbf_rule rule;
-	tp_error err;
+	const char *what = "throttle tbf";
+	int c, rc;
 
+	*o = (struct tbf_opts){
+	    .rpc_bytes = 1 << 20, .servers = 1, .timeout_us = 10000000};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		tp_status st = TP_OK;
-
-		switch (c) {
-		case 'N':
-			name = optarg;
-			break;
-		case 'j':
-			jobid = optarg;
-			break;
-		case 'w':
-			st = tp_units_parse_duration_us("--window", optarg, 1,
-			                                &window_us, &err);
-			break;
-		case 'b':
-			st = tp_units_parse_bytes("--bytes", optarg, &bytes,
-			                          &err);
-			break;
-		case 'c':
-			st = tp_units_parse_count("--clients", optarg, 1,
-			                          TP_SWEEP_MAX_CLIENTS,
-			                          &clients, &err);
-			break;
-		case 'r':
-			st = tp_units_parse_bytes("--rpc-bytes", optarg,
-			                          &rpc_bytes, &err);
-			break;
-		case 's':
-			st = tp_units_parse_count("--servers", optarg, 1,
-			                          100000, &servers, &err);
-			break;
-		case 'S':
-			stop = 1;
-			break;
-		case 'H':
-			if (nhook > 0)
-				return tp_cli_usage_error(what,
-				                          "--hook given twice");
-			hook[nhook++] = optarg;
-			break;
-		case 'a':
-			if (nhook == 0)
-				return tp_cli_usage_error(
-				    what, "--hook-arg before --hook");
-			if (nhook == MAX_LIST - 2)
-				return tp_cli_usage_error(
-				    what, "too many --hook-arg");
-			hook[nhook++] = optarg;
-			break;
-		case 't':
-			st = tp_units_parse_duration_us(
-			    "--hook-timeout", optarg, 1000, &timeout_us, &err);
-			break;
-		case 'h':
-			usage(stdout);
+		if (c == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
-			return bad_option(what, argv);
 		}
-		if (st != TP_OK)
-			return tp_cli_usage_error(what, "%s", err.message);
+		if (c == 0 || !strchr("NjwbcrsSHat", c))
+			return bad_option(what, argv);
+		if ((rc = parse_tbf_option(c, optarg, o)) != TP_EXIT_OK)
+			return rc;
 	}
 	if (optind != argc)
 		return tp_cli_usage_error(what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!name || !jobid || !window_us || !bytes || !clients)
+	if (!o->name || !o->jobid || !o->window_us || !o->bytes || !o->clients)
 		return tp_cli_usage_error(what,
 		                          "--name, --jobid, --window, --bytes "
 		                          "and --clients are required");
-	if (tp_tbf_rule_make(name, jobid, window_us, bytes, rpc_bytes,
-	                     (uint32_t)clients, (uint32_t)servers, &rule,
+	return TP_EXIT_OK;
+}
+
+static int run_tbf(int argc, char **argv)
+{
+	const char *what = "throttle tbf";
+	struct tbf_opts o;
+	tp_tbf_rule rule;
+	tp_error err;
+	int rc;
+
+	if ((rc = parse_tbf_opts(argc, argv, &o)) != TP_EXIT_OK)
+		return rc;
+	if (o.help) {
+		usage(stdout);
+		return TP_EXIT_OK;
+	}
+	if (tp_tbf_rule_make(o.name, o.jobid, o.window_us, o.bytes, o.rpc_bytes,
+	                     (uint32_t)o.clients, (uint32_t)o.servers, &rule,
 	                     &err) != TP_OK)
 		return tp_cli_usage_error(what, "%s", err.message);
 	printf("%s\n%s\n", rule.start, rule.stop);
-	if (nhook) {
-		hook[nhook] = NULL;
+	if (o.nhook) {
+		o.hook[o.nhook] = NULL;
 		if (fflush(stdout) != 0 ||
-		    tp_tbf_run_hook(hook, stop ? "stop" : "start",
-		                    stop ? rule.stop : rule.start,
-		                    (unsigned)(timeout_us / 1000),
+		    tp_tbf_run_hook(o.hook, o.stop ? "stop" : "start",
+		                    o.stop ? rule.stop : rule.start,
+		                    (unsigned)(o.timeout_us / 1000),
 		                    &err) != TP_OK)
 			return tp_cli_fail(what, &err);
 	}
