@@ -19,6 +19,7 @@
 #include "convert.h"
 #include "discover.h"
 #include "fabric.h"
+#include "ioserver.h"
 #include "profile.h"
 #include "remap.h"
 #include "topo.h"
@@ -131,6 +132,72 @@ bad:
 				  "%llu to %llu",
 				  opt, text, (unsigned long long)min,
 				  (unsigned long long)max);
+}
+
+int tp_cli_parse_slots(const char *what, const char *text, uint64_t *slots)
+{
+	return tp_cli_parse_u64(what, "--slots", text, 1, TP_CLI_MAX_SLOTS,
+	                        slots);
+}
+
+int tp_cli_parse_seed(const char *what, const char *text, uint64_t *seed)
+{
+	return tp_cli_parse_u64(what, "--seed", text, 0, UINT64_MAX, seed);
+}
+
+int tp_cli_parse_job_option(const char *what, int c, const char *arg,
+                            tp_cli_job_opts *job)
+{
+	switch (c) {
+	case TP_CLI_OPT_TRAFFIC:
+		job->traffic = arg;
+		return TP_EXIT_OK;
+	case TP_CLI_OPT_FABRIC:
+		job->fabric = arg;
+		return TP_EXIT_OK;
+	case TP_CLI_OPT_HOSTS:
+		job->hostlist = arg;
+		return TP_EXIT_OK;
+	case TP_CLI_OPT_SLOTS:
+		return tp_cli_parse_slots(what, arg, &job->slots);
+	default: /* TP_CLI_OPT_SEED */
+		return tp_cli_parse_seed(what, arg, &job->seed);
+	}
+}
+
+const char *tp_cli_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+int tp_cli_parse_u32(const char *what, const char *opt, const char *text,
+                     uint32_t min, uint32_t max, uint32_t *value)
+{
+	uint64_t v;
+	int rc = tp_cli_parse_u64(what, opt, text, min, max, &v);
+
+	if (rc == TP_EXIT_OK)
+		*value = (uint32_t)v;
+	return rc;
+}
+
+int tp_cli_parse_io_where(const char *what, const char *text, bool site_allowed,
+                          tp_ioserver_scope *scope)
+{
+	if (!strcmp(text, "among"))
+		*scope = TP_IOSERVER_AMONG;
+	else if (!strcmp(text, "beside"))
+		*scope = TP_IOSERVER_BESIDE;
+	else if (site_allowed && !strcmp(text, "site"))
+		*scope = TP_IOSERVER_SITE;
+	else
+		return tp_cli_usage_error(what,
+		                          "--io-where '%s': expected "
+		                          "among|beside%s",
+		                          text, site_allowed ? "|site" : "");
+	return TP_EXIT_OK;
 }
 
 bool tp_cli_is_tree_spec(const char *spec)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ioserver.h"
 #include "tp_error.h"
 #include "tp_log.h"
 
@@ -56,6 +57,66 @@ int tp_cli_bad_option(const char *what, int c, char *const argv[],
  */
 int tp_cli_parse_u64(const char *what, const char *opt, const char *text,
 		     uint64_t min, uint64_t max, uint64_t *value);
+
+/* Most ranks per host --slots (and a job's slots=) accepts. */
+#define TP_CLI_MAX_SLOTS 1000000u
+
+/* --slots @text: ranks per host, 1..TP_CLI_MAX_SLOTS (tp_cli_parse_u64). */
+int tp_cli_parse_slots(const char *what, const char *text, uint64_t *slots);
+
+/* --seed @text: any whole number that fits 64 bits (tp_cli_parse_u64). */
+int tp_cli_parse_seed(const char *what, const char *text, uint64_t *seed);
+
+/* The last component of @path ("a/b/c" -> "c"), for labels and titles. */
+const char *tp_cli_base_name(const char *path);
+
+/*
+ * The job the mapping subcommands (cost, remap, report hops and heatmap)
+ * read: its traffic (--matrix or --profile FILE), --fabric, --hosts,
+ * --slots and --seed.  Their option tables give these options the codes
+ * below; tp_cli_parse_job_option parses them.
+ */
+typedef struct tp_cli_job_opts {
+	const char *traffic;  /* a profile or a matrix text */
+	const char *fabric;   /* PxLxH or a file (tp_cli_load_topo) */
+	const char *hostlist; /* NULL: the first hosts that hold the job */
+	uint64_t slots;       /* ranks per host */
+	uint64_t seed;
+} tp_cli_job_opts;
+
+#define TP_CLI_JOB_OPTS_DEFAULT                                                \
+	{                                                                      \
+		.slots = 1, .seed = 1                                          \
+	}
+
+enum {
+	TP_CLI_OPT_TRAFFIC = 0x1000,
+	TP_CLI_OPT_FABRIC,
+	TP_CLI_OPT_HOSTS,
+	TP_CLI_OPT_SLOTS,
+	TP_CLI_OPT_SEED,
+};
+
+/* Whether getopt_long answer @c is one of the job's options. */
+#define TP_CLI_IS_JOB_OPT(c)                                                   \
+	((c) >= TP_CLI_OPT_TRAFFIC && (c) <= TP_CLI_OPT_SEED)
+
+/* Job option @c (TP_CLI_IS_JOB_OPT) with value @arg into @job; a usage
+ * error names a bad --slots or --seed. */
+int tp_cli_parse_job_option(const char *what, int c, const char *arg,
+                            tp_cli_job_opts *job);
+
+/* tp_cli_parse_u64 for a value that fits a uint32_t (@max <= UINT32_MAX). */
+int tp_cli_parse_u32(const char *what, const char *opt, const char *text,
+                     uint32_t min, uint32_t max, uint32_t *value);
+
+/*
+ * --io-where @text: among or beside the job's hosts, or (when @site_allowed)
+ * site, site-wide servers placed before the job.  Anything else is one
+ * usage line listing what this subcommand takes; returns TP_EXIT_USAGE.
+ */
+int tp_cli_parse_io_where(const char *what, const char *text, bool site_allowed,
+                          tp_ioserver_scope *scope);
 
 /*
  * Whether the --fabric argument @spec has the shape of a tree (digits and

@@ -19,3 +19,7 @@ TESTS += tests/integration/cli_json.sh
 # profile list --apps (last use) and profile prune: freshness per application.
 dist_check_SCRIPTS += tests/integration/cli_profile_apps.sh
 TESTS += tests/integration/cli_profile_apps.sh
+
+# The option helpers the subcommands share: one message per bad value.
+dist_check_SCRIPTS += tests/integration/cli_options.sh
+TESTS += tests/integration/cli_options.sh

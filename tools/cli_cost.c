@@ -145,13 +145,6 @@ static void print_row_bytes(const char *label, int n, const double *v)
 	putchar('\n');
 }
 
-static const char *mapping_label(const char *name)
-{
-	const char *base = strrchr(name, '/');
-
-	return base ? base + 1 : name;
-}
-
 /* The table's rows of the routed link loads. */
 static void print_link_rows(int nmap, const tp_link_load *links)
 {
@@ -187,10 +180,10 @@ static void print_links(const tp_fabric *fabric, int nmap, char *const *names,
 
 		tp_link_dir_name(fabric, port, text, sizeof(text));
 		if (port == TP_FABRIC_NONE)
-			printf("  %-16s -\n", mapping_label(names[i]));
+			printf("  %-16s -\n", tp_cli_base_name(names[i]));
 		else
 			printf("  %-16s %s %s, %.0f bytes\n",
-			       mapping_label(names[i]), text,
+			       tp_cli_base_name(names[i]), text,
 			       tp_link_dir_is_up(fabric, port) ? "up" : "down",
 			       links[i].max_fabric_bytes);
 	}
@@ -201,7 +194,7 @@ static void print_links(const tp_fabric *fabric, int nmap, char *const *names,
 			if (links[i].port_bytes[p] <= 0)
 				continue;
 			printf("link: mapping=%s link=%s dir=%s bytes=%.0f\n",
-			       mapping_label(names[i]),
+			       tp_cli_base_name(names[i]),
 			       tp_link_dir_name(fabric, p, text, sizeof(text)),
 			       tp_link_dir_is_up(fabric, p) ? "up" : "down",
 			       links[i].port_bytes[p]);
@@ -307,7 +300,7 @@ static tp_status print_json(const tp_fabric *fab, const tp_topo *topo,
 		const tp_cost_report *r = &run->reports[i];
 
 		tp_json_begin_object(&j, NULL);
-		tp_json_string(&j, "mapping", mapping_label(run->names[i]));
+		tp_json_string(&j, "mapping", tp_cli_base_name(run->names[i]));
 		tp_json_uint(&j, "hop_bytes", r->hop_bytes);
 		tp_json_double(&j, "ratio_to_first",
 		               first->hop_bytes ? (double)r->hop_bytes /
@@ -338,17 +331,103 @@ static tp_status print_json(const tp_fabric *fab, const tp_topo *topo,
 	return tp_json_finish(&j, err);
 }
 
-int tp_cli_cost(int argc, char **argv)
+/* ---- options ------------------------------------------------------- */
+
+/* The options of `topoplace cost`, as given (defaults filled in). */
+struct cost_opts {
+	tp_cli_job_opts job; /* --matrix, --fabric, --hosts, --slots, --seed */
+	const char *params_path;
+	char *names[MAX_MAPPINGS]; /* the mappings, "a,b" values split */
+	int nmap;
+	struct routes_opts ro;
+	bool json, help;
+};
+
+/* One getopt_long answer @c into @o; --mapping values are kept whole in
+ * @mapping_arg (split later). */
+static int parse_cost_option(int c, char *arg, struct cost_opts *o,
+                             char **mapping_arg, int *nargs)
+{
+	const char *what = "cost";
+	uint64_t port;
+
+	switch (c) {
+	case 'p':
+		o->params_path = arg;
+		break;
+	case 'M':
+		if (*nargs == MAX_MAPPINGS)
+			return tp_cli_usage_error(what,
+			                          "too many --mapping options");
+		mapping_arg[(*nargs)++] = arg;
+		break;
+	case 'r':
+		if (!strcmp(arg, "lft"))
+			o->ro.lft = 1;
+		else if (!strcmp(arg, "dmodk"))
+			o->ro.lft = 0;
+		else
+			return tp_cli_usage_error(
+			    what, "--routes '%s': expected dmodk|lft", arg);
+		break;
+	case 'C':
+		o->ro.ca = arg;
+		break;
+	case 'O':
+		if (tp_cli_parse_u64(what, "--port", arg, 0, 254, &port))
+			return TP_EXIT_USAGE;
+		o->ro.port = (int)port;
+		break;
+	case 'L':
+		o->ro.per_link = true;
+		break;
+	default: /* 'j' */
+		o->json = true;
+		break;
+	}
+	return TP_EXIT_OK;
+}
+
+/* The --mapping values split at commas into o->names (the strings stay in
+ * argv); block, cyclic, random and remap when none was given. */
+static int split_mappings(char **mapping_arg, int nargs, struct cost_opts *o)
+{
+	static char def[4][8] = {"block", "cyclic", "random", "remap"};
+
+	for (int i = 0; i < nargs; i++) {
+		char *save = NULL;
+
+		for (char *tok = strtok_r(mapping_arg[i], ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (o->nmap == MAX_MAPPINGS)
+				return tp_cli_usage_error(
+				    "cost", "more than %d mappings",
+				    MAX_MAPPINGS);
+			o->names[o->nmap++] = tok;
+		}
+	}
+	for (int i = 0; o->nmap == 0 && i < 4; i++)
+		o->names[i] = def[i];
+	if (o->nmap == 0)
+		o->nmap = 4;
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_cost_opts(int argc, char **argv, struct cost_opts *o)
 {
 	static const struct option opts[] = {
-	    {"matrix", required_argument, NULL, 'm'},
-	    {"profile", required_argument, NULL, 'm'},
-	    {"fabric", required_argument, NULL, 'f'},
-	    {"hosts", required_argument, NULL, 'H'},
-	    {"slots", required_argument, NULL, 'n'},
+	    {"matrix", required_argument, NULL, TP_CLI_OPT_TRAFFIC},
+	    {"profile", required_argument, NULL, TP_CLI_OPT_TRAFFIC},
+	    {"fabric", required_argument, NULL, TP_CLI_OPT_FABRIC},
+	    {"hosts", required_argument, NULL, TP_CLI_OPT_HOSTS},
+	    {"slots", required_argument, NULL, TP_CLI_OPT_SLOTS},
 	    {"mapping", required_argument, NULL, 'M'},
 	    {"params", required_argument, NULL, 'p'},
-	    {"seed", required_argument, NULL, 's'},
+	    {"seed", required_argument, NULL, TP_CLI_OPT_SEED},
 	    {"routes", required_argument, NULL, 'r'},
 	    {"ca", required_argument, NULL, 'C'},
 	    {"port", required_argument, NULL, 'O'},
@@ -358,258 +437,258 @@ int tp_cli_cost(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *what = "cost";
-	const char *matrix = NULL, *fabric = NULL, *hostlist = NULL;
-	const char *params_path = NULL;
-	char *names[MAX_MAPPINGS], *mapping_arg[MAX_MAPPINGS];
-	int nmap = 0, nargs = 0, c, rc = TP_EXIT_FAILURE;
-	uint64_t slots = 1, seed = 1, port;
-	uint32_t nhosts = 0;
-	struct routes_opts ro = {.lft = -1};
-	bool json = false;
-	tp_fabric *fab = NULL;
-	tp_routes *routes = NULL;
-	tp_topo *topo = NULL;
-	tp_traffic *t = NULL;
-	tp_remap_host *hosts = NULL;
-	uint32_t *maps[MAX_MAPPINGS] = {NULL};
-	tp_cost_report rep[MAX_MAPPINGS];
-	tp_link_load links[MAX_MAPPINGS];
-	tp_cost_params params = tp_cost_default_params();
-	tp_error err = {0};
+	char *mapping_arg[MAX_MAPPINGS];
+	int nargs = 0, c, rc;
 
-	for (int i = 0; i < MAX_MAPPINGS; i++)
-		links[i] = (tp_link_load){.port_bytes = NULL};
+	*o = (struct cost_opts){.job = TP_CLI_JOB_OPTS_DEFAULT,
+	                        .ro = {.lft = -1}};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			matrix = optarg;
-			break;
-		case 'f':
-			fabric = optarg;
-			break;
-		case 'H':
-			hostlist = optarg;
-			break;
-		case 'p':
-			params_path = optarg;
-			break;
-		case 'M':
-			if (nargs == MAX_MAPPINGS)
-				return tp_cli_usage_error(
-				    what, "too many --mapping options");
-			mapping_arg[nargs++] = optarg;
-			break;
-		case 'n':
-			if (tp_cli_parse_u64(what, "--slots", optarg, 1,
-			                     1000000, &slots))
-				return TP_EXIT_USAGE;
-			break;
-		case 's':
-			if (tp_cli_parse_u64(what, "--seed", optarg, 0,
-			                     UINT64_MAX, &seed))
-				return TP_EXIT_USAGE;
-			break;
-		case 'r':
-			if (!strcmp(optarg, "lft"))
-				ro.lft = 1;
-			else if (!strcmp(optarg, "dmodk"))
-				ro.lft = 0;
-			else
-				return tp_cli_usage_error(
-				    what, "--routes '%s': expected dmodk|lft",
-				    optarg);
-			break;
-		case 'C':
-			ro.ca = optarg;
-			break;
-		case 'O':
-			if (tp_cli_parse_u64(what, "--port", optarg, 0, 254,
-			                     &port))
-				return TP_EXIT_USAGE;
-			ro.port = (int)port;
-			break;
-		case 'L':
-			ro.per_link = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(cost_usage, stdout);
+		if (c == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
-			return tp_cli_bad_option(what, c, argv, "");
 		}
+		if (TP_CLI_IS_JOB_OPT(c))
+			rc = tp_cli_parse_job_option(what, c, optarg, &o->job);
+		else if (c != 0 && c < 256 && strchr("pMrCOLj", c))
+			rc = parse_cost_option(c, optarg, o, mapping_arg,
+			                       &nargs);
+		else
+			return tp_cli_bad_option(what, c, argv, "");
+		if (rc != TP_EXIT_OK)
+			return rc;
 	}
 	if (optind < argc)
 		return tp_cli_usage_error(what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!matrix || !fabric)
+	if (!o->job.traffic || !o->job.fabric)
 		return tp_cli_usage_error(what, "--matrix and --fabric are "
 		                                "required (see --help)");
-	if ((ro.lft != -1 || ro.per_link) && tp_cli_is_tree_spec(fabric))
+	if ((o->ro.lft != -1 || o->ro.per_link) &&
+	    tp_cli_is_tree_spec(o->job.fabric))
 		return tp_cli_usage_error(what,
 		                          "--routes and --per-link need "
 		                          "--fabric FILE or live (a PxLxH tree "
 		                          "has no routes)");
-	/* Split "a,b" values; the strings stay in argv. */
-	for (int i = 0; i < nargs; i++) {
-		char *save = NULL;
+	return split_mappings(mapping_arg, nargs, o);
+}
 
-		for (char *tok = strtok_r(mapping_arg[i], ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			if (nmap == MAX_MAPPINGS)
-				return tp_cli_usage_error(
-				    what, "more than %d mappings",
-				    MAX_MAPPINGS);
-			names[nmap++] = tok;
-		}
-	}
-	if (nmap == 0) {
-		static char def[4][8] = {"block", "cyclic", "random", "remap"};
+/* ---- run ------------------------------------------------------------ */
 
-		for (int i = 0; i < 4; i++)
-			names[nmap++] = def[i];
-	}
-	if (params_path &&
-	    tp_cost_params_read_file(params_path, &params, &err) != TP_OK)
-		goto fail;
-	/* a live fabric's own tables are its real routes */
-	if (ro.lft == -1)
-		ro.lft = !strcmp(fabric, "live");
-	if ((rc = load_fabric(what, fabric, &ro, &fab, &topo)) != TP_EXIT_OK)
-		goto out;
-	/* before any output, so that a fabric without tables fails cleanly */
-	if (fab && load_routes(fab, &ro, &routes, &err) != TP_OK)
-		goto fail;
-	if (tp_cli_read_traffic(matrix, &t, &err) != TP_OK)
-		goto fail;
-	if ((hostlist
-	         ? tp_remap_hosts_parse(topo, hostlist, (uint32_t)slots, &hosts,
-	                                &nhosts, &err)
-	         : tp_cli_first_hosts(topo, fabric, t->ranks, (uint32_t)slots,
-	                              &hosts, &nhosts, &err)) != TP_OK)
-		goto fail;
+/* What `cost` computed, one report per mapping; cost_work_free frees it. */
+struct cost_work {
+	tp_fabric *fab;    /* --fabric FILE|live, else NULL */
+	tp_routes *routes; /* its routes; NULL for PxLxH */
+	tp_topo *topo;
+	tp_traffic *t;
+	tp_remap_host *hosts;
+	uint32_t nhosts;
+	uint32_t *maps[MAX_MAPPINGS];
+	tp_cost_report rep[MAX_MAPPINGS];
+	tp_link_load links[MAX_MAPPINGS];
+	tp_cost_params params;
+};
+
+static void cost_work_free(struct cost_work *w, int nmap)
+{
 	for (int i = 0; i < nmap; i++) {
-		maps[i] = malloc((size_t)t->ranks * sizeof(*maps[i]));
-		if (!maps[i]) {
-			tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
-			goto fail;
-		}
-		if (tp_cli_make_mapping(topo, t, hosts, nhosts, names[i], seed,
-		                        maps[i], &err) != TP_OK)
-			goto fail;
-		if (tp_cost_evaluate(topo, t, maps[i], &params, &rep[i], NULL,
-		                     NULL, &err) != TP_OK)
-			goto fail;
-		if (!routes)
-			continue;
-		if (tp_cost_link_load(fab, routes, topo, t, maps[i], &links[i],
-		                      &err) != TP_OK) {
-			tp_error_prefix(&err, "mapping %s", names[i]);
-			goto fail;
-		}
-		/* the routes say where the bytes go: no even-spread guess */
-		tp_cost_link_contention(&rep[i], &params, &links[i]);
+		free(w->maps[i]);
+		tp_link_load_free(&w->links[i]);
 	}
-	if (json) {
-		const struct cost_run run = {.matrix = matrix,
-		                             .fabric = fabric,
-		                             .ranks = t->ranks,
-		                             .hosts = nhosts,
-		                             .slots = slots,
-		                             .seed = seed,
-		                             .nmap = nmap,
-		                             .names = names,
-		                             .reports = rep,
-		                             .links = routes ? links : NULL,
-		                             .per_link = ro.per_link,
-		                             .routes = routes};
+	free(w->hosts);
+	tp_traffic_free(w->t);
+	tp_routes_free(w->routes);
+	tp_fabric_free(w->fab);
+	tp_topo_free(w->topo);
+}
 
-		if (print_json(fab, topo, &run, &err) != TP_OK)
-			goto fail;
-		rc = TP_EXIT_OK;
-		goto out;
+/* Mapping @i of @o computed and evaluated, and followed over the routes. */
+static tp_status evaluate_mapping(const struct cost_opts *o,
+                                  struct cost_work *w, int i, tp_error *err)
+{
+	const tp_traffic *t = w->t;
+	tp_status st;
+
+	w->maps[i] = malloc((size_t)t->ranks * sizeof(*w->maps[i]));
+	if (!w->maps[i])
+		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+	if ((st = tp_cli_make_mapping(w->topo, t, w->hosts, w->nhosts,
+	                              o->names[i], o->job.seed, w->maps[i],
+	                              err)) != TP_OK ||
+	    (st = tp_cost_evaluate(w->topo, t, w->maps[i], &w->params,
+	                           &w->rep[i], NULL, NULL, err)) != TP_OK)
+		return st;
+	if (!w->routes)
+		return TP_OK;
+	if (tp_cost_link_load(w->fab, w->routes, w->topo, t, w->maps[i],
+	                      &w->links[i], err) != TP_OK)
+		return tp_error_prefix(err, "mapping %s", o->names[i]);
+	/* the routes say where the bytes go: no even-spread guess */
+	tp_cost_link_contention(&w->rep[i], &w->params, &w->links[i]);
+	return TP_OK;
+}
+
+/*
+ * Read the inputs and evaluate every mapping.  Returns TP_EXIT_OK, or the
+ * exit status of a failure already printed.
+ */
+static int run_cost(struct cost_opts *o, struct cost_work *w)
+{
+	const char *what = "cost";
+	tp_error err = {0};
+	int rc;
+
+	w->params = tp_cost_default_params();
+	if (o->params_path &&
+	    tp_cost_params_read_file(o->params_path, &w->params, &err) != TP_OK)
+		return tp_cli_fail(what, &err);
+	/* a live fabric's own tables are its real routes */
+	if (o->ro.lft == -1)
+		o->ro.lft = !strcmp(o->job.fabric, "live");
+	rc = load_fabric(what, o->job.fabric, &o->ro, &w->fab, &w->topo);
+	if (rc != TP_EXIT_OK)
+		return rc;
+	/* before any output, so that a fabric without tables fails cleanly */
+	if ((w->fab &&
+	     load_routes(w->fab, &o->ro, &w->routes, &err) != TP_OK) ||
+	    tp_cli_read_traffic(o->job.traffic, &w->t, &err) != TP_OK)
+		return tp_cli_fail(what, &err);
+	if ((o->job.hostlist
+	         ? tp_remap_hosts_parse(w->topo, o->job.hostlist,
+	                                (uint32_t)o->job.slots, &w->hosts,
+	                                &w->nhosts, &err)
+	         : tp_cli_first_hosts(w->topo, o->job.fabric, w->t->ranks,
+	                              (uint32_t)o->job.slots, &w->hosts,
+	                              &w->nhosts, &err)) != TP_OK)
+		return tp_cli_fail(what, &err);
+	for (int i = 0; i < o->nmap; i++)
+		if (evaluate_mapping(o, w, i, &err) != TP_OK)
+			return tp_cli_fail(what, &err);
+	return TP_EXIT_OK;
+}
+
+/* ---- print ---------------------------------------------------------- */
+
+/* The table's rows of @w's reports, one column a mapping. */
+static void print_cost_rows(const struct cost_work *w, int nmap)
+{
+	static const char *const cls[TP_COST_CLASSES] = {
+	    "bytes on-node", "bytes same-leaf", "bytes same-pod",
+	    "bytes other-pod"};
+	const tp_cost_report *rep = w->rep;
+	uint64_t v[MAX_MAPPINGS];
+	double d[MAX_MAPPINGS];
+
+	for (int i = 0; i < nmap; i++)
+		v[i] = rep[i].hop_bytes;
+	print_row_u64("hop-bytes", nmap, v);
+	for (int i = 0; i < nmap; i++)
+		d[i] = rep[0].hop_bytes
+		           ? (double)rep[i].hop_bytes / (double)rep[0].hop_bytes
+		           : 1.0;
+	print_row_double("  ratio to first", nmap, d, 1);
+	for (int k = 0; k < TP_COST_CLASSES; k++) {
+		for (int i = 0; i < nmap; i++)
+			v[i] = rep[i].class_bytes[k];
+		print_row_u64(cls[k], nmap, v);
 	}
+	for (int i = 0; i < nmap; i++)
+		v[i] = rep[i].max_leaf_up_bytes;
+	print_row_u64("max leaf up bytes", nmap, v);
+	for (int i = 0; i < nmap; i++)
+		v[i] = rep[i].max_leaf_down_bytes;
+	print_row_u64("max leaf down bytes", nmap, v);
+	printf("%-22s", "busiest leaf");
+	for (int i = 0; i < nmap; i++)
+		printf(" %16s",
+		       rep[i].max_leaf == TP_TOPO_NONE
+		           ? "-"
+		           : tp_topo_leaf_name(w->topo, rep[i].max_leaf));
+	putchar('\n');
+	if (w->routes)
+		print_link_rows(nmap, w->links);
+	for (int i = 0; i < nmap; i++)
+		d[i] = rep[i].predicted_s;
+	print_row_double("predicted time s", nmap, d, 0);
+	for (int i = 0; i < nmap; i++)
+		d[i] = rep[i].maxrate_s;
+	print_row_double("  max-rate s", nmap, d, 0);
+	for (int i = 0; i < nmap; i++)
+		d[i] = rep[i].queue_s;
+	print_row_double("  queue search s", nmap, d, 0);
+	for (int i = 0; i < nmap; i++)
+		d[i] = rep[i].contention_s;
+	print_row_double("  contention s", nmap, d, 0);
+}
+
+/* The comparison as a table: the job, the routes, the rows, the links. */
+static void print_cost_text(const struct cost_opts *o,
+                            const struct cost_work *w)
+{
 	printf("matrix %s: %u ranks, fabric %s, %u hosts x %llu slots, "
 	       "seed %llu\n",
-	       matrix, t->ranks, fabric, nhosts, (unsigned long long)slots,
-	       (unsigned long long)seed);
-	if (routes)
+	       o->job.traffic, w->t->ranks, o->job.fabric, w->nhosts,
+	       (unsigned long long)o->job.slots,
+	       (unsigned long long)o->job.seed);
+	if (w->routes)
 		printf("routes: %s; contention from the busiest switch link\n",
-		       tp_routes_kind_of(routes) == TP_ROUTES_LFT
+		       tp_routes_kind_of(w->routes) == TP_ROUTES_LFT
 		           ? "lft, read from the switches' forwarding tables"
 		           : "dmodk, modelled (D-mod-k, not read from the "
 		             "fabric)");
 	printf("%-22s", "mapping");
-	for (int i = 0; i < nmap; i++)
-		printf(" %16.16s", mapping_label(names[i]));
+	for (int i = 0; i < o->nmap; i++)
+		printf(" %16.16s", tp_cli_base_name(o->names[i]));
 	putchar('\n');
-	{
-		uint64_t v[MAX_MAPPINGS];
-		double d[MAX_MAPPINGS];
-		static const char *const cls[TP_COST_CLASSES] = {
-		    "bytes on-node", "bytes same-leaf", "bytes same-pod",
-		    "bytes other-pod"};
+	print_cost_rows(w, o->nmap);
+	if (w->routes)
+		print_links(w->fab, o->nmap, o->names, w->links,
+		            o->ro.per_link);
+}
 
-		for (int i = 0; i < nmap; i++)
-			v[i] = rep[i].hop_bytes;
-		print_row_u64("hop-bytes", nmap, v);
-		for (int i = 0; i < nmap; i++)
-			d[i] = rep[0].hop_bytes ? (double)rep[i].hop_bytes /
-			                              (double)rep[0].hop_bytes
-			                        : 1.0;
-		print_row_double("  ratio to first", nmap, d, 1);
-		for (int k = 0; k < TP_COST_CLASSES; k++) {
-			for (int i = 0; i < nmap; i++)
-				v[i] = rep[i].class_bytes[k];
-			print_row_u64(cls[k], nmap, v);
-		}
-		for (int i = 0; i < nmap; i++)
-			v[i] = rep[i].max_leaf_up_bytes;
-		print_row_u64("max leaf up bytes", nmap, v);
-		for (int i = 0; i < nmap; i++)
-			v[i] = rep[i].max_leaf_down_bytes;
-		print_row_u64("max leaf down bytes", nmap, v);
-		printf("%-22s", "busiest leaf");
-		for (int i = 0; i < nmap; i++)
-			printf(" %16s",
-			       rep[i].max_leaf == TP_TOPO_NONE
-			           ? "-"
-			           : tp_topo_leaf_name(topo, rep[i].max_leaf));
-		putchar('\n');
-		if (routes)
-			print_link_rows(nmap, links);
-		for (int i = 0; i < nmap; i++)
-			d[i] = rep[i].predicted_s;
-		print_row_double("predicted time s", nmap, d, 0);
-		for (int i = 0; i < nmap; i++)
-			d[i] = rep[i].maxrate_s;
-		print_row_double("  max-rate s", nmap, d, 0);
-		for (int i = 0; i < nmap; i++)
-			d[i] = rep[i].queue_s;
-		print_row_double("  queue search s", nmap, d, 0);
-		for (int i = 0; i < nmap; i++)
-			d[i] = rep[i].contention_s;
-		print_row_double("  contention s", nmap, d, 0);
+/* The comparison as text or JSON; the exit status. */
+static int print_cost(const struct cost_opts *o, const struct cost_work *w)
+{
+	const struct cost_run run = {.matrix = o->job.traffic,
+	                             .fabric = o->job.fabric,
+	                             .ranks = w->t->ranks,
+	                             .hosts = w->nhosts,
+	                             .slots = o->job.slots,
+	                             .seed = o->job.seed,
+	                             .nmap = o->nmap,
+	                             .names = o->names,
+	                             .reports = w->rep,
+	                             .links = w->routes ? w->links : NULL,
+	                             .per_link = o->ro.per_link,
+	                             .routes = w->routes};
+	tp_error err = {0};
+
+	if (!o->json) {
+		print_cost_text(o, w);
+		return TP_EXIT_OK;
 	}
-	if (routes)
-		print_links(fab, nmap, names, links, ro.per_link);
-	rc = TP_EXIT_OK;
-	goto out;
-fail:
-	rc = tp_cli_fail(what, &err);
-out:
-	for (int i = 0; i < nmap; i++) {
-		free(maps[i]);
-		tp_link_load_free(&links[i]);
+	if (print_json(w->fab, w->topo, &run, &err) != TP_OK)
+		return tp_cli_fail("cost", &err);
+	return TP_EXIT_OK;
+}
+
+int tp_cli_cost(int argc, char **argv)
+{
+	struct cost_opts o;
+	struct cost_work w = {.nhosts = 0};
+	int rc;
+
+	for (int i = 0; i < MAX_MAPPINGS; i++)
+		w.links[i] = (tp_link_load){.port_bytes = NULL};
+	if ((rc = parse_cost_opts(argc, argv, &o)) != TP_EXIT_OK)
+		return rc;
+	if (o.help) {
+		fputs(cost_usage, stdout);
+		return TP_EXIT_OK;
 	}
-	free(hosts);
-	tp_traffic_free(t);
-	tp_routes_free(routes);
-	tp_fabric_free(fab);
-	tp_topo_free(topo);
+	if ((rc = run_cost(&o, &w)) == TP_EXIT_OK)
+		rc = print_cost(&o, &w);
+	cost_work_free(&w, o.nmap);
 	return rc;
 }

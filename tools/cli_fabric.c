@@ -590,23 +590,85 @@ out:
 	return status;
 }
 
-int tp_cli_fabric(int argc, char **argv)
+enum {
+	O_CACHE = 256,
+	O_CONF,
+	O_MAP,
+	O_CA,
+	O_PORT,
+	O_BCACHE,
+	O_BCONF,
+	O_DMODK,
+	O_ALL,
+	O_PATHS,
+	O_MATRIX,
+	O_HOSTS,
+	O_JSON
+};
+
+/* One getopt_long answer @c into @o. */
+static int parse_fabric_option(int c, const char *arg, struct opts *o)
 {
-	enum {
-		O_CACHE = 256,
-		O_CONF,
-		O_MAP,
-		O_CA,
-		O_PORT,
-		O_BCACHE,
-		O_BCONF,
-		O_DMODK,
-		O_ALL,
-		O_PATHS,
-		O_MATRIX,
-		O_HOSTS,
-		O_JSON
-	};
+	char *end;
+
+	switch (c) {
+	case O_CACHE:
+		o->cache = arg;
+		break;
+	case O_CONF:
+		o->conf = arg;
+		break;
+	case O_MAP:
+		o->map = arg;
+		break;
+	case O_CA:
+		o->ca = arg;
+		break;
+	case O_PORT:
+		errno = 0;
+		o->port = (int)strtol(arg, &end, 10);
+		if (errno || *end || o->port < 0 || o->port > 254)
+			return tp_cli_usage_error(
+			    WHAT, "--port '%s' is not a port number", arg);
+		break;
+	case O_BCACHE:
+		o->before_cache = arg;
+		break;
+	case O_BCONF:
+		o->before_conf = arg;
+		break;
+	case O_DMODK:
+		o->dmodk = true;
+		break;
+	case O_ALL:
+		o->all_leaves = true;
+		break;
+	case O_PATHS:
+		o->output = "paths";
+		break;
+	case O_MATRIX:
+		o->matrix = arg;
+		break;
+	case O_HOSTS:
+		o->hosts = arg;
+		break;
+	case O_JSON:
+		o->json = true;
+		break;
+	default: /* 'o' */
+		o->output = arg;
+		break;
+	}
+	return TP_EXIT_OK;
+}
+
+/*
+ * The options after the action into @o; argv[optind..] are the operands
+ * left.  Returns TP_EXIT_OK, -1 for --help, or TP_EXIT_USAGE after one
+ * line naming the option.
+ */
+static int parse_fabric_opts(int argc, char **argv, struct opts *o)
+{
 	static const struct option lo[] = {
 	    {"cache", required_argument, NULL, O_CACHE},
 	    {"topology-conf", required_argument, NULL, O_CONF},
@@ -625,10 +687,84 @@ int tp_cli_fabric(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct opts o = {0};
-	const char *sub;
+	int c, rc;
+
+	*o = (struct opts){0};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
+		if (c == 'h')
+			return -1;
+		if (c != 'o' && (c < O_CACHE || c > O_JSON))
+			return tp_cli_bad_option(WHAT, c, argv, "");
+		if ((rc = parse_fabric_option(c, optarg, o)) != TP_EXIT_OK)
+			return rc;
+	}
+	if (o->cache != NULL && o->conf != NULL)
+		return tp_cli_usage_error(WHAT, "--cache and --topology-conf "
+		                                "are two sources: give one");
+	return TP_EXIT_OK;
+}
+
+/* What action @sub needs of the options and operands (cache's one FILE is
+ * checked by the caller). */
+static int check_fabric_action(const char *sub, const struct opts *o, int argc,
+                               char **argv)
+{
+	if (o->json && strcmp(sub, "show") && strcmp(sub, "diff") &&
+	    strcmp(sub, "load"))
+		return tp_cli_usage_error(WHAT,
+		                          "--json: for show, diff and load "
+		                          "(%s writes a file or paths)",
+		                          sub);
+	if (!strcmp(sub, "cache"))
+		return argc - optind != 1
+		           ? tp_cli_usage_error(WHAT " cache",
+		                                "need one output FILE")
+		           : TP_EXIT_OK;
+	if (!strcmp(sub, "diff") &&
+	    (o->before_cache == NULL) == (o->before_conf == NULL))
+		return tp_cli_usage_error(WHAT " diff",
+		                          "need one of --before-cache FILE, "
+		                          "--before-topology-conf FILE");
+	if (!strcmp(sub, "load") && o->matrix == NULL)
+		return tp_cli_usage_error(WHAT " load", "need --matrix FILE");
+	if (strcmp(sub, "route") && optind != argc)
+		return tp_cli_usage_error(WHAT, "unexpected argument '%s'",
+		                          argv[optind]);
+	return TP_EXIT_OK;
+}
+
+/* Action @sub on the fabric of @o (cache discovers and writes one). */
+static int run_fabric_action(const char *sub, const struct opts *o, int argc,
+                             char **argv)
+{
 	tp_fabric *f = NULL;
-	int c, status;
+	int status;
+
+	if (!strcmp(sub, "cache"))
+		return cmd_cache(o, argv[optind]);
+	if ((status = load(o, &f)) != TP_EXIT_OK)
+		return status;
+	if (!strcmp(sub, "show"))
+		status = cmd_show(f, o->json);
+	else if (!strcmp(sub, "topology"))
+		status = cmd_topology(f, o->output);
+	else if (!strcmp(sub, "diff"))
+		status = cmd_diff(o, f);
+	else if (!strcmp(sub, "load"))
+		status = cmd_load(o, f);
+	else
+		status = cmd_route(o, f, argc - optind, argv + optind);
+	tp_fabric_free(f);
+	return status;
+}
+
+int tp_cli_fabric(int argc, char **argv)
+{
+	struct opts o;
+	const char *sub;
+	int status;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -649,103 +785,13 @@ int tp_cli_fabric(int argc, char **argv)
 		                          sub);
 	argc--;
 	argv++;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
-		char *end;
-
-		switch (c) {
-		case O_CACHE:
-			o.cache = optarg;
-			break;
-		case O_CONF:
-			o.conf = optarg;
-			break;
-		case O_MAP:
-			o.map = optarg;
-			break;
-		case O_CA:
-			o.ca = optarg;
-			break;
-		case O_PORT:
-			errno = 0;
-			o.port = (int)strtol(optarg, &end, 10);
-			if (errno || *end || o.port < 0 || o.port > 254)
-				return tp_cli_usage_error(
-				    WHAT, "--port '%s' is not a port number",
-				    optarg);
-			break;
-		case O_BCACHE:
-			o.before_cache = optarg;
-			break;
-		case O_BCONF:
-			o.before_conf = optarg;
-			break;
-		case O_DMODK:
-			o.dmodk = true;
-			break;
-		case O_ALL:
-			o.all_leaves = true;
-			break;
-		case O_PATHS:
-			o.output = "paths";
-			break;
-		case O_MATRIX:
-			o.matrix = optarg;
-			break;
-		case O_HOSTS:
-			o.hosts = optarg;
-			break;
-		case O_JSON:
-			o.json = true;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return TP_EXIT_OK;
-		default:
-			return tp_cli_bad_option(WHAT, c, argv, "");
-		}
+	status = parse_fabric_opts(argc, argv, &o);
+	if (status == -1) {
+		usage(stdout);
+		return TP_EXIT_OK;
 	}
-	if (o.cache != NULL && o.conf != NULL)
-		return tp_cli_usage_error(WHAT, "--cache and --topology-conf "
-		                                "are two sources: give one");
-	if (o.json && strcmp(sub, "show") && strcmp(sub, "diff") &&
-	    strcmp(sub, "load"))
-		return tp_cli_usage_error(WHAT,
-		                          "--json: for show, diff and load "
-		                          "(%s writes a file or paths)",
-		                          sub);
-	if (!strcmp(sub, "cache")) {
-		if (argc - optind != 1)
-			return tp_cli_usage_error(WHAT " cache",
-			                          "need one output FILE");
-		return cmd_cache(&o, argv[optind]);
-	}
-	if (!strcmp(sub, "diff") &&
-	    (o.before_cache == NULL) == (o.before_conf == NULL))
-		return tp_cli_usage_error(WHAT " diff",
-		                          "need one of --before-cache FILE, "
-		                          "--before-topology-conf FILE");
-	if (!strcmp(sub, "load") && o.matrix == NULL)
-		return tp_cli_usage_error(WHAT " load", "need --matrix FILE");
-	if (strcmp(sub, "route") && optind != argc)
-		return tp_cli_usage_error(WHAT, "unexpected argument '%s'",
-		                          argv[optind]);
-	if ((status = load(&o, &f)) != TP_EXIT_OK)
+	if (status != TP_EXIT_OK ||
+	    (status = check_fabric_action(sub, &o, argc, argv)) != TP_EXIT_OK)
 		return status;
-	if (!strcmp(sub, "show"))
-		status = cmd_show(f, o.json);
-	else if (!strcmp(sub, "topology"))
-		status = cmd_topology(f, o.output);
-	else if (!strcmp(sub, "diff"))
-		status = cmd_diff(&o, f);
-	else if (!strcmp(sub, "load"))
-		status = cmd_load(&o, f);
-	else
-		status = cmd_route(&o, f, argc - optind, argv + optind);
-	tp_fabric_free(f);
-	return status;
+	return run_fabric_action(sub, &o, argc, argv);
 }

@@ -96,17 +96,6 @@ static void usage(FILE *out)
 	    TP_IOSERVER_CHOICES);
 }
 
-static int parse_u32(const char *opt, const char *text, uint32_t min,
-                     uint32_t *value)
-{
-	uint64_t v;
-	int rc = tp_cli_parse_u64(WHAT, opt, text, min, UINT32_MAX, &v);
-
-	if (rc == TP_EXIT_OK)
-		*value = (uint32_t)v;
-	return rc;
-}
-
 /* Print names as a Slurm hostlist (tp_hostlist_compress, so sorted):
  * io01,n[0001-0004,0009]. */
 static void print_hostlist(const tp_topo *topo, const uint32_t *hosts,
@@ -406,8 +395,7 @@ static int load_fabric(const char *spec, const struct io_links_opts *o,
 			return tp_cli_fail(WHAT, &err);
 		return TP_EXIT_OK;
 	}
-	if (!strchr(spec, '/') && !strchr(spec, '.') &&
-	    spec[strspn(spec, "0123456789x")] == '\0')
+	if (tp_cli_is_tree_spec(spec))
 		return TP_EXIT_OK;
 	/* tp_cli_load_topo read this file already: same order, same text */
 	if (tp_discover_load_cache(spec, NULL, fabric, &err) == TP_OK)
@@ -517,50 +505,152 @@ static int place_site_servers(const tp_topo *topo, tp_host_use *use,
 	return TP_EXIT_OK;
 }
 
-/*
- * The job's I/O servers (already placed for --io-where site) and the
- * comparison of the policies, as text or into @j.  @io gets the job.
- */
-static int place_job_servers(const tp_topo *topo, const tp_alloc_request *rq,
-                             const tp_alloc_result *res,
-                             tp_ioserver_request *io, tp_host_use *use,
-                             tp_host_use *before_servers,
-                             tp_ioserver_result *io_res, tp_json *j)
+/* ---- options ------------------------------------------------------- */
+
+/* The options of `topoplace place`, as given (defaults filled in). */
+struct place_opts {
+	const char *fabric, *busy;
+	tp_alloc_request rq;    /* policy .. budget_us, as asked */
+	tp_ioserver_request io; /* policy, scope, servers, seed */
+	struct io_links_opts links;
+	bool have_nodes;
+	bool allowed;      /* --allowed: the candidate set, not a choice */
+	bool routes_given; /* --io-routes */
+	bool link_opts;    /* an option of the per-link comparison */
+	bool json;
+	bool help;
+};
+
+/* --port N: 0 (the first active) .. 254. */
+static int parse_port(const char *text, int *port)
+{
+	uint32_t v = 0;
+	int rc = tp_cli_parse_u32(WHAT, "--port", text, 0, UINT32_MAX, &v);
+
+	if (rc == TP_EXIT_OK && v > 254)
+		rc = tp_cli_usage_error(
+		    WHAT, "--port '%s' is not a port number", text);
+	*port = (int)v;
+	return rc;
+}
+
+/* The I/O server and per-link options of one getopt_long answer @opt. */
+static int parse_io_option(int opt, const char *arg, struct place_opts *o)
 {
 	tp_error err;
 
-	if (io->scope == TP_IOSERVER_SITE) {
-		/* Every policy is compared over the occupancy the chosen one
-		 * was placed on, plus the job: a site server never shares a
-		 * host with it. */
-		for (uint32_t i = 0; i < res->host_count; i++)
-			before_servers[res->hosts[i]] = (tp_host_use){
-			    TP_HOST_BUSY, rq->job_id, rq->job_class};
-	} else {
-		io->job_hosts = res->hosts;
-		io->job_host_count = res->host_count;
-		io->job_id = rq->job_id;
-		io->use = use;
-		if (tp_ioserver_place(topo, io, io_res, &err) != TP_OK)
-			return tp_cli_fail(WHAT, &err);
+	switch (opt) {
+	case 's':
+		return tp_cli_parse_u32(WHAT, "--io-servers", arg, 1,
+		                        UINT32_MAX, &o->io.servers);
+	case 'P':
+		if (tp_ioserver_policy_parse(arg, &o->io.policy, &err))
+			return tp_cli_usage_error(WHAT, "--io-policy: %s",
+			                          err.message);
+		return TP_EXIT_OK;
+	case 'w':
+		return tp_cli_parse_io_where(WHAT, arg, true, &o->io.scope);
+	case 'S':
+		return tp_cli_parse_u64(WHAT, "--seed", arg, 0, UINT32_MAX,
+		                        &o->io.seed);
+	case 'W':
+	case 'R':
+		o->link_opts = true;
+		/* doubles hold whole bytes exactly up to 2^53 */
+		return tp_cli_parse_u64(
+		    WHAT, opt == 'W' ? "--io-write-bytes" : "--io-read-bytes",
+		    arg, 0, 1ull << 50,
+		    opt == 'W' ? &o->links.write_bytes : &o->links.read_bytes);
+	case 'r':
+		o->routes_given = o->link_opts = true;
+		if (!strcmp(arg, "lft"))
+			o->links.lft = true;
+		else if (strcmp(arg, "dmodk"))
+			return tp_cli_usage_error(
+			    WHAT, "--io-routes '%s': expected dmodk|lft", arg);
+		return TP_EXIT_OK;
+	case 'C':
+		o->links.ca = arg;
+		return TP_EXIT_OK;
+	case 'O':
+		return parse_port(arg, &o->links.port);
+	default: /* 'k' */
+		o->links.kv = o->link_opts = true;
+		return TP_EXIT_OK;
 	}
-	if (j) {
-		tp_json_begin_object(j, "io_servers");
-		tp_json_string(j, "policy",
-		               tp_ioserver_policy_name(io->policy));
-		tp_cli_json_names(j, "hosts", topo, io_res->servers,
-		                  io_res->server_count, tp_topo_host_name);
-		tp_json_string(j, "reason", io_res->reason);
-		tp_json_end_object(j);
-	} else {
-		printf("io-servers: ");
-		print_hostlist(topo, io_res->servers, io_res->server_count);
-		printf("\nio-reason: %s\n", io_res->reason);
-	}
-	return compare_io_loads(topo, *io, res, j);
 }
 
-int tp_cli_place(int argc, char **argv)
+/* The job's options of one getopt_long answer @opt. */
+static int parse_job_option(int opt, const char *arg, struct place_opts *o)
+{
+	tp_alloc_request *rq = &o->rq;
+	tp_error err;
+
+	switch (opt) {
+	case 'n':
+		o->have_nodes = true;
+		return tp_cli_parse_u32(WHAT, "--nodes", arg, 1, UINT32_MAX,
+		                        &rq->nodes);
+	case 'p':
+		if (tp_placement_parse(arg, &rq->policy, &err))
+			return tp_cli_usage_error(WHAT, "--policy: %s",
+			                          err.message);
+		return TP_EXIT_OK;
+	case 'c':
+		if (tp_jobclass_parse(arg, &rq->job_class, &err))
+			return tp_cli_usage_error(WHAT, "--class: %s",
+			                          err.message);
+		return TP_EXIT_OK;
+	case 'g':
+		if (tp_routing_parse(arg, &rq->routing, &err))
+			return tp_cli_usage_error(WHAT, "--routing: %s",
+			                          err.message);
+		return TP_EXIT_OK;
+	case 'L':
+		if (tp_leaf_remainder_parse(arg, &rq->leaf_remainder, &err))
+			return tp_cli_usage_error(WHAT, "--leaf-remainder: %s",
+			                          err.message);
+		return TP_EXIT_OK;
+	case 'j':
+		/* 0 marks site-wide I/O servers in occupancies */
+		return tp_cli_parse_u32(WHAT, "--job-id", arg, 1, UINT32_MAX,
+		                        &rq->job_id);
+	default: /* 'B' */
+		return tp_cli_parse_u64(WHAT, "--budget-us", arg, 0, UINT32_MAX,
+		                        &rq->budget_us);
+	}
+}
+
+/* The rules between options, checked once all are read. */
+static int check_place_opts(const struct place_opts *o)
+{
+	if (!o->fabric)
+		return tp_cli_usage_error(WHAT, "--fabric PxLxH is required");
+	if (!o->have_nodes)
+		return tp_cli_usage_error(WHAT, "--nodes N is required");
+	if (o->rq.policy == TP_PLACEMENT_AUTO)
+		return tp_cli_usage_error(
+		    WHAT, "--policy auto is resolved from topoplace.conf; give "
+		          "leaf|shared|pack|spread|off");
+	if (o->link_opts && !o->io.servers)
+		return tp_cli_usage_error(WHAT,
+		                          "--io-write-bytes, "
+		                          "--io-read-bytes, --io-routes and "
+		                          "--io-kv need --io-servers N");
+	if (o->json && o->io.servers && !tp_cli_is_tree_spec(o->fabric))
+		return tp_cli_usage_error(WHAT,
+		                          "--json with --io-servers compares "
+		                          "the policies on a PxLxH tree only; "
+		                          "for per-link loads over a fabric's "
+		                          "routes use --io-kv");
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_place_opts(int argc, char **argv, struct place_opts *o)
 {
 	static const struct option options[] = {
 	    {"fabric", required_argument, NULL, 'f'},
@@ -587,305 +677,296 @@ int tp_cli_place(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *fabric = NULL, *busy = NULL;
-	uint32_t nodes = 0, budget = 0, servers = 0, seed = 1;
-	tp_alloc_request rq = {.policy = TP_PLACEMENT_LEAF,
-	                       .job_id = 1,
-	                       .leaf_remainder = TP_LEAF_REMAINDER_COMPATIBLE};
-	tp_ioserver_request io = {.policy = TP_IOSERVER_SPREAD,
-	                          .scope = TP_IOSERVER_BESIDE};
-	bool want_allowed = false, have_nodes = false, routes_given = false;
-	struct io_links_opts lo = {.write_bytes = 1ull << 30};
-	bool link_opts = false, json = false;
-	tp_json j;
-	tp_fabric *fab = NULL;
-	tp_routes *routes = NULL;
-	tp_topo *topo = NULL;
-	tp_host_use *use = NULL;
-	tp_host_use *before_servers = NULL; /* --io-where site */
-	tp_alloc_result res = {0};
-	tp_ioserver_result io_res = {0};
-	tp_error err;
-	tp_status st;
 	int opt, rc = TP_EXIT_OK;
 
+	*o = (struct place_opts){
+	    .rq = {.policy = TP_PLACEMENT_LEAF,
+	           .job_id = 1,
+	           .leaf_remainder = TP_LEAF_REMAINDER_COMPATIBLE},
+	    .io = {.policy = TP_IOSERVER_SPREAD,
+	           .scope = TP_IOSERVER_BESIDE,
+	           .seed = 1},
+	    .links = {.write_bytes = 1ull << 30},
+	};
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			fabric = optarg;
-			break;
-		case 'n':
-			rc = parse_u32("--nodes", optarg, 1, &nodes);
-			have_nodes = true;
-			break;
-		case 'p':
-			if (tp_placement_parse(optarg, &rq.policy, &err))
-				rc = tp_cli_usage_error(WHAT, "--policy: %s",
-				                        err.message);
-			break;
-		case 'c':
-			if (tp_jobclass_parse(optarg, &rq.job_class, &err))
-				rc = tp_cli_usage_error(WHAT, "--class: %s",
-				                        err.message);
-			break;
-		case 'b':
-			busy = optarg;
-			break;
-		case 'g':
-			if (tp_routing_parse(optarg, &rq.routing, &err))
-				rc = tp_cli_usage_error(WHAT, "--routing: %s",
-				                        err.message);
-			break;
-		case 'L':
-			if (tp_leaf_remainder_parse(optarg, &rq.leaf_remainder,
-			                            &err))
-				rc = tp_cli_usage_error(
-				    WHAT, "--leaf-remainder: %s", err.message);
-			break;
-		case 'j':
-			/* 0 marks site-wide I/O servers in occupancies */
-			rc = parse_u32("--job-id", optarg, 1, &rq.job_id);
-			break;
-		case 'B':
-			rc = parse_u32("--budget-us", optarg, 0, &budget);
-			break;
-		case 'a':
-			want_allowed = true;
-			break;
-		case 's':
-			rc = parse_u32("--io-servers", optarg, 1, &servers);
-			break;
-		case 'P':
-			if (tp_ioserver_policy_parse(optarg, &io.policy, &err))
-				rc = tp_cli_usage_error(WHAT, "--io-policy: %s",
-				                        err.message);
-			break;
-		case 'w':
-			if (!strcmp(optarg, "among"))
-				io.scope = TP_IOSERVER_AMONG;
-			else if (!strcmp(optarg, "beside"))
-				io.scope = TP_IOSERVER_BESIDE;
-			else if (!strcmp(optarg, "site"))
-				io.scope = TP_IOSERVER_SITE;
-			else
-				rc = tp_cli_usage_error(
-				    WHAT,
-				    "--io-where '%s': expected "
-				    "among|beside|site",
-				    optarg);
-			break;
-		case 'S':
-			rc = parse_u32("--seed", optarg, 0, &seed);
-			break;
-		case 'W':
-		case 'R':
-			/* doubles hold whole bytes exactly up to 2^53 */
-			rc = tp_cli_parse_u64(
-			    WHAT,
-			    opt == 'W' ? "--io-write-bytes" : "--io-read-bytes",
-			    optarg, 0, 1ull << 50,
-			    opt == 'W' ? &lo.write_bytes : &lo.read_bytes);
-			link_opts = true;
-			break;
-		case 'r':
-			if (!strcmp(optarg, "lft"))
-				lo.lft = true;
-			else if (strcmp(optarg, "dmodk"))
-				rc = tp_cli_usage_error(
-				    WHAT,
-				    "--io-routes '%s': expected dmodk|lft",
-				    optarg);
-			routes_given = link_opts = true;
-			break;
-		case 'C':
-			lo.ca = optarg;
-			break;
-		case 'O': {
-			uint32_t port = 0;
-
-			rc = parse_u32("--port", optarg, 0, &port);
-			if (rc == TP_EXIT_OK && port > 254)
-				rc = tp_cli_usage_error(
-				    WHAT, "--port '%s' is not a port number",
-				    optarg);
-			lo.port = (int)port;
-			break;
-		}
-		case 'k':
-			lo.kv = link_opts = true;
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
+		if (opt == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
+		}
+		if (opt == 'f')
+			o->fabric = optarg;
+		else if (opt == 'b')
+			o->busy = optarg;
+		else if (opt == 'a')
+			o->allowed = true;
+		else if (opt == 'J')
+			o->json = true;
+		else if (strchr("npcgLjB", opt))
+			rc = parse_job_option(opt, optarg, o);
+		else if (strchr("sPwSWRrCOk", opt))
+			rc = parse_io_option(opt, optarg, o);
+		else
 			return tp_cli_usage_error(WHAT,
 			                          "unknown option or missing "
 			                          "value: '%s' (try --help)",
 			                          argv[optind - 1]);
-		}
 		if (rc != TP_EXIT_OK)
 			return rc;
 	}
 	if (optind < argc)
 		return tp_cli_usage_error(WHAT, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!fabric)
-		return tp_cli_usage_error(WHAT, "--fabric PxLxH is required");
-	if (!have_nodes)
-		return tp_cli_usage_error(WHAT, "--nodes N is required");
-	if (rq.policy == TP_PLACEMENT_AUTO)
-		return tp_cli_usage_error(
-		    WHAT, "--policy auto is resolved from topoplace.conf; give "
-		          "leaf|shared|pack|spread|off");
-	if (link_opts && !servers)
-		return tp_cli_usage_error(WHAT,
-		                          "--io-write-bytes, "
-		                          "--io-read-bytes, --io-routes and "
-		                          "--io-kv need --io-servers N");
-	if (json && servers && !tp_cli_is_tree_spec(fabric))
-		return tp_cli_usage_error(WHAT,
-		                          "--json with --io-servers compares "
-		                          "the policies on a PxLxH tree only; "
-		                          "for per-link loads over a fabric's "
-		                          "routes use --io-kv");
-	if (!strcmp(fabric, "live")) {
+	return check_place_opts(o);
+}
+
+/* ---- run ------------------------------------------------------------ */
+
+/* What `place` computed; the print step reads it, place_run_free frees it. */
+struct place_run {
+	tp_fabric *fab;    /* --fabric FILE|live with servers, else NULL */
+	tp_routes *routes; /* its routes, for the per-link comparison */
+	tp_topo *topo;
+	tp_host_use *use;            /* the occupancy (with site servers) */
+	tp_host_use *before_servers; /* --io-where site: without them */
+	tp_alloc_result res;
+	tp_status decided; /* what tp_alloc_choose/_allowed returned */
+	tp_error err;      /* why, when decided is not TP_OK */
+	tp_ioserver_result io_res;
+	int io_rc; /* the job's servers: TP_EXIT_OK or failure */
+	tp_error io_err;
+};
+
+static void place_run_free(struct place_run *r)
+{
+	tp_routes_free(r->routes);
+	tp_fabric_free(r->fab);
+	tp_alloc_result_free(&r->res);
+	tp_ioserver_result_free(&r->io_res);
+	free(r->before_servers);
+	free(r->use);
+	tp_topo_free(r->topo);
+}
+
+/* The hierarchy of --fabric and, where the I/O comparison follows routes,
+ * the fabric and its routes. */
+static int load_place_fabric(struct place_opts *o, struct place_run *r)
+{
+	int rc = TP_EXIT_OK;
+
+	if (!strcmp(o->fabric, "live")) {
 		/* discovered now: its forwarding tables are the real routes */
-		if (!routes_given)
-			lo.lft = true;
-		rc = load_fabric(fabric, &lo, &fab);
+		if (!o->routes_given)
+			o->links.lft = true;
+		rc = load_fabric(o->fabric, &o->links, &r->fab);
 		if (rc != TP_EXIT_OK)
 			return rc;
-		if (tp_fabric_to_topo(fab, &topo, &err) != TP_OK) {
-			tp_fabric_free(fab);
-			return tp_cli_fail(WHAT, &err);
-		}
+		if (tp_fabric_to_topo(r->fab, &r->topo, &r->err) != TP_OK)
+			return tp_cli_fail(WHAT, &r->err);
 	} else {
-		rc = tp_cli_load_topo(WHAT, fabric, &topo);
+		rc = tp_cli_load_topo(WHAT, o->fabric, &r->topo);
+		if (rc == TP_EXIT_OK && o->io.servers)
+			rc = load_fabric(o->fabric, &o->links, &r->fab);
 		if (rc != TP_EXIT_OK)
 			return rc;
-		if (servers)
-			rc = load_fabric(fabric, &lo, &fab);
-		if (rc != TP_EXIT_OK) {
-			tp_topo_free(topo);
-			return rc;
-		}
 	}
-	if (routes_given && !fab) {
-		tp_topo_free(topo);
+	if (o->routes_given && !r->fab)
 		return tp_cli_usage_error(WHAT,
 		                          "--io-routes needs --fabric FILE or "
 		                          "live (a PxLxH tree has no routes)");
-	}
-	if (fab && servers &&
-	    (rc = load_routes(fab, &lo, &routes)) != TP_EXIT_OK) {
-		tp_fabric_free(fab);
-		tp_topo_free(topo);
-		return rc;
-	}
-	use = calloc(tp_topo_host_count(topo), sizeof(*use));
-	if (!use) {
-		tp_routes_free(routes);
-		tp_fabric_free(fab);
-		tp_topo_free(topo);
-		tp_error_set(&err, TP_ERR_NOMEM, "no memory for occupancy");
-		return tp_cli_fail(WHAT, &err);
-	}
-	if (busy)
-		rc = tp_cli_read_busy(busy, topo, use, &err) == TP_OK
-		         ? TP_EXIT_OK
-		         : tp_cli_fail(WHAT, &err);
-	if (rc != TP_EXIT_OK)
-		goto out;
-	io.servers = servers;
-	io.seed = seed;
-	if (servers && io.scope == TP_IOSERVER_SITE) {
-		rc = place_site_servers(topo, use, &io, &before_servers,
-		                        &io_res);
-		if (rc != TP_EXIT_OK)
-			goto out;
-	}
+	if (r->fab && o->io.servers)
+		return load_routes(r->fab, &o->links, &r->routes);
+	return TP_EXIT_OK;
+}
 
-	rq.nodes = nodes;
-	rq.budget_us = budget;
-	st = want_allowed ? tp_alloc_allowed(topo, use, &rq, &res, &err)
-	                  : tp_alloc_choose(topo, use, &rq, &res, &err);
-	if (st == TP_ERR_INVALID || st == TP_ERR_LIMIT) {
-		rc = tp_cli_usage_error(WHAT, "%s", err.message);
-		goto out;
+/* The occupancy of --busy (all free without it). */
+static int load_place_use(const struct place_opts *o, struct place_run *r)
+{
+	r->use = calloc(tp_topo_host_count(r->topo), sizeof(*r->use));
+	if (!r->use) {
+		tp_error_set(&r->err, TP_ERR_NOMEM, "no memory for occupancy");
+		return tp_cli_fail(WHAT, &r->err);
 	}
-	if (st == TP_ERR_BUDGET) {
-		/* no opinion: a caller falls back, it does not wait */
-		tp_cli_fail(WHAT, &err);
-		rc = TP_EXIT_NO_OPINION;
-		if (json) {
-			tp_json_init(&j, stdout);
-			json_decision(&j, topo, &rq, want_allowed, "no_opinion",
-			              NULL);
-			tp_json_end_document(&j);
-			rc = tp_cli_json_finish(WHAT, &j, rc);
-		}
-		goto out;
+	if (o->busy &&
+	    tp_cli_read_busy(o->busy, r->topo, r->use, &r->err) != TP_OK)
+		return tp_cli_fail(WHAT, &r->err);
+	return TP_EXIT_OK;
+}
+
+/*
+ * The job's I/O servers (already placed for --io-where site) into
+ * r->io_res, or the failure in r->io_rc/io_err: it is reported after the
+ * job's hosts are printed.  @io gets the job.
+ */
+static void place_job_servers(const tp_alloc_request *rq,
+                              tp_ioserver_request *io, struct place_run *r)
+{
+	const tp_alloc_result *res = &r->res;
+
+	r->io_rc = TP_EXIT_OK;
+	if (io->scope == TP_IOSERVER_SITE) {
+		/* Every policy is compared over the occupancy the chosen one
+		 * was placed on, plus the job: a site server never shares a
+		 * host with it. */
+		for (uint32_t i = 0; i < res->host_count; i++)
+			r->before_servers[res->hosts[i]] = (tp_host_use){
+			    TP_HOST_BUSY, rq->job_id, rq->job_class};
+		return;
 	}
-	if (st != TP_OK) {
-		rc = tp_cli_fail(WHAT, &err);
-		goto out;
+	io->job_hosts = res->hosts;
+	io->job_host_count = res->host_count;
+	io->job_id = rq->job_id;
+	io->use = r->use;
+	if (tp_ioserver_place(r->topo, io, &r->io_res, &r->io_err) != TP_OK)
+		r->io_rc = TP_EXIT_FAILURE;
+}
+
+/*
+ * Load the fabric and occupancy, place site-wide servers, decide for the
+ * job and place its servers.  Returns TP_EXIT_OK when there is a decision
+ * to print (r->decided says which), else the exit status of a failure
+ * already printed.
+ */
+static int run_place(struct place_opts *o, struct place_run *r)
+{
+	int rc;
+
+	if ((rc = load_place_fabric(o, r)) != TP_EXIT_OK ||
+	    (rc = load_place_use(o, r)) != TP_EXIT_OK)
+		return rc;
+	if (o->io.servers && o->io.scope == TP_IOSERVER_SITE) {
+		rc = place_site_servers(r->topo, r->use, &o->io,
+		                        &r->before_servers, &r->io_res);
+		if (rc != TP_EXIT_OK)
+			return rc;
 	}
-	if (json) {
-		rc = res.met ? TP_EXIT_OK : TP_EXIT_FAILURE;
-		tp_json_init(&j, stdout);
-		json_decision(&j, topo, &rq, want_allowed,
-		              res.met ? "placed" : "not_met", &res);
-		if (res.met && servers)
-			rc = place_job_servers(topo, &rq, &res, &io, use,
-			                       before_servers, &io_res, &j);
-		tp_json_end_document(&j);
-		rc = tp_cli_json_finish(WHAT, &j, rc);
-		goto out;
+	r->decided =
+	    o->allowed
+	        ? tp_alloc_allowed(r->topo, r->use, &o->rq, &r->res, &r->err)
+	        : tp_alloc_choose(r->topo, r->use, &o->rq, &r->res, &r->err);
+	if (r->decided == TP_OK && r->res.met && o->io.servers)
+		place_job_servers(&o->rq, &o->io, r);
+	return TP_EXIT_OK;
+}
+
+/* ---- print ---------------------------------------------------------- */
+
+/* The job's servers as text or into @j, then the policies compared. */
+static int print_job_servers(const struct place_opts *o,
+                             const struct place_run *r, tp_json *j)
+{
+	const tp_ioserver_result *io_res = &r->io_res;
+
+	if (r->io_rc != TP_EXIT_OK)
+		return tp_cli_fail(WHAT, &r->io_err);
+	if (j) {
+		tp_json_begin_object(j, "io_servers");
+		tp_json_string(j, "policy",
+		               tp_ioserver_policy_name(o->io.policy));
+		tp_cli_json_names(j, "hosts", r->topo, io_res->servers,
+		                  io_res->server_count, tp_topo_host_name);
+		tp_json_string(j, "reason", io_res->reason);
+		tp_json_end_object(j);
+	} else {
+		printf("io-servers: ");
+		print_hostlist(r->topo, io_res->servers, io_res->server_count);
+		printf("\nio-reason: %s\n", io_res->reason);
 	}
-	if (!res.met) {
-		fprintf(stderr, "topoplace %s: %s\n", WHAT, res.reason);
-		rc = TP_EXIT_FAILURE;
-		goto out;
+	return compare_io_loads(r->topo, o->io, &r->res, j);
+}
+
+/* The decision as the topoplace.place document (topoplace-json(7)). */
+static int print_place_json(const struct place_opts *o,
+                            const struct place_run *r)
+{
+	bool budget = r->decided == TP_ERR_BUDGET;
+	int rc = budget       ? TP_EXIT_NO_OPINION
+	         : r->res.met ? TP_EXIT_OK
+	                      : TP_EXIT_FAILURE;
+	tp_json j;
+
+	tp_json_init(&j, stdout);
+	json_decision(&j, r->topo, &o->rq, o->allowed,
+	              budget       ? "no_opinion"
+	              : r->res.met ? "placed"
+	                           : "not_met",
+	              budget ? NULL : &r->res);
+	if (!budget && r->res.met && o->io.servers)
+		rc = print_job_servers(o, r, &j);
+	tp_json_end_document(&j);
+	return tp_cli_json_finish(WHAT, &j, rc);
+}
+
+/* The decision as text: hosts, leaves, pods, why; then the servers. */
+static int print_place_text(const struct place_opts *o,
+                            const struct place_run *r)
+{
+	const tp_alloc_result *res = &r->res;
+	int rc = TP_EXIT_OK;
+
+	if (!res->met) {
+		fprintf(stderr, "topoplace %s: %s\n", WHAT, res->reason);
+		return TP_EXIT_FAILURE;
 	}
-	printf("%s: ", want_allowed ? "allowed" : "hosts");
-	print_hostlist(topo, res.hosts, res.host_count);
+	printf("%s: ", o->allowed ? "allowed" : "hosts");
+	print_hostlist(r->topo, res->hosts, res->host_count);
 	printf("\nleaves: ");
-	print_names(topo, res.leaves, res.leaf_count, tp_topo_leaf_name);
+	print_names(r->topo, res->leaves, res->leaf_count, tp_topo_leaf_name);
 	printf("\npods: ");
-	print_names(topo, res.pods, res.pod_count, tp_topo_pod_name);
-	if (res.reserved_count) {
+	print_names(r->topo, res->pods, res->pod_count, tp_topo_pod_name);
+	if (res->reserved_count) {
 		printf("\nreserved: ");
-		print_hostlist(topo, res.reserved, res.reserved_count);
+		print_hostlist(r->topo, res->reserved, res->reserved_count);
 	}
-	if (res.remainder_hosts) {
+	if (res->remainder_hosts) {
 		char summary[256];
 
 		/* What the job's SystemComment says under Slurm. */
-		tp_alloc_remainder_summary(topo, &res, summary,
+		tp_alloc_remainder_summary(r->topo, res, summary,
 		                           sizeof(summary));
 		printf("\nremainder: %s", summary);
 	}
-	printf("\nreason: %s\n", res.reason);
-
-	if (servers) {
-		rc = place_job_servers(topo, &rq, &res, &io, use,
-		                       before_servers, &io_res, NULL);
-		if (rc == TP_EXIT_OK && fab)
-			rc =
-			    compare_io_links(topo, fab, routes, &lo, &io, &res);
+	printf("\nreason: %s\n", res->reason);
+	if (o->io.servers) {
+		rc = print_job_servers(o, r, NULL);
+		if (rc == TP_EXIT_OK && r->fab)
+			rc = compare_io_links(r->topo, r->fab, r->routes,
+			                      &o->links, &o->io, res);
 	}
-out:
-	tp_routes_free(routes);
-	tp_fabric_free(fab);
-	tp_alloc_result_free(&res);
-	tp_ioserver_result_free(&io_res);
-	free(before_servers);
-	free(use);
-	tp_topo_free(topo);
+	return rc;
+}
+
+/* The exit status of the decision, after printing it. */
+static int print_place(const struct place_opts *o, const struct place_run *r)
+{
+	if (r->decided == TP_ERR_INVALID || r->decided == TP_ERR_LIMIT)
+		return tp_cli_usage_error(WHAT, "%s", r->err.message);
+	if (r->decided == TP_ERR_BUDGET) {
+		/* no opinion: a caller falls back, it does not wait */
+		tp_cli_fail(WHAT, &r->err);
+		return o->json ? print_place_json(o, r) : TP_EXIT_NO_OPINION;
+	}
+	if (r->decided != TP_OK)
+		return tp_cli_fail(WHAT, &r->err);
+	return o->json ? print_place_json(o, r) : print_place_text(o, r);
+}
+
+int tp_cli_place(int argc, char **argv)
+{
+	struct place_opts o;
+	struct place_run r = {0};
+	int rc;
+
+	if ((rc = parse_place_opts(argc, argv, &o)) != TP_EXIT_OK)
+		return rc;
+	if (o.help) {
+		usage(stdout);
+		return TP_EXIT_OK;
+	}
+	rc = run_place(&o, &r);
+	if (rc == TP_EXIT_OK)
+		rc = print_place(&o, &r);
+	place_run_free(&r);
 	return rc;
 }

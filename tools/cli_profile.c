@@ -1341,7 +1341,47 @@ static int action_record(int argc, char **argv)
 	return TP_EXIT_FAILURE;
 }
 
-int tp_cli_profile(int argc, char **argv)
+/* The value of a common option @opt (--max-age, --keep, --ttl, --pairs)
+ * into @c; a usage error names a bad one. */
+static int parse_common_value(int opt, const char *arg, struct common *c)
+{
+	unsigned long long v;
+
+	switch (opt) {
+	case 'a':
+		if (parse_uint(arg, INT64_MAX, &v))
+			return tp_cli_usage_error(WHAT, "bad --max-age '%s'",
+			                          arg);
+		c->max_age_s = (int64_t)v;
+		break;
+	case 'k':
+		if (parse_uint(arg, 100000, &v) || v == 0)
+			return tp_cli_usage_error(WHAT, "bad --keep '%s'", arg);
+		c->keep = (unsigned)v;
+		break;
+	case 't':
+		if (parse_uint(arg, 86400 * 365, &v))
+			return tp_cli_usage_error(WHAT, "bad --ttl '%s'", arg);
+		c->ttl_s = (int)v;
+		break;
+	default: /* 'n' */
+		if (parse_uint(arg, 1u << 30, &v))
+			return tp_cli_usage_error(WHAT, "bad --pairs '%s'",
+			                          arg);
+		c->top = (unsigned)v;
+		break;
+	}
+	return TP_EXIT_OK;
+}
+
+/*
+ * The common options into @c, before or after the action; the positional
+ * arguments (and the per-action options import/export/verify parse
+ * themselves) are collected in order into @rest (argc + 1 entries).
+ * Returns TP_EXIT_OK, -1 for --help, or TP_EXIT_USAGE after one line.
+ */
+static int parse_profile_opts(int argc, char **argv, struct common *c,
+                              char **rest, int *nrest)
 {
 	static const struct option longopts[] = {
 	    {"store", required_argument, NULL, 's'},
@@ -1356,11 +1396,95 @@ int tp_cli_profile(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	int opt, rc = TP_EXIT_OK;
+
+	opterr = 0;
+	optind = 1;
+	while (optind < argc && rc == TP_EXIT_OK) {
+		opt = getopt_long(argc, argv, "+h", longopts, NULL);
+		if (opt == -1 || opt == '?') {
+			/* Not ours: keep it (and its value) for the action. */
+			int at = opt == -1 ? optind : optind - 1;
+
+			if (opt == -1)
+				optind++;
+			rest[(*nrest)++] = argv[at];
+			continue;
+		}
+		if (opt == 'h')
+			return -1;
+		if (opt == 's')
+			c->store = optarg;
+		else if (opt == 'm')
+			c->socket = optarg;
+		else if (opt == 'M')
+			c->merged = 1;
+		else if (opt == 'v')
+			c->verbose = 1;
+		else if (opt == 'j')
+			c->json = 1;
+		else if (strchr("aktn", opt))
+			rc = parse_common_value(opt, optarg, c);
+	}
+	return rc;
+}
+
+/* The munge authenticator, logger and store options of @c. */
+static void setup_store(struct common *c)
+{
+	c->munge.socket = c->socket;
+	c->munge.ttl_s = c->ttl_s;
+	tp_munge_auth_init(&c->auth, &c->munge);
+	c->logger = tp_cli_logger(c->verbose ? TP_LOG_DEBUG : TP_LOG_WARNING);
+	c->opt = tp_store_default_options();
+	c->opt.root = c->store;
+	c->opt.auth = &c->auth;
+	c->opt.keep = c->keep;
+	c->opt.max_age_s = c->max_age_s;
+	c->opt.logger = &c->logger;
+}
+
+/* Action rest[0] with its arguments rest[1..nrest - 1]. */
+static int run_profile_action(struct common *c, int nrest, char **rest)
+{
+	static const struct {
+		const char *name;
+		int (*run)(struct common *c, int argc, char **argv);
+	} actions[] = {
+	    {"show", action_show},
+	    {"list", action_list},
+	    {"verify", action_verify},
+	    {"import", action_import},
+	    {"export", action_export},
+	    {"put", action_put},
+	    {"sign", action_put},
+	    {"prepare", action_prepare},
+	    {"summarize", action_summarize},
+	    {"prune", action_prune},
+	};
+	const char *action = rest[0];
+
+	if (c->json && strcmp(action, "show") && strcmp(action, "list") &&
+	    strcmp(action, "verify"))
+		return tp_cli_usage_error(WHAT,
+		                          "--json: for show, list and verify "
+		                          "(%s prints no report)",
+		                          action);
+	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
+		if (!strcmp(action, actions[i].name))
+			return actions[i].run(c, nrest - 1, rest + 1);
+	return tp_cli_usage_error(WHAT,
+	                          "unknown action '%s' (show, "
+	                          "list, verify, import, export, "
+	                          "put, prepare, summarize)",
+	                          action);
+}
+
+int tp_cli_profile(int argc, char **argv)
+{
 	struct common c;
-	unsigned long long v;
-	const char *action;
 	char **rest;
-	int nrest = 0, opt;
+	int nrest = 0, rc;
 
 	if (argc >= 2 && !strcmp(argv[1], "record"))
 		return action_record(argc - 2, argv + 2);
@@ -1371,131 +1495,20 @@ int tp_cli_profile(int argc, char **argv)
 	c.max_age_s = TP_STORE_DEFAULT_MAX_AGE_S;
 	c.keep = TP_STORE_DEFAULT_KEEP;
 	c.top = 10;
-	/* Options may come before or after the action; positional arguments
-	 * (and the per-action options import/export/verify parse themselves)
-	 * are collected in order. */
 	rest = calloc((size_t)argc + 1, sizeof(*rest));
 	if (!rest)
 		return TP_EXIT_FAILURE;
-	opterr = 0;
-	optind = 1;
-	while (optind < argc) {
-		opt = getopt_long(argc, argv, "+h", longopts, NULL);
-		if (opt == -1 || opt == '?') {
-			/* Not ours: keep it (and its value) for the action. */
-			int at = opt == -1 ? optind : optind - 1;
-
-			if (opt == -1)
-				optind++;
-			rest[nrest++] = argv[at];
-			continue;
-		}
-		switch (opt) {
-		case 's':
-			c.store = optarg;
-			break;
-		case 'm':
-			c.socket = optarg;
-			break;
-		case 'a':
-			if (parse_uint(optarg, INT64_MAX, &v)) {
-				free(rest);
-				return tp_cli_usage_error(
-				    WHAT, "bad --max-age '%s'", optarg);
-			}
-			c.max_age_s = (int64_t)v;
-			break;
-		case 'k':
-			if (parse_uint(optarg, 100000, &v) || v == 0) {
-				free(rest);
-				return tp_cli_usage_error(
-				    WHAT, "bad --keep '%s'", optarg);
-			}
-			c.keep = (unsigned)v;
-			break;
-		case 't':
-			if (parse_uint(optarg, 86400 * 365, &v)) {
-				free(rest);
-				return tp_cli_usage_error(
-				    WHAT, "bad --ttl '%s'", optarg);
-			}
-			c.ttl_s = (int)v;
-			break;
-		case 'n':
-			if (parse_uint(optarg, 1u << 30, &v)) {
-				free(rest);
-				return tp_cli_usage_error(
-				    WHAT, "bad --pairs '%s'", optarg);
-			}
-			c.top = (unsigned)v;
-			break;
-		case 'M':
-			c.merged = 1;
-			break;
-		case 'v':
-			c.verbose = 1;
-			break;
-		case 'j':
-			c.json = 1;
-			break;
-		case 'h':
-			free(rest);
-			usage(stdout);
-			return TP_EXIT_OK;
-		}
-	}
-	if (nrest == 0) {
-		free(rest);
+	rc = parse_profile_opts(argc, argv, &c, rest, &nrest);
+	if (rc == -1) {
+		usage(stdout);
+		rc = TP_EXIT_OK;
+	} else if (rc == TP_EXIT_OK && nrest == 0) {
 		usage(stderr);
-		return TP_EXIT_USAGE;
+		rc = TP_EXIT_USAGE;
+	} else if (rc == TP_EXIT_OK) {
+		setup_store(&c);
+		rc = run_profile_action(&c, nrest, rest);
 	}
-	c.munge.socket = c.socket;
-	c.munge.ttl_s = c.ttl_s;
-	tp_munge_auth_init(&c.auth, &c.munge);
-	c.logger = tp_cli_logger(c.verbose ? TP_LOG_DEBUG : TP_LOG_WARNING);
-	c.opt = tp_store_default_options();
-	c.opt.root = c.store;
-	c.opt.auth = &c.auth;
-	c.opt.keep = c.keep;
-	c.opt.max_age_s = c.max_age_s;
-	c.opt.logger = &c.logger;
-	action = rest[0];
-	if (c.json && strcmp(action, "show") && strcmp(action, "list") &&
-	    strcmp(action, "verify")) {
-		free(rest);
-		return tp_cli_usage_error(WHAT,
-		                          "--json: for show, list and verify "
-		                          "(%s prints no report)",
-		                          action);
-	}
-	{
-		int rc;
-
-		if (!strcmp(action, "show"))
-			rc = action_show(&c, nrest - 1, rest + 1);
-		else if (!strcmp(action, "list"))
-			rc = action_list(&c, nrest - 1, rest + 1);
-		else if (!strcmp(action, "verify"))
-			rc = action_verify(&c, nrest - 1, rest + 1);
-		else if (!strcmp(action, "import"))
-			rc = action_import(&c, nrest - 1, rest + 1);
-		else if (!strcmp(action, "export"))
-			rc = action_export(&c, nrest - 1, rest + 1);
-		else if (!strcmp(action, "put") || !strcmp(action, "sign"))
-			rc = action_put(&c, nrest - 1, rest + 1);
-		else if (!strcmp(action, "prepare"))
-			rc = action_prepare(&c, nrest - 1, rest + 1);
-		else if (!strcmp(action, "summarize"))
-			rc = action_summarize(&c, nrest - 1, rest + 1);
-		else if (!strcmp(action, "prune"))
-			rc = action_prune(&c, nrest - 1, rest + 1);
-		else
-			rc = tp_cli_usage_error(WHAT,
-			                        "unknown action '%s' (show, "
-			                        "list, verify, import, export, "
-			                        "put, prepare, summarize)",
-			                        action);
-		free(rest);
-		return rc;
-	}
+	free(rest);
+	return rc;
 }

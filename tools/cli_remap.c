@@ -219,16 +219,54 @@ static tp_status print_json(const tp_topo *topo, const tp_traffic *t,
 	return tp_json_finish(&j, err);
 }
 
-int tp_cli_remap(int argc, char **argv)
+/* The options of `topoplace remap`, as given (defaults filled in). */
+struct remap_opts {
+	tp_cli_job_opts job; /* --matrix, --fabric, --hosts, --slots, --seed */
+	const char *hostfile;
+	const char *outputs[3]; /* --rankfile, --machinefile, --hostfile-out */
+	bool verbose, json, help;
+};
+
+/* One getopt_long answer @c into @o. */
+static int parse_remap_option(int c, const char *arg, struct remap_opts *o)
+{
+	switch (c) {
+	case 'F':
+		o->hostfile = arg;
+		break;
+	case 'r':
+		o->outputs[0] = arg;
+		break;
+	case 'M':
+		o->outputs[1] = arg;
+		break;
+	case 'o':
+		o->outputs[2] = arg;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	default: /* 'j' */
+		o->json = true;
+		break;
+	}
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_remap_opts(int argc, char **argv, struct remap_opts *o)
 {
 	static const struct option opts[] = {
-	    {"matrix", required_argument, NULL, 'm'},
-	    {"profile", required_argument, NULL, 'm'},
-	    {"hosts", required_argument, NULL, 'H'},
+	    {"matrix", required_argument, NULL, TP_CLI_OPT_TRAFFIC},
+	    {"profile", required_argument, NULL, TP_CLI_OPT_TRAFFIC},
+	    {"hosts", required_argument, NULL, TP_CLI_OPT_HOSTS},
 	    {"hostfile", required_argument, NULL, 'F'},
-	    {"slots", required_argument, NULL, 'n'},
-	    {"fabric", required_argument, NULL, 'f'},
-	    {"seed", required_argument, NULL, 's'},
+	    {"slots", required_argument, NULL, TP_CLI_OPT_SLOTS},
+	    {"fabric", required_argument, NULL, TP_CLI_OPT_FABRIC},
+	    {"seed", required_argument, NULL, TP_CLI_OPT_SEED},
 	    {"rankfile", required_argument, NULL, 'r'},
 	    {"machinefile", required_argument, NULL, 'M'},
 	    {"hostfile-out", required_argument, NULL, 'o'},
@@ -238,123 +276,122 @@ int tp_cli_remap(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *what = "remap";
-	const char *matrix = NULL, *hostlist = NULL, *hostfile = NULL;
-	const char *fabric = NULL, *out_rankfile = NULL;
-	const char *out_machinefile = NULL, *out_hostfile = NULL;
-	uint64_t slots = 1, seed = 1;
-	uint32_t nhosts = 0;
-	int verbose = 0, json = 0, c, rc = TP_EXIT_FAILURE;
-	tp_topo *topo = NULL;
-	tp_traffic *t = NULL;
-	tp_remap_host *hosts = NULL;
-	tp_remap_mapping map = {0};
-	tp_remap_stats st;
-	tp_logger log;
-	tp_error err = {0};
+	int c, rc;
 
+	*o = (struct remap_opts){.job = TP_CLI_JOB_OPTS_DEFAULT};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			matrix = optarg;
-			break;
-		case 'H':
-			hostlist = optarg;
-			break;
-		case 'F':
-			hostfile = optarg;
-			break;
-		case 'f':
-			fabric = optarg;
-			break;
-		case 'r':
-			out_rankfile = optarg;
-			break;
-		case 'M':
-			out_machinefile = optarg;
-			break;
-		case 'o':
-			out_hostfile = optarg;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'n':
-			if (tp_cli_parse_u64(what, "--slots", optarg, 1,
-			                     1000000, &slots))
-				return TP_EXIT_USAGE;
-			break;
-		case 's':
-			if (tp_cli_parse_u64(what, "--seed", optarg, 0,
-			                     UINT64_MAX, &seed))
-				return TP_EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(remap_usage, stdout);
+		if (c == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
-			return tp_cli_bad_option(what, c, argv, "");
 		}
+		if (TP_CLI_IS_JOB_OPT(c))
+			rc = tp_cli_parse_job_option(what, c, optarg, &o->job);
+		else if (c != 0 && c < 256 && strchr("FrMovj", c))
+			rc = parse_remap_option(c, optarg, o);
+		else
+			return tp_cli_bad_option(what, c, argv, "");
+		if (rc != TP_EXIT_OK)
+			return rc;
 	}
 	if (optind < argc)
 		return tp_cli_usage_error(what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!matrix || !fabric)
+	if (!o->job.traffic || !o->job.fabric)
 		return tp_cli_usage_error(what, "--matrix and --fabric are "
 		                                "required (see --help)");
-	if (!hostlist == !hostfile)
+	if (!o->job.hostlist == !o->hostfile)
 		return tp_cli_usage_error(what, "give one of --hosts and "
 		                                "--hostfile");
-	if ((rc = tp_cli_load_topo(what, fabric, &topo)) != TP_EXIT_OK)
-		return rc;
-	log = tp_cli_logger(verbose ? TP_LOG_DEBUG : TP_LOG_WARNING);
-	if (tp_cli_read_traffic(matrix, &t, &err) != TP_OK)
-		goto fail;
-	if (hostlist ? tp_remap_hosts_parse(topo, hostlist, (uint32_t)slots,
-	                                    &hosts, &nhosts, &err)
-	             : read_hostfile(topo, hostfile, (uint32_t)slots, &hosts,
-	                             &nhosts, &err))
-		goto fail;
-	if (tp_remap_compute(topo, t, hosts, nhosts, seed, &log, &map, &st,
-	                     &err) != TP_OK)
-		goto fail;
-	if (out_rankfile &&
-	    tp_rankfile_write(out_rankfile, topo, TP_RANKFILE_OPENMPI,
-	                      map.ranks, map.rank_host, map.rank_slot,
-	                      &err) != TP_OK)
-		goto fail;
-	if (out_machinefile &&
-	    tp_rankfile_write(out_machinefile, topo, TP_RANKFILE_HYDRA,
-	                      map.ranks, map.rank_host, map.rank_slot,
-	                      &err) != TP_OK)
-		goto fail;
-	if (out_hostfile &&
-	    tp_rankfile_write(out_hostfile, topo, TP_RANKFILE_SLURM, map.ranks,
-	                      map.rank_host, map.rank_slot, &err) != TP_OK)
-		goto fail;
-	/* the summary after the files, so it never reports files not written */
-	if (json) {
-		const char *const outputs[3] = {out_rankfile, out_machinefile,
-		                                out_hostfile};
+	return TP_EXIT_OK;
+}
 
-		if (print_json(topo, t, nhosts, fabric, seed, &st, &map,
-		               outputs, &err) != TP_OK)
-			goto fail;
-	} else {
-		print_text(t, nhosts, fabric, seed, &st);
+/* What `remap` read and computed; remap_work_free frees it. */
+struct remap_work {
+	tp_topo *topo;
+	tp_traffic *t;
+	tp_remap_host *hosts;
+	uint32_t nhosts;
+	tp_remap_mapping map;
+	tp_remap_stats st;
+};
+
+static void remap_work_free(struct remap_work *w)
+{
+	tp_remap_mapping_free(&w->map);
+	free(w->hosts);
+	tp_traffic_free(w->t);
+	tp_topo_free(w->topo);
+}
+
+/* The mapping written to each launcher file asked for. */
+static tp_status write_launcher_files(const struct remap_opts *o,
+                                      const struct remap_work *w, tp_error *err)
+{
+	static const tp_rankfile_format format[3] = {
+	    TP_RANKFILE_OPENMPI, TP_RANKFILE_HYDRA, TP_RANKFILE_SLURM};
+	const tp_remap_mapping *map = &w->map;
+	tp_status st;
+
+	for (int i = 0; i < 3; i++)
+		if (o->outputs[i] &&
+		    (st = tp_rankfile_write(o->outputs[i], w->topo, format[i],
+		                            map->ranks, map->rank_host,
+		                            map->rank_slot, err)) != TP_OK)
+			return st;
+	return TP_OK;
+}
+
+/*
+ * Read the fabric, traffic and hosts, map the ranks and write the files.
+ * Returns TP_EXIT_OK, or the exit status of a failure already printed.
+ */
+static int run_remap(const struct remap_opts *o, struct remap_work *w)
+{
+	tp_logger log;
+	tp_error err = {0};
+	int rc;
+
+	if ((rc = tp_cli_load_topo("remap", o->job.fabric, &w->topo)) !=
+	    TP_EXIT_OK)
+		return rc;
+	log = tp_cli_logger(o->verbose ? TP_LOG_DEBUG : TP_LOG_WARNING);
+	if (tp_cli_read_traffic(o->job.traffic, &w->t, &err) != TP_OK ||
+	    (o->job.hostlist
+	         ? tp_remap_hosts_parse(w->topo, o->job.hostlist,
+	                                (uint32_t)o->job.slots, &w->hosts,
+	                                &w->nhosts, &err)
+	         : read_hostfile(w->topo, o->hostfile, (uint32_t)o->job.slots,
+	                         &w->hosts, &w->nhosts, &err)) != TP_OK ||
+	    tp_remap_compute(w->topo, w->t, w->hosts, w->nhosts, o->job.seed,
+	                     &log, &w->map, &w->st, &err) != TP_OK ||
+	    write_launcher_files(o, w, &err) != TP_OK)
+		return tp_cli_fail("remap", &err);
+	return TP_EXIT_OK;
+}
+
+int tp_cli_remap(int argc, char **argv)
+{
+	struct remap_opts o;
+	struct remap_work w = {.nhosts = 0};
+	tp_error err = {0};
+	int rc;
+
+	if ((rc = parse_remap_opts(argc, argv, &o)) != TP_EXIT_OK)
+		return rc;
+	if (o.help) {
+		fputs(remap_usage, stdout);
+		return TP_EXIT_OK;
 	}
-	rc = TP_EXIT_OK;
-	goto out;
-fail:
-	rc = tp_cli_fail(what, &err);
-out:
-	tp_remap_mapping_free(&map);
-	free(hosts);
-	tp_traffic_free(t);
-	tp_topo_free(topo);
+	rc = run_remap(&o, &w);
+	/* the summary after the files, so it never reports files not written */
+	if (rc == TP_EXIT_OK && !o.json)
+		print_text(w.t, w.nhosts, o.job.fabric, o.job.seed, &w.st);
+	else if (rc == TP_EXIT_OK &&
+	         print_json(w.topo, w.t, w.nhosts, o.job.fabric, o.job.seed,
+	                    &w.st, &w.map, o.outputs, &err) != TP_OK)
+		rc = tp_cli_fail("remap", &err);
+	remap_work_free(&w);
 	return rc;
 }

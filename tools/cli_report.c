@@ -171,13 +171,6 @@ static int check_output(const char *what, const char *path)
 	return TP_EXIT_OK;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /*
  * The job's hosts: @hostlist, or the first hosts of the fabric that hold
  * its ranks at @slots per host.  Errors say how the profile and the fabric
@@ -304,17 +297,88 @@ static int matrix_json(const char *what, const struct matrix_summary *sum,
 	return tp_cli_json_finish(what, &j, TP_EXIT_OK);
 }
 
-/* hops and heatmap: one profile, several mappings, one picture. */
-static int run_matrix(int argc, char **argv, bool heat)
+/* The options of hops and heatmap, as given (defaults filled in). */
+struct matrix_opts {
+	bool heat; /* heatmap, else hops */
+	const char *what, *out;
+	tp_cli_job_opts job; /* --profile, --fabric, --hosts, --slots, --seed */
+	char mappings_buf[1024]; /* --mappings; names point into it */
+	char *names[MAX_PANELS]; /* one panel a mapping */
+	uint32_t npanels;
+	uint32_t width, height;
+	tp_report_unit unit;
+	struct progress pg;
+	bool json, help;
+};
+
+/* One getopt_long answer @c into @o. */
+static int parse_matrix_option(int c, const char *arg, struct matrix_opts *o)
+{
+	const char *what = o->what;
+
+	switch (c) {
+	case 'M':
+		if (strlen(arg) >= sizeof(o->mappings_buf))
+			return tp_cli_usage_error(what, "--mappings: too long");
+		strcpy(o->mappings_buf, arg);
+		break;
+	case 'b':
+		if (!strcmp(arg, "rank"))
+			o->unit = TP_REPORT_RANKS;
+		else if (!strcmp(arg, "node"))
+			o->unit = TP_REPORT_NODES;
+		else
+			return tp_cli_usage_error(
+			    what, "--by '%s': expected rank or node", arg);
+		break;
+	case 'o':
+		o->out = arg;
+		break;
+	case 'S':
+		return parse_size(what, arg, &o->width, &o->height);
+	case 'P':
+		o->pg.on = true;
+		break;
+	default: /* 'j' */
+		o->json = true;
+		break;
+	}
+	return TP_EXIT_OK;
+}
+
+/* o->mappings_buf split at commas into o->names, one panel each. */
+static int split_panels(struct matrix_opts *o)
+{
+	char *save = NULL;
+
+	for (char *tok = strtok_r(o->mappings_buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->npanels == MAX_PANELS)
+			return tp_cli_usage_error(
+			    o->what, "--mappings: at most %d", MAX_PANELS);
+		o->names[o->npanels++] = tok;
+	}
+	if (o->npanels == 0)
+		return tp_cli_usage_error(o->what,
+		                          "--mappings: no mapping named");
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_matrix_opts(int argc, char **argv, bool heat,
+                             struct matrix_opts *o)
 {
 	static const struct option opts[] = {
-	    {"profile", required_argument, NULL, 'p'},
-	    {"fabric", required_argument, NULL, 'f'},
-	    {"hosts", required_argument, NULL, 'H'},
-	    {"slots", required_argument, NULL, 'n'},
+	    {"profile", required_argument, NULL, TP_CLI_OPT_TRAFFIC},
+	    {"fabric", required_argument, NULL, TP_CLI_OPT_FABRIC},
+	    {"hosts", required_argument, NULL, TP_CLI_OPT_HOSTS},
+	    {"slots", required_argument, NULL, TP_CLI_OPT_SLOTS},
 	    {"mappings", required_argument, NULL, 'M'},
 	    {"by", required_argument, NULL, 'b'},
-	    {"seed", required_argument, NULL, 's'},
+	    {"seed", required_argument, NULL, TP_CLI_OPT_SEED},
 	    {"output", required_argument, NULL, 'o'},
 	    {"size", required_argument, NULL, 'S'},
 	    {"progress", no_argument, NULL, 'P'},
@@ -323,185 +387,180 @@ static int run_matrix(int argc, char **argv, bool heat)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *what = heat ? "report heatmap" : "report hops";
-	const char *profile = NULL, *fabric = NULL, *hostlist = NULL;
-	const char *out = NULL;
-	char mappings_buf[1024] = "block,remap", *names[MAX_PANELS];
-	char title[300];
-	uint64_t slots = 1, seed = 1;
-	uint32_t width = 1200, height = 600, nhosts = 0, npanels = 0;
-	tp_report_unit unit = TP_REPORT_RANKS;
-	struct progress pg = {isatty(STDERR_FILENO) != 0, what};
-	tp_topo *topo = NULL;
-	tp_traffic *t = NULL;
-	tp_remap_host *hosts = NULL;
-	uint32_t *maps[MAX_PANELS] = {NULL};
-	tp_hops_bars bars[MAX_PANELS];
-	tp_heatmap heatmaps[MAX_PANELS];
-	tp_error err = {0};
-	bool json = false;
 	int c, rc;
 
-	memset(bars, 0, sizeof(bars));
-	memset(heatmaps, 0, sizeof(heatmaps));
+	*o = (struct matrix_opts){.heat = heat,
+	                          .what = what,
+	                          .mappings_buf = "block,remap",
+	                          .job = TP_CLI_JOB_OPTS_DEFAULT,
+	                          .width = 1200,
+	                          .height = 600,
+	                          .unit = TP_REPORT_RANKS,
+	                          .pg = {isatty(STDERR_FILENO) != 0, what}};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			profile = optarg;
-			break;
-		case 'f':
-			fabric = optarg;
-			break;
-		case 'H':
-			hostlist = optarg;
-			break;
-		case 'n':
-			if (tp_cli_parse_u64(what, "--slots", optarg, 1,
-			                     1000000, &slots))
-				return TP_EXIT_USAGE;
-			break;
-		case 'M':
-			if (strlen(optarg) >= sizeof(mappings_buf))
-				return tp_cli_usage_error(
-				    what, "--mappings: too long");
-			strcpy(mappings_buf, optarg);
-			break;
-		case 'b':
-			if (!strcmp(optarg, "rank"))
-				unit = TP_REPORT_RANKS;
-			else if (!strcmp(optarg, "node"))
-				unit = TP_REPORT_NODES;
-			else
-				return tp_cli_usage_error(
-				    what, "--by '%s': expected rank or node",
-				    optarg);
-			break;
-		case 's':
-			if (tp_cli_parse_u64(what, "--seed", optarg, 0,
-			                     UINT64_MAX, &seed))
-				return TP_EXIT_USAGE;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'S':
-			if (parse_size(what, optarg, &width, &height))
-				return TP_EXIT_USAGE;
-			break;
-		case 'P':
-			pg.on = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(matrix_usage, stdout);
+		if (c == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
+		}
+		if (TP_CLI_IS_JOB_OPT(c))
+			rc = tp_cli_parse_job_option(what, c, optarg, &o->job);
+		else if (c != 0 && c < 256 && strchr("MboSPj", c))
+			rc = parse_matrix_option(c, optarg, o);
+		else
 			return tp_cli_bad_option(what, c, argv,
 			                         " (try --help)");
-		}
+		if (rc != TP_EXIT_OK)
+			return rc;
 	}
 	if (optind < argc)
 		return tp_cli_usage_error(what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!profile || !fabric)
+	if (!o->job.traffic || !o->job.fabric)
 		return tp_cli_usage_error(what, "--profile and --fabric are "
 		                                "required (see --help)");
-	if ((rc = check_output(what, out)) != TP_EXIT_OK)
+	if ((rc = check_output(what, o->out)) != TP_EXIT_OK)
 		return rc;
-	{
-		char *save = NULL;
+	return split_panels(o);
+}
 
-		for (char *tok = strtok_r(mappings_buf, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			if (npanels == MAX_PANELS)
-				return tp_cli_usage_error(
-				    what, "--mappings: at most %d", MAX_PANELS);
-			names[npanels++] = tok;
-		}
-		if (npanels == 0)
-			return tp_cli_usage_error(
-			    what, "--mappings: no mapping named");
-	}
-	if ((rc = tp_cli_load_topo(what, fabric, &topo)) != TP_EXIT_OK)
-		return rc;
-	rc = TP_EXIT_FAILURE;
-	progress(&pg, "reading %s", profile);
-	if (tp_cli_read_traffic(profile, &t, &err) != TP_OK ||
-	    check_not_empty(t, profile, &err) != TP_OK)
-		goto fail;
-	if (job_hosts(topo, fabric, profile, hostlist, (uint32_t)slots,
-	              t->ranks, &hosts, &nhosts, &err) != TP_OK)
-		goto fail;
+/* What hops or heatmap computed, one panel a mapping. */
+struct matrix_work {
+	tp_topo *topo;
+	tp_traffic *t;
+	tp_remap_host *hosts;
+	uint32_t nhosts;
+	uint32_t *maps[MAX_PANELS];
+	tp_hops_bars bars[MAX_PANELS];
+	tp_heatmap heatmaps[MAX_PANELS];
+};
+
+static void matrix_work_free(struct matrix_work *w, uint32_t npanels)
+{
 	for (uint32_t i = 0; i < npanels; i++) {
-		uint32_t max = heat
-		                   ? tp_heatmap_max_bins(width, height, npanels)
-		                   : tp_hops_max_bars(width, npanels);
-
-		progress(&pg, "mapping %u ranks: %s", t->ranks, names[i]);
-		maps[i] = malloc((size_t)t->ranks * sizeof(*maps[i]));
-		if (!maps[i]) {
-			tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
-			goto fail;
-		}
-		if (tp_cli_make_mapping(topo, t, hosts, nhosts, names[i], seed,
-		                        maps[i], &err) != TP_OK)
-			goto fail;
-		if ((heat ? tp_heatmap_compute(topo, t, maps[i], unit, max,
-		                               &heatmaps[i], &err)
-		          : tp_hops_compute(topo, t, maps[i], unit, max,
-		                            &bars[i], &err)) != TP_OK)
-			goto fail;
+		free(w->maps[i]);
+		tp_hops_bars_free(&w->bars[i]);
+		tp_heatmap_free(&w->heatmaps[i]);
 	}
-	snprintf(title, sizeof(title), "%s (%u ranks)", base_name(profile),
-	         t->ranks);
-	progress(&pg, "drawing %s", out);
-	if (heat) {
+	free(w->hosts);
+	tp_traffic_free(w->t);
+	tp_topo_free(w->topo);
+}
+
+/* Panel @i: its mapping, then its bars or heatmap cells. */
+static tp_status compute_panel(const struct matrix_opts *o,
+                               struct matrix_work *w, uint32_t i, tp_error *err)
+{
+	const tp_traffic *t = w->t;
+	uint32_t max =
+	    o->heat ? tp_heatmap_max_bins(o->width, o->height, o->npanels)
+	            : tp_hops_max_bars(o->width, o->npanels);
+	tp_status st;
+
+	progress(&o->pg, "mapping %u ranks: %s", t->ranks, o->names[i]);
+	w->maps[i] = malloc((size_t)t->ranks * sizeof(*w->maps[i]));
+	if (!w->maps[i])
+		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+	st = tp_cli_make_mapping(w->topo, t, w->hosts, w->nhosts, o->names[i],
+	                         o->job.seed, w->maps[i], err);
+	if (st != TP_OK)
+		return st;
+	return o->heat ? tp_heatmap_compute(w->topo, t, w->maps[i], o->unit,
+	                                    max, &w->heatmaps[i], err)
+	               : tp_hops_compute(w->topo, t, w->maps[i], o->unit, max,
+	                                 &w->bars[i], err);
+}
+
+/* The panels side by side into o->out. */
+static tp_status draw_panels(const struct matrix_opts *o,
+                             const struct matrix_work *w, tp_error *err)
+{
+	char title[300];
+
+	snprintf(title, sizeof(title), "%s (%u ranks)",
+	         tp_cli_base_name(o->job.traffic), w->t->ranks);
+	progress(&o->pg, "drawing %s", o->out);
+	if (o->heat) {
 		tp_heatmap_panel panels[MAX_PANELS];
 
-		for (uint32_t i = 0; i < npanels; i++)
-			panels[i] = (tp_heatmap_panel){base_name(names[i]),
-			                               &heatmaps[i]};
-		if (tp_heatmap_draw(out, width, height, title, panels, npanels,
-		                    NULL, &err) != TP_OK)
-			goto fail;
-	} else {
-		tp_hops_panel panels[MAX_PANELS];
-
-		for (uint32_t i = 0; i < npanels; i++)
-			panels[i] = (tp_hops_panel){base_name(names[i]),
-			                            &bars[i], topo};
-		if (tp_hops_draw(out, width, height, title, panels, npanels,
-		                 &err) != TP_OK)
-			goto fail;
+		for (uint32_t i = 0; i < o->npanels; i++)
+			panels[i] = (tp_heatmap_panel){
+			    tp_cli_base_name(o->names[i]), &w->heatmaps[i]};
+		return tp_heatmap_draw(o->out, o->width, o->height, title,
+		                       panels, o->npanels, NULL, err);
 	}
-	if (json) {
+	tp_hops_panel panels[MAX_PANELS];
+
+	for (uint32_t i = 0; i < o->npanels; i++)
+		panels[i] = (tp_hops_panel){tp_cli_base_name(o->names[i]),
+		                            &w->bars[i], w->topo};
+	return tp_hops_draw(o->out, o->width, o->height, title, panels,
+	                    o->npanels, err);
+}
+
+/* Read the job, compute every panel and draw the picture. */
+static int run_matrix_work(const struct matrix_opts *o, struct matrix_work *w)
+{
+	tp_error err = {0};
+	int rc;
+
+	if ((rc = tp_cli_load_topo(o->what, o->job.fabric, &w->topo)) !=
+	    TP_EXIT_OK)
+		return rc;
+	progress(&o->pg, "reading %s", o->job.traffic);
+	if (tp_cli_read_traffic(o->job.traffic, &w->t, &err) != TP_OK ||
+	    check_not_empty(w->t, o->job.traffic, &err) != TP_OK ||
+	    job_hosts(w->topo, o->job.fabric, o->job.traffic, o->job.hostlist,
+	              (uint32_t)o->job.slots, w->t->ranks, &w->hosts,
+	              &w->nhosts, &err) != TP_OK)
+		return tp_cli_fail(o->what, &err);
+	for (uint32_t i = 0; i < o->npanels; i++)
+		if (compute_panel(o, w, i, &err) != TP_OK)
+			return tp_cli_fail(o->what, &err);
+	if (draw_panels(o, w, &err) != TP_OK)
+		return tp_cli_fail(o->what, &err);
+	return TP_EXIT_OK;
+}
+
+/* What was drawn, as one line or the topoplace.report-matrix document. */
+static int print_matrix(const struct matrix_opts *o,
+                        const struct matrix_work *w)
+{
+	if (o->json) {
 		const struct matrix_summary sum = {
-		    heat,    out,      width,  height,          unit,
-		    profile, t->ranks, nhosts, (uint32_t)slots, seed};
+		    o->heat,     o->out,    o->width,
+		    o->height,   o->unit,   o->job.traffic,
+		    w->t->ranks, w->nhosts, (uint32_t)o->job.slots,
+		    o->job.seed};
 
-		rc = matrix_json(what, &sum, (const char *const *)names,
-		                 npanels, bars, heatmaps);
-		goto out;
+		return matrix_json(o->what, &sum, (const char *const *)o->names,
+		                   o->npanels, w->bars, w->heatmaps);
 	}
-	printf("wrote %s (%ux%u, %s per %s, %u mapping%s)\n", out, width,
-	       height, heat ? "heatmap" : "hop classes",
-	       tp_report_unit_name(unit), npanels, npanels == 1 ? "" : "s");
-	rc = TP_EXIT_OK;
-	goto out;
-fail:
-	rc = tp_cli_fail(what, &err);
-out:
-	for (uint32_t i = 0; i < npanels; i++) {
-		free(maps[i]);
-		tp_hops_bars_free(&bars[i]);
-		tp_heatmap_free(&heatmaps[i]);
+	printf("wrote %s (%ux%u, %s per %s, %u mapping%s)\n", o->out, o->width,
+	       o->height, o->heat ? "heatmap" : "hop classes",
+	       tp_report_unit_name(o->unit), o->npanels,
+	       o->npanels == 1 ? "" : "s");
+	return TP_EXIT_OK;
+}
+
+/* hops and heatmap: one profile, several mappings, one picture. */
+static int run_matrix(int argc, char **argv, bool heat)
+{
+	struct matrix_opts o;
+	struct matrix_work w;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	if ((rc = parse_matrix_opts(argc, argv, heat, &o)) != TP_EXIT_OK)
+		return rc;
+	if (o.help) {
+		fputs(matrix_usage, stdout);
+		return TP_EXIT_OK;
 	}
-	free(hosts);
-	tp_traffic_free(t);
-	tp_topo_free(topo);
+	if ((rc = run_matrix_work(&o, &w)) == TP_EXIT_OK)
+		rc = print_matrix(&o, &w);
+	matrix_work_free(&w, o.npanels);
 	return rc;
 }
 
@@ -614,7 +673,7 @@ static int draw_tradeoff(const tp_sweep *sweep, const tp_sweep_point *group,
 	}
 	tp_throttle_objective_format(objective, objective_text,
 	                             sizeof(objective_text));
-	chart.name = base_name(sweep_path);
+	chart.name = tp_cli_base_name(sweep_path);
 	chart.points = points;
 	chart.count = count;
 	chart.window_us = d.throttle ? (double)d.window_us : 0;
@@ -654,7 +713,71 @@ done:
 	return rc;
 }
 
-static int run_io(int argc, char **argv)
+/* The options of `report io`, as given (defaults filled in). */
+struct io_opts {
+	const char *what, *sweep_path, *out;
+	bool tradeoff, json, help;
+	tp_throttle_objective objective;
+	uint64_t bytes, clients; /* which curve; 0: the sweep's first */
+	uint64_t interval_us, window_us;
+	uint32_t width, height;
+	struct progress pg;
+};
+
+/* One getopt_long answer @c into @o. */
+static int parse_io_option(int c, const char *arg, struct io_opts *o)
+{
+	tp_error err = {0};
+	tp_status st = TP_OK;
+
+	switch (c) {
+	case 'w':
+		o->sweep_path = arg;
+		break;
+	case 'b':
+		st = tp_units_parse_bytes("--bytes", arg, &o->bytes, &err);
+		break;
+	case 'c':
+		st = tp_units_parse_count("--clients", arg, 1,
+		                          TP_SWEEP_MAX_CLIENTS, &o->clients,
+		                          &err);
+		break;
+	case 'i':
+		st = tp_units_parse_duration_us("--interval", arg, 1,
+		                                &o->interval_us, &err);
+		break;
+	case 'W':
+		st = tp_units_parse_duration_us("--window", arg, 1,
+		                                &o->window_us, &err);
+		break;
+	case 'o':
+		o->out = arg;
+		break;
+	case 'S':
+		return parse_size(o->what, arg, &o->width, &o->height);
+	case 'P':
+		o->pg.on = true;
+		break;
+	case 'T':
+		o->tradeoff = true;
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	default: /* 'J' */
+		st = tp_throttle_objective_parse(arg, &o->objective, &err);
+		break;
+	}
+	if (st != TP_OK)
+		return tp_cli_usage_error(o->what, "%s", err.message);
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_io_opts(int argc, char **argv, struct io_opts *o)
 {
 	static const struct option opts[] = {
 	    {"sweep", required_argument, NULL, 'w'},
@@ -671,156 +794,161 @@ static int run_io(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *what = "report io", *sweep_path = NULL, *out = NULL;
-	bool tradeoff = false, json = false;
-	tp_throttle_objective objective = {TP_OBJECTIVE_NONE, 0};
-	uint64_t bytes = 0, clients = 0, interval_us = 0, window_us = 0;
-	uint32_t width = 900, height = 560;
-	struct progress pg = {isatty(STDERR_FILENO) != 0, what};
-	tp_sweep *sweep = NULL;
-	tp_sweep_point *points = NULL;
-	size_t npoints = 0, first = 0, count = 0;
-	tp_threshold_params params;
-	tp_iocurve curve = {0};
-	tp_error err = {0}, why = {0};
-	char window_why[256] = "";
+	const char *what = "report io";
 	int c, rc;
 
+	*o = (struct io_opts){.what = what,
+	                      .objective = {TP_OBJECTIVE_NONE, 0},
+	                      .width = 900,
+	                      .height = 560,
+	                      .pg = {isatty(STDERR_FILENO) != 0, what}};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-		tp_status st = TP_OK;
-
-		switch (c) {
-		case 'w':
-			sweep_path = optarg;
-			break;
-		case 'b':
-			st = tp_units_parse_bytes("--bytes", optarg, &bytes,
-			                          &err);
-			break;
-		case 'c':
-			st = tp_units_parse_count("--clients", optarg, 1,
-			                          TP_SWEEP_MAX_CLIENTS,
-			                          &clients, &err);
-			break;
-		case 'i':
-			st = tp_units_parse_duration_us("--interval", optarg, 1,
-			                                &interval_us, &err);
-			break;
-		case 'W':
-			st = tp_units_parse_duration_us("--window", optarg, 1,
-			                                &window_us, &err);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'S':
-			if (parse_size(what, optarg, &width, &height))
-				return TP_EXIT_USAGE;
-			break;
-		case 'P':
-			pg.on = true;
-			break;
-		case 'T':
-			tradeoff = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'J':
-			st = tp_throttle_objective_parse(optarg, &objective,
-			                                 &err);
-			break;
-		case 'h':
-			fputs(io_usage, stdout);
+		if (c == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
+		}
+		if (c == 0 || !strchr("wbciWoSPTjJ", c))
 			return tp_cli_bad_option(what, c, argv,
 			                         " (try --help)");
-		}
-		if (st != TP_OK)
-			return tp_cli_usage_error(what, "%s", err.message);
+		if ((rc = parse_io_option(c, optarg, o)) != TP_EXIT_OK)
+			return rc;
 	}
 	if (optind < argc)
 		return tp_cli_usage_error(what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!sweep_path)
+	if (!o->sweep_path)
 		return tp_cli_usage_error(what, "--sweep FILE is required");
-	if (!bytes != !clients)
+	if (!o->bytes != !o->clients)
 		return tp_cli_usage_error(what, "--bytes and --clients go "
 		                                "together");
-	if (interval_us && window_us)
+	if (o->interval_us && o->window_us)
 		return tp_cli_usage_error(what, "give --interval or --window, "
 		                                "not both");
-	if ((rc = check_output(what, out)) != TP_EXIT_OK)
-		return rc;
-	progress(&pg, "reading %s", sweep_path);
-	if (tp_sweep_read(sweep_path, 0, &sweep, &err) != TP_OK ||
-	    tp_sweep_points(sweep, &points, &npoints, &err) != TP_OK)
-		goto fail;
-	if (tp_iocurve_select(points, npoints, bytes, (uint32_t)clients, &first,
-	                      &count, &err) != TP_OK) {
-		tp_error_prefix(&err, "%s", sweep_path);
-		goto fail;
-	}
-	tp_threshold_params_default(&params);
-	if (tradeoff) {
-		rc = draw_tradeoff(sweep, points + first, sweep_path, out,
-		                   width, height, interval_us, window_us,
-		                   &objective, json, &err);
-		if (rc != TP_EXIT_OK)
-			goto fail;
-		goto done;
-	}
-	curve.name = base_name(sweep_path);
-	curve.points = points + first;
-	curve.count = count;
-	curve.have_threshold =
-	    tp_threshold_detect(curve.points, count, &params, &curve.threshold,
-	                        &why) == TP_OK;
-	if (!curve.have_threshold)
-		curve.no_threshold_why = why.message;
-	if (window_us) {
-		curve.window_us = (double)window_us;
-		curve.window_why = "given with --window";
-	} else if (interval_us && curve.have_threshold) {
-		/* The decision the scheduler would make for a job of this
-		 * curve's size and clients at that interval. */
-		tp_threshold_table table = {&curve.threshold, 1, NULL, 0};
+	return check_output(what, o->out);
+}
+
+/* What `report io` read and drew; io_work_free frees it. */
+struct io_work {
+	tp_sweep *sweep;
+	tp_sweep_point *points;
+	size_t npoints, first, count; /* the curve: points[first..+count] */
+	tp_iocurve curve;
+	tp_error why;         /* why the curve has no threshold */
+	char window_why[256]; /* why the marked window */
+};
+
+static void io_work_free(struct io_work *w)
+{
+	free(w->points);
+	tp_sweep_free(w->sweep);
+}
+
+/*
+ * The window marked on the curve: --window as given, or for --interval
+ * the decision the scheduler would make for a job of this curve's size
+ * and clients at that interval.
+ */
+static tp_status mark_window(const struct io_opts *o, struct io_work *w,
+                             tp_error *err)
+{
+	tp_iocurve *curve = &w->curve;
+
+	if (o->window_us) {
+		curve->window_us = (double)o->window_us;
+		curve->window_why = "given with --window";
+	} else if (o->interval_us && curve->have_threshold) {
+		tp_threshold_table table = {&curve->threshold, 1, NULL, 0};
 		static const char *const all[] = {"*"};
 		tp_throttle_policy policy = {0, 0,    all,
 		                             1, true, {TP_OBJECTIVE_NONE, 0}};
-		tp_io_pattern job = {curve.points[0].request_bytes,
-		                     curve.points[0].clients,
-		                     (double)interval_us, 0, NULL};
+		tp_io_pattern job = {curve->points[0].request_bytes,
+		                     curve->points[0].clients,
+		                     (double)o->interval_us, 0, NULL};
 		tp_window_decision d;
 
-		if (tp_window_decide(&job, &table, &policy, NULL, &d, &err) !=
+		if (tp_window_decide(&job, &table, &policy, NULL, &d, err) !=
 		    TP_OK)
-			goto fail;
-		curve.window_us = d.throttle ? (double)d.window_us : 0;
-		snprintf(window_why, sizeof(window_why), "%s", d.reason);
-		curve.window_why = window_why;
-	} else if (interval_us) {
-		curve.window_why = "no threshold to keep the job above";
+			return err->code;
+		curve->window_us = d.throttle ? (double)d.window_us : 0;
+		snprintf(w->window_why, sizeof(w->window_why), "%s", d.reason);
+		curve->window_why = w->window_why;
+	} else if (o->interval_us) {
+		curve->window_why = "no threshold to keep the job above";
 	}
-	progress(&pg, "drawing %s", out);
-	if (tp_iocurve_draw(out, width, height, &curve, &err) != TP_OK)
-		goto fail;
-	if (json) {
-		rc = io_curve_json(out, width, height, sweep_path, &curve);
-		goto done;
+	return TP_OK;
+}
+
+/* The curve of the sweep with its threshold and window, drawn into -o. */
+static tp_status draw_io_curve(const struct io_opts *o, struct io_work *w,
+                               tp_error *err)
+{
+	tp_threshold_params params;
+	tp_iocurve *curve = &w->curve;
+
+	tp_threshold_params_default(&params);
+	curve->name = tp_cli_base_name(o->sweep_path);
+	curve->points = w->points + w->first;
+	curve->count = w->count;
+	curve->have_threshold =
+	    tp_threshold_detect(curve->points, w->count, &params,
+	                        &curve->threshold, &w->why) == TP_OK;
+	if (!curve->have_threshold)
+		curve->no_threshold_why = w->why.message;
+	if (mark_window(o, w, err) != TP_OK)
+		return err->code;
+	progress(&o->pg, "drawing %s", o->out);
+	return tp_iocurve_draw(o->out, o->width, o->height, curve, err);
+}
+
+/* What was drawn, as one line or the topoplace.report-io document. */
+static int print_io_curve(const struct io_opts *o, const struct io_work *w)
+{
+	if (o->json)
+		return io_curve_json(o->out, o->width, o->height, o->sweep_path,
+		                     &w->curve);
+	printf("wrote %s (%ux%u, %zu intervals, %s)\n", o->out, o->width,
+	       o->height, w->count,
+	       w->curve.have_threshold ? "threshold marked" : "no knee");
+	return TP_EXIT_OK;
+}
+
+static int run_io(int argc, char **argv)
+{
+	struct io_opts o;
+	struct io_work w = {.sweep = NULL};
+	tp_error err = {0};
+	int rc;
+
+	if ((rc = parse_io_opts(argc, argv, &o)) != TP_EXIT_OK)
+		return rc;
+	if (o.help) {
+		fputs(io_usage, stdout);
+		return TP_EXIT_OK;
 	}
-	printf("wrote %s (%ux%u, %zu intervals, %s)\n", out, width, height,
-	       count, curve.have_threshold ? "threshold marked" : "no knee");
-	rc = TP_EXIT_OK;
-	goto done;
-fail:
-	rc = tp_cli_fail(what, &err);
-done:
-	free(points);
-	tp_sweep_free(sweep);
+	progress(&o.pg, "reading %s", o.sweep_path);
+	if (tp_sweep_read(o.sweep_path, 0, &w.sweep, &err) != TP_OK ||
+	    tp_sweep_points(w.sweep, &w.points, &w.npoints, &err) != TP_OK) {
+		rc = tp_cli_fail(o.what, &err);
+	} else if (tp_iocurve_select(w.points, w.npoints, o.bytes,
+	                             (uint32_t)o.clients, &w.first, &w.count,
+	                             &err) != TP_OK) {
+		tp_error_prefix(&err, "%s", o.sweep_path);
+		rc = tp_cli_fail(o.what, &err);
+	} else if (o.tradeoff) {
+		/* its own chart, summary and JSON */
+		rc = draw_tradeoff(w.sweep, w.points + w.first, o.sweep_path,
+		                   o.out, o.width, o.height, o.interval_us,
+		                   o.window_us, &o.objective, o.json, &err);
+		if (rc != TP_EXIT_OK)
+			rc = tp_cli_fail(o.what, &err);
+	} else if (draw_io_curve(&o, &w, &err) != TP_OK) {
+		rc = tp_cli_fail(o.what, &err);
+	} else {
+		rc = print_io_curve(&o, &w);
+	}
+	io_work_free(&w);
 	return rc;
 }
 
@@ -1077,7 +1205,119 @@ static int explain_json(const char *what, const tp_explain *ex, const char *out)
 	return tp_cli_json_finish(what, &j, TP_EXIT_OK);
 }
 
-static int run_explain(int argc, char **argv)
+/* The options of `report explain`, as given (defaults filled in). */
+struct explain_opts {
+	const char *what, *fabric, *out;
+	const char *profile_path, *busy_path, *config_path, *partition;
+	bool policy_given, io_given, io_policy_given, class_given;
+	bool json, help;
+	tp_placement requested; /* --policy, auto when not given */
+	tp_explain_input in;    /* what the command line decides */
+};
+
+/* The job's options of one getopt_long answer @c. */
+static int parse_explain_job_option(int c, const char *arg,
+                                    struct explain_opts *o)
+{
+	tp_explain_input *in = &o->in;
+	tp_error err = {0};
+
+	switch (c) {
+	case 'n':
+		return tp_cli_parse_u32(o->what, "--nodes", arg, 1, UINT32_MAX,
+		                        &in->nodes);
+	case 'p':
+		if (tp_placement_parse(arg, &o->requested, &err))
+			return tp_cli_usage_error(
+			    o->what,
+			    "--policy '%s': expected "
+			    "auto|leaf|shared|pack|spread|off",
+			    arg);
+		o->policy_given = true;
+		return TP_EXIT_OK;
+	case 'c':
+		if (tp_jobclass_parse(arg, &in->job_class, &err))
+			return tp_cli_usage_error(o->what, "--class: %s",
+			                          err.message);
+		o->class_given = true;
+		return TP_EXIT_OK;
+	case 'r':
+		o->profile_path = arg;
+		return TP_EXIT_OK;
+	case 'l':
+		return tp_cli_parse_u32(o->what, "--slots", arg, 1,
+		                        TP_CLI_MAX_SLOTS, &in->slots);
+	case 'j':
+		return tp_cli_parse_u32(o->what, "--job-id", arg, 0, UINT32_MAX,
+		                        &in->job_id);
+	default: /* 's' */
+		return tp_cli_parse_seed(o->what, arg, &in->seed);
+	}
+}
+
+/* The I/O server, site and output options of one getopt_long answer. */
+static int parse_explain_site_option(int c, const char *arg,
+                                     struct explain_opts *o)
+{
+	tp_error err = {0};
+
+	switch (c) {
+	case 'i':
+		o->io_given = true;
+		return tp_cli_parse_u32(o->what, "--io-servers", arg, 1,
+		                        UINT32_MAX, &o->in.io_servers);
+	case 'I':
+		if (tp_ioserver_policy_parse(arg, &o->in.io_policy, &err))
+			return tp_cli_usage_error(o->what, "--io-policy: %s",
+			                          err.message);
+		o->io_policy_given = true;
+		return TP_EXIT_OK;
+	case 'w':
+		return tp_cli_parse_io_where(o->what, arg, false,
+		                             &o->in.io_scope);
+	case 'b':
+		o->busy_path = arg;
+		return TP_EXIT_OK;
+	case 'C':
+		o->config_path = arg;
+		return TP_EXIT_OK;
+	case 'P':
+		o->partition = arg;
+		return TP_EXIT_OK;
+	case 'o':
+		o->out = arg;
+		return TP_EXIT_OK;
+	default: /* 'J' */
+		o->json = true;
+		return TP_EXIT_OK;
+	}
+}
+
+/* The rules between options, checked once all are read. */
+static int check_explain_opts(struct explain_opts *o)
+{
+	if (!o->fabric || !o->in.nodes)
+		return tp_cli_usage_error(o->what, "--fabric and --nodes are "
+		                                   "required (see --help)");
+	if (o->partition && !o->config_path)
+		return tp_cli_usage_error(o->what,
+		                          "--partition needs --config");
+	if (!o->config_path && o->policy_given &&
+	    o->requested == TP_PLACEMENT_AUTO)
+		return tp_cli_usage_error(o->what,
+		                          "--policy auto is resolved by a "
+		                          "topoplace.conf: give --config FILE "
+		                          "or leaf|shared|pack|spread|off");
+	if (!o->config_path && o->policy_given)
+		o->in.policy = o->requested;
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_explain_opts(int argc, char **argv, struct explain_opts *o)
 {
 	static const struct option opts[] = {
 	    {"fabric", required_argument, NULL, 'f'},
@@ -1099,213 +1339,176 @@ static int run_explain(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *what = "report explain", *fabric = NULL, *out = NULL;
-	const char *profile_path = NULL, *busy_path = NULL, *config_path = NULL;
-	const char *partition = NULL;
-	bool policy_given = false, io_given = false, io_policy_given = false;
-	tp_placement requested = TP_PLACEMENT_AUTO;
-	tp_config *cfg = NULL;
-	tp_host_use *use = NULL;
-	char policy_src[600], io_src[600], thr_src[600];
-	/* Without --config, the site defaults (LeafRemainder=compatible). */
-	tp_explain_input in = {.policy = TP_PLACEMENT_LEAF,
-	                       .leaf_remainder = TP_LEAF_REMAINDER_COMPATIBLE,
-	                       .job_id = 1,
-	                       .slots = 1,
-	                       .seed = 1,
-	                       .io_scope = TP_IOSERVER_BESIDE};
-	bool class_given = false, json = false;
-	tp_explain ex = {0};
-	uint64_t v;
-	tp_topo *topo = NULL;
-	tp_profile *profile = NULL;
-	tp_traffic *t = NULL;
-	tp_job_summary summary;
-	char *text = NULL, name[300];
-	tp_error err = {0};
 	int c, rc;
 
+	/* Without --config, the site defaults (LeafRemainder=compatible). */
+	*o = (struct explain_opts){
+	    .what = "report explain",
+	    .requested = TP_PLACEMENT_AUTO,
+	    .in = {.policy = TP_PLACEMENT_LEAF,
+	           .leaf_remainder = TP_LEAF_REMAINDER_COMPATIBLE,
+	           .job_id = 1,
+	           .slots = 1,
+	           .seed = 1,
+	           .io_scope = TP_IOSERVER_BESIDE}};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			fabric = optarg;
-			break;
-		case 'n':
-			if (tp_cli_parse_u64(what, "--nodes", optarg, 1,
-			                     UINT32_MAX, &v))
-				return TP_EXIT_USAGE;
-			in.nodes = (uint32_t)v;
-			break;
-		case 'p':
-			if (tp_placement_parse(optarg, &requested, &err))
-				return tp_cli_usage_error(
-				    what,
-				    "--policy '%s': expected "
-				    "auto|leaf|shared|pack|spread|off",
-				    optarg);
-			policy_given = true;
-			break;
-		case 'c':
-			if (tp_jobclass_parse(optarg, &in.job_class, &err))
-				return tp_cli_usage_error(what, "--class: %s",
-				                          err.message);
-			class_given = true;
-			break;
-		case 'r':
-			profile_path = optarg;
-			break;
-		case 'l':
-			if (tp_cli_parse_u64(what, "--slots", optarg, 1,
-			                     1000000, &v))
-				return TP_EXIT_USAGE;
-			in.slots = (uint32_t)v;
-			break;
-		case 'j':
-			if (tp_cli_parse_u64(what, "--job-id", optarg, 0,
-			                     UINT32_MAX, &v))
-				return TP_EXIT_USAGE;
-			in.job_id = (uint32_t)v;
-			break;
-		case 's':
-			if (tp_cli_parse_u64(what, "--seed", optarg, 0,
-			                     UINT64_MAX, &in.seed))
-				return TP_EXIT_USAGE;
-			break;
-		case 'i':
-			if (tp_cli_parse_u64(what, "--io-servers", optarg, 1,
-			                     UINT32_MAX, &v))
-				return TP_EXIT_USAGE;
-			in.io_servers = (uint32_t)v;
-			io_given = true;
-			break;
-		case 'I':
-			if (tp_ioserver_policy_parse(optarg, &in.io_policy,
-			                             &err))
-				return tp_cli_usage_error(
-				    what, "--io-policy: %s", err.message);
-			io_policy_given = true;
-			break;
-		case 'b':
-			busy_path = optarg;
-			break;
-		case 'C':
-			config_path = optarg;
-			break;
-		case 'P':
-			partition = optarg;
-			break;
-		case 'w':
-			if (!strcmp(optarg, "among"))
-				in.io_scope = TP_IOSERVER_AMONG;
-			else if (!strcmp(optarg, "beside"))
-				in.io_scope = TP_IOSERVER_BESIDE;
-			else
-				return tp_cli_usage_error(
-				    what,
-				    "--io-where '%s': expected "
-				    "among|beside",
-				    optarg);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			fputs(explain_usage, stdout);
+		if (c == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
-			return tp_cli_bad_option(what, c, argv,
-			                         " (try --help)");
 		}
+		if (c == 'f') {
+			o->fabric = optarg;
+			continue;
+		}
+		if (c != 0 && strchr("npcrljs", c))
+			rc = parse_explain_job_option(c, optarg, o);
+		else if (c != 0 && strchr("iIwbCPoJ", c))
+			rc = parse_explain_site_option(c, optarg, o);
+		else
+			return tp_cli_bad_option(o->what, c, argv,
+			                         " (try --help)");
+		if (rc != TP_EXIT_OK)
+			return rc;
 	}
 	if (optind < argc)
-		return tp_cli_usage_error(what, "unexpected argument '%s'",
+		return tp_cli_usage_error(o->what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!fabric || !in.nodes)
-		return tp_cli_usage_error(what, "--fabric and --nodes are "
-		                                "required (see --help)");
-	if (partition && !config_path)
-		return tp_cli_usage_error(what, "--partition needs --config");
-	if (!config_path && policy_given && requested == TP_PLACEMENT_AUTO)
-		return tp_cli_usage_error(what,
-		                          "--policy auto is resolved by a "
-		                          "topoplace.conf: give --config FILE "
-		                          "or leaf|shared|pack|spread|off");
-	if (!config_path && policy_given)
-		in.policy = requested;
-	if ((rc = tp_cli_load_topo(what, fabric, &topo)) != TP_EXIT_OK)
-		return rc;
-	rc = TP_EXIT_FAILURE;
-	in.topo = topo;
-	in.job = "job";
-	if (config_path && tp_config_load(config_path, &cfg, &err) != TP_OK)
-		goto fail;
-	if (busy_path) {
-		use =
-		    calloc((size_t)tp_topo_host_count(topo) + 1, sizeof(*use));
-		if (!use) {
-			tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
-			goto fail;
-		}
-		if (tp_cli_read_busy(busy_path, topo, use, &err) != TP_OK)
-			goto fail;
-		in.use = use;
-	}
-	if (profile_path) {
-		if (tp_cli_read_profile(profile_path, &profile, &err) !=
-		        TP_OK ||
-		    tp_profile_to_traffic(profile, &t, &err) != TP_OK ||
-		    check_not_empty(t, profile_path, &err) != TP_OK)
-			goto fail;
-		in.traffic = t;
-		snprintf(name, sizeof(name), "%s (profile %s, %u ranks)",
-		         profile->header.app, base_name(profile_path),
-		         t->ranks);
-		in.job = name;
-		if (!class_given) {
-			tp_cli_profile_summary(profile, &summary);
-			in.summary = &summary;
-		}
-	}
-	if (cfg)
-		apply_config(cfg, config_path, partition, requested,
-		             policy_given, io_given, io_policy_given, &in,
-		             policy_src, io_src, thr_src, sizeof(policy_src));
-	if (tp_explain_compute(&in, &ex, &err) != TP_OK)
-		goto fail;
-	if ((out || !json) && tp_explain_text(&ex, &text, &err) != TP_OK)
-		goto fail;
-	if (out) {
-		FILE *f = fopen(out, "w");
+	return check_explain_opts(o);
+}
 
-		if (!f || fputs(text, f) == EOF || fclose(f) != 0) {
-			tp_error_set(&err, TP_ERR_IO, "%s: cannot write: %s",
-			             out, strerror(errno));
-			if (f)
-				unlink(out);
-			goto fail;
-		}
-		if (!json)
-			printf("wrote %s\n", out);
-	} else if (!json) {
-		fputs(text, stdout);
+/* What `report explain` read and decided; explain_work_free frees it. */
+struct explain_work {
+	tp_topo *topo;
+	tp_config *cfg;
+	tp_host_use *use; /* --busy; NULL: every host free */
+	tp_profile *profile;
+	tp_traffic *t;
+	tp_job_summary summary;
+	char name[300]; /* the job as the explanation names it */
+	char policy_src[600], io_src[600], thr_src[600];
+	tp_explain ex;
+	char *text; /* the explanation in words (-o or no --json) */
+};
+
+static void explain_work_free(struct explain_work *w)
+{
+	tp_explain_free(&w->ex);
+	free(w->text);
+	free(w->use);
+	tp_config_free(w->cfg);
+	tp_traffic_free(w->t);
+	tp_profile_free(w->profile);
+	tp_topo_free(w->topo);
+}
+
+/* --busy and --profile into @in (the job then named by its profile). */
+static tp_status load_explain_job(struct explain_opts *o,
+                                  struct explain_work *w, tp_error *err)
+{
+	tp_explain_input *in = &o->in;
+
+	if (o->busy_path) {
+		w->use = calloc((size_t)tp_topo_host_count(w->topo) + 1,
+		                sizeof(*w->use));
+		if (!w->use)
+			return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+		if (tp_cli_read_busy(o->busy_path, w->topo, w->use, err) !=
+		    TP_OK)
+			return err->code;
+		in->use = w->use;
 	}
-	rc = json ? explain_json(what, &ex, out) : TP_EXIT_OK;
-	goto done;
-fail:
-	rc = tp_cli_fail(what, &err);
-done:
-	tp_explain_free(&ex);
-	free(text);
-	free(use);
-	tp_config_free(cfg);
-	tp_traffic_free(t);
-	tp_profile_free(profile);
-	tp_topo_free(topo);
+	if (!o->profile_path)
+		return TP_OK;
+	if (tp_cli_read_profile(o->profile_path, &w->profile, err) != TP_OK ||
+	    tp_profile_to_traffic(w->profile, &w->t, err) != TP_OK ||
+	    check_not_empty(w->t, o->profile_path, err) != TP_OK)
+		return err->code;
+	in->traffic = w->t;
+	snprintf(w->name, sizeof(w->name), "%s (profile %s, %u ranks)",
+	         w->profile->header.app, tp_cli_base_name(o->profile_path),
+	         w->t->ranks);
+	in->job = w->name;
+	if (!o->class_given) {
+		tp_cli_profile_summary(w->profile, &w->summary);
+		in->summary = &w->summary;
+	}
+	return TP_OK;
+}
+
+/*
+ * Load the fabric, configuration, occupancy and profile, then compute the
+ * explanation (and its words, for -o or text).  Returns TP_EXIT_OK, or
+ * the exit status of a failure already printed.
+ */
+static int run_explain_work(struct explain_opts *o, struct explain_work *w)
+{
+	tp_explain_input *in = &o->in;
+	tp_error err = {0};
+	int rc;
+
+	if ((rc = tp_cli_load_topo(o->what, o->fabric, &w->topo)) != TP_EXIT_OK)
+		return rc;
+	in->topo = w->topo;
+	in->job = "job";
+	if ((o->config_path &&
+	     tp_config_load(o->config_path, &w->cfg, &err) != TP_OK) ||
+	    load_explain_job(o, w, &err) != TP_OK)
+		return tp_cli_fail(o->what, &err);
+	if (w->cfg)
+		apply_config(w->cfg, o->config_path, o->partition, o->requested,
+		             o->policy_given, o->io_given, o->io_policy_given,
+		             in, w->policy_src, w->io_src, w->thr_src,
+		             sizeof(w->policy_src));
+	if (tp_explain_compute(in, &w->ex, &err) != TP_OK ||
+	    ((o->out || !o->json) &&
+	     tp_explain_text(&w->ex, &w->text, &err) != TP_OK))
+		return tp_cli_fail(o->what, &err);
+	return TP_EXIT_OK;
+}
+
+/* The words into -o (a cut file removed), else on stdout without --json;
+ * then the JSON document. */
+static int print_explain(const struct explain_opts *o,
+                         const struct explain_work *w)
+{
+	tp_error err = {0};
+
+	if (o->out) {
+		FILE *f = fopen(o->out, "w");
+
+		if (!f || fputs(w->text, f) == EOF || fclose(f) != 0) {
+			tp_error_set(&err, TP_ERR_IO, "%s: cannot write: %s",
+			             o->out, strerror(errno));
+			if (f)
+				unlink(o->out);
+			return tp_cli_fail(o->what, &err);
+		}
+		if (!o->json)
+			printf("wrote %s\n", o->out);
+	} else if (!o->json) {
+		fputs(w->text, stdout);
+	}
+	return o->json ? explain_json(o->what, &w->ex, o->out) : TP_EXIT_OK;
+}
+
+static int run_explain(int argc, char **argv)
+{
+	struct explain_opts o;
+	struct explain_work w;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	if ((rc = parse_explain_opts(argc, argv, &o)) != TP_EXIT_OK)
+		return rc;
+	if (o.help) {
+		fputs(explain_usage, stdout);
+		return TP_EXIT_OK;
+	}
+	if ((rc = run_explain_work(&o, &w)) == TP_EXIT_OK)
+		rc = print_explain(&o, &w);
+	explain_work_free(&w);
 	return rc;
 }
 

@@ -36,9 +36,6 @@
 
 #define WHAT "report fabric"
 
-/* Most ranks per host --slots accepts (as the other report kinds). */
-#define MAX_SLOTS 1000000u
-
 static const char usage_text[] =
     "usage: topoplace report fabric (--fabric FILE|PxLxH[xS[xC]] | --live)\n"
     "           [--ca DEV] [--port N] [--node-name-map FILE]\n"
@@ -160,8 +157,8 @@ static int parse_job(const char *text, struct job *j)
 			uint64_t v;
 
 			snprintf(opt, sizeof(opt), "--job %s: slots", j->name);
-			if (tp_cli_parse_u64(WHAT, opt, part + 6, 1, MAX_SLOTS,
-			                     &v))
+			if (tp_cli_parse_u64(WHAT, opt, part + 6, 1,
+			                     TP_CLI_MAX_SLOTS, &v))
 				return TP_EXIT_USAGE;
 			j->slots = (uint32_t)v;
 		} else if (strchr(part, '=') != NULL) {
@@ -480,26 +477,144 @@ static int parse_size(const char *text, uint32_t *w, uint32_t *h)
 	return TP_EXIT_OK;
 }
 
-int tp_cli_report_fabric(int argc, char **argv)
+/* ---- options ------------------------------------------------------- */
+
+/* The options of `report fabric`, as given (defaults filled in). */
+struct fabric_report_opts {
+	const char *fabric_spec; /* --fabric; NULL with --live */
+	const char *ca, *map_path;
+	const char *routes_mode; /* auto, tables or dmodk */
+	const char *job_args[TP_FABRIC_VIEW_MAX_JOBS];
+	size_t njobs;
+	uint64_t seed, port, slots; /* slots 0: not given */
+	int progress;               /* 1 --progress, 0 --no-progress, -1 */
+	bool live, json, help;
+	tp_fabric_view_options vo; /* -o, --size, --title, --aggregate */
+};
+
+enum {
+	O_FABRIC = 256,
+	O_LIVE,
+	O_CA,
+	O_PORT,
+	O_MAP,
+	O_ROUTES,
+	O_JOB,
+	O_SLOTS,
+	O_SEED,
+	O_AGG,
+	O_PERHOST,
+	O_SIZE,
+	O_TITLE,
+	O_PROGRESS,
+	O_NOPROGRESS,
+	O_JSON,
+};
+
+/* What the picture looks like: options of one getopt_long answer @c. */
+static int parse_view_option(int c, const char *arg,
+                             struct fabric_report_opts *o)
 {
-	enum {
-		O_FABRIC = 256,
-		O_LIVE,
-		O_CA,
-		O_PORT,
-		O_MAP,
-		O_ROUTES,
-		O_JOB,
-		O_SLOTS,
-		O_SEED,
-		O_AGG,
-		O_PERHOST,
-		O_SIZE,
-		O_TITLE,
-		O_PROGRESS,
-		O_NOPROGRESS,
-		O_JSON,
-	};
+	switch (c) {
+	case O_AGG:
+		o->vo.aggregate = TP_FABRIC_VIEW_AGGREGATE_ALWAYS;
+		break;
+	case O_PERHOST:
+		o->vo.aggregate = TP_FABRIC_VIEW_AGGREGATE_NEVER;
+		break;
+	case O_SIZE:
+		return parse_size(arg, &o->vo.width, &o->vo.height);
+	case O_TITLE:
+		o->vo.title = arg;
+		break;
+	case O_PROGRESS:
+		o->progress = 1;
+		break;
+	case O_NOPROGRESS:
+		o->progress = 0;
+		break;
+	case O_JSON:
+		o->json = true;
+		break;
+	default: /* 'o' */
+		o->vo.path = arg;
+		break;
+	}
+	return TP_EXIT_OK;
+}
+
+/* Which fabric, routes and jobs: options of one getopt_long answer @c. */
+static int parse_input_option(int c, const char *arg,
+                              struct fabric_report_opts *o)
+{
+	switch (c) {
+	case O_FABRIC:
+		o->fabric_spec = arg;
+		break;
+	case O_LIVE:
+		o->live = true;
+		break;
+	case O_CA:
+		o->ca = arg;
+		break;
+	case O_PORT:
+		return tp_cli_parse_u64(WHAT, "--port", arg, 1, 254, &o->port);
+	case O_MAP:
+		o->map_path = arg;
+		break;
+	case O_ROUTES:
+		if (strcmp(arg, "auto") && strcmp(arg, "tables") &&
+		    strcmp(arg, "dmodk"))
+			return tp_cli_usage_error(WHAT,
+			                          "--routes '%s': expected "
+			                          "auto, tables or dmodk",
+			                          arg);
+		o->routes_mode = arg;
+		break;
+	case O_JOB:
+		if (o->njobs == TP_FABRIC_VIEW_MAX_JOBS)
+			return tp_cli_usage_error(WHAT,
+			                          "more than %u --job options",
+			                          TP_FABRIC_VIEW_MAX_JOBS);
+		o->job_args[o->njobs++] = arg;
+		break;
+	case O_SLOTS:
+		return tp_cli_parse_slots(WHAT, arg, &o->slots);
+	default: /* O_SEED */
+		return tp_cli_parse_seed(WHAT, arg, &o->seed);
+	}
+	return TP_EXIT_OK;
+}
+
+/* The rules between options, checked once all are read. */
+static int check_fabric_report_opts(const struct fabric_report_opts *o)
+{
+	tp_canvas_format fmt;
+	tp_error err;
+
+	if ((o->fabric_spec == NULL) == !o->live)
+		return tp_cli_usage_error(WHAT, "give one of --fabric "
+		                                "FILE|PxLxH and --live");
+	if (o->vo.path == NULL)
+		return tp_cli_usage_error(WHAT, "-o FILE.svg|FILE.png is "
+		                                "required");
+	if (tp_canvas_format_of(o->vo.path, &fmt, &err) != TP_OK)
+		return tp_cli_usage_error(WHAT, "-o %s", err.message);
+	if (!o->live && (o->ca != NULL || o->port != 0) &&
+	    strcmp(o->routes_mode, "tables") != 0)
+		return tp_cli_usage_error(WHAT,
+		                          "--ca and --port go with --live "
+		                          "or --routes tables");
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_fabric_report_opts(int argc, char **argv,
+                                    struct fabric_report_opts *o)
+{
 	static const struct option lo[] = {
 	    {"fabric", required_argument, NULL, O_FABRIC},
 	    {"live", no_argument, NULL, O_LIVE},
@@ -521,257 +636,226 @@ int tp_cli_report_fabric(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *fabric_spec = NULL, *ca = NULL, *map_path = NULL;
-	const char *routes_mode = "auto", *job_args[TP_FABRIC_VIEW_MAX_JOBS];
-	struct job jobs[TP_FABRIC_VIEW_MAX_JOBS];
-	tp_fabric_view_job views[TP_FABRIC_VIEW_MAX_JOBS];
-	tp_fabric_view_options vo = {0};
-	tp_fabric_view_stats st;
-	struct progress_state ps = {0};
-	uint64_t seed = 1, port = 0, slots = 0;
-	int progress = -1, c, status = TP_EXIT_FAILURE;
-	size_t njobs = 0, nparsed = 0;
-	bool live = false, need_topo = false, json = false;
-	tp_fabric *f = NULL;
-	tp_topo *topo = NULL;
-	tp_routes *routes = NULL;
-	tp_error err = {0};
-	char max[64];
+	int c, rc;
 
+	*o = (struct fabric_report_opts){
+	    .routes_mode = "auto", .seed = 1, .progress = -1};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
-		switch (c) {
-		case O_FABRIC:
-			fabric_spec = optarg;
-			break;
-		case O_LIVE:
-			live = true;
-			break;
-		case O_CA:
-			ca = optarg;
-			break;
-		case O_PORT:
-			if (tp_cli_parse_u64(WHAT, "--port", optarg, 1, 254,
-			                     &port))
-				return TP_EXIT_USAGE;
-			break;
-		case O_MAP:
-			map_path = optarg;
-			break;
-		case O_ROUTES:
-			if (strcmp(optarg, "auto") &&
-			    strcmp(optarg, "tables") && strcmp(optarg, "dmodk"))
-				return tp_cli_usage_error(
-				    WHAT,
-				    "--routes '%s': expected auto, tables "
-				    "or dmodk",
-				    optarg);
-			routes_mode = optarg;
-			break;
-		case O_JOB:
-			if (njobs == TP_FABRIC_VIEW_MAX_JOBS)
-				return tp_cli_usage_error(
-				    WHAT, "more than %u --job options",
-				    TP_FABRIC_VIEW_MAX_JOBS);
-			job_args[njobs++] = optarg;
-			break;
-		case O_SLOTS:
-			if (tp_cli_parse_u64(WHAT, "--slots", optarg, 1,
-			                     MAX_SLOTS, &slots))
-				return TP_EXIT_USAGE;
-			break;
-		case O_SEED:
-			if (tp_cli_parse_u64(WHAT, "--seed", optarg, 0,
-			                     UINT64_MAX, &seed))
-				return TP_EXIT_USAGE;
-			break;
-		case O_AGG:
-			vo.aggregate = TP_FABRIC_VIEW_AGGREGATE_ALWAYS;
-			break;
-		case O_PERHOST:
-			vo.aggregate = TP_FABRIC_VIEW_AGGREGATE_NEVER;
-			break;
-		case O_SIZE:
-			if (parse_size(optarg, &vo.width, &vo.height))
-				return TP_EXIT_USAGE;
-			break;
-		case O_TITLE:
-			vo.title = optarg;
-			break;
-		case O_PROGRESS:
-			progress = 1;
-			break;
-		case O_NOPROGRESS:
-			progress = 0;
-			break;
-		case O_JSON:
-			json = true;
-			break;
-		case 'o':
-			vo.path = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
+		if (c == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
-			return tp_cli_bad_option(WHAT, c, argv, "");
 		}
+		if ((c >= O_FABRIC && c <= O_SEED))
+			rc = parse_input_option(c, optarg, o);
+		else if ((c >= O_AGG && c <= O_JSON) || c == 'o')
+			rc = parse_view_option(c, optarg, o);
+		else
+			return tp_cli_bad_option(WHAT, c, argv, "");
+		if (rc != TP_EXIT_OK)
+			return rc;
 	}
 	if (optind < argc)
 		return tp_cli_usage_error(WHAT, "unexpected argument '%s'",
 		                          argv[optind]);
-	if ((fabric_spec == NULL) == !live)
-		return tp_cli_usage_error(WHAT, "give one of --fabric "
-		                                "FILE|PxLxH and --live");
-	if (vo.path == NULL)
-		return tp_cli_usage_error(WHAT, "-o FILE.svg|FILE.png is "
-		                                "required");
-	{
-		tp_canvas_format fmt;
+	return check_fabric_report_opts(o);
+}
 
-		if (tp_canvas_format_of(vo.path, &fmt, &err) != TP_OK)
-			return tp_cli_usage_error(WHAT, "-o %s", err.message);
-	}
-	if (!live && (ca != NULL || port != 0) &&
-	    strcmp(routes_mode, "tables") != 0)
-		return tp_cli_usage_error(WHAT,
-		                          "--ca and --port go with --live "
-		                          "or --routes tables");
-	for (size_t i = 0; i < njobs; i++) {
-		if ((status = parse_job(job_args[i], &jobs[i])) != TP_EXIT_OK) {
-			job_free(&jobs[i]);
-			goto out;
+/* ---- run ------------------------------------------------------------ */
+
+/* What `report fabric` built; fabric_report_run_free frees it. */
+struct fabric_report_run {
+	struct job jobs[TP_FABRIC_VIEW_MAX_JOBS];
+	size_t nparsed; /* jobs[0 .. nparsed - 1] hold something to free */
+	tp_fabric_view_job views[TP_FABRIC_VIEW_MAX_JOBS];
+	bool need_topo; /* a job has a profile: ranks go on hosts */
+	tp_fabric *f;
+	tp_topo *topo;
+	tp_routes *routes; /* NULL: modelled D-mod-k */
+	tp_fabric_view_stats st;
+};
+
+static void fabric_report_run_free(struct fabric_report_run *r)
+{
+	for (size_t i = 0; i < r->nparsed; i++)
+		job_free(&r->jobs[i]);
+	tp_routes_free(r->routes);
+	tp_topo_free(r->topo);
+	tp_fabric_free(r->f);
+}
+
+/* The --job arguments split (usage errors name the argument). */
+static int parse_jobs(const struct fabric_report_opts *o,
+                      struct fabric_report_run *r)
+{
+	int status;
+
+	for (size_t i = 0; i < o->njobs; i++) {
+		status = parse_job(o->job_args[i], &r->jobs[i]);
+		if (status != TP_EXIT_OK) {
+			job_free(&r->jobs[i]);
+			return status;
 		}
-		nparsed++;
-		need_topo |= jobs[i].profile != NULL;
+		r->nparsed++;
+		r->need_topo |= r->jobs[i].profile != NULL;
 	}
-	status = TP_EXIT_FAILURE;
+	return TP_EXIT_OK;
+}
 
-	/* the fabric and its routes */
-	if (live) {
+/* The fabric (live or --fabric) and its routes: the switches' tables with
+ * --routes tables, or live with auto (else modelled, said on stderr). */
+static int load_report_fabric(const struct fabric_report_opts *o,
+                              struct fabric_report_run *r)
+{
+	tp_error err = {0};
+	int status;
+
+	if (o->live) {
 		tp_fabric_name_map *map = NULL;
 
-		if (map_path != NULL &&
-		    tp_fabric_name_map_load(map_path, &map, &err) != TP_OK)
-			goto fail;
-		if (tp_discover_live(ca, (int)port, NULL, map, &f, &err) !=
-		    TP_OK) {
+		if (o->map_path != NULL &&
+		    tp_fabric_name_map_load(o->map_path, &map, &err) != TP_OK)
+			return tp_cli_fail(WHAT, &err);
+		if (tp_discover_live(o->ca, (int)o->port, NULL, map, &r->f,
+		                     &err) != TP_OK) {
 			tp_fabric_name_map_free(map);
-			goto fail;
+			return tp_cli_fail(WHAT, &err);
 		}
 		tp_fabric_name_map_free(map);
-	} else if ((status = tp_cli_load_fabric(WHAT, fabric_spec, map_path,
-	                                        &f)) != TP_EXIT_OK) {
-		goto out;
+	} else if ((status = tp_cli_load_fabric(WHAT, o->fabric_spec,
+	                                        o->map_path, &r->f)) !=
+	           TP_EXIT_OK) {
+		return status;
 	}
-	status = TP_EXIT_FAILURE;
-	if (!strcmp(routes_mode, "tables") ||
-	    (!strcmp(routes_mode, "auto") && live)) {
-		if (tp_routes_read_live(f, ca, (int)port, &routes, &err) !=
-		    TP_OK) {
-			if (strcmp(routes_mode, "auto"))
-				goto fail;
+	if (!strcmp(o->routes_mode, "tables") ||
+	    (!strcmp(o->routes_mode, "auto") && o->live)) {
+		if (tp_routes_read_live(r->f, o->ca, (int)o->port, &r->routes,
+		                        &err) != TP_OK) {
+			if (strcmp(o->routes_mode, "auto"))
+				return tp_cli_fail(WHAT, &err);
 			fprintf(stderr,
 			        "topoplace %s: no forwarding tables (%s); "
 			        "drawing modelled D-mod-k routes\n",
 			        WHAT, err.message);
-			routes = NULL;
+			r->routes = NULL;
 		}
 	}
+	return TP_EXIT_OK;
+}
 
-	/* the jobs */
-	if (need_topo && tp_fabric_to_topo(f, &topo, &err) != TP_OK)
-		goto fail;
-	for (size_t i = 0; i < njobs; i++) {
-		struct job *j = &jobs[i];
+/* Job @j's hosts and, with a profile, its traffic and rank -> host. */
+static tp_status load_job(const struct fabric_report_opts *o,
+                          const tp_topo *topo, struct job *j, tp_error *err)
+{
+	if (tp_hostlist_expand(j->hostlist, 1u << 20, tp_cli_hosts_add,
+	                       &j->hosts, err) != TP_OK)
+		return tp_error_prefix(err, "--job %s: hosts %s", j->name,
+		                       j->hostlist);
+	if (j->profile == NULL)
+		return TP_OK;
+	if (tp_cli_read_traffic(j->profile, &j->traffic, err) != TP_OK)
+		return tp_error_prefix(err, "--job %s", j->name);
+	if (j->traffic->count == 0 || tp_traffic_total_bytes(j->traffic) == 0)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "--job %s: profile %s is empty (no "
+		                    "bytes between ranks)",
+		                    j->name, j->profile);
+	if (map_job(j, topo, o->seed, j->slots ? j->slots : (uint32_t)o->slots,
+	            err) != TP_OK)
+		return tp_error_prefix(err, "--job %s", j->name);
+	return TP_OK;
+}
 
-		if (tp_hostlist_expand(j->hostlist, 1u << 20,
-		                                tp_cli_hosts_add, &j->hosts,
-		                                &err) != TP_OK) {
-			tp_error_prefix(&err, "--job %s: hosts %s", j->name,
-			                j->hostlist);
-			goto fail;
-		}
-		if (j->profile != NULL) {
-			if (tp_cli_read_traffic(j->profile, &j->traffic,
-			                        &err) != TP_OK) {
-				tp_error_prefix(&err, "--job %s", j->name);
-				goto fail;
-			}
-			if (j->traffic->count == 0 ||
-			    tp_traffic_total_bytes(j->traffic) == 0) {
-				tp_error_set(
-				    &err, TP_ERR_INVALID,
-				    "--job %s: profile %s is empty (no "
-				    "bytes between ranks)",
-				    j->name, j->profile);
-				goto fail;
-			}
-			if (map_job(j, topo, seed,
-			            j->slots ? j->slots : (uint32_t)slots,
-			            &err) != TP_OK) {
-				tp_error_prefix(&err, "--job %s", j->name);
-				goto fail;
-			}
-		}
-		views[i] = (tp_fabric_view_job){
+/* Every job loaded into r->views, then the picture drawn into -o. */
+static int render_report_fabric(const struct fabric_report_opts *o,
+                                struct fabric_report_run *r)
+{
+	tp_fabric_view_options vo = o->vo;
+	struct progress_state ps = {0};
+	tp_error err = {0};
+
+	if (r->need_topo && tp_fabric_to_topo(r->f, &r->topo, &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	for (size_t i = 0; i < o->njobs; i++) {
+		struct job *j = &r->jobs[i];
+
+		if (load_job(o, r->topo, j, &err) != TP_OK)
+			return tp_cli_fail(WHAT, &err);
+		r->views[i] = (tp_fabric_view_job){
 		    j->name,        (const char *const *)j->hosts.names,
 		    j->hosts.count, j->traffic,
 		    j->rank_host,   j->traffic ? j->traffic->ranks : 0,
 		};
 	}
-
-	/* the picture */
 	ps.tty = isatty(STDERR_FILENO);
 	ps.last_pct = -1;
-	if (progress == 1 || (progress == -1 && ps.tty)) {
+	if (o->progress == 1 || (o->progress == -1 && ps.tty)) {
 		vo.progress = on_progress;
 		vo.progress_ctx = &ps;
 	}
-	if (tp_fabric_view_render(f, routes, views, njobs, &vo, &st, &err) !=
-	    TP_OK) {
+	if (tp_fabric_view_render(r->f, r->routes, r->views, o->njobs, &vo,
+	                          &r->st, &err) != TP_OK) {
 		if (ps.open)
 			fputc('\n', stderr);
-		goto fail;
+		return tp_cli_fail(WHAT, &err);
 	}
-	if (json) {
-		status = print_json(&vo, &st, f, jobs, njobs);
-		goto out;
-	}
+	return TP_EXIT_OK;
+}
+
+/* ---- print ---------------------------------------------------------- */
+
+/* The summary as text: what was written, the routes, jobs, busiest links. */
+static int print_report_fabric_text(const struct fabric_report_opts *o,
+                                    const struct fabric_report_run *r)
+{
+	const tp_fabric_view_stats *st = &r->st;
+	char max[64];
+
 	printf("wrote %s: %" PRIu32 "x%" PRIu32 ", %" PRIu32
 	       " hosts %s, %" PRIu32 " link strokes (2 per link)%s\n",
-	       vo.path, st.width, st.height, tp_fabric_host_count(f),
-	       st.aggregated ? "aggregated by leaf" : "one by one",
-	       st.link_elements,
-	       st.aggregated ? " + 2 per leaf for its host links" : "");
+	       o->vo.path, st->width, st->height, tp_fabric_host_count(r->f),
+	       st->aggregated ? "aggregated by leaf" : "one by one",
+	       st->link_elements,
+	       st->aggregated ? " + 2 per leaf for its host links" : "");
 	printf("routes: %s\n",
-	       st.modelled_routes
+	       st->modelled_routes
 	           ? "modelled routes (D-mod-k, not read from the fabric)"
 	           : "real routes (the switches' forwarding tables)");
-	for (size_t i = 0; i < njobs; i++)
-		print_job(&jobs[i]);
-	if (st.max_port != TP_FABRIC_NONE) {
-		snprintf(max, sizeof(max), "%" PRIu64, st.max_bytes);
-		printf("busiest link: %s %s bytes\n", st.busiest, max);
-		if (st.busiest_switch[0] != '\0') {
+	for (size_t i = 0; i < o->njobs; i++)
+		print_job(&r->jobs[i]);
+	if (st->max_port != TP_FABRIC_NONE) {
+		snprintf(max, sizeof(max), "%" PRIu64, st->max_bytes);
+		printf("busiest link: %s %s bytes\n", st->busiest, max);
+		if (st->busiest_switch[0] != '\0') {
 			snprintf(max, sizeof(max), "%" PRIu64,
-			         st.max_switch_bytes);
+			         st->max_switch_bytes);
 			printf("busiest switch link: %s %s bytes\n",
-			       st.busiest_switch, max);
+			       st->busiest_switch, max);
 		}
 	} else {
 		printf("busiest link: none (no traffic)\n");
 	}
-	status = fflush(stdout) == 0 ? TP_EXIT_OK : TP_EXIT_FAILURE;
-	goto out;
-fail:
-	status = tp_cli_fail(WHAT, &err);
-out:
-	for (size_t i = 0; i < nparsed; i++)
-		job_free(&jobs[i]);
-	tp_routes_free(routes);
-	tp_topo_free(topo);
-	tp_fabric_free(f);
+	return fflush(stdout) == 0 ? TP_EXIT_OK : TP_EXIT_FAILURE;
+}
+
+int tp_cli_report_fabric(int argc, char **argv)
+{
+	struct fabric_report_opts o;
+	struct fabric_report_run r = {.nparsed = 0};
+	int status;
+
+	if ((status = parse_fabric_report_opts(argc, argv, &o)) != TP_EXIT_OK)
+		return status;
+	if (o.help) {
+		fputs(usage_text, stdout);
+		return TP_EXIT_OK;
+	}
+	if ((status = parse_jobs(&o, &r)) == TP_EXIT_OK &&
+	    (status = load_report_fabric(&o, &r)) == TP_EXIT_OK &&
+	    (status = render_report_fabric(&o, &r)) == TP_EXIT_OK)
+		status = o.json ? print_json(&o.vo, &r.st, r.f, r.jobs, o.njobs)
+		                : print_report_fabric_text(&o, &r);
+	fabric_report_run_free(&r);
 	return status;
 }

@@ -116,7 +116,106 @@ static int close_output(FILE *f, const char *path, const char *what)
 
 /* ---- calibrate ---------------------------------------------------------- */
 
-static int run_calibrate(int argc, char **argv)
+/* The options of `throttle calibrate`, as given (lists parsed). */
+struct calibrate_opts {
+	tp_calibrate_params p; /* directory, duration, fsync, file bytes */
+	char sizes_text[1024], writers_text[1024], intervals_text[1024];
+	uint64_t sizes[MAX_LIST], writers[MAX_LIST], intervals[MAX_LIST];
+	int nsizes, nwriters, nintervals;
+	const char *output, *added; /* -o, --add */
+	tp_log_level level;
+	bool help;
+};
+
+/* One getopt_long answer @c into @o. */
+static int parse_calibrate_option(int c, const char *arg,
+                                  struct calibrate_opts *o)
+{
+	const char *what = "throttle calibrate";
+	tp_error err;
+
+	switch (c) {
+	case 'd':
+		o->p.directory = arg;
+		break;
+	case 's':
+		snprintf(o->sizes_text, sizeof(o->sizes_text), "%s", arg);
+		break;
+	case 'w':
+		snprintf(o->writers_text, sizeof(o->writers_text), "%s", arg);
+		break;
+	case 'i':
+		snprintf(o->intervals_text, sizeof(o->intervals_text), "%s",
+		         arg);
+		break;
+	case 't':
+		if (tp_units_parse_duration_us(
+		        "--duration", arg, 1, &o->p.duration_us, &err) != TP_OK)
+			return tp_cli_usage_error(what, "%s", err.message);
+		break;
+	case 'f':
+		if (tp_fsync_policy_parse(arg, &o->p.fsync_policy, &err) !=
+		    TP_OK)
+			return tp_cli_usage_error(what, "--fsync: %s",
+			                          err.message);
+		break;
+	case 'b':
+		if (tp_units_parse_bytes("--file-bytes", arg, &o->p.file_bytes,
+		                         &err) != TP_OK)
+			return tp_cli_usage_error(what, "%s", err.message);
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case 'v':
+		o->level = TP_LOG_INFO;
+		break;
+	default: /* 'a' */
+		o->added = arg;
+		break;
+	}
+	return TP_EXIT_OK;
+}
+
+/* --sizes, --writers and --intervals split and parsed. */
+static int parse_calibrate_lists(struct calibrate_opts *o)
+{
+	const char *what = "throttle calibrate";
+	char *items[MAX_LIST];
+	tp_error err;
+
+	o->nsizes = split_list(o->sizes_text, items);
+	if (o->nsizes <= 0)
+		return tp_cli_usage_error(what, "--sizes: give 1..%d sizes",
+		                          MAX_LIST);
+	for (int i = 0; i < o->nsizes; i++)
+		if (tp_units_parse_bytes("--sizes", items[i], &o->sizes[i],
+		                         &err) != TP_OK)
+			return tp_cli_usage_error(what, "%s", err.message);
+	o->nwriters = split_list(o->writers_text, items);
+	if (o->nwriters <= 0)
+		return tp_cli_usage_error(what, "--writers: give 1..%d counts",
+		                          MAX_LIST);
+	for (int i = 0; i < o->nwriters; i++)
+		if (tp_units_parse_count("--writers", items[i], 1, 4096,
+		                         &o->writers[i], &err) != TP_OK)
+			return tp_cli_usage_error(what, "%s", err.message);
+	o->nintervals = split_list(o->intervals_text, items);
+	if (o->nintervals <= 0)
+		return tp_cli_usage_error(
+		    what, "--intervals: give 1..%d durations", MAX_LIST);
+	for (int i = 0; i < o->nintervals; i++)
+		if (tp_units_parse_duration_us("--intervals", items[i], 0,
+		                               &o->intervals[i], &err) != TP_OK)
+			return tp_cli_usage_error(what, "%s", err.message);
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_calibrate_opts(int argc, char **argv, struct calibrate_opts *o)
 {
 	static const struct option opts[] = {
 	    {"dir", required_argument, NULL, 'd'},
@@ -133,238 +232,162 @@ static int run_calibrate(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *what = "throttle calibrate";
-	char sizes_text[1024] = "1M", writers_text[1024] = "1",
-	     intervals_text[1024] = "0us,1ms,2ms,5ms,10ms,20ms";
-	char *items[MAX_LIST];
-	uint64_t sizes[MAX_LIST], writers[MAX_LIST], intervals[MAX_LIST];
-	int nsizes, nwriters, nintervals, c, rc = TP_EXIT_OK;
-	tp_calibrate_params p = {0};
-	const char *output = NULL, *added = NULL;
-	tp_log_level level = TP_LOG_WARNING;
-	tp_logger logger;
-	tp_sweep *sweep;
-	char comment[8400]; /* two paths */
-	tp_error err;
-	FILE *out;
+	int c, rc;
 
-	p.duration_us = 1000000;
+	*o = (struct calibrate_opts){
+	    .p = {.duration_us = 1000000},
+	    .sizes_text = "1M",
+	    .writers_text = "1",
+	    .intervals_text = "0us,1ms,2ms,5ms,10ms,20ms",
+	    .level = TP_LOG_WARNING,
+	};
 	while ((c = getopt_long(argc, argv, "o:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			p.directory = optarg;
-			break;
-		case 's':
-			snprintf(sizes_text, sizeof(sizes_text), "%s", optarg);
-			break;
-		case 'w':
-			snprintf(writers_text, sizeof(writers_text), "%s",
-			         optarg);
-			break;
-		case 'i':
-			snprintf(intervals_text, sizeof(intervals_text), "%s",
-			         optarg);
-			break;
-		case 't':
-			if (tp_units_parse_duration_us("--duration", optarg, 1,
-			                               &p.duration_us,
-			                               &err) != TP_OK)
-				return tp_cli_usage_error(what, "%s",
-				                          err.message);
-			break;
-		case 'f':
-			if (tp_fsync_policy_parse(optarg, &p.fsync_policy,
-			                          &err) != TP_OK)
-				return tp_cli_usage_error(what, "--fsync: %s",
-				                          err.message);
-			break;
-		case 'b':
-			if (tp_units_parse_bytes("--file-bytes", optarg,
-			                         &p.file_bytes, &err) != TP_OK)
-				return tp_cli_usage_error(what, "%s",
-				                          err.message);
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'v':
-			level = TP_LOG_INFO;
-			break;
-		case 'a':
-			added = optarg;
-			break;
-		case 'h':
-			usage(stdout);
+		if (c == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
-			return bad_option(what, argv);
 		}
+		if (c == 0 || !strchr("dswitfbova", c))
+			return bad_option(what, argv);
+		if ((rc = parse_calibrate_option(c, optarg, o)) != TP_EXIT_OK)
+			return rc;
 	}
 	if (optind != argc)
 		return tp_cli_usage_error(what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!p.directory)
+	if (!o->p.directory)
 		return tp_cli_usage_error(what, "--dir DIR is required");
-	nsizes = split_list(sizes_text, items);
-	if (nsizes <= 0)
-		return tp_cli_usage_error(what, "--sizes: give 1..%d sizes",
-		                          MAX_LIST);
-	for (int i = 0; i < nsizes; i++)
-		if (tp_units_parse_bytes("--sizes", items[i], &sizes[i],
-		                         &err) != TP_OK)
-			return tp_cli_usage_error(what, "%s", err.message);
-	nwriters = split_list(writers_text, items);
-	if (nwriters <= 0)
-		return tp_cli_usage_error(what, "--writers: give 1..%d counts",
-		                          MAX_LIST);
-	for (int i = 0; i < nwriters; i++)
-		if (tp_units_parse_count("--writers", items[i], 1, 4096,
-		                         &writers[i], &err) != TP_OK)
-			return tp_cli_usage_error(what, "%s", err.message);
-	nintervals = split_list(intervals_text, items);
-	if (nintervals <= 0)
-		return tp_cli_usage_error(
-		    what, "--intervals: give 1..%d durations", MAX_LIST);
-	for (int i = 0; i < nintervals; i++)
-		if (tp_units_parse_duration_us("--intervals", items[i], 0,
-		                               &intervals[i], &err) != TP_OK)
-			return tp_cli_usage_error(what, "%s", err.message);
+	return parse_calibrate_lists(o);
+}
 
-	logger = tp_cli_logger(level);
-	/* --add: the rows of an earlier sweep (a calibration, or the victim
-	 * and alone rows a benchmark measured beside the writers) come first
-	 * and are written out with the new ones. */
-	if (added) {
-		if (tp_sweep_read(added, 0, &sweep, &err) != TP_OK)
+/*
+ * Every size x writers x interval written for real into *sweep (after the
+ * rows of --add: a calibration, or the victim and alone rows a benchmark
+ * measured beside the writers, come first and are written out with the
+ * new ones).  Returns a TP_EXIT_* status; failures are printed.
+ */
+static int calibrate_sweep(struct calibrate_opts *o, const tp_logger *logger,
+                           tp_sweep **sweep)
+{
+	const char *what = "throttle calibrate";
+	tp_calibrate_params *p = &o->p;
+	tp_error err;
+
+	if (o->added) {
+		if (tp_sweep_read(o->added, 0, sweep, &err) != TP_OK)
 			return tp_cli_fail(what, &err);
-	} else if (!(sweep = tp_sweep_new())) {
+	} else if (!(*sweep = tp_sweep_new())) {
 		tp_error_set(&err, TP_ERR_NOMEM, "out of memory");
 		return tp_cli_fail(what, &err);
 	}
-	for (int s = 0; s < nsizes; s++)
-		for (int w = 0; w < nwriters; w++)
-			for (int i = 0; i < nintervals; i++) {
-				p.request_bytes = sizes[s];
-				p.writers = (uint32_t)writers[w];
-				p.interval_us = intervals[i];
-				if (tp_calibrate_run(&p, sweep, &logger,
-				                     &err) != TP_OK) {
-					tp_sweep_free(sweep);
+	for (int s = 0; s < o->nsizes; s++)
+		for (int w = 0; w < o->nwriters; w++)
+			for (int i = 0; i < o->nintervals; i++) {
+				p->request_bytes = o->sizes[s];
+				p->writers = (uint32_t)o->writers[w];
+				p->interval_us = o->intervals[i];
+				if (tp_calibrate_run(p, *sweep, logger, &err) !=
+				    TP_OK)
 					return tp_cli_fail(what, &err);
-				}
 			}
-	out = open_output(output, what, &rc);
-	if (!out) {
-		tp_sweep_free(sweep);
+	return TP_EXIT_OK;
+}
+
+/* The sweep written to -o (or stdout) with how it was measured. */
+static int write_calibrate_sweep(const struct calibrate_opts *o,
+                                 const tp_logger *logger, const tp_sweep *sweep)
+{
+	const char *what = "throttle calibrate";
+	char comment[8400]; /* two paths */
+	tp_error err;
+	int rc = TP_EXIT_OK;
+	FILE *out = open_output(o->output, what, &rc);
+
+	if (!out)
 		return rc;
-	}
 	snprintf(comment, sizeof(comment),
-	         "calibrate dir=%s fsync=%s duration_us=%llu%s%s", p.directory,
-	         tp_fsync_policy_name(p.fsync_policy),
-	         (unsigned long long)p.duration_us, added ? " add=" : "",
-	         added ? added : "");
-	if (tp_sweep_write(out, output ? output : "standard output", sweep,
-	                   comment, &err) != TP_OK) {
-		tp_sweep_free(sweep);
-		close_output(out, output, what);
+	         "calibrate dir=%s fsync=%s duration_us=%llu%s%s",
+	         o->p.directory, tp_fsync_policy_name(o->p.fsync_policy),
+	         (unsigned long long)o->p.duration_us, o->added ? " add=" : "",
+	         o->added ? o->added : "");
+	if (tp_sweep_write(out, o->output ? o->output : "standard output",
+	                   sweep, comment, &err) != TP_OK) {
+		close_output(out, o->output, what);
 		return tp_cli_fail(what, &err);
 	}
-	tp_log(&logger, TP_LOG_INFO, "calibrate: %zu samples", sweep->count);
+	tp_log(logger, TP_LOG_INFO, "calibrate: %zu samples", sweep->count);
+	return close_output(out, o->output, what);
+}
+
+static int run_calibrate(int argc, char **argv)
+{
+	struct calibrate_opts o;
+	tp_logger logger;
+	tp_sweep *sweep = NULL;
+	int rc;
+
+	if ((rc = parse_calibrate_opts(argc, argv, &o)) != TP_EXIT_OK)
+		return rc;
+	if (o.help) {
+		usage(stdout);
+		return TP_EXIT_OK;
+	}
+	logger = tp_cli_logger(o.level);
+	if ((rc = calibrate_sweep(&o, &logger, &sweep)) == TP_EXIT_OK)
+		rc = write_calibrate_sweep(&o, &logger, sweep);
 	tp_sweep_free(sweep);
-	return close_output(out, output, what);
+	return rc;
 }
 
 /* ---- thresholds --------------------------------------------------------- */
 
-static int run_thresholds(int argc, char **argv)
+/* One option of `throttle thresholds` (getopt_long answer @c) into
+ * @params; a usage error names a bad value. */
+static int parse_thresholds_option(int c, const char *arg,
+                                   tp_threshold_params *params)
 {
-	static const struct option opts[] = {
-	    {"rise", required_argument, NULL, 'r'},
-	    {"min-intervals", required_argument, NULL, 'n'},
-	    {"min-samples", required_argument, NULL, 'm'},
-	    {"plateau", required_argument, NULL, 'p'},
-	    {"consecutive", required_argument, NULL, 'c'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *what = "throttle thresholds", *output = NULL;
-	tp_threshold_params params;
-	tp_threshold_table *table;
-	tp_logger logger = tp_cli_logger(TP_LOG_WARNING);
-	tp_sweep *sweep;
+	const char *what = "throttle thresholds";
 	tp_error err;
 	uint64_t v;
-	int c, rc = TP_EXIT_OK;
-	FILE *out;
 
-	tp_threshold_params_default(&params);
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			/* k as a plain fraction: 0.5 = 50 % over the plateau.
-			 */
-			if (!*optarg ||
-			    strspn(optarg, "0123456789.") != strlen(optarg) ||
-			    sscanf(optarg, "%lf", &params.rise) != 1 ||
-			    !(params.rise > 0 && params.rise <= 100))
-				return tp_cli_usage_error(
-				    what,
-				    "--rise '%s': a plain number in "
-				    "(0, 100] (0.5 means 50%% over the "
-				    "plateau)",
-				    optarg);
-			break;
-		case 'n':
-		case 'm':
-		case 'p':
-		case 'c':
-			if (tp_units_parse_count(c == 'n'   ? "--min-intervals"
-			                         : c == 'm' ? "--min-samples"
-			                         : c == 'p' ? "--plateau"
-			                                    : "--consecutive",
-			                         optarg, 1, 64, &v,
-			                         &err) != TP_OK)
-				return tp_cli_usage_error(what, "%s",
-				                          err.message);
-			if (c == 'n')
-				params.min_intervals = v;
-			else if (c == 'm')
-				params.min_samples = v;
-			else if (c == 'p')
-				params.plateau_intervals = v;
-			else
-				params.consecutive = v;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return TP_EXIT_OK;
-		default:
-			return bad_option(what, argv);
-		}
+	if (c == 'r') {
+		/* k as a plain fraction: 0.5 = 50 % over the plateau. */
+		if (!*arg || strspn(arg, "0123456789.") != strlen(arg) ||
+		    sscanf(arg, "%lf", &params->rise) != 1 ||
+		    !(params->rise > 0 && params->rise <= 100))
+			return tp_cli_usage_error(
+			    what,
+			    "--rise '%s': a plain number in "
+			    "(0, 100] (0.5 means 50%% over the "
+			    "plateau)",
+			    arg);
+		return TP_EXIT_OK;
 	}
-	if (optind + 1 != argc)
-		return tp_cli_usage_error(what, "give exactly one sweep file");
-	if (tp_sweep_read(argv[optind], 0, &sweep, &err) != TP_OK)
-		return tp_cli_fail(what, &err);
-	if (tp_threshold_table_from_sweep(sweep, &params, &logger, &table,
-	                                  &err) != TP_OK) {
-		tp_sweep_free(sweep);
-		return tp_cli_fail(what, &err);
-	}
-	tp_sweep_free(sweep);
-	out = open_output(output, what, &rc);
-	if (!out) {
-		tp_threshold_table_free(table);
-		return rc;
-	}
-	/* Version 2 (one line per measured window) carries the curves the
-	 * costs and site objectives are read from. */
+	if (tp_units_parse_count(c == 'n'   ? "--min-intervals"
+	                         : c == 'm' ? "--min-samples"
+	                         : c == 'p' ? "--plateau"
+	                                    : "--consecutive",
+	                         arg, 1, 64, &v, &err) != TP_OK)
+		return tp_cli_usage_error(what, "%s", err.message);
+	if (c == 'n')
+		params->min_intervals = v;
+	else if (c == 'm')
+		params->min_samples = v;
+	else if (c == 'p')
+		params->plateau_intervals = v;
+	else
+		params->consecutive = v;
+	return TP_EXIT_OK;
+}
+
+/* The table, version 1 or 2 (one line per measured window, which carries
+ * the curves the costs and site objectives are read from), into @out. */
+static void write_threshold_table(FILE *out, const char *sweep_path,
+                                  const tp_threshold_params *params,
+                                  const tp_threshold_table *table)
+{
 	fprintf(out, "%s from %s rise=%g\n%s\n",
 	        table->curve_count ? TP_THRESHOLD_MAGIC_V2 : TP_THRESHOLD_MAGIC,
-	        argv[optind], params.rise,
+	        sweep_path, params->rise,
 	        table->curve_count ? TP_THRESHOLD_HEADER_V2
 	                           : TP_THRESHOLD_HEADER);
 	for (size_t i = 0; i < table->count; i++) {
@@ -392,6 +415,68 @@ static int run_thresholds(int argc, char **argv)
 				fputs(line, out);
 		}
 	}
+}
+
+/* The thresholds of the sweep at @path into *table. */
+static tp_status detect_thresholds(const char *path,
+                                   const tp_threshold_params *params,
+                                   tp_threshold_table **table, tp_error *err)
+{
+	tp_logger logger = tp_cli_logger(TP_LOG_WARNING);
+	tp_sweep *sweep;
+	tp_status st;
+
+	if ((st = tp_sweep_read(path, 0, &sweep, err)) != TP_OK)
+		return st;
+	st = tp_threshold_table_from_sweep(sweep, params, &logger, table, err);
+	tp_sweep_free(sweep);
+	return st;
+}
+
+static int run_thresholds(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"rise", required_argument, NULL, 'r'},
+	    {"min-intervals", required_argument, NULL, 'n'},
+	    {"min-samples", required_argument, NULL, 'm'},
+	    {"plateau", required_argument, NULL, 'p'},
+	    {"consecutive", required_argument, NULL, 'c'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *what = "throttle thresholds", *output = NULL;
+	tp_threshold_params params;
+	tp_threshold_table *table;
+	tp_error err;
+	int c, rc = TP_EXIT_OK;
+	FILE *out;
+
+	tp_threshold_params_default(&params);
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return TP_EXIT_OK;
+		}
+		if (c == 'o')
+			output = optarg;
+		else if (c != 0 && strchr("rnmpc", c))
+			rc = parse_thresholds_option(c, optarg, &params);
+		else
+			return bad_option(what, argv);
+		if (rc != TP_EXIT_OK)
+			return rc;
+	}
+	if (optind + 1 != argc)
+		return tp_cli_usage_error(what, "give exactly one sweep file");
+	if (detect_thresholds(argv[optind], &params, &table, &err) != TP_OK)
+		return tp_cli_fail(what, &err);
+	out = open_output(output, what, &rc);
+	if (!out) {
+		tp_threshold_table_free(table);
+		return rc;
+	}
+	write_threshold_table(out, argv[optind], &params, table);
 	tp_threshold_table_free(table);
 	return close_output(out, output, what);
 }
@@ -517,7 +602,87 @@ static tp_status print_decision_json(const tp_window_decision *d,
 	return tp_json_finish(&j, err);
 }
 
-static int run_window(int argc, char **argv)
+/* The options of `throttle window`, as given (defaults filled in). */
+struct window_opts {
+	const char *table_path;  /* --table; NULL: no thresholds */
+	char classes_text[1024]; /* --throttled-classes */
+	char *classes[MAX_LIST];
+	tp_throttle_policy policy;
+	tp_throttle_request request; /* --io-throttle */
+	tp_io_pattern job;
+	uint64_t interval_us;
+	bool have_interval, json, help;
+};
+
+/* One getopt_long answer @c into @o; a usage error names a bad value. */
+static int parse_window_option(int c, const char *arg, struct window_opts *o)
+{
+	tp_throttle_policy *policy = &o->policy;
+	tp_io_pattern *job = &o->job;
+	tp_status st = TP_OK;
+	uint64_t v;
+	tp_error err;
+
+	switch (c) {
+	case 'T':
+		o->table_path = arg;
+		break;
+	case 'b':
+		st = tp_units_parse_bytes("--bytes", arg, &job->request_bytes,
+		                          &err);
+		break;
+	case 'c':
+		st = tp_units_parse_count("--clients", arg, 1,
+		                          TP_SWEEP_MAX_CLIENTS, &v, &err);
+		if (st == TP_OK)
+			job->clients = (uint32_t)v;
+		break;
+	case 'i':
+		st = tp_units_parse_duration_us("--interval", arg, 1,
+		                                &o->interval_us, &err);
+		o->have_interval = true;
+		break;
+	case 'n':
+		st = tp_units_parse_count("--requests", arg, 1, UINT64_MAX,
+		                          &job->requests_per_client, &err);
+		break;
+	case 'k':
+		job->job_class = arg;
+		break;
+	case 'u':
+		st = tp_throttle_parse(arg, &o->request, &err);
+		break;
+	case 'm':
+		st = tp_units_parse_duration_us("--min-window", arg, 0,
+		                                &policy->min_window_us, &err);
+		break;
+	case 'M':
+		st = tp_units_parse_duration_us("--max-window", arg, 1,
+		                                &policy->max_window_us, &err);
+		break;
+	case 'C':
+		snprintf(o->classes_text, sizeof(o->classes_text), "%s", arg);
+		break;
+	case 'O':
+		policy->allow_user_off = false;
+		break;
+	case 'J':
+		st = tp_throttle_objective_parse(arg, &policy->objective, &err);
+		break;
+	default: /* 'j' */
+		o->json = true;
+		break;
+	}
+	if (st != TP_OK)
+		return tp_cli_usage_error("throttle window", "%s", err.message);
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_window_opts(int argc, char **argv, struct window_opts *o)
 {
 	static const struct option opts[] = {
 	    {"table", required_argument, NULL, 'T'},
@@ -536,122 +701,159 @@ static int run_window(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *what = "throttle window", *table_path = NULL;
-	bool json = false;
-	static char classes_text[1024] = "*";
-	char *classes[MAX_LIST];
-	tp_throttle_policy policy = {0, 0,    NULL,
-	                             0, true, {TP_OBJECTIVE_NONE, 0}};
-	tp_throttle_request request = {TP_THROTTLE_AUTO, 0};
-	tp_io_pattern job = {0, 0, 0, 0, NULL};
-	tp_threshold_table *table = NULL;
-	tp_window_decision d;
-	uint64_t v, interval_us = 0;
-	int c, have_interval = 0, nclasses;
-	tp_error err;
+	const char *what = "throttle window";
+	int c, rc, nclasses;
 
+	*o = (struct window_opts){
+	    .classes_text = "*",
+	    .policy = {0, 0, NULL, 0, true, {TP_OBJECTIVE_NONE, 0}},
+	    .request = {TP_THROTTLE_AUTO, 0},
+	    .job = {0, 0, 0, 0, NULL},
+	};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		tp_status st = TP_OK;
-
-		switch (c) {
-		case 'T':
-			table_path = optarg;
-			break;
-		case 'b':
-			st = tp_units_parse_bytes("--bytes", optarg,
-			                          &job.request_bytes, &err);
-			break;
-		case 'c':
-			st = tp_units_parse_count("--clients", optarg, 1,
-			                          TP_SWEEP_MAX_CLIENTS, &v,
-			                          &err);
-			job.clients = (uint32_t)v;
-			break;
-		case 'i':
-			st = tp_units_parse_duration_us("--interval", optarg, 1,
-			                                &interval_us, &err);
-			have_interval = 1;
-			break;
-		case 'n':
-			st = tp_units_parse_count(
-			    "--requests", optarg, 1, UINT64_MAX,
-			    &job.requests_per_client, &err);
-			break;
-		case 'k':
-			job.job_class = optarg;
-			break;
-		case 'u':
-			st = tp_throttle_parse(optarg, &request, &err);
-			break;
-		case 'm':
-			st = tp_units_parse_duration_us(
-			    "--min-window", optarg, 0, &policy.min_window_us,
-			    &err);
-			break;
-		case 'M':
-			st = tp_units_parse_duration_us(
-			    "--max-window", optarg, 1, &policy.max_window_us,
-			    &err);
-			break;
-		case 'C':
-			snprintf(classes_text, sizeof(classes_text), "%s",
-			         optarg);
-			break;
-		case 'O':
-			policy.allow_user_off = false;
-			break;
-		case 'J':
-			st = tp_throttle_objective_parse(
-			    optarg, &policy.objective, &err);
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
+		if (c == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
-			return bad_option(what, argv);
 		}
-		if (st != TP_OK)
-			return tp_cli_usage_error(what, "%s", err.message);
+		if (c == 0 || !strchr("TbcinkumMCOJj", c))
+			return bad_option(what, argv);
+		if ((rc = parse_window_option(c, optarg, o)) != TP_EXIT_OK)
+			return rc;
 	}
 	if (optind != argc)
 		return tp_cli_usage_error(what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!job.request_bytes || !job.clients || !have_interval)
+	if (!o->job.request_bytes || !o->job.clients || !o->have_interval)
 		return tp_cli_usage_error(what, "--bytes, --clients and "
 		                                "--interval are required");
-	nclasses = split_list(classes_text, classes);
+	nclasses = split_list(o->classes_text, o->classes);
 	if (nclasses < 0)
 		return tp_cli_usage_error(what,
 		                          "--throttled-classes: at most "
 		                          "%d classes",
 		                          MAX_LIST);
-	policy.classes = (const char *const *)classes;
-	policy.class_count = (size_t)nclasses;
-	job.mean_interval_us = (double)interval_us;
-	if (table_path &&
-	    tp_threshold_table_read(table_path, &table, &err) != TP_OK)
-		return tp_cli_fail(what, &err);
-	if (tp_window_decide(&job, table, &policy, &request, &d, &err) !=
-	    TP_OK) {
-		tp_threshold_table_free(table);
-		return tp_cli_fail(what, &err);
-	}
+	o->policy.classes = (const char *const *)o->classes;
+	o->policy.class_count = (size_t)nclasses;
+	o->job.mean_interval_us = (double)o->interval_us;
+	return TP_EXIT_OK;
+}
+
+/* The window for the job of @o, over the thresholds of --table if any. */
+static tp_status decide_window(const struct window_opts *o,
+                               tp_window_decision *d, tp_error *err)
+{
+	tp_threshold_table *table = NULL;
+	tp_status st;
+
+	if (o->table_path &&
+	    (st = tp_threshold_table_read(o->table_path, &table, err)) != TP_OK)
+		return st;
+	st = tp_window_decide(&o->job, table, &o->policy, &o->request, d, err);
 	tp_threshold_table_free(table);
-	if (!json) {
+	return st;
+}
+
+static int run_window(int argc, char **argv)
+{
+	const char *what = "throttle window";
+	struct window_opts o;
+	tp_window_decision d;
+	tp_error err;
+	int rc;
+
+	if ((rc = parse_window_opts(argc, argv, &o)) != TP_EXIT_OK)
+		return rc;
+	if (o.help) {
+		usage(stdout);
+		return TP_EXIT_OK;
+	}
+	if (decide_window(&o, &d, &err) != TP_OK)
+		return tp_cli_fail(what, &err);
+	if (!o.json) {
 		print_decision(&d);
 		return TP_EXIT_OK;
 	}
-	if (print_decision_json(&d, &job, &err) != TP_OK)
+	if (print_decision_json(&d, &o.job, &err) != TP_OK)
 		return tp_cli_fail(what, &err);
 	return TP_EXIT_OK;
 }
 
 /* ---- tbf ---------------------------------------------------------------- */
 
-static int run_tbf(int argc, char **argv)
+/* The options of `throttle tbf`, as given (defaults filled in). */
+struct tbf_opts {
+	const char *name, *jobid;
+	uint64_t window_us, bytes, rpc_bytes, clients, servers, timeout_us;
+	char *hook[MAX_LIST + 1]; /* --hook CMD and its --hook-args */
+	int nhook;
+	bool stop, help;
+};
+
+/* One getopt_long answer @c into @o; a usage error names a bad value. */
+static int parse_tbf_option(int c, char *arg, struct tbf_opts *o)
+{
+	const char *what = "throttle tbf";
+	tp_status st = TP_OK;
+	tp_error err;
+
+	switch (c) {
+	case 'N':
+		o->name = arg;
+		break;
+	case 'j':
+		o->jobid = arg;
+		break;
+	case 'w':
+		st = tp_units_parse_duration_us("--window", arg, 1,
+		                                &o->window_us, &err);
+		break;
+	case 'b':
+		st = tp_units_parse_bytes("--bytes", arg, &o->bytes, &err);
+		break;
+	case 'c':
+		st = tp_units_parse_count("--clients", arg, 1,
+		                          TP_SWEEP_MAX_CLIENTS, &o->clients,
+		                          &err);
+		break;
+	case 'r':
+		st = tp_units_parse_bytes("--rpc-bytes", arg, &o->rpc_bytes,
+		                          &err);
+		break;
+	case 's':
+		st = tp_units_parse_count("--servers", arg, 1, 100000,
+		                          &o->servers, &err);
+		break;
+	case 'S':
+		o->stop = true;
+		break;
+	case 'H':
+		if (o->nhook > 0)
+			return tp_cli_usage_error(what, "--hook given twice");
+		o->hook[o->nhook++] = arg;
+		break;
+	case 'a':
+		if (o->nhook == 0)
+			return tp_cli_usage_error(what,
+			                          "--hook-arg before --hook");
+		if (o->nhook == MAX_LIST - 2)
+			return tp_cli_usage_error(what, "too many --hook-arg");
+		o->hook[o->nhook++] = arg;
+		break;
+	default: /* 't' */
+		st = tp_units_parse_duration_us("--hook-timeout", arg, 1000,
+		                                &o->timeout_us, &err);
+		break;
+	}
+	if (st != TP_OK)
+		return tp_cli_usage_error(what, "%s", err.message);
+	return TP_EXIT_OK;
+}
+
+/*
+ * argv into @o.  Returns TP_EXIT_OK (with o->help set for --help) or
+ * TP_EXIT_USAGE after one line naming the option.
+ */
+static int parse_tbf_opts(int argc, char **argv, struct tbf_opts *o)
 {
 	static const struct option opts[] = {
 	    {"name", required_argument, NULL, 'N'},
@@ -668,94 +870,56 @@ static int run_tbf(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *what = "throttle tbf", *name = NULL, *jobid = NULL;
-	uint64_t window_us = 0, bytes = 0, rpc_bytes = 1 << 20, clients = 0,
-	         servers = 1, timeout_us = 10000000;
-	char *hook[MAX_LIST + 1];
-	int nhook = 0, stop = 0, c;
-	tp_tbf_rule rule;
-	tp_error err;
+	const char *what = "throttle tbf";
+	int c, rc;
 
+	*o = (struct tbf_opts){
+	    .rpc_bytes = 1 << 20, .servers = 1, .timeout_us = 10000000};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		tp_status st = TP_OK;
-
-		switch (c) {
-		case 'N':
-			name = optarg;
-			break;
-		case 'j':
-			jobid = optarg;
-			break;
-		case 'w':
-			st = tp_units_parse_duration_us("--window", optarg, 1,
-			                                &window_us, &err);
-			break;
-		case 'b':
-			st = tp_units_parse_bytes("--bytes", optarg, &bytes,
-			                          &err);
-			break;
-		case 'c':
-			st = tp_units_parse_count("--clients", optarg, 1,
-			                          TP_SWEEP_MAX_CLIENTS,
-			                          &clients, &err);
-			break;
-		case 'r':
-			st = tp_units_parse_bytes("--rpc-bytes", optarg,
-			                          &rpc_bytes, &err);
-			break;
-		case 's':
-			st = tp_units_parse_count("--servers", optarg, 1,
-			                          100000, &servers, &err);
-			break;
-		case 'S':
-			stop = 1;
-			break;
-		case 'H':
-			if (nhook > 0)
-				return tp_cli_usage_error(what,
-				                          "--hook given twice");
-			hook[nhook++] = optarg;
-			break;
-		case 'a':
-			if (nhook == 0)
-				return tp_cli_usage_error(
-				    what, "--hook-arg before --hook");
-			if (nhook == MAX_LIST - 2)
-				return tp_cli_usage_error(
-				    what, "too many --hook-arg");
-			hook[nhook++] = optarg;
-			break;
-		case 't':
-			st = tp_units_parse_duration_us(
-			    "--hook-timeout", optarg, 1000, &timeout_us, &err);
-			break;
-		case 'h':
-			usage(stdout);
+		if (c == 'h') {
+			o->help = true;
 			return TP_EXIT_OK;
-		default:
-			return bad_option(what, argv);
 		}
-		if (st != TP_OK)
-			return tp_cli_usage_error(what, "%s", err.message);
+		if (c == 0 || !strchr("NjwbcrsSHat", c))
+			return bad_option(what, argv);
+		if ((rc = parse_tbf_option(c, optarg, o)) != TP_EXIT_OK)
+			return rc;
 	}
 	if (optind != argc)
 		return tp_cli_usage_error(what, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!name || !jobid || !window_us || !bytes || !clients)
+	if (!o->name || !o->jobid || !o->window_us || !o->bytes || !o->clients)
 		return tp_cli_usage_error(what,
 		                          "--name, --jobid, --window, --bytes "
 		                          "and --clients are required");
-	if (tp_tbf_rule_make(name, jobid, window_us, bytes, rpc_bytes,
-	                     (uint32_t)clients, (uint32_t)servers, &rule,
+	return TP_EXIT_OK;
+}
+
+static int run_tbf(int argc, char **argv)
+{
+	const char *what = "throttle tbf";
+	struct tbf_opts o;
+	tp_tbf_rule rule;
+	tp_error err;
+	int rc;
+
+	if ((rc = parse_tbf_opts(argc, argv, &o)) != TP_EXIT_OK)
+		return rc;
+	if (o.help) {
+		usage(stdout);
+		return TP_EXIT_OK;
+	}
+	if (tp_tbf_rule_make(o.name, o.jobid, o.window_us, o.bytes, o.rpc_bytes,
+	                     (uint32_t)o.clients, (uint32_t)o.servers, &rule,
 	                     &err) != TP_OK)
 		return tp_cli_usage_error(what, "%s", err.message);
 	printf("%s\n%s\n", rule.start, rule.stop);
-	if (nhook) {
-		hook[nhook] = NULL;
+	if (o.nhook) {
+		o.hook[o.nhook] = NULL;
 		if (fflush(stdout) != 0 ||
-		    tp_tbf_run_hook(hook, stop ? "stop" : "start",
-		                    stop ? rule.stop : rule.start,
-		                    (unsigned)(timeout_us / 1000),
+		    tp_tbf_run_hook(o.hook, o.stop ? "stop" : "start",
+		                    o.stop ? rule.stop : rule.start,
+		                    (unsigned)(o.timeout_us / 1000),
 		                    &err) != TP_OK)
 			return tp_cli_fail(what, &err);
 	}
