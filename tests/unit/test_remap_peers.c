@@ -1,7 +1,8 @@
 /*
  * test_remap_peers.c: what the peer comparison (bench/peer_bench, issue 5)
  * made the remapper do: spread a job evenly over whole leaves when slots
- * stay idle, try k-way and more seeds on small jobs so it reaches Scotch's
+ * stay idle, try more seeds and 4 tries per split on small jobs (within
+ * the search's METIS work budget) so it reaches Scotch's
  * figures on real matrices (NPB-MG.A-128 at 1 rank/host below Scotch's
  * 0.887 of block), swap with any rank of a neighbour's leaf on
  * small jobs, and skip refining a hopeless block mapping on large jobs
