@@ -1936,6 +1936,7 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	struct trial trials[TRIALS_MAX];
 	uint32_t ntrial;
 	uint64_t bisection_work = 0, search_work = 0, work_per_try = 0;
+	bool packed_without_metis = false;
 	uint64_t budget =
 	    n <= SMALL_MAX_RANKS ? SMALL_SEARCH_BUDGET : SEARCH_BUDGET;
 	bool wide;
@@ -1987,6 +1988,15 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 		const struct trial *tr = &trials[i];
 		uint64_t hb_part, hb_ref, t_us, work = 0;
 
+		/*
+		 * A packed partition that needed no METIS call (every split
+		 * trivial: one child, or one rank per child) is the same for
+		 * every seed and try count: the later packed ones would only
+		 * repeat it.
+		 */
+		if (!tr->bisection && !tr->spread && packed_without_metis)
+			continue;
+
 		if (i >= 2 && search_work + work_per_try * (uint64_t)tr->ncuts >
 		                  budget * bisection_work) {
 			tp_log(log, TP_LOG_DEBUG,
@@ -2011,6 +2021,8 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 		} else {
 			search_work += work;
 			work_per_try = work / (uint64_t)tr->ncuts;
+			if (!tr->spread && work == 0)
+				packed_without_metis = true;
 		}
 		hb_part = hl_hop_bytes(topo, traffic, hosts, trial_hl);
 		memcpy(unrefined, trial_hl, (size_t)n * sizeof(*unrefined));
