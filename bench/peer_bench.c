@@ -12,6 +12,7 @@
  *              [--rpn 1,16] [--allocs leaves,part,frag]
  *              [--frag-seeds 1,2,3] [--seed S]
  *              [--max-peer-ranks N | scotch=N,treematch=N,metis-rb=N]
+ *              [--trace on]
  *
  * Defaults (about 3 minutes on 2 vCPUs): every matrix in DIR (default
  * tests/data/matrices), all five families at 512, 4,096, 16,384 and 65,536
@@ -40,7 +41,10 @@
  * apart ours against each peer: lower, equal, higher and the worst ratio.  The
  * notes column says which partition won ("rb": the plain bisection candidate,
  * "hier": the hierarchical ones) and, for `frag`, how many leaves and pods the
- * allocation spans.  Figures only: nothing passes or fails.
+ * allocation spans.  Last, CPU seconds per job size summed over its rows,
+ * ours against metis-rb and Scotch.  --trace on prints the remapper's
+ * debug log under each row (every candidate partition: its hop-bytes and
+ * CPU microseconds).  Figures only: nothing passes or fails.
  *
  * Scotch: the target is a tleaf whose last level is the host's slots (one
  * more level below hosts when rpn > 1), restricted with SCOTCH_archSub to
@@ -104,6 +108,16 @@ static uint64_t seed = 1;
 /* Summary counters. */
 static unsigned n_inputs, n_le_best, n_lt_peer, n_eq_peer, n_compared;
 static char losses[16384];
+/* CPU seconds per job size, summed over its rows (the time table). */
+#define SIZES_MAX 64
+static struct size_time {
+	uint32_t ranks;
+	unsigned rows, rows_scotch;
+	double ours, metis_rb, scotch, ours_beside_scotch;
+} size_times[SIZES_MAX];
+static unsigned n_size_times;
+/* --trace on: the remapper's debug log, one line each, after its row. */
+static bool trace;
 static struct vs {
 	unsigned wins, ties, losses;
 	double worst; /* highest ours / peer */
@@ -115,6 +129,82 @@ static double cpu_s(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Add one row's CPU seconds to its size's sums. */
+static void size_time_add(uint32_t ranks, const double *secs, const bool *have)
+{
+	struct size_time *st = NULL;
+
+	for (unsigned i = 0; i < n_size_times; i++)
+		if (size_times[i].ranks == ranks)
+			st = &size_times[i];
+	if (!st) {
+		if (n_size_times == SIZES_MAX)
+			return;
+		st = &size_times[n_size_times++];
+		st->ranks = ranks;
+	}
+	if (!have[M_OURS] || !have[M_METIS_RB])
+		return;
+	st->rows++;
+	st->ours += secs[M_OURS];
+	st->metis_rb += secs[M_METIS_RB];
+	if (have[M_SCOTCH]) {
+		st->rows_scotch++;
+		st->scotch += secs[M_SCOTCH];
+		st->ours_beside_scotch += secs[M_OURS];
+	}
+}
+
+static int size_time_cmp(const void *a, const void *b)
+{
+	const struct size_time *x = a, *y = b;
+
+	return (x->ranks > y->ranks) - (x->ranks < y->ranks);
+}
+
+static void size_times_print(void)
+{
+	qsort(size_times, n_size_times, sizeof(*size_times), size_time_cmp);
+	printf("# time per size (CPU s summed over rows with ours and "
+	       "metis-rb; scotch over its rows):\n"
+	       "# %7s %5s %9s %9s %9s %9s %9s\n",
+	       "ranks", "rows", "ours", "metis-rb", "scotch", "ours/mrb",
+	       "ours/scot");
+	for (unsigned i = 0; i < n_size_times; i++) {
+		const struct size_time *st = &size_times[i];
+
+		if (!st->rows)
+			continue;
+		printf("# %7u %5u %9.4f %9.4f", st->ranks, st->rows, st->ours,
+		       st->metis_rb);
+		if (st->rows_scotch)
+			printf(" %9.4f", st->scotch);
+		else
+			printf(" %9s", "-");
+		if (st->metis_rb > 0)
+			printf(" %9.2f", st->ours / st->metis_rb);
+		else
+			printf(" %9s", "-");
+		if (st->rows_scotch && st->scotch > 0)
+			printf(" %9.2f\n", st->ours_beside_scotch / st->scotch);
+		else
+			printf(" %9s\n", "-");
+	}
+}
+
+/* The remapper's debug lines, kept until its row is printed. */
+static char trace_buf[1 << 16];
+
+static void trace_sink(void *data, tp_log_level level, const char *message)
+{
+	size_t used = strlen(trace_buf);
+
+	(void)data;
+	(void)level;
+	snprintf(trace_buf + used, sizeof(trace_buf) - used, "#   %s\n",
+	         message);
 }
 
 /* Reset the peak RSS to the current RSS (Linux >= 4.0). */
@@ -619,6 +709,7 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 	char note[512] = "";
 	const char *chosen = "", *partition = "";
 	uint64_t best_peer = UINT64_MAX;
+	const tp_logger tracer = {trace_sink, NULL, TP_LOG_DEBUG};
 
 	setup_make(&s, levels, t->ranks, rpn, kind, fseed);
 	alloc_name(kind, fseed, aname, sizeof(aname));
@@ -675,8 +766,10 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 			       t->ranks * sizeof(*rank_host));
 			break;
 		case M_OURS:
+			trace_buf[0] = '\0';
 			if (tp_remap_compute(s.topo, t, s.hosts, s.nhosts, seed,
-			                     NULL, &map, &st, &err) != TP_OK)
+			                     trace ? &tracer : NULL, &map, &st,
+			                     &err) != TP_OK)
 				die(label, &err);
 			memcpy(rank_host, map.rank_host,
 			       t->ranks * sizeof(*rank_host));
@@ -742,7 +835,10 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 			printf(" %6s", "-");
 	}
 	printf("  %s%s%s\n", chosen, partition, note);
+	if (trace && have[M_OURS])
+		fputs(trace_buf, stdout);
 	fflush(stdout);
+	size_time_add(t->ranks, secs, have);
 	for (int m = M_CYCLIC; m < M_COUNT; m++)
 		if (m != M_OURS && have[m] && hb[m] < best_peer)
 			best_peer = hb[m];
@@ -965,7 +1061,7 @@ static void usage(void)
 	        "usage: peer_bench [--matrices DIR|none] [--sizes N,..] "
 	        "[--families F,..|none] [--peers P,..] [--trees 2,3] "
 	        "[--rpn 1,16] [--allocs leaves,part,frag] [--frag-seeds 1,2,3] "
-	        "[--seed S] "
+	        "[--seed S] [--trace on|off] "
 	        "[--max-peer-ranks N|peer=N,..]\n");
 	exit(2);
 }
@@ -1003,6 +1099,8 @@ int main(int argc, char **argv)
 			snprintf(allocs_s, sizeof(allocs_s), "%s", v);
 		else if (!strcmp(a, "--frag-seeds"))
 			snprintf(fseeds_s, sizeof(fseeds_s), "%s", v);
+		else if (!strcmp(a, "--trace"))
+			trace = !strcmp(v, "on");
 		else if (!strcmp(a, "--seed"))
 			seed = strtoull(v, NULL, 10);
 		else if (!strcmp(a, "--peers")) {
@@ -1160,5 +1258,6 @@ int main(int argc, char **argv)
 			    v->wins, v->ties, v->losses, method_names[m],
 			    v->worst);
 		}
+	size_times_print();
 	return 0;
 }

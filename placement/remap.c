@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cost.h"
 #include "hostlist.h"
@@ -425,7 +426,6 @@ struct part_ctx {
 	const tp_logger *log;
 	uint64_t seed;
 	int ncuts; /* METIS tries per split, best kept */
-	bool kway; /* METIS k-way instead of recursive bisection */
 	/* METIS coarsens by random matching, not heavy-edge matching */
 	bool random_matching;
 	/* scratch sized by ranks */
@@ -438,7 +438,23 @@ struct part_ctx {
 	uint32_t *count;
 	int64_t *conn;
 	uint32_t *touched;
+	uint64_t metis_work; /* metis_work_of each METIS call, summed */
 };
+
+/*
+ * A deterministic measure of one METIS_PartGraphRecursive call: vertices
+ * plus arcs, once per level of bisection (ceil(log2 k)).  The
+ * remapper's search budget is counted in it (plan_trials), not in CPU
+ * time, so the result never depends on the machine's load.
+ */
+static uint64_t metis_work_of(uint32_t nv, size_t arcs, uint32_t k)
+{
+	unsigned levels = 0;
+
+	while ((1ull << levels) < k)
+		levels++;
+	return ((uint64_t)nv + arcs) * levels;
+}
 
 /*
  * Parts in rank order, @size[p] ranks each (sizes sum to at least @nv):
@@ -666,16 +682,10 @@ static tp_status split_segment(struct part_ctx *c, const uint32_t *seg,
 		options[METIS_OPTION_NCUTS] = (idx_t)c->ncuts;
 		if (c->random_matching)
 			options[METIS_OPTION_CTYPE] = METIS_CTYPE_RM;
-		if (c->kway)
-			mrc = METIS_PartGraphKway(&nvtxs, &ncon, c->xadj,
-			                          c->adjncy, NULL, NULL,
-			                          c->adjwgt, &nparts, tpw, &ub,
-			                          options, &objval, c->part);
-		else
-			mrc = METIS_PartGraphRecursive(
-			    &nvtxs, &ncon, c->xadj, c->adjncy, NULL, NULL,
-			    c->adjwgt, &nparts, tpw, &ub, options, &objval,
-			    c->part);
+		c->metis_work += metis_work_of(nv, ne, k) * (uint64_t)c->ncuts;
+		mrc = METIS_PartGraphRecursive(
+		    &nvtxs, &ncon, c->xadj, c->adjncy, NULL, NULL, c->adjwgt,
+		    &nparts, tpw, &ub, options, &objval, c->part);
 		free(tpw);
 		if (mrc != METIS_OK) {
 			tp_log(c->log, TP_LOG_WARNING,
@@ -695,17 +705,16 @@ static tp_status split_segment(struct part_ctx *c, const uint32_t *seg,
  */
 static tp_status hierarchical_partition(const struct tree *t,
                                         const tp_traffic_csr *g, uint64_t seed,
-                                        int ncuts, bool spread, bool kway,
+                                        int ncuts, bool spread,
                                         bool random_matching,
                                         const tp_logger *log, uint32_t *rank_hl,
-                                        tp_error *err)
+                                        uint64_t *metis_work, tp_error *err)
 {
 	uint32_t n = g->ranks, maxk = 1;
 	struct part_ctx c = {.g = g,
 	                     .log = log,
 	                     .seed = seed,
 	                     .ncuts = ncuts,
-	                     .kway = kway,
 	                     .random_matching = random_matching};
 	uint32_t *order = NULL, *seg_start = NULL, *seg_len = NULL;
 	uint32_t *cidx = NULL;
@@ -836,6 +845,7 @@ static tp_status hierarchical_partition(const struct tree *t,
 				c.owner[order[seg_start[cidx[p]] + i]] =
 				    cidx[p];
 	}
+	*metis_work = c.metis_work;
 out:
 	free(order);
 	free(seg_start);
@@ -879,6 +889,7 @@ struct bisect_ctx {
 	uint32_t *count;
 	int64_t *conn;
 	real_t *tpw;
+	uint64_t metis_work; /* metis_work_of each METIS call, summed */
 };
 
 /* Split segment @seg (@nv ranks) among @k children of ctx->cap slots. */
@@ -926,6 +937,7 @@ static void bisect_split(struct bisect_ctx *c, const uint32_t *seg, uint32_t nv,
 			    (real_t)((double)c->cap[p] / (double)capsum);
 		METIS_SetDefaultOptions(options);
 		options[METIS_OPTION_SEED] = (idx_t)(c->seed & 0x7fffffff);
+		c->metis_work += metis_work_of(nv, ne, k);
 		mrc = METIS_PartGraphRecursive(
 		    &nvtxs, &ncon, c->xadj, c->adjncy, NULL, NULL, c->adjwgt,
 		    &nparts, c->tpw, &ub, options, &objval, c->part);
@@ -958,7 +970,8 @@ static void bisect_split(struct bisect_ctx *c, const uint32_t *seg, uint32_t nv,
 
 static tp_status bisection_partition(const struct tree *t,
                                      const tp_traffic_csr *g, uint64_t seed,
-                                     uint32_t *rank_hl, tp_error *err)
+                                     uint32_t *rank_hl, uint64_t *metis_work,
+                                     tp_error *err)
 {
 	uint32_t n = g->ranks, maxk = 1;
 	size_t arcs = g->row_start[n];
@@ -1019,6 +1032,7 @@ static tp_status bisection_partition(const struct tree *t,
 		                     &t->child[tn->child0], seg_start, seg_len,
 		                     c.count, tmp);
 	}
+	*metis_work = c.metis_work;
 out:
 	free(order);
 	free(tmp);
@@ -1036,16 +1050,24 @@ out:
 	return rc;
 }
 
-/* Largest job that also gets the 4-try partition (see tp_remap_compute). */
+/* Largest job that gets partitions besides the bisection (the 1 s goal). */
 #define TRIAL_MAX_RANKS 16384
-/* Small jobs: more seeds; tiny ones (a few leaves) even more. */
+/* Small jobs: a larger search budget, leaf-wide swaps, more passes. */
 #define SMALL_MAX_RANKS 2048
-#define SMALL_SEEDS     4
-#define TINY_MAX_RANKS  256
-#define TINY_SEEDS      16
-#define TRIALS_MAX      (1 + 2 + 4 * TINY_SEEDS)
-/* Past the cheap partitions, stop after this many in a row gain nothing. */
-#define STALE_TRIALS 8
+/* 4-try seeds in the plan (in practice the budget stops the search first). */
+#define TRIAL_SEEDS 12
+#define TRIALS_MAX  (6 + TRIAL_SEEDS)
+/*
+ * METIS work (metis_work_of) the candidates after the bisection may spend,
+ * as a multiple of the bisection's own work.  The bisection is the work
+ * of the metis-rb peer, so above SMALL_MAX_RANKS the search stays near 2x
+ * METIS-rb.  Small jobs get 8: the packed partitions of 4 seeds and one
+ * with 4 tries per split, what the quality tests of the small real
+ * matrices need (tests/unit/test_remap_peers.c; bench/RESULTS.md, issue
+ * 16: 6-8x METIS-rb's CPU there, against 18-30x before).
+ */
+#define SEARCH_BUDGET       1
+#define SMALL_SEARCH_BUDGET 8
 /* Leaf-wide swaps beyond SMALL_MAX_RANKS: at most this many slots a leaf. */
 #define WIDE_LEAF_SLOTS 64
 
@@ -1798,63 +1820,68 @@ out:
 
 /* ---- the remapper -------------------------------------------------------- */
 
+/* CPU time of the calling thread, for the debug log only: never decides. */
+static uint64_t thread_cpu_us(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 /* One candidate partition: how METIS is asked at every split. */
 struct trial {
 	bool bisection; /* bisection_partition; the fields below unused */
 	uint64_t seed;
-	int ncuts;
+	int ncuts;   /* METIS tries per split */
 	bool spread; /* targets in proportion to slots, else packed */
-	bool kway;   /* k-way, else recursive bisection */
 	bool rm;     /* METIS random-matching coarsening, else heavy-edge */
 };
 
 /*
- * The candidates for a job of @n ranks on @slots slots, cheapest first:
- * recursive bisection with packed targets and, with 1/64 of the slots
- * idle, spread ones; up to TRIAL_MAX_RANKS the same with 4 tries per
- * split; up to SMALL_MAX_RANKS instead 4 tries and k-way for SMALL_SEEDS
- * seeds (TINY_SEEDS up to TINY_MAX_RANKS), every other seed coarsening by
- * random matching instead of heavy edges: on NPB-MG at 128 ranks, one per
- * host, only that coarsening finds the cut along process-grid planes that
- * Scotch finds (0.882 of block, heavy-edge seeds 0.888, Scotch 0.887).
- * Before all of them the plain bisection (bisection_partition), at every
- * size; above TRIAL_MAX_RANKS it is the only one.  The bisection and the
- * one-try layouts are always tried (*@ncheap of them); the seeds after
- * them only while they pay (STALE_TRIALS).  Returns the count written to
- * @out (at most TRIALS_MAX).
+ * The candidates for a job of @n ranks on @slots slots, in the order they
+ * pay; tp_remap_compute runs them while its METIS work budget lasts.
+ *
+ * 1. The plain bisection (bisection_partition), at every size; above
+ *    TRIAL_MAX_RANKS the only one.
+ * 2. Hierarchical, packed targets, one METIS try per split, @seed: always
+ *    run after the bisection; on whole-leaf allocations (idle slots) it is
+ *    the candidate most often best (46 of 102 matrix inputs).
+ * 3. With 1/64 of the slots idle, spread targets with 4 tries per split:
+ *    a grid on whole leaves gets an even box on each (8 x 16, not 7 x 18 +
+ *    2), which packing never reaches.
+ * 4. Packed, one try, seeds + 1 .. + 3, odd seeds coarsening by random
+ *    matching: per unit of METIS work the seeds that most often lower the
+ *    result (over peer_bench's 362 matrix and family inputs, 3 more seeds
+ *    left 36 inputs above the best peer where two 4-try partitions, twice
+ *    the work, left 37).
+ * 5. Packed, 4 tries per split, seeds + 3, + 4, ..., random matching on
+ *    odd seeds: on NPB-MG at 128 ranks, one per host, only a 4-try
+ *    random-matching partition finds the cut along process-grid planes
+ *    that Scotch finds (0.882 of block; 1-try seeds 0.888).
+ *
+ * Dropped after measuring (bench/RESULTS.md, issue 16): METIS k-way (2.2x
+ * the bisection's time; the only best on 2 of 128 matrix inputs) and the
+ * 16 seeds of small jobs.  Returns the count written to @out (at most
+ * TRIALS_MAX).
  */
 static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
-                            struct trial *out, uint32_t *ncheap)
+                            struct trial *out)
 {
-	uint32_t k = 0;
-	/*
-	 * Spread differs from packed only when enough slots are idle: a
-	 * leaf's worth in 64 leaves, else packed only.
-	 */
 	bool idle = (slots - n) * 64 >= slots;
-	int layouts = idle ? 2 : 1;
+	uint32_t k = 0;
 
-	/* Always, first: the plain bisection (one partition at any size). */
-	out[k++] = (struct trial){.bisection = true, .seed = seed};
-	*ncheap = k;
+	out[k++] = (struct trial){.bisection = true, .seed = seed, .ncuts = 1};
 	if (n > TRIAL_MAX_RANKS)
-		return k; /* the time goal */
-	for (int lay = 0; lay < layouts; lay++)
-		out[k++] = (struct trial){false, seed, 1, lay, false, false};
-	*ncheap = k;
-	if (n > SMALL_MAX_RANKS) {
-		for (int lay = 0; lay < layouts; lay++)
-			out[k++] =
-			    (struct trial){false, seed, 4, lay, false, false};
 		return k;
-	}
-	for (int sd = 0; sd < (n <= TINY_MAX_RANKS ? TINY_SEEDS : SMALL_SEEDS);
-	     sd++)
-		for (int kw = 0; kw < 2; kw++)
-			for (int lay = 0; lay < layouts; lay++)
-				out[k++] = (struct trial){
-				    false, seed + (uint64_t)sd, kw ? 1 : 4, lay,
-				    kw,    sd % 2 == 1};
+	out[k++] = (struct trial){false, seed, 1, false, false};
+	if (idle)
+		out[k++] = (struct trial){false, seed, 4, true, false};
+	for (uint64_t j = 1; j <= 3; j++)
+		out[k++] = (struct trial){false, seed + j, 1, false, j % 2};
+	for (uint64_t j = 3; k < TRIALS_MAX; j++)
+		out[k++] = (struct trial){false, seed + j, 4, false, j % 2};
 	return k;
 }
 
@@ -1907,7 +1934,11 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	struct tree t = {0};
 	tp_remap_stats st = {0};
 	struct trial trials[TRIALS_MAX];
-	uint32_t ntrial, ncheap;
+	uint32_t ntrial;
+	uint64_t bisection_work = 0, search_work = 0, work_per_try = 0;
+	bool packed_without_metis = false;
+	uint64_t budget =
+	    n <= SMALL_MAX_RANKS ? SMALL_SEARCH_BUDGET : SEARCH_BUDGET;
 	bool wide;
 	uint64_t hb_block_ref;
 	tp_status rc;
@@ -1942,40 +1973,57 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	if (rc != TP_OK)
 		goto out;
 	/*
-	 * Several partitions for jobs small enough to afford them (the
-	 * 65,536-rank goal is 1 s), each refined, the best kept: packed or
-	 * spread targets, recursive bisection or k-way, 1 or 4 METIS tries
-	 * per split, more seeds for small jobs.  Which wins depends on the
-	 * pattern and the allocation (bench/RESULTS.md, peer comparison).
+	 * Candidate partitions, each refined, the best kept: the plain
+	 * bisection first, then the others in the order they pay while the
+	 * METIS work spent on them stays within the budget (SEARCH_BUDGET
+	 * or SMALL_SEARCH_BUDGET times the bisection's; the next one is
+	 * predicted to cost the last one's work per try times its tries:
+	 * the same tree).  The first after the bisection always runs.
+	 * Counted in METIS work, not CPU time, so the result is the same on
+	 * a loaded machine.  Which wins depends on the pattern and the
+	 * allocation (bench/RESULTS.md, issue 16).
 	 */
-	ntrial = plan_trials(n, t.node[0].cap, seed, trials, &ncheap);
-	for (uint32_t i = 0, stale = 0; i < ntrial; i++) {
+	ntrial = plan_trials(n, t.node[0].cap, seed, trials);
+	for (uint32_t i = 0; i < ntrial; i++) {
 		const struct trial *tr = &trials[i];
-		uint64_t hb_part, hb_ref;
+		uint64_t hb_part, hb_ref, t_us, work = 0;
 
 		/*
-		 * Past the cheap ones, more seeds only while they pay: on the
-		 * peer benchmark's real matrices most of the 35-67 partitions
-		 * of a 128-rank job found nothing the first ones had not, and
-		 * they were 30-90x the time of one METIS bisection.
+		 * A packed partition that needed no METIS call (every split
+		 * trivial: one child, or one rank per child) is the same for
+		 * every seed and try count: the later packed ones would only
+		 * repeat it.
 		 */
-		if (i >= ncheap && stale >= STALE_TRIALS) {
+		if (!tr->bisection && !tr->spread && packed_without_metis)
+			continue;
+
+		if (i >= 2 && search_work + work_per_try * (uint64_t)tr->ncuts >
+		                  budget * bisection_work) {
 			tp_log(log, TP_LOG_DEBUG,
-			       "remap: %u of %u partitions tried: the last %u "
-			       "gained nothing",
-			       i, ntrial, stale);
+			       "remap: %u of %u partitions tried: METIS work "
+			       "%llu of a budget of %llu",
+			       i, ntrial, (unsigned long long)search_work,
+			       (unsigned long long)(budget * bisection_work));
 			break;
 		}
-
+		t_us = thread_cpu_us();
 		if (tr->bisection)
-			rc =
-			    bisection_partition(&t, g, tr->seed, trial_hl, err);
+			rc = bisection_partition(&t, g, tr->seed, trial_hl,
+			                         &work, err);
 		else
 			rc = hierarchical_partition(&t, g, tr->seed, tr->ncuts,
-			                            tr->spread, tr->kway,
-			                            tr->rm, log, trial_hl, err);
+			                            tr->spread, tr->rm, log,
+			                            trial_hl, &work, err);
 		if (rc != TP_OK)
 			goto out;
+		if (tr->bisection) {
+			bisection_work = work;
+		} else {
+			search_work += work;
+			work_per_try = work / (uint64_t)tr->ncuts;
+			if (!tr->spread && work == 0)
+				packed_without_metis = true;
+		}
 		hb_part = hl_hop_bytes(topo, traffic, hosts, trial_hl);
 		memcpy(unrefined, trial_hl, (size_t)n * sizeof(*unrefined));
 		rc = refine(topo, hosts, host_count, g, tr->seed, false,
@@ -1983,6 +2031,17 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 		if (rc != TP_OK)
 			goto out;
 		hb_ref = hl_hop_bytes(topo, traffic, hosts, trial_hl);
+		tp_log(log, TP_LOG_DEBUG,
+		       "remap: candidate %u: %s seed+%llu ncuts %d%s: METIS "
+		       "work %llu, hop-bytes %llu, refined %llu, %llu us",
+		       i,
+		       tr->bisection ? "bisection"
+		       : tr->spread  ? "spread"
+		                     : "packed",
+		       (unsigned long long)(tr->seed - seed), tr->ncuts,
+		       tr->rm ? " rm" : "", (unsigned long long)work,
+		       (unsigned long long)hb_part, (unsigned long long)hb_ref,
+		       (unsigned long long)(thread_cpu_us() - t_us));
 		if (hb_ref > hb_part) {
 			/*
 			 * Refinement gains are exact, so this is a bug; the
@@ -1992,12 +2051,6 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 			       (size_t)n * sizeof(*trial_hl));
 			hb_ref = hb_part;
 		}
-		/* Stale: not 0.1% below the best so far. */
-		if (i > 0 && hb_ref + st.refined_hop_bytes / 1000 >=
-		                 st.refined_hop_bytes)
-			stale++;
-		else
-			stale = 0;
 		if (i == 0 || hb_ref < st.refined_hop_bytes) {
 			st.partition_hop_bytes = hb_part;
 			st.refined_hop_bytes = hb_ref;
@@ -2015,7 +2068,7 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	       (n <= TRIAL_MAX_RANKS &&
 	        t.node[0].cap <= (uint64_t)WIDE_LEAF_SLOTS * count_leaves(&t));
 	if (wide) {
-		uint64_t hb_wide;
+		uint64_t hb_wide, t_us = thread_cpu_us();
 
 		memcpy(unrefined, part, (size_t)n * sizeof(*unrefined));
 		rc = refine(topo, hosts, host_count, g, seed, true, part,
@@ -2027,6 +2080,10 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 			st.refined_hop_bytes = hb_wide;
 		else /* as above: never happens, but never worse either */
 			memcpy(part, unrefined, (size_t)n * sizeof(*part));
+		tp_log(log, TP_LOG_DEBUG,
+		       "remap: leaf-wide polish: hop-bytes %llu, %llu us",
+		       (unsigned long long)hb_wide,
+		       (unsigned long long)(thread_cpu_us() - t_us));
 	}
 	memcpy(block_ref, block, (size_t)n * sizeof(*block));
 	/*
@@ -2034,24 +2091,31 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	 * natural order); when it is far behind the partition, local moves
 	 * do not close the gap: skipped there, at every size.  On a large job
 	 * it costs seconds (262,144 relabelled ranks: 5 s); at 256-1,024
-	 * ranks it cost 1.3-2.4 times the bisection's METIS time, and over
-	 * peer_bench's 900 matrix and family inputs of 8-4,096 ranks it
-	 * never won when block was over 5/4 of the partition
-	 * (bench/RESULTS.md).
+	 * ranks it cost 1.3-2.4 times the bisection's METIS time.  Over
+	 * peer_bench's 362 matrix and family inputs of 8-1,024 ranks
+	 * (part and frag allocations) it won twice, with block at 0.63 and
+	 * 1.047 of the partition, and never when block was over 17/16 of it
+	 * (bench/RESULTS.md, issue 16).
 	 */
-	if (st.block_hop_bytes / 5 > st.refined_hop_bytes / 4) {
+	if (st.block_hop_bytes / 17 > st.refined_hop_bytes / 16) {
 		hb_block_ref = st.block_hop_bytes;
 		tp_log(log, TP_LOG_DEBUG,
-		       "remap: block not refined: %llu hop-bytes, over 5/4 "
+		       "remap: block not refined: %llu hop-bytes, over 17/16 "
 		       "of the partition's %llu",
 		       (unsigned long long)st.block_hop_bytes,
 		       (unsigned long long)st.refined_hop_bytes);
 	} else {
+		uint64_t t_us = thread_cpu_us();
+
 		rc = refine(topo, hosts, host_count, g, seed, wide, block_ref,
 		            &st.moves, err);
 		if (rc != TP_OK)
 			goto out;
 		hb_block_ref = hl_hop_bytes(topo, traffic, hosts, block_ref);
+		tp_log(log, TP_LOG_DEBUG,
+		       "remap: block refined: hop-bytes %llu, %llu us",
+		       (unsigned long long)hb_block_ref,
+		       (unsigned long long)(thread_cpu_us() - t_us));
 	}
 	/* Strictly better only: on a tie the job keeps its block mapping. */
 	if (hb_block_ref < st.hop_bytes) {
@@ -2070,7 +2134,7 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	 * only when strictly lower (the steps are exact, so it never rises).
 	 */
 	{
-		uint64_t swaps = 0, hb_swapped;
+		uint64_t swaps = 0, hb_swapped, t_us = thread_cpu_us();
 
 		memcpy(trial_hl, best, (size_t)n * sizeof(*trial_hl));
 		rc = swap_host_contents(topo, hosts, host_count, g, trial_hl,
@@ -2083,6 +2147,11 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 		hb_swapped = swaps
 		                 ? hl_hop_bytes(topo, traffic, hosts, trial_hl)
 		                 : st.hop_bytes;
+		tp_log(log, TP_LOG_DEBUG,
+		       "remap: whole-host swaps: %llu, hop-bytes %llu, %llu us",
+		       (unsigned long long)swaps,
+		       (unsigned long long)hb_swapped,
+		       (unsigned long long)(thread_cpu_us() - t_us));
 		if (hb_swapped < st.hop_bytes) {
 			best = trial_hl;
 			st.hop_bytes = hb_swapped;

@@ -18,16 +18,18 @@
  *   peer), kept unrefined and refined, so the result is never worse than
  *   that method on any allocation, contiguous or scattered.  Above 16,384
  *   ranks it is the only partition.
- * - Up to 16,384 ranks: targets packed into as few children as fit or,
- *   when at least 1/64 of the slots stay idle, spread in proportion to the
- *   children's slots, with 1 try per split (always) and 4 tries; up to
- *   2,048 ranks also k-way, for 4 seeds (seed, seed + 1, ...; 16 up to
- *   256 ranks).  Past the 1-try partitions the search stops once 8 in a
- *   row are not 0.1% below the best.  The best is polished with swaps
- *   against any rank of a neighbour's leaf.
+ * - Up to 16,384 ranks, after it: hierarchical partitions with targets
+ *   packed into as few children as fit (1 try per split, seed .. seed + 3;
+ *   then 4 tries per split, seed + 3, + 4, ...) and, when at least 1/64 of
+ *   the slots stay idle, spread in proportion to the children's slots (4
+ *   tries).  They run in that order while their METIS work (vertices +
+ *   arcs per bisection level and try: a count, not a clock, so the result
+ *   does not depend on load) stays within 8 times the bisection's up to
+ *   2,048 ranks and 1 time above; the first always runs.  The best is
+ *   polished with swaps against any rank of a neighbour's leaf.
  * - The block mapping (ranks filling the hosts in the given order, the
- *   mapping the job would get anyway), as is and refined (not when it
- *   is over 5/4 of the partition's hop-bytes); ties
+ *   mapping the job would get anyway), as is and refined (only when it
+ *   is within 17/16 of the partition's hop-bytes); ties
  *   go to block: the result is never worse than block.
  * - On allocations of 2..256 hosts over several leaves, the winner then
  *   trades whole hosts' contents between leaves (best partner per host,

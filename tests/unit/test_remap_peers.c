@@ -1,7 +1,8 @@
 /*
  * test_remap_peers.c: what the peer comparison (bench/peer_bench, issue 5)
  * made the remapper do: spread a job evenly over whole leaves when slots
- * stay idle, try k-way and more seeds on small jobs so it reaches Scotch's
+ * stay idle, try more seeds and 4 tries per split on small jobs (within
+ * the search's METIS work budget) so it reaches Scotch's
  * figures on real matrices (NPB-MG.A-128 at 1 rank/host below Scotch's
  * 0.887 of block), swap with any rank of a neighbour's leaf on
  * small jobs, and skip refining a hopeless block mapping on large jobs
@@ -11,6 +12,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -322,6 +324,102 @@ static void test_large_jobs_refine_block_only_when_it_is_close(void **state)
 	free(label);
 }
 
+/* The remapper's debug log, read back: candidates' METIS work, the stop. */
+struct search_log {
+	uint64_t bisection_work, extra_work, largest_extra_work;
+	unsigned candidates, tried, planned;
+	uint64_t spent, budget;
+	bool stopped;
+};
+
+static void search_log_sink(void *data, tp_log_level level, const char *message)
+{
+	struct search_log *sl = data;
+	const char *w = strstr(message, ": METIS work ");
+	unsigned index, tried, planned;
+	unsigned long long work, spent, budget;
+
+	(void)level;
+	if (sscanf(message,
+	           "remap: %u of %u partitions tried: METIS work %llu of a "
+	           "budget of %llu",
+	           &tried, &planned, &spent, &budget) == 4) {
+		sl->stopped = true;
+		sl->tried = tried;
+		sl->planned = planned;
+		sl->spent = spent;
+		sl->budget = budget;
+		return;
+	}
+	if (sscanf(message, "remap: candidate %u:", &index) != 1 || !w ||
+	    sscanf(w, ": METIS work %llu", &work) != 1)
+		return;
+	sl->candidates++;
+	if (index == 0) {
+		sl->bisection_work = work;
+		return;
+	}
+	sl->extra_work += work;
+	if (work > sl->largest_extra_work)
+		sl->largest_extra_work = work;
+}
+
+/*
+ * The candidate search is bounded by METIS work, a count (vertices + arcs
+ * per bisection level and try), not a clock: past the bisection and the
+ * first partition after it, a candidate runs only if its predicted work
+ * fits in 8 times the bisection's up to 2,048 ranks and 1 time above.
+ * Predictions come from the last candidate on the same tree, so what is
+ * spent stays within the budget plus at most one candidate's work.  A
+ * 512-rank and a 4,096-rank 3-D grid at 16 ranks per host.
+ */
+static void
+test_candidate_search_stays_within_its_metis_work_budget(void **state)
+{
+	static const struct {
+		uint32_t side, leaves;
+		uint64_t budget_per_bisection;
+	} cases[] = {{8, 2, 8}, {16, 16, 1}};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		uint32_t side = cases[c].side, n = side * side * side;
+		struct search_log sl = {0};
+		tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
+		tp_remap_host *hosts = first_hosts(n / 16, 16);
+		tp_traffic *t = stencil(side, side, side, 1000, NULL);
+		tp_remap_mapping m;
+		tp_remap_stats st;
+		tp_topo *topo;
+		tp_error err;
+
+		assert_int_equal(
+		    tp_topo_new_fattree(&topo, 1, cases[c].leaves, 18, &err),
+		    TP_OK);
+		assert_int_equal(tp_remap_compute(topo, t, hosts, n / 16, 1,
+		                                  &log, &m, &st, &err),
+		                 TP_OK);
+		print_message("%u ranks: bisection %llu, budget %llu, %u of "
+		              "%u partitions, after the bisection %llu\n",
+		              n, (unsigned long long)sl.bisection_work,
+		              (unsigned long long)sl.budget, sl.tried,
+		              sl.planned, (unsigned long long)sl.extra_work);
+		assert_true(sl.bisection_work > 0);
+		assert_true(sl.stopped);
+		assert_int_equal(sl.budget, cases[c].budget_per_bisection *
+		                                sl.bisection_work);
+		assert_int_equal(sl.candidates, sl.tried);
+		assert_true(sl.tried < sl.planned);
+		assert_int_equal(sl.spent, sl.extra_work);
+		assert_true(sl.extra_work <= sl.budget + sl.largest_extra_work);
+		assert_true(st.hop_bytes <= st.block_hop_bytes);
+		tp_remap_mapping_free(&m);
+		tp_traffic_free(t);
+		tp_topo_free(topo);
+		free(hosts);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +429,8 @@ int main(void)
 	    cmocka_unit_test(test_leaf_wide_swaps_reach_the_group_optimum),
 	    cmocka_unit_test(
 	        test_large_jobs_refine_block_only_when_it_is_close),
+	    cmocka_unit_test(
+	        test_candidate_search_stays_within_its_metis_work_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
