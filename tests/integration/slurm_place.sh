@@ -88,7 +88,10 @@ tp_check_eq "the flags reach the batch script" \
 		'echo $TOPOPLACE_PLACEMENT $TOPOPLACE_COMM_PROFILE $TOPOPLACE_IO_SERVERS $TOPOPLACE_IO_THROTTLE $TOPOPLACE_RANK_REMAP')"
 
 # --- (1) a whole leaf, kept whole while the job runs ------------------------
-a=$(sbatch --parsable -N 3 --placement=leaf -o /dev/null --wrap 'sleep 60')
+# Jobs that checks need running sleep far longer than the checks take and
+# are cancelled after them: under CI's load (distcheck beside other work)
+# a 60 s leaf job ended before the 13-node job was tested against it.
+a=$(sbatch --parsable -N 3 --placement=leaf -o /dev/null --wrap 'sleep 600')
 wait_state "$a" RUNNING 20
 la=$(leaves_of_job "$a")
 tp_check "leaf job $a runs on exactly one leaf ($la)" bash -c '[ $(wc -w <<<"$1") = 1 ]' _ "$la"
@@ -96,7 +99,7 @@ tp_check "slurmctld logged the leaf decision for $a" \
 	grep -q "topoplace: JobId=$a: placement=leaf class=quiet allowed=" "$log"
 tp_check "scontrol show job shows the placement" \
 	bash -c "scontrol show job $a | grep -q 'SystemComment=topoplace: placement=leaf'"
-c=$(sbatch --parsable -N 12 -o /dev/null --wrap 'sleep 30')
+c=$(sbatch --parsable -N 12 -o /dev/null --wrap 'sleep 300')
 wait_state "$c" RUNNING 20
 tp_check "a 12-node job runs, on the other three leaves only" \
 	bash -c '! grep -qw -- "$1" <<<"$2" && [ $(wc -w <<<"$2") = 3 ]' _ "$la" "$(leaves_of_job "$c")"
@@ -194,10 +197,11 @@ tp_check "IoServerHosts is loaded" \
 busy=$(sbatch --parsable -N 1 -w n0013 --placement=off -o /dev/null --wrap 'sleep 60')
 wait_state "$busy" RUNNING 20
 srv=$(tp_as_user "$user" sbatch --parsable -N 3 -J hpcg --placement=shared \
-	-o /dev/null --wrap 'sleep 5')
+	-o /dev/null --wrap 'sleep 300')
 wait_state "$srv" RUNNING 30
-tp_check "a comm_sensitive job keeps off the I/O server's leaf leaf004 (it got $(leaves_of_job "$srv"))" \
-	leaves_disjoint "$(leaves_of_job "$srv")" leaf004
+lsrv=$(leaves_of_job "$srv")
+tp_check "a comm_sensitive job keeps off the I/O server's leaf leaf004 (it got $lsrv)" \
+	leaves_disjoint "$lsrv" leaf004
 scancel "$busy" "$srv"
 for j in $busy $srv; do tp_wait_job "$j" 30 >/dev/null; done
 cp "$out/site.conf" "$etc/topoplace.conf"
