@@ -596,23 +596,30 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
  */
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 {
+	const char *area = slurm_conf.tmp_fs ? slurm_conf.tmp_fs : "/tmp";
 	uint32_t job_id = 0;
 	unsigned removed = 0;
+	bool scanned_all = true;
 
 	(void)ac;
 	(void)av;
 	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
 		return 0;
-	if (tp_sc_job_dirs_sweep(slurm_conf.tmp_fs, job_id, &removed))
+	if (tp_sc_job_dirs_sweep(slurm_conf.tmp_fs, job_id,
+	                         TP_SC_SWEEP_ENTRIES_MAX, &removed,
+	                         &scanned_all))
 		slurm_error("topoplace: JobId=%u: job epilog: a job directory "
 		            "in %s stays: %s",
-		            job_id, slurm_conf.tmp_fs ? slurm_conf.tmp_fs : "/tmp",
-		            strerror(errno));
+		            job_id, area, strerror(errno));
 	else if (removed)
 		slurm_info("topoplace: JobId=%u: job epilog: removed %u job "
 		           "director%s left in %s",
-		           job_id, removed, removed == 1 ? "y" : "ies",
-		           slurm_conf.tmp_fs ? slurm_conf.tmp_fs : "/tmp");
+		           job_id, removed, removed == 1 ? "y" : "ies", area);
+	if (!scanned_all)
+		slurm_info("topoplace: JobId=%u: job epilog: read the first %d "
+		           "entries of %s only (the bound); a directory srun "
+		           "left beyond them stays for the site's TmpFS cleanup",
+		           job_id, TP_SC_SWEEP_ENTRIES_MAX, area);
 	return 0;
 }
 

@@ -803,7 +803,8 @@ int tp_sc_job_dir_remove(const char *dir)
 }
 
 int tp_sc_job_dirs_sweep(const char *tmp_fs, unsigned long job_id,
-                         unsigned *removed)
+                         size_t max_entries, unsigned *removed,
+                         bool *scanned_all)
 {
 	char base[4096], name[32], prefix[48];
 	const char *area = tmp_fs && tmp_fs[0] ? tmp_fs : "/tmp";
@@ -813,7 +814,10 @@ int tp_sc_job_dirs_sweep(const char *tmp_fs, unsigned long job_id,
 	int fd, rc = 0;
 	DIR *dir;
 
+	size_t read_entries = 0;
+
 	*removed = 0;
+	*scanned_all = true;
 	/* task/topoplace's, under the root-owned base. */
 	tp_sc_job_base(tmp_fs, base, sizeof(base));
 	snprintf(name, sizeof(name), "%lu", job_id);
@@ -846,6 +850,10 @@ int tp_sc_job_dirs_sweep(const char *tmp_fs, unsigned long job_id,
 	while ((entry = readdir(dir))) {
 		int sub;
 
+		if (read_entries++ == max_entries) {
+			*scanned_all = false;
+			break;
+		}
 		if (strncmp(entry->d_name, prefix, prefix_len) ||
 		    strlen(entry->d_name) != prefix_len + 6)
 			continue;

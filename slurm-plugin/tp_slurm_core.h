@@ -295,9 +295,18 @@ int tp_sc_job_dir_remove(const char *dir);
  * failure, "Could not confirm batch launch") runs no slurmstepd and so no
  * task_p_post_step.  *@removed: how many directories went.  0, or -1 with
  * errno when one could not be removed.
+ *
+ * Finding srun's directories means reading @tmp_fs, which a busy node may
+ * fill with anything: at most @max_entries of its entries are read (the
+ * epilog runs at every job's end on every node), and *@scanned_all says
+ * whether the reading reached the end.  A directory of srun's past the
+ * bound stays for the site's TmpFS cleanup; the job's own directory under
+ * the base is found by name, never by reading.
  */
+#define TP_SC_SWEEP_ENTRIES_MAX 65536
 int tp_sc_job_dirs_sweep(const char *tmp_fs, unsigned long job_id,
-                         unsigned *removed);
+                         size_t max_entries, unsigned *removed,
+                         bool *scanned_all);
 
 /*
  * For srun, which runs as the user and has no root-made directory: a new

@@ -211,6 +211,20 @@ tp_check "srun had made its directory ($(grep '^left ' "$out/killed-$j.out"))" \
 	grep -q "^left /run/topoplace-bed/jobs/topoplace\.$j\.......$" "$out/killed-$j.out"
 tp_check "the job epilog removed it" \
 	wait_for 20 bash -c '! ls -d /run/topoplace-bed/jobs/topoplace."$1".* 2>/dev/null' _ "$j"
+# The epilog reads at most 65,536 entries of TmpFS (it runs at every job's
+# end on every node): with more there it stops, says so once, and the job
+# ends as usual.
+fill=/run/topoplace-bed/jobs/tp-epilog-fill
+python3 -c 'import os, sys
+for i in range(65600):
+    open(sys.argv[1] + ".%05d" % i, "w").close()' "$fill"
+j=$(tp_as_user "$user" sbatch --parsable -N1 -o /dev/null --wrap true)
+tp_check_eq "a job ends with 65,600 files in TmpFS" COMPLETED \
+	"$(tp_wait_job "$j" 60)"
+tp_check "its job epilog read only the first 65536 entries and said so" \
+	wait_for 20 bash -c '(( $(cat "$1"/slurmd.*.log | grep -c "topoplace: JobId=$2: job epilog: read the first 65536 entries of /run/topoplace-bed/jobs only") == 1 ))' \
+	_ "$TP_BED_LOGDIR" "$j"
+find /run/topoplace-bed/jobs -maxdepth 1 -name 'tp-epilog-fill.*' -delete
 sed -i '/^Prolog=/d' "$SLURM_CONF"
 scontrol reconfigure
 # shellcheck disable=SC2046 # node names

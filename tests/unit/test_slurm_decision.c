@@ -4,7 +4,9 @@
  * job's SystemComment and parses back exactly; anything else there is
  * refused with one line naming the text.  The rank files of a job go into
  * <TmpFS>/topoplace.<jobid>, only into a private directory of the caller,
- * and their removal touches nothing else.  The I/O pattern a throttle
+ * and their removal touches nothing else; the job epilog's sweep of TmpFS
+ * takes only srun's directories of the job and reads a bounded number of
+ * entries.  The I/O pattern a throttle
  * window is decided from is per client, classified, and absent without
  * I/O.
  */
@@ -12,6 +14,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -253,6 +256,81 @@ static void test_remove_takes_only_the_rank_files(void **state)
 	assert_int_equal(tp_sc_remap_remove(f->dir), 0);
 }
 
+static void make_dir(const char *root, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	assert_int_equal(mkdir(path, 0700), 0);
+}
+
+/*
+ * The job epilog's sweep of TmpFS: only srun's directories of this job
+ * (topoplace.<id>.XXXXXX, exactly six characters after the id) go, and it
+ * reads at most the given number of entries, saying when it stopped
+ * short.
+ */
+static void test_sweep_takes_only_this_jobs_srun_dirs(void **state)
+{
+	fixture *f = *state;
+	char path[256];
+	unsigned removed = 0;
+	bool scanned_all = false;
+	FILE *fp;
+
+	make_dir(f->root, "topoplace.9.AbCdEf");
+	snprintf(path, sizeof(path), "%s/topoplace.9.AbCdEf/%s", f->root,
+	         TP_SC_RANKFILE);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	make_dir(f->root, "topoplace.9.short");
+	make_dir(f->root, "topoplace.91.XyZabc");
+	make_dir(f->root, "topoplace.10.XyZabc");
+	assert_int_equal(tp_sc_job_dirs_sweep(f->root, 9, 1000, &removed,
+	                                      &scanned_all),
+	                 0);
+	assert_int_equal(removed, 1);
+	assert_true(scanned_all);
+	assert_false(exists(f->root, "topoplace.9.AbCdEf"));
+	assert_true(exists(f->root, "topoplace.9.short"));
+	assert_true(exists(f->root, "topoplace.91.XyZabc"));
+	assert_true(exists(f->root, "topoplace.10.XyZabc"));
+}
+
+static void test_sweep_reads_at_most_its_bound(void **state)
+{
+	fixture *f = *state;
+	char name[32];
+	unsigned removed = 9;
+	bool scanned_all = true;
+
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "filler%02d", i);
+		make_dir(f->root, name);
+	}
+	/* 40 fillers, "." and "..": a bound of 42 reads them all. */
+	assert_int_equal(tp_sc_job_dirs_sweep(f->root, 9, 42, &removed,
+	                                      &scanned_all),
+	                 0);
+	assert_int_equal(removed, 0);
+	assert_true(scanned_all);
+	assert_int_equal(tp_sc_job_dirs_sweep(f->root, 9, 41, &removed,
+	                                      &scanned_all),
+	                 0);
+	assert_false(scanned_all);
+	assert_int_equal(tp_sc_job_dirs_sweep(f->root, 9, 3, &removed,
+	                                      &scanned_all),
+	                 0);
+	assert_false(scanned_all);
+	/* A TmpFS that is not there: nothing to read, nothing to do. */
+	assert_int_equal(tp_sc_job_dirs_sweep("/nonexistent/tp-tmpfs", 9, 3,
+	                                      &removed, &scanned_all),
+	                 0);
+	assert_true(scanned_all);
+	assert_int_equal(removed, 0);
+}
+
 /* A run of 4 ranks, 10 s, each writing 1000 requests of 1 MiB. */
 static tp_profile_summary io_run(void)
 {
@@ -335,6 +413,10 @@ int main(void)
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_remove_takes_only_the_rank_files, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_sweep_takes_only_this_jobs_srun_dirs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sweep_reads_at_most_its_bound,
+	                                    setup, teardown),
 	    cmocka_unit_test(test_io_pattern_is_per_client_and_classified),
 	    cmocka_unit_test(test_io_pattern_needs_requests_clients_and_time),
 	};
