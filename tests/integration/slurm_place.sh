@@ -111,6 +111,14 @@ wl=$(sbatch --parsable -N 13 --placement=leaf -o /dev/null --wrap true)
 tp_check "a 13-node leaf job waits and says why in its SystemComment" wait_for 20 \
 	bash -c "scontrol show job $wl | grep -q 'SystemComment=topoplace: placement=leaf class=quiet waits: .*leaf policy needs 13 hosts'"
 tp_check_eq "(it is pending)" PENDING "$(squeue -h -j "$wl" -o %T)"
+# Where topoplace(7) sends users: squeue --json carries it too, while
+# Slurm's own Reason is reset to Resources after every failed selection.
+tp_check "squeue --json shows the waiting reason as system_comment" \
+	bash -c 'squeue --json | python3 -c "import json, sys
+jobs = [j for j in json.load(sys.stdin)[\"jobs\"] if j[\"job_id\"] == $1]
+sys.exit(not (len(jobs) == 1 and \"waits: \" in jobs[0][\"system_comment\"]))"' _ "$wl"
+tp_check_eq "Slurm's Reason is its own: Resources" Resources \
+	"$(squeue -h -j "$wl" -o %r)"
 scancel "$wl"
 tp_wait_job "$wl" 30 >/dev/null
 # 13 nodes exist outside A's 3; one of them is A's held leftover, and
