@@ -10,7 +10,8 @@ placement_libtopoplace_la_SOURCES += \
 	profiles/convert.c profiles/convert.h \
 	profiles/record_policy.c profiles/record_policy.h \
 	profiles/app_identity.c profiles/app_identity.h \
-	profiles/app_summary.c profiles/app_summary.h
+	profiles/app_summary.c profiles/app_summary.h \
+	profiles/scale.c profiles/scale.h
 placement_libtopoplace_la_CFLAGS += $(MUNGE_CFLAGS)
 placement_libtopoplace_la_LIBADD += $(MUNGE_LIBS)
 
@@ -20,6 +21,7 @@ dist_man1_MANS += doc/topoplace-profile.1
 dist_man5_MANS += doc/topoplace-profile.5
 
 TP_PROFILE_UNIT_TESTS = tests/unit/test_profile_format \
+	tests/unit/test_stencil_scale \
 	tests/unit/test_profile_store tests/unit/test_profile_convert
 TP_UNIT_TESTS += $(TP_PROFILE_UNIT_TESTS)
 check_PROGRAMS += $(TP_PROFILE_UNIT_TESTS)
@@ -28,6 +30,12 @@ TESTS += $(TP_PROFILE_UNIT_TESTS)
 tests_unit_test_profile_format_SOURCES = tests/unit/test_profile_format.c
 tests_unit_test_profile_format_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_profile_format_LDADD = $(TP_UNIT_LDADD)
+
+# A profile's stencil found and rebuilt at another size (profiles/scale.h).
+tests_unit_test_stencil_scale_SOURCES = tests/unit/test_stencil_scale.c
+tests_unit_test_stencil_scale_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_stencil_scale_LDADD = $(TP_UNIT_LDADD)
+EXTRA_DIST += bench/scale_bench.sh
 
 tests_unit_test_profile_store_SOURCES = tests/unit/test_profile_store.c
 tests_unit_test_profile_store_CFLAGS = $(TP_UNIT_CFLAGS)

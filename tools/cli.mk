@@ -20,6 +20,10 @@ TESTS += tests/integration/cli_json.sh
 dist_check_SCRIPTS += tests/integration/cli_profile_apps.sh
 TESTS += tests/integration/cli_profile_apps.sh
 
+# profile scale: a stencil found and rebuilt at another size, on real runs.
+dist_check_SCRIPTS += tests/integration/cli_profile_scale.sh
+TESTS += tests/integration/cli_profile_scale.sh
+
 # The option helpers the subcommands share: one message per bad value.
 dist_check_SCRIPTS += tests/integration/cli_options.sh
 TESTS += tests/integration/cli_options.sh

@@ -23,6 +23,7 @@
 #include "jobclass.h"
 #include "munge_auth.h"
 #include "profile.h"
+#include "scale.h"
 #include "store.h"
 #include "tp_json.h"
 
@@ -62,6 +63,9 @@ static void usage(FILE *out)
 	    "  import --from matrix|ompi [--app NAME] [--ranks N] -o OUT "
 	    "INPUT...\n"
 	    "  export --to dense|dense-sym|scotch|matrix [-o OUT] PROFILE\n"
+	    "  scale --ranks N [-o OUT] PROFILE   its stencil at N ranks, as "
+	    "slurmd\n"
+	    "                                      remaps a job of N tasks\n"
 	    "  put FILE NS/NAME                    sign with munge and store "
 	    "(needs --store)\n"
 	    "  prepare USER...                     as root: make each user's "
@@ -1076,6 +1080,68 @@ static int action_export(struct common *c, int argc, char **argv)
 	return rc;
 }
 
+/*
+ * `profile scale --ranks N [-o OUT] PROFILE`: what task/topoplace does for
+ * a job of N tasks with this profile (profiles/scale.h): one line naming
+ * the stencil at both sizes, and the scaled profile written to OUT; or the
+ * reason it is not a stencil, exit 1.
+ */
+static int action_scale(struct common *c, int argc, char **argv)
+{
+	const char *out = NULL, *ranks_arg = NULL;
+	unsigned long long ranks = 0;
+	tp_profile *p, *scaled = NULL;
+	tp_stencil shape, grid;
+	char from[64], to[64];
+	unsigned runs;
+	int npos = 0, verified, rc;
+	tp_error err;
+
+	for (int a = 0; a < argc; a++) {
+		if (argv[a][0] != '-' || !argv[a][1]) {
+			argv[npos++] = argv[a];
+			continue;
+		}
+		if (a + 1 >= argc)
+			return tp_cli_usage_error(WHAT, "scale: %s needs a value",
+			                          argv[a]);
+		if (!strcmp(argv[a], "--ranks"))
+			ranks_arg = argv[++a];
+		else if (!strcmp(argv[a], "-o") || !strcmp(argv[a], "--output"))
+			out = argv[++a];
+		else
+			return tp_cli_usage_error(
+			    WHAT, "scale: unknown option '%s'", argv[a]);
+	}
+	if (!ranks_arg || npos != 1)
+		return tp_cli_usage_error(WHAT,
+		                          "scale: expected --ranks N PROFILE");
+	if (parse_uint(ranks_arg, TP_STENCIL_RANKS_MAX, &ranks) || !ranks)
+		return tp_cli_usage_error(WHAT,
+		                          "scale: --ranks '%s': 1 to %u",
+		                          ranks_arg, TP_STENCIL_RANKS_MAX);
+	rc = load(c, argv[0], &p, &verified, &runs);
+	if (rc)
+		return rc;
+	if (tp_stencil_detect(p, &shape, &err) != TP_OK ||
+	    tp_stencil_build(&shape, &p->header, (uint32_t)ranks, &scaled,
+	                     &grid, &err) != TP_OK) {
+		fprintf(stderr, "topoplace %s: %s: %s\n", WHAT, argv[0],
+		        err.message);
+		tp_profile_free(p);
+		return TP_EXIT_FAILURE;
+	}
+	tp_stencil_format(&shape, from, sizeof(from));
+	tp_stencil_format(&grid, to, sizeof(to));
+	printf("%s: %u ranks, %s stencil -> %llu ranks, %s\n", argv[0],
+	       p->header.ranks, from, ranks, to);
+	tp_profile_free(p);
+	if (out && tp_profile_write_file(out, scaled, &err) != TP_OK)
+		rc = tp_cli_fail(WHAT, &err);
+	tp_profile_free(scaled);
+	return rc;
+}
+
 static int action_put(struct common *c, int argc, char **argv)
 {
 	char ref[512], *ns, *name, *run, file[TP_STORE_FILE_MAX + 1];
@@ -1456,6 +1522,7 @@ static int run_profile_action(struct common *c, int nrest, char **rest)
 	    {"verify", action_verify},
 	    {"import", action_import},
 	    {"export", action_export},
+	    {"scale", action_scale},
 	    {"put", action_put},
 	    {"sign", action_put},
 	    {"prepare", action_prepare},
@@ -1476,7 +1543,7 @@ static int run_profile_action(struct common *c, int nrest, char **rest)
 	return tp_cli_usage_error(WHAT,
 	                          "unknown action '%s' (show, "
 	                          "list, verify, import, export, "
-	                          "put, prepare, summarize)",
+	                          "scale, put, prepare, summarize)",
 	                          action);
 }
 
