@@ -113,10 +113,15 @@ tp_check "a 13-node leaf job waits and says why in its SystemComment" wait_for 2
 tp_check_eq "(it is pending)" PENDING "$(squeue -h -j "$wl" -o %T)"
 # Where topoplace(7) sends users: squeue --json carries it too, while
 # Slurm's own Reason is reset to Resources after every failed selection.
-tp_check "squeue --json shows the waiting reason as system_comment" \
-	bash -c 'squeue --json | python3 -c "import json, sys
-jobs = [j for j in json.load(sys.stdin)[\"jobs\"] if j[\"job_id\"] == $1]
-sys.exit(not (len(jobs) == 1 and \"waits: \" in jobs[0][\"system_comment\"]))"' _ "$wl"
+if serialized=$(squeue --json 2>&1); then
+	tp_check "squeue --json shows the waiting reason as system_comment" \
+		grep -q '"system_comment": "topoplace: placement=leaf class=quiet waits: ' <<<"$serialized"
+elif grep -q 'unable to find plugin: serializer/json' <<<"$serialized"; then
+	# The bed's lean 24.11 build has no json-c, so no --json at all.
+	echo "# squeue --json: this Slurm was built without serializer/json: not checked"
+else
+	tp_fail "squeue --json" "$serialized"
+fi
 tp_check_eq "Slurm's Reason is its own: Resources" Resources \
 	"$(squeue -h -j "$wl" -o %r)"
 scancel "$wl"
