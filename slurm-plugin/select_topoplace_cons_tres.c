@@ -49,6 +49,7 @@
 #include "app_identity.h"
 #include "sched_decide.h"
 #include "sched_decisions.h"
+#include "sched_policy.h"
 #include "sched_state.h"
 #include "spank_env.h"
 #include "tp_profile_lookup.h"
@@ -746,35 +747,6 @@ static void _script_path(job_record_t *job_ptr, bool named,
 }
 
 /*
- * Which profile placed the job and why it was chosen, for its
- * SystemComment: users who gave no flag see where the placement came
- * from ("profile alice/ring by job name, recorded by JobId=12").
- */
-static void _profile_note(tp_decision *d, const tp_lookup_result *res,
-                          const char *user, const char *name, bool named)
-{
-	char from[48] = "imported";
-
-	if (res->recorded_job_id)
-		snprintf(from, sizeof(from), "recorded by JobId=%" PRIu64,
-		         res->recorded_job_id);
-	if (res->by_script)
-		snprintf(d->note, sizeof(d->note),
-		         "profile %.48s/%.48s by script hash, %s%s", user,
-		         res->app, from,
-		         res->over_newest ? " (an older run, of the job's task "
-		                            "count)"
-		                          : "");
-	else
-		snprintf(d->note, sizeof(d->note),
-		         "profile %.48s/%.48s by %s, %s%s", user, name,
-		         named ? "--comm-profile" : "job name", from,
-		         res->over_newest ? " (an older run, of the job's task "
-		                            "count)"
-		                          : "");
-}
-
-/*
  * The whole-leaf wait bound of @job_ptr into @test (alloc.h): the
  * partition's LeafWaitMax, or the time of the job's --switches=N@time when
  * shorter (Slurm has already capped it at max_switch_wait), and how long
@@ -802,238 +774,232 @@ static void _leaf_wait(job_record_t *job_ptr,
 }
 
 /*
- * Use the lookup's answer: the class from the profile, nothing (no such
- * profile), or an error that sends the job to plain cons_tres.
+ * The job's topoplace flags and profile, for the core's policy steps
+ * (placement/sched_policy.h); @opts holds the strings @job points into.
+ * A flag whose value does not parse (set by hand past the SPANK check) is
+ * logged here and named to the core.  The profile (and the user name it
+ * needs) only while it is not settled: the job is tested on every pass.
  */
-static void _lookup_apply(job_record_t *job_ptr, tp_decision *d,
-                          const tp_lookup_result *res, const char *user,
-                          const char *name, bool named)
+static void _policy_job(job_record_t *job_ptr, const tp_decision *d,
+                        tp_opt_values *opts, tp_sched_policy_job *job)
 {
-	d->profile_read = true;
-	if (res->status == TP_OK) {
-		d->has_profile = true;
-		d->job_class = res->job_class;
-		snprintf(d->class_reason, sizeof(d->class_reason), "%s",
-		         res->reason);
-		if (res->elapsed_us > 1000000)
-			info("topoplace: %pJ: profile %s/%s read in %.1f s",
-			     job_ptr, user, name, res->elapsed_us / 1e6);
-		/*
-		 * The job's task count wins (task/topoplace keeps Slurm's
-		 * layout then): say so where users look, the class still
-		 * comes from the profile.
-		 */
-		if (job_ptr->details && res->ranks &&
-		    job_ptr->details->num_tasks != res->ranks) {
-			char tasks[32] = "gave no task count";
+	tp_identity_profile profile;
+	tp_error err;
 
-			if (job_ptr->details->num_tasks)
-				snprintf(tasks, sizeof(tasks), "%u tasks",
-				         job_ptr->details->num_tasks);
-			snprintf(d->note, sizeof(d->note),
-			         "profile %.48s/%.48s has %u ranks, the job "
-			         "%s: class only, Slurm's layout",
-			         user, name, res->ranks, tasks);
-		} else {
-			_profile_note(d, res, user, name, named);
+	memset(job, 0, sizeof(*job));
+	tp_opt_values_init(opts);
+	for (int i = 0; i < TP_OPT_COUNT; i++) {
+		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
+		const char *value = tp_spank_job_option(
+		    job_ptr->spank_job_env, job_ptr->spank_job_env_size,
+		    info->name);
+
+		if (value && tp_opt_values_set(opts, (tp_opt_id)i, value,
+		                               &err) != TP_OK) {
+			error("topoplace: %pJ: %s: placed by plain cons_tres",
+			      job_ptr, err.message);
+			job->bad_option = info->name;
+			return;
 		}
-	} else if (res->status != TP_ERR_NOTFOUND) {
-		/* The store's message names the file or directory. */
-		error("topoplace: %pJ: profile: %s: placed by plain cons_tres",
-		      job_ptr, res->error);
-		snprintf(d->note, sizeof(d->note),
-		         "profile %.48s/%.48s cannot be used (see slurmctld's "
-		         "log): placed by Slurm's default",
-		         user, name);
-		d->failed = true;
-	} else if (named) {
-		/* Named explicitly: the user expects it to exist. */
-		error("topoplace: %pJ: --comm-profile=%s: %s", job_ptr, name,
-		      res->error);
-		snprintf(d->note, sizeof(d->note),
-		         "profile %.64s/%.64s not found", user, name);
 	}
+	job->placement = opts->placement;
+	if (job_ptr->details && job_ptr->details->num_tasks != NO_VAL)
+		job->job_tasks = job_ptr->details->num_tasks;
+	if (d->profile_read || opts->placement == TP_PLACEMENT_OFF)
+		return;
+	job->user = uid_to_string_cached(job_ptr->user_id);
+	profile = tp_identity_job_profile(opts->comm_profile, job_ptr->name,
+	                                  job->user);
+	job->profile = profile.name;
+	job->named = profile.named;
+	job->lookup = profile.lookup;
 }
 
 /*
- * The job's flags, its profile's class and the resolved policy.  The
- * profile is read on the lookup thread, never here (slurmctld holds its
- * locks): the first call queues the lookup and the job waits
- * (TP_VERDICT_PENDING) until a later call finds the answer, or until
- * ProfileLookupTimeout, after which it is placed by plain cons_tres.
+ * Queue the job's profile lookup on the lookup thread (never read here:
+ * slurmctld holds its locks), then give it TP_LOOKUP_WAIT_US to answer in
+ * this pass.  A lookup that cannot be queued fails the decision.
+ */
+static void _policy_lookup(tp_model *m, job_record_t *job_ptr, tp_decision *d,
+                           const tp_sched_policy_job *job,
+                           const tp_config_settings *settings)
+{
+	/* Before the submission: the worker may start at once. */
+	uint64_t sent_us = _now_us();
+	tp_lookup_request rq;
+	uint32_t ticket = 0;
+	tp_status queued;
+	tp_error err;
+
+	if (!tp_lookups) {
+		error("topoplace: %pJ: no profile lookup thread: placed by "
+		      "plain cons_tres",
+		      job_ptr);
+		tp_sched_policy_refused(job, d, true);
+		return;
+	}
+	queued = tp_sc_lookup_request(m->config, m->munge_socket,
+	                              &settings->thresholds, job_ptr->job_id,
+	                              job->user, job->profile, job->named,
+	                              &rq, &err);
+	if (queued == TP_OK) {
+		_script_path(job_ptr, job->named, &rq);
+		/* The run slurmd remaps with: chosen by the same task count
+		 * (tp_sc_profile_totals). */
+		rq.job_tasks = job->job_tasks;
+		queued = tp_lookup_submit(tp_lookups, &rq, &ticket, &err);
+	}
+	if (queued != TP_OK) {
+		error("topoplace: %pJ: %s: placed by plain cons_tres", job_ptr,
+		      err.message);
+		tp_sched_policy_refused(job, d, false);
+		return;
+	}
+	tp_sched_policy_queued(d, ticket, sent_us);
+	if (_model_debug(m, TP_DEBUG_PROFILE))
+		info("topoplace: Profile: %pJ: lookup of %s/%s (%s) queued in "
+		     "%s",
+		     job_ptr, job->user, job->profile,
+		     job->named ? "--comm-profile" : "job name",
+		     tp_config_site_settings(m->config)->profile_store);
+	(void)tp_lookup_wait(tp_lookups, job_ptr->job_id, ticket,
+	                     TP_LOOKUP_WAIT_US);
+}
+
+/*
+ * What the lookup thread said beside its answer: that the summary was not
+ * used and the last use not recorded (once, for this lookup, without
+ * DebugFlags: the fix is `topoplace profile summarize`), and with
+ * DebugFlags=Profile how long it took.
+ */
+static void _lookup_log(tp_model *m, job_record_t *job_ptr,
+                        const tp_decision *d, const tp_sched_policy_job *job,
+                        const tp_lookup_result *res)
+{
+	bool dbg = _model_debug(m, TP_DEBUG_PROFILE);
+
+	if (res->note[0])
+		info("topoplace: %pJ: profile %s/%s: %s", job_ptr, job->user,
+		     job->profile, res->note);
+	if (res->use_error[0])
+		info("topoplace: %pJ: profile %s/%s: last use not recorded: %s",
+		     job_ptr, job->user, job->profile, res->use_error);
+	if (dbg && res->status == TP_OK)
+		info("topoplace: Profile: %pJ: %s/%s read in %" PRIu64
+		     " us, answer after %" PRIu64 " us: class %s: %s",
+		     job_ptr, job->user, job->profile, res->elapsed_us,
+		     _now_us() - d->lookup_since_us,
+		     tp_jobclass_name(res->job_class), res->reason);
+	else if (dbg && res->status == TP_ERR_NOTFOUND)
+		info("topoplace: Profile: %pJ: %s/%s: not in the store (%" PRIu64
+		     " us): no profile",
+		     job_ptr, job->user, job->profile, res->elapsed_us);
+}
+
+/*
+ * Claim the answer of the job's queued lookup and have the core use it
+ * (the class, the note), logging what the core's answer calls for.  False
+ * while the job waits for it; past ProfileLookupTimeout the decision
+ * fails and the lookup is forgotten.
+ */
+static bool _policy_claim(tp_model *m, job_record_t *job_ptr, tp_decision *d,
+                          const tp_sched_policy_job *job)
+{
+	uint64_t timeout_us =
+	    tp_config_site_settings(m->config)->profile_lookup_timeout_us;
+	tp_sched_profile_answer answer;
+	tp_lookup_result res;
+
+	if (!tp_lookup_take(tp_lookups, job_ptr->job_id, d->lookup_ticket,
+	                    &res)) {
+		if (!tp_sched_policy_timed_out(job, d, _now_us(), timeout_us))
+			return false;
+		error("topoplace: %pJ: profile %s/%s: no answer from the store "
+		      "after %.1f s (ProfileLookupTimeout): placed by plain "
+		      "cons_tres",
+		      job_ptr, job->user, job->profile, timeout_us / 1e6);
+		_decision_forget_lookup(d, NULL);
+		return true;
+	}
+	_lookup_log(m, job_ptr, d, job, &res);
+	answer = (tp_sched_profile_answer){
+	    .status = res.status,
+	    .job_class = res.job_class,
+	    .class_reason = res.reason,
+	    .ranks = res.ranks,
+	    .recorded_job_id = res.recorded_job_id,
+	    .by_script = res.by_script,
+	    .app = res.app,
+	    .over_newest = res.over_newest,
+	};
+	switch (tp_sched_policy_answer(job, d, &answer)) {
+	case TP_SCHED_PROFILE_USED:
+	case TP_SCHED_PROFILE_CLASS_ONLY:
+		if (res.elapsed_us > 1000000)
+			info("topoplace: %pJ: profile %s/%s read in %.1f s",
+			     job_ptr, job->user, job->profile,
+			     res.elapsed_us / 1e6);
+		break;
+	case TP_SCHED_PROFILE_UNUSABLE:
+		/* The store's message names the file or directory. */
+		error("topoplace: %pJ: profile: %s: placed by plain cons_tres",
+		      job_ptr, res.error);
+		break;
+	case TP_SCHED_PROFILE_NAMED_ABSENT:
+		error("topoplace: %pJ: --comm-profile=%s: %s", job_ptr,
+		      job->profile, res.error);
+		break;
+	case TP_SCHED_PROFILE_NONE:
+		break;
+	}
+	return true;
+}
+
+/*
+ * The job's flags, its profile's class and the resolved policy, the core
+ * deciding each step (placement/sched_policy.h): the first test queues
+ * the profile lookup and the job waits (TP_VERDICT_PENDING) until a later
+ * test finds the answer, or until ProfileLookupTimeout, after which it is
+ * placed by plain cons_tres.
  */
 static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
                                  tp_decision *d)
 {
-	const tp_config_settings *settings;
-	const tp_config_site *site = tp_config_site_settings(m->config);
-	tp_opt_values opts;
-	tp_error err;
-	const char *value;
 	const char *part = job_ptr->part_ptr ? job_ptr->part_ptr->name : NULL;
-	bool dbg_profile = _model_debug(m, TP_DEBUG_PROFILE);
+	const tp_config_settings *settings =
+	    tp_config_for_partition(m->config, part);
+	tp_sched_policy_job job;
+	tp_opt_values opts;
 
-	tp_opt_values_init(&opts);
-	for (int i = 0; i < TP_OPT_COUNT; i++) {
-		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
-
-		value = tp_spank_job_option(job_ptr->spank_job_env,
-		                            job_ptr->spank_job_env_size,
-		                            info->name);
-		if (value && tp_opt_values_set(&opts, (tp_opt_id)i, value,
-		                               &err) != TP_OK) {
-			/* Set by hand past the SPANK check. */
-			error("topoplace: %pJ: %s: placed by plain cons_tres",
-			      job_ptr, err.message);
-			snprintf(d->note, sizeof(d->note),
-			         "bad --%s value: placed by Slurm's default",
-			         info->name);
-			d->failed = true;
+	_policy_job(job_ptr, d, &opts, &job);
+	switch (tp_sched_policy_next(&job, d)) {
+	case TP_SCHED_POLICY_FAILED:
+		return TP_VERDICT_DECIDED;
+	case TP_SCHED_POLICY_NO_STORE_NAME:
+		if (job.named)
+			error("topoplace: %pJ: --comm-profile=%s: not a "
+			      "profile name",
+			      job_ptr, job.profile);
+		else if (_model_debug(m, TP_DEBUG_PROFILE))
+			info("topoplace: Profile: %pJ: no lookup: job name %s "
+			     "or user %s is no store name",
+			     job_ptr, job.profile ? job.profile : "(none)",
+			     job.user ? job.user : "(none)");
+		break;
+	case TP_SCHED_POLICY_LOOKUP:
+	case TP_SCHED_POLICY_CLAIM:
+		/* A lookup just queued may have answered already. */
+		if (!d->lookup_sent)
+			_policy_lookup(m, job_ptr, d, &job, settings);
+		if (d->failed)
 			return TP_VERDICT_DECIDED;
-		}
-	}
-	settings = tp_config_for_partition(m->config, part);
-	if (!d->profile_read && opts.placement != TP_PLACEMENT_OFF) {
-		char *user = uid_to_string_cached(job_ptr->user_id);
-		tp_identity_profile profile = tp_identity_job_profile(
-		    opts.comm_profile, job_ptr->name, user);
-		const char *name = profile.name;
-		bool named = profile.named;
-		tp_lookup_result res;
-
-		if (!profile.lookup) {
-			/* No store name: nothing to look up. */
-			d->profile_read = true;
-			if (named) {
-				error("topoplace: %pJ: --comm-profile=%s: "
-				      "not a profile name",
-				      job_ptr, name);
-				snprintf(
-				    d->note, sizeof(d->note),
-				    "--comm-profile=%.64s is not a profile "
-				    "name",
-				    name);
-			} else if (dbg_profile)
-				info("topoplace: Profile: %pJ: no lookup: job "
-				     "name %s or user %s is no store name",
-				     job_ptr, name ? name : "(none)",
-				     user ? user : "(none)");
-		} else if (!d->lookup_sent) {
-			tp_lookup_request rq;
-			/* Before the submission: the worker may start at once.
-			 */
-			uint64_t sent_us = _now_us();
-
-			if (!tp_lookups) {
-				error("topoplace: %pJ: no profile lookup "
-				      "thread: placed by plain cons_tres",
-				      job_ptr);
-				snprintf(d->note, sizeof(d->note),
-				         "profiles cannot be read (see "
-				         "slurmctld's log): placed by Slurm's "
-				         "default");
-				d->failed = true;
-				return TP_VERDICT_DECIDED;
-			}
-			tp_status queued = tp_sc_lookup_request(
-			    m->config, m->munge_socket, &settings->thresholds,
-			    job_ptr->job_id, user, name, named, &rq, &err);
-
-			if (queued == TP_OK) {
-				_script_path(job_ptr, named, &rq);
-				/* The run slurmd remaps with: chosen by the
-				 * same task count (tp_sc_profile_totals). */
-				rq.job_tasks = job_ptr->details &&
-				                       job_ptr->details->num_tasks !=
-				                           NO_VAL
-				                   ? job_ptr->details->num_tasks
-				                   : 0;
-				queued = tp_lookup_submit(
-				    tp_lookups, &rq, &d->lookup_ticket, &err);
-			}
-			if (queued != TP_OK) {
-				error("topoplace: %pJ: %s: placed by plain "
-				      "cons_tres",
-				      job_ptr, err.message);
-				snprintf(d->note, sizeof(d->note),
-				         "profile %.48s/%.48s cannot be looked "
-				         "up (see slurmctld's log): placed by "
-				         "Slurm's default",
-				         user, name);
-				d->failed = true;
-				return TP_VERDICT_DECIDED;
-			}
-			d->lookup_sent = true;
-			d->lookup_since_us = sent_us;
-			if (dbg_profile)
-				info("topoplace: Profile: %pJ: lookup of %s/%s "
-				     "(%s) queued in %s",
-				     job_ptr, user, name,
-				     named ? "--comm-profile" : "job name",
-				     site->profile_store);
-			(void)tp_lookup_wait(tp_lookups, job_ptr->job_id,
-			                     d->lookup_ticket,
-			                     TP_LOOKUP_WAIT_US);
-		}
-		if (!d->profile_read) {
-			if (tp_lookup_take(tp_lookups, job_ptr->job_id,
-			                   d->lookup_ticket, &res)) {
-				/* The summary was not used: said once, for
-				 * this lookup, without DebugFlags (the fix is
-				 * `topoplace profile summarize`). */
-				if (res.note[0])
-					info("topoplace: %pJ: profile %s/%s: "
-					     "%s",
-					     job_ptr, user, name, res.note);
-				if (res.use_error[0])
-					info("topoplace: %pJ: profile %s/%s: "
-					     "last use not recorded: %s",
-					     job_ptr, user, name,
-					     res.use_error);
-				if (dbg_profile && res.status == TP_OK)
-					info("topoplace: Profile: %pJ: %s/%s "
-					     "read in %" PRIu64 " us, answer "
-					     "after %" PRIu64
-					     " us: class %s: %s",
-					     job_ptr, user, name,
-					     res.elapsed_us,
-					     _now_us() - d->lookup_since_us,
-					     tp_jobclass_name(res.job_class),
-					     res.reason);
-				else if (dbg_profile &&
-				         res.status == TP_ERR_NOTFOUND)
-					info("topoplace: Profile: %pJ: %s/%s: "
-					     "not in the store (%" PRIu64
-					     " us): no profile",
-					     job_ptr, user, name,
-					     res.elapsed_us);
-				_lookup_apply(job_ptr, d, &res, user, name,
-				              named);
-				if (d->failed)
-					return TP_VERDICT_DECIDED;
-			} else if (_now_us() - d->lookup_since_us >
-			           site->profile_lookup_timeout_us) {
-				error(
-				    "topoplace: %pJ: profile %s/%s: no answer "
-				    "from the store after %.1f s "
-				    "(ProfileLookupTimeout): placed by plain "
-				    "cons_tres",
-				    job_ptr, user, name,
-				    site->profile_lookup_timeout_us / 1e6);
-				_decision_forget_lookup(d, NULL);
-				snprintf(
-				    d->note, sizeof(d->note),
-				    "profile %.64s/%.64s: no answer from the "
-				    "store in %.1f s: placed by Slurm's "
-				    "default",
-				    user, name,
-				    site->profile_lookup_timeout_us / 1e6);
-				d->failed = true;
-				return TP_VERDICT_DECIDED;
-			} else {
-				return TP_VERDICT_PENDING;
-			}
-		}
+		if (!_policy_claim(m, job_ptr, d, &job))
+			return TP_VERDICT_PENDING;
+		if (d->failed)
+			return TP_VERDICT_DECIDED;
+		break;
+	case TP_SCHED_POLICY_RESOLVE:
+		break;
 	}
 	d->policy = tp_config_resolve_placement(settings, opts.placement,
 	                                        d->has_profile);
@@ -1048,7 +1014,6 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 		    d->has_profile ? "a profile" : "no profile");
 	return TP_VERDICT_DECIDED;
 }
-
 /*
  * The placement the user asked for, as the SPANK plugin left it in the job's
  * SPANK environment; "auto" when the flag was not given.
