@@ -1064,19 +1064,7 @@ static void _narrow_apply(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 	}
 	bit_and(node_bitmap, allowed);
 	FREE_NULL_BITMAP(allowed);
-	d->leaf_wait_passed = res->leaf_wait_passed;
-	d->leaf_waited_s = v->leaf_waited_s;
-	d->leaf_wait_bound_s = v->leaf_wait_bound_s;
-	d->remainder_leaf[0] = '\0';
-	tp_alloc_remainder_summary(m->topo, res, d->remainder_summary,
-	                           sizeof(d->remainder_summary));
-	/* A name too long to keep would not match: the whole leaf is held,
-	 * as before LeafRemainder. */
-	if (res->remainder_hosts &&
-	    strlen(tp_topo_leaf_name(m->topo, res->remainder_leaf)) <
-	        sizeof(d->remainder_leaf))
-		strcpy(d->remainder_leaf,
-		       tp_topo_leaf_name(m->topo, res->remainder_leaf));
+	tp_decision_verdict(d, m->topo, v);
 	for (uint32_t k = 0; k < res->leaf_count && used < 200; k++)
 		used += snprintf(leaves + used, sizeof(leaves) - used, "%s%s",
 		                 k ? "," : "",
@@ -1255,8 +1243,7 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		if (v.log_reason[0])
 			error("topoplace: %pJ: %s: placed by plain cons_tres",
 			      job_ptr, v.log_reason);
-		snprintf(d->note, sizeof(d->note), "%s", v.note);
-		d->failed = true;
+		tp_decision_verdict(d, NULL, &v);
 		_clear_held(node_bitmap, job_ptr->job_id);
 		break;
 	case TP_SCHED_WAIT:
@@ -1605,39 +1592,11 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 		 */
 		if (!d && job_ptr->array_task_id != NO_VAL)
 			d = _decision_find(job_ptr->array_job_id);
-		if (d && !d->failed) {
-			rec.policy = d->policy;
-			rec.job_class = d->job_class;
-			rec.has_profile = d->has_profile;
-			/* Started under shared's rules: no leftover held. */
-			if (d->leaf_wait_passed)
-				rec.policy = TP_PLACEMENT_SHARED;
-		}
-		if (d && !d->failed && d->leaf_wait_passed) {
-			char note[TP_SCHED_NOTE_MAX];
-
-			/* Where users look: placed otherwise than asked. */
-			snprintf(note, sizeof(note),
-			         "leaf gave way to shared after %u s "
-			         "(bound %u s)%s%.100s",
-			         d->leaf_waited_s, d->leaf_wait_bound_s,
-			         d->note[0] ? "; " : "", d->note);
-			memcpy(d->note, note, sizeof(note));
+		if (tp_decision_started(d, &rec))
 			info("topoplace: %pJ: placement=leaf: waited %u s for "
 			     "whole leaves, bound %u s: starts as shared with "
 			     "compatible jobs",
 			     job_ptr, d->leaf_waited_s, d->leaf_wait_bound_s);
-		} else if (d && !d->failed && d->remainder_summary[0]) {
-			char note[2 * TP_SCHED_NOTE_MAX + 8];
-
-			/* Where users look: not all on whole leaves. */
-			snprintf(note, sizeof(note), "%s%s%s",
-			         d->remainder_summary, d->note[0] ? "; " : "",
-			         d->note);
-			tp_sched_reason_fit(note, d->note, sizeof(d->note));
-			if (d->remainder_leaf[0])
-				rec.shared_leaf = d->remainder_leaf;
-		}
 		_sched_add(job_ptr, &rec);
 		got = tp_sched_job_record(tp_sched, job_ptr->job_id);
 		/*
