@@ -181,26 +181,6 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 #define TP_SC_DECISION_PREFIX "topoplace: "
 
 /*
- * The select plugin's decision for a started job, as written into its
- * SystemComment: "topoplace: placement=P class=C", plus " (profile)" when
- * the class came from a profile (tp_sched_record_format without held
- * nodes or note).  Slurm saves SystemComment with the job state, so the
- * decision survives a slurmctld restart.
- */
-void tp_sc_decision_format(tp_placement placement, tp_jobclass job_class,
-                           int has_profile, char *out, size_t size);
-
-/*
- * Parse a decision back (tp_sched_record_parse: held nodes and a note
- * after it are accepted and not returned).  TP_ERR_PARSE (naming the
- * text) for anything else: NULL, another component's comment, an unknown
- * policy or class.
- */
-tp_status tp_sc_decision_parse(const char *text, tp_placement *placement,
-                               tp_jobclass *job_class, int *has_profile,
-                               tp_error *err);
-
-/*
  * Map the ranks of @profile onto the hosts of the Slurm hostlist @nodes
  * ("n[0001-0004]") of the fabric @topo: as many slots per host as the
  * ranks need, laid out by tp_remap_compute with @seed.  Fills @map (free
