@@ -396,50 +396,71 @@ static void _model_log_fabric(const tp_model *m, const char *why)
 }
 
 /*
- * Read topoplace.conf and the fabric.  Returns NULL (error logged, one
- * line) when the config is bad; a model without topo when only the fabric
- * could not be loaded (jobs then go to plain cons_tres).
+ * The copy of the last good topoplace.conf kept in StateSaveLocation, in
+ * place of the bad file (tp_sc_conf_on_error: LAST_GOOD).  False when
+ * there is none (@say_missing: logged).
  */
-static tp_model *_model_load(const char *why)
+static bool _model_last_good(tp_model *m, const char *path, bool say_missing)
 {
-	char path[1024];
-	tp_model *m = xmalloc(sizeof(*m));
+	tp_error err;
+
+	if (tp_sc_load_config_last_good(path, slurm_conf.state_save_location,
+	                                &m->config, &err) != TP_OK) {
+		if (say_missing)
+			error("topoplace: reconfigure: no previous "
+			      "configuration to keep: %s",
+			      err.message);
+		return false;
+	}
+	error("topoplace: reconfigure: keeping the previous configuration and "
+	      "fabric (the configuration from its copy %s/" TP_SC_LAST_GOOD_NAME
+	      ", the fabric read again)",
+	      slurm_conf.state_save_location);
+	m->from_last_good = true;
+	return true;
+}
+
+/*
+ * A bad topoplace.conf (@parsed: it loads but a file it names cannot be
+ * read): said once per version of the file (tp_conf_failed), then what
+ * tp_sc_conf_on_error says to use.  False: no configuration from it.
+ */
+static bool _model_conf_error(tp_model *m, const char *path, const char *why,
+                              bool parsed, const tp_error *err)
+{
+	tp_sc_conf_fallback use = tp_sc_conf_on_error(
+	    parsed, !strcmp(why, "init"), tp_slurmctld_reconfigured());
+
+	if (use == TP_SC_CONF_USE) {
+		error("topoplace: %s: %s: throttled jobs will get no window "
+		      "from it",
+		      why, err->message);
+		return true;
+	}
+	error("topoplace: %s: %s", why, err->message);
+	tp_conf_failed = true;
+	tp_conf_failed_sig = m->conf_sig;
+	tp_config_free(m->config);
+	m->config = NULL;
+	return use == TP_SC_CONF_LAST_GOOD && _model_last_good(m, path, !parsed);
+}
+
+/*
+ * topoplace.conf at @path into @m->config (or its last good copy, see
+ * _model_conf_error); a good one is kept as that copy.  False (logged):
+ * no configuration.
+ */
+static bool _model_load_config(tp_model *m, const char *path, const char *why)
+{
 	tp_error err;
 	int missing = 0;
 
-	m->why = why;
-	tp_sc_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
 	/* Signatures first: a file changed while it is read is re-read on
 	 * the next reconfigure. */
 	_file_sig(path, &m->conf_sig);
 	if (tp_sc_load_config(path, &m->config, &missing, &err) != TP_OK) {
-		error("topoplace: %s: %s", why, err.message);
-		tp_conf_failed = true;
-		tp_conf_failed_sig = m->conf_sig;
-		/*
-		 * 24.11 re-executed slurmctld for this reconfigure: the
-		 * previous configuration is gone from memory, but its copy
-		 * is in StateSaveLocation (kept below at every good load).
-		 */
-		if (!tp_slurmctld_reconfigured()) {
-			xfree(m);
-			return NULL;
-		}
-		if (tp_sc_load_config_last_good(path,
-		                                slurm_conf.state_save_location,
-		                                &m->config, &err) != TP_OK) {
-			error("topoplace: reconfigure: no previous "
-			      "configuration to keep: %s",
-			      err.message);
-			xfree(m);
-			return NULL;
-		}
-		error("topoplace: reconfigure: keeping the previous "
-		      "configuration and fabric (the configuration from its "
-		      "copy %s/" TP_SC_LAST_GOOD_NAME
-		      ", the fabric read again)",
-		      slurm_conf.state_save_location);
-		m->from_last_good = true;
+		if (!_model_conf_error(m, path, why, false, &err))
+			return false;
 	} else if (tp_sc_conf_save_last_good(
 	               path, slurm_conf.state_save_location, &err) != TP_OK) {
 		debug("topoplace: %s: last good copy not kept: %s", why,
@@ -447,43 +468,23 @@ static tp_model *_model_load(const char *why)
 	}
 	if (missing)
 		info("topoplace: %s: %s not found: using defaults", why, path);
-	/*
-	 * A threshold table that cannot be read would fail every throttled
-	 * job later, one by one in slurmd: refuse the file now, as a bad
-	 * value.  At start there is no previous configuration to keep, and
-	 * placement does not need the table: load, and say so.
-	 */
 	if (!m->from_last_good &&
-	    tp_config_check_files(m->config, &err) != TP_OK) {
-		if (strcmp(why, "init")) {
-			error("topoplace: %s: %s", why, err.message);
-			tp_conf_failed = true;
-			tp_conf_failed_sig = m->conf_sig;
-			tp_config_free(m->config);
-			m->config = NULL;
-			if (!tp_slurmctld_reconfigured() ||
-			    tp_sc_load_config_last_good(
-			        path, slurm_conf.state_save_location,
-			        &m->config, &err) != TP_OK) {
-				xfree(m);
-				return NULL;
-			}
-			error("topoplace: reconfigure: keeping the previous "
-			      "configuration and fabric (the configuration "
-			      "from its copy %s/" TP_SC_LAST_GOOD_NAME
-			      ", the fabric read again)",
-			      slurm_conf.state_save_location);
-			m->from_last_good = true;
-		} else {
-			error("topoplace: %s: %s: throttled jobs will get no "
-			      "window from it",
-			      why, err.message);
-		}
-	}
+	    tp_config_check_files(m->config, &err) != TP_OK &&
+	    !_model_conf_error(m, path, why, true, &err))
+		return false;
 	tp_conf_failed = m->from_last_good;
-	tp_sc_munge_socket(slurm_conf.authinfo, m->munge_socket,
-	                   sizeof(m->munge_socket));
-	_fabric_sigs(m->config, &m->fabric_sig, &m->map_sig);
+	return true;
+}
+
+/*
+ * The fabric @m's configuration names, mapped onto Slurm's nodes, with
+ * its I/O servers.  Without one (logged), @m->topo stays NULL: jobs then
+ * go to plain cons_tres.
+ */
+static void _model_load_fabric(tp_model *m, const char *path, const char *why)
+{
+	tp_error err;
+
 	/*
 	 * topology/block (Slurm 23.11+) makes cons_tres pick block-aligned
 	 * node sets; narrowed to whole leaves as well, a job could find no
@@ -497,25 +498,46 @@ static tp_model *_model_load(const char *why)
 		      "places on fat trees: use topology/tree or none): jobs "
 		      "are placed by plain cons_tres",
 		      why, slurm_conf.topology_plugin);
-		m->topo = NULL;
-		return m;
+		return;
 	}
 	if (tp_sc_load_topo(m->config, &m->topo, &err) != TP_OK) {
 		error("topoplace: %s: fabric: %s: jobs are placed by plain "
 		      "cons_tres",
 		      why, err.message);
 		m->topo = NULL;
-		return m;
+		return;
 	}
 	_model_map_nodes(m);
 	if (!_model_check_usable(m, why))
-		return m;
+		return;
 	_model_ioservers(m, why);
 	if (_model_debug(m, TP_DEBUG_FABRIC))
 		_model_log_fabric(m, why);
 	info("topoplace: %s: %s: fabric of %u hosts, %u leaves, %u pods", why,
 	     path, tp_topo_host_count(m->topo), tp_topo_leaf_count(m->topo),
 	     tp_topo_pod_count(m->topo));
+}
+
+/*
+ * Read topoplace.conf and the fabric.  Returns NULL (error logged, one
+ * line) when the config is bad; a model without topo when only the fabric
+ * could not be loaded (jobs then go to plain cons_tres).
+ */
+static tp_model *_model_load(const char *why)
+{
+	char path[1024];
+	tp_model *m = xmalloc(sizeof(*m));
+
+	m->why = why;
+	tp_sc_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
+	if (!_model_load_config(m, path, why)) {
+		xfree(m);
+		return NULL;
+	}
+	tp_sc_munge_socket(slurm_conf.authinfo, m->munge_socket,
+	                   sizeof(m->munge_socket));
+	_fabric_sigs(m->config, &m->fabric_sig, &m->map_sig);
+	_model_load_fabric(m, path, why);
 	return m;
 }
 

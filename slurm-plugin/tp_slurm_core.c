@@ -505,6 +505,14 @@ out:
 	free(totals);
 }
 
+tp_sc_conf_fallback tp_sc_conf_on_error(bool parsed, bool at_start,
+                                        bool reexecuted)
+{
+	if (parsed && at_start)
+		return TP_SC_CONF_USE;
+	return reexecuted ? TP_SC_CONF_LAST_GOOD : TP_SC_CONF_NONE;
+}
+
 tp_status tp_sc_remap(const tp_topo *topo, const tp_profile *profile,
                       const char *nodes, uint64_t seed, tp_remap_mapping *map,
                       tp_remap_stats *stats, tp_error *err)

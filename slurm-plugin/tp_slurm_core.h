@@ -62,6 +62,31 @@ tp_status tp_sc_load_config_last_good(const char *conf_path,
                                       tp_error *err);
 
 /*
+ * What slurmctld uses when topoplace.conf is bad: @parsed false when it
+ * does not load, true when it loads but a file it names cannot be read
+ * (the threshold table: every throttled job would fail later, one by one
+ * in slurmd).  @at_start: slurmctld's start, with no configuration to
+ * keep; @reexecuted: slurmctld re-executed itself for a reconfigure (Slurm
+ * 24.11), so the previous configuration is gone from memory but its copy
+ * is in StateSaveLocation (tp_sc_conf_save_last_good).
+ *
+ *   a file it names, at start  -> USE (placement needs no threshold
+ *                                 table: load, and say so)
+ *   re-executed                -> LAST_GOOD (that copy, the fabric read
+ *                                 again)
+ *   otherwise                  -> NONE (keep the previous configuration,
+ *                                 none at start)
+ */
+typedef enum tp_sc_conf_fallback {
+	TP_SC_CONF_NONE,
+	TP_SC_CONF_LAST_GOOD,
+	TP_SC_CONF_USE,
+} tp_sc_conf_fallback;
+
+tp_sc_conf_fallback tp_sc_conf_on_error(bool parsed, bool at_start,
+                                        bool reexecuted);
+
+/*
  * The fabric as a tp_topo, from the source @config names: topology.conf or
  * the cache (also for FabricSource=live: slurmctld and slurmstepd never
  * sweep; `topoplace fabric cache` refreshes the cache outside them).

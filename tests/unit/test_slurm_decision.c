@@ -1,11 +1,12 @@
 /*
  * test_slurm_decision.c: the plugins' Slurm-free pieces for restarts and
- * interactive jobs (the select plugin's decision as text in SystemComment
- * is tested with its owner, test_sched_state.c).  The rank files of a job
- * go into <TmpFS>/topoplace.<jobid>, only into a private directory of the
- * caller, and their removal touches nothing else.  The I/O pattern a throttle
- * window is decided from is per client, classified, and absent without
- * I/O.
+ * interactive jobs.  A bad topoplace.conf is replaced by what can be kept,
+ * by one table (the select plugin's decision as text in SystemComment is
+ * tested with its owner, test_sched_state.c).  The rank files of a job go
+ * into <TmpFS>/topoplace.<jobid>, only into a private directory of the
+ * caller, and their removal touches nothing else.  The I/O pattern a
+ * throttle window is decided from is per client, classified, and absent
+ * without I/O.
  */
 #include "tp_config.h"
 
@@ -22,6 +23,27 @@
 #include <cmocka.h>
 
 #include "tp_slurm_core.h"
+
+/* What slurmctld uses when topoplace.conf is bad (tp_slurm_core.h). */
+static void test_bad_conf_keeps_what_it_can(void **state)
+{
+	(void)state;
+	/* Does not load: nothing at start, nor on a plain reconfigure
+	 * (the previous one stays); the saved copy after a re-exec. */
+	assert_int_equal(tp_sc_conf_on_error(false, true, false),
+	                 TP_SC_CONF_NONE);
+	assert_int_equal(tp_sc_conf_on_error(false, false, false),
+	                 TP_SC_CONF_NONE);
+	assert_int_equal(tp_sc_conf_on_error(false, false, true),
+	                 TP_SC_CONF_LAST_GOOD);
+	/* Loads, a file it names does not: used at start only. */
+	assert_int_equal(tp_sc_conf_on_error(true, true, false),
+	                 TP_SC_CONF_USE);
+	assert_int_equal(tp_sc_conf_on_error(true, false, false),
+	                 TP_SC_CONF_NONE);
+	assert_int_equal(tp_sc_conf_on_error(true, false, true),
+	                 TP_SC_CONF_LAST_GOOD);
+}
 
 static void test_job_dir_is_under_tmpfs(void **state)
 {
@@ -228,6 +250,7 @@ static void test_io_pattern_needs_requests_clients_and_time(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_bad_conf_keeps_what_it_can),
 	    cmocka_unit_test(test_job_dir_is_under_tmpfs),
 	    cmocka_unit_test_setup_teardown(
 	        test_rank_files_go_into_a_new_private_dir, setup, teardown),
