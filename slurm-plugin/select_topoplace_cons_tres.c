@@ -1389,6 +1389,30 @@ extern int select_p_state_restore(char *dir_name)
 }
 
 /*
+ * What a job whose SystemComment is no decision runs as, from its flags:
+ * the policy they resolve to now (without reading its profile: the
+ * class stays quiet), or without topoplace.conf the --placement it gave
+ * (off when none).
+ */
+static void _recover_from_flags(job_record_t *job_ptr, tp_sched_record *rec)
+{
+	tp_decision d = {0};
+	tp_placement flag;
+	tp_error err;
+
+	if (tp_cur) {
+		d.profile_read = true;
+		_decide_policy(tp_cur, job_ptr, &d);
+		rec->policy = d.failed ? TP_PLACEMENT_OFF : d.policy;
+		rec->job_class = d.job_class;
+	} else if (tp_placement_parse(_requested_placement(job_ptr), &flag,
+	                              &err) == TP_OK &&
+	           flag != TP_PLACEMENT_AUTO) {
+		rec->policy = flag;
+	}
+}
+
+/*
  * slurmctld start, restart and every reconfigure (read_slurm_conf calls
  * select_g_job_init(job_list) after loading the job state): re-learn the
  * running jobs, so whole-leaf jobs keep their leaves and classes keep
@@ -1411,8 +1435,7 @@ static void _recover_job(job_record_t *job_ptr, bool started)
 	tp_sched_record rec = {TP_PLACEMENT_OFF, TP_JOBCLASS_QUIET, false,
 	                       NULL, NULL};
 	const tp_sched_record *got;
-	tp_decision d = {0};
-	tp_error err, add_err;
+	tp_error err;
 	tp_status rc;
 
 	rc =
@@ -1441,19 +1464,7 @@ static void _recover_job(job_record_t *job_ptr, bool started)
 	/* Known already (an earlier pass): keep what it was placed as. */
 	if (tp_sched_job_record(tp_sched, job_ptr->job_id))
 		return;
-	if (tp_cur) {
-		d.profile_read = true;
-		_decide_policy(tp_cur, job_ptr, &d);
-		rec.policy = d.failed ? TP_PLACEMENT_OFF : d.policy;
-		rec.job_class = d.job_class;
-	} else {
-		const char *asked = _requested_placement(job_ptr);
-		tp_placement flag;
-
-		if (tp_placement_parse(asked, &flag, &add_err) == TP_OK &&
-		    flag != TP_PLACEMENT_AUTO)
-			rec.policy = flag;
-	}
+	_recover_from_flags(job_ptr, &rec);
 	error("topoplace: JobId=%u: %s: placement=%s class=%s from its "
 	      "flags%s",
 	      job_ptr->job_id, err.message, tp_placement_name(rec.policy),
