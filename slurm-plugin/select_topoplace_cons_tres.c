@@ -1194,6 +1194,52 @@ static void _job_test_fill(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 }
 
 /*
+ * Plain cons_tres (policy off, or any failure) still keeps off the leaves
+ * running whole-leaf jobs hold: those leaves were promised.  Holds
+ * already given stand without a model.
+ */
+static void _narrow_plain(job_record_t *job_ptr, const tp_sched_verdict *v,
+                          bitstr_t *node_bitmap, bool dbg)
+{
+	int before;
+
+	dbg = dbg && v->log_reason[0];
+	before = dbg ? bit_set_count(node_bitmap) : 0;
+	_clear_held(node_bitmap, job_ptr->job_id);
+	if (dbg)
+		info("topoplace: Placement: %pJ: %s: plain cons_tres on %d of "
+		     "%d candidate nodes (the rest on leaves whole-leaf jobs "
+		     "hold)",
+		     job_ptr, v->log_reason, bit_set_count(node_bitmap),
+		     before);
+}
+
+/*
+ * The job waits (cons_tres is not called): said once in the log and in
+ * its SystemComment, on every test with DebugFlags=Placement.
+ */
+static void _narrow_wait(job_record_t *job_ptr, tp_decision *d,
+                         const tp_sched_verdict *v, bool dbg)
+{
+	const char *policy = tp_placement_name(d->policy);
+
+	if (dbg)
+		info("topoplace: Placement: %pJ: placement=%s class=%s: waits: "
+		     "%s",
+		     job_ptr, policy, tp_jobclass_name(d->job_class),
+		     v->alloc.reason);
+	if (!d->waiting_logged) {
+		info("topoplace: %pJ: placement=%s class=%s: waits: %s",
+		     job_ptr, policy, tp_jobclass_name(d->job_class),
+		     v->alloc.reason);
+		/* Slurm clears state_desc after a failed test, and job_begin
+		 * replaces this comment. */
+		_system_comment_set(job_ptr, v->waiting_comment);
+	}
+	d->waiting_logged = true;
+}
+
+/*
  * Narrow @node_bitmap for the job, in RUN_NOW mode: the core decides
  * (tp_sched_decide), this applies the verdict: candidates narrowed to the
  * allowed hosts, or kept off the held leaves on a fallback; the
@@ -1214,8 +1260,6 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	uint64_t t0 = _now_us();
 	int out = SLURM_SUCCESS;
 	bool dbg = _model_debug(m, TP_DEBUG_PLACEMENT);
-	const char *policy;
-	int before;
 
 	if (!d) {
 		_clear_held(node_bitmap, job_ptr->job_id);
@@ -1232,7 +1276,6 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	test.required_hosts = required;
 	tp_sched_decide(&test, &v);
 	xfree(required);
-	policy = tp_placement_name(d->policy);
 
 	switch (v.kind) {
 	case TP_SCHED_WAIT_PROFILE:
@@ -1246,20 +1289,7 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		out = SLURM_ERROR;
 		break;
 	case TP_SCHED_PLAIN:
-		/*
-		 * Plain cons_tres (policy off, or any failure) still keeps
-		 * off the leaves running whole-leaf jobs hold: those leaves
-		 * were promised.  Holds already given stand without a model.
-		 */
-		dbg = dbg && v.log_reason[0];
-		before = dbg ? bit_set_count(node_bitmap) : 0;
-		_clear_held(node_bitmap, job_ptr->job_id);
-		if (dbg)
-			info("topoplace: Placement: %pJ: %s: plain cons_tres "
-			     "on %d of %d candidate nodes (the rest on leaves "
-			     "whole-leaf jobs hold)",
-			     job_ptr, v.log_reason, bit_set_count(node_bitmap),
-			     before);
+		_narrow_plain(job_ptr, &v, node_bitmap, dbg);
 		break;
 	case TP_SCHED_FALLBACK:
 		if (v.log_reason[0])
@@ -1269,21 +1299,7 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		_clear_held(node_bitmap, job_ptr->job_id);
 		break;
 	case TP_SCHED_WAIT:
-		if (dbg)
-			info(
-			    "topoplace: Placement: %pJ: placement=%s class=%s: "
-			    "waits: %s",
-			    job_ptr, policy, tp_jobclass_name(d->job_class),
-			    v.alloc.reason);
-		if (!d->waiting_logged) {
-			info("topoplace: %pJ: placement=%s class=%s: waits: %s",
-			     job_ptr, policy, tp_jobclass_name(d->job_class),
-			     v.alloc.reason);
-			/* Slurm clears state_desc after a failed test, and
-			 * job_begin replaces this comment. */
-			_system_comment_set(job_ptr, v.waiting_comment);
-		}
-		d->waiting_logged = true;
+		_narrow_wait(job_ptr, d, &v, dbg);
 		out = SLURM_ERROR;
 		break;
 	case TP_SCHED_PLACE:
