@@ -62,3 +62,14 @@ TESTS += tests/unit/test_sched_decisions
 tests_unit_test_sched_decisions_SOURCES = tests/unit/test_sched_decisions.c
 tests_unit_test_sched_decisions_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_sched_decisions_LDADD = $(TP_UNIT_LDADD)
+
+# Settling a pending job's profile before its policy is resolved, step by
+# step: flags, lookup queued, answer or timeout, and the notes (issue #17).
+placement_libtopoplace_la_SOURCES += placement/sched_policy.c \
+	placement/sched_policy.h
+TP_UNIT_TESTS += tests/unit/test_sched_policy
+check_PROGRAMS += tests/unit/test_sched_policy
+TESTS += tests/unit/test_sched_policy
+tests_unit_test_sched_policy_SOURCES = tests/unit/test_sched_policy.c
+tests_unit_test_sched_policy_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_sched_policy_LDADD = $(TP_UNIT_LDADD)

@@ -4,6 +4,7 @@
  */
 #include "tp_config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,9 +180,8 @@ static bool grow(tp_decisions *t)
 	return true;
 }
 
-tp_decision *tp_decisions_get(tp_decisions *table, uint32_t job_id,
-                              int64_t now, tp_decisions_eviction *eviction,
-                              tp_error *err)
+tp_decision *tp_decisions_get(tp_decisions *table, uint32_t job_id, int64_t now,
+                              tp_decisions_eviction *eviction, tp_error *err)
 {
 	tp_decisions *t = table;
 	tp_decision *d;
@@ -203,4 +203,69 @@ tp_decision *tp_decisions_get(tp_decisions *table, uint32_t job_id,
 		return NULL;
 	}
 	return insert(t, job_id);
+}
+
+void tp_decision_verdict(tp_decision *decision, const tp_topo *topo,
+                         const tp_sched_verdict *verdict)
+{
+	const tp_alloc_result *res = &verdict->alloc;
+	const char *leaf;
+
+	if (verdict->kind == TP_SCHED_FALLBACK) {
+		snprintf(decision->note, sizeof(decision->note), "%s",
+		         verdict->note);
+		decision->failed = true;
+		return;
+	}
+	if (verdict->kind != TP_SCHED_PLACE)
+		return;
+	decision->leaf_wait_passed = res->leaf_wait_passed;
+	decision->leaf_waited_s = verdict->leaf_waited_s;
+	decision->leaf_wait_bound_s = verdict->leaf_wait_bound_s;
+	decision->remainder_leaf[0] = '\0';
+	tp_alloc_remainder_summary(topo, res, decision->remainder_summary,
+	                           sizeof(decision->remainder_summary));
+	if (!res->remainder_hosts)
+		return;
+	/* A name too long to keep would not match: the whole leaf is held,
+	 * as before LeafRemainder. */
+	leaf = tp_topo_leaf_name(topo, res->remainder_leaf);
+	if (strlen(leaf) < sizeof(decision->remainder_leaf))
+		strcpy(decision->remainder_leaf, leaf);
+}
+
+bool tp_decision_started(tp_decision *decision, tp_sched_record *rec)
+{
+	tp_decision *d = decision;
+	char note[2 * TP_SCHED_NOTE_MAX + 8];
+
+	memset(rec, 0, sizeof(*rec));
+	rec->policy = TP_PLACEMENT_OFF;
+	rec->job_class = TP_JOBCLASS_QUIET;
+	if (!d || d->failed)
+		return false;
+	rec->policy = d->policy;
+	rec->job_class = d->job_class;
+	rec->has_profile = d->has_profile;
+	if (d->leaf_wait_passed) {
+		/* Started under shared's rules: no leftover held. */
+		rec->policy = TP_PLACEMENT_SHARED;
+		/* Where users look: placed otherwise than asked. */
+		snprintf(
+		    note, TP_SCHED_NOTE_MAX,
+		    "leaf gave way to shared after %u s (bound %u s)%s%.100s",
+		    d->leaf_waited_s, d->leaf_wait_bound_s,
+		    d->note[0] ? "; " : "", d->note);
+		memcpy(d->note, note, sizeof(d->note));
+		return true;
+	}
+	if (d->remainder_summary[0]) {
+		/* Where users look: not all on whole leaves. */
+		snprintf(note, sizeof(note), "%s%s%s", d->remainder_summary,
+		         d->note[0] ? "; " : "", d->note);
+		tp_sched_reason_fit(note, d->note, sizeof(d->note));
+		if (d->remainder_leaf[0])
+			rec->shared_leaf = d->remainder_leaf;
+	}
+	return false;
 }

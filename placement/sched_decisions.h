@@ -25,7 +25,9 @@
 
 #include "jobclass.h"
 #include "policy.h"
+#include "sched_decide.h"
 #include "sched_state.h"
+#include "topo.h"
 #include "tp_error.h"
 
 /* What the adapter decided for one pending job. */
@@ -93,9 +95,8 @@ tp_decision *tp_decisions_find(tp_decisions *table, uint32_t job_id);
  * the next get, drop or clear.  NULL when out of memory or @job_id is 0
  * (@err); the table is unchanged then.
  */
-tp_decision *tp_decisions_get(tp_decisions *table, uint32_t job_id,
-                              int64_t now, tp_decisions_eviction *eviction,
-                              tp_error *err);
+tp_decision *tp_decisions_get(tp_decisions *table, uint32_t job_id, int64_t now,
+                              tp_decisions_eviction *eviction, tp_error *err);
 
 /* Drop @job_id's decision, if any. */
 void tp_decisions_drop(tp_decisions *table, uint32_t job_id);
@@ -105,5 +106,30 @@ void tp_decisions_clear(tp_decisions *table);
 
 /* Decisions in the table. */
 size_t tp_decisions_count(const tp_decisions *table);
+
+/*
+ * What a job test's verdict @verdict (sched_decide.h) leaves in the job's
+ * decision @decision, for its later tests and its start: a FALLBACK fails
+ * it with the verdict's note (later tests pass it on as PLAIN); a PLACE
+ * keeps whether `leaf` gave way to `shared` past its wait bound, and the
+ * leaf a `leaf` job's remainder shares (its fabric name, from @topo, the
+ * fabric @verdict was decided on: that leaf is not held) with the short
+ * form users see.  Other kinds change nothing.
+ */
+void tp_decision_verdict(tp_decision *decision, const tp_topo *topo,
+                         const tp_sched_verdict *verdict);
+
+/*
+ * The job of @decision (NULL: none was made, e.g. a job Slurm started
+ * without a test) starts: what it runs as, into @rec (policy, class,
+ * profile, the shared leaf; off/quiet for a failed or absent decision,
+ * `shared` for a `leaf` job that gave way), and the decision's note
+ * completed with how it was placed otherwise than asked (the leaf wait
+ * given way, the remainder on a shared leaf), cut to whole clauses.
+ * @rec->shared_leaf points into @decision.  Returns true when the job
+ * starts as `shared` because its whole-leaf wait passed (the adapter logs
+ * it).
+ */
+bool tp_decision_started(tp_decision *decision, tp_sched_record *rec);
 
 #endif /* TP_SCHED_DECISIONS_H */

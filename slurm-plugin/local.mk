@@ -24,6 +24,7 @@ TP_PLUGIN_LDFLAGS = -module -avoid-version -shared
 slurm_plugin_select_topoplace_cons_tres_la_SOURCES = \
 	slurm-plugin/tp_profile_lookup.c slurm-plugin/tp_profile_lookup.h \
 	slurm-plugin/select_topoplace_cons_tres.c \
+	slurm-plugin/tp_select_model.c slurm-plugin/tp_select_model.h \
 	slurm-plugin/tp_select_ops.h slurm-plugin/tp_select_ops_22_05.h \
 	slurm-plugin/tp_select_ops_24_11.h slurm-plugin/tp_slurm_compat.h \
 	slurm-plugin/tp_slurm_acct.c slurm-plugin/tp_slurm_acct.h \

@@ -49,9 +49,11 @@
 #include "app_identity.h"
 #include "sched_decide.h"
 #include "sched_decisions.h"
+#include "sched_policy.h"
 #include "sched_state.h"
 #include "spank_env.h"
 #include "tp_profile_lookup.h"
+#include "tp_select_model.h"
 #include "tp_select_ops.h"
 #include "tp_slurm_acct.h"
 #include "tp_slurm_core.h"
@@ -75,37 +77,9 @@ static plugin_context_t *inner_context = NULL;
  * held; the mutex only protects against the rare entry point that is not
  * (and costs nothing uncontended).
  *
- * The loaded model: topoplace.conf, the fabric as a tp_topo and the map
- * between Slurm's node index and the topo's host index.  Loaded at init
- * and on reconfigure (never in the scheduling path); a failed reload keeps
- * the previous one.
+ * The loaded model (tp_select_model.h): topoplace.conf, the fabric and
+ * Slurm's nodes on it; a failed reload keeps the previous one (tp_cur).
  */
-typedef struct tp_file_sig {
-	bool exists;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-} tp_file_sig;
-
-typedef struct tp_model {
-	/* What was read, so reconfigure can tell whether anything changed. */
-	tp_file_sig conf_sig, fabric_sig, map_sig;
-	tp_config *config;
-	tp_topo *topo;         /* NULL: no fabric, plain cons_tres */
-	uint32_t *node_host;   /* Slurm node index -> topo host / NONE */
-	uint32_t *host_node;   /* topo host -> Slurm node index / NONE */
-	int node_count;        /* entries of node_host */
-	uint32_t mapped_count; /* hosts of the topo that are Slurm nodes */
-	uint32_t *ioservers;   /* IoServerHosts as topo hosts */
-	uint32_t ioserver_count;
-	char munge_socket[256];
-	bool from_last_good; /* 24.11 reconfigure: the saved copy, not the file
-	                      */
-	const char *why;     /* "init" or "reconfigure": for later log lines */
-} tp_model;
-
-#define TP_NONE UINT32_MAX
 
 /* Decisions of pending jobs cached at most (jobs that never start). */
 #define TP_DECISIONS_MAX 16384
@@ -126,14 +100,6 @@ typedef enum tp_verdict {
 } tp_verdict;
 
 static pthread_mutex_t tp_lock = PTHREAD_MUTEX_INITIALIZER;
-/*
- * The topoplace.conf that last failed to load, so that the reconfigures
- * Slurm makes on its own (right after start, partition updates, debug
- * flags) do not repeat its error: it is reported once per version of the
- * file.
- */
-static bool tp_conf_failed = false;
-static tp_file_sig tp_conf_failed_sig;
 static bool tp_active = false; /* running in slurmctld */
 static tp_model *tp_cur = NULL;
 /*
@@ -149,374 +115,6 @@ static uint32_t tp_use_cap = 0;
 /* The lookup thread (slurmctld only) and slurmctld's "schedule soon". */
 static tp_lookup *tp_lookups = NULL;
 static void (*tp_queue_job_scheduler)(void) = NULL;
-
-static void _model_free(tp_model *m)
-{
-	if (!m)
-		return;
-	tp_config_free(m->config);
-	tp_topo_free(m->topo);
-	xfree(m->ioservers);
-	xfree(m->node_host);
-	xfree(m->host_node);
-	xfree(m);
-}
-
-/* Map Slurm's nodes onto the topo by NodeName. */
-static void _model_map_nodes(tp_model *m)
-{
-	uint32_t hosts;
-
-	xfree(m->node_host);
-	xfree(m->host_node);
-	m->node_count = 0;
-	m->mapped_count = 0;
-	if (!m->topo)
-		return;
-	hosts = tp_topo_host_count(m->topo);
-	m->node_count = node_record_count;
-	m->node_host = xcalloc(node_record_count + 1, sizeof(uint32_t));
-	m->host_node = xcalloc(hosts + 1, sizeof(uint32_t));
-	for (uint32_t h = 0; h < hosts; h++)
-		m->host_node[h] = TP_NONE;
-	for (int i = 0; i < node_record_count; i++) {
-		node_record_t *node = node_record_table_ptr[i];
-		uint32_t h =
-		    node ? tp_topo_find_host(m->topo, node->name) : TP_NONE;
-
-		m->node_host[i] = h;
-		if (h != TP_NONE && h < hosts) {
-			m->host_node[h] = i;
-			m->mapped_count++;
-		} else {
-			m->node_host[i] = TP_NONE;
-		}
-	}
-}
-
-/*
- * A fabric none of whose hosts is a Slurm node (topology.conf or a cache
- * naming other hosts, a NodeNameRule that maps nothing) cannot place any
- * job: every job asking for a placement would wait for hosts that never
- * come.  That is no usable fabric: said once, without DebugFlags, and
- * dropped, so every job goes to plain cons_tres.  Only once Slurm's
- * nodes are known (not at init(), which runs before slurm.conf is read).
- * Returns false when the fabric was dropped.
- */
-static bool _model_check_usable(tp_model *m, const char *why)
-{
-	if (!m || !m->topo || node_record_count <= 0 || m->mapped_count)
-		return true;
-	error("topoplace: %s: fabric: none of its %u hosts (%s, ...) is a "
-	      "Slurm node (%s, ...): no usable fabric: jobs are placed by "
-	      "plain cons_tres",
-	      why, tp_topo_host_count(m->topo), tp_topo_host_name(m->topo, 0),
-	      node_record_table_ptr[0] ? node_record_table_ptr[0]->name : "?");
-	tp_topo_free(m->topo);
-	m->topo = NULL;
-	xfree(m->node_host);
-	xfree(m->host_node);
-	m->node_count = 0;
-	xfree(m->ioservers);
-	m->ioserver_count = 0;
-	return false;
-}
-
-static void _file_sig(const char *path, tp_file_sig *sig)
-{
-	struct stat st;
-
-	memset(sig, 0, sizeof(*sig));
-	if (!path || stat(path, &st) < 0)
-		return;
-	sig->exists = true;
-	sig->dev = st.st_dev;
-	sig->ino = st.st_ino;
-	sig->size = st.st_size;
-	sig->mtime = st.st_mtim;
-}
-
-static bool _file_sig_equal(const tp_file_sig *a, const tp_file_sig *b)
-{
-	return a->exists == b->exists && a->dev == b->dev && a->ino == b->ino &&
-	       a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
-	       a->mtime.tv_nsec == b->mtime.tv_nsec;
-}
-
-/* The fabric files @config names: the source and the node-name map. */
-static void _fabric_sigs(const tp_config *config, tp_file_sig *fabric,
-                         tp_file_sig *map)
-{
-	const tp_config_site *site = tp_config_site_settings(config);
-
-	_file_sig(site->fabric_source == TP_FABRIC_SOURCE_TOPOLOGY
-	              ? site->topology_conf
-	              : site->fabric_cache,
-	          fabric);
-	_file_sig(site->node_name_rule == TP_NODE_NAME_MAP ? site->node_name_map
-	                                                   : NULL,
-	          map);
-}
-
-/*
- * True when topoplace.conf and the fabric files @m was read from are
- * unchanged on disk.  Slurm calls select_g_reconfigure not only for
- * `scontrol reconfigure` but for partition updates, debug flag changes and
- * dynamic nodes: re-reading an unchanged fabric there would be slow work
- * under the node write lock for nothing.
- */
-static bool _model_unchanged(const tp_model *m)
-{
-	char path[1024];
-	tp_file_sig conf, fabric, map;
-
-	if (!m || !m->config)
-		return false;
-	tp_sc_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
-	_file_sig(path, &conf);
-	_fabric_sigs(m->config, &fabric, &map);
-	return _file_sig_equal(&conf, &m->conf_sig) &&
-	       _file_sig_equal(&fabric, &m->fabric_sig) &&
-	       _file_sig_equal(&map, &m->map_sig);
-}
-
-/*
- * IoServerHosts as hosts of the fabric.  Site-wide servers are usually no
- * Slurm nodes (Lustre OSSes, burst-buffer hosts), but they are on the
- * fabric, and the traffic converging on them loads their leaves and pods.
- * A name not in the fabric is said once and skipped.
- */
-static void _model_ioservers(tp_model *m, const char *why)
-{
-	const char *expr = tp_config_site_settings(m->config)->ioserver_hosts;
-	struct hostlist *hl; /* hostlist_t: tp_slurm_compat.h */
-	char *name;
-
-	if (!expr || !m->topo)
-		return;
-	hl = hostlist_create(expr);
-	if (!hl) {
-		error("topoplace: %s: IoServerHosts=%s: not a host list", why,
-		      expr);
-		return;
-	}
-	m->ioservers = xcalloc(hostlist_count(hl) + 1, sizeof(uint32_t));
-	while ((name = hostlist_shift(hl))) {
-		uint32_t h = tp_topo_find_host(m->topo, name);
-
-		if (h == TP_NONE || h >= tp_topo_host_count(m->topo))
-			error("topoplace: %s: IoServerHosts: %s is not a host "
-			      "of the fabric: ignored",
-			      why, name);
-		else
-			m->ioservers[m->ioserver_count++] = h;
-		free(name);
-	}
-	hostlist_destroy(hl);
-	if (m->ioserver_count)
-		info("topoplace: %s: %u site-wide I/O servers (IoServerHosts)",
-		     why, m->ioserver_count);
-}
-
-/* True when @m's DebugFlags include @flag (NULL model: none). */
-static bool _model_debug(const tp_model *m, uint32_t flag)
-{
-	return m && m->config &&
-	       (tp_config_site_settings(m->config)->debug_flags & flag);
-}
-
-/*
- * DebugFlags=Fabric: where the model came from, how Slurm's nodes map
- * onto its hosts and one line per leaf.  Only at a model load (init or a
- * reconfigure that re-reads), never in the scheduling path.
- */
-/* DebugFlags=Fabric: where Slurm's nodes are on the fabric. */
-static void _model_log_nodes(const tp_model *m, const char *why)
-{
-	uint32_t hosts = tp_topo_host_count(m->topo), slurm_only = 0;
-	uint32_t not_slurm = 0;
-	struct hostlist *hl = hostlist_create(NULL);
-	char *text;
-
-	for (int i = 0; i < m->node_count; i++) {
-		node_record_t *node = node_record_table_ptr[i];
-
-		if (node && m->node_host[i] == TP_NONE) {
-			hostlist_push_host(hl, node->name);
-			slurm_only++;
-		}
-	}
-	for (uint32_t h = 0; h < hosts; h++)
-		if (m->host_node[h] == TP_NONE)
-			not_slurm++;
-	text = hostlist_ranged_string_xmalloc(hl);
-	info("topoplace: Fabric: %s: %d Slurm nodes, %u on the fabric; not "
-	     "on it: %s; %u hosts of the fabric are no Slurm node",
-	     why, m->node_count, (uint32_t)m->node_count - slurm_only,
-	     slurm_only ? text : "none", not_slurm);
-	xfree(text);
-	hostlist_destroy(hl);
-}
-
-static void _model_log_fabric(const tp_model *m, const char *why)
-{
-	const tp_config_site *site = tp_config_site_settings(m->config);
-	struct hostlist *hl;
-	char *text;
-
-	info("topoplace: Fabric: %s: FabricSource=%s %s, NodeNameRule=%s%s%s",
-	     why, tp_config_fabric_source_name(site->fabric_source),
-	     site->fabric_source == TP_FABRIC_SOURCE_TOPOLOGY
-	         ? site->topology_conf
-	         : site->fabric_cache,
-	     tp_node_name_rule_name(site->node_name_rule),
-	     site->node_name_map ? " " : "",
-	     site->node_name_map ? site->node_name_map : "");
-	/* Before slurm.conf's nodes are read (init(), also 24.11's
-	 * reconfigure) select_p_node_init says it once they are. */
-	if (node_record_count > 0)
-		_model_log_nodes(m, why);
-	for (uint32_t l = 0; l < tp_topo_leaf_count(m->topo); l++) {
-		uint32_t n = 0;
-		const uint32_t *on = tp_topo_leaf_hosts(m->topo, l, &n);
-
-		hl = hostlist_create(NULL);
-		for (uint32_t x = 0; x < n; x++)
-			hostlist_push_host(hl,
-			                   tp_topo_host_name(m->topo, on[x]));
-		text = hostlist_ranged_string_xmalloc(hl);
-		info("topoplace: Fabric: %s: leaf %s in pod %s: %u hosts %s",
-		     why, tp_topo_leaf_name(m->topo, l),
-		     tp_topo_pod_name(m->topo, tp_topo_leaf_pod(m->topo, l)), n,
-		     text);
-		xfree(text);
-		hostlist_destroy(hl);
-	}
-}
-
-/*
- * Read topoplace.conf and the fabric.  Returns NULL (error logged, one
- * line) when the config is bad; a model without topo when only the fabric
- * could not be loaded (jobs then go to plain cons_tres).
- */
-static tp_model *_model_load(const char *why)
-{
-	char path[1024];
-	tp_model *m = xmalloc(sizeof(*m));
-	tp_error err;
-	int missing = 0;
-
-	m->why = why;
-	tp_sc_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
-	/* Signatures first: a file changed while it is read is re-read on
-	 * the next reconfigure. */
-	_file_sig(path, &m->conf_sig);
-	if (tp_sc_load_config(path, &m->config, &missing, &err) != TP_OK) {
-		error("topoplace: %s: %s", why, err.message);
-		tp_conf_failed = true;
-		tp_conf_failed_sig = m->conf_sig;
-		/*
-		 * 24.11 re-executed slurmctld for this reconfigure: the
-		 * previous configuration is gone from memory, but its copy
-		 * is in StateSaveLocation (kept below at every good load).
-		 */
-		if (!tp_slurmctld_reconfigured()) {
-			xfree(m);
-			return NULL;
-		}
-		if (tp_sc_load_config_last_good(path,
-		                                slurm_conf.state_save_location,
-		                                &m->config, &err) != TP_OK) {
-			error("topoplace: reconfigure: no previous "
-			      "configuration to keep: %s",
-			      err.message);
-			xfree(m);
-			return NULL;
-		}
-		error("topoplace: reconfigure: keeping the previous "
-		      "configuration and fabric (the configuration from its "
-		      "copy %s/" TP_SC_LAST_GOOD_NAME
-		      ", the fabric read again)",
-		      slurm_conf.state_save_location);
-		m->from_last_good = true;
-	} else if (tp_sc_conf_save_last_good(
-	               path, slurm_conf.state_save_location, &err) != TP_OK) {
-		debug("topoplace: %s: last good copy not kept: %s", why,
-		      err.message);
-	}
-	if (missing)
-		info("topoplace: %s: %s not found: using defaults", why, path);
-	/*
-	 * A threshold table that cannot be read would fail every throttled
-	 * job later, one by one in slurmd: refuse the file now, as a bad
-	 * value.  At start there is no previous configuration to keep, and
-	 * placement does not need the table: load, and say so.
-	 */
-	if (!m->from_last_good &&
-	    tp_config_check_files(m->config, &err) != TP_OK) {
-		if (strcmp(why, "init")) {
-			error("topoplace: %s: %s", why, err.message);
-			tp_conf_failed = true;
-			tp_conf_failed_sig = m->conf_sig;
-			tp_config_free(m->config);
-			m->config = NULL;
-			if (!tp_slurmctld_reconfigured() ||
-			    tp_sc_load_config_last_good(
-			        path, slurm_conf.state_save_location,
-			        &m->config, &err) != TP_OK) {
-				xfree(m);
-				return NULL;
-			}
-			error("topoplace: reconfigure: keeping the previous "
-			      "configuration and fabric (the configuration "
-			      "from its copy %s/" TP_SC_LAST_GOOD_NAME
-			      ", the fabric read again)",
-			      slurm_conf.state_save_location);
-			m->from_last_good = true;
-		} else {
-			error("topoplace: %s: %s: throttled jobs will get no "
-			      "window from it",
-			      why, err.message);
-		}
-	}
-	tp_conf_failed = m->from_last_good;
-	tp_sc_munge_socket(slurm_conf.authinfo, m->munge_socket,
-	                   sizeof(m->munge_socket));
-	_fabric_sigs(m->config, &m->fabric_sig, &m->map_sig);
-	/*
-	 * topology/block (Slurm 23.11+) makes cons_tres pick block-aligned
-	 * node sets; narrowed to whole leaves as well, a job could find no
-	 * set both accept and wait forever.  Refused, plainly: every job is
-	 * Slurm's (its SystemComment says so); task/topoplace still remaps.
-	 */
-	if (slurm_conf.topology_plugin &&
-	    strstr(slurm_conf.topology_plugin, "topology/block")) {
-		error("topoplace: %s: fabric: TopologyPlugin=%s is not "
-		      "supported beside select/topoplace_cons_tres (topoplace "
-		      "places on fat trees: use topology/tree or none): jobs "
-		      "are placed by plain cons_tres",
-		      why, slurm_conf.topology_plugin);
-		m->topo = NULL;
-		return m;
-	}
-	if (tp_sc_load_topo(m->config, &m->topo, &err) != TP_OK) {
-		error("topoplace: %s: fabric: %s: jobs are placed by plain "
-		      "cons_tres",
-		      why, err.message);
-		m->topo = NULL;
-		return m;
-	}
-	_model_map_nodes(m);
-	if (!_model_check_usable(m, why))
-		return m;
-	_model_ioservers(m, why);
-	if (_model_debug(m, TP_DEBUG_FABRIC))
-		_model_log_fabric(m, why);
-	info("topoplace: %s: %s: fabric of %u hosts, %u leaves, %u pods", why,
-	     path, tp_topo_host_count(m->topo), tp_topo_leaf_count(m->topo),
-	     tp_topo_pod_count(m->topo));
-	return m;
-}
 
 static tp_decision *_decision_find(uint32_t job_id)
 {
@@ -746,35 +344,6 @@ static void _script_path(job_record_t *job_ptr, bool named,
 }
 
 /*
- * Which profile placed the job and why it was chosen, for its
- * SystemComment: users who gave no flag see where the placement came
- * from ("profile alice/ring by job name, recorded by JobId=12").
- */
-static void _profile_note(tp_decision *d, const tp_lookup_result *res,
-                          const char *user, const char *name, bool named)
-{
-	char from[48] = "imported";
-
-	if (res->recorded_job_id)
-		snprintf(from, sizeof(from), "recorded by JobId=%" PRIu64,
-		         res->recorded_job_id);
-	if (res->by_script)
-		snprintf(d->note, sizeof(d->note),
-		         "profile %.48s/%.48s by script hash, %s%s", user,
-		         res->app, from,
-		         res->over_newest ? " (an older run, of the job's task "
-		                            "count)"
-		                          : "");
-	else
-		snprintf(d->note, sizeof(d->note),
-		         "profile %.48s/%.48s by %s, %s%s", user, name,
-		         named ? "--comm-profile" : "job name", from,
-		         res->over_newest ? " (an older run, of the job's task "
-		                            "count)"
-		                          : "");
-}
-
-/*
  * The whole-leaf wait bound of @job_ptr into @test (alloc.h): the
  * partition's LeafWaitMax, or the time of the job's --switches=N@time when
  * shorter (Slurm has already capped it at max_switch_wait), and how long
@@ -802,242 +371,236 @@ static void _leaf_wait(job_record_t *job_ptr,
 }
 
 /*
- * Use the lookup's answer: the class from the profile, nothing (no such
- * profile), or an error that sends the job to plain cons_tres.
+ * The job's topoplace flags and profile, for the core's policy steps
+ * (placement/sched_policy.h); @opts holds the strings @job points into.
+ * A flag whose value does not parse (set by hand past the SPANK check) is
+ * logged here and named to the core.  The profile (and the user name it
+ * needs) only while it is not settled: the job is tested on every pass.
  */
-static void _lookup_apply(job_record_t *job_ptr, tp_decision *d,
-                          const tp_lookup_result *res, const char *user,
-                          const char *name, bool named)
+static void _policy_job(job_record_t *job_ptr, const tp_decision *d,
+                        tp_opt_values *opts, tp_sched_policy_job *job)
 {
-	d->profile_read = true;
-	if (res->status == TP_OK) {
-		d->has_profile = true;
-		d->job_class = res->job_class;
-		snprintf(d->class_reason, sizeof(d->class_reason), "%s",
-		         res->reason);
-		if (res->elapsed_us > 1000000)
-			info("topoplace: %pJ: profile %s/%s read in %.1f s",
-			     job_ptr, user, name, res->elapsed_us / 1e6);
-		/*
-		 * The job's task count wins (task/topoplace keeps Slurm's
-		 * layout then): say so where users look, the class still
-		 * comes from the profile.
-		 */
-		if (job_ptr->details && res->ranks &&
-		    job_ptr->details->num_tasks != res->ranks) {
-			char tasks[32] = "gave no task count";
+	tp_identity_profile profile;
+	tp_error err;
 
-			if (job_ptr->details->num_tasks)
-				snprintf(tasks, sizeof(tasks), "%u tasks",
-				         job_ptr->details->num_tasks);
-			snprintf(d->note, sizeof(d->note),
-			         "profile %.48s/%.48s has %u ranks, the job "
-			         "%s: class only, Slurm's layout",
-			         user, name, res->ranks, tasks);
-		} else {
-			_profile_note(d, res, user, name, named);
+	memset(job, 0, sizeof(*job));
+	tp_opt_values_init(opts);
+	for (int i = 0; i < TP_OPT_COUNT; i++) {
+		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
+		const char *value = tp_spank_job_option(
+		    job_ptr->spank_job_env, job_ptr->spank_job_env_size,
+		    info->name);
+
+		if (value && tp_opt_values_set(opts, (tp_opt_id)i, value,
+		                               &err) != TP_OK) {
+			error("topoplace: %pJ: %s: placed by plain cons_tres",
+			      job_ptr, err.message);
+			job->bad_option = info->name;
+			return;
 		}
-	} else if (res->status != TP_ERR_NOTFOUND) {
-		/* The store's message names the file or directory. */
-		error("topoplace: %pJ: profile: %s: placed by plain cons_tres",
-		      job_ptr, res->error);
-		snprintf(d->note, sizeof(d->note),
-		         "profile %.48s/%.48s cannot be used (see slurmctld's "
-		         "log): placed by Slurm's default",
-		         user, name);
-		d->failed = true;
-	} else if (named) {
-		/* Named explicitly: the user expects it to exist. */
-		error("topoplace: %pJ: --comm-profile=%s: %s", job_ptr, name,
-		      res->error);
-		snprintf(d->note, sizeof(d->note),
-		         "profile %.64s/%.64s not found", user, name);
 	}
+	job->placement = opts->placement;
+	if (job_ptr->details && job_ptr->details->num_tasks != NO_VAL)
+		job->job_tasks = job_ptr->details->num_tasks;
+	if (d->profile_read || opts->placement == TP_PLACEMENT_OFF)
+		return;
+	job->user = uid_to_string_cached(job_ptr->user_id);
+	profile = tp_identity_job_profile(opts->comm_profile, job_ptr->name,
+	                                  job->user);
+	job->profile = profile.name;
+	job->named = profile.named;
+	job->lookup = profile.lookup;
 }
 
 /*
- * The job's flags, its profile's class and the resolved policy.  The
- * profile is read on the lookup thread, never here (slurmctld holds its
- * locks): the first call queues the lookup and the job waits
- * (TP_VERDICT_PENDING) until a later call finds the answer, or until
- * ProfileLookupTimeout, after which it is placed by plain cons_tres.
+ * Queue the job's profile lookup on the lookup thread (never read here:
+ * slurmctld holds its locks), then give it TP_LOOKUP_WAIT_US to answer in
+ * this pass.  A lookup that cannot be queued fails the decision.
+ */
+static void _policy_lookup(tp_model *m, job_record_t *job_ptr, tp_decision *d,
+                           const tp_sched_policy_job *job,
+                           const tp_config_settings *settings)
+{
+	/* Before the submission: the worker may start at once. */
+	uint64_t sent_us = _now_us();
+	tp_lookup_request rq;
+	uint32_t ticket = 0;
+	tp_status queued;
+	tp_error err;
+
+	if (!tp_lookups) {
+		error("topoplace: %pJ: no profile lookup thread: placed by "
+		      "plain cons_tres",
+		      job_ptr);
+		tp_sched_policy_refused(job, d, true);
+		return;
+	}
+	queued = tp_sc_lookup_request(m->config, m->munge_socket,
+	                              &settings->thresholds, job_ptr->job_id,
+	                              job->user, job->profile, job->named,
+	                              &rq, &err);
+	if (queued == TP_OK) {
+		_script_path(job_ptr, job->named, &rq);
+		/* The run slurmd remaps with: chosen by the same task count
+		 * (tp_sc_profile_totals). */
+		rq.job_tasks = job->job_tasks;
+		queued = tp_lookup_submit(tp_lookups, &rq, &ticket, &err);
+	}
+	if (queued != TP_OK) {
+		error("topoplace: %pJ: %s: placed by plain cons_tres", job_ptr,
+		      err.message);
+		tp_sched_policy_refused(job, d, false);
+		return;
+	}
+	tp_sched_policy_queued(d, ticket, sent_us);
+	if (tp_model_debug(m, TP_DEBUG_PROFILE))
+		info("topoplace: Profile: %pJ: lookup of %s/%s (%s) queued in "
+		     "%s",
+		     job_ptr, job->user, job->profile,
+		     job->named ? "--comm-profile" : "job name",
+		     tp_config_site_settings(m->config)->profile_store);
+	(void)tp_lookup_wait(tp_lookups, job_ptr->job_id, ticket,
+	                     TP_LOOKUP_WAIT_US);
+}
+
+/*
+ * What the lookup thread said beside its answer: that the summary was not
+ * used and the last use not recorded (once, for this lookup, without
+ * DebugFlags: the fix is `topoplace profile summarize`), and with
+ * DebugFlags=Profile how long it took.
+ */
+static void _lookup_log(tp_model *m, job_record_t *job_ptr,
+                        const tp_decision *d, const tp_sched_policy_job *job,
+                        const tp_lookup_result *res)
+{
+	bool dbg = tp_model_debug(m, TP_DEBUG_PROFILE);
+
+	if (res->note[0])
+		info("topoplace: %pJ: profile %s/%s: %s", job_ptr, job->user,
+		     job->profile, res->note);
+	if (res->use_error[0])
+		info("topoplace: %pJ: profile %s/%s: last use not recorded: %s",
+		     job_ptr, job->user, job->profile, res->use_error);
+	if (dbg && res->status == TP_OK)
+		info("topoplace: Profile: %pJ: %s/%s read in %" PRIu64
+		     " us, answer after %" PRIu64 " us: class %s: %s",
+		     job_ptr, job->user, job->profile, res->elapsed_us,
+		     _now_us() - d->lookup_since_us,
+		     tp_jobclass_name(res->job_class), res->reason);
+	else if (dbg && res->status == TP_ERR_NOTFOUND)
+		info("topoplace: Profile: %pJ: %s/%s: not in the store (%" PRIu64
+		     " us): no profile",
+		     job_ptr, job->user, job->profile, res->elapsed_us);
+}
+
+/*
+ * Claim the answer of the job's queued lookup and have the core use it
+ * (the class, the note), logging what the core's answer calls for.  False
+ * while the job waits for it; past ProfileLookupTimeout the decision
+ * fails and the lookup is forgotten.
+ */
+static bool _policy_claim(tp_model *m, job_record_t *job_ptr, tp_decision *d,
+                          const tp_sched_policy_job *job)
+{
+	uint64_t timeout_us =
+	    tp_config_site_settings(m->config)->profile_lookup_timeout_us;
+	tp_sched_profile_answer answer;
+	tp_lookup_result res;
+
+	if (!tp_lookup_take(tp_lookups, job_ptr->job_id, d->lookup_ticket,
+	                    &res)) {
+		if (!tp_sched_policy_timed_out(job, d, _now_us(), timeout_us))
+			return false;
+		error("topoplace: %pJ: profile %s/%s: no answer from the store "
+		      "after %.1f s (ProfileLookupTimeout): placed by plain "
+		      "cons_tres",
+		      job_ptr, job->user, job->profile, timeout_us / 1e6);
+		_decision_forget_lookup(d, NULL);
+		return true;
+	}
+	_lookup_log(m, job_ptr, d, job, &res);
+	answer = (tp_sched_profile_answer){
+	    .status = res.status,
+	    .job_class = res.job_class,
+	    .class_reason = res.reason,
+	    .ranks = res.ranks,
+	    .recorded_job_id = res.recorded_job_id,
+	    .by_script = res.by_script,
+	    .app = res.app,
+	    .over_newest = res.over_newest,
+	};
+	switch (tp_sched_policy_answer(job, d, &answer)) {
+	case TP_SCHED_PROFILE_USED:
+	case TP_SCHED_PROFILE_CLASS_ONLY:
+		if (res.elapsed_us > 1000000)
+			info("topoplace: %pJ: profile %s/%s read in %.1f s",
+			     job_ptr, job->user, job->profile,
+			     res.elapsed_us / 1e6);
+		break;
+	case TP_SCHED_PROFILE_UNUSABLE:
+		/* The store's message names the file or directory. */
+		error("topoplace: %pJ: profile: %s: placed by plain cons_tres",
+		      job_ptr, res.error);
+		break;
+	case TP_SCHED_PROFILE_NAMED_ABSENT:
+		error("topoplace: %pJ: --comm-profile=%s: %s", job_ptr,
+		      job->profile, res.error);
+		break;
+	case TP_SCHED_PROFILE_NONE:
+		break;
+	}
+	return true;
+}
+
+/*
+ * The job's flags, its profile's class and the resolved policy, the core
+ * deciding each step (placement/sched_policy.h): the first test queues
+ * the profile lookup and the job waits (TP_VERDICT_PENDING) until a later
+ * test finds the answer, or until ProfileLookupTimeout, after which it is
+ * placed by plain cons_tres.
  */
 static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
                                  tp_decision *d)
 {
-	const tp_config_settings *settings;
-	const tp_config_site *site = tp_config_site_settings(m->config);
-	tp_opt_values opts;
-	tp_error err;
-	const char *value;
 	const char *part = job_ptr->part_ptr ? job_ptr->part_ptr->name : NULL;
-	bool dbg_profile = _model_debug(m, TP_DEBUG_PROFILE);
+	const tp_config_settings *settings =
+	    tp_config_for_partition(m->config, part);
+	tp_sched_policy_job job;
+	tp_opt_values opts;
 
-	tp_opt_values_init(&opts);
-	for (int i = 0; i < TP_OPT_COUNT; i++) {
-		const tp_opt_info *info = tp_opt_info_get((tp_opt_id)i);
-
-		value = tp_spank_job_option(job_ptr->spank_job_env,
-		                            job_ptr->spank_job_env_size,
-		                            info->name);
-		if (value && tp_opt_values_set(&opts, (tp_opt_id)i, value,
-		                               &err) != TP_OK) {
-			/* Set by hand past the SPANK check. */
-			error("topoplace: %pJ: %s: placed by plain cons_tres",
-			      job_ptr, err.message);
-			snprintf(d->note, sizeof(d->note),
-			         "bad --%s value: placed by Slurm's default",
-			         info->name);
-			d->failed = true;
+	_policy_job(job_ptr, d, &opts, &job);
+	switch (tp_sched_policy_next(&job, d)) {
+	case TP_SCHED_POLICY_FAILED:
+		return TP_VERDICT_DECIDED;
+	case TP_SCHED_POLICY_NO_STORE_NAME:
+		if (job.named)
+			error("topoplace: %pJ: --comm-profile=%s: not a "
+			      "profile name",
+			      job_ptr, job.profile);
+		else if (tp_model_debug(m, TP_DEBUG_PROFILE))
+			info("topoplace: Profile: %pJ: no lookup: job name %s "
+			     "or user %s is no store name",
+			     job_ptr, job.profile ? job.profile : "(none)",
+			     job.user ? job.user : "(none)");
+		break;
+	case TP_SCHED_POLICY_LOOKUP:
+	case TP_SCHED_POLICY_CLAIM:
+		/* A lookup just queued may have answered already. */
+		if (!d->lookup_sent)
+			_policy_lookup(m, job_ptr, d, &job, settings);
+		if (d->failed)
 			return TP_VERDICT_DECIDED;
-		}
-	}
-	settings = tp_config_for_partition(m->config, part);
-	if (!d->profile_read && opts.placement != TP_PLACEMENT_OFF) {
-		char *user = uid_to_string_cached(job_ptr->user_id);
-		tp_identity_profile profile = tp_identity_job_profile(
-		    opts.comm_profile, job_ptr->name, user);
-		const char *name = profile.name;
-		bool named = profile.named;
-		tp_lookup_result res;
-
-		if (!profile.lookup) {
-			/* No store name: nothing to look up. */
-			d->profile_read = true;
-			if (named) {
-				error("topoplace: %pJ: --comm-profile=%s: "
-				      "not a profile name",
-				      job_ptr, name);
-				snprintf(
-				    d->note, sizeof(d->note),
-				    "--comm-profile=%.64s is not a profile "
-				    "name",
-				    name);
-			} else if (dbg_profile)
-				info("topoplace: Profile: %pJ: no lookup: job "
-				     "name %s or user %s is no store name",
-				     job_ptr, name ? name : "(none)",
-				     user ? user : "(none)");
-		} else if (!d->lookup_sent) {
-			tp_lookup_request rq;
-			/* Before the submission: the worker may start at once.
-			 */
-			uint64_t sent_us = _now_us();
-
-			if (!tp_lookups) {
-				error("topoplace: %pJ: no profile lookup "
-				      "thread: placed by plain cons_tres",
-				      job_ptr);
-				snprintf(d->note, sizeof(d->note),
-				         "profiles cannot be read (see "
-				         "slurmctld's log): placed by Slurm's "
-				         "default");
-				d->failed = true;
-				return TP_VERDICT_DECIDED;
-			}
-			tp_status queued = tp_sc_lookup_request(
-			    m->config, m->munge_socket, &settings->thresholds,
-			    job_ptr->job_id, user, name, named, &rq, &err);
-
-			if (queued == TP_OK) {
-				_script_path(job_ptr, named, &rq);
-				/* The run slurmd remaps with: chosen by the
-				 * same task count (tp_sc_profile_totals). */
-				rq.job_tasks = job_ptr->details &&
-				                       job_ptr->details->num_tasks !=
-				                           NO_VAL
-				                   ? job_ptr->details->num_tasks
-				                   : 0;
-				queued = tp_lookup_submit(
-				    tp_lookups, &rq, &d->lookup_ticket, &err);
-			}
-			if (queued != TP_OK) {
-				error("topoplace: %pJ: %s: placed by plain "
-				      "cons_tres",
-				      job_ptr, err.message);
-				snprintf(d->note, sizeof(d->note),
-				         "profile %.48s/%.48s cannot be looked "
-				         "up (see slurmctld's log): placed by "
-				         "Slurm's default",
-				         user, name);
-				d->failed = true;
-				return TP_VERDICT_DECIDED;
-			}
-			d->lookup_sent = true;
-			d->lookup_since_us = sent_us;
-			if (dbg_profile)
-				info("topoplace: Profile: %pJ: lookup of %s/%s "
-				     "(%s) queued in %s",
-				     job_ptr, user, name,
-				     named ? "--comm-profile" : "job name",
-				     site->profile_store);
-			(void)tp_lookup_wait(tp_lookups, job_ptr->job_id,
-			                     d->lookup_ticket,
-			                     TP_LOOKUP_WAIT_US);
-		}
-		if (!d->profile_read) {
-			if (tp_lookup_take(tp_lookups, job_ptr->job_id,
-			                   d->lookup_ticket, &res)) {
-				/* The summary was not used: said once, for
-				 * this lookup, without DebugFlags (the fix is
-				 * `topoplace profile summarize`). */
-				if (res.note[0])
-					info("topoplace: %pJ: profile %s/%s: "
-					     "%s",
-					     job_ptr, user, name, res.note);
-				if (res.use_error[0])
-					info("topoplace: %pJ: profile %s/%s: "
-					     "last use not recorded: %s",
-					     job_ptr, user, name,
-					     res.use_error);
-				if (dbg_profile && res.status == TP_OK)
-					info("topoplace: Profile: %pJ: %s/%s "
-					     "read in %" PRIu64 " us, answer "
-					     "after %" PRIu64
-					     " us: class %s: %s",
-					     job_ptr, user, name,
-					     res.elapsed_us,
-					     _now_us() - d->lookup_since_us,
-					     tp_jobclass_name(res.job_class),
-					     res.reason);
-				else if (dbg_profile &&
-				         res.status == TP_ERR_NOTFOUND)
-					info("topoplace: Profile: %pJ: %s/%s: "
-					     "not in the store (%" PRIu64
-					     " us): no profile",
-					     job_ptr, user, name,
-					     res.elapsed_us);
-				_lookup_apply(job_ptr, d, &res, user, name,
-				              named);
-				if (d->failed)
-					return TP_VERDICT_DECIDED;
-			} else if (_now_us() - d->lookup_since_us >
-			           site->profile_lookup_timeout_us) {
-				error(
-				    "topoplace: %pJ: profile %s/%s: no answer "
-				    "from the store after %.1f s "
-				    "(ProfileLookupTimeout): placed by plain "
-				    "cons_tres",
-				    job_ptr, user, name,
-				    site->profile_lookup_timeout_us / 1e6);
-				_decision_forget_lookup(d, NULL);
-				snprintf(
-				    d->note, sizeof(d->note),
-				    "profile %.64s/%.64s: no answer from the "
-				    "store in %.1f s: placed by Slurm's "
-				    "default",
-				    user, name,
-				    site->profile_lookup_timeout_us / 1e6);
-				d->failed = true;
-				return TP_VERDICT_DECIDED;
-			} else {
-				return TP_VERDICT_PENDING;
-			}
-		}
+		if (!_policy_claim(m, job_ptr, d, &job))
+			return TP_VERDICT_PENDING;
+		if (d->failed)
+			return TP_VERDICT_DECIDED;
+		break;
+	case TP_SCHED_POLICY_RESOLVE:
+		break;
 	}
 	d->policy = tp_config_resolve_placement(settings, opts.placement,
 	                                        d->has_profile);
-	if (_model_debug(m, TP_DEBUG_PLACEMENT))
+	if (tp_model_debug(m, TP_DEBUG_PLACEMENT))
 		info(
 		    "topoplace: Placement: %pJ: policy=%s from --placement=%s, "
 		    "DefaultPlacement=%s (partition %s), %s",
@@ -1048,7 +611,6 @@ static tp_verdict _decide_policy(tp_model *m, job_record_t *job_ptr,
 		    d->has_profile ? "a profile" : "no profile");
 	return TP_VERDICT_DECIDED;
 }
-
 /*
  * The placement the user asked for, as the SPANK plugin left it in the job's
  * SPANK environment; "auto" when the flag was not given.
@@ -1099,19 +661,7 @@ static void _narrow_apply(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 	}
 	bit_and(node_bitmap, allowed);
 	FREE_NULL_BITMAP(allowed);
-	d->leaf_wait_passed = res->leaf_wait_passed;
-	d->leaf_waited_s = v->leaf_waited_s;
-	d->leaf_wait_bound_s = v->leaf_wait_bound_s;
-	d->remainder_leaf[0] = '\0';
-	tp_alloc_remainder_summary(m->topo, res, d->remainder_summary,
-	                           sizeof(d->remainder_summary));
-	/* A name too long to keep would not match: the whole leaf is held,
-	 * as before LeafRemainder. */
-	if (res->remainder_hosts &&
-	    strlen(tp_topo_leaf_name(m->topo, res->remainder_leaf)) <
-	        sizeof(d->remainder_leaf))
-		strcpy(d->remainder_leaf,
-		       tp_topo_leaf_name(m->topo, res->remainder_leaf));
+	tp_decision_verdict(d, m->topo, v);
 	for (uint32_t k = 0; k < res->leaf_count && used < 200; k++)
 		used += snprintf(leaves + used, sizeof(leaves) - used, "%s%s",
 		                 k ? "," : "",
@@ -1219,6 +769,52 @@ static void _job_test_fill(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 }
 
 /*
+ * Plain cons_tres (policy off, or any failure) still keeps off the leaves
+ * running whole-leaf jobs hold: those leaves were promised.  Holds
+ * already given stand without a model.
+ */
+static void _narrow_plain(job_record_t *job_ptr, const tp_sched_verdict *v,
+                          bitstr_t *node_bitmap, bool dbg)
+{
+	int before;
+
+	dbg = dbg && v->log_reason[0];
+	before = dbg ? bit_set_count(node_bitmap) : 0;
+	_clear_held(node_bitmap, job_ptr->job_id);
+	if (dbg)
+		info("topoplace: Placement: %pJ: %s: plain cons_tres on %d of "
+		     "%d candidate nodes (the rest on leaves whole-leaf jobs "
+		     "hold)",
+		     job_ptr, v->log_reason, bit_set_count(node_bitmap),
+		     before);
+}
+
+/*
+ * The job waits (cons_tres is not called): said once in the log and in
+ * its SystemComment, on every test with DebugFlags=Placement.
+ */
+static void _narrow_wait(job_record_t *job_ptr, tp_decision *d,
+                         const tp_sched_verdict *v, bool dbg)
+{
+	const char *policy = tp_placement_name(d->policy);
+
+	if (dbg)
+		info("topoplace: Placement: %pJ: placement=%s class=%s: waits: "
+		     "%s",
+		     job_ptr, policy, tp_jobclass_name(d->job_class),
+		     v->alloc.reason);
+	if (!d->waiting_logged) {
+		info("topoplace: %pJ: placement=%s class=%s: waits: %s",
+		     job_ptr, policy, tp_jobclass_name(d->job_class),
+		     v->alloc.reason);
+		/* Slurm clears state_desc after a failed test, and job_begin
+		 * replaces this comment. */
+		_system_comment_set(job_ptr, v->waiting_comment);
+	}
+	d->waiting_logged = true;
+}
+
+/*
  * Narrow @node_bitmap for the job, in RUN_NOW mode: the core decides
  * (tp_sched_decide), this applies the verdict: candidates narrowed to the
  * allowed hosts, or kept off the held leaves on a fallback; the
@@ -1238,9 +834,7 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	uint32_t *required = NULL;
 	uint64_t t0 = _now_us();
 	int out = SLURM_SUCCESS;
-	bool dbg = _model_debug(m, TP_DEBUG_PLACEMENT);
-	const char *policy;
-	int before;
+	bool dbg = tp_model_debug(m, TP_DEBUG_PLACEMENT);
 
 	if (!d) {
 		_clear_held(node_bitmap, job_ptr->job_id);
@@ -1257,7 +851,6 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	test.required_hosts = required;
 	tp_sched_decide(&test, &v);
 	xfree(required);
-	policy = tp_placement_name(d->policy);
 
 	switch (v.kind) {
 	case TP_SCHED_WAIT_PROFILE:
@@ -1271,45 +864,17 @@ static int _narrow(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		out = SLURM_ERROR;
 		break;
 	case TP_SCHED_PLAIN:
-		/*
-		 * Plain cons_tres (policy off, or any failure) still keeps
-		 * off the leaves running whole-leaf jobs hold: those leaves
-		 * were promised.  Holds already given stand without a model.
-		 */
-		dbg = dbg && v.log_reason[0];
-		before = dbg ? bit_set_count(node_bitmap) : 0;
-		_clear_held(node_bitmap, job_ptr->job_id);
-		if (dbg)
-			info("topoplace: Placement: %pJ: %s: plain cons_tres "
-			     "on %d of %d candidate nodes (the rest on leaves "
-			     "whole-leaf jobs hold)",
-			     job_ptr, v.log_reason, bit_set_count(node_bitmap),
-			     before);
+		_narrow_plain(job_ptr, &v, node_bitmap, dbg);
 		break;
 	case TP_SCHED_FALLBACK:
 		if (v.log_reason[0])
 			error("topoplace: %pJ: %s: placed by plain cons_tres",
 			      job_ptr, v.log_reason);
-		snprintf(d->note, sizeof(d->note), "%s", v.note);
-		d->failed = true;
+		tp_decision_verdict(d, NULL, &v);
 		_clear_held(node_bitmap, job_ptr->job_id);
 		break;
 	case TP_SCHED_WAIT:
-		if (dbg)
-			info(
-			    "topoplace: Placement: %pJ: placement=%s class=%s: "
-			    "waits: %s",
-			    job_ptr, policy, tp_jobclass_name(d->job_class),
-			    v.alloc.reason);
-		if (!d->waiting_logged) {
-			info("topoplace: %pJ: placement=%s class=%s: waits: %s",
-			     job_ptr, policy, tp_jobclass_name(d->job_class),
-			     v.alloc.reason);
-			/* Slurm clears state_desc after a failed test, and
-			 * job_begin replaces this comment. */
-			_system_comment_set(job_ptr, v.waiting_comment);
-		}
-		d->waiting_logged = true;
+		_narrow_wait(job_ptr, d, &v, dbg);
 		out = SLURM_ERROR;
 		break;
 	case TP_SCHED_PLACE:
@@ -1358,7 +923,7 @@ extern int init(void)
 			tp_active = false;
 			return SLURM_SUCCESS;
 		}
-		tp_cur = _model_load(tp_slurmctld_reconfigured() ? "reconfigure"
+		tp_cur = tp_model_load(tp_slurmctld_reconfigured() ? "reconfigure"
 		                                                 : "init");
 		_sched_set_topo(tp_cur);
 		/*
@@ -1391,7 +956,7 @@ extern int fini(void)
 		tp_lookup_stop(tp_lookups);
 		slurm_mutex_lock(&tp_lock);
 		tp_lookups = NULL;
-		_model_free(tp_cur);
+		tp_model_free(tp_cur);
 		tp_cur = NULL;
 		tp_sched_state_free(tp_sched);
 		tp_sched = NULL;
@@ -1412,6 +977,30 @@ extern int select_p_state_save(char *dir_name)
 extern int select_p_state_restore(char *dir_name)
 {
 	return (*inner.state_restore)(dir_name);
+}
+
+/*
+ * What a job whose SystemComment is no decision runs as, from its flags:
+ * the policy they resolve to now (without reading its profile: the
+ * class stays quiet), or without topoplace.conf the --placement it gave
+ * (off when none).
+ */
+static void _recover_from_flags(job_record_t *job_ptr, tp_sched_record *rec)
+{
+	tp_decision d = {0};
+	tp_placement flag;
+	tp_error err;
+
+	if (tp_cur) {
+		d.profile_read = true;
+		_decide_policy(tp_cur, job_ptr, &d);
+		rec->policy = d.failed ? TP_PLACEMENT_OFF : d.policy;
+		rec->job_class = d.job_class;
+	} else if (tp_placement_parse(_requested_placement(job_ptr), &flag,
+	                              &err) == TP_OK &&
+	           flag != TP_PLACEMENT_AUTO) {
+		rec->policy = flag;
+	}
 }
 
 /*
@@ -1437,8 +1026,7 @@ static void _recover_job(job_record_t *job_ptr, bool started)
 	tp_sched_record rec = {TP_PLACEMENT_OFF, TP_JOBCLASS_QUIET, false,
 	                       NULL, NULL};
 	const tp_sched_record *got;
-	tp_decision d = {0};
-	tp_error err, add_err;
+	tp_error err;
 	tp_status rc;
 
 	rc =
@@ -1467,19 +1055,7 @@ static void _recover_job(job_record_t *job_ptr, bool started)
 	/* Known already (an earlier pass): keep what it was placed as. */
 	if (tp_sched_job_record(tp_sched, job_ptr->job_id))
 		return;
-	if (tp_cur) {
-		d.profile_read = true;
-		_decide_policy(tp_cur, job_ptr, &d);
-		rec.policy = d.failed ? TP_PLACEMENT_OFF : d.policy;
-		rec.job_class = d.job_class;
-	} else {
-		const char *asked = _requested_placement(job_ptr);
-		tp_placement flag;
-
-		if (tp_placement_parse(asked, &flag, &add_err) == TP_OK &&
-		    flag != TP_PLACEMENT_AUTO)
-			rec.policy = flag;
-	}
+	_recover_from_flags(job_ptr, &rec);
 	error("topoplace: JobId=%u: %s: placement=%s class=%s from its "
 	      "flags%s",
 	      job_ptr->job_id, err.message, tp_placement_name(rec.policy),
@@ -1524,11 +1100,11 @@ extern int select_p_node_init(void)
 	if (tp_active) {
 		slurm_mutex_lock(&tp_lock);
 		if (tp_cur) {
-			_model_map_nodes(tp_cur);
+			tp_model_map_nodes(tp_cur);
 			if (tp_cur->topo &&
-			    _model_debug(tp_cur, TP_DEBUG_FABRIC))
-				_model_log_nodes(tp_cur, tp_cur->why);
-			if (!_model_check_usable(tp_cur, "nodes"))
+			    tp_model_debug(tp_cur, TP_DEBUG_FABRIC))
+				tp_model_log_nodes(tp_cur, tp_cur->why);
+			if (!tp_model_check_usable(tp_cur, "nodes"))
 				_decision_clear();
 		}
 		_sched_set_nodes();
@@ -1640,39 +1216,11 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 		 */
 		if (!d && job_ptr->array_task_id != NO_VAL)
 			d = _decision_find(job_ptr->array_job_id);
-		if (d && !d->failed) {
-			rec.policy = d->policy;
-			rec.job_class = d->job_class;
-			rec.has_profile = d->has_profile;
-			/* Started under shared's rules: no leftover held. */
-			if (d->leaf_wait_passed)
-				rec.policy = TP_PLACEMENT_SHARED;
-		}
-		if (d && !d->failed && d->leaf_wait_passed) {
-			char note[TP_SCHED_NOTE_MAX];
-
-			/* Where users look: placed otherwise than asked. */
-			snprintf(note, sizeof(note),
-			         "leaf gave way to shared after %u s "
-			         "(bound %u s)%s%.100s",
-			         d->leaf_waited_s, d->leaf_wait_bound_s,
-			         d->note[0] ? "; " : "", d->note);
-			memcpy(d->note, note, sizeof(note));
+		if (tp_decision_started(d, &rec))
 			info("topoplace: %pJ: placement=leaf: waited %u s for "
 			     "whole leaves, bound %u s: starts as shared with "
 			     "compatible jobs",
 			     job_ptr, d->leaf_waited_s, d->leaf_wait_bound_s);
-		} else if (d && !d->failed && d->remainder_summary[0]) {
-			char note[2 * TP_SCHED_NOTE_MAX + 8];
-
-			/* Where users look: not all on whole leaves. */
-			snprintf(note, sizeof(note), "%s%s%s",
-			         d->remainder_summary, d->note[0] ? "; " : "",
-			         d->note);
-			tp_sched_reason_fit(note, d->note, sizeof(d->note));
-			if (d->remainder_leaf[0])
-				rec.shared_leaf = d->remainder_leaf;
-		}
 		_sched_add(job_ptr, &rec);
 		got = tp_sched_job_record(tp_sched, job_ptr->job_id);
 		/*
@@ -1872,33 +1420,25 @@ extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 extern int select_p_reconfigure(void)
 {
 	if (tp_active) {
+		char path[1024];
 		tp_model *m;
 		bool unchanged;
 
 		slurm_mutex_lock(&tp_lock);
-		unchanged = _model_unchanged(tp_cur);
+		unchanged = tp_model_unchanged(tp_cur);
 		slurm_mutex_unlock(&tp_lock);
 		if (unchanged) {
 			debug("topoplace: reconfigure: topoplace.conf and the "
 			      "fabric are unchanged: kept");
 			return (*inner.reconfigure)();
 		}
-		if (tp_conf_failed) {
-			char path[1024];
-			tp_file_sig conf;
-
-			tp_sc_conf_path(slurm_conf.slurm_conf, path,
-			                sizeof(path));
-			_file_sig(path, &conf);
-			if (_file_sig_equal(&conf, &tp_conf_failed_sig)) {
-				debug("topoplace: reconfigure: %s unchanged "
-				      "since its error was reported: not "
-				      "re-read",
-				      path);
-				return (*inner.reconfigure)();
-			}
+		if (tp_model_conf_error_reported(path, sizeof(path))) {
+			debug("topoplace: reconfigure: %s unchanged since its "
+			      "error was reported: not re-read",
+			      path);
+			return (*inner.reconfigure)();
 		}
-		m = _model_load("reconfigure");
+		m = tp_model_load("reconfigure");
 
 		slurm_mutex_lock(&tp_lock);
 		if (!m) {
@@ -1908,11 +1448,11 @@ extern int select_p_reconfigure(void)
 		} else if (!m->topo && tp_cur && tp_cur->topo) {
 			error("topoplace: reconfigure: keeping the previous "
 			      "configuration and fabric");
-			_model_free(m);
+			tp_model_free(m);
 		} else {
 			/* Holds are kept by name: a new fabric keeps them. */
 			_sched_set_topo(m);
-			_model_free(tp_cur);
+			tp_model_free(tp_cur);
 			tp_cur = m;
 			_decision_clear(); /* policies may have changed */
 		}

@@ -505,30 +505,12 @@ out:
 	free(totals);
 }
 
-void tp_sc_decision_format(tp_placement placement, tp_jobclass job_class,
-                           int has_profile, char *out, size_t size)
+tp_sc_conf_fallback tp_sc_conf_on_error(bool parsed, bool at_start,
+                                        bool reexecuted)
 {
-	tp_sched_record rec = {placement, job_class, has_profile != 0, NULL, NULL};
-	char *text = tp_sched_record_format(&rec, NULL);
-
-	snprintf(out, size, "%s", text ? text : "");
-	free(text);
-}
-
-tp_status tp_sc_decision_parse(const char *text, tp_placement *placement,
-                               tp_jobclass *job_class, int *has_profile,
-                               tp_error *err)
-{
-	tp_sched_record rec;
-	tp_status rc = tp_sched_record_parse(text, &rec, err);
-
-	if (rc != TP_OK)
-		return rc;
-	*placement = rec.policy;
-	*job_class = rec.job_class;
-	*has_profile = rec.has_profile;
-	tp_sched_record_clear(&rec);
-	return TP_OK;
+	if (parsed && at_start)
+		return TP_SC_CONF_USE;
+	return reexecuted ? TP_SC_CONF_LAST_GOOD : TP_SC_CONF_NONE;
 }
 
 tp_status tp_sc_remap(const tp_topo *topo, const tp_profile *profile,

@@ -62,6 +62,31 @@ tp_status tp_sc_load_config_last_good(const char *conf_path,
                                       tp_error *err);
 
 /*
+ * What slurmctld uses when topoplace.conf is bad: @parsed false when it
+ * does not load, true when it loads but a file it names cannot be read
+ * (the threshold table: every throttled job would fail later, one by one
+ * in slurmd).  @at_start: slurmctld's start, with no configuration to
+ * keep; @reexecuted: slurmctld re-executed itself for a reconfigure (Slurm
+ * 24.11), so the previous configuration is gone from memory but its copy
+ * is in StateSaveLocation (tp_sc_conf_save_last_good).
+ *
+ *   a file it names, at start  -> USE (placement needs no threshold
+ *                                 table: load, and say so)
+ *   re-executed                -> LAST_GOOD (that copy, the fabric read
+ *                                 again)
+ *   otherwise                  -> NONE (keep the previous configuration,
+ *                                 none at start)
+ */
+typedef enum tp_sc_conf_fallback {
+	TP_SC_CONF_NONE,
+	TP_SC_CONF_LAST_GOOD,
+	TP_SC_CONF_USE,
+} tp_sc_conf_fallback;
+
+tp_sc_conf_fallback tp_sc_conf_on_error(bool parsed, bool at_start,
+                                        bool reexecuted);
+
+/*
  * The fabric as a tp_topo, from the source @config names: topology.conf or
  * the cache (also for FabricSource=live: slurmctld and slurmstepd never
  * sweep; `topoplace fabric cache` refreshes the cache outside them).
@@ -179,26 +204,6 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 
 /* The prefix of every SystemComment topoplace writes (sched_state.h). */
 #define TP_SC_DECISION_PREFIX "topoplace: "
-
-/*
- * The select plugin's decision for a started job, as written into its
- * SystemComment: "topoplace: placement=P class=C", plus " (profile)" when
- * the class came from a profile (tp_sched_record_format without held
- * nodes or note).  Slurm saves SystemComment with the job state, so the
- * decision survives a slurmctld restart.
- */
-void tp_sc_decision_format(tp_placement placement, tp_jobclass job_class,
-                           int has_profile, char *out, size_t size);
-
-/*
- * Parse a decision back (tp_sched_record_parse: held nodes and a note
- * after it are accepted and not returned).  TP_ERR_PARSE (naming the
- * text) for anything else: NULL, another component's comment, an unknown
- * policy or class.
- */
-tp_status tp_sc_decision_parse(const char *text, tp_placement *placement,
-                               tp_jobclass *job_class, int *has_profile,
-                               tp_error *err);
 
 /*
  * Map the ranks of @profile onto the hosts of the Slurm hostlist @nodes

@@ -32,23 +32,10 @@ tp_check "slurmctld loads topoplace.conf" \
 	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
 
 stopped=(n0002 n0006 n0010 n0014)
-stop_slurmd() { # NODE
-	local pid i
-	pid=$(cat "$TP_BED_DIR/run/slurmd.$1.pid") || return 1
-	kill "$pid" || return 1
-	for ((i = 0; i < 150; i++)); do
-		kill -0 "$pid" 2>/dev/null || return 0
-		sleep 0.2
-	done
-	return 1
-}
-start_slurmd() { # NODE
-	slurmd -D -N "$1" </dev/null >>"$TP_BED_LOGDIR/slurmd.$1.out" 2>&1 &
-}
 node_state() { scontrol -o show node "$1" | sed -n 's/.* State=\([^ ]*\).*/\1/p'; }
 
 for n in "${stopped[@]}"; do
-	tp_check "slurmd of $n stopped" stop_slurmd "$n"
+	tp_check "slurmd of $n stopped" tp_stop_slurmd "$n"
 done
 tp_check "slurmctld restarted" tp_restart_slurmctld
 tp_check_eq "the stopped nodes have not registered (UNKNOWN)" \
@@ -68,7 +55,9 @@ tp_check "... and its SystemComment says why" \
 tp_check_eq "the plain job's hosts are not held" \
 	"topoplace: placement=off" "$(system_comment "$p" | cut -d' ' -f1-2)"
 
-for n in "${stopped[@]}"; do start_slurmd "$n"; done
+for n in "${stopped[@]}"; do
+	tp_check "slurmd of $n started again" tp_start_slurmd "$n"
+done
 tp_check "the leaf job runs once the slurmds are back" wait_state "$w" RUNNING 90
 lw=$(leaves_of_job "$w")
 tp_check_eq "... on one leaf" 1 "$(wc -w <<<"$lw")"

@@ -237,9 +237,12 @@ tp_restart_slurmctld() {
 #                              MessageTimeout of 10 s, while a CI host at load
 #                              20 takes up to ~6 s for a plain srun; the
 #                              measured ms are in the check's label)
-#   tp_restart_slurmd NODE     stop NODE's slurmd (jobs and slurmstepd keep
-#                              running), start it again as tp-bed does,
-#                              wait until it has registered
+#   tp_stop_slurmd NODE        stop NODE's slurmd (jobs and slurmstepd keep
+#                              running), wait until it has exited
+#   tp_start_slurmd NODE       start NODE's slurmd as tp-bed does, wait until
+#                              it has started (a new pid file and a new
+#                              "started" line in its log)
+#   tp_restart_slurmd NODE     tp_stop_slurmd, then tp_start_slurmd
 #   tp_stop_munged, tp_start_munged
 #                              stop the bed's munged (its socket goes away),
 #                              start it again with the same key and socket
@@ -275,25 +278,36 @@ tp_check_responsive() { # WHAT NODE
 		test "$rc" = 0 -a "$ms" -lt "$limit"
 }
 
-tp_restart_slurmd() { # NODE
-	local pid i started nlog=$TP_BED_LOGDIR/slurmd.$1.log
+tp_stop_slurmd() { # NODE
+	local pid i
 	pid=$(cat "$TP_BED_DIR/run/slurmd.$1.pid") || return 1
-	started=$(grep -c "slurmd version .* started" "$nlog")
 	kill "$pid" || return 1
 	for ((i = 0; i < 150; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
+		kill -0 "$pid" 2>/dev/null || return 0
 		sleep 0.2
 	done
-	kill -0 "$pid" 2>/dev/null && { echo "slurmd $pid did not stop"; return 1; }
+	echo "slurmd $pid did not stop"
+	return 1
+}
+
+tp_start_slurmd() { # NODE
+	local old i started nlog=$TP_BED_LOGDIR/slurmd.$1.log
+	# The stopped slurmd's pid file may stay behind: the new one differs.
+	old=$(cat "$TP_BED_DIR/run/slurmd.$1.pid" 2>/dev/null)
+	started=$(grep -c "slurmd version .* started" "$nlog" 2>/dev/null)
 	slurmd -D -N "$1" </dev/null >>"$TP_BED_LOGDIR/slurmd.$1.out" 2>&1 &
 	for ((i = 0; i < 150; i++)); do
-		(($(grep -c "slurmd version .* started" "$nlog") > started)) &&
-			[ "$(cat "$TP_BED_DIR/run/slurmd.$1.pid" 2>/dev/null)" != "$pid" ] &&
+		(($(grep -c "slurmd version .* started" "$nlog" 2>/dev/null) > ${started:-0})) &&
+			[ "$(cat "$TP_BED_DIR/run/slurmd.$1.pid" 2>/dev/null)" != "$old" ] &&
 			return 0
 		sleep 0.2
 	done
 	echo "slurmd -N $1 did not start again"
 	return 1
+}
+
+tp_restart_slurmd() { # NODE
+	tp_stop_slurmd "$1" && tp_start_slurmd "$1"
 }
 
 tp_stop_munged() {

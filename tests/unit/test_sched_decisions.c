@@ -5,7 +5,9 @@
  * against a plain array over thousands of random gets and drops), and
  * bounded: a full table drops the stale decisions first, all of them only
  * when none is stale, and says which; every decision that leaves is
- * handed to the drop callback once.
+ * handed to the drop callback once.  What a verdict leaves in a decision
+ * and what a decision starts the job as (the leaf wait given way, the
+ * remainder's shared leaf, and the notes users read).
  */
 #include "tp_config.h"
 
@@ -95,8 +97,7 @@ static void test_bad_arguments_are_refused(void **state)
 	(void)state;
 	assert_null(tp_decisions_new(0, 600, NULL, NULL, &err));
 	assert_int_equal(err.code, TP_ERR_INVALID);
-	assert_string_equal(err.message,
-	                    "decision table: at most 0 decisions");
+	assert_string_equal(err.message, "decision table: at most 0 decisions");
 	t = tp_decisions_new(4, 600, NULL, NULL, &err);
 	assert_non_null(t);
 	assert_null(tp_decisions_get(t, 0, 1, &ev, &err));
@@ -172,10 +173,10 @@ static void test_full_table_drops_stale_decisions_first(void **state)
 
 	(void)state;
 	assert_non_null(t);
-	get(t, 11, 0, &ev)->last_seen = 1000;  /* stale at 2000 */
-	get(t, 12, 0, &ev)->last_seen = 1900;  /* fresh */
-	get(t, 13, 0, &ev)->last_seen = 1300;  /* stale */
-	get(t, 14, 0, &ev)->last_seen = 1500;  /* fresh: 500 s is not 600 */
+	get(t, 11, 0, &ev)->last_seen = 1000; /* stale at 2000 */
+	get(t, 12, 0, &ev)->last_seen = 1900; /* fresh */
+	get(t, 13, 0, &ev)->last_seen = 1300; /* stale */
+	get(t, 14, 0, &ev)->last_seen = 1500; /* fresh: 500 s is not 600 */
 	assert_int_equal(seen.n, 0);
 	get(t, 15, 2000, &ev);
 	assert_int_equal(ev.stale_dropped, 2);
@@ -247,6 +248,132 @@ static void test_clear_hands_each_decision_to_the_callback(void **state)
 	assert_int_equal(seen.n, 40);
 }
 
+/* A PLACE verdict of a `leaf` job: 1 whole leaf + 2 hosts on leaf 2. */
+static void remainder_verdict(tp_sched_verdict *v)
+{
+	static uint32_t leaves[] = {0, 2};
+
+	memset(v, 0, sizeof(*v));
+	v->kind = TP_SCHED_PLACE;
+	v->alloc.met = true;
+	v->alloc.leaves = leaves;
+	v->alloc.leaf_count = 2;
+	v->alloc.remainder_hosts = 2;
+	v->alloc.remainder_leaf = 2;
+}
+
+static void test_fallback_verdict_fails_the_decision_with_its_note(void **state)
+{
+	tp_decision d = {.job_id = 4, .policy = TP_PLACEMENT_LEAF};
+	tp_sched_verdict v;
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	v.kind = TP_SCHED_FALLBACK;
+	snprintf(v.note, sizeof(v.note), "9 nodes wanted, 8 on the fabric");
+	tp_decision_verdict(&d, NULL, &v);
+	assert_true(d.failed);
+	assert_string_equal(d.note, "9 nodes wanted, 8 on the fabric");
+	/* A wait changes nothing. */
+	v.kind = TP_SCHED_WAIT;
+	d.failed = false;
+	tp_decision_verdict(&d, NULL, &v);
+	assert_false(d.failed);
+}
+
+static void test_place_verdict_keeps_remainder_and_leaf_wait(void **state)
+{
+	tp_decision d = {.job_id = 4, .policy = TP_PLACEMENT_LEAF};
+	tp_sched_verdict v;
+	tp_topo *topo;
+	tp_error err;
+	char want[160];
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 4, 4, &err), TP_OK);
+	remainder_verdict(&v);
+	v.alloc.leaf_wait_passed = true;
+	v.leaf_waited_s = 30;
+	v.leaf_wait_bound_s = 20;
+	tp_decision_verdict(&d, topo, &v);
+	assert_false(d.failed);
+	assert_true(d.leaf_wait_passed);
+	assert_int_equal(d.leaf_waited_s, 30);
+	assert_int_equal(d.leaf_wait_bound_s, 20);
+	assert_string_equal(d.remainder_leaf, tp_topo_leaf_name(topo, 2));
+	snprintf(want, sizeof(want),
+	         "leaf: 1 whole leaf + 2 hosts on a shared compatible leaf "
+	         "(%s)",
+	         tp_topo_leaf_name(topo, 2));
+	assert_string_equal(d.remainder_summary, want);
+	/* The next allowed set has no remainder: nothing of it is kept. */
+	v.alloc.remainder_hosts = 0;
+	tp_decision_verdict(&d, topo, &v);
+	assert_string_equal(d.remainder_leaf, "");
+	assert_string_equal(d.remainder_summary, "");
+	tp_topo_free(topo);
+}
+
+static void test_started_without_decision_runs_off(void **state)
+{
+	tp_decision failed = {.job_id = 4,
+	                      .failed = true,
+	                      .policy = TP_PLACEMENT_LEAF,
+	                      .job_class = TP_JOBCLASS_IO_HEAVY};
+	tp_sched_record rec;
+
+	(void)state;
+	assert_false(tp_decision_started(NULL, &rec));
+	assert_int_equal(rec.policy, TP_PLACEMENT_OFF);
+	assert_int_equal(rec.job_class, TP_JOBCLASS_QUIET);
+	assert_false(rec.has_profile);
+	assert_false(tp_decision_started(&failed, &rec));
+	assert_int_equal(rec.policy, TP_PLACEMENT_OFF);
+	assert_int_equal(rec.job_class, TP_JOBCLASS_QUIET);
+	assert_null(rec.shared_leaf);
+}
+
+static void test_started_after_leaf_wait_runs_shared_and_says_so(void **state)
+{
+	tp_decision d = {.job_id = 4,
+	                 .policy = TP_PLACEMENT_LEAF,
+	                 .job_class = TP_JOBCLASS_COMM_SENSITIVE,
+	                 .has_profile = true,
+	                 .leaf_wait_passed = true,
+	                 .leaf_waited_s = 31,
+	                 .leaf_wait_bound_s = 30};
+	tp_sched_record rec;
+
+	(void)state;
+	snprintf(d.note, sizeof(d.note), "profile alice/ring by job name");
+	assert_true(tp_decision_started(&d, &rec));
+	assert_int_equal(rec.policy, TP_PLACEMENT_SHARED);
+	assert_int_equal(rec.job_class, TP_JOBCLASS_COMM_SENSITIVE);
+	assert_true(rec.has_profile);
+	assert_string_equal(d.note, "leaf gave way to shared after 31 s "
+	                            "(bound 30 s); profile alice/ring by job "
+	                            "name");
+}
+
+static void test_started_with_remainder_names_its_shared_leaf(void **state)
+{
+	tp_decision d = {.job_id = 4, .policy = TP_PLACEMENT_LEAF};
+	tp_sched_record rec;
+
+	(void)state;
+	snprintf(d.remainder_leaf, sizeof(d.remainder_leaf), "leaf003");
+	snprintf(d.remainder_summary, sizeof(d.remainder_summary),
+	         "leaf: 1 whole leaf + 2 hosts on a shared compatible leaf "
+	         "(leaf003)");
+	snprintf(d.note, sizeof(d.note), "profile alice/ring by job name");
+	assert_false(tp_decision_started(&d, &rec));
+	assert_int_equal(rec.policy, TP_PLACEMENT_LEAF);
+	assert_string_equal(rec.shared_leaf, "leaf003");
+	assert_string_equal(d.note, "leaf: 1 whole leaf + 2 hosts on a shared "
+	                            "compatible leaf (leaf003); profile "
+	                            "alice/ring by job name");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +383,13 @@ int main(void)
 	    cmocka_unit_test(test_full_table_drops_stale_decisions_first),
 	    cmocka_unit_test(test_full_table_with_none_stale_drops_all),
 	    cmocka_unit_test(test_clear_hands_each_decision_to_the_callback),
+	    cmocka_unit_test(
+	        test_fallback_verdict_fails_the_decision_with_its_note),
+	    cmocka_unit_test(test_place_verdict_keeps_remainder_and_leaf_wait),
+	    cmocka_unit_test(test_started_without_decision_runs_off),
+	    cmocka_unit_test(
+	        test_started_after_leaf_wait_runs_shared_and_says_so),
+	    cmocka_unit_test(test_started_with_remainder_names_its_shared_leaf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,6 +100,39 @@ static void test_record_round_trips_with_held_nodes_and_note(void **state)
 	free(text);
 }
 
+/* Every policy and class, with and without a profile, parses back. */
+static void test_every_policy_and_class_round_trips(void **state)
+{
+	static const tp_placement policies[] = {
+	    TP_PLACEMENT_AUTO, TP_PLACEMENT_LEAF,   TP_PLACEMENT_SHARED,
+	    TP_PLACEMENT_PACK, TP_PLACEMENT_SPREAD, TP_PLACEMENT_OFF};
+	static const tp_jobclass classes[] = {TP_JOBCLASS_QUIET,
+	                                      TP_JOBCLASS_IO_HEAVY,
+	                                      TP_JOBCLASS_COMM_SENSITIVE};
+
+	(void)state;
+	for (size_t p = 0; p < sizeof(policies) / sizeof(policies[0]); p++)
+		for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]);
+		     c++)
+			for (int prof = 0; prof < 2; prof++) {
+				tp_sched_record rec = {policies[p], classes[c],
+				                       prof != 0, NULL, NULL};
+				tp_sched_record back;
+				tp_error err;
+				char *text = tp_sched_record_format(&rec, NULL);
+
+				assert_non_null(text);
+				assert_int_equal(
+				    tp_sched_record_parse(text, &back, &err),
+				    TP_OK);
+				assert_int_equal(back.policy, policies[p]);
+				assert_int_equal(back.job_class, classes[c]);
+				assert_int_equal(back.has_profile, prof != 0);
+				tp_sched_record_clear(&back);
+				free(text);
+			}
+}
+
 static void test_older_records_without_held_still_parse(void **state)
 {
 	tp_sched_record rec;
@@ -133,6 +166,9 @@ static void test_other_comments_are_refused_naming_the_text(void **state)
 	    "topoplace: placement=leaf class=quiet held=",
 	    "topoplace: placement=leaf class=quiet and more",
 	    "topoplace: placement=leaf",
+	    "",
+	    "topoplace: placement=leaf class=quiet (profile) x",
+	    "topoplace: class=quiet placement=leaf",
 	};
 	tp_sched_record rec;
 	tp_error err;
@@ -303,8 +339,8 @@ static void test_the_occupancy_follows_begin_and_end(void **state)
 	fixture *fx = *state;
 	tp_sched_record leaf = {TP_PLACEMENT_LEAF, TP_JOBCLASS_QUIET, false,
 	                        NULL, NULL};
-	tp_sched_record off = {TP_PLACEMENT_OFF, TP_JOBCLASS_QUIET, false,
-	                       NULL, NULL};
+	tp_sched_record off = {TP_PLACEMENT_OFF, TP_JOBCLASS_QUIET, false, NULL,
+	                       NULL};
 	const tp_host_use *use;
 	tp_error err;
 
@@ -438,6 +474,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_record_round_trips_with_held_nodes_and_note),
+	    cmocka_unit_test(test_every_policy_and_class_round_trips),
 	    cmocka_unit_test(test_older_records_without_held_still_parse),
 	    cmocka_unit_test(test_other_comments_are_refused_naming_the_text),
 	    cmocka_unit_test(test_long_notes_end_with_a_whole_clause),

@@ -1,14 +1,13 @@
 /*
  * test_slurm_decision.c: the plugins' Slurm-free pieces for restarts and
- * interactive jobs.  The select plugin's decision survives as text in a
- * job's SystemComment and parses back exactly; anything else there is
- * refused with one line naming the text.  The rank files of a job go into
- * <TmpFS>/topoplace.<jobid>, only into a private directory of the caller,
- * and their removal touches nothing else; the job epilog's sweep of TmpFS
- * takes only srun's directories of the job and reads a bounded number of
- * entries.  The I/O pattern a throttle
- * window is decided from is per client, classified, and absent without
- * I/O.
+ * interactive jobs.  A bad topoplace.conf is replaced by what can be kept,
+ * by one table (the select plugin's decision as text in SystemComment is
+ * tested with its owner, test_sched_state.c).  The rank files of a job go
+ * into <TmpFS>/topoplace.<jobid>, only into a private directory of the
+ * caller, and their removal touches nothing else; the job epilog's sweep
+ * of TmpFS takes only srun's directories of the job and reads a bounded
+ * number of entries.  The I/O pattern a throttle window is decided from is
+ * per client, classified, and absent without I/O.
  */
 #include "tp_config.h"
 
@@ -27,97 +26,25 @@
 
 #include "tp_slurm_core.h"
 
-static void test_decision_round_trips_every_policy_and_class(void **state)
-{
-	static const tp_placement policies[] = {
-	    TP_PLACEMENT_AUTO, TP_PLACEMENT_LEAF,   TP_PLACEMENT_SHARED,
-	    TP_PLACEMENT_PACK, TP_PLACEMENT_SPREAD, TP_PLACEMENT_OFF};
-	static const tp_jobclass classes[] = {TP_JOBCLASS_QUIET,
-	                                      TP_JOBCLASS_IO_HEAVY,
-	                                      TP_JOBCLASS_COMM_SENSITIVE};
-	(void)state;
-	for (size_t p = 0; p < sizeof(policies) / sizeof(policies[0]); p++)
-		for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]);
-		     c++)
-			for (int prof = 0; prof < 2; prof++) {
-				char text[128];
-				tp_placement policy;
-				tp_jobclass job_class;
-				int has_profile = -1;
-				tp_error err;
-
-				tp_sc_decision_format(policies[p], classes[c],
-				                      prof, text, sizeof(text));
-				assert_int_equal(tp_sc_decision_parse(
-				                     text, &policy, &job_class,
-				                     &has_profile, &err),
-				                 TP_OK);
-				assert_int_equal(policy, policies[p]);
-				assert_int_equal(job_class, classes[c]);
-				assert_int_equal(has_profile, prof);
-			}
-}
-
-static void test_decision_text_is_what_users_see(void **state)
-{
-	char text[128];
-
-	(void)state;
-	tp_sc_decision_format(TP_PLACEMENT_SHARED, TP_JOBCLASS_IO_HEAVY, 1,
-	                      text, sizeof(text));
-	assert_string_equal(text, "topoplace: placement=shared class=io_heavy "
-	                          "(profile)");
-}
-
-static void check_refused(const char *text)
-{
-	tp_placement policy;
-	tp_jobclass job_class;
-	int has_profile;
-	tp_error err;
-
-	assert_int_equal(
-	    tp_sc_decision_parse(text, &policy, &job_class, &has_profile, &err),
-	    TP_ERR_PARSE);
-	assert_non_null(strstr(err.message, "SystemComment"));
-	assert_non_null(strstr(err.message, "not a topoplace decision"));
-	assert_null(strchr(err.message, '\n'));
-	if (text && strlen(text) < 40)
-		assert_non_null(strstr(err.message, text));
-}
-
-static void test_other_system_comments_are_refused(void **state)
+/* What slurmctld uses when topoplace.conf is bad (tp_slurm_core.h). */
+static void test_bad_conf_keeps_what_it_can(void **state)
 {
 	(void)state;
-	check_refused(NULL);
-	check_refused("");
-	check_refused("burst buffer: stage-in done");
-	check_refused("topoplace: placement=leafs class=quiet");
-	check_refused("topoplace: placement=leaf class=loud");
-	check_refused("topoplace: placement=leaf");
-	check_refused("topoplace: placement=leaf class=quiet (profile) x");
-	check_refused("topoplace: placement=leaf class=quiet junk");
-	check_refused("topoplace: class=quiet placement=leaf");
-}
-
-/* What select_p_job_begin writes now: held nodes and a note after it. */
-static void test_decision_with_held_nodes_and_note_parses(void **state)
-{
-	tp_placement policy;
-	tp_jobclass job_class;
-	int has_profile = -1;
-	tp_error err;
-
-	(void)state;
-	assert_int_equal(
-	    tp_sc_decision_parse("topoplace: placement=leaf class=quiet "
-	                         "(profile) held=n[0001-0004]: profile "
-	                         "tpalice/x has 16 ranks",
-	                         &policy, &job_class, &has_profile, &err),
-	    TP_OK);
-	assert_int_equal(policy, TP_PLACEMENT_LEAF);
-	assert_int_equal(job_class, TP_JOBCLASS_QUIET);
-	assert_int_equal(has_profile, 1);
+	/* Does not load: nothing at start, nor on a plain reconfigure
+	 * (the previous one stays); the saved copy after a re-exec. */
+	assert_int_equal(tp_sc_conf_on_error(false, true, false),
+	                 TP_SC_CONF_NONE);
+	assert_int_equal(tp_sc_conf_on_error(false, false, false),
+	                 TP_SC_CONF_NONE);
+	assert_int_equal(tp_sc_conf_on_error(false, false, true),
+	                 TP_SC_CONF_LAST_GOOD);
+	/* Loads, a file it names does not: used at start only. */
+	assert_int_equal(tp_sc_conf_on_error(true, true, false),
+	                 TP_SC_CONF_USE);
+	assert_int_equal(tp_sc_conf_on_error(true, false, false),
+	                 TP_SC_CONF_NONE);
+	assert_int_equal(tp_sc_conf_on_error(true, false, true),
+	                 TP_SC_CONF_LAST_GOOD);
 }
 
 static void test_job_dir_is_under_tmpfs(void **state)
@@ -400,10 +327,7 @@ static void test_io_pattern_needs_requests_clients_and_time(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_decision_round_trips_every_policy_and_class),
-	    cmocka_unit_test(test_decision_text_is_what_users_see),
-	    cmocka_unit_test(test_other_system_comments_are_refused),
-	    cmocka_unit_test(test_decision_with_held_nodes_and_note_parses),
+	    cmocka_unit_test(test_bad_conf_keeps_what_it_can),
 	    cmocka_unit_test(test_job_dir_is_under_tmpfs),
 	    cmocka_unit_test_setup_teardown(
 	        test_rank_files_go_into_a_new_private_dir, setup, teardown),
