@@ -50,6 +50,10 @@ typedef struct tp_decision {
 	 * bound (alloc.h): what it waited and its bound, in seconds. */
 	bool leaf_wait_passed;
 	uint32_t leaf_waited_s, leaf_wait_bound_s;
+	/* The last allowed set was the scheduler's default for a job past
+	 * its isolation bound: the verdict's note (sched_decide.h). */
+	bool isolation_wait_passed;
+	char isolation_note[TP_SCHED_NOTE_MAX];
 	/* The last allowed set put a `leaf` job's remainder on a shared
 	 * leaf (alloc.h, LeafRemainder): that leaf's fabric name (its hold
 	 * leaves it out) and the short form for SystemComment.  "": none. */

@@ -1102,6 +1102,8 @@ static void _narrow_apply(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 	d->leaf_wait_passed = res->leaf_wait_passed;
 	d->leaf_waited_s = v->leaf_waited_s;
 	d->leaf_wait_bound_s = v->leaf_wait_bound_s;
+	d->isolation_wait_passed = res->isolation_wait_passed;
+	snprintf(d->isolation_note, sizeof(d->isolation_note), "%s", v->note);
 	d->remainder_leaf[0] = '\0';
 	tp_alloc_remainder_summary(m->topo, res, d->remainder_summary,
 	                           sizeof(d->remainder_summary));
@@ -1214,6 +1216,7 @@ static void _job_test_fill(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 	t->routing = tp_config_site_settings(m->config)->routing;
 	t->leaf_remainder = settings->leaf_remainder;
 	_leaf_wait(job_ptr, settings, t);
+	t->isolation_wait_max_us = settings->isolation_wait_max_us;
 	t->occupancy = _occupancy_for_core;
 	t->occupancy_ctx = occupancy;
 }
@@ -1647,8 +1650,21 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 			/* Started under shared's rules: no leftover held. */
 			if (d->leaf_wait_passed)
 				rec.policy = TP_PLACEMENT_SHARED;
+			/* Started where Slurm put it: nothing held. */
+			if (d->isolation_wait_passed)
+				rec.policy = TP_PLACEMENT_OFF;
 		}
-		if (d && !d->failed && d->leaf_wait_passed) {
+		if (d && !d->failed && d->isolation_wait_passed) {
+			char note[2 * TP_SCHED_NOTE_MAX + 8];
+
+			/* Where users look: placed otherwise than asked. */
+			snprintf(note, sizeof(note), "%s%s%s",
+			         d->isolation_note, d->note[0] ? "; " : "",
+			         d->note);
+			tp_sched_reason_fit(note, d->note, sizeof(d->note));
+			info("topoplace: %pJ: placement=%s: %s", job_ptr,
+			     tp_placement_name(d->policy), d->isolation_note);
+		} else if (d && !d->failed && d->leaf_wait_passed) {
 			char note[TP_SCHED_NOTE_MAX];
 
 			/* Where users look: placed otherwise than asked. */
