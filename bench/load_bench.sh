@@ -25,7 +25,9 @@
 # DefaultPlacement=<run> and Routing=BENCH_ROUTING (default adaptive), but
 # run leafwait is DefaultPlacement=leaf with LeafWaitMax=BENCH_LEAF_WAIT
 # (default 10s: whole-leaf jobs accept a compatible shared placement after
-# waiting that long).  auto resolves to shared for a job with a profile
+# waiting that long).  Every topoplace run has
+# IsolationWaitMax=BENCH_ISOLATION_WAIT (default none: jobs wait for hosts
+# apart from incompatible jobs as long as it takes).  auto resolves to shared for a job with a profile
 # under the default LeafSharing=compatible (tp_config_resolve_placement),
 # and every bench job has one: it is the shared run again.
 #
@@ -93,6 +95,7 @@ FabricSource=topology
 ProfileStore=$store
 DefaultPlacement=$placement
 Routing=$routing
+IsolationWaitMax=${BENCH_ISOLATION_WAIT:-none}
 $wait_line
 CONF
 		reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of $hosts hosts" ||
@@ -173,7 +176,7 @@ zcat -f "$trace" | awk -f "$top/bench/load_prep.awk" -v hosts="$hosts" \
 	-v min_jobs="$min_jobs" ${BENCH_START:+-v start="$BENCH_START"} >"$work/jobs.txt" || exit 1
 
 echo "# $(date -u +%FT%TZ) $(uname -n) nproc=$(nproc) cpu=$(lscpu | sed -n 's/^Model name: *//p') load=$(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# command: $0 $( ((short)) && echo --short) $build; BENCH_RUNS=\"$runs\" routing=$routing"
+echo "# command: $0 $( ((short)) && echo --short) $build; BENCH_RUNS=\"$runs\" routing=$routing IsolationWaitMax=${BENCH_ISOLATION_WAIT:-none}"
 echo "# trace: $(basename "$trace")"
 grep '^#' "$work/jobs.txt"
 echo "# bed: $hosts hosts, $leaves leaves x $hpl, $pods pods; --exclusive whole-node jobs; tau $tau s; records in $work"
@@ -199,4 +202,11 @@ for run in $runs; do
 	n=$(grep 'leaf gave way to shared' "$work/$run.decisions" |
 		sed 's/^topoplace: JobId=\([0-9]*\):.*/\1/' | sort -u | wc -l)
 	echo "# $run: $n jobs placed shared past their whole-leaf wait bound"
+done
+# Jobs placed by Slurm's default past their isolation bound (IsolationWaitMax).
+for run in $runs; do
+	[ -s "$work/$run.decisions" ] || continue
+	n=$(grep 'isolation given up' "$work/$run.decisions" |
+		sed 's/^topoplace: JobId=\([0-9]*\):.*/\1/' | sort -u | wc -l)
+	echo "# $run: $n jobs placed by Slurm's default past their isolation bound"
 done
