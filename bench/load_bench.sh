@@ -44,7 +44,10 @@
 #              job on one of their leaves (leaf) / in one of their pods or,
 #              spanning pods, while any io_heavy job ran (pod: what adaptive
 #              routing exposes)
-# and the ratio of each figure to cons_tres's from the same run.
+# and the ratio of each figure to cons_tres's from the same run, and how far
+# each run's submissions fell behind their schedule (sbatch one after the
+# other on a loaded machine): runs with different lags saw different
+# streams.
 #
 # --short: 12 trace hours at 1/240 (180 s of submissions), runs capped at
 # 60 s (about 5 minutes a run); otherwise 24 trace hours at 1/240 (360 s),
@@ -209,4 +212,23 @@ for run in $runs; do
 	n=$(grep 'isolation given up' "$work/$run.decisions" |
 		sed 's/^topoplace: JobId=\([0-9]*\):.*/\1/' | sort -u | wc -l)
 	echo "# $run: $n jobs placed by Slurm's default past their isolation bound"
+done
+# How far the replay fell behind its schedule (Slurm's SubmitTime against
+# the job's offset): runs whose lags differ received different streams, and
+# their ratios are not comparable (bench/RESULTS.md, IsolationWaitMax).
+for run in $runs; do
+	[ -s "$work/$run.done" ] && [ -s "$work/$run.t0" ] || continue
+	awk -v t0="$(cat "$work/$run.t0")" -v run="$run" '
+		FNR == 1 { f++ }
+		f == 1 { if (!/^#/) off[++n] = $2; next }
+		f == 2 { id[++m] = $1; next }
+		{ submit[$1] = $3 }
+		END {
+			for (k = 1; k <= m; k++) {
+				if (!(id[k] in submit)) continue
+				lag = submit[id[k]] - t0 - off[k]; sum += lag; c++
+				if (lag > max) max = lag
+			}
+			if (c) printf "# %s: submissions behind schedule: mean %.1f s, max %d s\n", run, sum / c, max
+		}' "$work/jobs.txt" "$work/$run.submitted" "$work/$run.done"
 done
