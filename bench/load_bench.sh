@@ -25,7 +25,9 @@
 # DefaultPlacement=<run> and Routing=BENCH_ROUTING (default adaptive), but
 # run leafwait is DefaultPlacement=leaf with LeafWaitMax=BENCH_LEAF_WAIT
 # (default 10s: whole-leaf jobs accept a compatible shared placement after
-# waiting that long).  auto resolves to shared for a job with a profile
+# waiting that long).  Every topoplace run has
+# IsolationWaitMax=BENCH_ISOLATION_WAIT (default none: jobs wait for hosts
+# apart from incompatible jobs as long as it takes).  auto resolves to shared for a job with a profile
 # under the default LeafSharing=compatible (tp_config_resolve_placement),
 # and every bench job has one: it is the shared run again.
 #
@@ -42,7 +44,10 @@
 #              job on one of their leaves (leaf) / in one of their pods or,
 #              spanning pods, while any io_heavy job ran (pod: what adaptive
 #              routing exposes)
-# and the ratio of each figure to cons_tres's from the same run.
+# and the ratio of each figure to cons_tres's from the same run, and how far
+# each run's submissions fell behind their schedule (sbatch one after the
+# other on a loaded machine): runs with different lags saw different
+# streams.
 #
 # --short: 12 trace hours at 1/240 (180 s of submissions), runs capped at
 # 60 s (about 5 minutes a run); otherwise 24 trace hours at 1/240 (360 s),
@@ -93,6 +98,7 @@ FabricSource=topology
 ProfileStore=$store
 DefaultPlacement=$placement
 Routing=$routing
+IsolationWaitMax=${BENCH_ISOLATION_WAIT:-none}
 $wait_line
 CONF
 		reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of $hosts hosts" ||
@@ -173,7 +179,7 @@ zcat -f "$trace" | awk -f "$top/bench/load_prep.awk" -v hosts="$hosts" \
 	-v min_jobs="$min_jobs" ${BENCH_START:+-v start="$BENCH_START"} >"$work/jobs.txt" || exit 1
 
 echo "# $(date -u +%FT%TZ) $(uname -n) nproc=$(nproc) cpu=$(lscpu | sed -n 's/^Model name: *//p') load=$(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# command: $0 $( ((short)) && echo --short) $build; BENCH_RUNS=\"$runs\" routing=$routing"
+echo "# command: $0 $( ((short)) && echo --short) $build; BENCH_RUNS=\"$runs\" routing=$routing IsolationWaitMax=${BENCH_ISOLATION_WAIT:-none}"
 echo "# trace: $(basename "$trace")"
 grep '^#' "$work/jobs.txt"
 echo "# bed: $hosts hosts, $leaves leaves x $hpl, $pods pods; --exclusive whole-node jobs; tau $tau s; records in $work"
@@ -199,4 +205,30 @@ for run in $runs; do
 	n=$(grep 'leaf gave way to shared' "$work/$run.decisions" |
 		sed 's/^topoplace: JobId=\([0-9]*\):.*/\1/' | sort -u | wc -l)
 	echo "# $run: $n jobs placed shared past their whole-leaf wait bound"
+done
+# Jobs placed by Slurm's default past their isolation bound (IsolationWaitMax).
+for run in $runs; do
+	[ -s "$work/$run.decisions" ] || continue
+	n=$(grep 'isolation given up' "$work/$run.decisions" |
+		sed 's/^topoplace: JobId=\([0-9]*\):.*/\1/' | sort -u | wc -l)
+	echo "# $run: $n jobs placed by Slurm's default past their isolation bound"
+done
+# How far the replay fell behind its schedule (Slurm's SubmitTime against
+# the job's offset): runs whose lags differ received different streams, and
+# their ratios are not comparable (bench/RESULTS.md, IsolationWaitMax).
+for run in $runs; do
+	[ -s "$work/$run.done" ] && [ -s "$work/$run.t0" ] || continue
+	awk -v t0="$(cat "$work/$run.t0")" -v run="$run" '
+		FNR == 1 { f++ }
+		f == 1 { if (!/^#/) off[++n] = $2; next }
+		f == 2 { id[++m] = $1; next }
+		{ submit[$1] = $3 }
+		END {
+			for (k = 1; k <= m; k++) {
+				if (!(id[k] in submit)) continue
+				lag = submit[id[k]] - t0 - off[k]; sum += lag; c++
+				if (lag > max) max = lag
+			}
+			if (c) printf "# %s: submissions behind schedule: mean %.1f s, max %d s\n", run, sum / c, max
+		}' "$work/jobs.txt" "$work/$run.submitted" "$work/$run.done"
 done

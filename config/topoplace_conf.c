@@ -63,6 +63,7 @@ enum key_id {
 	K_PROFILE_RECORD_EXCLUDE,
 	K_LEAF_WAIT_MAX,
 	K_LEAF_REMAINDER,
+	K_ISOLATION_WAIT_MAX,
 	K_COUNT
 };
 
@@ -108,6 +109,7 @@ static const char *const key_names[K_COUNT] = {
     [K_PROFILE_RECORD_EXCLUDE] = "ProfileRecordExclude",
     [K_LEAF_WAIT_MAX] = "LeafWaitMax",
     [K_LEAF_REMAINDER] = "LeafRemainder",
+    [K_ISOLATION_WAIT_MAX] = "IsolationWaitMax",
 };
 
 /* One PartitionName line: what it sets, and the result over the site. */
@@ -248,6 +250,7 @@ static void settings_defaults(tp_config_settings *s)
 	s->record.mode = TP_RECORD_OFF;
 	s->record.allow_user_off = true;
 	s->leaf_wait_max_us = 0;
+	s->isolation_wait_max_us = 0;
 	s->leaf_remainder = TP_LEAF_REMAINDER_COMPATIBLE;
 }
 
@@ -432,6 +435,24 @@ static tp_status parse_bool(const char *key, const char *text, bool *value,
 	}
 	return tp_error_set(err, TP_ERR_INVALID, "%s: '%.80s' is not yes or no",
 	                    key, text);
+}
+
+/* A wait bound: none (0) or a duration of at least 1 s (units.h's upper
+ * bound on any duration applies). */
+static tp_status parse_wait_bound(const char *key, const char *text,
+                                  uint64_t *bound_us, tp_error *err)
+{
+	uint64_t us;
+	tp_status rc;
+
+	if (!strcasecmp(text, "none")) {
+		*bound_us = 0;
+		return TP_OK;
+	}
+	rc = tp_units_parse_duration_us(key, text, 1000000u, &us, err);
+	if (rc == TP_OK)
+		*bound_us = us;
+	return rc;
 }
 
 /*
@@ -887,16 +908,12 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 	case K_LEAF_WAIT_MAX:
 		/* none: whole-leaf jobs wait as long as it takes; else
 		 * 1s..3600s (units.h's bound on any duration). */
-		if (!strcasecmp(text, "none")) {
-			s->leaf_wait_max_us = 0;
-			return TP_OK;
-		}
-		rc = tp_units_parse_duration_us(name, text, 1000000u, &u64,
-		                                err);
-		if (rc != TP_OK)
-			return rc;
-		s->leaf_wait_max_us = u64;
-		return TP_OK;
+		return parse_wait_bound(name, text, &s->leaf_wait_max_us, err);
+	case K_ISOLATION_WAIT_MAX:
+		/* none: jobs wait for hosts apart from incompatible ones as
+		 * long as it takes; else 1s..3600s, as LeafWaitMax. */
+		return parse_wait_bound(name, text, &s->isolation_wait_max_us,
+		                        err);
 	case K_LEAF_REMAINDER: {
 		char lower[16];
 
@@ -1006,6 +1023,9 @@ static void copy_setting(enum key_id key, tp_config_settings *dst,
 		break;
 	case K_LEAF_WAIT_MAX:
 		dst->leaf_wait_max_us = src->leaf_wait_max_us;
+		break;
+	case K_ISOLATION_WAIT_MAX:
+		dst->isolation_wait_max_us = src->isolation_wait_max_us;
 		break;
 	case K_LEAF_REMAINDER:
 		dst->leaf_remainder = src->leaf_remainder;
@@ -1302,6 +1322,14 @@ static void format_us(char *buf, size_t size, uint64_t us)
 		snprintf(buf, size, "%llums", (unsigned long long)(us / 1000));
 	else
 		snprintf(buf, size, "%lluus", (unsigned long long)us);
+}
+
+static void format_wait_bound(char *buf, size_t size, uint64_t us)
+{
+	if (us)
+		format_us(buf, size, us);
+	else
+		snprintf(buf, size, "none");
 }
 
 /*
@@ -1624,10 +1652,10 @@ static void value_text(enum key_id key, const tp_config_site *site,
 		break;
 	}
 	case K_LEAF_WAIT_MAX:
-		if (s->leaf_wait_max_us)
-			format_us(buf, size, s->leaf_wait_max_us);
-		else
-			snprintf(buf, size, "none");
+		format_wait_bound(buf, size, s->leaf_wait_max_us);
+		break;
+	case K_ISOLATION_WAIT_MAX:
+		format_wait_bound(buf, size, s->isolation_wait_max_us);
 		break;
 	case K_LEAF_REMAINDER:
 		snprintf(buf, size, "%s",

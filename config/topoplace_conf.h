@@ -152,6 +152,10 @@ typedef struct tp_config_settings {
 	/* LeafWaitMax: how long a `leaf` job waits for whole leaves before
 	 * it accepts a compatible shared placement (alloc.h); 0: no bound. */
 	uint64_t leaf_wait_max_us;
+	/* IsolationWaitMax: how long a `leaf` or `shared` job waits for
+	 * hosts apart from incompatible jobs before it is placed as Slurm's
+	 * default would (alloc.h); 0: no bound. */
+	uint64_t isolation_wait_max_us;
 	/* LeafRemainder: where a `leaf` job's hosts that fill no whole leaf
 	 * go (policy.h, alloc.h); compatible by default. */
 	tp_leaf_remainder leaf_remainder;

@@ -1152,11 +1152,17 @@ static uint32_t leaf_size(const struct ctx *c)
 /*
  * Whether leaf @l may take a remainder: no host another job holds, no I/O
  * server (whatever the routing: its clients' traffic converges there), no
- * io_heavy job and no job of the @bad classes.
+ * job of the @bad classes and, unless the job is quiet, no io_heavy job.
+ * A quiet remainder neither suffers from the I/O on its leaf nor adds to
+ * it: keeping it off io_heavy leaves only stranded their free hosts (the
+ * load benchmark's 1-host jobs waiting for a leaf, bench/RESULTS.md).
  */
 static bool remainder_compatible(const struct ctx *c, uint32_t l, uint8_t bad)
 {
-	uint8_t refused = bad | (uint8_t)(1u << TP_JOBCLASS_IO_HEAVY);
+	uint8_t refused = bad;
+
+	if (c->req->job_class != TP_JOBCLASS_QUIET)
+		refused |= (uint8_t)(1u << TP_JOBCLASS_IO_HEAVY);
 
 	return !c->leaf_held[l] && !c->leaf_server[l] &&
 	       !(c->leaf_class[l] & refused);
@@ -1245,11 +1251,14 @@ static void say_remainder(struct ctx *c, uint8_t bad)
 
 	if (c->rem_packed)
 		say(c,
-		    "; the remainder joins compatible jobs on %s (no io_heavy "
-		    "job, no I/O server, no other job's held hosts), the "
-		    "tightest such leaf, so whole leaves stay whole; %s is "
-		    "not held",
-		    leaf, leaf);
+		    "; the remainder joins compatible jobs on %s (%s, no I/O "
+		    "server, no other job's held hosts), the tightest such "
+		    "leaf, so whole leaves stay whole; %s is not held",
+		    leaf,
+		    c->req->job_class == TP_JOBCLASS_QUIET
+		        ? "quiet: io_heavy jobs cost it nothing"
+		        : "no io_heavy job",
+		    leaf);
 	else
 		say(c,
 		    "; no leaf used by compatible jobs had room, so it goes "
@@ -1845,51 +1854,64 @@ static void reason_join(char *out, size_t size, const char *a, const char *b,
 }
 
 /*
- * One decision, and for a `leaf` job past its wait bound that finds no
- * whole leaves, a second one as `shared` within what is left of the
- * budget.  The shared decision's reason follows a clause saying why.
+ * @r = the decision of @req again under @policy, within what is left of
+ * @req's budget since @t0 (@r is freed first).
  */
-static tp_status decide(const tp_topo *topo, const tp_host_use *use,
-                        const tp_alloc_request *req, bool allowed,
-                        tp_alloc_result *r, tp_error *err)
+static tp_status decide_as(const tp_topo *topo, const tp_host_use *use,
+                           const tp_alloc_request *req, tp_placement policy,
+                           uint64_t t0, bool allowed, tp_alloc_result *r,
+                           tp_error *err)
 {
-	tp_alloc_request relaxed;
-	char leaf_reason[TP_ALLOC_REASON_MAX], waited[32], bound[32];
-	uint64_t t0, spent;
-	tp_alloc_clock clock;
-	tp_status rc;
+	tp_alloc_clock clock = req->clock ? req->clock : monotonic_us;
+	tp_alloc_request relaxed = *req;
+	uint64_t spent;
 
-	if (!req)
-		return decide_once(topo, use, req, allowed, r, err);
-	clock = req->clock ? req->clock : monotonic_us;
-	t0 = clock(req->clock_data);
-	rc = decide_once(topo, use, req, allowed, r, err);
-	if (rc != TP_OK || r->met || req->policy != TP_PLACEMENT_LEAF ||
-	    !req->leaf_wait_max_us || req->waited_us < req->leaf_wait_max_us)
-		return rc;
-	relaxed = *req;
-	relaxed.policy = TP_PLACEMENT_SHARED;
+	relaxed.policy = policy;
 	if (req->budget_us) {
 		spent = clock(req->clock_data) - t0;
 		if (spent >= req->budget_us) {
 			tp_alloc_result_free(r);
 			return tp_error_set(
 			    err, TP_ERR_BUDGET,
-			    "allocation for job %u (leaf past its wait bound, "
+			    "allocation for job %u (%s past its wait bound, "
 			    "%u nodes): time budget of %llu us spent: no "
 			    "opinion",
-			    req->job_id, req->nodes,
-			    (unsigned long long)req->budget_us);
+			    req->job_id, tp_placement_name(req->policy),
+			    req->nodes, (unsigned long long)req->budget_us);
 		}
 		relaxed.budget_us = req->budget_us - spent;
 	}
-	memcpy(leaf_reason, r->reason, sizeof(leaf_reason));
 	tp_alloc_result_free(r);
-	rc = decide_once(topo, use, &relaxed, allowed, r, err);
+	return decide_once(topo, use, &relaxed, allowed, r, err);
+}
+
+/* "cannot be met now: X" -> "X", for a second clause. */
+static const char *unmet_why(const char *reason)
+{
+	return strncmp(reason, "cannot be met now: ", 19) ? reason
+	                                                  : reason + 19;
+}
+
+/*
+ * A `leaf` job past its whole-leaf bound @bound_us (the lesser of
+ * LeafWaitMax and IsolationWaitMax) that found no whole leaves: decided as
+ * `shared`; the reason says so first, or, unmet, adds why.
+ */
+static tp_status leaf_gives_way(const tp_topo *topo, const tp_host_use *use,
+                                const tp_alloc_request *req, uint64_t bound_us,
+                                uint64_t t0, bool allowed, tp_alloc_result *r,
+                                tp_error *err)
+{
+	char before[TP_ALLOC_REASON_MAX], waited[32], bound[32];
+	tp_status rc;
+
+	memcpy(before, r->reason, sizeof(before));
+	rc =
+	    decide_as(topo, use, req, TP_PLACEMENT_SHARED, t0, allowed, r, err);
 	if (rc != TP_OK)
 		return rc;
 	say_seconds(waited, sizeof(waited), req->waited_us);
-	say_seconds(bound, sizeof(bound), req->leaf_wait_max_us);
+	say_seconds(bound, sizeof(bound), bound_us);
 	if (r->met) {
 		char shared_reason[TP_ALLOC_REASON_MAX];
 
@@ -1900,19 +1922,85 @@ static tp_status decide(const tp_topo *topo, const tp_host_use *use,
 		            " for whole leaves, its bound is ", bound, "; ",
 		            shared_reason, "");
 	} else {
-		/* Both reasons start "cannot be met now: ". */
-		const char *why = r->reason;
 		char shared_reason[TP_ALLOC_REASON_MAX];
+		const char *why = unmet_why(r->reason);
 
-		if (!strncmp(why, "cannot be met now: ", 19))
-			why += 19;
 		memmove(shared_reason, why, strlen(why) + 1);
-		reason_join(r->reason, sizeof(r->reason), leaf_reason,
+		reason_join(r->reason, sizeof(r->reason), before,
 		            "; past its whole-leaf wait bound (waited ", waited,
 		            ", bound ", bound,
 		            "), shared cannot be met either: ", shared_reason);
 	}
 	return TP_OK;
+}
+
+/*
+ * A `leaf` or `shared` job past its isolation bound that its policy still
+ * holds back: decided as `off` (every usable host, the scheduler's own
+ * choice; hosts other jobs hold stay theirs).  Unmet as `off` too, the job
+ * waits for hosts as it would under plain Slurm, with its policy's reason.
+ */
+static tp_status isolation_gives_way(const tp_topo *topo,
+                                     const tp_host_use *use,
+                                     const tp_alloc_request *req, uint64_t t0,
+                                     bool allowed, tp_alloc_result *r,
+                                     tp_error *err)
+{
+	char before[TP_ALLOC_REASON_MAX], waited[32], bound[32];
+	tp_status rc;
+
+	memcpy(before, r->reason, sizeof(before));
+	rc = decide_as(topo, use, req, TP_PLACEMENT_OFF, t0, allowed, r, err);
+	if (rc != TP_OK)
+		return rc;
+	if (!r->met) {
+		memcpy(r->reason, before, sizeof(before));
+		return TP_OK;
+	}
+	say_seconds(waited, sizeof(waited), req->waited_us);
+	say_seconds(bound, sizeof(bound), req->isolation_wait_max_us);
+	r->isolation_wait_passed = true;
+	reason_join(r->reason, sizeof(r->reason), "isolation given up: waited ",
+	            waited, ", its bound is ", bound,
+	            ": placed by the scheduler's default, beside any class; ",
+	            unmet_why(before), "");
+	return TP_OK;
+}
+
+/*
+ * One decision; for a `leaf` job past its whole-leaf bound that finds no
+ * whole leaves, a second one as `shared`; for a `leaf` or `shared` job past
+ * its isolation bound still not met, a last one as `off` (leaf -> shared ->
+ * the scheduler's default), all within the one budget.
+ */
+static tp_status decide(const tp_topo *topo, const tp_host_use *use,
+                        const tp_alloc_request *req, bool allowed,
+                        tp_alloc_result *r, tp_error *err)
+{
+	uint64_t t0, leaf_bound;
+	tp_status rc;
+
+	if (!req)
+		return decide_once(topo, use, req, allowed, r, err);
+	t0 = (req->clock ? req->clock : monotonic_us)(req->clock_data);
+	rc = decide_once(topo, use, req, allowed, r, err);
+	if (rc != TP_OK || r->met)
+		return rc;
+	leaf_bound = tp_alloc_leaf_wait_bound(req->leaf_wait_max_us,
+	                                      req->isolation_wait_max_us);
+	if (req->policy == TP_PLACEMENT_LEAF && leaf_bound &&
+	    req->waited_us >= leaf_bound) {
+		rc = leaf_gives_way(topo, use, req, leaf_bound, t0, allowed, r,
+		                    err);
+		if (rc != TP_OK || r->met)
+			return rc;
+	}
+	if ((req->policy == TP_PLACEMENT_LEAF ||
+	     req->policy == TP_PLACEMENT_SHARED) &&
+	    req->isolation_wait_max_us &&
+	    req->waited_us >= req->isolation_wait_max_us)
+		rc = isolation_gives_way(topo, use, req, t0, allowed, r, err);
+	return rc;
 }
 
 uint64_t tp_alloc_leaf_wait_bound(uint64_t site_us, uint64_t job_us)

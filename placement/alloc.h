@@ -61,6 +61,14 @@
  * comm_sensitive job never beside io_heavy jobs, nor, under adaptive
  * routing, beside I/O servers).  Leaves other `leaf` jobs hold stay theirs.
  *
+ * Isolation bound: a `leaf` or `shared` job that has waited past
+ * request->isolation_wait_max_us and that its policy (after the whole-leaf
+ * bound's `shared`, which the isolation bound also caps) still holds back
+ * is decided as `off`: every usable host, whatever classes run beside
+ * them, as plain Slurm would place it; hosts other `leaf` jobs hold stay
+ * theirs.  When even that cannot be met (too few hosts free at all) the job
+ * waits, as under plain Slurm, with its policy's reason.
+ *
  * Routing (policy.h, tp_routing): under adaptive routing (the default, and
  * the safe assumption) an I/O server's leaf carries io_heavy traffic on all
  * its uplinks, so `leaf` skips it and `shared` treats it as an io_heavy
@@ -145,6 +153,15 @@ typedef struct tp_alloc_request {
 	 */
 	uint64_t waited_us;
 	uint64_t leaf_wait_max_us;
+	/*
+	 * The isolation wait bound (IsolationWaitMax): a `leaf` or `shared`
+	 * request still not met, from a job that has waited waited_us >=
+	 * isolation_wait_max_us, is decided as `off` (the scheduler's own
+	 * choice, beside any class; result->isolation_wait_passed) when
+	 * that can be met.  It also caps the whole-leaf bound: a `leaf` job
+	 * tries `shared` no later.  0: no bound.
+	 */
+	uint64_t isolation_wait_max_us;
 	/* `leaf` only: where the hosts that fill no whole leaf go (policy.h;
 	 * 0, whole, when not set). */
 	tp_leaf_remainder leaf_remainder;
@@ -171,6 +188,10 @@ typedef struct tp_alloc_result {
 	 * hosts follow shared's rules (no leftover hosts held), and the
 	 * reason says so first. */
 	bool leaf_wait_passed;
+	/* A `leaf` or `shared` request past its isolation bound was met as
+	 * `off`: every usable host, no class kept apart; the reason says so
+	 * first. */
+	bool isolation_wait_passed;
 	/* `leaf` under LeafRemainder=compatible: remainder_hosts (0: none)
 	 * of the hosts are on leaf remainder_leaf, shared with compatible
 	 * jobs and not held (no reserved host there).  The other leaves are

@@ -233,3 +233,10 @@ bool tp_jobclass_compatible(tp_jobclass a, tp_jobclass b)
 	    (a == TP_JOBCLASS_IO_HEAVY && b == TP_JOBCLASS_COMM_SENSITIVE) ||
 	    (a == TP_JOBCLASS_COMM_SENSITIVE && b == TP_JOBCLASS_IO_HEAVY));
 }
+
+tp_jobclass tp_jobclass_on_fabric(tp_jobclass job_class, uint32_t hosts)
+{
+	if (job_class == TP_JOBCLASS_COMM_SENSITIVE && hosts == 1)
+		return TP_JOBCLASS_QUIET;
+	return job_class;
+}

@@ -106,4 +106,13 @@ const char *tp_jobclass_name(tp_jobclass job_class);
  */
 bool tp_jobclass_compatible(tp_jobclass a, tp_jobclass b);
 
+/*
+ * The class a job of @hosts hosts has for leaf sharing: a comm_sensitive
+ * job on one host sends its messages within that host, never over the
+ * fabric, so nothing on its leaf can slow them and it shares a leaf as a
+ * quiet job does (else io_heavy jobs would be kept off its leaf, and it
+ * off theirs, for nothing).  Every other class is its own.
+ */
+tp_jobclass tp_jobclass_on_fabric(tp_jobclass job_class, uint32_t hosts);
+
 #endif /* TP_JOBCLASS_H */

@@ -106,6 +106,21 @@ static bool required_allowed(const tp_sched_job_test *test,
 	return true;
 }
 
+/*
+ * A job placed past its isolation bound: what its SystemComment and the
+ * scheduler's log line say when it starts (placed otherwise than asked).
+ */
+static void isolation_texts(const tp_sched_job_test *test, tp_sched_verdict *v)
+{
+	uint32_t waited = (uint32_t)(test->waited_us / 1000000u);
+	uint32_t bound = (uint32_t)(test->isolation_wait_max_us / 1000000u);
+
+	text_set(v->note, sizeof(v->note),
+	         "isolation given up after %u s (bound %u s): placed by "
+	         "Slurm's default beside any class",
+	         waited, bound);
+}
+
 /* The allocator's answer for a job with a policy, a fabric, an occupancy. */
 static void decide_allowed(const tp_sched_job_test *test,
                            const tp_host_use *use, tp_sched_verdict *v)
@@ -114,7 +129,8 @@ static void decide_allowed(const tp_sched_job_test *test,
 	tp_alloc_request req = {
 	    .nodes = v->nodes,
 	    .policy = test->policy,
-	    .job_class = test->job_class,
+	    /* One host: shares a leaf as quiet (jobclass.h). */
+	    .job_class = tp_jobclass_on_fabric(test->job_class, v->nodes),
 	    .job_id = test->job_id,
 	    .budget_us = test->budget_us,
 	    .routing = test->routing,
@@ -122,6 +138,7 @@ static void decide_allowed(const tp_sched_job_test *test,
 	    .clock_data = test->clock_data,
 	    .waited_us = test->waited_us,
 	    .leaf_wait_max_us = test->leaf_wait_max_us,
+	    .isolation_wait_max_us = test->isolation_wait_max_us,
 	    .leaf_remainder = test->leaf_remainder,
 	};
 	tp_error err;
@@ -181,6 +198,8 @@ static void decide_allowed(const tp_sched_job_test *test,
 	v->kind = TP_SCHED_PLACE;
 	v->leaf_waited_s = (uint32_t)(test->waited_us / 1000000u);
 	v->leaf_wait_bound_s = (uint32_t)(test->leaf_wait_max_us / 1000000u);
+	if (v->alloc.isolation_wait_passed)
+		isolation_texts(test, v);
 }
 
 void tp_sched_decide(const tp_sched_job_test *test, tp_sched_verdict *verdict)

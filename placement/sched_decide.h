@@ -92,6 +92,9 @@ typedef struct tp_sched_job_test {
 	/* The whole-leaf wait bound (tp_alloc_request, alloc.h). */
 	uint64_t waited_us;
 	uint64_t leaf_wait_max_us;
+	/* The isolation wait bound: the partition's IsolationWaitMax (0:
+	 * none; tp_alloc_request, alloc.h). */
+	uint64_t isolation_wait_max_us;
 	/* The partition's LeafRemainder (tp_alloc_request, alloc.h). */
 	tp_leaf_remainder leaf_remainder;
 
@@ -126,7 +129,10 @@ typedef struct tp_sched_job_test {
  *   the error above)" for a debug line (empty: none).  WAIT logs
  *   alloc.reason (longer than this).
  * @note: FALLBACK: why the job is not placed as asked, for its recorded
- *   decision (tp_sched_record_format).
+ *   decision (tp_sched_record_format); PLACE past the isolation bound
+ *   (alloc.isolation_wait_passed): "isolation given up after N s (bound
+ *   M s): placed by Slurm's default beside any class", for the job's
+ *   SystemComment and the scheduler's log when it starts.
  * @waiting_comment: WAIT: the job's SystemComment while it waits
  *   ("topoplace: placement=P class=C waits: ...", the reason cut to whole
  *   clauses).

@@ -222,6 +222,9 @@ void tp_decision_verdict(tp_decision *decision, const tp_topo *topo,
 	decision->leaf_wait_passed = res->leaf_wait_passed;
 	decision->leaf_waited_s = verdict->leaf_waited_s;
 	decision->leaf_wait_bound_s = verdict->leaf_wait_bound_s;
+	decision->isolation_wait_passed = res->isolation_wait_passed;
+	snprintf(decision->isolation_note, sizeof(decision->isolation_note),
+	         "%s", verdict->note);
 	decision->remainder_leaf[0] = '\0';
 	tp_alloc_remainder_summary(topo, res, decision->remainder_summary,
 	                           sizeof(decision->remainder_summary));
@@ -234,7 +237,8 @@ void tp_decision_verdict(tp_decision *decision, const tp_topo *topo,
 		strcpy(decision->remainder_leaf, leaf);
 }
 
-bool tp_decision_started(tp_decision *decision, tp_sched_record *rec)
+tp_decision_start tp_decision_started(tp_decision *decision,
+                                      tp_sched_record *rec)
 {
 	tp_decision *d = decision;
 	char note[2 * TP_SCHED_NOTE_MAX + 8];
@@ -243,10 +247,19 @@ bool tp_decision_started(tp_decision *decision, tp_sched_record *rec)
 	rec->policy = TP_PLACEMENT_OFF;
 	rec->job_class = TP_JOBCLASS_QUIET;
 	if (!d || d->failed)
-		return false;
+		return TP_STARTED_AS_DECIDED;
 	rec->policy = d->policy;
 	rec->job_class = d->job_class;
 	rec->has_profile = d->has_profile;
+	if (d->isolation_wait_passed) {
+		/* Started where Slurm put it: nothing held.  Where users
+		 * look: placed otherwise than asked. */
+		rec->policy = TP_PLACEMENT_OFF;
+		snprintf(note, sizeof(note), "%s%s%s", d->isolation_note,
+		         d->note[0] ? "; " : "", d->note);
+		tp_sched_reason_fit(note, d->note, sizeof(d->note));
+		return TP_STARTED_ISOLATION_GIVEN_UP;
+	}
 	if (d->leaf_wait_passed) {
 		/* Started under shared's rules: no leftover held. */
 		rec->policy = TP_PLACEMENT_SHARED;
@@ -257,7 +270,7 @@ bool tp_decision_started(tp_decision *decision, tp_sched_record *rec)
 		    d->leaf_waited_s, d->leaf_wait_bound_s,
 		    d->note[0] ? "; " : "", d->note);
 		memcpy(d->note, note, sizeof(d->note));
-		return true;
+		return TP_STARTED_LEAF_GAVE_WAY;
 	}
 	if (d->remainder_summary[0]) {
 		/* Where users look: not all on whole leaves. */
@@ -267,5 +280,5 @@ bool tp_decision_started(tp_decision *decision, tp_sched_record *rec)
 		if (d->remainder_leaf[0])
 			rec->shared_leaf = d->remainder_leaf;
 	}
-	return false;
+	return TP_STARTED_AS_DECIDED;
 }

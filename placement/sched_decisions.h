@@ -52,6 +52,10 @@ typedef struct tp_decision {
 	 * bound (alloc.h): what it waited and its bound, in seconds. */
 	bool leaf_wait_passed;
 	uint32_t leaf_waited_s, leaf_wait_bound_s;
+	/* The last allowed set was the scheduler's default for a job past
+	 * its isolation bound: the verdict's note (sched_decide.h). */
+	bool isolation_wait_passed;
+	char isolation_note[TP_SCHED_NOTE_MAX];
 	/* The last allowed set put a `leaf` job's remainder on a shared
 	 * leaf (alloc.h, LeafRemainder): that leaf's fabric name (its hold
 	 * leaves it out) and the short form for SystemComment.  "": none. */
@@ -124,12 +128,22 @@ void tp_decision_verdict(tp_decision *decision, const tp_topo *topo,
  * without a test) starts: what it runs as, into @rec (policy, class,
  * profile, the shared leaf; off/quiet for a failed or absent decision,
  * `shared` for a `leaf` job that gave way), and the decision's note
- * completed with how it was placed otherwise than asked (the leaf wait
- * given way, the remainder on a shared leaf), cut to whole clauses.
- * @rec->shared_leaf points into @decision.  Returns true when the job
- * starts as `shared` because its whole-leaf wait passed (the adapter logs
- * it).
+ * completed with how it was placed otherwise than asked (isolation given
+ * up, the leaf wait given way, the remainder on a shared leaf), cut to
+ * whole clauses.
+ * @rec->shared_leaf points into @decision.  Returns how the job starts
+ * when not as decided, for the adapter's log line: as `shared` because its
+ * whole-leaf wait passed, or as `off` (where Slurm's default put it,
+ * nothing held) because its isolation wait passed.
  */
-bool tp_decision_started(tp_decision *decision, tp_sched_record *rec);
+typedef enum tp_decision_start {
+	TP_STARTED_AS_DECIDED = 0,
+	TP_STARTED_LEAF_GAVE_WAY,      /* leaf -> shared past LeafWaitMax */
+	TP_STARTED_ISOLATION_GIVEN_UP, /* -> Slurm's default past
+	                                * IsolationWaitMax */
+} tp_decision_start;
+
+tp_decision_start tp_decision_started(tp_decision *decision,
+                                      tp_sched_record *rec);
 
 #endif /* TP_SCHED_DECISIONS_H */

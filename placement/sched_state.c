@@ -631,7 +631,8 @@ const tp_host_use *tp_sched_occupancy(tp_sched_state *s, tp_error *err)
 
 			u->state = TP_HOST_BUSY;
 			u->job_id = j->job_id;
-			u->job_class = j->rec.job_class;
+			u->job_class =
+			    tp_jobclass_on_fabric(j->rec.job_class, j->host_n);
 		}
 	}
 	for (size_t i = 0; i < s->job_count; i++) {
@@ -644,7 +645,8 @@ const tp_host_use *tp_sched_occupancy(tp_sched_state *s, tp_error *err)
 				continue;
 			u->state = TP_HOST_RESERVED;
 			u->job_id = j->job_id;
-			u->job_class = j->rec.job_class;
+			u->job_class =
+			    tp_jobclass_on_fabric(j->rec.job_class, j->host_n);
 		}
 	}
 	s->use_dirty = false;

@@ -764,6 +764,7 @@ static void _job_test_fill(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 	t->routing = tp_config_site_settings(m->config)->routing;
 	t->leaf_remainder = settings->leaf_remainder;
 	_leaf_wait(job_ptr, settings, t);
+	t->isolation_wait_max_us = settings->isolation_wait_max_us;
 	t->occupancy = _occupancy_for_core;
 	t->occupancy_ctx = occupancy;
 }
@@ -1205,6 +1206,7 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 	const tp_sched_record *got = NULL;
 
 	if (tp_active && rc == SLURM_SUCCESS) {
+		tp_decision_start start;
 		tp_decision *d;
 		char *text;
 
@@ -1216,7 +1218,11 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 		 */
 		if (!d && job_ptr->array_task_id != NO_VAL)
 			d = _decision_find(job_ptr->array_job_id);
-		if (tp_decision_started(d, &rec))
+		start = tp_decision_started(d, &rec);
+		if (start == TP_STARTED_ISOLATION_GIVEN_UP)
+			info("topoplace: %pJ: placement=%s: %s", job_ptr,
+			     tp_placement_name(d->policy), d->isolation_note);
+		else if (start == TP_STARTED_LEAF_GAVE_WAY)
 			info("topoplace: %pJ: placement=leaf: waited %u s for "
 			     "whole leaves, bound %u s: starts as shared with "
 			     "compatible jobs",

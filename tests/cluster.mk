@@ -93,6 +93,7 @@ TP_E2E_24_11_TESTS = tests/integration/smoke_cluster.sh \
 	tests/integration/slurm_profile_summary.sh \
 	tests/integration/slurm_fallback.sh \
 	tests/integration/slurm_leaf_wait.sh \
+	tests/integration/slurm_isolation_wait.sh \
 	tests/integration/slurm_interactive.sh \
 	tests/integration/slurm_record_policy.sh \
 	tests/integration/slurm_store.sh \
@@ -127,6 +128,11 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_leaf_wait.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_leaf_wait.sh
+# The isolation wait bound: IsolationWaitMax (issue #15).
+if WITH_SLURM
+TESTS += tests/integration/slurm_isolation_wait.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_isolation_wait.sh
 # The faults of issue #14 one after another in one bed, under a workload
 # of several users' jobs.
 if WITH_SLURM

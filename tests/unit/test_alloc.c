@@ -1657,6 +1657,140 @@ static void test_leaf_wait_bound_shares_the_budget(void **state)
 	fx_free(&fx);
 }
 
+/* leaf001: 2 free beside quiet; leaf002: 2 beside io_heavy; leaf003: 3
+ * beside comm_sensitive (wait_bound_fixture): 7 free, 5 of them apart
+ * from io_heavy. */
+static void
+test_shared_waits_until_its_isolation_bound_then_default(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_alloc_request rq =
+	    req(TP_PLACEMENT_SHARED, TP_JOBCLASS_COMM_SENSITIVE, 6);
+
+	(void)state;
+	wait_bound_fixture(&fx);
+	/* No bound: it waits for leaves apart from io_heavy, however long. */
+	rq.waited_us = 3600000000u;
+	choose(&fx, rq, &r);
+	assert_false(r.met);
+	assert_false(r.isolation_wait_passed);
+	tp_alloc_result_free(&r);
+	/* Below its bound: still waits. */
+	rq.isolation_wait_max_us = 60000000u;
+	rq.waited_us = 59999999u;
+	choose(&fx, rq, &r);
+	assert_false(r.met);
+	assert_false(r.isolation_wait_passed);
+	assert_string_equal(strstr(r.reason, "cannot be met now: shared"),
+	                    r.reason);
+	tp_alloc_result_free(&r);
+	/* At its bound: every free host, leaf002 beside io_heavy too, and
+	 * the reason says so first. */
+	rq.waited_us = 60000000u;
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 2, 3, 6, 7, 9, 10, 11);
+	assert_true(r.isolation_wait_passed);
+	assert_false(r.leaf_wait_passed);
+	assert_int_equal(r.reserved_count, 0);
+	assert_string_equal(strstr(r.reason, "isolation given up: waited "
+	                                     "60 s, its bound is 60 s: "
+	                                     "placed by the scheduler's "
+	                                     "default, beside any class; "
+	                                     "shared policy"),
+	                    r.reason);
+	tp_alloc_result_free(&r);
+	/* A job that fits apart from io_heavy never gives isolation up. */
+	rq.nodes = 5;
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 2, 3, 9, 10, 11);
+	assert_false(r.isolation_wait_passed);
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void test_isolation_bound_composes_with_the_leaf_bound(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_alloc_request rq =
+	    req(TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE, 6);
+
+	(void)state;
+	wait_bound_fixture(&fx);
+	rq.leaf_wait_max_us = 10000000u;
+	rq.isolation_wait_max_us = 60000000u;
+	/* Past the leaf bound only: shared is tried, cannot be met. */
+	rq.waited_us = 30000000u;
+	choose(&fx, rq, &r);
+	assert_false(r.met);
+	assert_false(r.isolation_wait_passed);
+	assert_non_null(strstr(r.reason, "shared cannot be met either"));
+	tp_alloc_result_free(&r);
+	/* Past both: leaf -> shared -> the scheduler's default. */
+	rq.waited_us = 60000000u;
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 2, 3, 6, 7, 9, 10, 11);
+	assert_true(r.isolation_wait_passed);
+	assert_false(r.leaf_wait_passed);
+	assert_non_null(strstr(r.reason, "isolation given up"));
+	assert_non_null(strstr(r.reason, "shared cannot be met either"));
+	tp_alloc_result_free(&r);
+	/* No leaf bound: the isolation bound is the leaf bound too, and
+	 * a compatible shared placement comes first when there is one. */
+	rq.leaf_wait_max_us = 0;
+	rq.nodes = 2;
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 2, 3);
+	assert_true(r.leaf_wait_passed);
+	assert_false(r.isolation_wait_passed);
+	assert_non_null(strstr(r.reason, "its bound is 60 s"));
+	tp_alloc_result_free(&r);
+	/* Only `leaf` and `shared` hold jobs back for isolation. */
+	rq = req(TP_PLACEMENT_PACK, TP_JOBCLASS_COMM_SENSITIVE, 8);
+	rq.isolation_wait_max_us = 1000000u;
+	rq.waited_us = 60000000u;
+	choose(&fx, rq, &r);
+	assert_false(r.met);
+	assert_false(r.isolation_wait_passed);
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+static void test_isolation_bound_keeps_held_hosts_and_needs_room(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_alloc_request rq =
+	    req(TP_PLACEMENT_SHARED, TP_JOBCLASS_COMM_SENSITIVE, 3);
+
+	(void)state;
+	fx_new(&fx, 1, 2, 4);
+	/* leaf001: job 7 (leaf) runs on 2 hosts and holds the other 2;
+	 * leaf002: an io_heavy job on one host, 3 free. */
+	busy(&fx, 0, 7, TP_JOBCLASS_QUIET);
+	busy(&fx, 1, 7, TP_JOBCLASS_QUIET);
+	fx.use[2] = (tp_host_use){TP_HOST_RESERVED, 7, TP_JOBCLASS_QUIET};
+	fx.use[3] = (tp_host_use){TP_HOST_RESERVED, 7, TP_JOBCLASS_QUIET};
+	busy(&fx, 4, 8, TP_JOBCLASS_IO_HEAVY);
+	rq.isolation_wait_max_us = 1000000u;
+	rq.waited_us = 1000000u;
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 5, 6, 7);
+	assert_true(r.isolation_wait_passed);
+	tp_alloc_result_free(&r);
+	/* 4 hosts: only 3 are not held or busy: it waits, as under plain
+	 * Slurm, with shared's reason. */
+	rq.nodes = 4;
+	choose(&fx, rq, &r);
+	assert_false(r.met);
+	assert_false(r.isolation_wait_passed);
+	assert_string_equal(strstr(r.reason, "cannot be met now: shared"),
+	                    r.reason);
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
 static void test_bad_requests_are_refused_with_one_line(void **state)
 {
 	struct fixture fx;
@@ -1863,8 +1997,9 @@ static void test_no_room_beside_whole_leaves_falls_back_to_whole(void **state)
 	set_use(&fx, 11, TP_HOST_DOWN, 0, TP_JOBCLASS_QUIET);
 	set_use(&fx, 15, TP_HOST_DOWN, 0, TP_JOBCLASS_QUIET);
 	/* 5 = 4 + 1: a remainder leaf leaves 3 hosts for 4 in whole
-	 * leaves, so the whole-leaf rule decides: held leftover. */
-	choose(&fx, remainder_req(5, TP_JOBCLASS_QUIET), &r);
+	 * leaves, so the whole-leaf rule decides: held leftover.  (A
+	 * comm_sensitive job: a quiet one's remainder may join leaf001.) */
+	choose(&fx, remainder_req(5, TP_JOBCLASS_COMM_SENSITIVE), &r);
 	assert_true(r.met);
 	EXPECT_LIST(r.hosts, r.host_count, 8, 9, 10, 12, 13);
 	EXPECT_LIST(r.reserved, r.reserved_count, 14);
@@ -1873,7 +2008,7 @@ static void test_no_room_beside_whole_leaves_falls_back_to_whole(void **state)
 	tp_alloc_result_free(&r);
 	/* 3 hosts fill leaf003 exactly: a whole leaf with nothing over
 	 * beats a remainder leaf. */
-	choose(&fx, remainder_req(3, TP_JOBCLASS_QUIET), &r);
+	choose(&fx, remainder_req(3, TP_JOBCLASS_COMM_SENSITIVE), &r);
 	EXPECT_LIST(r.hosts, r.host_count, 8, 9, 10);
 	assert_int_equal(r.reserved_count, 0);
 	assert_int_equal(r.remainder_hosts, 0);
@@ -1919,9 +2054,15 @@ static void test_nothing_free_waits(void **state)
 	fx_new(&fx, 1, 4, 4);
 	for (uint32_t h = 0; h < 16; h += 4)
 		set_use(&fx, h, TP_HOST_BUSY, 7, TP_JOBCLASS_IO_HEAVY);
-	choose(&fx, remainder_req(1, TP_JOBCLASS_QUIET), &r);
+	choose(&fx, remainder_req(1, TP_JOBCLASS_COMM_SENSITIVE), &r);
 	assert_false(r.met);
 	EXPECT_IN(r.reason, "cannot be met now: leaf policy needs 1 hosts");
+	tp_alloc_result_free(&r);
+	/* A quiet job is harmed by no I/O: it joins an io_heavy leaf. */
+	choose(&fx, remainder_req(1, TP_JOBCLASS_QUIET), &r);
+	assert_true(r.met);
+	EXPECT_LIST(r.hosts, r.host_count, 1);
+	EXPECT_IN(r.reason, "quiet: io_heavy jobs cost it nothing");
 	tp_alloc_result_free(&r);
 	fx_free(&fx);
 }
@@ -1937,9 +2078,15 @@ static void test_io_heavy_neighbour_keeps_the_remainder_off(void **state)
 	set_use(&fx, 0, TP_HOST_BUSY, 7, TP_JOBCLASS_QUIET);
 	set_use(&fx, 1, TP_HOST_BUSY, 9, TP_JOBCLASS_IO_HEAVY);
 	set_use(&fx, 4, TP_HOST_BUSY, 8, TP_JOBCLASS_QUIET);
-	choose(&fx, remainder_req(1, TP_JOBCLASS_QUIET), &r);
+	choose(&fx, remainder_req(1, TP_JOBCLASS_COMM_SENSITIVE), &r);
 	EXPECT_LIST(r.hosts, r.host_count, 5);
 	assert_int_equal(r.remainder_leaf, 1);
+	EXPECT_IN(r.reason, "(no io_heavy job, no I/O server");
+	tp_alloc_result_free(&r);
+	/* A quiet remainder takes the tightest leaf, io_heavy or not. */
+	choose(&fx, remainder_req(1, TP_JOBCLASS_QUIET), &r);
+	EXPECT_LIST(r.hosts, r.host_count, 2);
+	assert_int_equal(r.remainder_leaf, 0);
 	tp_alloc_result_free(&r);
 	/* An io_heavy job's remainder stays off comm_sensitive jobs. */
 	set_use(&fx, 4, TP_HOST_BUSY, 8, TP_JOBCLASS_COMM_SENSITIVE);
@@ -2129,6 +2276,11 @@ int main(void)
 	    cmocka_unit_test(
 	        test_leaf_wait_bound_of_a_job_is_at_most_the_sites),
 	    cmocka_unit_test(test_leaf_wait_bound_shares_the_budget),
+	    cmocka_unit_test(
+	        test_shared_waits_until_its_isolation_bound_then_default),
+	    cmocka_unit_test(test_isolation_bound_composes_with_the_leaf_bound),
+	    cmocka_unit_test(
+	        test_isolation_bound_keeps_held_hosts_and_needs_room),
 	    cmocka_unit_test(test_one_host_job_takes_no_whole_leaf),
 	    cmocka_unit_test(test_small_jobs_pack_on_one_leaf),
 	    cmocka_unit_test(test_multiple_of_the_leaf_size_is_whole_leaves_only),

@@ -850,6 +850,52 @@ test_leaf_wait_max_is_per_partition_and_unbounded_by_default(void **state)
 }
 
 static void
+test_isolation_wait_max_is_per_partition_and_unbounded_by_default(void **state)
+{
+	static const char text[] = "IsolationWaitMax=120s\n"
+	                           "PartitionName=comm IsolationWaitMax=none\n"
+	                           "PartitionName=short IsolationWaitMax=5s\n"
+	                           "PartitionName=io DefaultPlacement=shared\n";
+	static const char bad[] = "IsolationWaitMax=soon\n";
+	static const char small[] = "IsolationWaitMax=500ms\n";
+	tp_config *cfg = parse_ok("");
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_config_defaults(cfg)->isolation_wait_max_us, 0);
+	tp_config_free(cfg);
+	cfg = parse_ok(text);
+	assert_int_equal(tp_config_defaults(cfg)->isolation_wait_max_us,
+	                 120000000u);
+	assert_int_equal(
+	    tp_config_for_partition(cfg, "comm")->isolation_wait_max_us, 0);
+	assert_int_equal(
+	    tp_config_for_partition(cfg, "short")->isolation_wait_max_us,
+	    5000000u);
+	/* A partition that does not set it inherits the site's. */
+	assert_int_equal(
+	    tp_config_for_partition(cfg, "io")->isolation_wait_max_us,
+	    120000000u);
+	/* Independent of LeafWaitMax. */
+	assert_int_equal(tp_config_defaults(cfg)->leaf_wait_max_us, 0);
+	assert_true(tp_config_partition_sets(cfg, "short", "IsolationWaitMax"));
+	assert_false(tp_config_partition_sets(cfg, "io", "IsolationWaitMax"));
+	tp_config_free(cfg);
+	cfg = NULL;
+	assert_int_equal(tp_config_parse(bad, strlen(bad), ORIGIN, &cfg, &err),
+	                 TP_ERR_INVALID);
+	assert_null(cfg);
+	assert_non_null(
+	    strstr(err.message, ORIGIN ": line 1: IsolationWaitMax"));
+	assert_int_equal(
+	    tp_config_parse(small, strlen(small), ORIGIN, &cfg, &err),
+	    TP_ERR_INVALID);
+	assert_null(cfg);
+	assert_non_null(
+	    strstr(err.message, ORIGIN ": line 1: IsolationWaitMax"));
+}
+
+static void
 test_leaf_remainder_is_per_partition_and_compatible_by_default(void **state)
 {
 	static const char text[] = "LeafRemainder=Whole\n"
@@ -921,6 +967,8 @@ int main(void)
 	    cmocka_unit_test(test_routing_is_site_wide_and_adaptive_by_default),
 	    cmocka_unit_test(
 	        test_leaf_wait_max_is_per_partition_and_unbounded_by_default),
+	    cmocka_unit_test(
+	        test_isolation_wait_max_is_per_partition_and_unbounded_by_default),
 	    cmocka_unit_test(
 	        test_leaf_remainder_is_per_partition_and_compatible_by_default),
 	};

@@ -449,6 +449,69 @@ static void test_leaf_job_past_its_wait_bound_is_placed_as_shared(void **state)
 	tp_sched_verdict_free(&v);
 }
 
+static void
+test_shared_job_past_its_isolation_bound_is_placed_by_default(void **state)
+{
+	fixture *fx = *state;
+	tp_sched_job_test t = job_test(fx);
+	tp_sched_verdict v;
+
+	/* Every leaf has an io_heavy host: a comm_sensitive `shared` job
+	 * finds no compatible leaf. */
+	for (uint32_t leaf = 0; leaf < 4; leaf++) {
+		busy(fx, leaf * 4, 99);
+		fx->use[leaf * 4].job_class = TP_JOBCLASS_IO_HEAVY;
+	}
+	t.policy = TP_PLACEMENT_SHARED;
+	t.job_class = TP_JOBCLASS_COMM_SENSITIVE;
+	t.waited_us = 45500000; /* 45.5 s */
+	t.isolation_wait_max_us = 60000000;
+	tp_sched_decide(&t, &v);
+	assert_int_equal(v.kind, TP_SCHED_WAIT);
+	assert_string_equal(v.note, "");
+	tp_sched_verdict_free(&v);
+	t.waited_us = 75500000; /* 75.5 s */
+	tp_sched_decide(&t, &v);
+	assert_int_equal(v.kind, TP_SCHED_PLACE);
+	assert_true(v.alloc.isolation_wait_passed);
+	assert_int_equal(v.alloc.host_count, 12);
+	assert_string_equal(v.note, "isolation given up after 75 s (bound "
+	                            "60 s): placed by Slurm's default beside "
+	                            "any class");
+	tp_sched_verdict_free(&v);
+}
+
+static void test_one_host_comm_sensitive_job_shares_as_quiet(void **state)
+{
+	fixture *fx = *state;
+	tp_sched_job_test t = job_test(fx);
+	tp_sched_verdict v;
+
+	assert_int_equal(tp_jobclass_on_fabric(TP_JOBCLASS_COMM_SENSITIVE, 1),
+	                 TP_JOBCLASS_QUIET);
+	assert_int_equal(tp_jobclass_on_fabric(TP_JOBCLASS_COMM_SENSITIVE, 2),
+	                 TP_JOBCLASS_COMM_SENSITIVE);
+	assert_int_equal(tp_jobclass_on_fabric(TP_JOBCLASS_IO_HEAVY, 1),
+	                 TP_JOBCLASS_IO_HEAVY);
+	for (uint32_t leaf = 0; leaf < 4; leaf++) {
+		busy(fx, leaf * 4, 99);
+		fx->use[leaf * 4].job_class = TP_JOBCLASS_IO_HEAVY;
+	}
+	t.policy = TP_PLACEMENT_SHARED;
+	t.job_class = TP_JOBCLASS_COMM_SENSITIVE;
+	/* 1 host: its messages never leave the host, it starts now. */
+	t.min_nodes = t.req_nodes = 1;
+	tp_sched_decide(&t, &v);
+	assert_int_equal(v.kind, TP_SCHED_PLACE);
+	tp_sched_verdict_free(&v);
+	/* 2 hosts: it waits for a leaf apart from io_heavy. */
+	t.min_nodes = t.req_nodes = 2;
+	tp_sched_decide(&t, &v);
+	assert_int_equal(v.kind, TP_SCHED_WAIT);
+	assert_non_null(strstr(v.waiting_comment, "class=comm_sensitive"));
+	tp_sched_verdict_free(&v);
+}
+
 static void test_verdict_free_is_null_safe(void **state)
 {
 	(void)state;
@@ -501,6 +564,12 @@ int main(void)
 	        teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_leaf_job_past_its_wait_bound_is_placed_as_shared, setup,
+	        teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_shared_job_past_its_isolation_bound_is_placed_by_default,
+	        setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_one_host_comm_sensitive_job_shares_as_quiet, setup,
 	        teardown),
 	    cmocka_unit_test(test_verdict_free_is_null_safe),
 	};

@@ -323,11 +323,11 @@ static void test_started_without_decision_runs_off(void **state)
 	tp_sched_record rec;
 
 	(void)state;
-	assert_false(tp_decision_started(NULL, &rec));
+	assert_int_equal(tp_decision_started(NULL, &rec), TP_STARTED_AS_DECIDED);
 	assert_int_equal(rec.policy, TP_PLACEMENT_OFF);
 	assert_int_equal(rec.job_class, TP_JOBCLASS_QUIET);
 	assert_false(rec.has_profile);
-	assert_false(tp_decision_started(&failed, &rec));
+	assert_int_equal(tp_decision_started(&failed, &rec), TP_STARTED_AS_DECIDED);
 	assert_int_equal(rec.policy, TP_PLACEMENT_OFF);
 	assert_int_equal(rec.job_class, TP_JOBCLASS_QUIET);
 	assert_null(rec.shared_leaf);
@@ -346,13 +346,39 @@ static void test_started_after_leaf_wait_runs_shared_and_says_so(void **state)
 
 	(void)state;
 	snprintf(d.note, sizeof(d.note), "profile alice/ring by job name");
-	assert_true(tp_decision_started(&d, &rec));
+	assert_int_equal(tp_decision_started(&d, &rec), TP_STARTED_LEAF_GAVE_WAY);
 	assert_int_equal(rec.policy, TP_PLACEMENT_SHARED);
 	assert_int_equal(rec.job_class, TP_JOBCLASS_COMM_SENSITIVE);
 	assert_true(rec.has_profile);
 	assert_string_equal(d.note, "leaf gave way to shared after 31 s "
 	                            "(bound 30 s); profile alice/ring by job "
 	                            "name");
+}
+
+/* Past IsolationWaitMax: Slurm's default placed it, nothing is held, and
+ * the note says so first. */
+static void test_started_after_isolation_wait_runs_off_and_says_so(void **state)
+{
+	tp_decision d = {.job_id = 4,
+	                 .policy = TP_PLACEMENT_SHARED,
+	                 .job_class = TP_JOBCLASS_COMM_SENSITIVE,
+	                 .has_profile = true,
+	                 .isolation_wait_passed = true};
+	tp_sched_record rec;
+
+	(void)state;
+	snprintf(d.note, sizeof(d.note), "profile alice/ring by job name");
+	snprintf(d.isolation_note, sizeof(d.isolation_note),
+	         "isolation given up after 5 s (bound 4 s): placed by Slurm's "
+	         "default beside any class");
+	assert_int_equal(tp_decision_started(&d, &rec),
+	                 TP_STARTED_ISOLATION_GIVEN_UP);
+	assert_int_equal(rec.policy, TP_PLACEMENT_OFF);
+	assert_int_equal(rec.job_class, TP_JOBCLASS_COMM_SENSITIVE);
+	assert_null(rec.shared_leaf);
+	assert_string_equal(d.note, "isolation given up after 5 s (bound 4 s): "
+	                            "placed by Slurm's default beside any "
+	                            "class; profile alice/ring by job name");
 }
 
 static void test_started_with_remainder_names_its_shared_leaf(void **state)
@@ -366,7 +392,7 @@ static void test_started_with_remainder_names_its_shared_leaf(void **state)
 	         "leaf: 1 whole leaf + 2 hosts on a shared compatible leaf "
 	         "(leaf003)");
 	snprintf(d.note, sizeof(d.note), "profile alice/ring by job name");
-	assert_false(tp_decision_started(&d, &rec));
+	assert_int_equal(tp_decision_started(&d, &rec), TP_STARTED_AS_DECIDED);
 	assert_int_equal(rec.policy, TP_PLACEMENT_LEAF);
 	assert_string_equal(rec.shared_leaf, "leaf003");
 	assert_string_equal(d.note, "leaf: 1 whole leaf + 2 hosts on a shared "
@@ -389,6 +415,7 @@ int main(void)
 	    cmocka_unit_test(test_started_without_decision_runs_off),
 	    cmocka_unit_test(
 	        test_started_after_leaf_wait_runs_shared_and_says_so),
+	    cmocka_unit_test(test_started_after_isolation_wait_runs_off_and_says_so),
 	    cmocka_unit_test(test_started_with_remainder_names_its_shared_leaf),
 	};
 
