@@ -1087,9 +1087,9 @@ out:
  * METIS FM passes per level for the second candidate above SMALL_MAX_RANKS
  * (METIS's default is 10).  Our refinement follows every partition and
  * minimises hop-bytes, not METIS's edge cut, so METIS's own passes there
- * mostly polish what ours redoes: one pass made that candidate about 30%
- * cheaper, and kept ours at or below the best peer on 58 of 60 family
- * inputs at 4,096 ranks, 57 with 10 (bench/RESULTS.md, issue 16).
+ * mostly polish what ours redoes: one pass made that candidate 13-45%
+ * cheaper at 4,096-16,384 ranks and left ours at or below the best peer
+ * on 116 of 120 family inputs, 115 with 10 (bench/RESULTS.md, issue 16).
  */
 #define LARGE_FM_PASSES 1
 /* Leaf-wide swaps beyond SMALL_MAX_RANKS: at most this many slots a leaf. */
