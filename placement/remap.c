@@ -1783,8 +1783,8 @@ static tp_status swap_host_contents(const tp_topo *topo,
 		for (uint32_t lj = 0; lj < hs.nleaves; lj++)
 			hs.dist[(size_t)li * hs.nleaves + lj] =
 			    li == lj ? TP_HOPS_SAME_LEAF
-			             : tp_topo_leaf_distance(topo, leaf_topo[li],
-			                                     leaf_topo[lj]);
+			             : tp_topo_leaf_distance(
+			                   topo, leaf_topo[li], leaf_topo[lj]);
 	for (uint32_t r = 0; r < g->ranks; r++) {
 		uint32_t u = rank_hl[r];
 
@@ -2009,6 +2009,7 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	for (uint32_t i = 0; i < ntrial; i++) {
 		const struct trial *tr = &trials[i];
 		uint64_t hb_part, hb_ref, t_us, work = 0;
+		char fm_note[24];
 
 		/*
 		 * A packed partition that needed no METIS call (every split
@@ -2052,6 +2053,11 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 		if (rc != TP_OK)
 			goto out;
 		hb_ref = hl_hop_bytes(topo, traffic, hosts, trial_hl);
+		if (tr->refine_passes)
+			snprintf(fm_note, sizeof(fm_note), " fm-passes %d",
+			         tr->refine_passes);
+		else
+			fm_note[0] = '\0';
 		tp_log(log, TP_LOG_DEBUG,
 		       "remap: candidate %u: %s seed+%llu ncuts %d%s%s: METIS "
 		       "work %llu, hop-bytes %llu, refined %llu, %llu us",
@@ -2060,9 +2066,7 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 		       : tr->spread  ? "spread"
 		                     : "packed",
 		       (unsigned long long)(tr->seed - seed), tr->ncuts,
-		       tr->rm ? " rm" : "",
-		       tr->refine_passes == LARGE_FM_PASSES ? " fm-passes 1" : "",
-		       (unsigned long long)work,
+		       tr->rm ? " rm" : "", fm_note, (unsigned long long)work,
 		       (unsigned long long)hb_part, (unsigned long long)hb_ref,
 		       (unsigned long long)(thread_cpu_us() - t_us));
 		if (hb_ref > hb_part) {
