@@ -421,6 +421,17 @@ out:
 
 /* ---- hierarchical partitioning --------------------------------------- */
 
+/* One candidate partition: how METIS is asked at every split. */
+struct trial {
+	bool bisection; /* bisection_partition; the fields below unused */
+	uint64_t seed;
+	int ncuts;   /* METIS tries per split */
+	bool spread; /* targets in proportion to slots, else packed */
+	bool rm;     /* METIS random-matching coarsening, else heavy-edge */
+	/* METIS FM passes per uncoarsening level; 0: METIS's default (10) */
+	int refine_passes;
+};
+
 struct part_ctx {
 	const tp_traffic_csr *g;
 	const tp_logger *log;
@@ -428,6 +439,7 @@ struct part_ctx {
 	int ncuts; /* METIS tries per split, best kept */
 	/* METIS coarsens by random matching, not heavy-edge matching */
 	bool random_matching;
+	int refine_passes; /* METIS_OPTION_NITER; 0: METIS's default */
 	/* scratch sized by ranks */
 	uint32_t *local; /* rank -> position in the current segment */
 	uint32_t *owner; /* rank -> tree node it currently belongs to */
@@ -682,6 +694,8 @@ static tp_status split_segment(struct part_ctx *c, const uint32_t *seg,
 		options[METIS_OPTION_NCUTS] = (idx_t)c->ncuts;
 		if (c->random_matching)
 			options[METIS_OPTION_CTYPE] = METIS_CTYPE_RM;
+		if (c->refine_passes)
+			options[METIS_OPTION_NITER] = c->refine_passes;
 		c->metis_work += metis_work_of(nv, ne, k) * (uint64_t)c->ncuts;
 		mrc = METIS_PartGraphRecursive(
 		    &nvtxs, &ncon, c->xadj, c->adjncy, NULL, NULL, c->adjwgt,
@@ -704,18 +718,19 @@ static tp_status split_segment(struct part_ctx *c, const uint32_t *seg,
  * top-down; @order holds ranks grouped by tree node, one segment each.
  */
 static tp_status hierarchical_partition(const struct tree *t,
-                                        const tp_traffic_csr *g, uint64_t seed,
-                                        int ncuts, bool spread,
-                                        bool random_matching,
+                                        const tp_traffic_csr *g,
+                                        const struct trial *tr,
                                         const tp_logger *log, uint32_t *rank_hl,
                                         uint64_t *metis_work, tp_error *err)
 {
 	uint32_t n = g->ranks, maxk = 1;
+	bool spread = tr->spread;
 	struct part_ctx c = {.g = g,
 	                     .log = log,
-	                     .seed = seed,
-	                     .ncuts = ncuts,
-	                     .random_matching = random_matching};
+	                     .seed = tr->seed,
+	                     .ncuts = tr->ncuts,
+	                     .random_matching = tr->rm,
+	                     .refine_passes = tr->refine_passes};
 	uint32_t *order = NULL, *seg_start = NULL, *seg_len = NULL;
 	uint32_t *cidx = NULL;
 	size_t arcs = g->row_start[n];
@@ -1068,6 +1083,15 @@ out:
  */
 #define SEARCH_BUDGET       1
 #define SMALL_SEARCH_BUDGET 8
+/*
+ * METIS FM passes per level for the second candidate above SMALL_MAX_RANKS
+ * (METIS's default is 10).  Our refinement follows every partition and
+ * minimises hop-bytes, not METIS's edge cut, so METIS's own passes there
+ * mostly polish what ours redoes: one pass made that candidate 13-45%
+ * cheaper at 4,096-16,384 ranks and left ours at or below the best peer
+ * on 116 of 120 family inputs, 115 with 10 (bench/RESULTS.md, issue 16).
+ */
+#define LARGE_FM_PASSES 1
 /* Leaf-wide swaps beyond SMALL_MAX_RANKS: at most this many slots a leaf. */
 #define WIDE_LEAF_SLOTS 64
 
@@ -1711,6 +1735,7 @@ static tp_status swap_host_contents(const tp_topo *topo,
 {
 	struct host_swap hs = {.nhosts = nhosts};
 	uint32_t nleaves_topo = tp_topo_leaf_count(topo), *leaf_of = NULL;
+	uint32_t *leaf_topo = NULL; /* allocation leaf -> fabric leaf */
 	uint64_t total = 0, arcs = g->row_start[g->ranks];
 	tp_status rc = TP_OK;
 
@@ -1744,20 +1769,22 @@ static tp_status swap_host_contents(const tp_topo *topo,
 		goto out;
 	hs.wl = calloc((size_t)nhosts * hs.nleaves, sizeof(*hs.wl));
 	hs.dist = malloc((size_t)hs.nleaves * hs.nleaves * sizeof(*hs.dist));
-	if (!hs.wl || !hs.dist)
+	leaf_topo = malloc(hs.nleaves * sizeof(*leaf_topo));
+	if (!hs.wl || !hs.dist || !leaf_topo)
 		goto nomem;
-	for (uint32_t i = 0; i < nhosts; i++)
-		for (uint32_t j = 0; j < nhosts; j++) {
-			uint32_t li = hs.lidx[i], lj = hs.lidx[j];
-
+	/*
+	 * Leaf x leaf, from one fabric leaf per allocation leaf: every host
+	 * pair would ask the fabric nhosts^2 times for nleaves^2 answers.
+	 */
+	for (uint32_t l = 0; l < nleaves_topo; l++)
+		if (leaf_of[l] != NONE)
+			leaf_topo[leaf_of[l]] = l;
+	for (uint32_t li = 0; li < hs.nleaves; li++)
+		for (uint32_t lj = 0; lj < hs.nleaves; lj++)
 			hs.dist[(size_t)li * hs.nleaves + lj] =
-			    li == lj
-			        ? TP_HOPS_SAME_LEAF
-			        : tp_topo_leaf_distance(
-			              topo,
-			              tp_topo_host_leaf(topo, hosts[i].host),
-			              tp_topo_host_leaf(topo, hosts[j].host));
-		}
+			    li == lj ? TP_HOPS_SAME_LEAF
+			             : tp_topo_leaf_distance(
+			                   topo, leaf_topo[li], leaf_topo[lj]);
 	for (uint32_t r = 0; r < g->ranks; r++) {
 		uint32_t u = rank_hl[r];
 
@@ -1814,6 +1841,7 @@ nomem:
 	                  "remap: out of memory swapping %u hosts", nhosts);
 out:
 	free(leaf_of);
+	free(leaf_topo);
 	host_swap_free(&hs);
 	return rc;
 }
@@ -1830,15 +1858,6 @@ static uint64_t thread_cpu_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* One candidate partition: how METIS is asked at every split. */
-struct trial {
-	bool bisection; /* bisection_partition; the fields below unused */
-	uint64_t seed;
-	int ncuts;   /* METIS tries per split */
-	bool spread; /* targets in proportion to slots, else packed */
-	bool rm;     /* METIS random-matching coarsening, else heavy-edge */
-};
-
 /*
  * The candidates for a job of @n ranks on @slots slots, in the order they
  * pay; tp_remap_compute runs them while its METIS work budget lasts.
@@ -1847,7 +1866,8 @@ struct trial {
  *    TRIAL_MAX_RANKS the only one.
  * 2. Hierarchical, packed targets, one METIS try per split, @seed: always
  *    run after the bisection; on whole-leaf allocations (idle slots) it is
- *    the candidate most often best (46 of 102 matrix inputs).
+ *    the candidate most often best (46 of 102 matrix inputs).  Above
+ *    SMALL_MAX_RANKS with LARGE_FM_PASSES METIS refinement passes.
  * 3. With 1/64 of the slots idle, spread targets with 4 tries per split:
  *    a grid on whole leaves gets an even box on each (8 x 16, not 7 x 18 +
  *    2), which packing never reaches.
@@ -1875,13 +1895,15 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
 	out[k++] = (struct trial){.bisection = true, .seed = seed, .ncuts = 1};
 	if (n > TRIAL_MAX_RANKS)
 		return k;
-	out[k++] = (struct trial){false, seed, 1, false, false};
+	out[k++] = (struct trial){false, seed, 1, false, false, 0};
+	if (n > SMALL_MAX_RANKS)
+		out[k - 1].refine_passes = LARGE_FM_PASSES;
 	if (idle)
-		out[k++] = (struct trial){false, seed, 4, true, false};
+		out[k++] = (struct trial){false, seed, 4, true, false, 0};
 	for (uint64_t j = 1; j <= 3; j++)
-		out[k++] = (struct trial){false, seed + j, 1, false, j % 2};
+		out[k++] = (struct trial){false, seed + j, 1, false, j % 2, 0};
 	for (uint64_t j = 3; k < TRIALS_MAX; j++)
-		out[k++] = (struct trial){false, seed + j, 4, false, j % 2};
+		out[k++] = (struct trial){false, seed + j, 4, false, j % 2, 0};
 	return k;
 }
 
@@ -1987,6 +2009,7 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	for (uint32_t i = 0; i < ntrial; i++) {
 		const struct trial *tr = &trials[i];
 		uint64_t hb_part, hb_ref, t_us, work = 0;
+		char fm_note[24];
 
 		/*
 		 * A packed partition that needed no METIS call (every split
@@ -2011,9 +2034,8 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 			rc = bisection_partition(&t, g, tr->seed, trial_hl,
 			                         &work, err);
 		else
-			rc = hierarchical_partition(&t, g, tr->seed, tr->ncuts,
-			                            tr->spread, tr->rm, log,
-			                            trial_hl, &work, err);
+			rc = hierarchical_partition(&t, g, tr, log, trial_hl,
+			                            &work, err);
 		if (rc != TP_OK)
 			goto out;
 		if (tr->bisection) {
@@ -2031,15 +2053,20 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 		if (rc != TP_OK)
 			goto out;
 		hb_ref = hl_hop_bytes(topo, traffic, hosts, trial_hl);
+		if (tr->refine_passes)
+			snprintf(fm_note, sizeof(fm_note), " fm-passes %d",
+			         tr->refine_passes);
+		else
+			fm_note[0] = '\0';
 		tp_log(log, TP_LOG_DEBUG,
-		       "remap: candidate %u: %s seed+%llu ncuts %d%s: METIS "
+		       "remap: candidate %u: %s seed+%llu ncuts %d%s%s: METIS "
 		       "work %llu, hop-bytes %llu, refined %llu, %llu us",
 		       i,
 		       tr->bisection ? "bisection"
 		       : tr->spread  ? "spread"
 		                     : "packed",
 		       (unsigned long long)(tr->seed - seed), tr->ncuts,
-		       tr->rm ? " rm" : "", (unsigned long long)work,
+		       tr->rm ? " rm" : "", fm_note, (unsigned long long)work,
 		       (unsigned long long)hb_part, (unsigned long long)hb_ref,
 		       (unsigned long long)(thread_cpu_us() - t_us));
 		if (hb_ref > hb_part) {

@@ -330,6 +330,7 @@ struct search_log {
 	unsigned candidates, tried, planned;
 	uint64_t spent, budget;
 	bool stopped;
+	unsigned one_fm_pass; /* candidates METIS refined with 1 FM pass */
 };
 
 static void search_log_sink(void *data, tp_log_level level, const char *message)
@@ -355,6 +356,8 @@ static void search_log_sink(void *data, tp_log_level level, const char *message)
 	    sscanf(w, ": METIS work %llu", &work) != 1)
 		return;
 	sl->candidates++;
+	if (strstr(message, " fm-passes 1:"))
+		sl->one_fm_pass++;
 	if (index == 0) {
 		sl->bisection_work = work;
 		return;
@@ -371,7 +374,10 @@ static void search_log_sink(void *data, tp_log_level level, const char *message)
  * fits in 8 times the bisection's up to 2,048 ranks and 1 time above.
  * Predictions come from the last candidate on the same tree, so what is
  * spent stays within the budget plus at most one candidate's work.  A
- * 512-rank and a 4,096-rank 3-D grid at 16 ranks per host.
+ * 512-rank and a 4,096-rank 3-D grid at 16 ranks per host.  Above 2,048
+ * ranks the partition after the bisection asks METIS for one FM pass per
+ * level (LARGE_FM_PASSES: our refinement redoes the rest); small jobs
+ * keep METIS's default everywhere.
  */
 static void
 test_candidate_search_stays_within_its_metis_work_budget(void **state)
@@ -379,7 +385,8 @@ test_candidate_search_stays_within_its_metis_work_budget(void **state)
 	static const struct {
 		uint32_t side, leaves;
 		uint64_t budget_per_bisection;
-	} cases[] = {{8, 2, 8}, {16, 16, 1}};
+		unsigned one_fm_pass;
+	} cases[] = {{8, 2, 8, 0}, {16, 16, 1, 1}};
 
 	(void)state;
 	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
@@ -412,6 +419,7 @@ test_candidate_search_stays_within_its_metis_work_budget(void **state)
 		assert_true(sl.tried < sl.planned);
 		assert_int_equal(sl.spent, sl.extra_work);
 		assert_true(sl.extra_work <= sl.budget + sl.largest_extra_work);
+		assert_int_equal(sl.one_fm_pass, cases[c].one_fm_pass);
 		assert_true(st.hop_bytes <= st.block_hop_bytes);
 		tp_remap_mapping_free(&m);
 		tp_traffic_free(t);
