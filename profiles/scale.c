@@ -90,14 +90,24 @@ static int neighbour_dim(const uint32_t *extent, const uint32_t *stride,
 	return along;
 }
 
+/* Byte and message sums in double: a hostile profile's pairs may each
+ * hold up to 2^64-1, and only ratios and means are taken from them. */
 typedef struct grid_count {
 	uint64_t near[TP_STENCIL_DIMS_MAX]; /* pairs at distance 1 */
 	uint64_t wraps[TP_STENCIL_DIMS_MAX];
-	uint64_t bytes[TP_STENCIL_DIMS_MAX];
-	uint64_t msgs[TP_STENCIL_DIMS_MAX];
-	uint64_t total_bytes;
-	uint64_t off_bytes;
+	double bytes[TP_STENCIL_DIMS_MAX];
+	double msgs[TP_STENCIL_DIMS_MAX];
+	double total_bytes;
+	double off_bytes;
 } grid_count;
+
+/* @sum / @count, at most 2^64-1 (@count > 0). */
+static uint64_t mean_of(double sum, uint64_t count)
+{
+	double mean = sum / (double)count;
+
+	return mean >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)mean;
+}
 
 static void count_pairs(const tp_profile *profile, const tp_stencil *shape,
                         const uint32_t *stride, grid_count *c)
@@ -110,19 +120,19 @@ static void count_pairs(const tp_profile *profile, const tp_stencil *shape,
 
 		if (p->src == p->dst || !p->bytes)
 			continue;
-		c->total_bytes += p->bytes;
+		c->total_bytes += (double)p->bytes;
 		k = neighbour_dim(shape->extent, stride, shape->dims, p->src,
 		                  p->dst, &wrap);
 		if (k < 0) {
-			c->off_bytes += p->bytes;
+			c->off_bytes += (double)p->bytes;
 			continue;
 		}
 		if (wrap)
 			c->wraps[k]++;
 		else
 			c->near[k]++;
-		c->bytes[k] += p->bytes;
-		c->msgs[k] += p->msgs;
+		c->bytes[k] += (double)p->bytes;
+		c->msgs[k] += (double)p->msgs;
 	}
 }
 
@@ -143,7 +153,8 @@ static bool pairs_even(const tp_profile *profile, const tp_stencil *shape,
 		if (k < 0)
 			continue;
 		mean = shape->pair_bytes[k];
-		if (p->bytes * PAIR_SPREAD < mean || p->bytes > mean * PAIR_SPREAD)
+		if ((double)p->bytes * PAIR_SPREAD < (double)mean ||
+		    (double)p->bytes > (double)mean * PAIR_SPREAD)
 			return false;
 	}
 	return true;
@@ -195,14 +206,14 @@ static bool try_dims(const tp_profile *profile, unsigned dims,
 		}
 	strides_of(shape->extent, dims, stride);
 	count_pairs(profile, shape, stride, &c);
-	if (!c.total_bytes) {
+	if (c.total_bytes <= 0) {
 		snprintf(why, why_size, "no traffic between ranks");
 		return false;
 	}
 	if (c.off_bytes * 1000 > c.total_bytes * OFF_GRID_PERMILLE) {
 		snprintf(why, why_size,
 		         "%u-D: %.1f%% of the bytes off the grid's neighbours",
-		         dims, 100.0 * (double)c.off_bytes / (double)c.total_bytes);
+		         dims, 100.0 * c.off_bytes / c.total_bytes);
 		return false;
 	}
 	for (unsigned k = 0; k < dims; k++) {
@@ -228,8 +239,9 @@ static bool try_dims(const tp_profile *profile, unsigned dims,
 			         (unsigned long long)wraps_all);
 			return false;
 		}
-		shape->pair_bytes[k] = c.bytes[k] / (c.near[k] + c.wraps[k]);
-		shape->pair_msgs[k] = c.msgs[k] / (c.near[k] + c.wraps[k]);
+		shape->pair_bytes[k] =
+		    mean_of(c.bytes[k], c.near[k] + c.wraps[k]);
+		shape->pair_msgs[k] = mean_of(c.msgs[k], c.near[k] + c.wraps[k]);
 	}
 	inherit_periodic(shape);
 	if (!pairs_even(profile, shape, stride)) {

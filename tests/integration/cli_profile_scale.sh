@@ -8,8 +8,9 @@
 # other pairs carry under 2% of its bytes, and its
 # remapping weighs on the real 64-rank matrix no more than block order;
 # an all-to-all-like code (HPCG's 27-point stencil) and LULESH are refused
-# with the reason, exit 1, and no file; bad --ranks and missing arguments
-# are usage errors (exit 2).
+# with the reason, exit 1, and no file; so are a garbage and a missing
+# file, with one line naming them; bad --ranks and missing arguments are
+# usage errors (exit 2).
 #
 # Env: abs_top_builddir, abs_top_srcdir (make check).
 
@@ -67,6 +68,18 @@ for run in HPCG-16 LULESH-27; do
 		grep -q "^topoplace profile: $T/$run.tpp: not a regular stencil in MPI_Dims_create's layout (1-D: .*; 2-D: .*; 3-D: .*% of the bytes off the grid's neighbours)$" "$T/err"
 	tp_check_eq "($run) nothing on stdout, no file" "0 no" \
 		"$(wc -l <"$T/out") $([[ -e $T/no.tpp ]] && echo yes || echo no)"
+done
+
+# A file that is not a profile, and one that is not there: one line naming
+# it, exit 1, nothing written.
+head -c 300 /dev/urandom >"$T/garbage.tpp"
+for f in "$T/garbage.tpp" "$T/missing.tpp"; do
+	"$tp" profile scale --ranks 64 -o "$T/no.tpp" "$f" >"$T/out" 2>"$T/err"
+	rc=$?
+	tp_check_eq "scale of ${f##*/}: exit 1, nothing written" "1 0 no" \
+		"$rc $(wc -l <"$T/out") $([[ -e $T/no.tpp ]] && echo yes || echo no)"
+	tp_check "(${f##*/}) one error line naming it: $(head -1 "$T/err")" \
+		bash -c '[[ $(wc -l <"$1") == 1 ]] && grep -q "$2" "$1"' _ "$T/err" "$f"
 done
 
 for bad in "--ranks 0" "--ranks x" "--ranks 1048577" "--ranks" ""; do

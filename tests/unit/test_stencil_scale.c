@@ -215,6 +215,34 @@ static void test_ring_is_1d(void **state)
 	tp_profile_free(p);
 }
 
+/* A hostile run's pairs at 2^64-1 bytes: sums do not wrap, the ring is
+ * still found and its mean is the largest value there is. */
+static void test_huge_pairs_do_not_wrap(void **state)
+{
+	const uint32_t extent[] = {16};
+	const bool periodic[] = {true};
+	const uint64_t bytes[] = {UINT64_MAX};
+	tp_profile *p = grid_profile(1, extent, periodic, bytes), *s = NULL;
+	tp_stencil shape;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_profile_finish(p, NULL), TP_OK);
+	assert_int_equal(tp_stencil_detect(p, &shape, &err), TP_OK);
+	assert_int_equal(shape.dims, 1);
+	assert_true(shape.pair_bytes[0] == UINT64_MAX);
+	assert_int_equal(tp_stencil_build(&shape, &p->header, 32, &s, NULL, &err), TP_OK);
+	assert_int_equal(s->pair_count, 64);
+	tp_profile_free(s);
+	/* One pair (0 -> 1, the first once sorted) far below the others is
+	 * still told apart. */
+	assert_true(p->pairs[0].src == 0 && p->pairs[0].dst == 1);
+	p->pairs[0].bytes = 1000;
+	assert_int_equal(tp_stencil_detect(p, &shape, &err), TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, "1-D: neighbour pairs differ by more than 2x"));
+	tp_profile_free(p);
+}
+
 /* Up to 2% of the bytes elsewhere (a reduction by hand) is allowed. */
 static void test_a_little_noise_is_allowed(void **state)
 {
@@ -334,6 +362,7 @@ int main(void)
 	    cmocka_unit_test(test_periodic_3d_grid_scales),
 	    cmocka_unit_test(test_extent_2_wraps_as_the_others),
 	    cmocka_unit_test(test_ring_is_1d),
+	    cmocka_unit_test(test_huge_pairs_do_not_wrap),
 	    cmocka_unit_test(test_a_little_noise_is_allowed),
 	    cmocka_unit_test(test_all_to_all_is_refused),
 	    cmocka_unit_test(test_uneven_or_partial_grids_are_refused),
