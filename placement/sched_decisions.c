@@ -223,8 +223,10 @@ void tp_decision_verdict(tp_decision *decision, const tp_topo *topo,
 	decision->leaf_waited_s = verdict->leaf_waited_s;
 	decision->leaf_wait_bound_s = verdict->leaf_wait_bound_s;
 	decision->isolation_wait_passed = res->isolation_wait_passed;
-	snprintf(decision->isolation_note, sizeof(decision->isolation_note),
-	         "%s", verdict->note);
+	/* Read only at the start of a job that gave isolation up. */
+	if (res->isolation_wait_passed)
+		snprintf(decision->isolation_note,
+		         sizeof(decision->isolation_note), "%s", verdict->note);
 	decision->remainder_leaf[0] = '\0';
 	tp_alloc_remainder_summary(topo, res, decision->remainder_summary,
 	                           sizeof(decision->remainder_summary));

@@ -281,6 +281,42 @@ static void test_fallback_verdict_fails_the_decision_with_its_note(void **state)
 	assert_false(d.failed);
 }
 
+/* A verdict past the isolation bound keeps its note for the job's start,
+ * which then runs off and says so. */
+static void test_place_verdict_keeps_isolation_given_up(void **state)
+{
+	tp_decision d = {.job_id = 4,
+	                 .policy = TP_PLACEMENT_SHARED,
+	                 .job_class = TP_JOBCLASS_IO_HEAVY};
+	tp_sched_verdict v;
+	tp_sched_record rec;
+	tp_topo *topo;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 4, 4, &err), TP_OK);
+	memset(&v, 0, sizeof(v));
+	v.kind = TP_SCHED_PLACE;
+	v.alloc.met = true;
+	snprintf(v.note, sizeof(v.note), "not this one");
+	tp_decision_verdict(&d, topo, &v);
+	assert_false(d.isolation_wait_passed);
+	assert_string_equal(d.isolation_note, "");
+	v.alloc.isolation_wait_passed = true;
+	snprintf(v.note, sizeof(v.note),
+	         "isolation given up after 3 s (bound 2 s): placed by Slurm's "
+	         "default beside any class");
+	tp_decision_verdict(&d, topo, &v);
+	assert_true(d.isolation_wait_passed);
+	assert_int_equal(tp_decision_started(&d, &rec),
+	                 TP_STARTED_ISOLATION_GIVEN_UP);
+	assert_int_equal(rec.policy, TP_PLACEMENT_OFF);
+	assert_string_equal(d.note, "isolation given up after 3 s (bound 2 s): "
+	                            "placed by Slurm's default beside any "
+	                            "class");
+	tp_topo_free(topo);
+}
+
 static void test_place_verdict_keeps_remainder_and_leaf_wait(void **state)
 {
 	tp_decision d = {.job_id = 4, .policy = TP_PLACEMENT_LEAF};
@@ -415,6 +451,7 @@ int main(void)
 	    cmocka_unit_test(test_started_without_decision_runs_off),
 	    cmocka_unit_test(
 	        test_started_after_leaf_wait_runs_shared_and_says_so),
+	    cmocka_unit_test(test_place_verdict_keeps_isolation_given_up),
 	    cmocka_unit_test(test_started_after_isolation_wait_runs_off_and_says_so),
 	    cmocka_unit_test(test_started_with_remainder_names_its_shared_leaf),
 	};
