@@ -28,7 +28,7 @@ struct opts {
 	const char *before_cache, *before_conf;
 	const char *matrix, *hosts;
 	int port;
-	bool dmodk, all_leaves, json;
+	bool dmodk, all_leaves, print_paths, json;
 };
 
 static void usage(FILE *out)
@@ -40,7 +40,8 @@ static void usage(FILE *out)
 	        "       topoplace fabric diff     [SOURCE] (--before-cache F | "
 	        "--before-topology-conf F) [--json]\n"
 	        "       topoplace fabric route    [SOURCE] [--dmodk] (SRC DST "
-	        "| --all-leaves)\n"
+	        "| --all-leaves [--print-paths])\n"
+	        "                                 [--json]\n"
 	        "       topoplace fabric load     [SOURCE] [--dmodk] --matrix "
 	        "FILE [--hosts LIST]\n"
 	        "                                 [--json]\n"
@@ -281,110 +282,229 @@ static int cmd_diff(const struct opts *o, tp_fabric *f)
 	return status;
 }
 
+/* Where `fabric route` reports: text lines, or the document @json. */
+struct route_out {
+	const tp_fabric *f;
+	tp_json *json;    /* NULL: text */
+	bool print_paths; /* --all-leaves text: every path, not only bad ones */
+};
+
 static void print_path(const tp_fabric *f, const uint32_t *path, size_t n,
                        uint32_t dst)
 {
 	for (size_t i = 0; i < n; i++) {
 		const tp_fabric_port *p = tp_fabric_port_at(f, path[i]);
-		const tp_fabric_port *q = tp_fabric_peer(f, path[i]);
 
 		printf("%s[%" PRIu32 "] -> ",
 		       tp_fabric_node_at(f, p->node)->name, p->num);
-		(void)q;
 	}
 	printf("%s\n", tp_fabric_host_at(f, dst)->name);
 }
 
+/* One route as an element of the document's "routes_checked" array (schema
+ * topoplace.fabric-route version 1, topoplace-json(7)). */
+static void route_json(tp_json *j, const tp_fabric *f, uint32_t s, uint32_t d,
+                       const uint32_t *path, size_t n)
+{
+	tp_json_begin_object(j, NULL);
+	tp_json_string(j, "src", tp_fabric_host_at(f, s)->name);
+	tp_json_string(j, "dst", tp_fabric_host_at(f, d)->name);
+	tp_json_begin_array(j, "path");
+	for (size_t i = 0; i < n; i++) {
+		const tp_fabric_port *p = tp_fabric_port_at(f, path[i]);
+
+		tp_json_begin_object(j, NULL);
+		tp_json_string(j, "node", tp_fabric_node_at(f, p->node)->name);
+		tp_json_uint(j, "port", p->num);
+		tp_json_end_object(j);
+	}
+	tp_json_end_array(j);
+	if (n > 0) {
+		tp_json_uint(j, "src_lid", tp_fabric_port_at(f, path[0])->lid);
+		tp_json_uint(j, "dst_lid", tp_fabric_peer(f, path[n - 1])->lid);
+	} else {
+		tp_json_null(j, "src_lid");
+		tp_json_null(j, "dst_lid");
+	}
+	tp_json_uint(j, "hops", tp_fabric_host_distance(f, s, d));
+	tp_json_bool(j, "up_down", tp_routes_path_is_updown(f, path, n));
+	tp_json_end_object(j);
+}
+
+/* A route @r cannot give, in the text or as a "routes_checked" element. */
+static void route_error(const struct route_out *ro, uint32_t s, uint32_t d,
+                        const tp_error *err)
+{
+	if (ro->json == NULL) {
+		printf("error: %s\n", err->message);
+		return;
+	}
+	tp_json_begin_object(ro->json, NULL);
+	tp_json_string(ro->json, "src", tp_fabric_host_at(ro->f, s)->name);
+	tp_json_string(ro->json, "dst", tp_fabric_host_at(ro->f, d)->name);
+	tp_json_string(ro->json, "error", err->message);
+	tp_json_end_object(ro->json);
+}
+
+/*
+ * The route between the first hosts of every ordered pair of leaves:
+ * whether each goes up then down.  Returns TP_EXIT_FAILURE when one does
+ * not (or cannot be read).
+ */
+static int route_all_leaves(const struct route_out *ro, tp_routes *r)
+{
+	const tp_fabric *f = ro->f;
+	uint32_t L = tp_fabric_leaf_count(f), pairs = 0, updown = 0;
+	uint32_t path[TP_ROUTE_MAX_HOPS];
+	tp_error err = {0};
+	size_t n;
+
+	for (uint32_t a = 0; a < L; a++) {
+		uint32_t na, nb;
+		const uint32_t *ha = tp_fabric_leaf_hosts(f, a, &na);
+
+		for (uint32_t b = 0; b < L && na > 0; b++) {
+			const uint32_t *hb = tp_fabric_leaf_hosts(f, b, &nb);
+			bool good;
+
+			if (a == b || nb == 0)
+				continue;
+			pairs++;
+			if (tp_routes_path(r, ha[0], hb[0], path,
+			                   TP_ROUTE_MAX_HOPS, &n,
+			                   &err) != TP_OK) {
+				route_error(ro, ha[0], hb[0], &err);
+				continue;
+			}
+			good = tp_routes_path_is_updown(f, path, n);
+			updown += good;
+			if (ro->json != NULL) {
+				route_json(ro->json, f, ha[0], hb[0], path, n);
+				continue;
+			}
+			if (!good || ro->print_paths) {
+				printf(good ? "path: " : "not up-down: ");
+				print_path(f, path, n, hb[0]);
+			}
+		}
+	}
+	if (ro->json != NULL) {
+		tp_json_end_array(ro->json);
+		tp_json_uint(ro->json, "leaf_pairs", pairs);
+		tp_json_uint(ro->json, "up_down", updown);
+	} else
+		printf("leaf pairs: %" PRIu32 " up-down: %" PRIu32 "\n", pairs,
+		       updown);
+	return updown == pairs ? TP_EXIT_OK : TP_EXIT_FAILURE;
+}
+
+/* One route: its end hosts and the output ports it leaves through. */
+struct route_pair {
+	uint32_t src, dst;
+	uint32_t path[TP_ROUTE_MAX_HOPS];
+	size_t hops;
+};
+
+/* The route from host @src_name to host @dst_name into @rp, or one error
+ * line (before any output, so that --json prints no partial document). */
+static int route_find(const tp_fabric *f, tp_routes *r, const char *src_name,
+                      const char *dst_name, struct route_pair *rp)
+{
+	tp_error err = {0};
+
+	rp->src = tp_fabric_find_host(f, src_name);
+	rp->dst = tp_fabric_find_host(f, dst_name);
+	if (rp->src == TP_FABRIC_NONE || rp->dst == TP_FABRIC_NONE) {
+		tp_error_set(&err, TP_ERR_NOTFOUND,
+		             "%s: no host %s in the fabric",
+		             tp_fabric_source(f),
+		             rp->src == TP_FABRIC_NONE ? src_name : dst_name);
+		return tp_cli_fail(WHAT " route", &err);
+	}
+	if (tp_routes_path(r, rp->src, rp->dst, rp->path, TP_ROUTE_MAX_HOPS,
+	                   &rp->hops, &err) != TP_OK)
+		return tp_cli_fail(WHAT " route", &err);
+	return TP_EXIT_OK;
+}
+
+/* The route @rp, in the text or as the document's only "routes_checked". */
+static int route_one(const struct route_out *ro, const struct route_pair *rp)
+{
+	const tp_fabric *f = ro->f;
+	size_t n = rp->hops;
+
+	if (ro->json != NULL) {
+		route_json(ro->json, f, rp->src, rp->dst, rp->path, n);
+		tp_json_end_array(ro->json);
+		return TP_EXIT_OK;
+	}
+	printf("path: ");
+	print_path(f, rp->path, n, rp->dst);
+	if (n > 0)
+		printf("lids: %u %u\n", tp_fabric_port_at(f, rp->path[0])->lid,
+		       tp_fabric_peer(f, rp->path[n - 1])->lid);
+	printf("hops: %u\nup-down: %s\n",
+	       tp_fabric_host_distance(f, rp->src, rp->dst),
+	       tp_routes_path_is_updown(f, rp->path, n) ? "yes" : "no");
+	return TP_EXIT_OK;
+}
+
+/* The switches' forwarding tables, else (or with --dmodk) the model. */
+static tp_status route_tables(const struct opts *o, tp_fabric *f, tp_routes **r,
+                              tp_error *err)
+{
+	*r = NULL;
+	if (!o->dmodk &&
+	    tp_routes_read_live(f, o->ca, o->port, r, err) != TP_OK) {
+		fprintf(stderr,
+		        "topoplace fabric route: no forwarding tables (%s); "
+		        "using the D-mod-k model\n",
+		        err->message);
+		*r = NULL;
+		*err = (tp_error){0};
+	}
+	return *r != NULL ? TP_OK : tp_routes_new_dmodk(f, r, err);
+}
+
 static int cmd_route(const struct opts *o, tp_fabric *f, int argc, char **argv)
 {
+	struct route_out ro = {.f = f, .print_paths = o->print_paths};
+	struct route_pair rp;
 	tp_routes *r = NULL;
 	tp_error err = {0};
-	uint32_t path[TP_ROUTE_MAX_HOPS];
-	size_t n;
-	int status = TP_EXIT_OK;
+	tp_json j;
+	bool lft;
+	int status;
 
 	if (!o->all_leaves && argc != 2)
 		return tp_cli_usage_error(WHAT " route",
 		                          "need SRC and DST host names (or "
 		                          "--all-leaves)");
-	if (!o->dmodk) {
-		if (tp_routes_read_live(f, o->ca, o->port, &r, &err) != TP_OK) {
-			fprintf(stderr,
-			        "topoplace fabric route: no forwarding tables "
-			        "(%s); using the D-mod-k model\n",
-			        err.message);
-			r = NULL;
-		}
-	}
-	if (r == NULL && tp_routes_new_dmodk(f, &r, &err) != TP_OK)
+	if (route_tables(o, f, &r, &err) != TP_OK)
 		return tp_cli_fail(WHAT " route", &err);
-	printf("routes: %s\n",
-	       tp_routes_kind_of(r) == TP_ROUTES_LFT
-	           ? "forwarding tables read from the switches"
-	           : "D-mod-k model (not read from the fabric)");
-	if (o->all_leaves) {
-		uint32_t L = tp_fabric_leaf_count(f), pairs = 0, updown = 0;
-
-		for (uint32_t a = 0; a < L; a++) {
-			uint32_t na, nb;
-			const uint32_t *ha = tp_fabric_leaf_hosts(f, a, &na);
-
-			for (uint32_t b = 0; b < L && na > 0; b++) {
-				const uint32_t *hb =
-				    tp_fabric_leaf_hosts(f, b, &nb);
-
-				if (a == b || nb == 0)
-					continue;
-				pairs++;
-				if (tp_routes_path(r, ha[0], hb[0], path,
-				                   TP_ROUTE_MAX_HOPS, &n,
-				                   &err) != TP_OK) {
-					printf("error: %s\n", err.message);
-					continue;
-				}
-				if (tp_routes_path_is_updown(f, path, n))
-					updown++;
-				else {
-					printf("not up-down: ");
-					print_path(f, path, n, hb[0]);
-				}
-				if (o->output != NULL) {
-					printf("path: ");
-					print_path(f, path, n, hb[0]);
-				}
-			}
-		}
-		printf("leaf pairs: %" PRIu32 " up-down: %" PRIu32 "\n", pairs,
-		       updown);
-		if (updown != pairs)
-			status = TP_EXIT_FAILURE;
-	} else {
-		uint32_t s = tp_fabric_find_host(f, argv[0]);
-		uint32_t d = tp_fabric_find_host(f, argv[1]);
-
-		if (s == TP_FABRIC_NONE || d == TP_FABRIC_NONE) {
-			tp_error_set(&err, TP_ERR_NOTFOUND,
-			             "%s: no host %s in the fabric",
-			             tp_fabric_source(f),
-			             s == TP_FABRIC_NONE ? argv[0] : argv[1]);
-			status = tp_cli_fail(WHAT " route", &err);
-		} else if (tp_routes_path(r, s, d, path, TP_ROUTE_MAX_HOPS, &n,
-		                          &err) != TP_OK) {
-			status = tp_cli_fail(WHAT " route", &err);
-		} else {
-			printf("path: ");
-			print_path(f, path, n, d);
-			if (n > 0)
-				printf("lids: %u %u\n",
-				       tp_fabric_port_at(f, path[0])->lid,
-				       tp_fabric_peer(f, path[n - 1])->lid);
-			printf("hops: %u\nup-down: %s\n",
-			       tp_fabric_host_distance(f, s, d),
-			       tp_routes_path_is_updown(f, path, n) ? "yes"
-			                                            : "no");
-		}
+	if (!o->all_leaves &&
+	    (status = route_find(f, r, argv[0], argv[1], &rp)) != TP_EXIT_OK) {
+		tp_routes_free(r);
+		return status;
 	}
+	lft = tp_routes_kind_of(r) == TP_ROUTES_LFT;
+	if (o->json) {
+		ro.json = &j;
+		tp_json_init(&j, stdout);
+		tp_json_begin_document(&j, "fabric-route", 1);
+		tp_json_string(&j, "source", tp_fabric_source(f));
+		tp_json_string(&j, "routes", lft ? "lft" : "dmodk");
+		tp_json_begin_array(&j, "routes_checked");
+	} else
+		printf("routes: %s\n",
+		       lft ? "forwarding tables read from the switches"
+		           : "D-mod-k model (not read from the fabric)");
+	status = o->all_leaves ? route_all_leaves(&ro, r) : route_one(&ro, &rp);
 	tp_routes_free(r);
+	if (o->json) {
+		tp_json_end_document(&j);
+		status = tp_cli_json_finish(WHAT " route", &j, status);
+	}
 	return status;
 }
 
@@ -507,9 +627,8 @@ static int cmd_load(const struct opts *o, tp_fabric *f)
 	if (matrix == NULL)
 		return tp_cli_usage_error(WHAT " load", "need --matrix FILE");
 	if (o->hosts != NULL) {
-		if (tp_hostlist_expand(o->hosts, 1u << 20,
-		                                tp_cli_hosts_add, &hosts,
-		                                &err) != TP_OK) {
+		if (tp_hostlist_expand(o->hosts, 1u << 20, tp_cli_hosts_add,
+		                       &hosts, &err) != TP_OK) {
 			tp_error_prefix(&err, "--hosts %s", o->hosts);
 			status = tp_cli_fail(WHAT " load", &err);
 			goto out;
@@ -644,7 +763,7 @@ static int parse_fabric_option(int c, const char *arg, struct opts *o)
 		o->all_leaves = true;
 		break;
 	case O_PATHS:
-		o->output = "paths";
+		o->print_paths = true;
 		break;
 	case O_MATRIX:
 		o->matrix = arg;
@@ -711,12 +830,15 @@ static int parse_fabric_opts(int argc, char **argv, struct opts *o)
 static int check_fabric_action(const char *sub, const struct opts *o, int argc,
                                char **argv)
 {
-	if (o->json && strcmp(sub, "show") && strcmp(sub, "diff") &&
-	    strcmp(sub, "load"))
+	if (o->json && (!strcmp(sub, "cache") || !strcmp(sub, "topology")))
 		return tp_cli_usage_error(WHAT,
-		                          "--json: for show, diff and load "
-		                          "(%s writes a file or paths)",
+		                          "--json: for show, diff, route and "
+		                          "load (%s writes a file)",
 		                          sub);
+	if (o->json && o->print_paths)
+		return tp_cli_usage_error(WHAT " route",
+		                          "--print-paths: the --json document "
+		                          "has every path already");
 	if (!strcmp(sub, "cache"))
 		return argc - optind != 1
 		           ? tp_cli_usage_error(WHAT " cache",

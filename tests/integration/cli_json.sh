@@ -13,7 +13,9 @@
 #   - config check: the shipped example valid with each setting's origin and
 #     line; a bad file a document listing every error (exit 1, nothing on
 #     stderr); --quiet with --json refused;
-#   - fabric show/diff/load: counts as in the text; --json on an action that
+#   - fabric show/diff/load: counts as in the text; route: the text's path,
+#     lids, hops and up-down, --all-leaves every path and both counts, an
+#     unknown host one line and no document; --json on an action that
 #     writes files refused;
 #   - report hops/heatmap/io/fabric: the text's summary line(s); hop-class
 #     bytes as topoplace cost's, heatmap cells holding every byte, the
@@ -212,8 +214,24 @@ doc "fabric load" topoplace.fabric-load "$work/load.json"
 tp_check_eq "fabric load: flows, bytes and hop-bytes as in the text" \
 	"$(sed -n 's/^traffic: \([0-9]*\) flows, \([0-9]*\) bytes, hop-bytes \([0-9]*\)$/\1 \2 \3/p' "$work/load.txt")" \
 	"$(jq_py "$work/load.json" "'%d %d %d' % (d['flows'], d['bytes'], d['hop_bytes'])")"
+"$tp" fabric route --cache "$fdir/fat-4x4.cache" --dmodk n0001 n0016 >"$work/route.txt" 2>&1
+"$tp" fabric route --cache "$fdir/fat-4x4.cache" --dmodk n0001 n0016 --json >"$work/route.json"
+doc "fabric route" topoplace.fabric-route "$work/route.json"
+tp_check_eq "fabric route: the text's path, lids, hops and up-down" \
+	"$(sed -n 's/^path: //p; s/^lids: //p; s/^hops: //p; s/^up-down: //p' "$work/route.txt")" \
+	"$(jq_py "$work/route.json" "(lambda r: '\n'.join([' -> '.join('%s[%d]' % (p['node'], p['port']) for p in r['path']) + ' -> ' + r['dst'], '%d %d' % (r['src_lid'], r['dst_lid']), str(r['hops']), 'yes' if r['up_down'] else 'no']))(d['routes_checked'][0])")"
+"$tp" fabric route --cache "$fdir/fat3-2x2x2.cache" --dmodk --all-leaves --print-paths >"$work/routes.txt" 2>&1
+"$tp" fabric route --cache "$fdir/fat3-2x2x2.cache" --dmodk --all-leaves --json >"$work/routes.json"
+tp_check_eq "fabric route --all-leaves --json exits 0" 0 $?
+doc "fabric route --all-leaves" topoplace.fabric-route "$work/routes.json"
+tp_check_eq "fabric route --all-leaves: every path of the text, and its counts" \
+	"$(sed -n 's/^path: //p' "$work/routes.txt"; sed -n 's/^leaf pairs: \([0-9]*\) up-down: \([0-9]*\)$/\1 \2/p' "$work/routes.txt")" \
+	"$(jq_py "$work/routes.json" "'\n'.join([' -> '.join('%s[%d]' % (p['node'], p['port']) for p in r['path']) + ' -> ' + r['dst'] for r in d['routes_checked']] + ['%d %d' % (d['leaf_pairs'], d['up_down'])])")"
+tp_expect_fail "fabric route --json: a host not in the fabric is one line, no document" 1 \
+	"topoplace fabric route: ibnetdiscover cache $fdir/fat-4x4.cache: no host n9999 in the fabric" \
+	"$tp" fabric route --cache "$fdir/fat-4x4.cache" --dmodk n0001 n9999 --json
 tp_expect_fail "fabric: --json on an action that writes files is refused" 2 \
-	"topoplace fabric: --json: for show, diff and load (topology writes a file or paths)" \
+	"topoplace fabric: --json: for show, diff, route and load (topology writes a file)" \
 	"$tp" fabric topology --cache "$fdir/fat-4x4.cache" --json
 
 # ---- profile show / verify on files (no store)
