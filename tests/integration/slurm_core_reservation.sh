@@ -18,13 +18,7 @@ set -u
 
 tp_slurm_setup
 mkdir -p "$store" && chmod 755 "$store"
-cat >"$etc/topoplace.conf" <<CONF
-FabricSource=topology
-ProfileStore=$store
-DefaultPlacement=off
-CONF
-tp_check "slurmctld loads topoplace.conf" \
-	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
+tp_check "slurmctld loads topoplace.conf" tp_site_conf
 
 out=$(scontrol create reservation ReservationName=cores StartTime=now \
 	Duration=10 Users=root Nodes=n0016 CoreCnt=2 2>&1)

@@ -24,19 +24,10 @@ set -u
 tp_slurm_setup
 tp_slurm_profiles
 
-write_conf() { # ISOLATION-WAIT-LINE
-	cat >"$etc/topoplace.conf" <<CONF
-FabricSource=topology
-ProfileStore=$store
-DefaultPlacement=off
-$1
-CONF
-	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
-}
 as_user() { tp_as_user "$user" "$@"; }
 comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
 
-tp_check "slurmctld loads IsolationWaitMax=none" write_conf "IsolationWaitMax=none"
+tp_check "slurmctld loads IsolationWaitMax=none" tp_site_conf "IsolationWaitMax=none"
 tp_check_eq "topoplace config check shows IsolationWaitMax=none" \
 	"IsolationWaitMax=none" \
 	"$("${abs_top_builddir:-$abs_top_srcdir}/tools/topoplace" config check "$etc/topoplace.conf" 2>&1 | grep -o '^IsolationWaitMax=[^ ]*')"
@@ -70,7 +61,7 @@ scancel "$a"
 tp_wait_job "$a" 30 >/dev/null
 
 # Site bound: 4 s.
-tp_check "slurmctld loads IsolationWaitMax=4s" write_conf "IsolationWaitMax=4s"
+tp_check "slurmctld loads IsolationWaitMax=4s" tp_site_conf "IsolationWaitMax=4s"
 tp_check_eq "topoplace config check shows IsolationWaitMax=4s" \
 	"IsolationWaitMax=4s" \
 	"$("${abs_top_builddir:-$abs_top_srcdir}/tools/topoplace" config check "$etc/topoplace.conf" 2>&1 | grep -o '^IsolationWaitMax=[^ ]*')"

@@ -20,13 +20,7 @@ set -u
 tp_slurm_setup
 tp_slurm_profiles
 
-cat >"$etc/topoplace.conf" <<CONF
-FabricSource=topology
-ProfileStore=$store
-DefaultPlacement=off
-CONF
-tp_check "slurmctld loads topoplace.conf (LeafRemainder not set)" \
-	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
+tp_check "slurmctld loads topoplace.conf (LeafRemainder not set)" tp_site_conf
 tp_check_eq "topoplace config check shows the default" \
 	"LeafRemainder=compatible  # default" \
 	"$("${abs_top_builddir:-$abs_top_srcdir}/tools/topoplace" config check "$etc/topoplace.conf" 2>&1 | grep '^LeafRemainder=')"

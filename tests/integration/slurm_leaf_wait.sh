@@ -22,18 +22,9 @@ set -u
 tp_slurm_setup
 tp_slurm_profiles
 
-write_conf() { # LEAF-WAIT-LINE
-	cat >"$etc/topoplace.conf" <<CONF
-FabricSource=topology
-ProfileStore=$store
-DefaultPlacement=off
 # A 3-node job on 4-host leaves would start at once beside the quiet job
 # under the default LeafRemainder=compatible: the wait needs whole leaves.
-LeafRemainder=whole
-$1
-CONF
-	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
-}
+write_conf() { tp_site_conf LeafRemainder=whole "$1"; } # LEAF-WAIT-LINE
 as_user() { tp_as_user "$user" "$@"; }
 comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=//p'; }
 io_leaf_free() { # JOB: none of JOB's leaves is the io_heavy job's

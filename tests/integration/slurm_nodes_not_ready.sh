@@ -22,14 +22,7 @@ set -u
 
 tp_slurm_setup
 mkdir -p "$store" && chmod 755 "$store"
-cat >"$etc/topoplace.conf" <<CONF
-FabricSource=topology
-ProfileStore=$store
-DefaultPlacement=off
-LeafRemainder=whole
-CONF
-tp_check "slurmctld loads topoplace.conf" \
-	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
+tp_check "slurmctld loads topoplace.conf" tp_site_conf LeafRemainder=whole
 
 stopped=(n0002 n0006 n0010 n0014)
 node_state() { scontrol -o show node "$1" | sed -n 's/.* State=\([^ ]*\).*/\1/p'; }

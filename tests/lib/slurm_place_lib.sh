@@ -156,6 +156,18 @@ reconfigure_and_wait() { # PATTERN: the slurmctld log line to wait for
 	return 1
 }
 
+# tp_site_conf [LINE...]: the bed's topoplace.conf (the fabric from
+# topology.conf, the store, DefaultPlacement=off so that only the jobs'
+# own --placement flags place them) with LINEs after, loaded by a
+# reconfigure of slurmctld, as the tests of one site key need it.
+tp_site_conf() {
+	{
+		printf 'FabricSource=topology\nProfileStore=%s\nDefaultPlacement=off\n' "$store"
+		(($#)) && printf '%s\n' "$@"
+	} >"$etc/topoplace.conf"
+	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
+}
+
 tp_slurm_profiles() {
 	local p
 	mkdir -p "$store" && chmod 755 "$store"
