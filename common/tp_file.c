@@ -114,3 +114,31 @@ int tp_file_write_all(int fd, const void *buf, size_t len)
 	}
 	return 0;
 }
+
+bool tp_file_write_in_place(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+tp_status tp_file_write_into(const char *path, const void *buf, size_t len,
+                             tp_error *err)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	int saved;
+
+	if (fd < 0)
+		return tp_error_set(err, TP_ERR_IO, "%s: cannot open: %s", path,
+		                    strerror(errno));
+	if (tp_file_write_all(fd, buf, len) != 0) {
+		saved = errno;
+		close(fd);
+		return tp_error_set(err, TP_ERR_IO, "%s: write: %s", path,
+		                    strerror(saved));
+	}
+	if (close(fd) != 0)
+		return tp_error_set(err, TP_ERR_IO, "%s: close: %s", path,
+		                    strerror(errno));
+	return TP_OK;
+}

@@ -10,6 +10,7 @@
 #ifndef TP_FILE_H
 #define TP_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "tp_error.h"
@@ -24,6 +25,23 @@
  */
 tp_status tp_file_read(const char *path, const char *kind, size_t max_bytes,
                        char **data, size_t *len, tp_error *err);
+
+/*
+ * Whether an output @path is to be written in place instead of through a
+ * temporary file renamed over it: it exists and is not a regular file (a
+ * device such as /dev/null, a FIFO, a symbolic link such as /dev/stdout).
+ * A rename would replace the node or the link itself; run as root with
+ * "-o /dev/null", that turns the machine's /dev/null into a regular file.
+ */
+bool tp_file_write_in_place(const char *path);
+
+/*
+ * Write @len bytes of @buf into the existing @path (opened for writing and
+ * truncated, never created; a symbolic link is followed).  TP_ERR_IO
+ * naming the path and why.
+ */
+tp_status tp_file_write_into(const char *path, const void *buf, size_t len,
+                             tp_error *err);
 
 /*
  * Write all @len bytes of @buf to @fd, retrying short writes and EINTR.

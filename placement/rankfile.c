@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "rankfile.h"
+#include "tp_file.h"
 #include "tp_strbuf.h"
 
 tp_status tp_rankfile_format_text(const tp_topo *topo,
@@ -88,6 +89,11 @@ tp_status tp_rankfile_write(const char *path, const tp_topo *topo,
 	                             &text, &len, err);
 	if (rc != TP_OK)
 		return tp_error_prefix(err, "%s", path);
+	if (tp_file_write_in_place(path)) {
+		rc = tp_file_write_into(path, text, len, err);
+		free(text);
+		return rc;
+	}
 	tmp = malloc(strlen(path) + sizeof(".XXXXXX"));
 	if (!tmp) {
 		free(text);

@@ -1146,6 +1146,11 @@ tp_status tp_profile_write_file(const char *path, tp_profile *profile,
 	st = tp_profile_encode(profile, &buf, &len, err);
 	if (st != TP_OK)
 		return tp_error_prefix(err, "%s", path);
+	if (tp_file_write_in_place(path)) {
+		st = tp_file_write_into(path, buf, len, err);
+		free(buf);
+		return st;
+	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	          0644);
 	if (fd < 0) {

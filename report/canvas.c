@@ -1,5 +1,6 @@
 /*
- * canvas.c: PNG and SVG files drawn with cairo, written atomically.
+ * canvas.c: PNG and SVG files drawn with cairo, written atomically (or,
+ * for a symbolic link, FIFO or device, in place: tp_file_write_in_place).
  */
 #include "tp_config.h"
 
@@ -18,6 +19,8 @@
 
 #include <cairo-svg.h>
 
+#include "tp_file.h"
+
 struct tp_canvas {
 	tp_canvas_format format;
 	uint32_t width, height;
@@ -25,6 +28,7 @@ struct tp_canvas {
 	cairo_t *cr;
 	char *path;     /* the name the user asked for */
 	char *tmp_path; /* where the image is drawn until close */
+	bool in_place;  /* tmp_path is path (tp_file_write_in_place) */
 };
 
 tp_status tp_canvas_format_of(const char *path, tp_canvas_format *format,
@@ -57,10 +61,17 @@ static tp_status make_tmp(tp_canvas *canvas, tp_error *err)
 	size_t len = strlen(canvas->path) + 64;
 	struct timespec now;
 
+	canvas->in_place = tp_file_write_in_place(canvas->path);
+	if (canvas->in_place)
+		len = strlen(canvas->path) + 1;
 	canvas->tmp_path = malloc(len);
 	if (!canvas->tmp_path)
 		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
 		                    canvas->path);
+	if (canvas->in_place) { /* a link, FIFO or device: drawn into it */
+		memcpy(canvas->tmp_path, canvas->path, len);
+		return TP_OK;
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	for (unsigned attempt = 0; attempt < 100; attempt++) {
 		int fd;
@@ -113,7 +124,7 @@ void tp_canvas_discard(tp_canvas *canvas)
 		cairo_surface_destroy(canvas->surface);
 		canvas->surface = NULL;
 	}
-	if (canvas->tmp_path)
+	if (canvas->tmp_path && !canvas->in_place)
 		unlink(canvas->tmp_path);
 	canvas_free(canvas);
 }
@@ -226,11 +237,12 @@ tp_status tp_canvas_close(tp_canvas *canvas, tp_error *err)
 	if (status != CAIRO_STATUS_SUCCESS)
 		rc = tp_error_set(err, TP_ERR_IO, "%s: cannot write: %s",
 		                  canvas->path, cairo_status_to_string(status));
-	else if (rename(canvas->tmp_path, canvas->path) != 0)
+	else if (!canvas->in_place &&
+	         rename(canvas->tmp_path, canvas->path) != 0)
 		rc = tp_error_set(
 		    err, TP_ERR_IO, "%s: cannot rename %s into place: %s",
 		    canvas->path, canvas->tmp_path, strerror(errno));
-	if (rc != TP_OK)
+	if (rc != TP_OK && !canvas->in_place)
 		unlink(canvas->tmp_path);
 	canvas_free(canvas);
 	return rc;

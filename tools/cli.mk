@@ -27,3 +27,5 @@ TESTS += tests/integration/cli_profile_scale.sh
 # The option helpers the subcommands share: one message per bad value.
 dist_check_SCRIPTS += tests/integration/cli_options.sh
 TESTS += tests/integration/cli_options.sh
+dist_check_SCRIPTS += tests/integration/cli_output_files.sh
+TESTS += tests/integration/cli_output_files.sh

@@ -119,6 +119,42 @@ static bool parse_count(const char *text, unsigned *value)
 }
 
 /*
+ * Whether -o @path exists and is not a regular file (/dev/null, a FIFO, a
+ * symbolic link): renaming over it would replace the device node or link
+ * itself (as root, /dev/null for the whole machine), so it is written in
+ * place.  (tp_file_write_in_place's rule; this program is self-contained.)
+ */
+static bool in_place(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* Write the fabric into the existing @path. Returns an exit code. */
+static int write_in_place(const char *path, const struct tp_fattree_spec *spec,
+                          enum tp_fattree_format format)
+{
+	char err[TP_FATTREE_ERRLEN];
+	FILE *out = fopen(path, "w");
+	int rc;
+
+	if (out == NULL) {
+		fprintf(stderr, PROG ": -o %s: %s\n", path, strerror(errno));
+		return EXIT_IO;
+	}
+	rc = tp_fattree_write(spec, format, out, err, sizeof(err));
+	if (rc != 0)
+		fprintf(stderr, PROG ": -o %s: %s\n", path, err);
+	if (fclose(out) != 0 && rc == 0) {
+		fprintf(stderr, PROG ": -o %s: close: %s\n", path,
+		        strerror(errno));
+		rc = -EIO;
+	}
+	return rc == 0 ? EXIT_OK : rc == -EINVAL ? EXIT_USAGE : EXIT_IO;
+}
+
+/*
  * Write the fabric to path via a temporary file in the same directory and
  * rename(2), so readers never see a partial file. Returns an exit code.
  */
@@ -312,7 +348,8 @@ int main(int argc, char **argv)
 	}
 
 	if (output != NULL && strcmp(output, "-") != 0)
-		return write_atomically(output, &spec, format);
+		return in_place(output) ? write_in_place(output, &spec, format)
+		                        : write_atomically(output, &spec, format);
 
 	rc = tp_fattree_write(&spec, format, stdout, err, sizeof(err));
 	if (rc != 0) {

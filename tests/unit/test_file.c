@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -161,6 +162,89 @@ static void test_write_all_reports_the_failure(void **state)
 	assert_int_equal(errno, EBADF);
 }
 
+/* A scratch directory for the in-place tests; its path in @dir. */
+static void make_dir(char dir[64])
+{
+	strcpy(dir, "/tmp/tp_file_test.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+}
+
+static void test_in_place_for_what_is_not_a_regular_file(void **state)
+{
+	char dir[64], path[128];
+	int fd;
+
+	(void)state;
+	make_dir(dir);
+	snprintf(path, sizeof(path), "%s/new", dir);
+	assert_false(tp_file_write_in_place(path)); /* a new name */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_false(tp_file_write_in_place(path)); /* a regular file */
+	assert_true(tp_file_write_in_place("/dev/null"));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_true(tp_file_write_in_place(path));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(symlink("new", path), 0);
+	assert_true(tp_file_write_in_place(path));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/new", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_write_into_a_link_keeps_the_link(void **state)
+{
+	char dir[64], link[128], target[128], *data = NULL;
+	struct stat st;
+	tp_error err = {0};
+	size_t len;
+	int fd;
+
+	(void)state;
+	make_dir(dir);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "a longer old text", 17), 17);
+	close(fd);
+	assert_int_equal(symlink("target", link), 0);
+	assert_int_equal(tp_file_write_into(link, "new", 3, &err), TP_OK);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(tp_file_read(target, NULL, 64, &data, &len, &err),
+	                 TP_OK);
+	assert_string_equal(data, "new"); /* truncated, not overlaid */
+	free(data);
+	assert_int_equal(tp_file_write_into("/dev/null", "x", 1, &err), TP_OK);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	unlink(link);
+	unlink(target);
+	rmdir(dir);
+}
+
+static void test_write_into_never_creates(void **state)
+{
+	char dir[64], path[128];
+	tp_error err = {0};
+
+	(void)state;
+	make_dir(dir);
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	assert_int_equal(tp_file_write_into(path, "x", 1, &err), TP_ERR_IO);
+	assert_non_null(strstr(err.message, path));
+	assert_non_null(strstr(err.message, "cannot open"));
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(tp_file_write_into(dir, "x", 1, &err), TP_ERR_IO);
+	assert_non_null(strstr(err.message, dir));
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +255,9 @@ int main(void)
 	    cmocka_unit_test(test_unsized_input_grows_until_the_bound),
 	    cmocka_unit_test(test_write_all_writes_every_byte),
 	    cmocka_unit_test(test_write_all_reports_the_failure),
+	    cmocka_unit_test(test_in_place_for_what_is_not_a_regular_file),
+	    cmocka_unit_test(test_write_into_a_link_keeps_the_link),
+	    cmocka_unit_test(test_write_into_never_creates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
