@@ -348,8 +348,9 @@ int main(int argc, char **argv)
 	}
 
 	if (output != NULL && strcmp(output, "-") != 0)
-		return in_place(output) ? write_in_place(output, &spec, format)
-		                        : write_atomically(output, &spec, format);
+		return in_place(output)
+		           ? write_in_place(output, &spec, format)
+		           : write_atomically(output, &spec, format);
 
 	rc = tp_fattree_write(&spec, format, stdout, err, sizeof(err));
 	if (rc != 0) {
