@@ -171,7 +171,7 @@ dist_check_SCRIPTS += tests/integration/slurm_profile_runs.sh
 # Slurm's own expect tests about node selection on two beds, one with
 # select/cons_tres and one with select/topoplace_cons_tres: the judge of
 # "behaves exactly as cons_tres" (issue #17).  A bench, not part of
-# `make check` or CI (the default 48 tests took 41 minutes on two loaded
+# `make check` or CI (the default 48 tests took 45 minutes on two loaded
 # cores, bench/RESULTS.md); options through TP_REGRESSION_ARGS (a list of
 # tests, --placement pack, ...), results in slurm-regression/ of the build
 # tree.
