@@ -541,13 +541,6 @@ tp_status tp_sc_remap(const tp_topo *topo, const tp_profile *profile,
 	return rc;
 }
 
-void tp_sc_job_dir(const char *tmp_fs, unsigned long job_id, char *out,
-                   size_t size)
-{
-	snprintf(out, size, "%s/topoplace.%lu",
-	         tmp_fs && tmp_fs[0] ? tmp_fs : "/tmp", job_id);
-}
-
 static const char *const remap_files[] = {TP_SC_RANKFILE, TP_SC_MACHINEFILE,
                                           TP_SC_HOSTFILE};
 
@@ -582,21 +575,6 @@ tp_status tp_sc_remap_write(const char *dir, const tp_topo *topo,
 			return rc;
 	}
 	return TP_OK;
-}
-
-int tp_sc_remap_remove(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	for (size_t i = 0; i < sizeof(remap_files) / sizeof(remap_files[0]);
-	     i++)
-		(void)unlinkat(fd, remap_files[i], 0);
-	close(fd);
-	if (rmdir(dir) < 0 && errno != ENOENT)
-		return -1;
-	return 0;
 }
 
 /* ---- the job directory under a root-owned base ---------------------- */

@@ -216,14 +216,6 @@ tp_status tp_sc_remap(const tp_topo *topo, const tp_profile *profile,
                       const char *nodes, uint64_t seed, tp_remap_mapping *map,
                       tp_remap_stats *stats, tp_error *err);
 
-/*
- * A job's private directory for its rank files, on the host that writes
- * them: <@tmp_fs>/topoplace.<@job_id> (@tmp_fs NULL or "": /tmp), Slurm's
- * TmpFS being the node-local scratch every daemon and client agrees on.
- */
-void tp_sc_job_dir(const char *tmp_fs, unsigned long job_id, char *out,
-                   size_t size);
-
 /* The three files tp_sc_remap_write writes into a job's directory. */
 #define TP_SC_RANKFILE    "rankfile"    /* Open MPI rankfile */
 #define TP_SC_MACHINEFILE "machinefile" /* MPICH/Hydra machinefile */
@@ -238,13 +230,6 @@ void tp_sc_job_dir(const char *tmp_fs, unsigned long job_id, char *out,
  */
 tp_status tp_sc_remap_write(const char *dir, const tp_topo *topo,
                             const tp_remap_mapping *map, tp_error *err);
-
-/*
- * Remove what tp_sc_remap_write wrote into @dir, then @dir if empty; only
- * those names, through a descriptor of @dir opened without following
- * links.  Returns 0, or -1 when @dir is left (errno set).
- */
-int tp_sc_remap_remove(const char *dir);
 
 /* ---- the job directory under a root-owned base ---------------------- */
 
@@ -286,8 +271,10 @@ tp_status tp_sc_job_dir_prepare(const char *tmp_fs, unsigned long job_id,
                                 tp_error *err);
 
 /*
- * Like tp_sc_remap_remove, also removing TP_SC_IOSERVERS: what
- * task/topoplace wrote into @dir, then @dir if empty.  0, or -1 with errno.
+ * Remove what tp_sc_remap_write and task/topoplace wrote into @dir (the
+ * rank files and TP_SC_IOSERVERS), then @dir if empty; only those names,
+ * through a descriptor of @dir opened without following links.  Returns
+ * 0 (also when @dir is missing), or -1 when @dir is left (errno set).
  */
 int tp_sc_job_dir_remove(const char *dir);
 

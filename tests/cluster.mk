@@ -168,3 +168,23 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_profile_runs.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_profile_runs.sh
+# Slurm's own expect tests about node selection on two beds, one with
+# select/cons_tres and one with select/topoplace_cons_tres: the judge of
+# "behaves exactly as cons_tres" (issue #17).  A bench, not part of
+# `make check` or CI (the default 48 tests took 45 minutes on two loaded
+# cores, bench/RESULTS.md); options through TP_REGRESSION_ARGS (a list of
+# tests, --placement pack, ...), results in slurm-regression/ of the build
+# tree.
+EXTRA_DIST += bench/slurm_regression.sh
+.PHONY: slurm-regression
+slurm-regression: all
+	prefix='$(SLURM_PREFIX)'; \
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	TP_SLURM_SYSTEM_PLUGIN_DIR='$(SLURM_SYSTEM_PLUGIN_DIR)' \
+	$(abs_top_srcdir)/bench/slurm_regression.sh --slurm-source '$(SLURM_SRC)' \
+		$${prefix:+--slurm-prefix "$$prefix"} \
+		--out '$(abs_top_builddir)/slurm-regression' $(TP_REGRESSION_ARGS)
+clean-local-cluster: clean-local-regression
+clean-local-regression:
+	-rm -rf slurm-regression
+.PHONY: clean-local-regression

@@ -3,8 +3,8 @@
  * interactive jobs.  A bad topoplace.conf is replaced by what can be kept,
  * by one table (the select plugin's decision as text in SystemComment is
  * tested with its owner, test_sched_state.c).  The rank files of a job go
- * into <TmpFS>/topoplace.<jobid>, only into a private directory of the
- * caller, and their removal touches nothing else; the job epilog's sweep
+ * only into a private directory of the caller, and the removal of a job
+ * directory touches nothing else; the job epilog's sweep
  * of TmpFS takes only srun's directories of the job and reads a bounded
  * number of entries.  The I/O pattern a throttle window is decided from is
  * per client, classified, and absent without I/O.
@@ -47,19 +47,6 @@ static void test_bad_conf_keeps_what_it_can(void **state)
 	                 TP_SC_CONF_LAST_GOOD);
 }
 
-static void test_job_dir_is_under_tmpfs(void **state)
-{
-	char dir[256];
-
-	(void)state;
-	tp_sc_job_dir("/scratch/local", 42, dir, sizeof(dir));
-	assert_string_equal(dir, "/scratch/local/topoplace.42");
-	tp_sc_job_dir(NULL, 7, dir, sizeof(dir));
-	assert_string_equal(dir, "/tmp/topoplace.7");
-	tp_sc_job_dir("", 7, dir, sizeof(dir));
-	assert_string_equal(dir, "/tmp/topoplace.7");
-}
-
 /* A 4-rank mapping on the first two hosts of a 1x2x2 fat tree. */
 typedef struct fixture {
 	char root[64];
@@ -82,7 +69,7 @@ static int setup(void **state)
 		free(f);
 		return -1;
 	}
-	tp_sc_job_dir(f->root, 9, f->dir, sizeof(f->dir));
+	snprintf(f->dir, sizeof(f->dir), "%s/job.9", f->root);
 	f->map.ranks = 4;
 	f->map.rank_host = host;
 	f->map.rank_slot = slot;
@@ -158,29 +145,40 @@ static void test_rank_files_refuse_a_link(void **state)
 	assert_false(exists(target, TP_SC_RANKFILE));
 }
 
-static void test_remove_takes_only_the_rank_files(void **state)
+static void touch(const char *dir, const char *name)
+{
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fclose(fp);
+}
+
+static void test_remove_takes_only_the_job_files(void **state)
 {
 	fixture *f = *state;
 	char other[256];
-	FILE *fp;
 	tp_error err;
 
 	assert_int_equal(tp_sc_remap_write(f->dir, f->topo, &f->map, &err),
 	                 TP_OK);
-	snprintf(other, sizeof(other), "%s/user-data", f->dir);
-	fp = fopen(other, "w");
-	assert_non_null(fp);
-	fclose(fp);
+	touch(f->dir, TP_SC_IOSERVERS);
+	touch(f->dir, "user-data");
 	/* The user's own file stays, and with it the directory. */
-	assert_int_equal(tp_sc_remap_remove(f->dir), -1);
+	assert_int_equal(tp_sc_job_dir_remove(f->dir), -1);
 	assert_false(exists(f->dir, TP_SC_RANKFILE));
+	assert_false(exists(f->dir, TP_SC_MACHINEFILE));
 	assert_false(exists(f->dir, TP_SC_HOSTFILE));
+	assert_false(exists(f->dir, TP_SC_IOSERVERS));
 	assert_true(exists(f->dir, "user-data"));
+	snprintf(other, sizeof(other), "%s/user-data", f->dir);
 	assert_int_equal(unlink(other), 0);
-	assert_int_equal(tp_sc_remap_remove(f->dir), 0);
+	assert_int_equal(tp_sc_job_dir_remove(f->dir), 0);
 	assert_int_equal(access(f->dir, F_OK), -1);
 	/* Nothing there: nothing to do. */
-	assert_int_equal(tp_sc_remap_remove(f->dir), 0);
+	assert_int_equal(tp_sc_job_dir_remove(f->dir), 0);
 }
 
 static void make_dir(const char *root, const char *name)
@@ -328,7 +326,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bad_conf_keeps_what_it_can),
-	    cmocka_unit_test(test_job_dir_is_under_tmpfs),
 	    cmocka_unit_test_setup_teardown(
 	        test_rank_files_go_into_a_new_private_dir, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rank_files_refuse_a_shared_dir,
@@ -336,7 +333,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rank_files_refuse_a_link,
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
-	        test_remove_takes_only_the_rank_files, setup, teardown),
+	        test_remove_takes_only_the_job_files, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_sweep_takes_only_this_jobs_srun_dirs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sweep_reads_at_most_its_bound,
