@@ -169,8 +169,8 @@ struct sim {
 	int nvictims;
 	int *server_hosts; /* host of each I/O server */
 	int nservers;
-	int njobs;                /* MPI jobs (victim sets), >= 1 */
-	struct samples *latency;  /* per job, this run */
+	int njobs;                 /* MPI jobs (victim sets), >= 1 */
+	struct samples *latency;   /* per job, this run */
 	struct job_figures *alone; /* per job, the --alone run */
 	long long window_us, rows, events;
 	long long io_bytes; /* I/O delivered to the servers in this run */
@@ -768,10 +768,10 @@ static int parse_params(int argc, char **argv, struct params *p)
 	};
 	enum { N_NUMBERS = sizeof(numbers) / sizeof(numbers[0]) };
 	struct option options[N_NUMBERS + 9] = {
-	    {"windows", 1, 0, 'w'},      {"routing", 1, 0, 'r'},
-	    {"phase", 1, 0, 'P'},        {"alone", 0, 0, 'a'},
-	    {"help", 0, 0, 'h'},         {"server-hosts", 1, 0, 'S'},
-	    {"jobs", 1, 0, 'J'},         {"client-hosts", 1, 0, 'C'}};
+	    {"windows", 1, 0, 'w'}, {"routing", 1, 0, 'r'},
+	    {"phase", 1, 0, 'P'},   {"alone", 0, 0, 'a'},
+	    {"help", 0, 0, 'h'},    {"server-hosts", 1, 0, 'S'},
+	    {"jobs", 1, 0, 'J'},    {"client-hosts", 1, 0, 'C'}};
 	int opt, rc = 0;
 
 	*p = (struct params){.leaves = 8,
@@ -845,15 +845,14 @@ static int parse_params(int argc, char **argv, struct params *p)
 		        argv[optind]);
 		rc = -1;
 	}
-	if (rc == 0 &&
-	    ((!p->client_hosts && p->client_leaves >= p->leaves) ||
-	     (!p->server_hosts && p->servers >= p->hosts) ||
-	     p->clients_per_leaf > p->hosts ||
-	     p->buffer_bytes < p->packet_bytes ||
-	     (!p->jobs && !p->server_hosts &&
-	      p->leaves * p->hosts - p->servers -
-	              p->client_leaves * p->clients_per_leaf <
-	          2))) {
+	if (rc == 0 && ((!p->client_hosts && p->client_leaves >= p->leaves) ||
+	                (!p->server_hosts && p->servers >= p->hosts) ||
+	                p->clients_per_leaf > p->hosts ||
+	                p->buffer_bytes < p->packet_bytes ||
+	                (!p->jobs && !p->server_hosts &&
+	                 p->leaves * p->hosts - p->servers -
+	                         p->client_leaves * p->clients_per_leaf <
+	                     2))) {
 		fprintf(stderr, "fabric_sim: needs client-leaves < leaves, "
 		                "servers < hosts, clients-per-leaf <= hosts, "
 		                "buffer-bytes >= packet-bytes and 2 hosts left "
@@ -899,8 +898,8 @@ static void build(struct sim *s, const struct params *p)
 
 /* Parse @text, host indices and ranges "A-B,C,..." below @nhosts, into
  * @out (room for @nhosts); the count into *count. */
-static int parse_hosts(const char *name, const char *text, int nhosts,
-                       int *out, int *count)
+static int parse_hosts(const char *name, const char *text, int nhosts, int *out,
+                       int *count)
 {
 	const char *at = text;
 
@@ -926,8 +925,7 @@ static int parse_hosts(const char *name, const char *text, int nhosts,
 		at = *end ? end + 1 : end;
 	}
 	if (*count == 0) {
-		fprintf(stderr, "fabric_sim: --%s '%s': no host\n", name,
-		        text);
+		fprintf(stderr, "fabric_sim: --%s '%s': no host\n", name, text);
 		return -1;
 	}
 	return 0;
@@ -995,9 +993,11 @@ static int place_jobs(struct sim *s, int *roles, int *list)
 		    claim("jobs", roles, list, count, R_VICTIM))
 			return -1;
 		if (count < 2) {
-			fprintf(stderr, "fabric_sim: --jobs '%s': a job of "
-			                "one host sends nothing on the "
-			                "fabric\n", job);
+			fprintf(stderr,
+			        "fabric_sim: --jobs '%s': a job of "
+			        "one host sends nothing on the "
+			        "fabric\n",
+			        job);
 			return -1;
 		}
 		add_job(s, list, count);
@@ -1025,8 +1025,8 @@ static int place_roles(struct sim *s)
 		rc = parse_hosts("client-hosts", p->client_hosts, s->nhosts,
 		                 list, &count);
 		if (rc == 0)
-			rc = claim("client-hosts", roles, list, count,
-			           R_CLIENT);
+			rc =
+			    claim("client-hosts", roles, list, count, R_CLIENT);
 		for (int c = 0; rc == 0 && c < count; c++)
 			s->clients[s->nclients++].host = list[c];
 	}
@@ -1053,10 +1053,9 @@ static int place_roles(struct sim *s)
 	if (rc == 0)
 		rc = place_jobs(s, roles, list);
 	if (rc == 0) {
-		s->latency = checked(calloc((size_t)s->njobs,
-		                            sizeof(*s->latency)));
-		s->alone = checked(calloc((size_t)s->njobs,
-		                          sizeof(*s->alone)));
+		s->latency =
+		    checked(calloc((size_t)s->njobs, sizeof(*s->latency)));
+		s->alone = checked(calloc((size_t)s->njobs, sizeof(*s->alone)));
 	}
 	free(roles);
 	free(list);
