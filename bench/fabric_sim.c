@@ -25,9 +25,12 @@
  *   down); adaptive: each packet leaves on the up-link whose next buffer
  *   has the most room among those free to send now.
  * The workload (host h is leaf h / hosts, index h % hosts):
- *   I/O servers: the first --servers [4] hosts of leaf 0.  I/O clients:
+ *   I/O servers: the first --servers [4] hosts of leaf 0, or the hosts
+ *   of --server-hosts (a list of host indices: dedicated leaves, one per
+ *   leaf, staggered ports, ...).  I/O clients:
  *   the first --clients-per-leaf [6] hosts of leaves 1 .. --client-leaves
- *   [4] (24 clients); each writes requests of
+ *   [4] (24 clients), or the hosts of --client-hosts; each writes
+ *   requests of
  *   --request-bytes [4194304] (as packets) to one server (a seeded
  *   permutation, balanced), one request at a time: a request starts when
  *   the previous one has arrived whole and the pacing rule allows it.
@@ -42,6 +45,9 @@
  *   default) sends one --victim-bytes [4096] message every
  *   --victim-every-us [500] to its peer, the victim half the list away
  *   (hosts in order), the first at a seeded offset within the period.
+ *   --jobs puts victims only on the hosts it lists, as MPI jobs ('/'
+ *   between jobs: e.g. whole leaves, as topoplace's `leaf` decisions
+ *   give), each pairing within itself half its list away.
  *   Some pairs cross what the I/O fills (spares on the clients' leaves
  *   share the spines' input buffers with the I/O packets waiting for the
  *   links down to leaf 0, the leaf 0 hosts' traffic shares those links),
@@ -54,8 +60,10 @@
  * Output: "# topoplace-sweep v2" and its header, then an alone row per
  * victim message of the --alone run, and per window an io row per request
  * that completed within the run (start, start to last packet in) and a
- * victim row per message delivered.  A line of figures per run goes to
- * stderr.
+ * victim row per message delivered.  Lines of figures per run go to
+ * stderr: the I/O bytes delivered to the servers within the run (and
+ * GB/s over --duration-ms), and per job its messages' mean and p99
+ * latency and, after an --alone run, their ratios to it.
  *
  * What the model leaves out: virtual lanes and service levels, credit
  * return latency (credits come back when a packet leaves a buffer), link
@@ -86,6 +94,9 @@ struct params {
 	int phase, adaptive, alone, nwindows;
 	long long seed;
 	long long windows_us[MAX_WINDOWS];
+	const char *server_hosts; /* --server-hosts, NULL: first of leaf 0 */
+	const char *jobs;         /* --jobs, NULL: every other host one set */
+	const char *client_hosts; /* --client-hosts, NULL: leaves 1.. */
 };
 
 enum kind { IO, VICTIM };
@@ -125,8 +136,22 @@ struct client {
 };
 
 struct victim {
-	int host, peer;
+	int host, peer, job;
 };
+
+/* A growing list of one job's message latencies in a run (ps). */
+struct samples {
+	long long *v;
+	int n, cap;
+};
+
+/* One MPI job's latency figures of a run. */
+struct job_figures {
+	double mean_us, p99_us;
+	int messages;
+};
+
+enum role { R_NONE, R_SERVER, R_CLIENT, R_VICTIM };
 
 struct sim {
 	const struct params *p;
@@ -142,8 +167,14 @@ struct sim {
 	int nclients;
 	struct victim *victims;
 	int nvictims;
+	int *server_hosts; /* host of each I/O server */
+	int nservers;
+	int njobs;                 /* MPI jobs (victim sets), >= 1 */
+	struct samples *latency;   /* per job, this run */
+	struct job_figures *alone; /* per job, the --alone run */
 	long long window_us, rows, events;
-	int with_io; /* 0: the victims' baseline run */
+	long long io_bytes; /* I/O delivered to the servers in this run */
+	int with_io;        /* 0: the victims' baseline run */
 };
 
 static void *checked(void *p)
@@ -470,6 +501,15 @@ static void start_request(struct sim *s, long long now, int client)
 	try_head(s, now, c->host, send_queue(s, c->host));
 }
 
+static void add_sample(struct samples *x, long long v)
+{
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 256;
+		x->v = checked(realloc(x->v, (size_t)x->cap * sizeof(*x->v)));
+	}
+	x->v[x->n++] = v;
+}
+
 /* A packet reached its host: a victim message is in (one packet each
  * by default; a longer one is counted from its last packet), an I/O
  * request when its last packet is. */
@@ -478,16 +518,22 @@ static void deliver(struct sim *s, long long now, int pkt)
 	struct packet *p = &s->packets[pkt];
 
 	if (p->kind == VICTIM) {
-		if (p->last)
+		if (p->last) {
 			print_row(s, s->with_io ? "victim" : "alone", p->owner,
 			          p->sent_ps, now - p->sent_ps);
-	} else if (--s->clients[p->owner].remaining == 0) {
+			add_sample(&s->latency[s->victims[p->owner].job],
+			           now - p->sent_ps);
+		}
+	} else {
 		struct client *c = &s->clients[p->owner];
 
-		print_row(s, "io", p->owner, c->request_start_ps,
-		          now - c->request_start_ps);
-		push_event(s, request_slot(s, c, now), CLIENT_READY, p->owner,
-		           0);
+		s->io_bytes += s->p->packet_bytes;
+		if (--c->remaining == 0) {
+			print_row(s, "io", p->owner, c->request_start_ps,
+			          now - c->request_start_ps);
+			push_event(s, request_slot(s, c, now), CLIENT_READY,
+			           p->owner, 0);
+		}
 	}
 	p->next = s->free_packet;
 	s->free_packet = pkt;
@@ -519,10 +565,13 @@ static void run(struct sim *s, long long window_us, int with_io)
 	}
 	s->nheap = 0;
 	s->seq = 0;
+	s->io_bytes = 0;
+	for (int j = 0; j < s->njobs; j++)
+		s->latency[j].n = 0;
 	snprintf(job, sizeof(job), "%lld", 1000 + p->seed);
 	/* Clients to servers: a seeded permutation, then round robin. */
 	for (int c = 0; c < s->nclients; c++)
-		s->clients[c].server = c % p->servers;
+		s->clients[c].server = s->server_hosts[c % s->nservers];
 	for (int c = s->nclients - 1; c > 0; c--) {
 		int j = (int)draw(rng, c + 1);
 		int t = s->clients[c].server;
@@ -604,6 +653,16 @@ static void usage(FILE *out)
 	    "  --buffer-bytes N [32768] per switch input port (credits)\n"
 	    "  --routing static|adaptive [static] (static: D-mod-K)\n"
 	    "  --servers N [4] first hosts of leaf 0\n"
+	    "  --server-hosts LIST  the I/O servers on these hosts instead "
+	    "(host h is\n"
+	    "      leaf h / hosts, port h %% hosts; LIST: A-B,C,...; not "
+	    "clients)\n"
+	    "  --client-hosts LIST  the I/O clients on these hosts instead\n"
+	    "  --jobs LIST/LIST/...  MPI jobs (victims) on these hosts only, "
+	    "pairs\n"
+	    "      half each job's list apart (default: every host without "
+	    "a role,\n"
+	    "      one set); per job mean and p99 latency on stderr\n"
 	    "  --client-leaves N [4]  --clients-per-leaf N [6] clients: the "
 	    "first hosts of\n      leaves 1..N\n"
 	    "  --request-bytes N [4194304]  one request at a time each\n"
@@ -613,7 +672,12 @@ static void usage(FILE *out)
 	    "  --windows W,W,... [0] in us, one run each (0: unthrottled)\n"
 	    "  --phase on|off [on] the pacing library's per-client phase\n"
 	    "  --alone  first a run without I/O (alone rows)\n"
-	    "  --duration-ms N [100] simulated per run  --seed N [1]\n");
+	    "  --duration-ms N [100] simulated per run  --seed N [1]\n"
+	    "limits: hosts <= leaves x hosts (512 x 512), each run at most "
+	    "--duration-ms\n"
+	    "  (100 s) simulated; memory grows with packets in flight and "
+	    "messages per\n"
+	    "  run (8 bytes a message)\n");
 }
 
 static int parse_count(const char *name, const char *text, long long min,
@@ -703,11 +767,11 @@ static int parse_params(int argc, char **argv, struct params *p)
 	    {"seed", 0, 4294967295LL, NULL, &p->seed},
 	};
 	enum { N_NUMBERS = sizeof(numbers) / sizeof(numbers[0]) };
-	struct option options[N_NUMBERS + 6] = {{"windows", 1, 0, 'w'},
-	                                        {"routing", 1, 0, 'r'},
-	                                        {"phase", 1, 0, 'P'},
-	                                        {"alone", 0, 0, 'a'},
-	                                        {"help", 0, 0, 'h'}};
+	struct option options[N_NUMBERS + 9] = {
+	    {"windows", 1, 0, 'w'}, {"routing", 1, 0, 'r'},
+	    {"phase", 1, 0, 'P'},   {"alone", 0, 0, 'a'},
+	    {"help", 0, 0, 'h'},    {"server-hosts", 1, 0, 'S'},
+	    {"jobs", 1, 0, 'J'},    {"client-hosts", 1, 0, 'C'}};
 	int opt, rc = 0;
 
 	*p = (struct params){.leaves = 8,
@@ -728,7 +792,7 @@ static int parse_params(int argc, char **argv, struct params *p)
 	                     .seed = 1,
 	                     .nwindows = 1};
 	for (int i = 0; i < N_NUMBERS; i++)
-		options[5 + i] =
+		options[8 + i] =
 		    (struct option){numbers[i].name, 1, 0, 256 + i};
 	while (rc == 0 &&
 	       (opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -760,6 +824,15 @@ static int parse_params(int argc, char **argv, struct params *p)
 		case 'a':
 			p->alone = 1;
 			break;
+		case 'S':
+			p->server_hosts = optarg;
+			break;
+		case 'J':
+			p->jobs = optarg;
+			break;
+		case 'C':
+			p->client_hosts = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -772,13 +845,14 @@ static int parse_params(int argc, char **argv, struct params *p)
 		        argv[optind]);
 		rc = -1;
 	}
-	if (rc == 0 &&
-	    (p->client_leaves >= p->leaves || p->servers >= p->hosts ||
-	     p->clients_per_leaf > p->hosts ||
-	     p->buffer_bytes < p->packet_bytes ||
-	     p->leaves * p->hosts - p->servers -
-	             p->client_leaves * p->clients_per_leaf <
-	         2)) {
+	if (rc == 0 && ((!p->client_hosts && p->client_leaves >= p->leaves) ||
+	                (!p->server_hosts && p->servers >= p->hosts) ||
+	                p->clients_per_leaf > p->hosts ||
+	                p->buffer_bytes < p->packet_bytes ||
+	                (!p->jobs && !p->server_hosts &&
+	                 p->leaves * p->hosts - p->servers -
+	                         p->client_leaves * p->clients_per_leaf <
+	                     2))) {
 		fprintf(stderr, "fabric_sim: needs client-leaves < leaves, "
 		                "servers < hosts, clients-per-leaf <= hosts, "
 		                "buffer-bytes >= packet-bytes and 2 hosts left "
@@ -814,26 +888,234 @@ static void build(struct sim *s, const struct params *p)
 			    (struct link){spine_node(s, sp), leaf_node(s, l),
 			                  leaf_in_spine(s, l, sp), 0, 0};
 		}
-	/* Clients: the first clients_per_leaf hosts of leaves 1..; victims:
-	 * every other host that is not a server, in host order. */
 	s->clients = checked(calloc((size_t)s->nhosts, sizeof(*s->clients)));
 	s->victims = checked(calloc((size_t)s->nhosts, sizeof(*s->victims)));
-	for (int h = p->servers; h < s->nhosts; h++) {
-		int leaf = leaf_of(s, h);
-		if (leaf >= 1 && leaf <= p->client_leaves &&
-		    h % p->hosts < p->clients_per_leaf)
-			s->clients[s->nclients++].host = h;
-		else
-			s->victims[s->nvictims++].host = h;
-	}
-	/* Pairs half the list apart: on a fabric shared by several jobs, some
-	 * of their paths cross the links and buffers the I/O fills, some do
-	 * not, as with the issue's random placement. */
-	for (int v = 0; v < s->nvictims; v++)
-		s->victims[v].peer =
-		    s->victims[(v + s->nvictims / 2) % s->nvictims].host;
+	s->server_hosts =
+	    checked(calloc((size_t)s->nhosts, sizeof(*s->server_hosts)));
 	s->packet_ps = (long long)p->packet_bytes * 8 * 1000 / p->link_gbps;
 	s->end_ps = p->duration_ms * 1000000000LL;
+}
+
+/* Parse @text, host indices and ranges "A-B,C,..." below @nhosts, into
+ * @out (room for @nhosts); the count into *count. */
+static int parse_hosts(const char *name, const char *text, int nhosts, int *out,
+                       int *count)
+{
+	const char *at = text;
+
+	*count = 0;
+	while (*at) {
+		char *end;
+		long a, b;
+
+		errno = 0;
+		a = b = strtol(at, &end, 10);
+		if (end != at && *end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (errno || end == at || (*end && *end != ',') || a < 0 ||
+		    b < a || b >= nhosts || *count + (b - a) >= nhosts) {
+			fprintf(stderr,
+			        "fabric_sim: --%s '%s': not host indices or "
+			        "ranges A-B in 0 .. %d, each host once\n",
+			        name, text, nhosts - 1);
+			return -1;
+		}
+		for (long h = a; h <= b; h++)
+			out[(*count)++] = (int)h;
+		at = *end ? end + 1 : end;
+	}
+	if (*count == 0) {
+		fprintf(stderr, "fabric_sim: --%s '%s': no host\n", name, text);
+		return -1;
+	}
+	return 0;
+}
+
+/* Give @count hosts of @list @role; each must have none yet. */
+static int claim(const char *name, int *roles, const int *list, int count,
+                 enum role role)
+{
+	static const char *const what[] = {"", "an I/O server", "an I/O client",
+	                                   "already in a job"};
+
+	for (int i = 0; i < count; i++) {
+		if (roles[list[i]] != R_NONE) {
+			fprintf(stderr, "fabric_sim: --%s: host %d is %s\n",
+			        name, list[i], what[roles[list[i]]]);
+			return -1;
+		}
+		roles[list[i]] = role;
+	}
+	return 0;
+}
+
+/* One MPI job of @count hosts: pairs half its list apart. */
+static void add_job(struct sim *s, const int *hosts, int count)
+{
+	int first = s->nvictims;
+
+	for (int k = 0; k < count; k++)
+		s->victims[first + k] = (struct victim){
+		    hosts[k], hosts[(k + count / 2) % count], s->njobs};
+	s->nvictims += count;
+	s->njobs++;
+}
+
+/* The MPI jobs of --jobs, '/' between jobs; or one set of every host
+ * without a role, in host order: pairs half the list apart, so that on a
+ * fabric shared by several jobs some paths cross the links and buffers
+ * the I/O fills and some do not, as with the issue's random placement. */
+static int place_jobs(struct sim *s, int *roles, int *list)
+{
+	char copy[4096], *save = NULL;
+	int count = 0;
+
+	if (!s->p->jobs) {
+		for (int h = 0; h < s->nhosts; h++)
+			if (roles[h] == R_NONE)
+				list[count++] = h;
+		if (count < 2) {
+			fprintf(stderr, "fabric_sim: needs 2 hosts left for "
+			                "victims\n");
+			return -1;
+		}
+		add_job(s, list, count);
+		return 0;
+	}
+	if (strlen(s->p->jobs) >= sizeof(copy)) {
+		fprintf(stderr, "fabric_sim: --jobs: list too long\n");
+		return -1;
+	}
+	strcpy(copy, s->p->jobs);
+	for (char *job = strtok_r(copy, "/", &save); job;
+	     job = strtok_r(NULL, "/", &save)) {
+		if (parse_hosts("jobs", job, s->nhosts, list, &count) ||
+		    claim("jobs", roles, list, count, R_VICTIM))
+			return -1;
+		if (count < 2) {
+			fprintf(stderr,
+			        "fabric_sim: --jobs '%s': a job of "
+			        "one host sends nothing on the "
+			        "fabric\n",
+			        job);
+			return -1;
+		}
+		add_job(s, list, count);
+	}
+	if (s->njobs == 0) {
+		fprintf(stderr, "fabric_sim: --jobs: no job\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Clients: the first clients_per_leaf hosts of leaves 1..client_leaves;
+ * servers: --server-hosts or the first --servers hosts of leaf 0; victims:
+ * place_jobs.  Fails with one line naming the conflict. */
+static int place_roles(struct sim *s)
+{
+	const struct params *p = s->p;
+	int *roles = checked(calloc((size_t)s->nhosts, sizeof(*roles)));
+	int *list = checked(calloc((size_t)s->nhosts, sizeof(*list)));
+	int rc = 0;
+
+	if (p->client_hosts) {
+		int count;
+
+		rc = parse_hosts("client-hosts", p->client_hosts, s->nhosts,
+		                 list, &count);
+		if (rc == 0)
+			rc =
+			    claim("client-hosts", roles, list, count, R_CLIENT);
+		for (int c = 0; rc == 0 && c < count; c++)
+			s->clients[s->nclients++].host = list[c];
+	}
+	for (int h = 0; !p->client_hosts && h < s->nhosts; h++) {
+		int leaf = leaf_of(s, h);
+		if (leaf >= 1 && leaf <= p->client_leaves &&
+		    h % p->hosts < p->clients_per_leaf) {
+			s->clients[s->nclients++].host = h;
+			roles[h] = R_CLIENT;
+		}
+	}
+	if (rc == 0 && p->server_hosts) {
+		rc = parse_hosts("server-hosts", p->server_hosts, s->nhosts,
+		                 s->server_hosts, &s->nservers);
+		if (rc == 0)
+			rc = claim("server-hosts", roles, s->server_hosts,
+			           s->nservers, R_SERVER);
+	} else if (rc == 0) {
+		for (s->nservers = 0; s->nservers < p->servers; s->nservers++)
+			s->server_hosts[s->nservers] = s->nservers;
+		rc = claim("servers", roles, s->server_hosts, s->nservers,
+		           R_SERVER);
+	}
+	if (rc == 0)
+		rc = place_jobs(s, roles, list);
+	if (rc == 0) {
+		s->latency =
+		    checked(calloc((size_t)s->njobs, sizeof(*s->latency)));
+		s->alone = checked(calloc((size_t)s->njobs, sizeof(*s->alone)));
+	}
+	free(roles);
+	free(list);
+	return rc;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Mean and 99th percentile (nearest rank) of a run's samples, in us. */
+static struct job_figures figures_of(struct samples *x)
+{
+	struct job_figures f = {0, 0, x->n};
+	double sum = 0;
+
+	if (x->n == 0)
+		return f;
+	qsort(x->v, (size_t)x->n, sizeof(*x->v), by_value);
+	for (int i = 0; i < x->n; i++)
+		sum += (double)x->v[i];
+	f.mean_us = sum / x->n / 1e6;
+	f.p99_us = (double)x->v[(99LL * x->n + 99) / 100 - 1] / 1e6;
+	return f;
+}
+
+/* A run's figures to stderr: the I/O delivered to the servers, then per
+ * job its latency and, after an --alone run, the ratios to it. */
+static void print_figures(struct sim *s, int with_io)
+{
+	const char *run = with_io ? "io" : "alone";
+	double seconds = s->p->duration_ms / 1e3;
+
+	fprintf(stderr,
+	        "fabric_sim: %s window %lld us: io_bytes=%lld "
+	        "io_GBps=%.3f servers=%d clients=%d\n",
+	        run, s->window_us, s->io_bytes, s->io_bytes / seconds / 1e9,
+	        s->nservers, s->nclients);
+	for (int j = 0; j < s->njobs; j++) {
+		struct job_figures f = figures_of(&s->latency[j]);
+		const struct job_figures *a = &s->alone[j];
+		int hosts = 0;
+
+		for (int v = 0; v < s->nvictims; v++)
+			hosts += s->victims[v].job == j;
+		if (!with_io)
+			s->alone[j] = f;
+		fprintf(stderr,
+		        "fabric_sim: %s window %lld us: job=%d hosts=%d "
+		        "messages=%d mean_us=%.4f p99_us=%.4f",
+		        run, s->window_us, j, hosts, f.messages, f.mean_us,
+		        f.p99_us);
+		if (with_io && s->p->alone && a->messages && f.messages)
+			fprintf(stderr, " mean_x=%.4f p99_x=%.4f",
+			        f.mean_us / a->mean_us, f.p99_us / a->p99_us);
+		fprintf(stderr, "\n");
+	}
 }
 
 int main(int argc, char **argv)
@@ -846,6 +1128,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	build(&s, &p);
+	if (place_roles(&s)) {
+		usage(stderr);
+		return 2;
+	}
 	printf("# topoplace-sweep v2 fabric_sim leaves=%d hosts=%d spines=%d "
 	       "link_gbps=%d buffer_bytes=%d routing=%s phase=%s seed=%lld "
 	       "duration_ms=%lld\n"
@@ -864,7 +1150,13 @@ int main(int argc, char **argv)
 		    "fabric_sim: %s window %lld us: %lld events, %lld rows\n",
 		    w < 0 ? "alone" : "io", w < 0 ? 0 : p.windows_us[w],
 		    s.events, s.rows);
+		print_figures(&s, w >= 0);
 	}
+	for (int j = 0; j < s.njobs; j++)
+		free(s.latency[j].v);
+	free(s.latency);
+	free(s.alone);
+	free(s.server_hosts);
 	free(s.buffers);
 	free(s.links);
 	free(s.packets);

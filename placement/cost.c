@@ -613,6 +613,117 @@ tp_status tp_link_load_add_path(tp_link_load *load, const tp_routes *routes,
 	return TP_OK;
 }
 
+/* Whether @node reaches leaf switch @leaf going only down. */
+static bool reaches_leaf(const tp_fabric *f, uint32_t node, uint32_t leaf,
+                         int depth)
+{
+	const tp_fabric_node *n = tp_fabric_node_at(f, node);
+
+	if (node == leaf)
+		return true;
+	if (n->level <= 1 || depth <= 0)
+		return false;
+	for (uint32_t p = 0; p < n->port_count; p++) {
+		const tp_fabric_port *peer =
+		    tp_fabric_peer(f, n->first_port + p);
+
+		if (peer &&
+		    tp_fabric_node_at(f, peer->node)->type ==
+		        TP_FABRIC_SWITCH &&
+		    tp_fabric_node_at(f, peer->node)->level == n->level - 1 &&
+		    reaches_leaf(f, peer->node, leaf, depth - 1))
+			return true;
+	}
+	return false;
+}
+
+/* The ports of switch @node toward @leaf: down-links that reach it, or
+ * else every up-link; their count. */
+static uint32_t spread_next(const tp_fabric *f, uint32_t node, uint32_t leaf,
+                            uint32_t *ports, int depth)
+{
+	const tp_fabric_node *n = tp_fabric_node_at(f, node);
+	uint32_t down = 0, up = 0;
+
+	for (int pass = 0; pass < 2 && down == 0; pass++) {
+		for (uint32_t p = 0; p < n->port_count; p++) {
+			const tp_fabric_port *peer =
+			    tp_fabric_peer(f, n->first_port + p);
+			const tp_fabric_node *c;
+
+			if (!peer)
+				continue;
+			c = tp_fabric_node_at(f, peer->node);
+			if (c->type != TP_FABRIC_SWITCH)
+				continue;
+			if (pass == 0 && c->level == n->level - 1 &&
+			    reaches_leaf(f, peer->node, leaf, depth - 1))
+				ports[down++] = n->first_port + p;
+			else if (pass == 1 && c->level == n->level + 1)
+				ports[up++] = n->first_port + p;
+		}
+	}
+	return down ? down : up;
+}
+
+/* Spread @bytes from switch @node down to leaf switch @leaf. */
+static tp_status spread_from(tp_link_load *load, const tp_fabric *f,
+                             uint32_t node, uint32_t leaf, double bytes,
+                             int depth, tp_error *err)
+{
+	uint32_t *ports, count;
+	tp_status rc = TP_OK;
+
+	if (node == leaf)
+		return TP_OK;
+	if (depth <= 0)
+		return tp_error_set(err, TP_ERR_LIMIT,
+		                    "spread path: more than %d hops",
+		                    TP_ROUTE_MAX_HOPS);
+	ports = malloc(tp_fabric_node_at(f, node)->port_count * sizeof(*ports));
+	if (!ports)
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "no memory for a spread path");
+	count = spread_next(f, node, leaf, ports, depth);
+	if (count == 0)
+		rc = tp_error_set(err, TP_ERR_NOTFOUND,
+		                  "spread path: %s has no link toward %s",
+		                  tp_fabric_node_at(f, node)->name,
+		                  tp_fabric_node_at(f, leaf)->name);
+	for (uint32_t i = 0; rc == TP_OK && i < count; i++) {
+		load->port_bytes[ports[i]] += bytes / count;
+		rc = spread_from(load, f, tp_fabric_peer(f, ports[i])->node,
+		                 leaf, bytes / count, depth - 1, err);
+	}
+	free(ports);
+	return rc;
+}
+
+tp_status tp_link_load_add_spread_path(tp_link_load *load,
+                                       const tp_fabric *fabric,
+                                       const tp_routes *routes, uint32_t src,
+                                       uint32_t dst, double bytes,
+                                       tp_error *err)
+{
+	uint32_t path[TP_ROUTE_MAX_HOPS];
+	size_t n;
+	tp_status rc;
+
+	if (!(bytes > 0) || src == dst)
+		return TP_OK;
+	/* The routes give the host links (and check the pair). */
+	rc = tp_routes_path(routes, src, dst, path, TP_ROUTE_MAX_HOPS, &n, err);
+	if (rc != TP_OK || n == 0)
+		return rc;
+	load->port_bytes[path[0]] += bytes;
+	if (n == 1)
+		return TP_OK;
+	load->port_bytes[path[n - 1]] += bytes;
+	return spread_from(load, fabric, tp_fabric_peer(fabric, path[0])->node,
+	                   tp_fabric_port_at(fabric, path[n - 1])->node, bytes,
+	                   TP_ROUTE_MAX_HOPS, err);
+}
+
 void tp_link_load_finish(const tp_fabric *f, tp_link_load *load)
 {
 	const tp_fabric_port *port0 = tp_fabric_port_at(f, 0);

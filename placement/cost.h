@@ -207,6 +207,27 @@ tp_status tp_link_load_add_path(tp_link_load *load, const tp_routes *routes,
                                 tp_error *err);
 void tp_link_load_finish(const tp_fabric *fabric, tp_link_load *load);
 
+/*
+ * The path of tp_link_load_add_path under adaptive routing: the host
+ * links are @routes', but between the leaves a packet may take any
+ * up-link of a minimal up-down path, so at each climbing switch the bytes
+ * split evenly over its up-links (and, going down, over the down-links
+ * that reach the destination's leaf).  Under D-mod-K every pair to one
+ * destination port climbs through one up-link; under adaptive routing the
+ * same traffic spreads over all of them (bench/ioserver_sim_bench.sh:
+ * servers on one port of every leaf move 37.5% of the dedicated leaves'
+ * I/O under D-mod-K, 118% under adaptive routing).  Work per pair: the
+ * minimal paths, bounded by TP_ROUTE_MAX_HOPS levels.  Errors: the
+ * routes' (for the host links), TP_ERR_NOTFOUND when a switch has neither
+ * an up-link nor a down-link toward the destination's leaf, TP_ERR_LIMIT
+ * past TP_ROUTE_MAX_HOPS; on an error @load may hold part of the path.
+ */
+tp_status tp_link_load_add_spread_path(tp_link_load *load,
+                                       const tp_fabric *fabric,
+                                       const tp_routes *routes, uint32_t src,
+                                       uint32_t dst, double bytes,
+                                       tp_error *err);
+
 /* Frees port_bytes and empties @load (NULL-safe; idempotent). */
 void tp_link_load_free(tp_link_load *load);
 

@@ -6,7 +6,8 @@
 # links' rate and no more; a window keeps every client's starts that far
 # apart; with the phase the clients start apart, without it together; the
 # sweep goes through `topoplace throttle thresholds`; a bad option is one
-# line.  The goal-3 figures are bench/fabric_sim_bench.sh's, not a test's.
+# line; servers, clients and jobs placed on given hosts give the I/O rate
+# their up-links allow and per-job latencies.  The goal-3 figures are bench/fabric_sim_bench.sh's, not a test's.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,6 +59,40 @@ tp_check "phase on: first starts within the window" \
 
 tp_check "topoplace throttle thresholds reads the sweep" \
 	"$topoplace" throttle thresholds "$tmp/on.csv" -o "$tmp/table.csv"
+
+# Placements (issue 15 goal 2): 6 clients on leaf 1 of a 4x8 tree with 4
+# spines, 4 servers.  D-mod-K sends a packet for host d up to spine d mod
+# 4: servers on ports 0, 5, 2, 7 use all 4 up-links of leaf 1 (4 x 12.5
+# GB/s, also the 4 server links' rate), servers all on ports 3 or 7 use
+# one (12.5 GB/s); adaptive routing spreads the latter again.  A job on
+# leaf 0 alone shares nothing with the I/O: 2 hops (0.855 us), 1.0000x.
+# layout_run NAME ROUTING SERVERS: its figures into $tmp/NAME.log.
+layout_run() {
+	"$sim" --leaves 4 --hosts 8 --spines 4 --routing "$2" --client-hosts 8-13 \
+		--server-hosts "$3" --jobs 0-7/14-15,22,24 --alone --duration-ms 10 \
+		>/dev/null 2>"$tmp/$1.log"
+}
+# figure NAME KEY [JOB]: KEY's value in the io run's line (of job JOB).
+figure() {
+	sed -n "s/^fabric_sim: io window .*${3:+job=$3 .*} $2=\\([^ ]*\\).*/\\1/p" "$tmp/$1.log" | head -1
+}
+# within LOW VALUE HIGH
+within() { awk -v l="$1" -v v="$2" -v h="$3" 'BEGIN { exit !(v != "" && v >= l && v <= h) }'; }
+tp_check "servers on ports 0 5 2 7 (static) run" layout_run stagger static 16,21,26,31
+tp_check "servers on ports 3 7 3 7 (static) run" layout_run same static 19,23,27,31
+tp_check "servers on ports 3 7 3 7 (adaptive) run" layout_run adaptive adaptive 19,23,27,31
+tp_check "4 up-links used: 40-50 GB/s ($(figure stagger io_GBps))" within 40 "$(figure stagger io_GBps)" 50
+tp_check "one up-link under D-mod-K: 10-12.5 GB/s ($(figure same io_GBps))" within 10 "$(figure same io_GBps)" 12.5
+tp_check "adaptive spreads it: over 25 GB/s ($(figure adaptive io_GBps))" within 25 "$(figure adaptive io_GBps)" 50
+tp_check_eq "a whole leaf without I/O: 160 messages" 160 "$(figure stagger messages 0)"
+tp_check_eq "... 2 hops alone and with I/O" 0.8554 "$(figure stagger mean_us 0)"
+tp_check_eq "... 1.0000x" 1.0000 "$(figure adaptive mean_x 0)"
+tp_check "a job beside the servers under adaptive routing is slower ($(figure adaptive mean_x 1)x)" \
+	within 1.01 "$(figure adaptive mean_x 1)" 1000
+"$sim" --client-hosts 8-13 --jobs 16-20/12-14 >/dev/null 2>"$tmp/err"
+rc=$?
+tp_check_eq "a job on a client's host: exit 2" 2 "$rc"
+tp_check_eq "... with one line naming the host" 1 "$(grep -c 'host 12 is an I/O client' "$tmp/err")"
 
 "$sim" --leaves 4 --client-leaves 4 >/dev/null 2>"$tmp/err"
 rc=$?

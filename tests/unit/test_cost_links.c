@@ -538,6 +538,140 @@ static void test_bad_input_is_named(void **state)
 	fixture_free(&x);
 }
 
+/* Fabric host index of @name (the fabric's own order, not the topo's). */
+static uint32_t fhost(const tp_fabric *f, const char *name)
+{
+	for (uint32_t h = 0; h < tp_fabric_host_count(f); h++)
+		if (!strcmp(tp_fabric_host_at(f, h)->name, name))
+			return h;
+	fail_msg("no host %s", name);
+	return TP_FABRIC_NONE;
+}
+
+/*
+ * Two clients of leaf001 write to a server on port 1 of leaf002 (issue 15
+ * goal 2): D-mod-K climbs through spine001 for both, so one up-link
+ * carries it all; adaptive routing takes either up-link, so the spread
+ * path halves it over both (bench/ioserver_sim_bench.sh measured the
+ * same: servers on one port of each leaf move 0.375 of the dedicated
+ * leaves' I/O under D-mod-K and all of it under adaptive routing, which
+ * the D-mod-K load alone ranks the other way).
+ */
+static void test_spread_path_splits_over_uplinks(void **state)
+{
+	struct fixture x;
+	tp_link_load dmodk, spread;
+	tp_error err;
+	const char *clients[] = {"n0001", "n0002"};
+	const struct want want_dmodk[] = {
+	    {"n0001", "leaf001", 8},     {"n0002", "leaf001", 8},
+	    {"leaf001", "spine001", 16}, {"spine001", "leaf002", 16},
+	    {"leaf002", "n0003", 16},
+	};
+	const struct want want_spread[] = {
+	    {"n0001", "leaf001", 8},    {"n0002", "leaf001", 8},
+	    {"leaf001", "spine001", 8}, {"leaf001", "spine002", 8},
+	    {"spine001", "leaf002", 8}, {"spine002", "leaf002", 8},
+	    {"leaf002", "n0003", 16},
+	};
+
+	(void)state;
+	fixture_load(&x, two_level);
+	assert_int_equal(tp_link_load_start(x.fabric, x.routes, &dmodk, &err),
+	                 TP_OK);
+	assert_int_equal(tp_link_load_start(x.fabric, x.routes, &spread, &err),
+	                 TP_OK);
+	for (int c = 0; c < 2; c++) {
+		uint32_t src = fhost(x.fabric, clients[c]);
+		uint32_t dst = fhost(x.fabric, "n0003");
+
+		assert_int_equal(
+		    tp_link_load_add_path(&dmodk, x.routes, src, dst, 8, &err),
+		    TP_OK);
+		assert_int_equal(tp_link_load_add_spread_path(&spread, x.fabric,
+		                                              x.routes, src,
+		                                              dst, 8, &err),
+		                 TP_OK);
+	}
+	tp_link_load_finish(x.fabric, &dmodk);
+	tp_link_load_finish(x.fabric, &spread);
+	expect_dirs(x.fabric, &dmodk, want_dmodk, 5);
+	expect_dirs(x.fabric, &spread, want_spread, 7);
+	assert_true(dmodk.max_fabric_bytes == 16);
+	assert_true(spread.max_fabric_bytes == 8);
+	/* the same bytes cross the same number of links either way */
+	assert_true(spread.link_bytes == dmodk.link_bytes);
+	tp_link_load_free(&dmodk);
+	tp_link_load_free(&spread);
+	fixture_free(&x);
+}
+
+/* Three levels: across pods the bytes halve at the leaf (two aggregation
+ * switches), not again at the aggregation switch (one core up-link each),
+ * and come down over both aggregation switches of the far pod; within a
+ * pod they turn at the aggregation level; within a leaf only host links
+ * carry them; a pair without routes fails with the routes' error. */
+static void test_spread_path_three_levels(void **state)
+{
+	struct fixture x;
+	tp_link_load load;
+	tp_routes *empty;
+	tp_error err;
+	const struct want want[] = {
+	    /* n0001 -> n0005: 8 bytes across pods */
+	    {"n0001", "leaf001", 8},
+	    {"leaf001", "agg001", 4},
+	    {"leaf001", "agg002", 4},
+	    {"agg001", "core001", 4},
+	    {"agg002", "core002", 4},
+	    {"core001", "agg003", 4},
+	    {"core002", "agg004", 4},
+	    {"agg003", "leaf003", 4},
+	    {"agg004", "leaf003", 4},
+	    {"leaf003", "n0005", 8},
+	    /* n0001 -> n0003: 2 bytes within pod 1 */
+	    {"n0001", "leaf001", 2},
+	    {"leaf001", "agg001", 1},
+	    {"leaf001", "agg002", 1},
+	    {"agg001", "leaf002", 1},
+	    {"agg002", "leaf002", 1},
+	    {"leaf002", "n0003", 2},
+	    /* n0001 -> n0002: 1 byte within leaf001 */
+	    {"n0001", "leaf001", 1},
+	    {"leaf001", "n0002", 1},
+	};
+
+	(void)state;
+	fixture_load(&x, three_level);
+	assert_int_equal(tp_link_load_start(x.fabric, x.routes, &load, &err),
+	                 TP_OK);
+	assert_int_equal(tp_link_load_add_spread_path(&load, x.fabric, x.routes,
+	                                              fhost(x.fabric, "n0001"),
+	                                              fhost(x.fabric, "n0005"),
+	                                              8, &err),
+	                 TP_OK);
+	assert_int_equal(tp_link_load_add_spread_path(&load, x.fabric, x.routes,
+	                                              fhost(x.fabric, "n0001"),
+	                                              fhost(x.fabric, "n0003"),
+	                                              2, &err),
+	                 TP_OK);
+	assert_int_equal(tp_link_load_add_spread_path(&load, x.fabric, x.routes,
+	                                              fhost(x.fabric, "n0001"),
+	                                              fhost(x.fabric, "n0002"),
+	                                              1, &err),
+	                 TP_OK);
+	expect_dirs(x.fabric, &load, want, sizeof(want) / sizeof(want[0]));
+	assert_int_equal(tp_routes_new(x.fabric, &empty, &err), TP_OK);
+	assert_int_equal(tp_link_load_add_spread_path(
+	                     &load, x.fabric, empty, fhost(x.fabric, "n0001"),
+	                     fhost(x.fabric, "n0005"), 8, &err),
+	                 TP_ERR_NOTFOUND);
+	assert_string_equal(err.message, "routes: host n0005 has no LID");
+	tp_routes_free(empty);
+	tp_link_load_free(&load);
+	fixture_free(&x);
+}
+
 static void test_stage_names(void **state)
 {
 	(void)state;
@@ -561,6 +695,8 @@ int main(void)
 	    cmocka_unit_test(test_link_sums_are_hop_bytes_by_class),
 	    cmocka_unit_test(test_busiest_link_sets_contention),
 	    cmocka_unit_test(test_bad_input_is_named),
+	    cmocka_unit_test(test_spread_path_splits_over_uplinks),
+	    cmocka_unit_test(test_spread_path_three_levels),
 	    cmocka_unit_test(test_stage_names),
 	};
 
