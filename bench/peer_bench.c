@@ -12,7 +12,7 @@
  *              [--rpn 1,16] [--allocs leaves,part,frag]
  *              [--frag-seeds 1,2,3] [--seed S]
  *              [--max-peer-ranks N | scotch=N,treematch=N,metis-rb=N]
- *              [--trace on]
+ *              [--trace on] [--search full|fast]
  *
  * Defaults (about 3 minutes on 2 vCPUs): every matrix in DIR (default
  * tests/data/matrices), all five families at 512, 4,096, 16,384 and 65,536
@@ -118,6 +118,8 @@ static struct size_time {
 static unsigned n_size_times;
 /* --trace on: the remapper's debug log, one line each, after its row. */
 static bool trace;
+/* --search: ours' candidate search (tp_remap_compute_search). */
+static tp_remap_search search = TP_REMAP_SEARCH_FULL;
 static struct vs {
 	unsigned wins, ties, losses;
 	double worst; /* highest ours / peer */
@@ -767,9 +769,9 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 			break;
 		case M_OURS:
 			trace_buf[0] = '\0';
-			if (tp_remap_compute(s.topo, t, s.hosts, s.nhosts, seed,
-			                     trace ? &tracer : NULL, &map, &st,
-			                     &err) != TP_OK)
+			if (tp_remap_compute_search(
+			        s.topo, t, s.hosts, s.nhosts, seed, search,
+			        trace ? &tracer : NULL, &map, &st, &err) != TP_OK)
 				die(label, &err);
 			memcpy(rank_host, map.rank_host,
 			       t->ranks * sizeof(*rank_host));
@@ -1061,7 +1063,7 @@ static void usage(void)
 	        "usage: peer_bench [--matrices DIR|none] [--sizes N,..] "
 	        "[--families F,..|none] [--peers P,..] [--trees 2,3] "
 	        "[--rpn 1,16] [--allocs leaves,part,frag] [--frag-seeds 1,2,3] "
-	        "[--seed S] [--trace on|off] "
+	        "[--seed S] [--trace on|off] [--search full|fast] "
 	        "[--max-peer-ranks N|peer=N,..]\n");
 	exit(2);
 }
@@ -1101,6 +1103,12 @@ int main(int argc, char **argv)
 			snprintf(fseeds_s, sizeof(fseeds_s), "%s", v);
 		else if (!strcmp(a, "--trace"))
 			trace = !strcmp(v, "on");
+		else if (!strcmp(a, "--search")) {
+			tp_error err = {0};
+
+			if (tp_remap_search_parse(v, &search, &err) != TP_OK)
+				die("--search", &err);
+		}
 		else if (!strcmp(a, "--seed"))
 			seed = strtoull(v, NULL, 10);
 		else if (!strcmp(a, "--peers")) {
@@ -1166,8 +1174,9 @@ int main(int argc, char **argv)
 	}
 
 	printf("# peer_bench: fat trees of %d hosts/leaf (3-level: %d "
-	       "leaves/pod); seed %llu\n",
-	       HOSTS_PER_LEAF, LEAVES_PER_POD, (unsigned long long)seed);
+	       "leaves/pod); seed %llu; ours' search %s\n",
+	       HOSTS_PER_LEAF, LEAVES_PER_POD, (unsigned long long)seed,
+	       tp_remap_search_name(search));
 #ifdef TP_PEER_TREEMATCH
 	printf("# treematch: built in; dense matrix, run up to %u ranks "
 	       "(%.2f GB)\n",

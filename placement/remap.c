@@ -1907,6 +1907,12 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
 	return k;
 }
 
+/*
+ * FAST keeps the first two of plan_trials' candidates: the bisection and
+ * the packed 1-try partition, the one most often best on whole leaves.
+ */
+#define FAST_TRIALS 2
+
 /* Leaves of the allocation: tree nodes whose children are hosts. */
 static uint32_t count_leaves(const struct tree *t)
 {
@@ -1942,11 +1948,50 @@ static uint64_t hl_hop_bytes(const tp_topo *topo, const tp_traffic *traffic,
 	return sum;
 }
 
+const char *tp_remap_search_name(tp_remap_search search)
+{
+	switch (search) {
+	case TP_REMAP_SEARCH_FULL:
+		return "full";
+	case TP_REMAP_SEARCH_FAST:
+		return "fast";
+	}
+	return NULL;
+}
+
+tp_status tp_remap_search_parse(const char *name, tp_remap_search *search,
+                                tp_error *err)
+{
+	if (!strcmp(name, "full"))
+		*search = TP_REMAP_SEARCH_FULL;
+	else if (!strcmp(name, "fast"))
+		*search = TP_REMAP_SEARCH_FAST;
+	else
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "remap search '%s': expected full or fast",
+		                    name);
+	return TP_OK;
+}
+
 tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
                            const tp_remap_host *hosts, uint32_t host_count,
                            uint64_t seed, const tp_logger *log,
                            tp_remap_mapping *mapping, tp_remap_stats *stats,
                            tp_error *err)
+{
+	return tp_remap_compute_search(topo, traffic, hosts, host_count, seed,
+	                               TP_REMAP_SEARCH_FULL, log, mapping,
+	                               stats, err);
+}
+
+tp_status tp_remap_compute_search(const tp_topo *topo,
+                                  const tp_traffic *traffic,
+                                  const tp_remap_host *hosts,
+                                  uint32_t host_count, uint64_t seed,
+                                  tp_remap_search search,
+                                  const tp_logger *log,
+                                  tp_remap_mapping *mapping,
+                                  tp_remap_stats *stats, tp_error *err)
 {
 	uint32_t n = traffic->ranks;
 	uint32_t *block = NULL, *part = NULL, *block_ref = NULL;
@@ -2006,9 +2051,11 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	 * allocation (bench/RESULTS.md, issue 16).
 	 */
 	ntrial = plan_trials(n, t.node[0].cap, seed, trials);
+	if (search == TP_REMAP_SEARCH_FAST && ntrial > FAST_TRIALS)
+		ntrial = FAST_TRIALS;
 	for (uint32_t i = 0; i < ntrial; i++) {
 		const struct trial *tr = &trials[i];
-		uint64_t hb_part, hb_ref, t_us, work = 0;
+		uint64_t hb_part, hb_ref, t_us, t_part_us, work = 0;
 		char fm_note[24];
 
 		/*
@@ -2038,6 +2085,7 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 			                            &work, err);
 		if (rc != TP_OK)
 			goto out;
+		t_part_us = thread_cpu_us() - t_us;
 		if (tr->bisection) {
 			bisection_work = work;
 		} else {
@@ -2060,7 +2108,8 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 			fm_note[0] = '\0';
 		tp_log(log, TP_LOG_DEBUG,
 		       "remap: candidate %u: %s seed+%llu ncuts %d%s%s: METIS "
-		       "work %llu, hop-bytes %llu, refined %llu, %llu us",
+		       "work %llu, hop-bytes %llu, refined %llu, %llu us "
+		       "(partition %llu us)",
 		       i,
 		       tr->bisection ? "bisection"
 		       : tr->spread  ? "spread"
@@ -2068,7 +2117,8 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 		       (unsigned long long)(tr->seed - seed), tr->ncuts,
 		       tr->rm ? " rm" : "", fm_note, (unsigned long long)work,
 		       (unsigned long long)hb_part, (unsigned long long)hb_ref,
-		       (unsigned long long)(thread_cpu_us() - t_us));
+		       (unsigned long long)(thread_cpu_us() - t_us),
+		       (unsigned long long)t_part_us);
 		if (hb_ref > hb_part) {
 			/*
 			 * Refinement gains are exact, so this is a bug; the
@@ -2089,11 +2139,14 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	/*
 	 * The best partition polished with leaf-wide swaps where scanning a
 	 * leaf is cheap: small jobs, and jobs up to TRIAL_MAX_RANKS with at
-	 * most WIDE_LEAF_SLOTS slots per leaf (1 rank per host).
+	 * most WIDE_LEAF_SLOTS slots per leaf (1 rank per host); not in the
+	 * FAST search (nor leaf-wide moves in its later refinements), where
+	 * it would cost up to the bisection's time again.
 	 */
-	wide = n <= SMALL_MAX_RANKS ||
-	       (n <= TRIAL_MAX_RANKS &&
-	        t.node[0].cap <= (uint64_t)WIDE_LEAF_SLOTS * count_leaves(&t));
+	wide = search == TP_REMAP_SEARCH_FULL &&
+	       (n <= SMALL_MAX_RANKS ||
+	        (n <= TRIAL_MAX_RANKS &&
+	         t.node[0].cap <= (uint64_t)WIDE_LEAF_SLOTS * count_leaves(&t)));
 	if (wide) {
 		uint64_t hb_wide, t_us = thread_cpu_us();
 

@@ -126,4 +126,35 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
                            tp_remap_mapping *mapping, tp_remap_stats *stats,
                            tp_error *err);
 
+/*
+ * How far tp_remap_compute_search looks for a partition.  FULL (what
+ * tp_remap_compute does): every candidate within the METIS work budget,
+ * then leaf-wide swaps on small jobs.  FAST: the plain bisection and the
+ * first packed partition only, each refined, no leaf-wide swaps: about 2x
+ * METIS-rb's CPU below 4,096 ranks where FULL takes 5-11x, but above the
+ * best of METIS-rb and Scotch on more inputs (bench/RESULTS.md, issue 16).
+ * Both never have more hop-bytes than block or the plain bisection.
+ */
+typedef enum tp_remap_search {
+	TP_REMAP_SEARCH_FULL,
+	TP_REMAP_SEARCH_FAST,
+} tp_remap_search;
+
+/* "full", "fast"; NULL for an unknown value. */
+const char *tp_remap_search_name(tp_remap_search search);
+
+/* Parse a search name; TP_ERR_INVALID names the bad value. */
+tp_status tp_remap_search_parse(const char *name, tp_remap_search *search,
+                                tp_error *err);
+
+/* tp_remap_compute with the search @search (same inputs, outputs, errors). */
+tp_status tp_remap_compute_search(const tp_topo *topo,
+                                  const tp_traffic *traffic,
+                                  const tp_remap_host *hosts,
+                                  uint32_t host_count, uint64_t seed,
+                                  tp_remap_search search,
+                                  const tp_logger *log,
+                                  tp_remap_mapping *mapping,
+                                  tp_remap_stats *stats, tp_error *err);
+
 #endif /* TP_REMAP_H */

@@ -4,6 +4,7 @@
  *
  *   topoplace remap --matrix FILE (--hosts LIST | --hostfile FILE)
  *                   [--slots N] --fabric PxLxH [--seed S]
+ *                   [--search full|fast]
  *                   [--rankfile OUT] [--machinefile OUT]
  *                   [--hostfile-out OUT] [--verbose]
  *
@@ -29,6 +30,7 @@ static const char remap_usage[] =
     "usage: topoplace remap --matrix FILE (--hosts LIST | --hostfile FILE)\n"
     "                       [--slots N] --fabric PODSxLEAVESxHOSTS "
     "[--seed S]\n"
+    "                       [--search full|fast]\n"
     "                       [--rankfile OUT] [--machinefile OUT] "
     "[--hostfile-out OUT]\n"
     "                       [--json] [--verbose]\n"
@@ -224,15 +226,23 @@ struct remap_opts {
 	tp_cli_job_opts job; /* --matrix, --fabric, --hosts, --slots, --seed */
 	const char *hostfile;
 	const char *outputs[3]; /* --rankfile, --machinefile, --hostfile-out */
+	tp_remap_search search; /* --search, default full */
 	bool verbose, json, help;
 };
 
 /* One getopt_long answer @c into @o. */
 static int parse_remap_option(int c, const char *arg, struct remap_opts *o)
 {
+	tp_error err;
+
 	switch (c) {
 	case 'F':
 		o->hostfile = arg;
+		break;
+	case 'S':
+		if (tp_remap_search_parse(arg, &o->search, &err) != TP_OK)
+			return tp_cli_usage_error("remap", "--search %s: %s",
+			                          arg, err.message);
 		break;
 	case 'r':
 		o->outputs[0] = arg;
@@ -267,6 +277,7 @@ static int parse_remap_opts(int argc, char **argv, struct remap_opts *o)
 	    {"slots", required_argument, NULL, TP_CLI_OPT_SLOTS},
 	    {"fabric", required_argument, NULL, TP_CLI_OPT_FABRIC},
 	    {"seed", required_argument, NULL, TP_CLI_OPT_SEED},
+	    {"search", required_argument, NULL, 'S'},
 	    {"rankfile", required_argument, NULL, 'r'},
 	    {"machinefile", required_argument, NULL, 'M'},
 	    {"hostfile-out", required_argument, NULL, 'o'},
@@ -288,7 +299,7 @@ static int parse_remap_opts(int argc, char **argv, struct remap_opts *o)
 		}
 		if (TP_CLI_IS_JOB_OPT(c))
 			rc = tp_cli_parse_job_option(what, c, optarg, &o->job);
-		else if (c != 0 && c < 256 && strchr("FrMovj", c))
+		else if (c != 0 && c < 256 && strchr("FrMovjS", c))
 			rc = parse_remap_option(c, optarg, o);
 		else
 			return tp_cli_bad_option(what, c, argv, "");
@@ -364,8 +375,9 @@ static int run_remap(const struct remap_opts *o, struct remap_work *w)
 	                                &w->nhosts, &err)
 	         : read_hostfile(w->topo, o->hostfile, (uint32_t)o->job.slots,
 	                         &w->hosts, &w->nhosts, &err)) != TP_OK ||
-	    tp_remap_compute(w->topo, w->t, w->hosts, w->nhosts, o->job.seed,
-	                     &log, &w->map, &w->st, &err) != TP_OK ||
+	    tp_remap_compute_search(w->topo, w->t, w->hosts, w->nhosts,
+	                            o->job.seed, o->search, &log, &w->map,
+	                            &w->st, &err) != TP_OK ||
 	    write_launcher_files(o, w, &err) != TP_OK)
 		return tp_cli_fail("remap", &err);
 	return TP_EXIT_OK;

@@ -35,6 +35,27 @@ tp_check_eq "no host gets more than its 16 slots" "" \
 out2=$("$tp" remap --matrix "$mdir/LULESH-64.txt" --hosts 'n[0001-0004]' \
 	--slots 16 --fabric 2x4x4 --seed 3 --rankfile "$work/rf2" 2>&1)
 tp_check "the same seed gives the same rankfile" cmp "$work/rf" "$work/rf2"
+# --search fast: the bisection and one packed partition (2 candidates in
+# the debug log), never above block; a bad value is one usage line.
+out=$("$tp" remap --matrix "$mdir/LULESH-64.txt" --hosts 'n[0001-0004]' \
+	--slots 16 --fabric 2x4x4 --seed 3 --search fast --verbose \
+	--rankfile "$work/rf_fast" 2>&1)
+tp_check_eq "remap --search fast succeeds" 0 $?
+fast=$(sed -n 's/^hop-bytes after ([a-z+]*): \([0-9]*\) .*/\1/p' <<<"$out")
+tp_check_eq "--search fast tries 2 partitions" 2 \
+	"$(grep -c 'debug: remap: candidate [0-9]*:' <<<"$out")"
+tp_check_eq "--search fast runs no leaf-wide polish" 0 \
+	"$(grep -c 'leaf-wide polish' <<<"$out")"
+tp_check "--search fast: after <= before" \
+	bash -c '[ -n "$1" ] && [ "$1" -le "$2" ]' _ "$fast" "$before"
+tp_check_eq "--search fast: a rankfile line per rank" 64 \
+	"$(grep -c '^rank [0-9]*=n000[1-4] slot=[0-9]*$' "$work/rf_fast")"
+out=$("$tp" remap --matrix "$mdir/LULESH-64.txt" --hosts 'n[0001-0004]' \
+	--slots 16 --fabric 2x4x4 --search quick 2>&1)
+tp_check_eq "remap --search quick is a usage error" 2 $?
+tp_check_eq "remap --search quick: one line naming the value" \
+	"topoplace remap: --search quick: remap search 'quick': expected full or fast" \
+	"$(head -1 <<<"$out")"
 printf 'n0003:8\n# comment\nn0004 slots=8\nn0001\n\n' >"$work/hosts"
 tp_check "remap reads a host file with per-host slots" \
 	"$tp" remap --matrix "$mdir/HPCG-16.txt" --hostfile "$work/hosts" \

@@ -323,6 +323,27 @@ static void test_huge_byte_counts_saturate_not_wrap(void **state)
 	tp_topo_free(topo);
 }
 
+/* The search names the CLI and peer_bench take; a bad one is named. */
+static void test_search_names_round_trip(void **state)
+{
+	tp_remap_search s = TP_REMAP_SEARCH_FULL;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_remap_search_parse("fast", &s, &err), TP_OK);
+	assert_int_equal(s, TP_REMAP_SEARCH_FAST);
+	assert_string_equal(tp_remap_search_name(s), "fast");
+	assert_int_equal(tp_remap_search_parse("full", &s, &err), TP_OK);
+	assert_int_equal(s, TP_REMAP_SEARCH_FULL);
+	assert_string_equal(tp_remap_search_name(s), "full");
+	assert_int_equal(tp_remap_search_parse("quick", &s, &err),
+	                 TP_ERR_INVALID);
+	assert_string_equal(err.message,
+	                    "remap search 'quick': expected full or fast");
+	assert_int_equal(s, TP_REMAP_SEARCH_FULL);
+	assert_null(tp_remap_search_name((tp_remap_search)7));
+}
+
 static void test_impossible_requests_are_refused(void **state)
 {
 	tp_topo *topo;
@@ -666,6 +687,7 @@ int main(void)
 	    cmocka_unit_test(test_impossible_requests_are_refused),
 	    cmocka_unit_test(test_baselines_fill_as_named),
 	    cmocka_unit_test(test_method_names_round_trip),
+	    cmocka_unit_test(test_search_names_round_trip),
 	    cmocka_unit_test(test_hostlists_expand_and_refuse_unknown_hosts),
 	    cmocka_unit_test(test_real_matrices_never_worse_than_block),
 	    cmocka_unit_test(test_stencil_improves_clearly_on_block),

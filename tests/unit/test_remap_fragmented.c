@@ -154,9 +154,13 @@ static uint32_t fragmented_hosts(const tp_topo *topo, uint32_t ranks,
 struct tally {
 	unsigned cases, below_rb, below_block;
 	unsigned swapped; /* cases lowered by whole-host swaps */
+	tp_remap_search search;
 };
 
-/* One input on one allocation: ours <= block and <= METIS-rb. */
+/*
+ * One input on one allocation: ours, with the search in tl->search, <=
+ * block and <= METIS-rb.
+ */
 static void check_one(const tp_topo *topo, const tp_traffic *t,
                       const tp_remap_host *hosts, uint32_t nh, struct tally *tl)
 {
@@ -166,14 +170,17 @@ static void check_one(const tp_topo *topo, const tp_traffic *t,
 	uint64_t rb;
 
 	assert_int_equal(
-	    tp_remap_compute(topo, t, hosts, nh, 1, NULL, &m, &st, &err),
+	    tp_remap_compute_search(topo, t, hosts, nh, 1, tl->search, NULL,
+	                            &m, &st, &err),
 	    TP_OK);
 	assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host), st.hop_bytes);
 	rb = metis_rb_hop_bytes(topo, t, hosts, nh, 1);
 	if (st.hop_bytes > st.block_hop_bytes || st.hop_bytes > rb)
-		print_error("%u ranks on %u hosts (%u slots/host): ours %llu, "
+		print_error("search %s, %u ranks on %u hosts (%u slots/host): "
+		            "ours %llu, "
 		            "block %llu, metis-rb %llu\n",
-		            t->ranks, nh, hosts[0].slots,
+		            tp_remap_search_name(tl->search), t->ranks, nh,
+		            hosts[0].slots,
 		            (unsigned long long)st.hop_bytes,
 		            (unsigned long long)st.block_hop_bytes,
 		            (unsigned long long)rb);
@@ -219,13 +226,11 @@ static void check_layouts(const tp_traffic *t, int draws, uint64_t *rng,
 
 /*
  * Every real matrix (8-128 ranks) and 2-D grids, on seeded fragmented
- * allocations, 2- and 3-level, 1/4/16 ranks per host: never above block
- * nor above METIS-rb, and strictly below METIS-rb somewhere (the other
- * candidates are not dead weight); whole-host swaps lower the result
- * somewhere (they are not dead weight either).
+ * allocations, 2- and 3-level, 1/4/16 ranks per host, with @search: never
+ * above block nor above METIS-rb, and strictly below METIS-rb somewhere
+ * (the other candidates are not dead weight).  Counts into @tl.
  */
-static void
-test_fragmented_allocations_never_worse_than_block_or_metis_rb(void **state)
+static void check_fragmented(tp_remap_search search, struct tally *tl)
 {
 	const char *srcdir = getenv("abs_top_srcdir");
 	static const uint32_t grids[][2] = {{8, 8}, {16, 8}, {12, 10}};
@@ -235,9 +240,8 @@ test_fragmented_allocations_never_worse_than_block_or_metis_rb(void **state)
 	tp_error err;
 	int files = 0;
 	uint64_t rng = 16;
-	struct tally tl = {0};
 
-	(void)state;
+	*tl = (struct tally){.search = search};
 	snprintf(dir, sizeof(dir), "%s/tests/data/matrices",
 	         srcdir ? srcdir : ".");
 	d = opendir(dir);
@@ -253,7 +257,7 @@ test_fragmented_allocations_never_worse_than_block_or_metis_rb(void **state)
 		assert_int_equal(tp_traffic_read_file(path, NULL, &t, &err),
 		                 TP_OK);
 		files++;
-		check_layouts(t, 1, &rng, &tl);
+		check_layouts(t, 1, &rng, tl);
 		tp_traffic_free(t);
 	}
 	closedir(d);
@@ -261,17 +265,46 @@ test_fragmented_allocations_never_worse_than_block_or_metis_rb(void **state)
 	for (size_t i = 0; i < sizeof(grids) / sizeof(*grids); i++) {
 		tp_traffic *t = grid2d(grids[i][0], grids[i][1], 1000);
 
-		check_layouts(t, 2, &rng, &tl);
+		check_layouts(t, 2, &rng, tl);
 		tp_traffic_free(t);
 	}
-	print_message("fragmented: %u cases, below metis-rb on %u, below "
-	              "block on %u, lowered by whole-host swaps on %u\n",
-	              tl.cases, tl.below_rb, tl.below_block, tl.swapped);
-	assert_true(tl.cases >= 19 * 2 * 3);
-	assert_true(tl.below_rb > 0);
-	assert_true(tl.below_block > tl.cases / 2);
+	print_message("fragmented, search %s: %u cases, below metis-rb on "
+	              "%u, below block on %u, lowered by whole-host swaps on "
+	              "%u\n",
+	              tp_remap_search_name(search), tl->cases, tl->below_rb,
+	              tl->below_block, tl->swapped);
+	assert_true(tl->cases >= 19 * 2 * 3);
+	assert_true(tl->below_rb > 0);
+	assert_true(tl->below_block > tl->cases / 2);
+}
+
+static void
+test_fragmented_allocations_never_worse_than_block_or_metis_rb(void **state)
+{
+	struct tally tl;
+
+	(void)state;
+	check_fragmented(TP_REMAP_SEARCH_FULL, &tl);
 	/* The host swap pass finds what rank moves cannot, somewhere. */
 	assert_true(tl.swapped > 0);
+}
+
+/*
+ * The FAST search (the bisection and one packed partition, no leaf-wide
+ * swaps) keeps the same promise on the same allocations: the bisection is
+ * one of its two candidates and block is still one.  And it is not the
+ * FULL search under another name: the FULL one is strictly lower on some
+ * of them (that is what its extra time buys).
+ */
+static void test_fast_search_never_worse_than_block_or_metis_rb(void **state)
+{
+	struct tally fast, full;
+
+	(void)state;
+	check_fragmented(TP_REMAP_SEARCH_FAST, &fast);
+	check_fragmented(TP_REMAP_SEARCH_FULL, &full);
+	assert_int_equal(fast.cases, full.cases);
+	assert_true(full.below_rb > fast.below_rb);
 }
 
 /*
@@ -364,6 +397,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_fragmented_allocations_never_worse_than_block_or_metis_rb),
 	    cmocka_unit_test(test_lone_host_of_a_grid_gets_a_compact_block),
+	    cmocka_unit_test(
+	        test_fast_search_never_worse_than_block_or_metis_rb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

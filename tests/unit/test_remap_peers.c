@@ -331,6 +331,8 @@ struct search_log {
 	uint64_t spent, budget;
 	bool stopped;
 	unsigned one_fm_pass; /* candidates METIS refined with 1 FM pass */
+	bool polished;        /* the leaf-wide polish ran */
+	uint64_t bisection_refined; /* hop-bytes of candidate 0, refined */
 };
 
 static void search_log_sink(void *data, tp_log_level level, const char *message)
@@ -341,6 +343,8 @@ static void search_log_sink(void *data, tp_log_level level, const char *message)
 	unsigned long long work, spent, budget;
 
 	(void)level;
+	if (strstr(message, "remap: leaf-wide polish: "))
+		sl->polished = true;
 	if (sscanf(message,
 	           "remap: %u of %u partitions tried: METIS work %llu of a "
 	           "budget of %llu",
@@ -359,7 +363,12 @@ static void search_log_sink(void *data, tp_log_level level, const char *message)
 	if (strstr(message, " fm-passes 1:"))
 		sl->one_fm_pass++;
 	if (index == 0) {
+		const char *r = strstr(message, ", refined ");
+		unsigned long long refined;
+
 		sl->bisection_work = work;
+		if (r && sscanf(r, ", refined %llu", &refined) == 1)
+			sl->bisection_refined = refined;
 		return;
 	}
 	sl->extra_work += work;
@@ -428,6 +437,57 @@ test_candidate_search_stays_within_its_metis_work_budget(void **state)
 	}
 }
 
+/*
+ * The FAST search runs the bisection and the first packed partition and
+ * no leaf-wide polish, where FULL, on the same 512-rank grid at 16 ranks
+ * per host on 2 leaves, runs more partitions and the polish; FAST's result
+ * is never above its refined bisection nor block.
+ */
+static void test_fast_search_tries_the_bisection_and_one_partition(void **state)
+{
+	static const tp_remap_search searches[] = {TP_REMAP_SEARCH_FAST,
+	                                           TP_REMAP_SEARCH_FULL};
+	tp_remap_host *hosts = first_hosts(32, 16);
+	tp_traffic *t = stencil(8, 8, 8, 1000, NULL);
+	tp_topo *topo;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 2, 18, &err), TP_OK);
+	for (size_t i = 0; i < 2; i++) {
+		struct search_log sl = {0};
+		tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
+		tp_remap_mapping m;
+		tp_remap_stats st;
+
+		assert_int_equal(tp_remap_compute_search(topo, t, hosts, 32, 1,
+		                                         searches[i], &log, &m,
+		                                         &st, &err),
+		                 TP_OK);
+		print_message("search %s: %u partitions, polish %s, hop-bytes "
+		              "%llu (bisection refined %llu, block %llu)\n",
+		              tp_remap_search_name(searches[i]), sl.candidates,
+		              sl.polished ? "yes" : "no",
+		              (unsigned long long)st.hop_bytes,
+		              (unsigned long long)sl.bisection_refined,
+		              (unsigned long long)st.block_hop_bytes);
+		if (searches[i] == TP_REMAP_SEARCH_FAST) {
+			assert_int_equal(sl.candidates, 2);
+			assert_false(sl.polished);
+		} else {
+			assert_true(sl.candidates > 2);
+			assert_true(sl.polished);
+		}
+		assert_true(sl.bisection_refined > 0);
+		assert_true(st.hop_bytes <= sl.bisection_refined);
+		assert_true(st.hop_bytes <= st.block_hop_bytes);
+		tp_remap_mapping_free(&m);
+	}
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+	free(hosts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +499,8 @@ int main(void)
 	        test_large_jobs_refine_block_only_when_it_is_close),
 	    cmocka_unit_test(
 	        test_candidate_search_stays_within_its_metis_work_budget),
+	    cmocka_unit_test(
+	        test_fast_search_tries_the_bisection_and_one_partition),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
