@@ -236,7 +236,8 @@ static void settings_defaults(tp_config_settings *s)
 	tp_jobclass_defaults(&s->thresholds);
 	/* auto: resolved from Routing once the file is read (finish) */
 	s->ioserver_auto = true;
-	s->ioserver_policy = tp_ioserver_policy_for_routing(TP_ROUTING_ADAPTIVE);
+	s->ioserver_policy =
+	    tp_ioserver_policy_for_routing(TP_ROUTING_ADAPTIVE);
 	s->ioserver_count = 0;
 	s->threshold_table = NULL;
 	s->throttle_mode = TP_THROTTLE_ENFORCE_OFF;

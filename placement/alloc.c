@@ -771,8 +771,7 @@ static void say_pod_exposure(struct ctx *c)
 	size_t len = 0;
 	uint32_t listed = 0, exposed = 0;
 
-	if (c->req->routing != TP_ROUTING_ADAPTIVE || c->pod_count < 2 ||
-	    !bad)
+	if (c->req->routing != TP_ROUTING_ADAPTIVE || c->pod_count < 2 || !bad)
 		return;
 	why[0] = '\0';
 	if (c->req->job_class == TP_JOBCLASS_COMM_SENSITIVE &&

@@ -98,8 +98,7 @@ static void usage(FILE *out)
 	    "fabric's\nroutes (FILE: ibnetdiscover cache or topology.conf; "
 	    "live: discovered now).\n",
 	    TP_PLACEMENT_CHOICES, TP_JOBCLASS_CHOICES, TP_ROUTING_CHOICES,
-	    TP_LEAF_REMAINDER_CHOICES,
-	    TP_IOSERVER_CHOICES);
+	    TP_LEAF_REMAINDER_CHOICES, TP_IOSERVER_CHOICES);
 }
 
 /* Print names as a Slurm hostlist (tp_hostlist_compress, so sorted):

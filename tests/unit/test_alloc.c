@@ -822,9 +822,9 @@ static void test_leaf_best_fit_is_exact_on_random_occupancies(void **state)
 			need = 1 + (uint32_t)(next_random(&rng) % cap);
 			choose(&fx, req(TP_PLACEMENT_LEAF, mine, need), &r);
 			got = quality_of_result(&fx, v, pv, &r, need);
-			want = brute_force(
-			    &fx, v, pv, bad_classes(mine),
-			    mine == TP_JOBCLASS_COMM_SENSITIVE, need);
+			want = brute_force(&fx, v, pv, bad_classes(mine),
+			                   mine == TP_JOBCLASS_COMM_SENSITIVE,
+			                   need);
 			assert_int_equal(quality_cmp(&got, &want), 0);
 			tp_alloc_result_free(&r);
 			decided++;
@@ -2273,13 +2273,14 @@ test_adaptive_comm_sensitive_takes_one_pod_over_a_two_pod_span(void **state)
 		assert_string_equal(r.pod_exposure,
 		                    "pod isolation given up (adaptive "
 		                    "routing): pod pod03 carries I/O of job 9");
-		assert_non_null(strstr(
-		    r.reason, "; NOT possible to keep it out of pods with "
-		              "io_heavy jobs: no pod without them holds it "
-		              "alone and across pods it would share the core "
-		              "(adaptive routing), so it uses pod03; pod "
-		              "isolation given up (adaptive routing): pod pod03 "
-		              "carries I/O of job 9"));
+		assert_non_null(
+		    strstr(r.reason,
+		           "; NOT possible to keep it out of pods with "
+		           "io_heavy jobs: no pod without them holds it "
+		           "alone and across pods it would share the core "
+		           "(adaptive routing), so it uses pod03; pod "
+		           "isolation given up (adaptive routing): pod pod03 "
+		           "carries I/O of job 9"));
 		tp_alloc_result_free(&r);
 	}
 	fx_free(&fx);
@@ -2326,15 +2327,16 @@ static void test_adaptive_io_pod_avoided_when_a_clean_pod_fits(void **state)
 	(void)state;
 	fx_new(&fx, 3, 3, 4);
 	server(&fx, 0, TP_ALLOC_SITE_JOB); /* leaf001, pod01: 8 hosts left */
-	for (uint32_t h = 24; h < 28; h++)  /* leaf007, pod03: 8 left */
+	for (uint32_t h = 24; h < 28; h++) /* leaf007, pod03: 8 left */
 		busy(&fx, h, 9, TP_JOBCLASS_IO_HEAVY);
 	for (size_t i = 0; i < 2; i++) {
 		choose(&fx, req(policies[i], TP_JOBCLASS_COMM_SENSITIVE, 8),
 		       &r);
 		EXPECT_LIST(r.pods, r.pod_count, 1);
 		assert_string_equal(r.pod_exposure, "");
-		assert_non_null(strstr(r.reason, "; kept out of pods with "
-		                                 "io_heavy jobs or I/O servers"));
+		assert_non_null(strstr(r.reason,
+		                       "; kept out of pods with "
+		                       "io_heavy jobs or I/O servers"));
 		tp_alloc_result_free(&r);
 	}
 	fx_free(&fx);
@@ -2479,9 +2481,11 @@ int main(void)
 	        test_isolation_bound_keeps_held_hosts_and_needs_room),
 	    cmocka_unit_test(test_one_host_job_takes_no_whole_leaf),
 	    cmocka_unit_test(test_small_jobs_pack_on_one_leaf),
-	    cmocka_unit_test(test_multiple_of_the_leaf_size_is_whole_leaves_only),
+	    cmocka_unit_test(
+	        test_multiple_of_the_leaf_size_is_whole_leaves_only),
 	    cmocka_unit_test(test_whole_leaves_plus_remainder_on_a_shared_leaf),
-	    cmocka_unit_test(test_no_room_beside_whole_leaves_falls_back_to_whole),
+	    cmocka_unit_test(
+	        test_no_room_beside_whole_leaves_falls_back_to_whole),
 	    cmocka_unit_test(test_exact_whole_fit_beats_a_remainder_leaf),
 	    cmocka_unit_test(test_nothing_free_waits),
 	    cmocka_unit_test(test_io_heavy_neighbour_keeps_the_remainder_off),
@@ -2492,7 +2496,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_adaptive_comm_sensitive_takes_one_pod_over_a_two_pod_span),
 	    cmocka_unit_test(test_static_routing_keeps_pods_apart_as_before),
-	    cmocka_unit_test(test_adaptive_io_pod_avoided_when_a_clean_pod_fits),
+	    cmocka_unit_test(
+	        test_adaptive_io_pod_avoided_when_a_clean_pod_fits),
 	    cmocka_unit_test(test_adaptive_exposure_names_span_and_io_pods),
 	};
 

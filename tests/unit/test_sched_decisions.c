@@ -487,7 +487,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_started_after_leaf_wait_runs_shared_and_says_so),
 	    cmocka_unit_test(test_place_verdict_keeps_isolation_given_up),
-	    cmocka_unit_test(test_started_after_isolation_wait_runs_off_and_says_so),
+	    cmocka_unit_test(
+	        test_started_after_isolation_wait_runs_off_and_says_so),
 	    cmocka_unit_test(test_started_with_remainder_names_its_shared_leaf),
 	    cmocka_unit_test(test_started_after_pod_exposure_says_so),
 	};
