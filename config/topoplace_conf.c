@@ -234,7 +234,10 @@ static void settings_defaults(tp_config_settings *s)
 	s->default_placement = TP_PLACEMENT_AUTO;
 	s->leaf_sharing = TP_LEAF_SHARING_COMPATIBLE;
 	tp_jobclass_defaults(&s->thresholds);
-	s->ioserver_policy = TP_IOSERVER_SPREAD;
+	/* auto: resolved from Routing once the file is read (finish) */
+	s->ioserver_auto = true;
+	s->ioserver_policy =
+	    tp_ioserver_policy_for_routing(TP_ROUTING_ADAPTIVE);
 	s->ioserver_count = 0;
 	s->threshold_table = NULL;
 	s->throttle_mode = TP_THROTTLE_ENFORCE_OFF;
@@ -402,18 +405,26 @@ static tp_status parse_placement(const char *key, const char *text,
 	return tp_error_prefix(err, "%s", key);
 }
 
+/* A policy, or auto (resolved from Routing in finish). */
 static tp_status parse_ioserver_policy(const char *key, const char *text,
-                                       tp_ioserver_policy *value, tp_error *err)
+                                       tp_config_settings *s, tp_error *err)
 {
 	char lower[32];
 
 	lower_copy(lower, sizeof(lower), text);
-	if (strlen(text) < sizeof(lower) &&
-	    tp_ioserver_policy_parse(lower, value, NULL) == TP_OK)
+	if (strlen(text) < sizeof(lower) && !strcmp(lower, "auto")) {
+		s->ioserver_auto = true;
 		return TP_OK;
+	}
+	if (strlen(text) < sizeof(lower) &&
+	    tp_ioserver_policy_parse(lower, &s->ioserver_policy, NULL) ==
+	        TP_OK) {
+		s->ioserver_auto = false;
+		return TP_OK;
+	}
 	return tp_error_set(err, TP_ERR_INVALID,
 	                    "%s: '%.80s' is not an I/O server policy "
-	                    "(expected one of %s)",
+	                    "(expected one of auto|%s)",
 	                    key, text, TP_IOSERVER_CHOICES);
 }
 
@@ -823,8 +834,7 @@ static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
 		                  &s->thresholds.comm_bytes_per_s_per_rank_min,
 		                  err);
 	case K_IOSERVER_POLICY:
-		return parse_ioserver_policy(name, text, &s->ioserver_policy,
-		                             err);
+		return parse_ioserver_policy(name, text, s, err);
 	case K_IOSERVER_COUNT:
 		/* 0 is allowed: no servers unless the job asks. */
 		if (!strcmp(text, "0")) {
@@ -970,6 +980,7 @@ static void copy_setting(enum key_id key, tp_config_settings *dst,
 		break;
 	case K_IOSERVER_POLICY:
 		dst->ioserver_policy = src->ioserver_policy;
+		dst->ioserver_auto = src->ioserver_auto;
 		break;
 	case K_IOSERVER_COUNT:
 		dst->ioserver_count = src->ioserver_count;
@@ -1410,6 +1421,15 @@ static tp_status check_site(struct parser *p)
 	return check_settings(p, NULL, &cfg->defaults);
 }
 
+/* IoServerPolicy=auto: the policy for the site's Routing, known only
+ * once every line is read (Routing may come after it). */
+static void resolve_ioserver_policy(const tp_config *cfg, tp_config_settings *s)
+{
+	if (s->ioserver_auto)
+		s->ioserver_policy =
+		    tp_ioserver_policy_for_routing(cfg->site.routing);
+}
+
 static tp_status finish(struct parser *p)
 {
 	tp_config *cfg = p->cfg;
@@ -1417,6 +1437,7 @@ static tp_status finish(struct parser *p)
 
 	if (!note_error(p, rc))
 		return rc;
+	resolve_ioserver_policy(cfg, &cfg->defaults);
 	for (size_t i = 0; i < cfg->part_count; i++) {
 		struct partition *part = &cfg->parts[i];
 
@@ -1426,6 +1447,7 @@ static tp_status finish(struct parser *p)
 				copy_setting((enum key_id)k, &part->effective,
 				             &part->overrides);
 		}
+		resolve_ioserver_policy(cfg, &part->effective);
 		rc = check_settings(p, part, &part->effective);
 		if (!note_error(p, rc))
 			return rc;
@@ -1575,7 +1597,9 @@ static void value_text(enum key_id key, const tp_config_site *site,
 		break;
 	case K_IOSERVER_POLICY:
 		snprintf(buf, size, "%s",
-		         tp_ioserver_policy_name(s->ioserver_policy));
+		         s->ioserver_auto
+		             ? "auto"
+		             : tp_ioserver_policy_name(s->ioserver_policy));
 		break;
 	case K_IOSERVER_COUNT:
 		snprintf(buf, size, "%u", s->ioserver_count);

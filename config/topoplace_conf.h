@@ -128,7 +128,13 @@ typedef struct tp_config_settings {
 	tp_placement default_placement;
 	tp_leaf_sharing leaf_sharing;
 	tp_jobclass_thresholds thresholds;
+	/* IoServerPolicy: the policy task/topoplace places servers with.
+	 * ioserver_auto (IoServerPolicy=auto, the default): it was chosen
+	 * from the site's Routing when the file was read
+	 * (tp_ioserver_policy_for_routing: staggered under static routing,
+	 * isolated under adaptive). */
 	tp_ioserver_policy ioserver_policy;
+	bool ioserver_auto;
 	uint32_t ioserver_count; /* servers for a job without --io-servers */
 	const char *threshold_table; /* absolute path, or NULL: none */
 	tp_throttle_enforce throttle_mode;

@@ -60,6 +60,12 @@ struct ctx {
 	uint32_t rem_leaf, rem_take;
 	bool rem_packed;
 
+	/* Adaptive routing, comm_sensitive: the job went into one pod with
+	 * I/O rather than across pods (pod_exposed_first). */
+	bool one_pod_exposed;
+	/* The short "pod isolation given up" text (alloc.h), "" if none. */
+	char *exposure;
+
 	/* Occupancy totals, for reasons. */
 	uint32_t usable, busy, held, down, not_ready;
 	uint32_t servers;      /* I/O servers not of this job */
@@ -488,6 +494,54 @@ static uint8_t incompatible_classes(tp_jobclass mine)
 }
 
 /*
+ * Adaptive routing on a 3-level tree: every aggregation link of a pod
+ * with I/O traffic carries it, and a job spanning pods crosses the core,
+ * where any pod's traffic may meet it (issue #15: one comm_sensitive job
+ * spanning two pods, whole leaves: 13.5x MPI latency under adaptive
+ * routing).  So a comm_sensitive job goes into one pod when one holds it,
+ * a pod free of I/O first; only when none holds it alone does it span
+ * pods.  Under static routing the leaf rules model the D-mod-K routes and
+ * the pods are kept apart as before.
+ */
+static bool pod_exposed_first(const struct ctx *c)
+{
+	return c->req->routing == TP_ROUTING_ADAPTIVE &&
+	       c->req->job_class == TP_JOBCLASS_COMM_SENSITIVE &&
+	       c->pod_count > 1;
+}
+
+enum one_pod { ONE_POD_NONE = 0, ONE_POD_CLEAN, ONE_POD_EXPOSED };
+
+/*
+ * pod_ok = the pods that hold @need hosts alone (sum_pods done): those
+ * without the @bad classes when one of them does (ONE_POD_CLEAN), else
+ * all of them (ONE_POD_EXPOSED, one_pod_exposed set).  ONE_POD_NONE: no
+ * pod holds the job, pod_ok untouched.  *clean_cap: the room in pods
+ * without the @bad classes.
+ */
+static enum one_pod one_pod_mask(struct ctx *c, uint32_t need, uint8_t bad,
+                                 uint32_t *clean_cap)
+{
+	bool clean_fits = false, any_fits = false;
+
+	*clean_cap = 0;
+	for (uint32_t p = 0; p < c->pod_count; p++) {
+		bool clean = !(c->pod_class[p] & bad);
+
+		*clean_cap += clean ? c->pod_cap[p] : 0;
+		clean_fits |= clean && c->pod_cap[p] >= need;
+		any_fits |= c->pod_cap[p] >= need;
+	}
+	if (!any_fits)
+		return ONE_POD_NONE;
+	for (uint32_t p = 0; p < c->pod_count; p++)
+		c->pod_ok[p] = c->pod_cap[p] >= need &&
+		               (!clean_fits || !(c->pod_class[p] & bad));
+	c->one_pod_exposed = !clean_fits;
+	return clean_fits ? ONE_POD_CLEAN : ONE_POD_EXPOSED;
+}
+
+/*
  * Pick pods for @need hosts (sum_pods done), keeping the job out of pods
  * where jobs of the @bad classes run when their capacity allows: on a
  * 3-level tree whole leaves alone left MPI 4.5x slower when I/O backed up
@@ -499,7 +553,14 @@ static uint32_t cover_pods_apart(struct ctx *c, uint32_t need, uint8_t bad,
                                  uint32_t *clean_cap)
 {
 	uint32_t got, intruded = 0;
+	enum one_pod one = ONE_POD_NONE;
 
+	if (pod_exposed_first(c))
+		one = one_pod_mask(c, need, bad, clean_cap);
+	if (one != ONE_POD_NONE) {
+		cover_pods(c, need);
+		return one == ONE_POD_EXPOSED;
+	}
 	*clean_cap = 0;
 	for (uint32_t p = 0; p < c->pod_count; p++) {
 		c->pod_ok[p] = !(c->pod_class[p] & bad) && c->pod_cap[p] > 0;
@@ -583,7 +644,13 @@ static void say_pods_apart(struct ctx *c, uint8_t bad, uint32_t intruded,
 		say(c, "; kept out of pods with %s", other);
 		return;
 	}
-	if (clean_cap)
+	if (c->one_pod_exposed && clean_cap)
+		say(c,
+		    "; NOT possible to keep it out of pods with %s: no pod "
+		    "without them holds it alone and across pods it would "
+		    "share the core (adaptive routing), so it uses ",
+		    other);
+	else if (clean_cap)
 		say(c,
 		    "; NOT possible to keep it out of pods with %s: only %u "
 		    "hosts in other pods, so it also uses ",
@@ -600,6 +667,139 @@ static void say_pods_apart(struct ctx *c, uint8_t bad, uint32_t intruded,
 		if (servers && c->pod_servers[p])
 			say_pod_servers(c, p);
 	}
+}
+
+/* ---- pod exposure under adaptive routing ---------------------------- */
+
+/* Append to @buf (@size bytes, used *@len); a cut text ends in "...". */
+static void exposure_add(char *buf, size_t size, size_t *len, const char *fmt,
+                         ...) __attribute__((format(printf, 4, 5)));
+
+static void exposure_add(char *buf, size_t size, size_t *len, const char *fmt,
+                         ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= size - *len) {
+		*len = size - 1;
+		memcpy(buf + size - 4, "...", 4);
+		return;
+	}
+	*len += (size_t)n;
+}
+
+/*
+ * The first host of pod @pod (leaf by leaf) whose traffic the job must
+ * not meet: another job's or a site I/O server (when the @bad classes
+ * include io_heavy), or a host of another job of the @bad classes (busy
+ * or held).  TP_TOPO_NONE: none.
+ */
+static uint32_t pod_culprit(const struct ctx *c, uint32_t pod, uint8_t bad)
+{
+	uint32_t n;
+	const uint32_t *leaves = tp_topo_pod_leaves(c->topo, pod, &n);
+	bool servers = bad & (1u << TP_JOBCLASS_IO_HEAVY);
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k;
+		const uint32_t *hosts =
+		    tp_topo_leaf_hosts(c->topo, leaves[i], &k);
+
+		for (uint32_t j = 0; j < k; j++) {
+			const tp_host_use *u = &c->use[hosts[j]];
+
+			if (u->state == TP_HOST_IOSERVER) {
+				if (servers && host_foreign_server(c, hosts[j]))
+					return hosts[j];
+			} else if (host_foreign(c, hosts[j]) &&
+			           (bad & (1u << u->job_class))) {
+				return hosts[j];
+			}
+		}
+	}
+	return TP_TOPO_NONE;
+}
+
+/* "pod pod02 carries I/O of job 9" and the like, for pod @pod. */
+static void exposure_pod(const struct ctx *c, uint32_t pod, uint8_t bad,
+                         char *buf, size_t size, size_t *len)
+{
+	uint32_t h = pod_culprit(c, pod, bad);
+	const char *name = tp_topo_pod_name(c->topo, pod);
+	const tp_host_use *u;
+
+	if (h == TP_TOPO_NONE)
+		return;
+	u = &c->use[h];
+	if (*len)
+		exposure_add(buf, size, len, "; ");
+	if (u->state == TP_HOST_IOSERVER && u->job_id == TP_ALLOC_SITE_JOB)
+		exposure_add(buf, size, len,
+		             "pod %s carries I/O (site I/O server %s)", name,
+		             tp_topo_host_name(c->topo, h));
+	else if (u->state == TP_HOST_IOSERVER)
+		exposure_add(buf, size, len,
+		             "pod %s carries I/O of job %u (its I/O server %s)",
+		             name, u->job_id, tp_topo_host_name(c->topo, h));
+	else if (u->job_class == TP_JOBCLASS_IO_HEAVY)
+		exposure_add(buf, size, len, "pod %s carries I/O of job %u",
+		             name, u->job_id);
+	else
+		exposure_add(buf, size, len, "pod %s runs %s job %u", name,
+		             tp_jobclass_name(u->job_class), u->job_id);
+}
+
+/*
+ * Adaptive routing on a 3-level tree: what the job's pods (pod_take)
+ * expose it to, into c->exposure (alloc.h: pod_exposure) and the reason.
+ * A comm_sensitive job: the pods it spans, and each of its pods that
+ * carries I/O; an io_heavy job: each of its pods where a comm_sensitive
+ * job runs.  Nothing under static routing: the leaf rules model D-mod-K.
+ */
+static void say_pod_exposure(struct ctx *c)
+{
+	char why[TP_ALLOC_EXPOSURE_MAX];
+	uint8_t bad = incompatible_classes(c->req->job_class);
+	size_t len = 0;
+	uint32_t listed = 0, exposed = 0;
+
+	if (c->req->routing != TP_ROUTING_ADAPTIVE || c->pod_count < 2 || !bad)
+		return;
+	why[0] = '\0';
+	if (c->req->job_class == TP_JOBCLASS_COMM_SENSITIVE &&
+	    count_marked(c->pod_take, c->pod_count) > 1) {
+		exposure_add(why, sizeof(why), &len, "spans pods");
+		for (uint32_t p = 0; p < c->pod_count; p++)
+			if (c->pod_take[p] && listed++ < NAMES_LISTED)
+				exposure_add(why, sizeof(why), &len, "%s%s",
+				             listed > 1 ? "," : " ",
+				             tp_topo_pod_name(c->topo, p));
+		if (listed > NAMES_LISTED)
+			exposure_add(why, sizeof(why), &len, " (+%u more)",
+			             listed - NAMES_LISTED);
+	}
+	for (uint32_t p = 0; p < c->pod_count; p++) {
+		if (!c->pod_take[p] || !(c->pod_class[p] & bad))
+			continue;
+		if (exposed++ < NAMES_LISTED / 2)
+			exposure_pod(c, p, bad, why, sizeof(why), &len);
+	}
+	if (exposed > NAMES_LISTED / 2)
+		exposure_add(why, sizeof(why), &len, " (+%u more pods)",
+		             exposed - NAMES_LISTED / 2);
+	if (!len)
+		return;
+	snprintf(c->exposure, TP_ALLOC_EXPOSURE_MAX,
+	         "pod isolation given up (adaptive routing): %s", why);
+	say(c, "; %s", c->exposure);
 }
 
 /* ---- leaf: the exact best fit ---------------------------------------- */
@@ -1056,6 +1256,32 @@ static void fit_trim(struct ctx *c, const uint8_t *mask, uint32_t leftover)
 }
 
 /*
+ * leaf_pods_apart within one pod (one_pod_mask set pod_ok): the exact fit
+ * over those pods takes one of them, the fewest pods coming first.
+ * Returns 1 when that pod has I/O (@exposed), else 0, as leaf_pods_apart.
+ */
+static uint32_t leaf_one_pod(struct ctx *c, uint32_t need, bool exposed,
+                             bool *greedy)
+{
+	uint32_t total = 0;
+
+	if (!fit_leaves(c, c->pod_ok, need, &total, greedy)) {
+		if (!*greedy)
+			return 0;
+		memset(c->leaf_take, 0, sizeof(*c->leaf_take) * c->leaf_count);
+		cover_pods(c, need);
+		for (uint32_t p = 0; p < c->pod_count; p++)
+			if (c->pod_take[p])
+				cover_leaves(c, p, c->pod_take[p]);
+		return exposed;
+	}
+	for (uint32_t l = 0; l < c->leaf_count; l++)
+		c->pod_take[tp_topo_leaf_pod(c->topo, l)] += c->leaf_take[l];
+	fit_trim(c, c->pod_ok, total - need);
+	return exposed;
+}
+
+/*
  * The leaves of policy leaf for @need hosts (sum_pods done).  Pods of the
  * @bad classes are avoided as under cover_pods_apart: when the other pods
  * hold the job, the exact fit is made there; else all of their eligible
@@ -1068,7 +1294,12 @@ static uint32_t leaf_pods_apart(struct ctx *c, uint32_t need, uint8_t bad,
                                 uint32_t *clean_cap, bool *greedy)
 {
 	uint32_t fit_need = need, total = 0, intruded = 0;
+	enum one_pod one = ONE_POD_NONE;
 
+	if (pod_exposed_first(c))
+		one = one_pod_mask(c, need, bad, clean_cap);
+	if (one != ONE_POD_NONE)
+		return leaf_one_pod(c, need, one == ONE_POD_EXPOSED, greedy);
 	*clean_cap = 0;
 	for (uint32_t p = 0; p < c->pod_count; p++) {
 		c->pod_ok[p] = !(c->pod_class[p] & bad) && c->pod_cap[p] > 0;
@@ -1296,6 +1527,7 @@ static bool leaf_remainder_only(struct ctx *c, uint8_t bad)
 	    c->rem_take, c->rem_take == 1 ? "" : "s",
 	    tp_topo_leaf_name(c->topo, c->rem_leaf), size);
 	say_remainder(c, bad);
+	say_pod_exposure(c);
 	return true;
 }
 
@@ -1404,6 +1636,7 @@ static bool leaf_decide(struct ctx *c)
 		c->pod_take[rem_pod] += c->rem_take;
 		say_remainder(c, bad);
 	}
+	say_pod_exposure(c);
 	return true;
 }
 
@@ -1443,6 +1676,8 @@ static bool policy_leaf(struct ctx *c)
 	memset(c->pod_take, 0, sizeof(*c->pod_take) * c->pod_count);
 	c->reason_len = 0;
 	c->reason[0] = '\0';
+	c->exposure[0] = '\0';
+	c->one_pod_exposed = false;
 	c->rem_leaf = rem_leaf;
 	c->rem_take = rem_take;
 	c->rem_packed = rem_packed;
@@ -1497,6 +1732,7 @@ static bool policy_shared(struct ctx *c)
 		        : "io_heavy");
 	say_server_leaves(c);
 	say_pods_apart(c, bad, intruded, clean_cap);
+	say_pod_exposure(c);
 	return true;
 }
 
@@ -1770,6 +2006,7 @@ static tp_status decide_once(const tp_topo *topo, const tp_host_use *use,
 	c.leaf_count = tp_topo_leaf_count(topo);
 	c.pod_count = tp_topo_pod_count(topo);
 	c.reason = r->reason;
+	c.exposure = r->pod_exposure;
 	c.err = err;
 	c.start_us = now_us(&c);
 

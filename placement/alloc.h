@@ -77,6 +77,17 @@
  * `leaf` jobs and by comm_sensitive `shared` jobs (the reason says so);
  * pods holding servers are still avoided first by comm_sensitive jobs.
  *
+ * Pods under adaptive routing (3-level trees): every aggregation link of
+ * a pod with I/O traffic (io_heavy jobs, I/O servers) carries it, and a
+ * job spanning pods meets other pods' traffic in the core.  So a
+ * comm_sensitive `leaf` or `shared` job goes into one pod when one holds
+ * it (a pod without I/O first, then the pod rules above inside it) and
+ * spans pods only when none does.  Whatever still exposes a job (a
+ * comm_sensitive job spanning pods or in a pod with I/O; an io_heavy job
+ * in a pod of comm_sensitive jobs) is said last in the reason and in
+ * result->pod_exposure, the short form for SystemComment.  Under static
+ * routing pods are chosen as before and nothing of this is said.
+ *
  * The occupancy a Slurm adapter passes should mark free hosts on the leaves
  * of a running `leaf` job as TP_HOST_RESERVED for that job, so that later
  * decisions keep those leaves whole, and hosts running I/O servers as
@@ -168,6 +179,8 @@ typedef struct tp_alloc_request {
 } tp_alloc_request;
 
 #define TP_ALLOC_REASON_MAX 1024
+/* The short pod exposure text fits this (with its NUL). */
+#define TP_ALLOC_EXPOSURE_MAX 192
 
 /*
  * The decision.  Arrays are owned by the result: release them with
@@ -199,6 +212,12 @@ typedef struct tp_alloc_result {
 	 * hosts of that leaf are in hosts. */
 	uint32_t remainder_hosts;
 	uint32_t remainder_leaf;
+	/* Adaptive routing, 3-level tree, `leaf` or `shared`: why the job
+	 * is not isolated at pod level, for where users look (SystemComment):
+	 * "pod isolation given up (adaptive routing): spans pods pod01,pod02;
+	 * pod pod02 carries I/O of job 9"; "" when it is (or under static
+	 * routing).  The reason says the same, last. */
+	char pod_exposure[TP_ALLOC_EXPOSURE_MAX];
 } tp_alloc_result;
 
 /*

@@ -923,3 +923,13 @@ tp_ioserver_policy tp_ioserver_policy_for_routing(tp_routing routing)
 	return routing == TP_ROUTING_STATIC ? TP_IOSERVER_STAGGERED
 	                                    : TP_IOSERVER_ISOLATED;
 }
+
+const char *tp_ioserver_policy_why(tp_routing routing)
+{
+	return routing == TP_ROUTING_STATIC
+	           ? "static routing: servers on distinct ports spread their "
+	             "traffic over the uplinks and no other host shares a "
+	             "server's port"
+	           : "adaptive routing: any uplink of a server's leaf may "
+	             "carry its traffic, so servers get leaves of their own";
+}

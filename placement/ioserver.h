@@ -227,6 +227,15 @@ tp_status tp_ioserver_policy_parse(const char *text, tp_ioserver_policy *policy,
  * leaf may carry its traffic, so servers get leaves of their own).
  */
 tp_ioserver_policy tp_ioserver_policy_for_routing(tp_routing routing);
+
+/*
+ * Why tp_ioserver_policy_for_routing chose its policy for @routing, one
+ * clause for where users look (IoServerPolicy=auto, `topoplace place`):
+ * "adaptive routing: any uplink of a server's leaf may carry its
+ * traffic, so servers get leaves of their own".
+ */
+const char *tp_ioserver_policy_why(tp_routing routing);
+
 const char *tp_ioserver_policy_name(tp_ioserver_policy policy);
 
 #endif /* TP_IOSERVER_H */

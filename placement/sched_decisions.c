@@ -228,6 +228,8 @@ void tp_decision_verdict(tp_decision *decision, const tp_topo *topo,
 		snprintf(decision->isolation_note,
 		         sizeof(decision->isolation_note), "%s", verdict->note);
 	decision->remainder_leaf[0] = '\0';
+	snprintf(decision->pod_exposure, sizeof(decision->pod_exposure), "%s",
+	         res->pod_exposure);
 	tp_alloc_remainder_summary(topo, res, decision->remainder_summary,
 	                           sizeof(decision->remainder_summary));
 	if (!res->remainder_hosts)
@@ -261,6 +263,12 @@ tp_decision_start tp_decision_started(tp_decision *decision,
 		         d->note[0] ? "; " : "", d->note);
 		tp_sched_reason_fit(note, d->note, sizeof(d->note));
 		return TP_STARTED_ISOLATION_GIVEN_UP;
+	}
+	if (d->pod_exposure[0]) {
+		/* Where users look: isolated at leaf level only. */
+		snprintf(note, sizeof(note), "%s%s%s", d->pod_exposure,
+		         d->note[0] ? "; " : "", d->note);
+		tp_sched_reason_fit(note, d->note, sizeof(d->note));
 	}
 	if (d->leaf_wait_passed) {
 		/* Started under shared's rules: no leftover held. */

@@ -61,6 +61,9 @@ typedef struct tp_decision {
 	 * leaves it out) and the short form for SystemComment.  "": none. */
 	char remainder_leaf[128];
 	char remainder_summary[TP_SCHED_NOTE_MAX];
+	/* The last allowed set gave pod isolation up under adaptive
+	 * routing (alloc.h: pod_exposure), for SystemComment.  "": none. */
+	char pod_exposure[TP_ALLOC_EXPOSURE_MAX];
 } tp_decision;
 
 typedef struct tp_decisions tp_decisions;
@@ -118,7 +121,8 @@ size_t tp_decisions_count(const tp_decisions *table);
  * keeps whether `leaf` gave way to `shared` past its wait bound, and the
  * leaf a `leaf` job's remainder shares (its fabric name, from @topo, the
  * fabric @verdict was decided on: that leaf is not held) with the short
- * form users see.  Other kinds change nothing.
+ * form users see, and why pod isolation was given up (alloc.h:
+ * pod_exposure).  Other kinds change nothing.
  */
 void tp_decision_verdict(tp_decision *decision, const tp_topo *topo,
                          const tp_sched_verdict *verdict);
@@ -129,8 +133,8 @@ void tp_decision_verdict(tp_decision *decision, const tp_topo *topo,
  * profile, the shared leaf; off/quiet for a failed or absent decision,
  * `shared` for a `leaf` job that gave way), and the decision's note
  * completed with how it was placed otherwise than asked (isolation given
- * up, the leaf wait given way, the remainder on a shared leaf), cut to
- * whole clauses.
+ * up, the leaf wait given way, the remainder on a shared leaf, pod
+ * isolation given up under adaptive routing), cut to whole clauses.
  * @rec->shared_leaf points into @decision.  Returns how the job starts
  * when not as decided, for the adapter's log line: as `shared` because its
  * whole-leaf wait passed, or as `off` (where Slurm's default put it,

@@ -6,11 +6,15 @@
  *                   [--busy FILE] [--job-id ID] [--budget-us US] [--allowed]
  *                   [--routing adaptive|static]
  *                   [--leaf-remainder compatible|whole]
- *                   [--io-servers N [--io-policy spread]
+ *                   [--io-servers N [--io-policy auto]
  *                    [--io-where beside|among|site]
  *                    [--seed S] [--io-write-bytes B] [--io-read-bytes B]
  *                    [--io-routes dmodk|lft [--ca DEV] [--port N]]
  *                    [--io-kv]]
+ *
+ * --io-policy auto (the default, as IoServerPolicy) is the policy for
+ * --routing (tp_ioserver_policy_for_routing); the output says which and
+ * why, and marks it among the policies compared.
  *
  * With I/O servers and a real fabric (--fabric FILE or live), the three
  * server policies are also compared by the per-link load of the job's I/O
@@ -72,7 +76,9 @@ static void usage(FILE *out)
 	    "                      no whole leaf go (default compatible, as "
 	    "LeafRemainder)\n"
 	    "  --io-servers N      also place N I/O servers for the job\n"
-	    "  --io-policy P       %s (default spread)\n"
+	    "  --io-policy P       auto|%s (default auto:\n"
+	    "                      the policy for --routing, as "
+	    "IoServerPolicy)\n"
 	    "  --io-where W        beside|among the job's hosts, or site: "
 	    "site-wide,\n"
 	    "                      placed before the job (default beside)\n"
@@ -92,8 +98,7 @@ static void usage(FILE *out)
 	    "fabric's\nroutes (FILE: ibnetdiscover cache or topology.conf; "
 	    "live: discovered now).\n",
 	    TP_PLACEMENT_CHOICES, TP_JOBCLASS_CHOICES, TP_ROUTING_CHOICES,
-	    TP_LEAF_REMAINDER_CHOICES,
-	    TP_IOSERVER_CHOICES);
+	    TP_LEAF_REMAINDER_CHOICES, TP_IOSERVER_CHOICES);
 }
 
 /* Print names as a Slurm hostlist (tp_hostlist_compress, so sorted):
@@ -143,6 +148,8 @@ static void print_names(const tp_topo *topo, const uint32_t *idx,
 static int compare_io_loads(const tp_topo *topo, tp_ioserver_request rq,
                             const tp_alloc_result *job, tp_json *j)
 {
+	tp_ioserver_policy chosen = rq.policy;
+
 	if (j)
 		tp_json_begin_array(j, "io_loads");
 	else
@@ -188,10 +195,11 @@ static int compare_io_loads(const tp_topo *topo, tp_ioserver_request rq,
 			tp_json_uint(j, "loaded_leaves", load.loaded_leaves);
 			tp_json_end_object(j);
 		} else {
-			printf("  %-9s  %.2f (%s) / %.2f / %u\n", name,
+			printf("  %-9s  %.2f (%s) / %.2f / %u%s\n", name,
 			       load.max_leaf_down_bytes,
 			       tp_topo_leaf_name(topo, load.max_leaf),
-			       load.max_pod_down_bytes, load.loaded_leaves);
+			       load.max_pod_down_bytes, load.loaded_leaves,
+			       p == (int)chosen ? "  (chosen)" : "");
 		}
 		tp_io_load_free(&load);
 		tp_ioserver_result_free(&r);
@@ -513,6 +521,7 @@ struct place_opts {
 	tp_alloc_request rq;    /* policy .. budget_us, as asked */
 	tp_ioserver_request io; /* policy, scope, servers, seed */
 	struct io_links_opts links;
+	bool io_auto; /* --io-policy auto: io.policy from --routing */
 	bool have_nodes;
 	bool allowed;      /* --allowed: the candidate set, not a choice */
 	bool routes_given; /* --io-routes */
@@ -544,7 +553,9 @@ static int parse_io_option(int opt, const char *arg, struct place_opts *o)
 		return tp_cli_parse_u32(WHAT, "--io-servers", arg, 1,
 		                        UINT32_MAX, &o->io.servers);
 	case 'P':
-		if (tp_ioserver_policy_parse(arg, &o->io.policy, &err))
+		o->io_auto = !strcmp(arg, "auto");
+		if (!o->io_auto &&
+		    tp_ioserver_policy_parse(arg, &o->io.policy, &err))
 			return tp_cli_usage_error(WHAT, "--io-policy: %s",
 			                          err.message);
 		return TP_EXIT_OK;
@@ -687,6 +698,7 @@ static int parse_place_opts(int argc, char **argv, struct place_opts *o)
 	           .scope = TP_IOSERVER_BESIDE,
 	           .seed = 1},
 	    .links = {.write_bytes = 1ull << 30},
+	    .io_auto = true,
 	};
 	optind = 1;
 	opterr = 0;
@@ -718,6 +730,9 @@ static int parse_place_opts(int argc, char **argv, struct place_opts *o)
 	if (optind < argc)
 		return tp_cli_usage_error(WHAT, "unexpected argument '%s'",
 		                          argv[optind]);
+	/* --routing may follow --io-policy: resolved once all are read. */
+	if (o->io_auto)
+		o->io.policy = tp_ioserver_policy_for_routing(o->rq.routing);
 	return check_place_opts(o);
 }
 
@@ -864,6 +879,12 @@ static int print_job_servers(const struct place_opts *o,
 		tp_json_begin_object(j, "io_servers");
 		tp_json_string(j, "policy",
 		               tp_ioserver_policy_name(o->io.policy));
+		tp_json_string(j, "chosen_by", o->io_auto ? "auto" : "option");
+		if (o->io_auto)
+			tp_json_string(j, "why",
+			               tp_ioserver_policy_why(o->rq.routing));
+		else
+			tp_json_null(j, "why");
 		tp_cli_json_names(j, "hosts", r->topo, io_res->servers,
 		                  io_res->server_count, tp_topo_host_name);
 		tp_json_string(j, "reason", io_res->reason);
@@ -872,6 +893,13 @@ static int print_job_servers(const struct place_opts *o,
 		printf("io-servers: ");
 		print_hostlist(r->topo, io_res->servers, io_res->server_count);
 		printf("\nio-reason: %s\n", io_res->reason);
+		if (o->io_auto)
+			printf("io-policy: %s, chosen by auto: %s\n",
+			       tp_ioserver_policy_name(o->io.policy),
+			       tp_ioserver_policy_why(o->rq.routing));
+		else
+			printf("io-policy: %s (--io-policy)\n",
+			       tp_ioserver_policy_name(o->io.policy));
 	}
 	return compare_io_loads(r->topo, o->io, &r->res, j);
 }

@@ -465,8 +465,10 @@ ex_args=(--fabric 2x4x4 --nodes 6 --profile "$mdir/CoMD-16.txt" --slots 4
 tp_check_eq "report explain --json exits 0" 0 $?
 doc "report explain" topoplace.report-explain "$work/explain.json"
 explain_compare "report explain" "$work/explain.txt" "$work/explain.json"
+# No IoServerPolicy in the file: auto, isolated (one leaf) under adaptive
+# routing.
 tp_check_eq "report explain: held hosts, servers and thresholds from the file, output null" \
-	"n0011 n0012|n0004 n0012|102400.0|None" \
+	"n0011 n0012|n0015 n0016|102400.0|None" \
 	"$(jq_py "$work/explain.json" "'%s|%s|%s|%s' % (' '.join(d['reserved']), ' '.join(d['io_servers']['hosts']), float(d['thresholds']['comm_bytes_per_s_per_rank_min']), d['output'])")"
 tp_check_eq "report explain: predicted totals are the sums of their terms" "true" \
 	"$(jq_py "$work/explain.json" "all(abs(p['total'] - p['max_rate'] - p['queue_search'] - p['contention']) <= 1e-9 * p['total'] for p in (d['costs'][s]['predicted_s'] for s in ('default', 'topoplace')))")"

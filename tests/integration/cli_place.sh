@@ -66,6 +66,23 @@ tp_check_eq "io servers beside the job, last ports" "n[0008,0012]" \
 	"$(line io-servers "$out")"
 tp_check "io loads compared for every policy" \
 	grep -q '^  isolated ' <<<"$out"
+tp_check_eq "--io-policy spread: said as given, marked among the loads" \
+	"io-policy: spread (--io-policy)|spread" \
+	"$(grep '^io-policy:' <<<"$out")|$(sed -n 's/^  \([a-z]*\) .*  (chosen)$/\1/p' <<<"$out")"
+
+# ---- --io-policy auto (the default): the policy for --routing ----------------
+out=$("$tp" place --fabric 2x4x4 --nodes 6 --io-servers 2)
+tp_check_eq "io-policy auto, adaptive routing: isolated, and why" \
+	"io-policy: isolated, chosen by auto: adaptive routing: any uplink of a server's leaf may carry its traffic, so servers get leaves of their own" \
+	"$(grep '^io-policy:' <<<"$out")"
+tp_check_eq "... isolated placed (one leaf) and marked among the loads" \
+	"isolated: 2 servers beside the job's hosts on 1 leaf|isolated" \
+	"$(line io-reason "$out" | cut -d' ' -f1-10)|$(sed -n 's/^  \([a-z]*\) .*  (chosen)$/\1/p' <<<"$out")"
+out=$("$tp" place --fabric 2x4x4 --nodes 6 --io-servers 2 --io-policy auto \
+	--routing static)
+tp_check_eq "io-policy auto, static routing: staggered, and why" \
+	"io-policy: staggered, chosen by auto: static routing: servers on distinct ports spread their traffic over the uplinks and no other host shares a server's port|staggered" \
+	"$(grep '^io-policy:' <<<"$out")|$(sed -n 's/^  \([a-z]*\) .*  (chosen)$/\1/p' <<<"$out")"
 
 # ---- leaf: the exact best fit ----------------------------------------------
 printf 'n0012 down\nn0016 down\n' >"$work/two-down"
@@ -135,6 +152,12 @@ out=$("$tp" place --fabric 2x2x4 --nodes 12 --policy leaf \
 	--class comm_sensitive --io-servers 1 --io-where site --io-policy isolated)
 tp_check "site: when the job cannot avoid the server's pod, the reason names both" \
 	grep -q "NOT possible to keep it out of pods with I/O servers: only 8 hosts in other pods, so it also uses pod02 (I/O servers n0016)" <<<"$out"
+tp_check "... and, under adaptive routing, that pod isolation was given up" \
+	grep -q "; pod isolation given up (adaptive routing): spans pods pod01,pod02; pod pod02 carries I/O (site I/O server n0016)$" <<<"$(line reason "$out")"
+out=$("$tp" place --fabric 2x2x4 --nodes 12 --policy leaf --routing static \
+	--class comm_sensitive --io-servers 1 --io-where site --io-policy isolated)
+tp_check "... not under static routing" \
+	bash -c '! grep -q "pod isolation" <<<"$1"' _ "$out"
 
 # ---- cannot be met, and bad input ------------------------------------------
 tp_expect_fail "cannot be met now exits 1 with the reason" 1 \

@@ -147,6 +147,7 @@ if report explain --fabric 2x4x8 --nodes 16 --profile "$lulesh" --slots 4 \
 else
 	tp_fail "explain --busy: runs" "$(cat "$tmp/busy.err")"
 fi
+# site.conf sets no IoServerPolicy: auto, isolated under adaptive routing.
 if report explain --fabric 2x4x8 --nodes 16 --profile "$lulesh" --slots 4 \
 	--config "$tmp/site.conf" --partition comm >"$tmp/conf.out" 2>"$tmp/conf.err"; then
 	missing=
@@ -154,7 +155,7 @@ if report explain --fabric 2x4x8 --nodes 16 --profile "$lulesh" --slots 4 \
 		" from: DefaultPlacement=pack in $tmp/site.conf, partition comm" \
 		"Job class: comm_sensitive" "or 100 KiB/s per rank or more" \
 		" thresholds: from $tmp/site.conf, partition comm" \
-		"I/O servers (spread): " \
+		"I/O servers (isolated): " \
 		" from: IoServerCount and IoServerPolicy in $tmp/site.conf, partition comm"; do
 		flat "$tmp/conf.out" | grep -qF -- "$want" || missing+="'$want' "
 	done

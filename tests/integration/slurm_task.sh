@@ -12,10 +12,13 @@
 #       create in the new base; the job's directory goes with the job.
 #       srun's own files (salloc + srun --comm-profile) are in a mkdtemp
 #       directory: tpbob's <TmpFS>/topoplace.<jobid> is not in the way.
-#   I/O servers: --io-servers=2 on a job over 2 leaves puts one server on
-#       each leaf, on the last of the job's nodes there
-#       (TOPOPLACE_IO_SERVER_HOSTS, the ioservers file, one log line);
-#       srun's own allocation gets the same in its tasks' environment.
+#   I/O servers: under IoServerPolicy=auto (the default) and the bed's
+#       adaptive routing, --io-servers=2 on a job over 2 leaves packs both
+#       servers on one leaf of the job's (isolated, said in the log line);
+#       with IoServerPolicy=spread it puts one server on each leaf, on the
+#       last of the job's nodes there (TOPOPLACE_IO_SERVER_HOSTS, the
+#       ioservers file, one log line); srun's own allocation gets the same
+#       in its tasks' environment.
 #   throttling of interactive steps: srun --io-throttle, salloc + srun,
 #       srun with an I/O-heavy profile, srun --io-throttle in a batch
 #       script: the tasks get TOPOPLACE_IO_WINDOW_US and the pacing library,
@@ -134,6 +137,26 @@ tp_check_eq "(no topoplace line on srun's stderr)" 0 \
 	"$(grep -c topoplace "$out/srun-dir.err")"
 
 # --- I/O servers among the job's nodes -------------------------------------
+# IoServerPolicy=auto, the default, under adaptive routing (the bed says no
+# Routing): isolated, the servers packed on one leaf of the job's.
+# shellcheck disable=SC2016
+j=$(tp_as_user "$user" sbatch --parsable -N6 -J ioservers-auto \
+	--placement=leaf --io-servers=2 -o "$out/ioauto-%j.out" \
+	--wrap 'echo "hosts ${TOPOPLACE_IO_SERVER_HOSTS:-none}"')
+tp_check_eq "IoServerPolicy=auto: a 6-node job with --io-servers=2 completes" \
+	COMPLETED "$(tp_wait_job "$j" 60)"
+mapfile -t nodes < <(nodes_of "$j")
+got=$(sed -n 's/^hosts //p' "$out/ioauto-$j.out")
+tp_check_eq "auto under adaptive routing: 2 servers on 1 leaf ($got)" "2 1" \
+	"$(tr , '\n' <<<"$got" | grep -c .) $(tr , '\n' <<<"$got" |
+		while read -r n; do leaf_of "$n"; done | sort -u | wc -l)"
+tp_check "both among the job's nodes (${nodes[*]})" \
+	bash -c 'for s in ${1//,/ }; do [[ " $2 " == *" $s "* ]] || exit 1; done' \
+	_ "$got" "${nodes[*]}"
+tp_check_eq "the log line says the policy auto chose: isolated" 1 \
+	"$(slurmd_lines "task/topoplace: JobId=$j: I/O servers $got: isolated: 2 servers among the job's hosts on 1 leaf")"
+# The rest of this section: spread, as the site may set it.
+echo "IoServerPolicy=spread" >>"$etc/topoplace.conf"
 # shellcheck disable=SC2016
 j=$(tp_as_user "$user" sbatch --parsable -N6 -J ioservers --placement=leaf \
 	--io-servers=2 -o "$out/io-%j.out" --wrap '

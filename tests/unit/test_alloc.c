@@ -599,26 +599,55 @@ static struct quality quality_of(const struct fixture *fx,
 }
 
 /*
- * The best leaf set by brute force, as the allocator defines it: the pods
- * without incompatible jobs first (all of their leaves when they cannot
- * hold the job), then the best quality.
+ * The pods a comm_sensitive job under adaptive routing is kept to
+ * (alloc.h): those that hold it alone, clean ones when one of them does.
+ * False when no pod holds it alone (the pods are kept apart as before).
+ */
+static bool one_pod_pods(const struct fixture *fx, const struct pod_view *pv,
+                         uint8_t bad, uint32_t need, uint8_t *mask)
+{
+	uint32_t pods = tp_topo_pod_count(fx->topo);
+	bool clean_fits = false, any = false;
+
+	for (uint32_t p = 0; p < pods; p++)
+		clean_fits |= pv[p].cap >= need && !(pv[p].classes & bad);
+	for (uint32_t p = 0; p < pods; p++) {
+		mask[p] = pv[p].cap >= need &&
+		          (!clean_fits || !(pv[p].classes & bad));
+		any |= mask[p];
+	}
+	return any;
+}
+
+/*
+ * The best leaf set by brute force, as the allocator defines it: for a
+ * comm_sensitive job on several pods (adaptive routing) one pod when one
+ * holds it, a clean one first; else the pods without incompatible jobs
+ * first (all of their leaves when they cannot hold the job); then the
+ * best quality.
  */
 static struct quality brute_force(const struct fixture *fx,
                                   const struct leaf_view *v,
                                   const struct pod_view *pv, uint8_t bad,
-                                  uint32_t need)
+                                  bool one_pod_first, uint32_t need)
 {
 	uint32_t leaves = tp_topo_leaf_count(fx->topo), clean_cap = 0;
 	uint32_t cand[32], ncand = 0;
-	uint8_t chosen[32] = {0}, forced[32] = {0};
+	uint8_t chosen[32] = {0}, forced[32] = {0}, one_pod[16] = {0};
 	struct quality best = {UINT32_MAX, 0, 0, 0, 0, 0};
+	bool in_one_pod;
 
-	assert_true(leaves <= 32);
+	assert_true(leaves <= 32 && tp_topo_pod_count(fx->topo) <= 16);
+	in_one_pod = one_pod_first && tp_topo_pod_count(fx->topo) > 1 &&
+	             one_pod_pods(fx, pv, bad, need, one_pod);
 	for (uint32_t l = 0; l < leaves; l++)
 		if (v[l].ok && !(pv[v[l].pod].classes & bad))
 			clean_cap += v[l].cap;
+	if (in_one_pod)
+		clean_cap = need; /* candidates only, nothing forced */
 	for (uint32_t l = 0; l < leaves; l++) {
-		bool clean = !(pv[v[l].pod].classes & bad);
+		bool clean = in_one_pod ? one_pod[v[l].pod]
+		                        : !(pv[v[l].pod].classes & bad);
 
 		if (!v[l].ok)
 			continue;
@@ -793,7 +822,9 @@ static void test_leaf_best_fit_is_exact_on_random_occupancies(void **state)
 			need = 1 + (uint32_t)(next_random(&rng) % cap);
 			choose(&fx, req(TP_PLACEMENT_LEAF, mine, need), &r);
 			got = quality_of_result(&fx, v, pv, &r, need);
-			want = brute_force(&fx, v, pv, bad_classes(mine), need);
+			want = brute_force(&fx, v, pv, bad_classes(mine),
+			                   mine == TP_JOBCLASS_COMM_SENSITIVE,
+			                   need);
 			assert_int_equal(quality_cmp(&got, &want), 0);
 			tp_alloc_result_free(&r);
 			decided++;
@@ -2205,6 +2236,173 @@ static void test_remainder_prefers_pods_without_io_traffic(void **state)
 	fx_free(&fx);
 }
 
+/* ---- pod exposure under adaptive routing (issue #15) ----------------- */
+
+/*
+ * 3 pods x 3 leaves x 4 hosts: pod01 and pod02 have one free leaf each
+ * (quiet jobs on the others), pod03 has two free leaves beside an io_heavy
+ * job.  8 comm_sensitive hosts fit the two clean pods together or pod03
+ * alone.
+ */
+static void fx_span_or_io_pod(struct fixture *fx)
+{
+	fx_new(fx, 3, 3, 4);
+	for (uint32_t h = 0; h < 8; h++) /* leaf001-002, pod01 */
+		busy(fx, h, 5, TP_JOBCLASS_QUIET);
+	for (uint32_t h = 12; h < 20; h++) /* leaf004-005, pod02 */
+		busy(fx, h, 6, TP_JOBCLASS_QUIET);
+	for (uint32_t h = 24; h < 28; h++) /* leaf007, pod03 */
+		busy(fx, h, 9, TP_JOBCLASS_IO_HEAVY);
+}
+
+static void
+test_adaptive_comm_sensitive_takes_one_pod_over_a_two_pod_span(void **state)
+{
+	static const tp_placement policies[] = {TP_PLACEMENT_LEAF,
+	                                        TP_PLACEMENT_SHARED};
+	struct fixture fx;
+	tp_alloc_result r;
+
+	(void)state;
+	fx_span_or_io_pod(&fx);
+	for (size_t i = 0; i < 2; i++) {
+		choose(&fx, req(policies[i], TP_JOBCLASS_COMM_SENSITIVE, 8),
+		       &r);
+		EXPECT_HOSTS(&r, 28, 29, 30, 31, 32, 33, 34, 35);
+		EXPECT_LIST(r.pods, r.pod_count, 2);
+		assert_string_equal(r.pod_exposure,
+		                    "pod isolation given up (adaptive "
+		                    "routing): pod pod03 carries I/O of job 9");
+		assert_non_null(
+		    strstr(r.reason,
+		           "; NOT possible to keep it out of pods with "
+		           "io_heavy jobs: no pod without them holds it "
+		           "alone and across pods it would share the core "
+		           "(adaptive routing), so it uses pod03; pod "
+		           "isolation given up (adaptive routing): pod pod03 "
+		           "carries I/O of job 9"));
+		tp_alloc_result_free(&r);
+	}
+	fx_free(&fx);
+}
+
+/* Static routing: the pods are kept apart as before, nothing is said of
+ * pod exposure. */
+static void test_static_routing_keeps_pods_apart_as_before(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_alloc_request rq =
+	    req(TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE, 8);
+
+	(void)state;
+	fx_span_or_io_pod(&fx);
+	rq.routing = TP_ROUTING_STATIC;
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 8, 9, 10, 11, 20, 21, 22, 23);
+	EXPECT_LIST(r.pods, r.pod_count, 0, 1);
+	assert_string_equal(r.pod_exposure, "");
+	assert_null(strstr(r.reason, "pod isolation given up"));
+	assert_non_null(strstr(r.reason, "; kept out of pods with io_heavy"));
+	tp_alloc_result_free(&r);
+	rq.policy = TP_PLACEMENT_SHARED;
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 8, 9, 10, 11, 20, 21, 22, 23);
+	assert_string_equal(r.pod_exposure, "");
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
+/*
+ * A pod with I/O (an I/O server) is avoided when a clean pod holds the
+ * job, even when the I/O pod is the tighter fit; nothing is given up.
+ */
+static void test_adaptive_io_pod_avoided_when_a_clean_pod_fits(void **state)
+{
+	static const tp_placement policies[] = {TP_PLACEMENT_LEAF,
+	                                        TP_PLACEMENT_SHARED};
+	struct fixture fx;
+	tp_alloc_result r;
+
+	(void)state;
+	fx_new(&fx, 3, 3, 4);
+	server(&fx, 0, TP_ALLOC_SITE_JOB); /* leaf001, pod01: 8 hosts left */
+	for (uint32_t h = 24; h < 28; h++) /* leaf007, pod03: 8 left */
+		busy(&fx, h, 9, TP_JOBCLASS_IO_HEAVY);
+	for (size_t i = 0; i < 2; i++) {
+		choose(&fx, req(policies[i], TP_JOBCLASS_COMM_SENSITIVE, 8),
+		       &r);
+		EXPECT_LIST(r.pods, r.pod_count, 1);
+		assert_string_equal(r.pod_exposure, "");
+		assert_non_null(strstr(r.reason,
+		                       "; kept out of pods with "
+		                       "io_heavy jobs or I/O servers"));
+		tp_alloc_result_free(&r);
+	}
+	fx_free(&fx);
+}
+
+/*
+ * No clean choice: 12 hosts fit no pod alone, so the job spans pods, one
+ * of them with a site I/O server; the short text says both.  An io_heavy
+ * `shared` job that has to enter a pod of comm_sensitive jobs says so.
+ */
+static void test_adaptive_exposure_names_span_and_io_pods(void **state)
+{
+	struct fixture fx;
+	tp_alloc_result r;
+	tp_alloc_request rq =
+	    req(TP_PLACEMENT_LEAF, TP_JOBCLASS_COMM_SENSITIVE, 12);
+
+	(void)state;
+	fx_new(&fx, 2, 2, 4);
+	server(&fx, 15, TP_ALLOC_SITE_JOB); /* leaf004, pod02 */
+	choose(&fx, rq, &r);
+	EXPECT_HOSTS(&r, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+	assert_string_equal(r.pod_exposure,
+	                    "pod isolation given up (adaptive routing): "
+	                    "spans pods pod01,pod02; pod pod02 carries I/O "
+	                    "(site I/O server n0016)");
+	assert_non_null(strstr(r.reason, r.pod_exposure));
+	tp_alloc_result_free(&r);
+	/* The allowed set decides the same pods and says the same. */
+	allowed(&fx, rq, &r);
+	assert_string_equal(r.pod_exposure,
+	                    "pod isolation given up (adaptive routing): "
+	                    "spans pods pod01,pod02; pod pod02 carries I/O "
+	                    "(site I/O server n0016)");
+	tp_alloc_result_free(&r);
+	/* Under static routing the same decision says nothing of pods. */
+	rq.routing = TP_ROUTING_STATIC;
+	choose(&fx, rq, &r);
+	assert_true(r.met);
+	assert_string_equal(r.pod_exposure, "");
+	tp_alloc_result_free(&r);
+	/* io_heavy, shared: 10 hosts need pod01, where job 7 runs. */
+	fx_free(&fx);
+	fx_new(&fx, 2, 2, 4);
+	busy(&fx, 0, 7, TP_JOBCLASS_COMM_SENSITIVE); /* leaf001, pod01 */
+	choose(&fx, req(TP_PLACEMENT_SHARED, TP_JOBCLASS_IO_HEAVY, 10), &r);
+	assert_true(r.met);
+	assert_string_equal(r.pod_exposure,
+	                    "pod isolation given up (adaptive routing): pod "
+	                    "pod01 runs comm_sensitive job 7");
+	tp_alloc_result_free(&r);
+	/* Spanning two clean pods is exposure too; a quiet job never is. */
+	fx_free(&fx);
+	fx_new(&fx, 2, 2, 4);
+	choose(&fx, req(TP_PLACEMENT_SHARED, TP_JOBCLASS_COMM_SENSITIVE, 10),
+	       &r);
+	assert_string_equal(r.pod_exposure,
+	                    "pod isolation given up (adaptive routing): "
+	                    "spans pods pod01,pod02");
+	tp_alloc_result_free(&r);
+	choose(&fx, req(TP_PLACEMENT_SHARED, TP_JOBCLASS_QUIET, 10), &r);
+	assert_string_equal(r.pod_exposure, "");
+	tp_alloc_result_free(&r);
+	fx_free(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2283,9 +2481,11 @@ int main(void)
 	        test_isolation_bound_keeps_held_hosts_and_needs_room),
 	    cmocka_unit_test(test_one_host_job_takes_no_whole_leaf),
 	    cmocka_unit_test(test_small_jobs_pack_on_one_leaf),
-	    cmocka_unit_test(test_multiple_of_the_leaf_size_is_whole_leaves_only),
+	    cmocka_unit_test(
+	        test_multiple_of_the_leaf_size_is_whole_leaves_only),
 	    cmocka_unit_test(test_whole_leaves_plus_remainder_on_a_shared_leaf),
-	    cmocka_unit_test(test_no_room_beside_whole_leaves_falls_back_to_whole),
+	    cmocka_unit_test(
+	        test_no_room_beside_whole_leaves_falls_back_to_whole),
 	    cmocka_unit_test(test_exact_whole_fit_beats_a_remainder_leaf),
 	    cmocka_unit_test(test_nothing_free_waits),
 	    cmocka_unit_test(test_io_heavy_neighbour_keeps_the_remainder_off),
@@ -2293,6 +2493,12 @@ int main(void)
 	    cmocka_unit_test(test_held_leaf_is_never_a_remainder_leaf),
 	    cmocka_unit_test(test_remainders_pack_tightest_first),
 	    cmocka_unit_test(test_remainder_prefers_pods_without_io_traffic),
+	    cmocka_unit_test(
+	        test_adaptive_comm_sensitive_takes_one_pod_over_a_two_pod_span),
+	    cmocka_unit_test(test_static_routing_keeps_pods_apart_as_before),
+	    cmocka_unit_test(
+	        test_adaptive_io_pod_avoided_when_a_clean_pod_fits),
+	    cmocka_unit_test(test_adaptive_exposure_names_span_and_io_pods),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

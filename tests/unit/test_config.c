@@ -69,7 +69,9 @@ static void test_empty_file_gives_every_documented_default(void **state)
 	            defaults.comm_messages_per_s_per_rank_min);
 	assert_true(s->thresholds.comm_bytes_per_s_per_rank_min ==
 	            defaults.comm_bytes_per_s_per_rank_min);
-	assert_int_equal(s->ioserver_policy, TP_IOSERVER_SPREAD);
+	/* IoServerPolicy=auto under the default adaptive routing */
+	assert_true(s->ioserver_auto);
+	assert_int_equal(s->ioserver_policy, TP_IOSERVER_ISOLATED);
 	assert_int_equal(s->ioserver_count, 0);
 	assert_null(s->threshold_table);
 	assert_int_equal(s->throttle_mode, TP_THROTTLE_ENFORCE_OFF);
@@ -388,7 +390,7 @@ static const struct bad_case bad_cases[] = {
     {"IoHeavyClientBytesPerSec=0\n", TP_ERR_INVALID, 1,
      "IoHeavyClientBytesPerSec", "at least 1 byte"},
     {"IoServerPolicy=clustered\n", TP_ERR_INVALID, 1, "IoServerPolicy",
-     "spread|isolated|random|staggered"},
+     "auto|spread|isolated|random|staggered"},
     {"ThrottleAllowUserOff=maybe\n", TP_ERR_INVALID, 1, "ThrottleAllowUserOff",
      "yes or no"},
     {"FabricSource=sweep\n", TP_ERR_INVALID, 1, "FabricSource",
@@ -930,6 +932,47 @@ test_leaf_remainder_is_per_partition_and_compatible_by_default(void **state)
 	                              "whole|compatible)"));
 }
 
+/*
+ * IoServerPolicy=auto (the default) resolves from Routing, wherever
+ * Routing is in the file and for partitions that set auto themselves; a
+ * policy named stays as named; the settings print it back as auto.
+ */
+static void test_ioserver_policy_auto_follows_routing(void **state)
+{
+	tp_config *cfg = parse_ok("IoServerPolicy=auto\n"
+	                          "PartitionName=io IoServerPolicy=spread\n"
+	                          "PartitionName=mpi IoServerPolicy=AUTO\n"
+	                          "Routing=static\n");
+	const tp_config_settings *s = tp_config_defaults(cfg);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	tp_error err;
+
+	(void)state;
+	assert_true(s->ioserver_auto);
+	assert_int_equal(s->ioserver_policy, TP_IOSERVER_STAGGERED);
+	s = tp_config_for_partition(cfg, "io");
+	assert_false(s->ioserver_auto);
+	assert_int_equal(s->ioserver_policy, TP_IOSERVER_SPREAD);
+	s = tp_config_for_partition(cfg, "mpi");
+	assert_true(s->ioserver_auto);
+	assert_int_equal(s->ioserver_policy, TP_IOSERVER_STAGGERED);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(tp_config_write_settings(cfg, "mpi", out, &err),
+	                 TP_OK);
+	fclose(out);
+	assert_non_null(strstr(text, "IoServerPolicy=auto "));
+	free(text);
+	tp_config_free(cfg);
+	/* Adaptive routing (said or not): isolated. */
+	cfg = parse_ok("Routing=adaptive\nIoServerPolicy=auto\n");
+	assert_int_equal(tp_config_defaults(cfg)->ioserver_policy,
+	                 TP_IOSERVER_ISOLATED);
+	tp_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -937,6 +980,7 @@ int main(void)
 	    cmocka_unit_test(test_default_config_equals_empty_file),
 	    cmocka_unit_test(test_every_key_is_parsed_into_its_field),
 	    cmocka_unit_test(test_keys_and_words_are_case_insensitive),
+	    cmocka_unit_test(test_ioserver_policy_auto_follows_routing),
 	    cmocka_unit_test(test_several_pairs_comments_and_crlf_on_one_line),
 	    cmocka_unit_test(test_partition_overrides_only_what_its_line_sets),
 	    cmocka_unit_test(test_unknown_partition_and_null_get_site_defaults),

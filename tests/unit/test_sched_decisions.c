@@ -436,6 +436,41 @@ static void test_started_with_remainder_names_its_shared_leaf(void **state)
 	                            "alice/ring by job name");
 }
 
+/* Pod isolation given up under adaptive routing: kept from the verdict,
+ * said first in the note at the start; a later verdict without it clears
+ * it. */
+static void test_started_after_pod_exposure_says_so(void **state)
+{
+	tp_decision d = {.job_id = 4,
+	                 .policy = TP_PLACEMENT_LEAF,
+	                 .job_class = TP_JOBCLASS_COMM_SENSITIVE};
+	tp_sched_verdict v;
+	tp_sched_record rec;
+	tp_topo *topo;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 2, 2, 4, &err), TP_OK);
+	memset(&v, 0, sizeof(v));
+	v.kind = TP_SCHED_PLACE;
+	v.alloc.met = true;
+	snprintf(v.alloc.pod_exposure, sizeof(v.alloc.pod_exposure),
+	         "pod isolation given up (adaptive routing): spans pods "
+	         "pod01,pod02");
+	tp_decision_verdict(&d, topo, &v);
+	assert_string_equal(d.pod_exposure, v.alloc.pod_exposure);
+	snprintf(d.note, sizeof(d.note), "profile alice/ring by job name");
+	assert_int_equal(tp_decision_started(&d, &rec), TP_STARTED_AS_DECIDED);
+	assert_int_equal(rec.policy, TP_PLACEMENT_LEAF);
+	assert_string_equal(d.note, "pod isolation given up (adaptive "
+	                            "routing): spans pods pod01,pod02; "
+	                            "profile alice/ring by job name");
+	v.alloc.pod_exposure[0] = '\0';
+	tp_decision_verdict(&d, topo, &v);
+	assert_string_equal(d.pod_exposure, "");
+	tp_topo_free(topo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,8 +487,10 @@ int main(void)
 	    cmocka_unit_test(
 	        test_started_after_leaf_wait_runs_shared_and_says_so),
 	    cmocka_unit_test(test_place_verdict_keeps_isolation_given_up),
-	    cmocka_unit_test(test_started_after_isolation_wait_runs_off_and_says_so),
+	    cmocka_unit_test(
+	        test_started_after_isolation_wait_runs_off_and_says_so),
 	    cmocka_unit_test(test_started_with_remainder_names_its_shared_leaf),
+	    cmocka_unit_test(test_started_after_pod_exposure_says_so),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
