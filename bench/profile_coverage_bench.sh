@@ -39,8 +39,8 @@
 # Per run, from the job completion records (jobcomp/filetxt: submit, start,
 # end, nodes) and each job's SystemComment (scontrol):
 #   eligible   jobs whose application "ran before": a job of the same
-#              application had COMPLETED (its EndTime) by the job's
-#              SubmitTime.  Submission, not start: that is when the user is
+#              application had COMPLETED (its EndTime) before the job's
+#              SubmitTime (an earlier second).  Submission, not start: that is when the user is
 #              done and the job's profile lookup is started, so a job queued
 #              behind the first run of its application does not count
 #              (counted apart: "ran before its start only").
@@ -53,6 +53,7 @@
 #   recorded   jobs whose stderr says they were recorded, and the runs
 #              (.tpp) in the store under application names (each is stored
 #              under its script key too)
+# (bench/profile_coverage_report.awk; each job's verdict in RUN.verdicts)
 # and `coverage: N of M jobs (P%), node-hours X of Y (Q%)` per run.
 # Results go to BENCH_OUT (default a fresh /tmp directory, printed).
 # Bounded: per-job time limits, BENCH_DRAIN s (default 900) for the queue to
@@ -223,5 +224,8 @@ for policy in off "$record"; do
 	[ -s "$work/$run.done" ] || continue
 	awk -v run="$run" '{ s[$2]++ } END { for (x in s) printf "# %s: %d jobs %s\n", run, s[x], x }' \
 		"$work/$run.done" | sort
-	[ -s "$work/$run.left" ] && echo "# $run: $(wc -l <"$work/$run.left") jobs left in the queue at the drain bound"
+	if [ -s "$work/$run.left" ]; then
+		echo "# $run: $(wc -l <"$work/$run.left") jobs left in the queue at the drain bound"
+	fi
 done
+echo "# per job: $work/RUN.verdicts (id app nodes state verdict SystemComment)"

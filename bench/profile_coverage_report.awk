@@ -11,14 +11,20 @@
 #   R.recorded   ids of the jobs whose stderr says they were recorded
 #   R.store      the store's runs, ./APP/FILE.tpp (./s-*: script keys)
 # Rules (the bench's opening says why):
-#   eligible  a job of the same application COMPLETED with EndTime <= the
-#             job's SubmitTime ("ran before"); a job whose application
-#             ended between its submit and its start is counted apart
+#   eligible  a job of the same application COMPLETED with EndTime < the
+#             job's SubmitTime ("ran before"; strictly: Slurm's times are
+#             whole seconds, and a run that ended in the second of the
+#             submission may not be in the store yet); a job whose
+#             application ended between its submit and its start is
+#             counted apart
 #   profile   the SystemComment names a profile: "profile USER/APP by ..."
 #             (chosen for the job) or "profile USER/APP has N ranks, ...:
 #             class only" (its class only); "wrong" when the job that
 #             recorded it ("recorded by JobId=K") ran another application
 #   node-s    nodes x (end - start) of the eligible jobs
+# Writes DIR/R.verdicts: id app nodes state verdict SystemComment, verdict
+# one of profile, class_only, none (eligible jobs), late (ran before its
+# start only), first (not eligible).
 function read_run(r,   line, f, n, id) {
 	split("", app); split("", st); split("", sb); split("", bg)
 	split("", en); split("", nn); split("", cm); split("", rec); split("", order)
@@ -45,20 +51,24 @@ function runs_stored(r,   line, c) {
 		if (line !~ /^\.\/s-/) c++
 	return c
 }
-# ran_before(j): 2 when a job of j's application ended by j's submission,
-# 1 when only by j's start, else 0.
+# ran_before(j): 2 when a job of j's application ended before j's
+# submission, 1 when only before j's start, else 0.
 function ran_before(j, n,   h, o, best) {
 	best = 0
 	for (h = 1; h <= n; h++) {
 		o = order[h]
 		if (o == j || app[o] != app[j] || st[o] != "COMPLETED" || en[o] <= 0) continue
-		if (en[o] <= sb[j]) return 2
-		if (bg[j] > 0 && en[o] <= bg[j]) best = 1
+		if (en[o] < sb[j]) return 2
+		if (bg[j] > 0 && en[o] < bg[j]) best = 1
 	}
 	return best
 }
+function verdict(j, v) {
+	printf "%s %s %s %s %s %s\n", j, app[j], nn[j], st[j], v, cm[j] > (work "/" runname ".verdicts")
+}
 function report(k, r,   n, i, j, b, c, o, w, ns, recs, x) {
 	n = read_run(r)
+	runname = r
 	jobs = n; done = elig = prof = only = wrong = ens = pns = late = 0
 	split("", why)
 	for (i = 1; i <= n; i++) {
@@ -66,7 +76,7 @@ function report(k, r,   n, i, j, b, c, o, w, ns, recs, x) {
 		if (st[j] == "COMPLETED") done++
 		b = ran_before(j, n)
 		if (b == 1) late++
-		if (b != 2) continue
+		if (b != 2) { verdict(j, b == 1 ? "late" : "first"); continue }
 		elig++
 		ns = (bg[j] > 0 && en[j] > bg[j]) ? nn[j] * (en[j] - bg[j]) : 0
 		ens += ns
@@ -74,11 +84,13 @@ function report(k, r,   n, i, j, b, c, o, w, ns, recs, x) {
 		if (c ~ / profile [^ ]+ (by|has) /) {
 			prof++; pns += ns
 			if (c ~ /: class only/) only++
+			verdict(j, c ~ /: class only/ ? "class_only" : "profile")
 			if (match(c, /recorded by JobId=[0-9]+/)) {
 				o = substr(c, RSTART + 18, RLENGTH - 18)
 				if ((o in app) && app[o] != app[j]) wrong++
 			}
 		} else {
+			verdict(j, "none")
 			w = c; sub(/^topoplace: /, "", w)
 			gsub(/[0-9]+/, "N", w)
 			why[w == "" ? "(no SystemComment)" : w]++

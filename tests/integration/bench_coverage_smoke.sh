@@ -24,6 +24,8 @@ report() { awk -v runs="$1" -v work="$work" -v compress=360 \
 #         apart, not eligible
 #   9 eC: not eligible
 #  10 eB: eligible, a profile recorded by job 1 of eA: "wrong" (1 x 10 s)
+#  11 eA: submitted in the second job 1 ended (110): not eligible (Slurm's
+#         times are whole seconds; the run may not be stored yet)
 # eligible 3 6 7 10: profile 3 of 4 (75.0%), node-s 70 of 75 (93.3%),
 # node-hours at 1/360: 70 x 360 / 3600 = 7.00 of 7.50.
 cat >"$work/first.submitted" <<'R'
@@ -38,6 +40,7 @@ none 104 eA 1 10 jd
 8 109 eC 1 1 ji
 9 110 eC 1 45 jj
 10 111 eB 1 10 job
+11 112 eA 1 10 jk
 R
 cat >"$work/first.done" <<'R'
 1 COMPLETED 100 100 110 1
@@ -50,6 +53,7 @@ cat >"$work/first.done" <<'R'
 8 COMPLETED 10 60 61 1
 9 COMPLETED 5 5 50 1
 10 COMPLETED 100 100 110 1
+11 COMPLETED 110 110 120 1
 R
 cat >"$work/first.comments" <<'R'
 1 topoplace: placement=shared class=quiet (default)
@@ -62,6 +66,7 @@ cat >"$work/first.comments" <<'R'
 8 topoplace: placement=shared class=quiet (default)
 9 topoplace: placement=shared class=quiet (default)
 10 topoplace: placement=shared class=quiet (profile): profile tpalice/job by job name, recorded by JobId=1
+11 topoplace: placement=shared class=quiet (default)
 R
 echo 1 >"$work/first.recorded"
 printf '%s\n' ./ja/0001-aa.tpp ./s-0123456789abcdef0123456789abcdef/0001-aa.tpp >"$work/first.store"
@@ -76,7 +81,7 @@ printf '%s\n' "21 topoplace: placement=shared class=quiet (default)" \
 out=$(report "off first")
 row() { awk -v r="$1" '$1 == r { $1 = ""; sub(/^ /, ""); print }' <<<"$out"; }
 tp_check_eq "first: jobs done eligible profile class wrong share node-s share recorded runs" \
-	"10 9 4 3 1 1 75.0% 75 70 93.3% 1 1" "$(row first)"
+	"11 10 4 3 1 1 75.0% 75 70 93.3% 1 1" "$(row first)"
 tp_check_eq "off: 1 eligible job, no profile, nothing recorded" \
 	"2 2 1 0 0 0 0.0% 1 0 0.0% 0 0" "$(row off)"
 tp_check_eq "first: the coverage line (node-hours at 1/360)" \
@@ -91,4 +96,10 @@ tp_check_eq "first: the eligible job without a profile, by its SystemComment" \
 tp_check_eq "first: the refused submission is said" \
 	"# first: 1 submissions refused by sbatch (first.sbatch.err)" \
 	"$(grep '^# first: 1 submissions refused' <<<"$out")"
+tp_check_eq "first.verdicts: each job's verdict (ids 1-11)" \
+	"first first profile first first class_only none late first profile first" \
+	"$(sort -n "$work/first.verdicts" | cut -d' ' -f5 | tr '\n' ' ' | sed 's/ $//')"
+tp_check_eq "first.verdicts: id app nodes state verdict SystemComment" \
+	"7 eB 1 COMPLETED none topoplace: placement=shared class=quiet (default)" \
+	"$(grep '^7 ' "$work/first.verdicts")"
 tp_done
