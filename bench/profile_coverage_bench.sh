@@ -55,7 +55,8 @@
 #              under its script key too)
 # (bench/profile_coverage_report.awk; each job's verdict in RUN.verdicts)
 # and `coverage: N of M jobs (P%), node-hours X of Y (Q%)` per run.
-# Results go to BENCH_OUT (default a fresh /tmp directory, printed).
+# Results go to BENCH_OUT (default a fresh /tmp directory, printed);
+# BENCH_REPORT_ONLY=1 prints the figures of the records in BENCH_OUT again.
 # Bounded: per-job time limits, BENCH_DRAIN s (default 900) for the queue to
 # empty, tp-bed --timeout on each run.  Needs root (tp-bed), the test user
 # tpalice, mpicc, Slurm's mpi/pmix and a build with the profiler.  Prints
@@ -144,6 +145,42 @@ if [ "${BENCH_INSIDE:-}" = 1 ]; then
 fi
 
 # ---------------------------------------------------------------- outside
+# report: the figures of the runs in $work (also BENCH_REPORT_ONLY=1).
+report() {
+	local policy run
+	awk -v runs="$runs" -v work="$work" -v compress="$compress" \
+		-f "$top/bench/profile_coverage_report.awk"
+	for policy in off "$record"; do
+		run=${policy//:/_}
+		[ -s "$work/$run.done" ] || continue
+		awk -v run="$run" '{ s[$2]++ } END { for (x in s) printf "# %s: %d jobs %s\n", run, s[x], x }' \
+			"$work/$run.done" | sort
+		if [ -s "$work/$run.left" ]; then
+			echo "# $run: $(wc -l <"$work/$run.left") jobs left in the queue at the drain bound"
+		fi
+		# How far the replay fell behind its schedule: Slurm's SubmitTime
+		# against the job's offset, both from the first job (sbatch one
+		# after the other on a loaded machine; a lag delays the jobs
+		# behind a run and so changes which count as "ran before").
+		awk -v run="$run" 'FNR == 1 { f++ }
+			f == 1 { if (!/^#/) off[$1] = $2; next }
+			f == 2 { if ($1 != "none") swf[$1] = $2; next }
+			($1 in swf) && $3 > 0 {
+				if (!n++) { s0 = $3; o0 = off[swf[$1]] }
+				lag = ($3 - s0) - (off[swf[$1]] - o0); sum += lag; if (lag > max) max = lag
+			}
+			END { if (n) printf "# %s: submissions behind schedule: mean %.1f s, max %d s\n", run, sum / n, max }' \
+			"$work/jobs.txt" "$work/$run.submitted" "$work/$run.done"
+	done
+	echo "# per job: $work/RUN.verdicts (id app nodes state verdict SystemComment)"
+}
+runs="off $record"
+runs=${runs//:/_}
+if [ "${BENCH_REPORT_ONLY:-}" = 1 ]; then
+	work=${BENCH_OUT:?BENCH_REPORT_ONLY=1 needs BENCH_OUT, the records of a run}
+	report
+	exit 0
+fi
 die() { echo "profile_coverage_bench: $*" >&2; exit 1; }
 [ -x "$build/tools/topoplace-fattree" ] || die "no build in $build"
 [ -f "$build/profiles/.libs/libtopoplace_profiler.so" ] ||
@@ -194,8 +231,6 @@ exit \$rc
 SCRIPT
 	chmod 644 "$work/apps/$app.sh"
 done
-runs="off $record"
-runs=${runs//:/_}
 echo "# $(date -u +%FT%TZ) $(uname -n) nproc=$(nproc) cpu=$(lscpu | sed -n 's/^Model name: *//p') load=$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# command: $0 $build; ProfileRecord off then $record, BENCH_NAMES=$names"
 echo "# trace: $(basename "$trace")"
@@ -217,15 +252,4 @@ for policy in off "$record"; do
 		-- bash "$0" "$run" "$work" "$build" "$policy" ||
 		{ echo "profile_coverage_bench: run $run failed (see tp-bed's message above)" >&2; continue; }
 done
-awk -v runs="$runs" -v work="$work" -v compress="$compress" \
-	-f "$top/bench/profile_coverage_report.awk"
-for policy in off "$record"; do
-	run=${policy//:/_}
-	[ -s "$work/$run.done" ] || continue
-	awk -v run="$run" '{ s[$2]++ } END { for (x in s) printf "# %s: %d jobs %s\n", run, s[x], x }' \
-		"$work/$run.done" | sort
-	if [ -s "$work/$run.left" ]; then
-		echo "# $run: $(wc -l <"$work/$run.left") jobs left in the queue at the drain bound"
-	fi
-done
-echo "# per job: $work/RUN.verdicts (id app nodes state verdict SystemComment)"
+report
