@@ -7,10 +7,13 @@
 #
 # Stream: bench/load_prep.awk cuts a window of a Standard Workload Format
 # trace (default bench/traces/LLNL-Atlas-2006-2.1-cln.swf.gz) for BENCH_HOSTS
-# hosts (default 32): BENCH_WINDOW trace seconds (default 43200) at 1/240
+# hosts (default 16): BENCH_WINDOW trace seconds (default 7200) at 1/240
 # (BENCH_COMPRESS), runs capped at BENCH_RUN_CAP s (default 60), the window
 # whose offered load is nearest 90% with at least BENCH_MIN_JOBS jobs
-# (default 60).  A job's application is the trace's executable number
+# (default 10; 51 jobs of 22 applications).  Small on purpose: every rank
+# is a real process that polls Open MPI's TCP transport, and 32 hosts (jobs
+# of up to 29 ranks, 160 jobs) drove a shared 2-core machine to a load of
+# 90 and sbatch to several seconds a job.  A job's application is the trace's executable number
 # (field 14), else its user (field 12): the key load_prep.awk's class comes
 # from.  Every job of one application submits the same batch script,
 # $work/apps/APP.sh (so its script key, topoplace-profile(5) APPLICATION
@@ -57,8 +60,8 @@
 # and `coverage: N of M jobs (P%), node-hours X of Y (Q%)` per run.
 # Results go to BENCH_OUT (default a fresh /tmp directory, printed);
 # BENCH_REPORT_ONLY=1 prints the figures of the records in BENCH_OUT again.
-# Bounded: per-job time limits, BENCH_DRAIN s (default 900) for the queue to
-# empty, tp-bed --timeout on each run.  Needs root (tp-bed), the test user
+# Bounded: per-job time limits, BENCH_DRAIN s (default 300) for the queue to
+# empty (default 300), tp-bed --timeout on each run.  Needs root (tp-bed), the test user
 # tpalice, mpicc, Slurm's mpi/pmix and a build with the profiler.  Prints
 # figures, never pass/fail.
 set -u
@@ -68,11 +71,11 @@ if [ "${BENCH_INSIDE:-}" = 1 ]; then
 else
 	build=$(readlink -f "${1:-$top/_build/dev}")
 fi
-hosts=${BENCH_HOSTS:-32} leaves=${BENCH_LEAVES:-4}
-window=${BENCH_WINDOW:-43200} compress=${BENCH_COMPRESS:-240}
-run_cap=${BENCH_RUN_CAP:-60} min_jobs=${BENCH_MIN_JOBS:-60}
+hosts=${BENCH_HOSTS:-16} leaves=${BENCH_LEAVES:-4}
+window=${BENCH_WINDOW:-7200} compress=${BENCH_COMPRESS:-240}
+run_cap=${BENCH_RUN_CAP:-60} min_jobs=${BENCH_MIN_JOBS:-10}
 record=${BENCH_RECORD:-first} names=${BENCH_NAMES:-random}
-drain=${BENCH_DRAIN:-900}
+drain=${BENCH_DRAIN:-300}
 trace=${BENCH_TRACE:-$top/bench/traces/LLNL-Atlas-2006-2.1-cln.swf.gz}
 user=${TP_TEST_USER:-tpalice}
 
