@@ -60,10 +60,10 @@
 # and `coverage: N of M jobs (P%), node-hours X of Y (Q%)` per run.
 # Results go to BENCH_OUT (default a fresh /tmp directory, printed);
 # BENCH_REPORT_ONLY=1 prints the figures of the records in BENCH_OUT again.
-# Bounded: per-job time limits, BENCH_DRAIN s (default 300) for the queue to
-# empty (default 300), tp-bed --timeout on each run.  Needs root (tp-bed), the test user
-# tpalice, mpicc, Slurm's mpi/pmix and a build with the profiler.  Prints
-# figures, never pass/fail.
+# Bounded: per-job time limits, BENCH_DRAIN s (default 300) for the queue
+# to empty, tp-bed --timeout on each run.  Needs root (tp-bed), the test
+# user tpalice, mpicc, Slurm's mpi/pmix and a build with the profiler.
+# Prints figures, never pass/fail.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${BENCH_INSIDE:-}" = 1 ]; then
