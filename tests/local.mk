@@ -104,3 +104,9 @@ TESTS += tests/integration/bench_load_smoke.sh
 dist_check_SCRIPTS += tests/integration/bench_load_smoke.sh
 EXTRA_DIST += bench/load_bench.sh bench/load_prep.awk bench/load_report.awk \
 	bench/traces/README.md bench/traces/LLNL-Atlas-2006-2.1-cln.swf.gz
+
+# The profile coverage benchmark's figures (bench/profile_coverage_*, issue
+# #18) on hand-made records; the benchmark itself is not part of check.
+TESTS += tests/integration/bench_coverage_smoke.sh
+dist_check_SCRIPTS += tests/integration/bench_coverage_smoke.sh
+EXTRA_DIST += bench/profile_coverage_bench.sh bench/profile_coverage_report.awk
