@@ -2,27 +2,37 @@
 # fabric_sim_bench.sh: issue 19 goal 3 on a fabric model.  Do throttle
 # windows chosen by topoplace protect MPI messages on a credit-flow-
 # controlled fat tree when the I/O clients start together, with the pacing
-# library's per-client phase on, and without it?
+# library's per-client phase on, and without it; on the seeds the window
+# was chosen from and on seeds it never saw?
 #
 #   bench/fabric_sim_bench.sh [BUILD_DIR]   (default: the current directory)
 #
 # Environment (defaults in brackets):
 #   WINDOWS [0,2000,2500,3000,3500,4000,5000,6000,8000,10000]  sweep (us)
-#   OBJECTIVE ['mpi_slowdown<=1.1']  SEEDS [1 2 3]  ROUTING [static]
+#   OBJECTIVE ['mpi_slowdown<=1.1']  ROUTING [static]
+#   SWEEP_SEEDS [1 2 3]  the runs of the calibration sweep
+#   SEEDS [1 2 3 4 5 6]  the seeds the chosen window is checked on (those
+#      not in SWEEP_SEEDS are held out: the choice never saw them)
 #   DURATION_MS [100] simulated per run;  SIM_ARGS: more bench/fabric_sim
 #   options (the fabric and workload; its --help), the same in every run
 #   SWEEP_OUT, TABLE_OUT: keep the sweep and the threshold table
+# A seed sets the job id (so the clients' phases), the clients' servers
+# and the victims' first sends: each seed is another run of one job.
 # Steps:
-#   1. sweep: bench/fabric_sim with the phase on, seed 1, clients started
-#      together: the victims alone, then every window of WINDOWS (0: the
-#      unthrottled point), as a topoplace-sweep(5) v2 file;
+#   1. sweep: bench/fabric_sim with the phase on and clients started
+#      together, once per seed of SWEEP_SEEDS: the victims alone, then
+#      every window of WINDOWS (0: the unthrottled point); the runs
+#      together as one topoplace-sweep(5) v3 file (run = seed); per window
+#      each seed's figures and the worst;
 #   2. topoplace throttle thresholds, then topoplace throttle window
-#      --objective OBJECTIVE: the chosen window and its predicted I/O cost;
+#      --objective OBJECTIVE: the window chosen on the worst run per
+#      window, which run decided, and the predicted I/O cost;
 #   3. per seed of SEEDS, with the phase on and off: the victims alone, the
 #      unthrottled clients and the clients at the chosen window; the
 #      victims' mean and p99 over alone, whether the objective holds, and
 #      the measured I/O cost (the clients' mean interval at the window over
-#      the unthrottled one, minus 1) beside the predicted one.
+#      the unthrottled one, minus 1) beside the predicted one; a count of
+#      the runs that met it, sweep seeds and held-out seeds apart.
 # Prints figures; exits 0 when it ran (the verdicts are figures, not the
 # exit status), 2 when it cannot run here.
 set -u
@@ -36,7 +46,8 @@ done
 
 windows=${WINDOWS:-0,2000,2500,3000,3500,4000,5000,6000,8000,10000}
 objective=${OBJECTIVE:-mpi_slowdown<=1.1}
-seeds=${SEEDS:-1 2 3}
+sweep_seeds=${SWEEP_SEEDS:-1 2 3}
+seeds=${SEEDS:-1 2 3 4 5 6}
 routing=${ROUTING:-static}
 read -ra sim_args <<<"--routing $routing --duration-ms ${DURATION_MS:-100} ${SIM_ARGS:-}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tp-fabric-sim.XXXXXX") || exit 2
@@ -60,15 +71,37 @@ LINK_STATS_DECIMALS=4
 echo "== setup: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "   $(head -1 "$tmp/probe.csv" | sed 's/^# topoplace-sweep v2 //; s/ phase=[a-z]*//; s/ seed=[0-9]*//; s/ duration_ms=[0-9]*//')," \
 	"${DURATION_MS:-100} ms per run${SIM_ARGS:+, $SIM_ARGS}"
-echo "   $LINK_CLIENTS clients x $LINK_BYTES B requests; objective $objective; seeds $seeds"
+echo "   $LINK_CLIENTS clients x $LINK_BYTES B requests; objective $objective;" \
+	"sweep seeds $sweep_seeds; check seeds $seeds"
+
+# sweep_run SEED OUT: one seed's sweep (phase on), a v2 file.
+sweep_run() {
+	"$sim" "${sim_args[@]}" --alone --windows "$windows" --phase on \
+		--seed "$1" >"$2" 2>"$tmp/sim.log" || { cat "$tmp/sim.log" >&2; return 1; }
+}
 
 echo
-echo "== 1. sweep (phase on, seed 1, clients started together)"
-"$sim" "${sim_args[@]}" --alone --windows "$windows" --phase on --seed 1 \
-	>"$sweep" 2>"$tmp/sim.log" || { cat "$tmp/sim.log" >&2; exit 1; }
-printf "%-10s %10s %12s %10s %10s\n" window io_interval victim_mean victim_p99 requests
+echo "== 1. sweep (phase on, clients started together), seeds $sweep_seeds"
+first=1
+for seed in $sweep_seeds; do
+	sweep_run "$seed" "$tmp/sweep-$seed.csv" || exit 1
+	# v2 rows to v3: the seed is the run.
+	if ((first)); then
+		sed -n '1s/^# topoplace-sweep v2 /# topoplace-sweep v3 runs of seeds '"${sweep_seeds// /,}"', first /p' \
+			"$tmp/sweep-$seed.csv"
+		echo "request_bytes,clients,interval_us,client,start_us,latency_us,kind,run"
+		first=0
+	fi
+	awk -v r="$seed" 'NR > 2 && /^[0-9]/ { print $0 "," r }' "$tmp/sweep-$seed.csv"
+done >"$sweep"
+printf "%-10s %5s %10s %12s %10s %10s\n" window seed io_interval victim_mean victim_p99 requests
 for w in ${windows//,/ }; do
-	link_point_summary "$sweep" "$w"
+	for seed in $sweep_seeds; do
+		printf "%-10s %5s %s\n" "$w" "$seed" "$(link_point_summary "$tmp/sweep-$seed.csv" "$w" | cut -c12-)"
+	done | tee "$tmp/point"
+	# The worst seed's mean (the one a window must meet), and its seed.
+	awk '{ m = $4 + 0; p = $5 + 0; if (NR == 1 || m > wm) { wm = m; ws = $2 } if (p > wp) wp = p }
+		END { printf "%-10s %5s %10s %11.2fx %9.2fx  (seed %s)\n", $1, "worst", "", wm, wp, ws }' "$tmp/point"
 done
 
 echo
@@ -88,11 +121,12 @@ if ! [[ $chosen =~ ^[1-9][0-9]*$ ]]; then
 fi
 
 echo
-echo "== 3. at $chosen us, clients started together, seeds $seeds"
-printf "%-6s %4s %9s %9s %11s %11s %8s %8s %-9s %9s %9s %9s %9s\n" phase seed \
+echo "== 3. at $chosen us, clients started together, seeds $seeds (held out: not in $sweep_seeds)"
+printf "%-6s %4s %-5s %9s %9s %11s %11s %8s %8s %-9s %9s %9s %9s %9s\n" phase seed set \
 	alone_us alone_p99 victim_us victim_p99 mean_x p99_x objective T0_us \
 	interval cost predicted
 for phase in on off; do
+	met_swept=0 n_swept=0 met_held=0 n_held=0
 	for seed in $seeds; do
 		run=$tmp/check-$phase-$seed.csv
 		"$sim" "${sim_args[@]}" --alone --windows "0,$chosen" --phase "$phase" \
@@ -107,9 +141,17 @@ for phase in on off; do
 			printf "%.3f %.3f %+.1f%%\n", V[1] / A[1], V[2] / A[2], (at / t0 - 1) * 100 }')
 		met=no
 		link_objective_met "$objective" "$mean_x" && met=yes
-		printf "%-6s %4s %9s %9s %11s %11s %7sx %7sx %-9s %9s %9s %9s %9s\n" \
-			"$phase" "$seed" "${alone% *}" "${alone#* }" "${victim% *}" "${victim#* }" \
+		set=held
+		[[ " $sweep_seeds " == *" $seed "* ]] && set=sweep
+		if [[ $set == sweep ]]; then
+			((n_swept++)); [[ $met == yes ]] && ((met_swept++))
+		else
+			((n_held++)); [[ $met == yes ]] && ((met_held++))
+		fi
+		printf "%-6s %4s %-5s %9s %9s %11s %11s %7sx %7sx %-9s %9s %9s %9s %9s\n" \
+			"$phase" "$seed" "$set" "${alone% *}" "${alone#* }" "${victim% *}" "${victim#* }" \
 			"$mean_x" "$p99_x" "$met" \
 			"${t0% *}" "${at% *}" "$cost" "${predicted:-none}"
 	done
+	echo "phase $phase: objective met in $met_swept of $n_swept sweep seeds, $met_held of $n_held held-out seeds"
 done

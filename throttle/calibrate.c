@@ -286,7 +286,7 @@ tp_status tp_calibrate_run(const tp_calibrate_params *params, tp_sweep *sweep,
 			                     (double)p.interval_us,
 			                     r[k].start_us,
 			                     r[k].latency_us,
-			                     TP_SWEEP_IO};
+			                     TP_SWEEP_IO, 0};
 
 			status = tp_sweep_add(sweep, &s, err);
 		}

@@ -83,7 +83,9 @@ EXTRA_DIST += tests/integration/pacing_mpi_writer.c \
 	tests/fuzz/corpus/sweep/crlf.csv \
 	bench/pacing_bench.sh \
 	tests/fuzz/corpus/sweep/v2-victims.csv \
-	tests/fuzz/corpus/sweep/table-v2.csv
+	tests/fuzz/corpus/sweep/table-v2.csv \
+	tests/fuzz/corpus/sweep/v3-runs.csv \
+	tests/fuzz/corpus/sweep/table-v3.csv
 # The shared-link experiment's traffic: I/O clients, sink, victim ping-pong.
 check_PROGRAMS += tests/integration/pacing_link
 tests_integration_pacing_link_SOURCES = tests/integration/pacing_link.c

@@ -4,6 +4,7 @@
  */
 #include "tp_config.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,9 @@ static tp_status check_sample(const tp_sweep_sample *s, tp_error *err)
 	if (s->kind > TP_SWEEP_VICTIM_ALONE)
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "sample: kind %d unknown", (int)s->kind);
+	if (s->run >= TP_SWEEP_MAX_RUNS)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "sample: run %u out of range", s->run);
 	if (s->kind == TP_SWEEP_IO && s->client >= s->clients)
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "sample: client %u >= clients %u",
@@ -103,10 +107,16 @@ static tp_status parse_row(tp_csv *csv, int version, tp_sweep_sample *s,
 	uint64_t v;
 	tp_status st;
 
-	if ((st = tp_csv_split(csv, version == 2 ? 7 : 6, err)) != TP_OK)
+	if ((st = tp_csv_split(csv, 5 + version, err)) != TP_OK)
 		return st;
-	if (version == 2 && (st = parse_kind(csv, s, err)) != TP_OK)
+	if (version >= 2 && (st = parse_kind(csv, s, err)) != TP_OK)
 		return st;
+	if (version >= 3) {
+		if ((st = tp_csv_uint(csv, 7, "run", 0, TP_SWEEP_MAX_RUNS - 1,
+		                      &v, err)) != TP_OK)
+			return st;
+		s->run = (uint32_t)v;
+	}
 	if ((st = tp_csv_uint(csv, 0, "request_bytes", 1, TP_UNITS_MAX_BYTES,
 	                      &s->request_bytes, err)) != TP_OK)
 		return st;
@@ -140,21 +150,37 @@ static tp_status parse_row(tp_csv *csv, int version, tp_sweep_sample *s,
 	                      &s->latency_us, err);
 }
 
+/* Whether @text starts with the magic line @magic (then a space, the end
+ * of the line or of the text). */
+static bool has_magic(const char *text, size_t len, const char *magic)
+{
+	size_t n = strlen(magic);
+
+	return text && len >= n && !memcmp(text, magic, n) &&
+	       (len == n || text[n] == ' ' || text[n] == '\n' ||
+	        text[n] == '\r');
+}
+
+static const char *const magics[] = {TP_SWEEP_MAGIC, TP_SWEEP_MAGIC_V2,
+                                     TP_SWEEP_MAGIC_V3};
+static const char *const headers[] = {TP_SWEEP_HEADER, TP_SWEEP_HEADER_V2,
+                                      TP_SWEEP_HEADER_V3};
+
 tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
                          size_t max_samples, tp_sweep **out, tp_error *err)
 {
 	tp_sweep *sweep;
 	tp_csv csv;
 	int have, version = 1;
-	size_t v2_len = strlen(TP_SWEEP_MAGIC_V2);
 	tp_status st;
 
-	/* The magic line says the version; v1 and v2 differ in the kind
-	 * column only. */
-	if (text && len >= v2_len && !memcmp(text, TP_SWEEP_MAGIC_V2, v2_len) &&
-	    (len == v2_len || text[v2_len] == ' ' || text[v2_len] == '\n' ||
-	     text[v2_len] == '\r'))
+	/* The magic line says the version; each adds a last column (kind,
+	 * then run).  Anything else is read as version 1, whose magic check
+	 * names what is wrong. */
+	if (has_magic(text, len, TP_SWEEP_MAGIC_V2))
 		version = 2;
+	else if (has_magic(text, len, TP_SWEEP_MAGIC_V3))
+		version = 3;
 	if (!max_samples)
 		max_samples = TP_SWEEP_DEFAULT_MAX_SAMPLES;
 	sweep = tp_sweep_new();
@@ -165,11 +191,9 @@ tp_status tp_sweep_parse(const char *name, const char *text, size_t len,
 	for (;;) {
 		tp_sweep_sample s = {0};
 
-		if ((st = tp_csv_next_row(
-		         &csv,
-		         version == 2 ? TP_SWEEP_MAGIC_V2 : TP_SWEEP_MAGIC,
-		         version == 2 ? TP_SWEEP_HEADER_V2 : TP_SWEEP_HEADER,
-		         "sweep", &have, err)) != TP_OK)
+		if ((st = tp_csv_next_row(&csv, magics[version - 1],
+		                          headers[version - 1], "sweep", &have,
+		                          err)) != TP_OK)
 			goto fail;
 		if (!have)
 			break;
@@ -229,12 +253,28 @@ int tp_sweep_format_sample_v2(const tp_sweep_sample *s, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -1 : n;
 }
 
+int tp_sweep_format_sample_v3(const tp_sweep_sample *s, char *buf, size_t size)
+{
+	int n = snprintf(
+	    buf, size, "%llu,%u,%.3f,%u,%.3f,%.3f,%s,%u\n",
+	    (unsigned long long)s->request_bytes, s->clients, s->interval_us,
+	    s->client, s->start_us, s->latency_us,
+	    kind_names[s->kind <= TP_SWEEP_VICTIM_ALONE ? s->kind : 0], s->run);
+
+	return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
 int tp_sweep_version(const tp_sweep *sweep)
 {
-	for (size_t i = 0; sweep && i < sweep->count; i++)
+	int version = 1;
+
+	for (size_t i = 0; sweep && i < sweep->count; i++) {
+		if (sweep->samples[i].run != 0)
+			return 3;
 		if (sweep->samples[i].kind != TP_SWEEP_IO)
-			return 2;
-	return 1;
+			version = 2;
+	}
+	return version;
 }
 
 tp_status tp_sweep_write(FILE *out, const char *name, const tp_sweep *sweep,
@@ -244,13 +284,13 @@ tp_status tp_sweep_write(FILE *out, const char *name, const tp_sweep *sweep,
 	bool note = comment && *comment;
 	char line[256];
 
-	fprintf(out, "%s%s%s\n%s\n",
-	        version == 2 ? TP_SWEEP_MAGIC_V2 : TP_SWEEP_MAGIC,
-	        note ? " " : "", note ? comment : "",
-	        version == 2 ? TP_SWEEP_HEADER_V2 : TP_SWEEP_HEADER);
+	fprintf(out, "%s%s%s\n%s\n", magics[version - 1], note ? " " : "",
+	        note ? comment : "", headers[version - 1]);
 	for (size_t k = 0; sweep && k < sweep->count; k++) {
 		const tp_sweep_sample *s = &sweep->samples[k];
-		int n = version == 2
+		int n = version == 3
+		            ? tp_sweep_format_sample_v3(s, line, sizeof(line))
+		        : version == 2
 		            ? tp_sweep_format_sample_v2(s, line, sizeof(line))
 		            : tp_sweep_format_sample(s, line, sizeof(line));
 
@@ -273,6 +313,8 @@ static int cmp_sample_key(const void *a, const void *b)
 		return x->request_bytes < y->request_bytes ? -1 : 1;
 	if (x->clients != y->clients)
 		return x->clients < y->clients ? -1 : 1;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
 	if (x->interval_us != y->interval_us)
 		return x->interval_us < y->interval_us ? -1 : 1;
 	if (x->kind != y->kind)
@@ -347,6 +389,8 @@ static void summarise_point(tp_sweep_sample *v, size_t n, tp_sweep_point *out)
 	out->request_bytes = v[0].request_bytes;
 	out->clients = v[0].clients;
 	out->interval_us = v[0].interval_us;
+	out->runs = 1;
+	out->worst_run = v[0].run;
 	while (io < n && v[io].kind == TP_SWEEP_IO)
 		io++;
 	for (victim = io; victim < n && v[victim].kind == TP_SWEEP_VICTIM;
@@ -377,32 +421,128 @@ static void summarise_point(tp_sweep_sample *v, size_t n, tp_sweep_point *out)
 		out->io_interval_us = measured_interval(v, io);
 }
 
-/* Give every point of a (size, clients) group the group's alone (no-I/O)
- * victim baseline, and drop the points that held alone rows only (all
- * have interval 0, the first of their group).  Returns the new count. */
+static bool same_group(const tp_sweep_point *a, const tp_sweep_point *b)
+{
+	return a->request_bytes == b->request_bytes && a->clients == b->clients;
+}
+
+/* Give every point of a run the run's alone (no-I/O) victim baseline, or
+ * when the run has no alone rows the first of its (size, clients) group
+ * that has, and drop the points that held alone rows only (all have
+ * interval 0).  @p[n] is sorted by (size, clients, run, interval).
+ * Returns the new count. */
 static size_t spread_baseline(tp_sweep_point *p, size_t n)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
-		tp_sweep_point alone = {0}; /* a copy: p[] is rewritten below */
+		tp_sweep_point group_alone = {0}; /* copies: p[] is rewritten */
 
-		while (j < n && p[j].request_bytes == p[i].request_bytes &&
-		       p[j].clients == p[i].clients) {
-			if (p[j].alone_samples)
-				alone = p[j];
+		while (j < n && same_group(&p[j], &p[i])) {
+			if (p[j].alone_samples && !group_alone.alone_samples)
+				group_alone = p[j];
 			j++;
 		}
-		for (size_t m = i; m < j; m++) {
-			tp_sweep_point point = p[m];
+		for (size_t r = i; r < j;) {
+			size_t e = r;
+			tp_sweep_point alone = group_alone;
 
-			point.alone_samples = alone.alone_samples;
-			point.alone_mean_us = alone.alone_mean_us;
-			point.alone_p99_us = alone.alone_p99_us;
-			if (point.samples || point.victim_samples)
-				p[k++] = point;
+			for (; e < j && p[e].worst_run == p[r].worst_run; e++)
+				if (p[e].alone_samples)
+					alone = p[e];
+			for (size_t m = r; m < e; m++) {
+				tp_sweep_point point = p[m];
+
+				point.alone_samples = alone.alone_samples;
+				point.alone_mean_us = alone.alone_mean_us;
+				point.alone_p99_us = alone.alone_p99_us;
+				if (point.samples || point.victim_samples)
+					p[k++] = point;
+			}
+			r = e;
 		}
+		i = j;
+	}
+	return k;
+}
+
+static int cmp_point_key(const void *a, const void *b)
+{
+	const tp_sweep_point *x = a, *y = b;
+
+	if (x->request_bytes != y->request_bytes)
+		return x->request_bytes < y->request_bytes ? -1 : 1;
+	if (x->clients != y->clients)
+		return x->clients < y->clients ? -1 : 1;
+	if (x->interval_us != y->interval_us)
+		return x->interval_us < y->interval_us ? -1 : 1;
+	if (x->worst_run != y->worst_run)
+		return x->worst_run < y->worst_run ? -1 : 1;
+	return 0;
+}
+
+/* @v over its no-I/O baseline @base, or @v itself without one. */
+static double over(double v, double base)
+{
+	return base > 0 ? v / base : v;
+}
+
+/* Fold run point @r into @w, the worst so far of the same point (see
+ * tp_sweep_point for what "worst" keeps). */
+static void fold_run(tp_sweep_point *w, const tp_sweep_point *r)
+{
+	bool victims = w->victim_samples && r->victim_samples;
+
+	if (victims && over(r->victim_mean_us, r->alone_mean_us) >
+	                   over(w->victim_mean_us, w->alone_mean_us)) {
+		w->victim_mean_us = r->victim_mean_us;
+		w->alone_mean_us = r->alone_mean_us;
+		w->alone_samples = r->alone_samples;
+		w->worst_run = r->worst_run;
+	} else if (!victims && r->median_us > w->median_us) {
+		w->worst_run = r->worst_run;
+	}
+	if (victims && over(r->victim_p99_us, r->alone_p99_us) >
+	                   over(w->victim_p99_us, w->alone_p99_us)) {
+		w->victim_p99_us = r->victim_p99_us;
+		w->alone_p99_us = r->alone_p99_us;
+	}
+	w->victim_median_us = fmax(w->victim_median_us, r->victim_median_us);
+	if (r->victim_samples < w->victim_samples)
+		w->victim_samples = r->victim_samples;
+	if (r->samples < w->samples)
+		w->samples = r->samples;
+	w->median_us = fmax(w->median_us, r->median_us);
+	w->mean_us = fmax(w->mean_us, r->mean_us);
+	w->p95_us = fmax(w->p95_us, r->p95_us);
+	w->p99_us = fmax(w->p99_us, r->p99_us);
+	/* The cost of a window is its interval over the unthrottled one:
+	 * the shortest unthrottled and the longest throttled interval of
+	 * any run bound every run's cost from above. */
+	if (r->io_interval_us > 0 &&
+	    (!(w->io_interval_us > 0) ||
+	     (w->interval_us == 0 ? r->io_interval_us < w->io_interval_us
+	                          : r->io_interval_us > w->io_interval_us)))
+		w->io_interval_us = r->io_interval_us;
+	w->runs++;
+}
+
+/* Fold the run points of @p[n] (sorted by size, clients, interval, run)
+ * into one point per (size, clients, interval); returns the new count. */
+static size_t fold_runs(tp_sweep_point *p, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n;) {
+		tp_sweep_point worst = p[i];
+		size_t j = i + 1;
+
+		for (; j < n && same_group(&p[j], &p[i]) &&
+		       p[j].interval_us == p[i].interval_us;
+		     j++)
+			fold_run(&worst, &p[j]);
+		p[k++] = worst;
 		i = j;
 	}
 	return k;
@@ -437,12 +577,15 @@ tp_status tp_sweep_points(const tp_sweep *sweep, tp_sweep_point **points,
 		while (j < n &&
 		       sorted[j].request_bytes == sorted[i].request_bytes &&
 		       sorted[j].clients == sorted[i].clients &&
+		       sorted[j].run == sorted[i].run &&
 		       sorted[j].interval_us == sorted[i].interval_us)
 			j++;
 		summarise_point(sorted + i, j - i, &out[k++]);
 		i = j;
 	}
 	k = spread_baseline(out, k);
+	qsort(out, k, sizeof(*out), cmp_point_key);
+	k = fold_runs(out, k);
 	free(sorted);
 	*points = out;
 	*count = k;

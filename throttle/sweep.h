@@ -20,6 +20,13 @@
  * clients' actual request interval and I/O time.  Version 1 files (no kind
  * column, every row an I/O request) still read.
  *
+ * Version 3 adds a last column, run: which run of the measurement the row
+ * belongs to (a repeat with another job id, seed or client placement; any
+ * number below TP_SWEEP_MAX_RUNS).  A point measured in several runs is
+ * summarised per run and then by its worst run (tp_sweep_points), so that
+ * a window chosen from it meets its objective in every run, not on the
+ * pooled mean.  Version 1 and 2 rows are all run 0.
+ *
  * The reader treats its input as hostile: bounded line length and sample
  * count, strict numbers, and every error names file, line and column.
  */
@@ -38,7 +45,11 @@
 #define TP_SWEEP_MAGIC_V2 "# topoplace-sweep v2"
 #define TP_SWEEP_HEADER_V2                                                     \
 	"request_bytes,clients,interval_us,client,start_us,latency_us,kind"
+#define TP_SWEEP_MAGIC_V3 "# topoplace-sweep v3"
+#define TP_SWEEP_HEADER_V3                                                     \
+	"request_bytes,clients,interval_us,client,start_us,latency_us,kind,run"
 #define TP_SWEEP_MAX_CLIENTS     1000000
+#define TP_SWEEP_MAX_RUNS        1000000
 #define TP_SWEEP_MAX_INTERVAL_US 3600000000.0
 #define TP_SWEEP_MAX_LATENCY_US  3600000000.0
 #define TP_SWEEP_MAX_START_US    1.0e12
@@ -59,7 +70,8 @@ typedef struct tp_sweep_sample {
 	double interval_us; /* 0: back to back */
 	double start_us;    /* from the start of the run of this point */
 	double latency_us;  /* request start to completion */
-	tp_sweep_kind kind; /* last: version 1 initialisers leave it io */
+	tp_sweep_kind kind; /* version 1 initialisers leave it io */
+	uint32_t run;       /* last: version 1 and 2 initialisers leave 0 */
 } tp_sweep_sample;
 
 typedef struct tp_sweep {
@@ -67,8 +79,17 @@ typedef struct tp_sweep {
 	size_t count, capacity;
 } tp_sweep;
 
-/* The summary of one measured point: all samples of one (size, clients,
- * interval). */
+/*
+ * The summary of one measured point: all samples of one (size, clients,
+ * interval).  When the point was measured in several runs (version 3),
+ * each run is summarised alone and the point holds the worst run's
+ * figures: the victim mean (and its run's no-I/O baseline) of the run
+ * whose victim mean is the highest over its baseline, the victim p99 (and
+ * baseline) of the run whose p99 is, the highest victim median and I/O
+ * latencies of any run, the fewest samples of any run, and the interval
+ * that costs most: at interval 0 (unthrottled) the shortest a run
+ * measured, else the longest.
+ */
 typedef struct tp_sweep_point {
 	uint64_t request_bytes;
 	uint32_t clients;
@@ -85,6 +106,11 @@ typedef struct tp_sweep_point {
 	/* The group's no-I/O victim baseline (alone rows; 0 when none). */
 	size_t alone_samples;
 	double alone_mean_us, alone_p99_us;
+	/* The runs that measured this point (1 for version 1 and 2), and
+	 * the run that set the victim mean (without victims: the I/O
+	 * median): the one that decides a window. */
+	size_t runs;
+	uint32_t worst_run;
 } tp_sweep_point;
 
 /* A new empty sweep, or NULL when out of memory.  Free with tp_sweep_free. */
@@ -120,8 +146,14 @@ int tp_sweep_format_sample(const tp_sweep_sample *sample, char *buf,
 int tp_sweep_format_sample_v2(const tp_sweep_sample *sample, char *buf,
                               size_t size);
 
-/* The version a file of @sweep's samples needs: 2 when any sample is a
- * victim or alone row, else 1 (what every version 1 reader reads). */
+/* The same as one version 3 line (kind and run columns). */
+int tp_sweep_format_sample_v3(const tp_sweep_sample *sample, char *buf,
+                              size_t size);
+
+/* The version a file of @sweep's samples needs: 3 when any sample is of a
+ * run other than 0, else 2 when any is a victim or alone row, else 1 (the
+ * oldest version that holds them, so older readers keep reading what
+ * they can). */
 int tp_sweep_version(const tp_sweep *sweep);
 
 /*
@@ -137,7 +169,10 @@ tp_status tp_sweep_write(FILE *out, const char *name, const tp_sweep *sweep,
 /*
  * Summarise @sweep into points sorted by (request_bytes, clients,
  * interval_us): one per (size, clients, interval) with I/O or victim rows;
- * alone rows only fill the alone_* fields of their group's points.
+ * alone rows only fill the alone_* fields of their group's points (per
+ * run: a run's baseline is its own alone rows, or the first run's of the
+ * group that has some).  Several runs of one point give its worst run
+ * (see tp_sweep_point).
  * *points is a new array the caller frees with free().
  */
 tp_status tp_sweep_points(const tp_sweep *sweep, tp_sweep_point **points,

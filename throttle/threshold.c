@@ -6,6 +6,7 @@
 #include "tp_config.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,23 +458,28 @@ static tp_status add_group_curve(tp_threshold_table *t, const tp_sweep_point *p,
                                  tp_error *err)
 {
 	size_t min_samples = params ? params->min_samples : 5;
-	double base_mean = p[0].alone_mean_us, base_p99 = p[0].alone_p99_us;
+	double last_mean = 0, last_p99 = 0;
 	tp_status st;
 
-	if (!(base_mean > 0))
-		for (size_t i = n; i-- > 0;)
-			if (p[i].victim_samples >= min_samples) {
-				base_mean = p[i].victim_mean_us;
-				base_p99 = p[i].victim_p99_us;
-				break;
-			}
+	for (size_t i = n; i-- > 0;)
+		if (p[i].victim_samples >= min_samples) {
+			last_mean = p[i].victim_mean_us;
+			last_p99 = p[i].victim_p99_us;
+			break;
+		}
 	for (size_t i = 0; i < n; i++) {
-		tp_curve_point c = {p[i].request_bytes,
-		                    p[i].clients,
-		                    p[i].interval_us,
-		                    p[i].io_interval_us,
-		                    0,
-		                    0};
+		/* Each point's own baseline: with several runs, the worst
+		 * run's (tp_sweep_point); with one, the group's. */
+		double base_mean = p[i].alone_mean_us > 0 ? p[i].alone_mean_us
+		                                          : last_mean;
+		double base_p99 =
+		    p[i].alone_mean_us > 0 ? p[i].alone_p99_us : last_p99;
+		tp_curve_point c = {.request_bytes = p[i].request_bytes,
+		                    .clients = p[i].clients,
+		                    .window_us = p[i].interval_us,
+		                    .io_interval_us = p[i].io_interval_us,
+		                    .runs = p[i].runs ? (uint32_t)p[i].runs : 1,
+		                    .worst_run = p[i].worst_run};
 
 		if (p[i].samples < min_samples &&
 		    p[i].victim_samples < min_samples)
@@ -574,6 +580,28 @@ int tp_threshold_format_v2(const tp_threshold *e, const tp_curve_point *c,
 	return n < 0 || (size_t)n >= size ? -1 : n;
 }
 
+int tp_threshold_format_v3(const tp_threshold *e, const tp_curve_point *c,
+                           char *buf, size_t size)
+{
+	int n = tp_threshold_format_v2(e, c, buf, size);
+	int m;
+
+	if (n < 1)
+		return -1;
+	/* The version 2 line without its newline, then the run columns. */
+	m = snprintf(buf + n - 1, size - (size_t)(n - 1), ",%u,%u\n", c->runs,
+	             c->worst_run);
+	return m < 0 || (size_t)m >= size - (size_t)(n - 1) ? -1 : n - 1 + m;
+}
+
+int tp_threshold_table_version(const tp_threshold_table *table)
+{
+	for (size_t i = 0; i < table->curve_count; i++)
+		if (table->curve[i].runs > 1)
+			return 3;
+	return table->curve_count ? 2 : 1;
+}
+
 /* A version 2 line's entry may repeat (one line per window): the same
  * values as its first line, or an error. */
 static tp_status add_or_match(tp_threshold_table *t, const tp_threshold *e,
@@ -600,14 +628,18 @@ static tp_status add_or_match(tp_threshold_table *t, const tp_threshold *e,
 	return tp_threshold_table_add(t, e, err);
 }
 
-/* Fields 5-8 of a version 2 line: its curve point. */
-static tp_status parse_curve_fields(tp_csv *csv, const tp_threshold *e,
-                                    tp_curve_point *c, tp_error *err)
+/* Fields 5-8 of a version 2 line (and 9-10 of a version 3 one): its curve
+ * point. */
+static tp_status parse_curve_fields(tp_csv *csv, int version,
+                                    const tp_threshold *e, tp_curve_point *c,
+                                    tp_error *err)
 {
+	uint64_t v;
 	tp_status st;
 
-	c->request_bytes = e->request_bytes;
-	c->clients = e->clients;
+	*c = (tp_curve_point){.request_bytes = e->request_bytes,
+	                      .clients = e->clients,
+	                      .runs = 1};
 	if ((st = tp_csv_decimal(csv, 5, "window_us", 0,
 	                         TP_SWEEP_MAX_INTERVAL_US, &c->window_us,
 	                         err)) != TP_OK ||
@@ -615,81 +647,114 @@ static tp_status parse_curve_fields(tp_csv *csv, const tp_threshold *e,
 	                         TP_SWEEP_MAX_INTERVAL_US, &c->io_interval_us,
 	                         err)) != TP_OK ||
 	    (st = tp_csv_decimal(csv, 7, "victim_mean_x", 0, 1e9,
-	                         &c->victim_mean_x, err)) != TP_OK)
+	                         &c->victim_mean_x, err)) != TP_OK ||
+	    (st = tp_csv_decimal(csv, 8, "victim_p99_x", 0, 1e9,
+	                         &c->victim_p99_x, err)) != TP_OK)
 		return st;
-	return tp_csv_decimal(csv, 8, "victim_p99_x", 0, 1e9, &c->victim_p99_x,
-	                      err);
+	if (version < 3)
+		return TP_OK;
+	if ((st = tp_csv_uint(csv, 9, "runs", 1, TP_SWEEP_MAX_RUNS, &v,
+	                      err)) != TP_OK)
+		return st;
+	c->runs = (uint32_t)v;
+	if ((st = tp_csv_uint(csv, 10, "worst_run", 0, TP_SWEEP_MAX_RUNS - 1,
+	                      &v, err)) != TP_OK)
+		return st;
+	c->worst_run = (uint32_t)v;
+	return TP_OK;
+}
+
+/* Fields 0-4, the entry, of a line of any version. */
+static tp_status parse_entry_fields(tp_csv *csv, tp_threshold *e, tp_error *err)
+{
+	uint64_t v;
+	tp_status st;
+
+	if ((st = tp_csv_uint(csv, 0, "request_bytes", 1, TP_UNITS_MAX_BYTES,
+	                      &e->request_bytes, err)) != TP_OK ||
+	    (st = tp_csv_uint(csv, 1, "clients", 1, TP_SWEEP_MAX_CLIENTS, &v,
+	                      err)) != TP_OK)
+		return st;
+	e->clients = (uint32_t)v;
+	if ((st = tp_csv_decimal(csv, 2, "threshold_us", 0.001,
+	                         TP_SWEEP_MAX_INTERVAL_US, &e->threshold_us,
+	                         err)) != TP_OK ||
+	    (st = tp_csv_decimal(csv, 3, "plateau_us", 0,
+	                         TP_SWEEP_MAX_LATENCY_US, &e->plateau_us,
+	                         err)) != TP_OK ||
+	    (st = tp_csv_decimal(csv, 4, "confidence", 0, 1, &e->confidence,
+	                         err)) != TP_OK)
+		return st;
+	e->knee_us = e->safe_us = e->threshold_us;
+	return TP_OK;
+}
+
+/* One line of a table of @version into @t. */
+static tp_status parse_table_line(tp_csv *csv, int version,
+                                  tp_threshold_table *t, tp_error *err)
+{
+	static const unsigned fields[] = {5, 9, 11};
+	tp_threshold e = {0};
+	tp_curve_point c;
+	tp_status st;
+
+	if ((st = tp_csv_split(csv, fields[version - 1], err)) != TP_OK ||
+	    (st = parse_entry_fields(csv, &e, err)) != TP_OK)
+		return st;
+	if (version == 1)
+		st = tp_threshold_table_add(t, &e, err);
+	else if ((st = parse_curve_fields(csv, version, &e, &c, err)) ==
+	             TP_OK &&
+	         (st = add_or_match(t, &e, csv, err)) == TP_OK)
+		st = tp_threshold_table_add_curve(t, &c, err);
+	if (st != TP_OK && st != TP_ERR_PARSE)
+		tp_error_prefix(err, "%s: line %lu", csv->name, csv->line_no);
+	return st;
+}
+
+/* Whether @text starts with the magic line @magic. */
+static bool has_magic(const char *text, size_t len, const char *magic)
+{
+	size_t n = strlen(magic);
+
+	return text && len >= n && !memcmp(text, magic, n) &&
+	       (len == n || text[n] == ' ' || text[n] == '\n' ||
+	        text[n] == '\r');
 }
 
 tp_status tp_threshold_table_parse(const char *name, const char *text,
                                    size_t len, tp_threshold_table **table,
                                    tp_error *err)
 {
+	static const char *const magics[] = {TP_THRESHOLD_MAGIC,
+	                                     TP_THRESHOLD_MAGIC_V2,
+	                                     TP_THRESHOLD_MAGIC_V3};
+	static const char *const headers[] = {TP_THRESHOLD_HEADER,
+	                                      TP_THRESHOLD_HEADER_V2,
+	                                      TP_THRESHOLD_HEADER_V3};
 	tp_threshold_table *t;
 	int have, version = 1;
-	size_t v2_len = strlen(TP_THRESHOLD_MAGIC_V2);
 	tp_status st;
 	tp_csv csv;
 
-	if (text && len >= v2_len &&
-	    !memcmp(text, TP_THRESHOLD_MAGIC_V2, v2_len) &&
-	    (len == v2_len || text[v2_len] == ' ' || text[v2_len] == '\n' ||
-	     text[v2_len] == '\r'))
+	if (has_magic(text, len, TP_THRESHOLD_MAGIC_V2))
 		version = 2;
+	else if (has_magic(text, len, TP_THRESHOLD_MAGIC_V3))
+		version = 3;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
 		                    name ? name : "(input)");
 	tp_csv_init(&csv, name, text, len);
 	for (;;) {
-		tp_threshold e = {0};
-		tp_curve_point c;
-		uint64_t v;
-
-		if ((st = tp_csv_next_row(&csv,
-		                          version == 2 ? TP_THRESHOLD_MAGIC_V2
-		                                       : TP_THRESHOLD_MAGIC,
-		                          version == 2 ? TP_THRESHOLD_HEADER_V2
-		                                       : TP_THRESHOLD_HEADER,
-		                          "threshold table", &have, err)) !=
-		    TP_OK)
+		if ((st = tp_csv_next_row(&csv, magics[version - 1],
+		                          headers[version - 1], "threshold table",
+		                          &have, err)) != TP_OK)
 			goto fail;
 		if (!have)
 			break;
-		if ((st = tp_csv_split(&csv, version == 2 ? 9 : 5, err)) !=
-		        TP_OK ||
-		    (st = tp_csv_uint(&csv, 0, "request_bytes", 1,
-		                      TP_UNITS_MAX_BYTES, &e.request_bytes,
-		                      err)) != TP_OK ||
-		    (st = tp_csv_uint(&csv, 1, "clients", 1,
-		                      TP_SWEEP_MAX_CLIENTS, &v, err)) != TP_OK)
+		if ((st = parse_table_line(&csv, version, t, err)) != TP_OK)
 			goto fail;
-		e.clients = (uint32_t)v;
-		if ((st = tp_csv_decimal(&csv, 2, "threshold_us", 0.001,
-		                         TP_SWEEP_MAX_INTERVAL_US,
-		                         &e.threshold_us, err)) != TP_OK ||
-		    (st = tp_csv_decimal(&csv, 3, "plateau_us", 0,
-		                         TP_SWEEP_MAX_LATENCY_US, &e.plateau_us,
-		                         err)) != TP_OK ||
-		    (st = tp_csv_decimal(&csv, 4, "confidence", 0, 1,
-		                         &e.confidence, err)) != TP_OK)
-			goto fail;
-		e.knee_us = e.safe_us = e.threshold_us;
-		if (version == 2 &&
-		    (st = parse_curve_fields(&csv, &e, &c, err)) != TP_OK)
-			goto fail;
-		if (version == 2)
-			st = add_or_match(t, &e, &csv, err);
-		else
-			st = tp_threshold_table_add(t, &e, err);
-		if (st == TP_OK && version == 2)
-			st = tp_threshold_table_add_curve(t, &c, err);
-		if (st != TP_OK) {
-			if (st != TP_ERR_PARSE)
-				tp_error_prefix(err, "%s: line %lu", csv.name,
-				                csv.line_no);
-			goto fail;
-		}
 	}
 	if (t->count == 0) {
 		st = tp_error_set(err, TP_ERR_PARSE,

@@ -47,6 +47,11 @@
 #define TP_THRESHOLD_HEADER_V2                                                 \
 	"request_bytes,clients,threshold_us,plateau_us,confidence,window_us,"  \
 	"io_interval_us,victim_mean_x,victim_p99_x"
+/* Version 3: the curve of a sweep of several runs (topoplace-sweep(5)
+ * version 3), each window the worst run's, with how many runs measured it
+ * and which run was the worst. */
+#define TP_THRESHOLD_MAGIC_V3 "# topoplace-thresholds v3"
+#define TP_THRESHOLD_HEADER_V3 TP_THRESHOLD_HEADER_V2 ",runs,worst_run"
 /* Bound on the curve points of a table (all entries together). */
 #define TP_THRESHOLD_MAX_CURVE_POINTS 100000
 
@@ -86,6 +91,10 @@ typedef struct tp_curve_point {
 	/* Victim mean and p99 latency over the no-I/O ones (the sweep's
 	 * alone rows, else its longest window); 0: no victim measured. */
 	double victim_mean_x, victim_p99_x;
+	/* The runs that measured this window (1 from a sweep of one run or a
+	 * version 2 table) and the worst of them, whose figures these are
+	 * (tp_sweep_point). */
+	uint32_t runs, worst_run;
 } tp_curve_point;
 
 /* A table of thresholds, sorted by (request_bytes, clients), with the
@@ -172,6 +181,14 @@ int tp_threshold_format(const tp_threshold *entry, char *buf, size_t size);
 /* One version 2 line: @entry with its curve point @point. */
 int tp_threshold_format_v2(const tp_threshold *entry,
                            const tp_curve_point *point, char *buf, size_t size);
+
+/* One version 3 line: as version 2 plus the point's runs and worst run. */
+int tp_threshold_format_v3(const tp_threshold *entry,
+                           const tp_curve_point *point, char *buf, size_t size);
+
+/* The table version @table needs: 3 when a curve point was measured in
+ * more than one run, 2 with a curve, else 1. */
+int tp_threshold_table_version(const tp_threshold_table *table);
 
 /*
  * The threshold for @request_bytes and @clients: exact if measured, else

@@ -280,6 +280,10 @@ static void find_curve(const tp_threshold_table *table, const tp_io_pattern *p,
 	d->curve_bytes = (*curve)[0].request_bytes;
 	d->curve_clients = (*curve)[0].clients;
 	d->unthrottled_interval_us = measured_t0(*curve, *count);
+	d->curve_runs = 1;
+	for (size_t i = 0; i < *count; i++)
+		if ((*curve)[i].runs > d->curve_runs)
+			d->curve_runs = (*curve)[i].runs;
 }
 
 /* Fill the cost and gain of throttling @d at d->window_us (0: not
@@ -299,9 +303,13 @@ static void expected_effect(const tp_io_pattern *p, const tp_curve_point *c,
 	d->interval_after_us = fmax(before, (double)d->window_us);
 	d->cost_fraction = d->interval_after_us / before - 1;
 	d->measured_cost_fraction = -1;
+	d->window_runs = d->window_worst_run = 0;
 	for (size_t i = 0; i < n; i++)
-		if (d->window_us && c[i].window_us == (double)d->window_us)
+		if (d->window_us && c[i].window_us == (double)d->window_us) {
 			d->measured_cost_fraction = measured_cost(c, n, &c[i]);
+			d->window_runs = c[i].runs;
+			d->window_worst_run = c[i].worst_run;
+		}
 	d->victim_before_x = victim_at(c, n, 0, false);
 	d->victim_p99_before_x = victim_at(c, n, 0, true);
 	d->victim_after_x = victim_at(c, n, (double)d->window_us, false);
@@ -380,7 +388,7 @@ static bool decide_by_objective(const tp_io_pattern *pattern,
 {
 	const tp_curve_point *p;
 	char objective[48], why[160] = "", window[32], note[96] = "",
-	                    measured[40] = "";
+	                    measured[40] = "", runs[64] = "";
 	bool met;
 
 	tp_throttle_objective_format(&policy->objective, objective,
@@ -400,12 +408,16 @@ static bool decide_by_objective(const tp_io_pattern *pattern,
 		return false;
 	}
 	snprintf(d->objective, sizeof(d->objective), "%s", objective);
+	/* Which run decided, when the curve is the worst of several. */
+	if (p->runs > 1)
+		snprintf(runs, sizeof(runs), ", worst of %u runs (run %u)",
+		         p->runs, p->worst_run);
 	if (p->window_us == 0) {
 		expected_effect(pattern, c, n, d);
 		snprintf(d->reason, sizeof(d->reason),
 		         "not throttled: objective %s: unthrottled, the victim "
-		         "is at %.2fx of its no-I/O latency",
-		         objective, p->victim_mean_x);
+		         "is at %.2fx of its no-I/O latency%s",
+		         objective, p->victim_mean_x, runs);
 		return true;
 	}
 	d->throttle = true;
@@ -419,10 +431,10 @@ static bool decide_by_objective(const tp_io_pattern *pattern,
 		         d->measured_cost_fraction * 100);
 	snprintf(d->reason, sizeof(d->reason),
 	         "window %s set by the objective %s%s on the measured curve "
-	         "of %llu bytes x %u clients: victim %.2fx -> %.2fx, I/O "
+	         "of %llu bytes x %u clients%s: victim %.2fx -> %.2fx, I/O "
 	         "cost +%.0f%%%s%s",
 	         window, objective, met ? "" : " (not met: the best measured)",
-	         (unsigned long long)p->request_bytes, p->clients,
+	         (unsigned long long)p->request_bytes, p->clients, runs,
 	         d->victim_before_x, d->victim_after_x, d->cost_fraction * 100,
 	         measured, note);
 	return true;

@@ -10,7 +10,9 @@
  * top.  With a measured curve (threshold table version 2) the cost is
  * counted from the clients' actual unthrottled request interval, the gain
  * is the predicted victim slowdown, and the policy's objective, when set,
- * chooses the window on the curve instead of the threshold.
+ * chooses the window on the curve instead of the threshold.  A curve from
+ * several runs holds each window's worst run, so a window chosen on it
+ * meets the objective in every run measured.
  */
 #ifndef TP_WINDOW_H
 #define TP_WINDOW_H
@@ -105,6 +107,12 @@ typedef struct tp_window_decision {
 	double victim_before_x, victim_after_x;
 	double victim_p99_before_x, victim_p99_after_x;
 	double measured_cost_fraction;
+	/* The runs behind the curve (topoplace-sweep(5) version 3): the
+	 * most runs any window was measured in (0 without a curve, 1 for
+	 * one run), and at the window chosen, when it is a measured point,
+	 * its runs and the worst of them, whose figures decided it (else
+	 * 0). */
+	uint32_t curve_runs, window_runs, window_worst_run;
 	char objective[48]; /* the objective that set the window, or "" */
 	char reason[256];   /* one line: why this decision */
 } tp_window_decision;

@@ -379,41 +379,79 @@ static int parse_thresholds_option(int c, const char *arg,
 	return TP_EXIT_OK;
 }
 
-/* The table, version 1 or 2 (one line per measured window, which carries
- * the curves the costs and site objectives are read from), into @out. */
+/* The most runs any curve point of @e's (size, clients) was measured in
+ * (0 without a curve). */
+static uint32_t entry_runs(const tp_threshold_table *table,
+                           const tp_threshold *e)
+{
+	uint32_t runs = 0;
+
+	for (size_t k = 0; k < table->curve_count; k++)
+		if (table->curve[k].request_bytes == e->request_bytes &&
+		    table->curve[k].clients == e->clients &&
+		    table->curve[k].runs > runs)
+			runs = table->curve[k].runs;
+	return runs;
+}
+
+/* One table line for @e (version 1) or for each of its curve points. */
+static void write_threshold_entry(FILE *out, int version,
+                                  const tp_threshold_table *table,
+                                  const tp_threshold *e)
+{
+	char line[256];
+
+	if (version == 1) {
+		if (tp_threshold_format(e, line, sizeof(line)) > 0)
+			fputs(line, out);
+		return;
+	}
+	for (size_t k = 0; k < table->curve_count; k++) {
+		const tp_curve_point *point = &table->curve[k];
+
+		if (point->request_bytes != e->request_bytes ||
+		    point->clients != e->clients)
+			continue;
+		if ((version == 3 ? tp_threshold_format_v3(e, point, line,
+		                                           sizeof(line))
+		                  : tp_threshold_format_v2(e, point, line,
+		                                           sizeof(line))) > 0)
+			fputs(line, out);
+	}
+}
+
+/* The table, version 1, 2 (one line per measured window, which carries
+ * the curves the costs and site objectives are read from) or 3 (the
+ * curve of several runs, each window its worst run's), into @out. */
 static void write_threshold_table(FILE *out, const char *sweep_path,
                                   const tp_threshold_params *params,
                                   const tp_threshold_table *table)
 {
-	fprintf(out, "%s from %s rise=%g\n%s\n",
-	        table->curve_count ? TP_THRESHOLD_MAGIC_V2 : TP_THRESHOLD_MAGIC,
-	        sweep_path, params->rise,
-	        table->curve_count ? TP_THRESHOLD_HEADER_V2
-	                           : TP_THRESHOLD_HEADER);
+	static const char *const magics[] = {TP_THRESHOLD_MAGIC,
+	                                     TP_THRESHOLD_MAGIC_V2,
+	                                     TP_THRESHOLD_MAGIC_V3};
+	static const char *const headers[] = {TP_THRESHOLD_HEADER,
+	                                      TP_THRESHOLD_HEADER_V2,
+	                                      TP_THRESHOLD_HEADER_V3};
+	int version = tp_threshold_table_version(table);
+
+	fprintf(out, "%s from %s rise=%g\n%s\n", magics[version - 1],
+	        sweep_path, params->rise, headers[version - 1]);
 	for (size_t i = 0; i < table->count; i++) {
 		const tp_threshold *e = &table->entries[i];
-		char line[256];
+		uint32_t runs = entry_runs(table, e);
+		char worst[64] = "";
 
+		if (runs > 1)
+			snprintf(worst, sizeof(worst),
+			         ", each window the worst of %u runs", runs);
 		fprintf(out,
 		        "# %llu bytes x %u clients: knee %.1f us, calm at "
-		        "%.1f us, on the %s latency\n",
+		        "%.1f us, on the %s latency%s\n",
 		        (unsigned long long)e->request_bytes, e->clients,
 		        e->knee_us, e->safe_us,
-		        e->statistic ? e->statistic : "median");
-		if (!table->curve_count) {
-			if (tp_threshold_format(e, line, sizeof(line)) > 0)
-				fputs(line, out);
-			continue;
-		}
-		for (size_t k = 0; k < table->curve_count; k++) {
-			const tp_curve_point *point = &table->curve[k];
-
-			if (point->request_bytes == e->request_bytes &&
-			    point->clients == e->clients &&
-			    tp_threshold_format_v2(e, point, line,
-			                           sizeof(line)) > 0)
-				fputs(line, out);
-		}
+		        e->statistic ? e->statistic : "median", worst);
+		write_threshold_entry(out, version, table, e);
 	}
 }
 
@@ -498,6 +536,12 @@ static void print_decision(const tp_window_decision *d)
 		printf("curve=%llu bytes x %u clients%s\n",
 		       (unsigned long long)d->curve_bytes, d->curve_clients,
 		       d->curve_exact ? "" : " (nearest measured)");
+	if (d->curve_runs > 1)
+		printf("curve_runs=%u (each window the worst run's)\n",
+		       d->curve_runs);
+	if (d->window_runs > 1)
+		printf("decided_by=run %u, the worst of %u at this window\n",
+		       d->window_worst_run, d->window_runs);
 	if (d->unthrottled_interval_us > 0)
 		printf("unthrottled_interval_us=%.1f (measured)\n",
 		       d->unthrottled_interval_us);
@@ -565,6 +609,7 @@ static tp_status print_decision_json(const tp_window_decision *d,
 		tp_json_uint(&j, "bytes", d->curve_bytes);
 		tp_json_uint(&j, "clients", d->curve_clients);
 		tp_json_bool(&j, "exact", d->curve_exact);
+		tp_json_uint(&j, "runs", d->curve_runs);
 		tp_json_end_object(&j);
 	} else {
 		tp_json_null(&j, "curve");
@@ -578,6 +623,14 @@ static tp_status print_decision_json(const tp_window_decision *d,
 		tp_json_double(&j, "measured_cost", d->measured_cost_fraction);
 	else
 		tp_json_null(&j, "measured_cost");
+	if (d->window_runs) {
+		tp_json_begin_object(&j, "decided_by");
+		tp_json_uint(&j, "run", d->window_worst_run);
+		tp_json_uint(&j, "runs", d->window_runs);
+		tp_json_end_object(&j);
+	} else {
+		tp_json_null(&j, "decided_by");
+	}
 	json_positive(&j, "io_phase_before_us", d->phase_before_us);
 	json_positive(&j, "io_phase_after_us", d->phase_after_us);
 	if (d->victim_before_x > 0) {

@@ -1,9 +1,9 @@
 /*
  * fuzz_sweep.c: libFuzzer target for the throttle readers: the sweep
  * reader (topoplace-sweep(5)), threshold detection on whatever it accepts,
- * and the threshold-table reader (versions 1 and 2: the kind column, the
- * measured curves), and the window decision with each site objective on
- * whatever table results.  No files, no output, no leaks.
+ * and the threshold-table reader (versions 1 to 3: the kind column, the
+ * measured curves, the runs of a sweep of several), and the window
+ * decision with each site objective on whatever table results.  No files, no output, no leaks.
  *
  * Build (see the working agreement):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icommon -Ithrottle

@@ -48,7 +48,7 @@ static void test_valid_sweep_is_read_with_every_field(void **state)
 
 static void test_formatted_sample_reads_back(void **state)
 {
-	tp_sweep_sample s = {1048576, 2, 1, 750, 1234.5, 99.125, TP_SWEEP_IO};
+	tp_sweep_sample s = {1048576, 2, 1, 750, 1234.5, 99.125, TP_SWEEP_IO, 0};
 	char text[512], line[128];
 	tp_sweep *sweep = NULL;
 	tp_error err;
@@ -200,12 +200,12 @@ static void test_points_summarise_median_mean_and_p95(void **state)
 	/* Two intervals; latencies 1..100 at 500 us, 7 at 1000 us. */
 	for (int i = 1; i <= 100; i++) {
 		tp_sweep_sample s = {4096, 1,         0,          500,
-		                     i,    (double)i, TP_SWEEP_IO};
+		                     i,    (double)i, TP_SWEEP_IO, 0};
 
 		assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
 	}
 	{
-		tp_sweep_sample s = {4096, 1, 0, 1000, 0, 7, TP_SWEEP_IO};
+		tp_sweep_sample s = {4096, 1, 0, 1000, 0, 7, TP_SWEEP_IO, 0};
 
 		assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
 	}
@@ -258,6 +258,8 @@ static void test_v2_reads_victims_baseline_and_measured_interval(void **state)
 	assert_int_equal(p[1].alone_samples, 2); /* the group's baseline */
 	assert_true(p[1].alone_mean_us == 10);
 	assert_true(p[1].io_interval_us == 6265);
+	assert_int_equal(p[0].runs, 1); /* one run, run 0 */
+	assert_int_equal(p[0].worst_run, 0);
 	free(p);
 	tp_sweep_free(sweep);
 
@@ -312,6 +314,7 @@ static void assert_same_samples(const tp_sweep *a, const tp_sweep *b)
 		assert_int_equal(x->clients, y->clients);
 		assert_int_equal(x->client, y->client);
 		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->run, y->run);
 		assert_same_time(x->interval_us, y->interval_us);
 		assert_same_time(x->start_us, y->start_us);
 		assert_same_time(x->latency_us, y->latency_us);
@@ -322,8 +325,8 @@ static void test_io_only_sweep_is_written_as_v1_and_reads_back(void **state)
 {
 	tp_sweep *sweep = tp_sweep_new(), *back;
 	const tp_sweep_sample rows[] = {
-	    {4194304, 2, 0, 1000, 0.5, 812.25, TP_SWEEP_IO},
-	    {4194304, 2, 1, 1000, 3.125, 799.0, TP_SWEEP_IO},
+	    {4194304, 2, 0, 1000, 0.5, 812.25, TP_SWEEP_IO, 0},
+	    {4194304, 2, 1, 1000, 3.125, 799.0, TP_SWEEP_IO, 0},
 	};
 	tp_error err;
 	char *text = NULL;
@@ -347,10 +350,10 @@ static void test_victim_rows_make_a_v2_file_that_reads_back(void **state)
 {
 	tp_sweep *sweep = tp_sweep_new(), *back;
 	const tp_sweep_sample rows[] = {
-	    {4194304, 8, 3, 0, 10.0, 3000.0, TP_SWEEP_IO},
-	    {4194304, 8, 120, 0, 12.0, 46.5, TP_SWEEP_VICTIM},
-	    {4194304, 8, 120, 0, 0.0, 10.0, TP_SWEEP_VICTIM_ALONE},
-	    {4194304, 8, 120, 1800000, 1.0, 11.0, TP_SWEEP_VICTIM},
+	    {4194304, 8, 3, 0, 10.0, 3000.0, TP_SWEEP_IO, 0},
+	    {4194304, 8, 120, 0, 12.0, 46.5, TP_SWEEP_VICTIM, 0},
+	    {4194304, 8, 120, 0, 0.0, 10.0, TP_SWEEP_VICTIM_ALONE, 0},
+	    {4194304, 8, 120, 1800000, 1.0, 11.0, TP_SWEEP_VICTIM, 0},
 	};
 	tp_error err;
 	char *text = NULL;
@@ -364,6 +367,134 @@ static void test_victim_rows_make_a_v2_file_that_reads_back(void **state)
 	                    strlen(TP_SWEEP_MAGIC_V2 " test\n"));
 	assert_non_null(
 	    strstr(text, "\n4194304,8,0.000,120,0.000,10.000,alone\n"));
+	assert_same_samples(sweep, back);
+	free(text);
+	tp_sweep_free(back);
+	tp_sweep_free(sweep);
+}
+
+/*
+ * Version 3: the run column keeps runs apart.  At 3000 us run 1's victim
+ * is at 1.2x its baseline and run 2's at 1.25x over a baseline of 8 us (10
+ * us against 12 us: lower in microseconds, worse over its own baseline);
+ * pooled, the point would be 11 us over 9 us.  The point keeps the worst
+ * run's figures with its baseline, the fewest samples, and the interval
+ * that bounds every run's cost.
+ */
+static void test_v3_runs_are_summarised_apart_and_the_worst_kept(void **state)
+{
+	const char *text = TP_SWEEP_MAGIC_V3 " two seeds\n" TP_SWEEP_HEADER_V3
+	                                     "\n"
+	                                     "4096,1,0,0,0,50,io,1\n"
+	                                     "4096,1,0,0,2000,50,io,1\n"
+	                                     "4096,1,0,0,0,40,io,2\n"
+	                                     "4096,1,0,0,1800,40,io,2\n"
+	                                     "4096,1,0,0,3600,40,io,2\n"
+	                                     "4096,1,0,9,0,10,alone,1\n"
+	                                     "4096,1,0,9,0,8,alone,2\n"
+	                                     "4096,1,3000,0,0,30,io,1\n"
+	                                     "4096,1,3000,0,3000,30,io,1\n"
+	                                     "4096,1,3000,0,0,30,io,2\n"
+	                                     "4096,1,3000,0,3100,30,io,2\n"
+	                                     "4096,1,3000,9,5,12,victim,1\n"
+	                                     "4096,1,3000,9,5,10,victim,2\n";
+	tp_sweep *sweep;
+	tp_sweep_point *p;
+	size_t n;
+	tp_error err;
+
+	(void)state;
+	if (parse(text, &sweep, &err) != TP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(sweep->samples[2].run, 2);
+	assert_int_equal(tp_sweep_version(sweep), 3);
+	assert_int_equal(tp_sweep_points(sweep, &p, &n, &err), TP_OK);
+	assert_int_equal(n, 2);
+	/* Unthrottled: the shorter interval (run 2), the slower I/O. */
+	assert_int_equal(p[0].runs, 2);
+	assert_true(p[0].io_interval_us == 1800);
+	assert_true(p[0].median_us == 50);
+	assert_int_equal(p[0].samples, 2);
+	assert_int_equal(p[0].worst_run, 1); /* no victims: the I/O median */
+	/* At 3000 us: run 2's victim over run 2's baseline. */
+	assert_int_equal(p[1].runs, 2);
+	assert_int_equal(p[1].worst_run, 2);
+	assert_true(p[1].victim_mean_us == 10);
+	assert_true(p[1].alone_mean_us == 8);
+	assert_true(p[1].victim_p99_us == 10 && p[1].alone_p99_us == 8);
+	assert_true(p[1].victim_median_us == 12);
+	assert_true(p[1].io_interval_us == 3100);
+	free(p);
+	tp_sweep_free(sweep);
+}
+
+/* A run without alone rows takes the group's first baseline; version 3
+ * errors name line and column; a version 2 header under the version 3
+ * magic is refused. */
+static void test_v3_baseline_fallback_and_errors(void **state)
+{
+	const char *text = TP_SWEEP_MAGIC_V3 "\n" TP_SWEEP_HEADER_V3 "\n"
+	                                     "4096,1,0,9,0,10,alone,4\n"
+	                                     "4096,1,500,9,0,30,victim,4\n"
+	                                     "4096,1,500,9,0,20,victim,5\n";
+	tp_sweep *sweep;
+	tp_sweep_point *p;
+	size_t n;
+	tp_error err;
+
+	(void)state;
+	if (parse(text, &sweep, &err) != TP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(tp_sweep_points(sweep, &p, &n, &err), TP_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(p[0].worst_run, 4); /* 3x against 2x of 10 us */
+	assert_true(p[0].alone_mean_us == 10);
+	free(p);
+	tp_sweep_free(sweep);
+
+	assert_int_equal(parse(TP_SWEEP_MAGIC_V3 "\n" TP_SWEEP_HEADER_V3
+	                                         "\n4096,1,0,0,0,30,io,x\n",
+	                       &sweep, &err),
+	                 TP_ERR_PARSE);
+	assert_non_null(strstr(err.message, "s.csv: line 3: column 20: run"));
+	assert_int_equal(parse(TP_SWEEP_MAGIC_V3 "\n" TP_SWEEP_HEADER_V3
+	                                         "\n4096,1,0,0,0,30,io,1000000\n",
+	                       &sweep, &err),
+	                 TP_ERR_PARSE);
+	assert_non_null(strstr(err.message, "line 3: column 20: run"));
+	assert_int_equal(parse(TP_SWEEP_MAGIC_V3 "\n" TP_SWEEP_HEADER_V3
+	                                         "\n4096,1,0,0,0,30,io\n",
+	                       &sweep, &err),
+	                 TP_ERR_PARSE);
+	assert_non_null(strstr(err.message, "line 3"));
+	assert_int_equal(parse(TP_SWEEP_MAGIC_V3 "\n" TP_SWEEP_HEADER_V2
+	                                         "\n4096,1,0,0,0,30,io\n",
+	                       &sweep, &err),
+	                 TP_ERR_PARSE);
+}
+
+static void test_runs_make_a_v3_file_that_reads_back(void **state)
+{
+	tp_sweep *sweep = tp_sweep_new(), *back;
+	const tp_sweep_sample rows[] = {
+	    {4194304, 8, 3, 0, 10.0, 3000.0, TP_SWEEP_IO, 0},
+	    {4194304, 8, 120, 0, 12.0, 46.5, TP_SWEEP_VICTIM, 3},
+	    {4194304, 8, 120, 0, 0.0, 10.0, TP_SWEEP_VICTIM_ALONE, 999999},
+	};
+	const tp_sweep_sample too_far = {4194304, 8, 1, 0, 0, 1, TP_SWEEP_IO,
+	                                 TP_SWEEP_MAX_RUNS};
+	tp_error err;
+	char *text = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(tp_sweep_add(sweep, &rows[i], &err), TP_OK);
+	assert_int_equal(tp_sweep_add(sweep, &too_far, &err), TP_ERR_INVALID);
+	assert_int_equal(tp_sweep_version(sweep), 3);
+	back = write_and_read_back(sweep, &text);
+	assert_memory_equal(text, TP_SWEEP_MAGIC_V3 " test\n",
+	                    strlen(TP_SWEEP_MAGIC_V3 " test\n"));
+	assert_non_null(strstr(text, "\n4194304,8,0.000,3,10.000,3000.000,io,0\n"));
 	assert_same_samples(sweep, back);
 	free(text);
 	tp_sweep_free(back);
@@ -386,6 +517,10 @@ int main(void)
 	    cmocka_unit_test(
 	        test_io_only_sweep_is_written_as_v1_and_reads_back),
 	    cmocka_unit_test(test_victim_rows_make_a_v2_file_that_reads_back),
+	    cmocka_unit_test(
+	        test_v3_runs_are_summarised_apart_and_the_worst_kept),
+	    cmocka_unit_test(test_v3_baseline_fallback_and_errors),
+	    cmocka_unit_test(test_runs_make_a_v3_file_that_reads_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,7 +56,7 @@ static void add_curve(tp_sweep *sweep, uint64_t bytes, uint32_t clients,
 			                     intervals[i],
 			                     (double)k * intervals[i],
 			                     0,
-			                     TP_SWEEP_IO};
+			                     TP_SWEEP_IO, 0};
 
 			if (outlier_every && k % (size_t)outlier_every == 0)
 				lat *= 5;
@@ -367,12 +367,12 @@ static void add_tail_curve(tp_sweep *sweep, bool tail_moves)
 			if (tail_moves && v % 50 == 0)
 				lat = 10 * stuck_x[i];
 			s = (tp_sweep_sample){4 << 20, 8, v,  windows[i],
-			                      v,       lat, TP_SWEEP_VICTIM};
+			                      v,       lat, TP_SWEEP_VICTIM, 0};
 			assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
 		}
 		for (uint32_t c = 0; c < 8; c++) {
 			tp_sweep_sample s = {4 << 20, 8,    c, windows[i],
-			                     c,       3000, TP_SWEEP_IO};
+			                     c,       3000, TP_SWEEP_IO, 0};
 
 			assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
 		}
@@ -407,6 +407,130 @@ static void test_knee_in_the_tail_is_found_when_the_median_is_flat(
 	tp_sweep_free(sweep);
 }
 
+/* Run @run of a tail-only curve: 2% of 200 victim messages wait
+ * @stuck_x[i] times the 10 us no-I/O latency at window i. */
+static void add_tail_run(tp_sweep *sweep, const double *stuck_x, uint32_t run)
+{
+	const double windows[] = {0, 2000, 4000, 6250, 10000, 20000, 40000};
+	tp_error err;
+
+	for (size_t i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+		for (uint32_t v = 0; v < 200; v++) {
+			tp_sweep_sample s = {
+			    4 << 20, 8, v, windows[i], v,
+			    v % 50 == 0 ? 10 * stuck_x[i] : 10, TP_SWEEP_VICTIM,
+			    run};
+
+			assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
+		}
+		for (uint32_t c = 0; c < 8; c++) {
+			tp_sweep_sample s = {4 << 20,    8,    c, windows[i], c,
+			                     3000,       TP_SWEEP_IO, run};
+
+			assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
+		}
+	}
+}
+
+/*
+ * Two runs of a sweep: run 2's tail settles one window later.  Pooled,
+ * the p99 of both would be calm at 10 ms (run 1's messages outnumber run
+ * 2's stuck ones); the worst run per window puts the knee at 10 ms, calm
+ * at 20 ms.  The table keeps the runs (version 3), and reads back.
+ */
+static void test_knee_and_table_of_several_runs_follow_the_worst(void **state)
+{
+	static const double run1[] = {54, 30, 12, 4.9, 1.1, 1.0, 1.0};
+	static const double run2[] = {54, 30, 20, 12, 4.9, 1.0, 1.0};
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold_table *t = NULL, *back = NULL;
+	char text[4096], line[160];
+	size_t n;
+	tp_error err;
+
+	(void)state;
+	add_tail_run(sweep, run1, 1);
+	add_tail_run(sweep, run2, 2);
+	if (tp_threshold_table_from_sweep(sweep, NULL, NULL, &t, &err) != TP_OK)
+		fail_msg("%s", err.message);
+	tp_sweep_free(sweep);
+	assert_int_equal(t->count, 1);
+	assert_true(t->entries[0].knee_us == 10000);
+	assert_true(t->entries[0].safe_us == 20000);
+	assert_int_equal(t->curve_count, 7);
+	assert_int_equal(t->curve[4].runs, 2);
+	assert_int_equal(t->curve[4].worst_run, 2);
+	assert_true(fabs(t->curve[4].victim_p99_x - 4.9) < 0.1);
+	assert_int_equal(tp_threshold_table_version(t), 3);
+
+	n = (size_t)snprintf(text, sizeof(text), "%s\n%s\n",
+	                     TP_THRESHOLD_MAGIC_V3, TP_THRESHOLD_HEADER_V3);
+	for (size_t i = 0; i < t->curve_count; i++) {
+		assert_true(tp_threshold_format_v3(&t->entries[0], &t->curve[i],
+		                                   line, sizeof(line)) > 0);
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", line);
+	}
+	if (tp_threshold_table_parse("t.csv", text, n, &back, &err) != TP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(back->curve_count, 7);
+	for (size_t i = 0; i < 7; i++) {
+		assert_int_equal(back->curve[i].runs, t->curve[i].runs);
+		assert_int_equal(back->curve[i].worst_run,
+		                 t->curve[i].worst_run);
+	}
+	assert_int_equal(tp_threshold_table_version(back), 3);
+	tp_threshold_table_free(back);
+	tp_threshold_table_free(t);
+	/* A version 2 table reads as one run. */
+	back = NULL;
+	assert_int_equal(tp_threshold_table_parse(
+	                     "t.csv",
+	                     TP_THRESHOLD_MAGIC_V2 "\n" TP_THRESHOLD_HEADER_V2
+	                                           "\n1024,1,10,1,1,0,100,1,1\n",
+	                     strlen(TP_THRESHOLD_MAGIC_V2 "\n" TP_THRESHOLD_HEADER_V2
+	                                                  "\n1024,1,10,1,1,0,100,1,1\n"),
+	                     &back, &err),
+	                 TP_OK);
+	assert_int_equal(back->curve[0].runs, 1);
+	assert_int_equal(tp_threshold_table_version(back), 2);
+	tp_threshold_table_free(back);
+}
+
+static void test_bad_v3_tables_name_line_and_column(void **state)
+{
+	static const struct {
+		const char *text, *what;
+	} bad[] = {
+	    {TP_THRESHOLD_MAGIC_V3 "\n" TP_THRESHOLD_HEADER_V3
+	                           "\n1024,1,10,1,1,0,100,1,1,0,0\n",
+	     "t.csv: line 3: column 25: runs '0': out of range"},
+	    {TP_THRESHOLD_MAGIC_V3 "\n" TP_THRESHOLD_HEADER_V3
+	                           "\n1024,1,10,1,1,0,100,1,1,2,1000000\n",
+	     "t.csv: line 3: column 27: worst_run '1000000': out of range"},
+	    {TP_THRESHOLD_MAGIC_V3 "\n" TP_THRESHOLD_HEADER_V3
+	                           "\n1024,1,10,1,1,0,100,1,1\n",
+	     "t.csv: line 3"},
+	    {TP_THRESHOLD_MAGIC_V3 "\n" TP_THRESHOLD_HEADER_V2
+	                           "\n1024,1,10,1,1,0,100,1,1\n",
+	     "t.csv: line 2"},
+	};
+	tp_threshold_table *back;
+	tp_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		back = NULL;
+		assert_int_equal(
+		    tp_threshold_table_parse("t.csv", bad[i].text,
+		                             strlen(bad[i].text), &back, &err),
+		    TP_ERR_PARSE);
+		assert_null(back);
+		if (!strstr(err.message, bad[i].what))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.message,
+			         bad[i].what);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +551,9 @@ int main(void)
 	        test_table_file_round_trips_and_bad_tables_are_refused),
 	    cmocka_unit_test(
 	        test_knee_in_the_tail_is_found_when_the_median_is_flat),
+	    cmocka_unit_test(
+	        test_knee_and_table_of_several_runs_follow_the_worst),
+	    cmocka_unit_test(test_bad_v3_tables_name_line_and_column),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -328,9 +328,12 @@ static void test_impossible_patterns_are_refused(void **state)
  * victim (MPI) mean latency is 4.6x its no-I/O value unthrottled, 1.72x at
  * 4 ms (I/O +16%), 1.10x at 6.25 ms (+79%), 1.03x at 10 ms (+185%).
  */
-static const struct {
+/* A measured window: the clients' interval and the victim's slowdown. */
+typedef struct measured_point {
 	double window_us, io_interval_us, victim_x;
-} issue_curve[] = {
+} measured_point;
+
+static const measured_point issue_curve[] = {
     {0, 3500, 4.6},     {2000, 3500, 4.0},   {4000, 4060, 1.72},
     {5000, 5100, 1.35}, {6250, 6265, 1.10},  {8000, 8020, 1.05},
     {10000, 9975, 1.03}, {20000, 20000, 1.0},
@@ -338,51 +341,70 @@ static const struct {
 #define ISSUE_POINTS (sizeof(issue_curve) / sizeof(issue_curve[0]))
 #define VICTIM_BASE_US 10.0
 
-static tp_threshold_table *issue_table(void)
+/* One run of a sweep of @curve[@n]: 4 clients x 10 requests, 20 victim
+ * messages at each window, and 20 alone ones of @base_us. */
+static void add_run(tp_sweep *sweep, const measured_point *curve, size_t n,
+                    uint32_t run, double base_us)
 {
-	tp_sweep *sweep = tp_sweep_new();
-	tp_threshold_table *table = NULL;
 	tp_error err;
 
-	assert_non_null(sweep);
-	for (size_t i = 0; i < ISSUE_POINTS; i++) {
+	for (size_t i = 0; i < n; i++) {
 		for (uint32_t c = 0; c < 4; c++)
 			for (int k = 0; k < 10; k++) {
-				tp_sweep_sample s = {
-				    4 << 20,
-				    4,
-				    c,
-				    issue_curve[i].window_us,
-				    k * issue_curve[i].io_interval_us + c,
-				    3000,
-				    TP_SWEEP_IO};
+				tp_sweep_sample s = {4 << 20,
+				                     4,
+				                     c,
+				                     curve[i].window_us,
+				                     k * curve[i].io_interval_us + c,
+				                     3000,
+				                     TP_SWEEP_IO,
+				                     run};
 
 				assert_int_equal(tp_sweep_add(sweep, &s, &err),
 				                 TP_OK);
 			}
 		for (uint32_t v = 0; v < 20; v++) {
-			tp_sweep_sample s = {
-			    4 << 20,
-			    4,
-			    v,
-			    issue_curve[i].window_us,
-			    v,
-			    VICTIM_BASE_US * issue_curve[i].victim_x,
-			    TP_SWEEP_VICTIM};
+			tp_sweep_sample s = {4 << 20,
+			                     4,
+			                     v,
+			                     curve[i].window_us,
+			                     v,
+			                     base_us * curve[i].victim_x,
+			                     TP_SWEEP_VICTIM,
+			                     run};
 
 			assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
 		}
 	}
 	for (uint32_t v = 0; v < 20; v++) {
-		tp_sweep_sample s = {4 << 20,        4, v, 0, v,
-		                     VICTIM_BASE_US, TP_SWEEP_VICTIM_ALONE};
+		tp_sweep_sample s = {4 << 20, 4, v, 0, v, base_us,
+		                     TP_SWEEP_VICTIM_ALONE, run};
 
 		assert_int_equal(tp_sweep_add(sweep, &s, &err), TP_OK);
 	}
+}
+
+static tp_threshold_table *table_of(tp_sweep *sweep)
+{
+	tp_threshold_table *table = NULL;
+	tp_error err;
+
 	if (tp_threshold_table_from_sweep(sweep, NULL, NULL, &table, &err) !=
 	    TP_OK)
 		fail_msg("%s", err.message);
 	tp_sweep_free(sweep);
+	return table;
+}
+
+static tp_threshold_table *issue_table(void)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold_table *table;
+
+	assert_non_null(sweep);
+	add_run(sweep, issue_curve, ISSUE_POINTS, 0,
+	        VICTIM_BASE_US);
+	table = table_of(sweep);
 	assert_int_equal(table->curve_count, ISSUE_POINTS);
 	return table;
 }
@@ -530,6 +552,60 @@ static void test_objective_without_curve_falls_back_and_says_so(
 	tp_threshold_table_free(table);
 }
 
+/*
+ * Two runs of one sweep (another job id or placement): run 1 is the
+ * issue's curve, run 2 is slower to settle, starts its clients faster
+ * unthrottled and has a lower no-I/O baseline (8 us against 10 us).  For
+ * "MPI within 1.2x" run 1 alone, and both runs pooled (1.19x at 6.25 ms),
+ * would take 6.25 ms, where run 2 is at 1.28x; the worst run per window
+ * (over each run's own baseline: run 2's latencies are lower in
+ * microseconds) takes 8 ms, says run 2 decided, and counts the cost from
+ * the fastest unthrottled run.
+ */
+static void test_several_runs_choose_on_the_worst_run_per_window(void **state)
+{
+	static const measured_point run2[] = {
+	    {0, 3300, 4.0},      {2000, 3300, 3.8},  {4000, 4060, 1.9},
+	    {5000, 5100, 1.30},  {6250, 6265, 1.28}, {8000, 8100, 1.10},
+	    {10000, 9975, 1.02}, {20000, 20000, 1.0},
+	};
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold_table *table;
+	tp_window_decision d;
+
+	(void)state;
+	assert_non_null(sweep);
+	add_run(sweep, issue_curve, ISSUE_POINTS, 1,
+	        VICTIM_BASE_US);
+	add_run(sweep, run2, sizeof(run2) / sizeof(run2[0]), 2, 8.0);
+	table = table_of(sweep);
+	assert_int_equal(table->curve_count, ISSUE_POINTS);
+	decide_with(table, "mpi_slowdown<=1.2", &d);
+	assert_true(d.throttle);
+	assert_int_equal(d.window_us, 8000);
+	assert_true(fabs(d.victim_after_x - 1.10) < 1e-6);
+	assert_true(fabs(d.victim_before_x - 4.6) < 1e-6);
+	assert_int_equal(d.curve_runs, 2);
+	assert_int_equal(d.window_runs, 2);
+	assert_int_equal(d.window_worst_run, 2);
+	assert_non_null(strstr(d.reason, "worst of 2 runs (run 2)"));
+	/* Every run's cost is at most the one counted: run 2's 8100 us
+	 * over its 3300 us. */
+	assert_true(fabs(d.unthrottled_interval_us - 3300) < 1);
+	assert_true(fabs(d.measured_cost_fraction - (8100.0 / 3300 - 1)) <
+	            1e-3);
+	tp_threshold_table_free(table);
+
+	/* One run: as before, 6.25 ms, and no run is named. */
+	table = issue_table();
+	decide_with(table, "mpi_slowdown<=1.2", &d);
+	assert_int_equal(d.window_us, 6250);
+	assert_int_equal(d.curve_runs, 1);
+	assert_int_equal(d.window_runs, 1);
+	assert_null(strstr(d.reason, "runs"));
+	tp_threshold_table_free(table);
+}
+
 static void test_objective_syntax_is_strict(void **state)
 {
 	static const char *const bad[] = {
@@ -625,6 +701,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_cost_objective_gives_largest_benefit_within_the_cost),
 	    cmocka_unit_test(test_objective_without_curve_falls_back_and_says_so),
+	    cmocka_unit_test(
+	        test_several_runs_choose_on_the_worst_run_per_window),
 	    cmocka_unit_test(test_objective_syntax_is_strict),
 	    cmocka_unit_test(test_user_window_never_undercuts_the_site),
 	};
