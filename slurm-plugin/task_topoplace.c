@@ -835,7 +835,8 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	 * hostfile sets the tasks), so the job keeps Slurm's layout and is
 	 * told why.
 	 */
-	if (have && remap && totals->ranks != req->ntasks)
+	scale_text[0] = '\0';
+	if (have && remap && req->ntasks && totals->ranks != req->ntasks)
 		profile = _scaled(out, config, socket, name, totals->ranks,
 		                  scale_text, sizeof(scale_text));
 	if (have && remap && totals->ranks != req->ntasks && !profile) {
@@ -853,9 +854,10 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 		     totals->ranks, tasks);
 		if (snprintf(note, sizeof(note),
 		             "profile %s/%s has %u ranks but %s: ranks not "
-		             "remapped, Slurm's task layout kept (%.300s)",
+		             "remapped, Slurm's task layout kept%s%.300s%s",
 		             out->id->user_name, name, totals->ranks, tasks,
-		             scale_text) < 0)
+		             scale_text[0] ? " (" : "", scale_text,
+		             scale_text[0] ? ")" : "") < 0)
 			note[0] = '\0';
 		_note(out, note);
 		remap = false;
