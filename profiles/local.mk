@@ -11,7 +11,8 @@ placement_libtopoplace_la_SOURCES += \
 	profiles/record_policy.c profiles/record_policy.h \
 	profiles/app_identity.c profiles/app_identity.h \
 	profiles/app_summary.c profiles/app_summary.h \
-	profiles/scale.c profiles/scale.h
+	profiles/scale.c profiles/scale.h \
+	profiles/scale_rule.c profiles/scale_rule.h
 placement_libtopoplace_la_CFLAGS += $(MUNGE_CFLAGS)
 placement_libtopoplace_la_LIBADD += $(MUNGE_LIBS)
 
@@ -21,7 +22,7 @@ dist_man1_MANS += doc/topoplace-profile.1
 dist_man5_MANS += doc/topoplace-profile.5
 
 TP_PROFILE_UNIT_TESTS = tests/unit/test_profile_format \
-	tests/unit/test_stencil_scale \
+	tests/unit/test_stencil_scale tests/unit/test_scale_rule \
 	tests/unit/test_profile_store tests/unit/test_profile_convert
 TP_UNIT_TESTS += $(TP_PROFILE_UNIT_TESTS)
 check_PROGRAMS += $(TP_PROFILE_UNIT_TESTS)
@@ -36,6 +37,14 @@ tests_unit_test_stencil_scale_SOURCES = tests/unit/test_stencil_scale.c
 tests_unit_test_stencil_scale_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_stencil_scale_LDADD = $(TP_UNIT_LDADD)
 EXTRA_DIST += bench/scale_bench.sh
+
+# Whether a profile scales to a job of another size (profiles/scale_rule.h),
+# on the real runs of tests/data/matrices.
+tests_unit_test_scale_rule_SOURCES = tests/unit/test_scale_rule.c
+tests_unit_test_scale_rule_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DTP_TOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_scale_rule_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_scale_rule_LDADD = $(TP_UNIT_LDADD)
 
 tests_unit_test_profile_store_SOURCES = tests/unit/test_profile_store.c
 tests_unit_test_profile_store_CFLAGS = $(TP_UNIT_CFLAGS)

@@ -31,8 +31,9 @@
  * TP_STENCIL_RANKS_MAX ranks.  A scaled profile is for the mapping only:
  * it has the recorded header with the new rank count and no collectives,
  * I/O, digest or credential, and is never stored.  `topoplace profile
- * scale` uses it; jobs do not yet, because one run's layout does not
- * predict another size's (topoplace-profile(5), SCALING).
+ * scale` uses it, and jobs of another size only under the rule of
+ * scale_rule.h, because one run's layout does not predict another size's
+ * (topoplace-profile(5), SCALING).
  */
 #ifndef TP_SCALE_H
 #define TP_SCALE_H
@@ -45,6 +46,13 @@
 
 #define TP_STENCIL_DIMS_MAX  3
 #define TP_STENCIL_RANKS_MAX (1u << 20)
+
+/* What is known of a run's stencil (kept in its summary, summary.h). */
+typedef enum tp_stencil_state {
+	TP_STENCIL_UNKNOWN = 0, /* not looked for (an older summary) */
+	TP_STENCIL_NONE,        /* looked for: not a stencil */
+	TP_STENCIL_FOUND,
+} tp_stencil_state;
 
 typedef struct tp_stencil {
 	unsigned dims;                          /* 1..3 */

@@ -1415,6 +1415,55 @@ out:
 	return st;
 }
 
+tp_status tp_store_scale_runs(const tp_store_options *opt, const char *ns,
+                              const char *name, tp_scale_run *runs,
+                              size_t *count, tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	char **files = NULL;
+	size_t n = 0, first;
+	tp_profile_summary *summary = NULL;
+	uid_t owner;
+	tp_status st;
+	int dirfd;
+
+	*count = 0;
+	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
+	if (st != TP_OK)
+		return st;
+	st = list_entries(dirfd, label, is_run_file, &files, &n, err);
+	if (st == TP_OK && n == 0)
+		st = tp_error_set(err, TP_ERR_NOTFOUND, "%s: no stored run",
+		                  label);
+	/* A summary carries a credential of up to 8 KiB: not on the stack. */
+	if (st == TP_OK && !(summary = malloc(sizeof(*summary))))
+		st = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                  label);
+	if (st != TP_OK)
+		goto out;
+	first = n > TP_IDENTITY_RUN_CANDIDATES_MAX
+	            ? n - TP_IDENTITY_RUN_CANDIDATES_MAX
+	            : 0;
+	for (size_t i = first; i < n; i++) {
+		tp_scale_run *run = &runs[(*count)++];
+		struct stat sb;
+		tp_error ignored;
+		bool unjudged;
+
+		memset(run, 0, sizeof(*run));
+		if (!fstatat(dirfd, files[i], &sb, AT_SYMLINK_NOFOLLOW) &&
+		    read_summary(opt, dirfd, ns, name, label, files[i], &sb,
+		                 owner, true, summary, &unjudged,
+		                 &ignored) == TP_OK)
+			tp_scale_run_of_summary(summary, run);
+	}
+out:
+	free(summary);
+	free_files(files, n);
+	close(dirfd);
+	return st;
+}
+
 tp_status tp_store_summarize(const tp_store_options *opt, const char *ns,
                              const char *name, const char *file, tp_error *err)
 {

@@ -50,6 +50,7 @@
 
 #include "app_identity.h"
 #include "profile.h"
+#include "scale_rule.h"
 #include "summary.h"
 #include "tp_error.h"
 #include "tp_log.h"
@@ -249,6 +250,21 @@ tp_status tp_store_get_summary_for(const tp_store_options *opt, const char *ns,
                                    tp_store_entry *run,
                                    tp_identity_run_choice *choice,
                                    bool *fallback, tp_error *err);
+
+/*
+ * The newest TP_IDENTITY_RUN_CANDIDATES_MAX runs of @ns/@name as the scale
+ * rule weighs them (scale_rule.h), oldest first, into @runs (room for
+ * TP_IDENTITY_RUN_CANDIDATES_MAX) and *@count: from their summaries, each
+ * checked as tp_store_get_summary checks the newest's (owner, mode,
+ * freshness, credential); a run whose summary is missing, stale or
+ * refused has ranks 0 (the rule refuses it).  Reads no run: at most
+ * TP_IDENTITY_RUN_CANDIDATES_MAX summaries of TP_SUMMARY_MAX_BYTES and as
+ * many credential checks.  TP_ERR_NOTFOUND: no run; errors as
+ * tp_store_get_summary's lookup.
+ */
+tp_status tp_store_scale_runs(const tp_store_options *opt, const char *ns,
+                              const char *name, tp_scale_run *runs,
+                              size_t *count, tp_error *err);
 
 /*
  * Write the summary of run @file of @ns/@name (for stores written before

@@ -54,19 +54,54 @@ tp_status tp_summary_of_profile(const tp_profile *profile,
 	summary->io_request_bytes = median_request_bytes(&profile->io);
 	summary->job_id = profile->header.job_id;
 	snprintf(summary->app, sizeof(summary->app), "%s", profile->header.app);
+	summary->stencil_state =
+	    tp_stencil_detect(profile, &summary->stencil, NULL) == TP_OK
+	        ? TP_STENCIL_FOUND
+	        : TP_STENCIL_NONE;
+	if (summary->stencil_state != TP_STENCIL_FOUND)
+		memset(&summary->stencil, 0, sizeof(summary->stencil));
 	if (cred_len)
 		memcpy(summary->credential, profile->credential, cred_len + 1);
 	return TP_OK;
 }
 
+/* The stencil line's value (summary.h) into @buf. */
+static void format_stencil(const tp_profile_summary *s, char *buf,
+                           size_t size)
+{
+	const tp_stencil *st = &s->stencil;
+	char periodic[TP_STENCIL_DIMS_MAX + 1];
+	char bytes[TP_STENCIL_DIMS_MAX * 21], msgs[TP_STENCIL_DIMS_MAX * 21];
+	size_t b = 0, m = 0;
+
+	if (s->stencil_state != TP_STENCIL_FOUND || !st->dims ||
+	    st->dims > TP_STENCIL_DIMS_MAX) {
+		snprintf(buf, size, "none");
+		return;
+	}
+	for (unsigned k = 0; k < st->dims; k++) {
+		periodic[k] = st->periodic[k] ? '1' : '0';
+		b += (size_t)snprintf(bytes + b, sizeof(bytes) - b,
+		                      "%s%" PRIu64, k ? "," : "",
+		                      st->pair_bytes[k]);
+		m += (size_t)snprintf(msgs + m, sizeof(msgs) - m,
+		                      "%s%" PRIu64, k ? "," : "",
+		                      st->pair_msgs[k]);
+	}
+	periodic[st->dims] = '\0';
+	snprintf(buf, size, "%u periodic=%s bytes=%s msgs=%s", st->dims,
+	         periodic, bytes, msgs);
+}
+
 tp_status tp_summary_format(const tp_profile_summary *s, char **text,
                             tp_error *err)
 {
-	char hex[65];
+	char hex[65], stencil[160];
 	char *out = NULL;
 	int n;
 
 	tp_sha256_hex(s->digest, hex);
+	format_stencil(s, stencil, sizeof(stencil));
 	n = asprintf(&out,
 	             "%s %d\n"
 	             "profile %s\n"
@@ -84,13 +119,14 @@ tp_status tp_summary_format(const tp_profile_summary *s, char **text,
 	             "io_request_bytes %" PRIu64 "\n"
 	             "job_id %" PRIu64 "\n"
 	             "app %s\n"
+	             "stencil %s\n"
 	             "credential %s\n",
 	             TP_SUMMARY_TAG, TP_SUMMARY_VERSION, s->profile_file,
 	             s->profile_bytes, s->profile_mtime_ns, hex, s->ranks,
 	             s->duration_us, s->net_bytes, s->net_msgs,
 	             s->io_read_bytes, s->io_write_bytes, s->io_requests,
 	             s->io_clients, s->io_request_bytes, s->job_id, s->app,
-	             s->credential);
+	             stencil, s->credential);
 	if (n < 0)
 		return tp_error_set(err, TP_ERR_NOMEM,
 		                    "profile summary: out of memory");
@@ -212,6 +248,122 @@ static tp_status parse_app(cursor *c, char *out, size_t size, tp_error *err)
 	return TP_OK;
 }
 
+/*
+ * @want decimal numbers separated by commas, exactly, from @v (@len
+ * bytes) into @out; false if the text is anything else.
+ */
+static bool parse_u64_list(const char *v, size_t len, unsigned want,
+                           uint64_t *out)
+{
+	unsigned n = 0;
+	size_t i = 0;
+
+	while (n < want) {
+		uint64_t x = 0;
+		size_t start = i;
+
+		for (; i < len && v[i] >= '0' && v[i] <= '9'; i++) {
+			unsigned d = (unsigned)(v[i] - '0');
+
+			if (x > (UINT64_MAX - d) / 10)
+				return false;
+			x = x * 10 + d;
+		}
+		if (i == start)
+			return false;
+		out[n++] = x;
+		if (n < want && (i >= len || v[i++] != ','))
+			return false;
+	}
+	return i == len;
+}
+
+/* "<prefix><rest>" at the start of the @len bytes of @v: @rest's length. */
+static bool take_field(const char **v, size_t *len, const char *prefix,
+                       const char **field, size_t *field_len)
+{
+	size_t plen = strlen(prefix), n;
+	const char *space;
+
+	if (*len < plen || memcmp(*v, prefix, plen))
+		return false;
+	space = memchr(*v + plen, ' ', *len - plen);
+	n = space ? (size_t)(space - (*v + plen)) : *len - plen;
+	*field = *v + plen;
+	*field_len = n;
+	*len -= plen + n + (space ? 1 : 0);
+	*v = space ? space + 1 : *v + plen + n;
+	return true;
+}
+
+/*
+ * The stencil line's fields into @s (whose ranks are parsed): the
+ * dimension count, each dimension's periodicity, byte and message means;
+ * the extents are MPI_Dims_create's for the ranks, every one >= 2.
+ */
+static bool stencil_fields(const char *v, size_t len, tp_profile_summary *s)
+{
+	tp_stencil *st = &s->stencil;
+	const char *field;
+	size_t field_len;
+	unsigned dims;
+
+	if (len < 2 || v[0] < '1' || v[0] > '0' + TP_STENCIL_DIMS_MAX ||
+	    v[1] != ' ' || v[len - 1] == ' ')
+		return false;
+	dims = (unsigned)(v[0] - '0');
+	v += 2;
+	len -= 2;
+	memset(st, 0, sizeof(*st));
+	st->dims = dims;
+	tp_stencil_dims_create(s->ranks, dims, st->extent);
+	for (unsigned k = 0; k < dims; k++)
+		if (st->extent[k] < 2)
+			return false;
+	if (!take_field(&v, &len, "periodic=", &field, &field_len) ||
+	    field_len != dims)
+		return false;
+	for (unsigned k = 0; k < dims; k++) {
+		if (field[k] != '0' && field[k] != '1')
+			return false;
+		st->periodic[k] = field[k] == '1';
+	}
+	if (!take_field(&v, &len, "bytes=", &field, &field_len) ||
+	    !parse_u64_list(field, field_len, dims, st->pair_bytes) ||
+	    !take_field(&v, &len, "msgs=", &field, &field_len) ||
+	    !parse_u64_list(field, field_len, dims, st->pair_msgs))
+		return false;
+	return len == 0;
+}
+
+/* The stencil line (version 2), after the ranks are known. */
+static tp_status parse_stencil(cursor *c, tp_profile_summary *s,
+                               tp_error *err)
+{
+	const char *v;
+	size_t len;
+	tp_status st = next_value(c, "stencil", &v, &len, err);
+
+	if (st != TP_OK)
+		return st;
+	if (len == 4 && !memcmp(v, "none", 4)) {
+		s->stencil_state = TP_STENCIL_NONE;
+		return TP_OK;
+	}
+	if (!stencil_fields(v, len, s)) {
+		memset(&s->stencil, 0, sizeof(s->stencil));
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: line %u: stencil: not 'none' or '<d> "
+		                    "periodic=<d digits 0|1> bytes=<d numbers> "
+		                    "msgs=<d numbers>' with 1 to %d dimensions "
+		                    "of 2 ranks or more for %" PRIu32 " ranks",
+		                    c->origin, c->line, TP_STENCIL_DIMS_MAX,
+		                    s->ranks);
+	}
+	s->stencil_state = TP_STENCIL_FOUND;
+	return TP_OK;
+}
+
 static tp_status parse_digest(cursor *c, uint8_t digest[TP_SHA256_BYTES],
                               tp_error *err)
 {
@@ -254,11 +406,14 @@ tp_status tp_summary_parse(const char *origin, const char *text, size_t len,
 	if ((st = parse_u64(&c, TP_SUMMARY_TAG, UINT32_MAX, &version, err)) !=
 	    TP_OK)
 		return st;
-	if (version != TP_SUMMARY_VERSION)
+	if (version != TP_SUMMARY_VERSION &&
+	    version != TP_SUMMARY_VERSION_NO_STENCIL)
 		return tp_error_set(err, TP_ERR_PARSE,
 		                    "%s: line 1: summary version %" PRIu64
-		                    ", this reader knows %d",
-		                    origin, version, TP_SUMMARY_VERSION);
+		                    ", this reader knows %d and %d",
+		                    origin, version,
+		                    TP_SUMMARY_VERSION_NO_STENCIL,
+		                    TP_SUMMARY_VERSION);
 	if ((st = parse_text(&c, "profile", s->profile_file,
 	                     sizeof(s->profile_file), err)) != TP_OK ||
 	    (st = parse_u64(&c, "profile_bytes", UINT64_MAX, &s->profile_bytes,
@@ -285,20 +440,24 @@ tp_status tp_summary_parse(const char *origin, const char *text, size_t len,
 	                    &s->io_request_bytes, err)) != TP_OK ||
 	    (st = parse_u64(&c, "job_id", UINT64_MAX, &s->job_id, err)) !=
 	        TP_OK ||
-	    (st = parse_app(&c, s->app, sizeof(s->app), err)) != TP_OK ||
-	    (st = parse_text(&c, "credential", s->credential,
-	                     sizeof(s->credential), err)) != TP_OK)
+	    (st = parse_app(&c, s->app, sizeof(s->app), err)) != TP_OK)
 		return st;
-	if (c.p != c.end)
-		return tp_error_set(err, TP_ERR_PARSE,
-		                    "%s: line %u: text after the credential",
-		                    origin, c.line + 1);
 	if (ranks == 0)
 		return tp_error_set(err, TP_ERR_PARSE,
 		                    "%s: line 6: ranks: 0, a profile has at "
 		                    "least one",
 		                    origin);
 	s->ranks = (uint32_t)ranks;
+	if (version == TP_SUMMARY_VERSION &&
+	    (st = parse_stencil(&c, s, err)) != TP_OK)
+		return st;
+	if ((st = parse_text(&c, "credential", s->credential,
+	                     sizeof(s->credential), err)) != TP_OK)
+		return st;
+	if (c.p != c.end)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: line %u: text after the credential",
+		                    origin, c.line + 1);
 	s->io_clients = (uint32_t)clients;
 	s->profile_mtime_ns = (int64_t)mtime;
 	return TP_OK;

@@ -20,9 +20,16 @@
  *   io_clients <n>  io_request_bytes <median request size>
  *   job_id <the job that recorded the run; 0: imported>
  *   app <the run's application name: printable ASCII, spaces allowed>
+ *   stencil none | stencil <d> periodic=<d digits 0|1> bytes=<b1,..,bd>
+ *           msgs=<m1,..,md>   (one line: the run's stencil, scale.h)
  *   credential <the run's munge credential>
  *
- * one "key value" per line, in this order.  A summary is trusted exactly
+ * one "key value" per line, in this order.  The stencil line (version 2)
+ * lets a launch decide whether an application's profile scales to a job
+ * of another size (scale_rule.h) from its runs' summaries alone, without
+ * reading a matrix; the extents are not stored but follow from ranks and
+ * d (MPI_Dims_create).  Version 1 summaries (no stencil line) are still
+ * read, their stencil unknown.  A summary is trusted exactly
  * as far as the run: the store checks its owner and mode like the run's,
  * verifies the credential against the digest (so it was made by the
  * namespace's owner for this name), and treats it as stale when the run's
@@ -36,9 +43,11 @@
 #include <stdint.h>
 
 #include "profile.h"
+#include "scale.h"
 #include "tp_error.h"
 
-#define TP_SUMMARY_VERSION 1
+#define TP_SUMMARY_VERSION 2
+#define TP_SUMMARY_VERSION_NO_STENCIL 1 /* still read */
 #define TP_SUMMARY_TAG     "topoplace-summary"
 #define TP_SUMMARY_SUFFIX  ".sum"
 /* Lines and numbers plus one credential: a larger file is not a summary. */
@@ -61,12 +70,16 @@ typedef struct tp_profile_summary {
 	uint64_t io_request_bytes; /* lower bound of the median size bucket */
 	uint64_t job_id;           /* the recording job; 0: imported */
 	char app[TP_PROFILE_APP_MAX + 1];
+	tp_stencil_state stencil_state; /* UNKNOWN in a version 1 summary */
+	tp_stencil stencil;             /* when FOUND: extents from ranks */
 	char credential[TP_PROFILE_CREDENTIAL_MAX + 1];
 } tp_profile_summary;
 
 /*
  * The totals of @profile (decoded or finished: its digest and credential
- * are copied) into @summary; the file fields are left for the caller.
+ * are copied) and its stencil (tp_stencil_detect: a pass over the matrix
+ * per dimension count tried) into @summary; the file fields are left for
+ * the caller.
  * TP_ERR_LIMIT when the credential does not fit.
  */
 tp_status tp_summary_of_profile(const tp_profile *profile,
@@ -82,7 +95,10 @@ tp_status tp_summary_format(const tp_profile_summary *summary, char **text,
 /*
  * Parse @len bytes of @text (need not be NUL-terminated) into @summary.
  * TP_ERR_PARSE names @origin, the line and what is wrong (another version
- * included); TP_ERR_LIMIT past TP_SUMMARY_MAX_BYTES.
+ * included); TP_ERR_LIMIT past TP_SUMMARY_MAX_BYTES.  A stencil line is
+ * checked against the ranks: d in 1..TP_STENCIL_DIMS_MAX with every
+ * MPI_Dims_create extent >= 2, one periodic digit and one byte and
+ * message mean per dimension.
  */
 tp_status tp_summary_parse(const char *origin, const char *text, size_t len,
                            tp_profile_summary *summary, tp_error *err);

@@ -690,6 +690,40 @@ static void _site_record(struct batch_out *out, const tp_config *config,
 }
 
 /*
+ * The profile scaled to the job's task count, when the scale rule allows
+ * (tp_sc_scaled_profile, from the runs' summaries); the job is told.  NULL
+ * otherwise, with why in @text for the caller's note.
+ */
+static tp_profile *_scaled(struct batch_out *out, const tp_config *config,
+                          const char *socket, const char *name,
+                          uint32_t ranks, char *text, size_t size)
+{
+	batch_job_launch_msg_t *req = out->req;
+	tp_profile *scaled = NULL;
+	char note[512];
+	tp_error err;
+
+	if (tp_sc_scaled_profile(config, socket, out->id->user_name, name,
+	                         req->ntasks, &scaled, text, size,
+	                         &err) != TP_OK) {
+		error("%s: JobId=%u: profile %s/%s: scaling: %s", plugin_type,
+		      req->job_id, out->id->user_name, name, err.message);
+		snprintf(text, size, "not scaled: %.200s", err.message);
+		return NULL;
+	}
+	info("%s: JobId=%u: profile %s/%s has %u ranks, the job %u tasks: %s",
+	     plugin_type, req->job_id, out->id->user_name, name, ranks,
+	     req->ntasks, text);
+	if (!scaled)
+		return NULL;
+	if (snprintf(note, sizeof(note), "profile %s/%s: ranks %.400s",
+	             out->id->user_name, name, text) < 0)
+		note[0] = '\0';
+	_note(out, note);
+	return scaled;
+}
+
+/*
  * The job's work, in the child (see task_p_slurmd_batch_request): read
  * the profile, remap the ranks when the job's task count matches the
  * profile's, place the I/O servers, write the job's files and decide the
@@ -706,7 +740,7 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	bool remap =
 	    opts->rank_remap && settings->rank_remap == TP_RANK_REMAP_AUTO;
 	bool from_summary = false, have = false;
-	char socket[256] = "", note[512];
+	char socket[256] = "", note[512], scale_text[TP_SCALE_TEXT_MAX + 64];
 	tp_sc_profile_run run = {{0}};
 	tp_profile_summary *totals = NULL;
 	tp_profile *profile = NULL;
@@ -795,11 +829,17 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	}
 	/*
 	 * The job's own task count wins: ranks are remapped only onto
-	 * exactly as many tasks as the profile has ranks.  Any other count
-	 * would change what srun runs (the hostfile sets the tasks), so the
-	 * job keeps Slurm's layout and is told why.
+	 * exactly as many tasks as the profile has ranks, or onto the job's
+	 * count from the profile scaled to it when the scale rule allows
+	 * (scale_rule.h).  Any other count would change what srun runs (the
+	 * hostfile sets the tasks), so the job keeps Slurm's layout and is
+	 * told why.
 	 */
-	if (have && remap && totals->ranks != req->ntasks) {
+	scale_text[0] = '\0';
+	if (have && remap && req->ntasks && totals->ranks != req->ntasks)
+		profile = _scaled(out, config, socket, name, totals->ranks,
+		                  scale_text, sizeof(scale_text));
+	if (have && remap && totals->ranks != req->ntasks && !profile) {
 		char tasks[48];
 
 		if (req->ntasks)
@@ -812,15 +852,18 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 		     "remapping",
 		     plugin_type, req->job_id, out->id->user_name, name,
 		     totals->ranks, tasks);
-		snprintf(note, sizeof(note),
-		         "profile %s/%s has %u ranks but %s: ranks not "
-		         "remapped, Slurm's task layout kept",
-		         out->id->user_name, name, totals->ranks, tasks);
+		if (snprintf(note, sizeof(note),
+		             "profile %s/%s has %u ranks but %s: ranks not "
+		             "remapped, Slurm's task layout kept%s%.300s%s",
+		             out->id->user_name, name, totals->ranks, tasks,
+		             scale_text[0] ? " (" : "", scale_text,
+		             scale_text[0] ? ")" : "") < 0)
+			note[0] = '\0';
 		_note(out, note);
 		remap = false;
 	}
 	/* The matrix, only to remap. */
-	if (have && remap && req->nodes) {
+	if (have && remap && !profile && req->nodes) {
 		rc = tp_sc_read_profile(config, socket, out->id->user_name,
 		                        name, run.file, &profile, &err);
 		if (rc != TP_OK) {

@@ -260,6 +260,40 @@ tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket
 	return rc;
 }
 
+tp_status tp_sc_scaled_profile(const tp_config *config,
+                               const char *munge_socket, const char *user,
+                               const char *name, uint32_t job_tasks,
+                               tp_profile **scaled, char *text,
+                               size_t text_size, tp_error *err)
+{
+	tp_scale_run runs[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	tp_munge_config munge;
+	tp_store_options opt;
+	tp_store_auth auth;
+	tp_scale_verdict verdict;
+	size_t count = 0;
+	tp_status rc;
+
+	*scaled = NULL;
+	store_options(config, munge_socket, &munge, &auth, &opt);
+	rc = tp_store_scale_runs(&opt, user, name, runs, &count, err);
+	if (rc != TP_OK)
+		return rc;
+	verdict = tp_scale_decide(runs, count, job_tasks);
+	if (!verdict.scaled) {
+		snprintf(text, text_size, "not scaled: %s", verdict.text);
+		return TP_OK;
+	}
+	rc = tp_scale_build(runs, count, &verdict, job_tasks, scaled, NULL,
+	                    err);
+	if (rc == TP_OK)
+		snprintf(text, text_size,
+		         "remapped from a %u-rank profile scaled to %u ranks "
+		         "(%s)",
+		         runs[verdict.source].ranks, job_tasks, verdict.text);
+	return rc;
+}
+
 uint64_t tp_sc_step_profile_max_bytes(uint64_t remap_memory_bytes)
 {
 	uint64_t cap = remap_memory_bytes / 3;

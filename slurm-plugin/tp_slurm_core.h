@@ -149,6 +149,21 @@ tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket
                                tp_sc_profile_run *run, tp_error *err);
 
 /*
+ * A job of @job_tasks tasks whose profile @user/@name has another rank
+ * count: the scale rule (scale_rule.h) over the runs' summaries
+ * (tp_store_scale_runs: no matrix read).  Scaled: TP_OK, *@scaled the
+ * profile to remap from (tp_profile_free), @text "remapped from a
+ * 64-rank profile scaled to 128 ranks (3-D periodic stencil seen at 16,
+ * 64 ranks)".  Refused: TP_OK, *@scaled NULL, @text "not scaled: why".
+ * An error reading the store or building the profile: its status, @err.
+ */
+tp_status tp_sc_scaled_profile(const tp_config *config,
+                               const char *munge_socket, const char *user,
+                               const char *name, uint32_t job_tasks,
+                               tp_profile **scaled, char *text,
+                               size_t text_size, tp_error *err);
+
+/*
  * The largest profile run an interactive step reads in slurmstepd (which
  * has no child to bound it, unlike a batch job's): a third of RemapMemory
  * (decoding takes about three times the file, so the read stays within

@@ -24,6 +24,7 @@
 #include "munge_auth.h"
 #include "profile.h"
 #include "scale.h"
+#include "scale_rule.h"
 #include "store.h"
 #include "tp_json.h"
 
@@ -63,9 +64,12 @@ static void usage(FILE *out)
 	    "  import --from matrix|ompi [--app NAME] [--ranks N] -o OUT "
 	    "INPUT...\n"
 	    "  export --to dense|dense-sym|scotch|matrix [-o OUT] PROFILE\n"
-	    "  scale --ranks N [-o OUT] PROFILE   its stencil at N ranks, as "
-	    "slurmd\n"
-	    "                                      remaps a job of N tasks\n"
+	    "  scale --ranks N [-o OUT] PROFILE...\n"
+	    "                                      its stencil at N ranks; of "
+	    "several\n"
+	    "                                      runs (oldest first), as "
+	    "slurmd scales\n"
+	    "                                      them for a job of N tasks\n"
 	    "  put FILE NS/NAME                    sign with munge and store "
 	    "(needs --store)\n"
 	    "  prepare USER...                     as root: make each user's "
@@ -1081,6 +1085,67 @@ static int action_export(struct common *c, int argc, char **argv)
 }
 
 /*
+ * `profile scale --ranks N [-o OUT] RUN RUN...` (runs of one application,
+ * oldest first): the scale rule (profiles/scale_rule.h) as task/topoplace
+ * applies it to a job of N tasks, from the runs' stencils as their
+ * summaries would keep them: one line with the verdict and the run scaled
+ * from, the scaled profile written to OUT; or "not scaled: why", exit 1.
+ */
+static int scale_runs(struct common *c, char **files, int count,
+                      uint32_t ranks, const char *out)
+{
+	tp_scale_run runs[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	tp_profile_summary *sum = malloc(sizeof(*sum));
+	tp_scale_verdict v;
+	tp_profile *scaled = NULL;
+	tp_stencil grid;
+	char to[64];
+	int first = count > TP_IDENTITY_RUN_CANDIDATES_MAX
+	                ? count - TP_IDENTITY_RUN_CANDIDATES_MAX
+	                : 0;
+	int rc = 0;
+	tp_error err;
+
+	if (!sum) {
+		tp_error_set(&err, TP_ERR_NOMEM, "scale: out of memory");
+		return tp_cli_fail(WHAT, &err);
+	}
+	for (int i = first; i < count && !rc; i++) {
+		tp_profile *p;
+		unsigned merged;
+		int verified;
+
+		rc = load(c, files[i], &p, &verified, &merged);
+		if (rc)
+			break;
+		if (tp_summary_of_profile(p, sum, &err) != TP_OK)
+			rc = tp_cli_fail(WHAT, &err);
+		else
+			tp_scale_run_of_summary(sum, &runs[i - first]);
+		tp_profile_free(p);
+	}
+	free(sum);
+	if (rc)
+		return rc;
+	v = tp_scale_decide(runs, (size_t)(count - first), ranks);
+	if (!v.scaled) {
+		fprintf(stderr, "topoplace %s: not scaled: %s\n", WHAT, v.text);
+		return TP_EXIT_FAILURE;
+	}
+	if (tp_scale_build(runs, (size_t)(count - first), &v, ranks, &scaled,
+	                   &grid, &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	tp_stencil_format(&grid, to, sizeof(to));
+	printf("%s: %s: its %u-rank run scaled -> %u ranks, %s\n",
+	       files[first + (int)v.source], v.text, runs[v.source].ranks,
+	       ranks, to);
+	if (out && tp_profile_write_file(out, scaled, &err) != TP_OK)
+		rc = tp_cli_fail(WHAT, &err);
+	tp_profile_free(scaled);
+	return rc;
+}
+
+/*
  * `profile scale --ranks N [-o OUT] PROFILE`: what task/topoplace does for
  * a job of N tasks with this profile (profiles/scale.h): one line naming
  * the stencil at both sizes, and the scaled profile written to OUT; or the
@@ -1113,13 +1178,16 @@ static int action_scale(struct common *c, int argc, char **argv)
 			return tp_cli_usage_error(
 			    WHAT, "scale: unknown option '%s'", argv[a]);
 	}
-	if (!ranks_arg || npos != 1)
+	if (!ranks_arg || npos < 1)
 		return tp_cli_usage_error(WHAT,
-		                          "scale: expected --ranks N PROFILE");
+		                          "scale: expected --ranks N PROFILE "
+		                          "[PROFILE...]");
 	if (parse_uint(ranks_arg, TP_STENCIL_RANKS_MAX, &ranks) || !ranks)
 		return tp_cli_usage_error(WHAT,
 		                          "scale: --ranks '%s': 1 to %u",
 		                          ranks_arg, TP_STENCIL_RANKS_MAX);
+	if (npos > 1)
+		return scale_runs(c, argv, npos, (uint32_t)ranks, out);
 	rc = load(c, argv[0], &p, &verified, &runs);
 	if (rc)
 		return rc;

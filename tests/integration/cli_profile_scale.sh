@@ -10,7 +10,9 @@
 # an all-to-all-like code (HPCG's 27-point stencil) and LULESH are refused
 # with the reason, exit 1, and no file; so are a garbage and a missing
 # file, with one line naming them; bad --ranks and missing arguments are
-# usage errors (exit 2).
+# usage errors (exit 2).  Of several runs, the scale rule: NPB-MG at 16
+# and 64 ranks is scaled from the nearest run, CoMD (a stencil at 64 only),
+# one size and a run that is no stencil are refused with the reason.
 #
 # Env: abs_top_builddir, abs_top_srcdir (make check).
 
@@ -81,6 +83,45 @@ for f in "$T/garbage.tpp" "$T/missing.tpp"; do
 	tp_check "(${f##*/}) one error line naming it: $(head -1 "$T/err")" \
 		bash -c '[[ $(wc -l <"$1") == 1 ]] && grep -q "$2" "$1"' _ "$T/err" "$f"
 done
+
+# Several runs of one application: the rule slurmd applies to a job of
+# another size (topoplace-profile(5), SCALING).  NPB-MG at 16 and 64 ranks:
+# the 64-rank run (the nearest) scaled to 128; CoMD (a stencil at 64 ranks
+# only) and one size are refused, exit 1, no file.
+for run in NPB-MG.A-128 CoMD-16 CoMD-64; do
+	"$tp" profile import --from matrix -o "$T/$run.tpp" "$mdir/$run.txt" \
+		>/dev/null || tp_fail "import $run"
+done
+out=$("$tp" profile scale --ranks 128 -o "$T/mg128.tpp" \
+	"$T/NPB-MG.A-16.tpp" "$T/NPB-MG.A-64.tpp")
+tp_check_eq "MG at 16 and 64 ranks: scaled to 128 from the 64-rank run" \
+	"$T/NPB-MG.A-64.tpp: 3-D periodic stencil seen at 16, 64 ranks: its 64-rank run scaled -> 128 ranks, 3-D 8x4x4 periodic" \
+	"$out"
+tp_check_eq "(the scaled profile: 128 ranks, 6 pairs a rank)" 768 \
+	"$(pairs "$T/mg128.tpp" | wc -l)"
+"$tp" profile scale --ranks 128 -o "$T/mgrule.tpp" "$T/NPB-MG.A-64.tpp" \
+	>/dev/null
+tp_check_eq "(the same grid as the 64-rank run scaled alone)" \
+	"$(pairs "$T/mgrule.tpp")" "$(pairs "$T/mg128.tpp")"
+tp_check "MG at 16, 64 and 128 ranks to 256: from the 128-rank run" \
+	grep -q "NPB-MG.A-128.tpp: 3-D periodic stencil seen at 16, 64, 128 ranks: its 128-rank run scaled -> 256 ranks, 3-D 8x8x4 periodic" \
+	<<<"$("$tp" profile scale --ranks 256 "$T/NPB-MG.A-16.tpp" "$T/NPB-MG.A-64.tpp" "$T/NPB-MG.A-128.tpp")"
+for runs in "CoMD-16 CoMD-64" "CoMD-64 CoMD-64" "NPB-MG.A-16 HPCG-16"; do
+	# shellcheck disable=SC2086 # the words of $runs
+	set -- $runs
+	"$tp" profile scale --ranks 128 -o "$T/no.tpp" "$T/$1.tpp" "$T/$2.tpp" \
+		>"$T/out" 2>"$T/err"
+	rc=$?
+	tp_check_eq "runs $runs: not scaled, exit 1, nothing written: $(cat "$T/err")" \
+		"1 0 no" \
+		"$rc $(wc -l <"$T/out") $([[ -e $T/no.tpp ]] && echo yes || echo no)"
+done
+tp_check_eq "(CoMD-64 twice: the reason)" \
+	"topoplace profile: not scaled: a stencil seen at 64 ranks only: one size does not show the application's layout at another" \
+	"$("$tp" profile scale --ranks 128 "$T/CoMD-64.tpp" "$T/CoMD-64.tpp" 2>&1)"
+tp_check_eq "(CoMD at 16 and 64: the reason)" \
+	"topoplace profile: not scaled: its 16-rank run is not a stencil in MPI_Dims_create's layout" \
+	"$("$tp" profile scale --ranks 128 "$T/CoMD-16.tpp" "$T/CoMD-64.tpp" 2>&1)"
 
 for bad in "--ranks 0" "--ranks x" "--ranks 1048577" "--ranks" ""; do
 	# shellcheck disable=SC2086 # the words of $bad

@@ -12,7 +12,13 @@
 #   - sbatch -N2 -n 8 -J app: the newest (8 ranks): class quiet, remapped,
 #     nothing said about older runs;
 #   - sbatch -N4 -n 12 -J app: no run of 12 ranks: the newest, class only,
-#     Slurm's layout, and the job is told so (the task-count rule).
+#     Slurm's layout, and the job is told so (the task-count rule) and why
+#     no run is scaled to it (its 16-rank run is not a stencil);
+#   - $user/mg holds NPB-MG at 16 and 64 ranks (3-D periodic stencils):
+#     sbatch -N4 -n 32 -J mg is remapped from the 16-rank run scaled to 32
+#     ranks, says so in its output, and srun runs its 32 tasks as the
+#     hostfile says; $user/mg1 (the 16-rank run only) keeps Slurm's layout
+#     and is told why (profiles/scale_rule.h).
 set -u
 
 : "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
@@ -75,6 +81,66 @@ tp_check "-n 12: no run of 12 ranks: the newest gives the class only" \
 	grep -q "profile $user/app has 8 ranks, the job 12 tasks: class only, Slurm's layout" \
 	<<<"$(system_comment "$j")"
 tp_check_eq "-n 12: Slurm's layout, 12 tasks" "hostfile none rankfile none tasks 12" \
+	"$(grep '^hostfile ' "$out/runs-$j.out") $(grep '^tasks ' "$out/runs-$j.out")"
+tp_check "-n 12: the job is told why no profile is scaled to it" \
+	grep -q "topoplace: profile $user/app has 8 ranks but the job has 12 tasks: ranks not remapped, Slurm's task layout kept (not scaled: its 16-rank run is not a stencil in MPI_Dims_create's layout)" \
+	"$out/runs-$j.out"
+
+# Scaling (profiles/scale_rule.h): $user/mg holds NPB-MG's real runs at 16
+# and 64 ranks, both MPI_Dims_create 3-D periodic stencils, so a 32-task
+# job is remapped from the 16-rank run (the nearest) scaled to 32 ranks;
+# $user/mg1 holds the 16-rank run only, and keeps Slurm's layout.
+for r in 16 64; do
+	"$tp" profile import --from matrix -o "$out/mg$r.tpp" \
+		"$abs_top_srcdir/tests/data/matrices/NPB-MG.A-$r.txt" >/dev/null &&
+		chmod 644 "$out/mg$r.tpp" || tp_fail "import NPB-MG.A-$r"
+done
+tp_as_user "$user" "$tp" profile put --store "$store" --munge-socket "$sock" \
+	"$out/mg16.tpp" "$user/mg" >/dev/null
+sleep 1.1
+tp_check "$user/mg: NPB-MG at 16, then 64 ranks; $user/mg1: at 16 only" \
+	tp_as_user "$user" "$tp" profile put --store "$store" \
+	--munge-socket "$sock" "$out/mg64.tpp" "$user/mg"
+tp_as_user "$user" "$tp" profile put --store "$store" --munge-socket "$sock" \
+	"$out/mg16.tpp" "$user/mg1" >/dev/null
+tp_check_eq "the summaries keep the stencil found at record time" \
+	"stencil 3 periodic=111 bytes=" \
+	"$(cat "$store/$user/mg/"*.sum | grep -o '^stencil 3 periodic=111 bytes=' | sort -u)"
+
+# shellcheck disable=SC2016 # expanded by the job's shell
+mgscript='echo "hostfile ${SLURM_HOSTFILE:-none} rankfile ${TOPOPLACE_RANKFILE:-none}"
+	[ -n "${SLURM_HOSTFILE:-}" ] && cp "$SLURM_HOSTFILE" "hostfile.$SLURM_JOB_ID"
+	srun bash -c "echo \$SLURM_PROCID \$SLURMD_NODENAME" | sort -n >"ranks.$SLURM_JOB_ID"
+	echo "tasks $(wc -l <"ranks.$SLURM_JOB_ID")"'
+j=$(cd "$out" && tp_as_user "$user" sbatch --parsable -N4 -n 32 -J mg \
+	-o "$out/runs-%j.out" --wrap "$mgscript")
+tp_check_eq "mg -n 32: completes" COMPLETED "$(tp_wait_job "$j" 90)"
+tp_check "mg -n 32: the job is told its ranks are remapped from the scaled profile" \
+	grep -q "topoplace: profile $user/mg: ranks remapped from a 16-rank profile scaled to 32 ranks (3-D periodic stencil seen at 16, 64 ranks)" \
+	"$out/runs-$j.out"
+tp_check_eq "mg -n 32: hostfile and rankfile" \
+	"hostfile $base/$j/hostfile rankfile $base/$j/rankfile" \
+	"$(grep '^hostfile ' "$out/runs-$j.out")"
+tp_check_eq "mg -n 32: srun runs the job's 32 tasks (its count wins)" "tasks 32" \
+	"$(grep '^tasks ' "$out/runs-$j.out")"
+tp_check_eq "mg -n 32: 8 ranks on each of its 4 nodes" "8 8 8 8" \
+	"$(sort "$out/hostfile.$j" | uniq -c | awk '{print $1}' | paste -sd' ')"
+tp_check_eq "mg -n 32: each rank ran on the node the hostfile says" \
+	"$(nl -v0 -w1 -s' ' "$out/hostfile.$j")" "$(cat "$out/ranks.$j")"
+hop=$(grep -h "task/topoplace: JobId=$j: profile $user/mg: 32 ranks on .* remapped" "$TP_BED_LOGDIR"/slurmd*.log |
+	sed -n 's/.*hop-bytes \([0-9]*\) (block order: \([0-9]*\)).*/\1 \2/p')
+tp_check "mg -n 32: slurmd remapped the 32-rank grid, hop-bytes at most block order's ($hop)" \
+	bash -c 'read -r h b <<<"$1" && [ -n "$b" ] && [ "$h" -le "$b" ]' _ "$hop"
+tp_check_eq "mg -n 32: slurmd logs the verdict once (the newest run has 64 ranks)" 1 \
+	"$(slurmd_lines "task/topoplace: JobId=$j: profile $user/mg has 64 ranks, the job 32 tasks: remapped from a 16-rank profile scaled to 32 ranks")"
+
+j=$(cd "$out" && tp_as_user "$user" sbatch --parsable -N4 -n 32 -J mg1 \
+	-o "$out/runs-%j.out" --wrap "$mgscript")
+tp_check_eq "mg1 -n 32: completes" COMPLETED "$(tp_wait_job "$j" 90)"
+tp_check "mg1 -n 32: one size: Slurm's layout, and the job is told why" \
+	grep -q "topoplace: profile $user/mg1 has 16 ranks but the job has 32 tasks: ranks not remapped, Slurm's task layout kept (not scaled: a stencil seen at 16 ranks only: one size does not show the application's layout at another)" \
+	"$out/runs-$j.out"
+tp_check_eq "mg1 -n 32: Slurm's layout, 32 tasks" "hostfile none rankfile none tasks 32" \
 	"$(grep '^hostfile ' "$out/runs-$j.out") $(grep '^tasks ' "$out/runs-$j.out")"
 tp_check "slurmctld still answers" scontrol ping
 tp_done

@@ -60,7 +60,7 @@ for how in "-J hpcg" "-J other --comm-profile=hpcg"; do
 		tp_check_eq "(-n $n $how) in Slurm's layout: no hostfile, no rankfile" \
 			"hostfile none rankfile none" "$(grep '^hostfile ' "$out/count-$j.out")"
 		tp_check_eq "(-n $n $how) the job's output says why" \
-			"topoplace: profile $user/hpcg has 16 ranks but the job has $n tasks: ranks not remapped, Slurm's task layout kept" \
+			"topoplace: profile $user/hpcg has 16 ranks but the job has $n tasks: ranks not remapped, Slurm's task layout kept (not scaled: its 16-rank run is not a stencil in MPI_Dims_create's layout)" \
 			"$(grep '^topoplace:' "$out/count-$j.out")"
 		tp_check_eq "(-n $n $how) one slurmd line says it" 1 \
 			"$(slurmd_lines "task/topoplace: JobId=$j: profile $user/hpcg has 16 ranks, the job has $n tasks: no rank remapping")"

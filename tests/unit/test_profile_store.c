@@ -784,9 +784,9 @@ static void test_stale_or_tampered_summaries_fall_back(void **state)
 
 	/* Not a summary at all, or another version. */
 	assert_non_null(f = fopen(sum_path, "w"));
-	fputs("topoplace-summary 2\n", f);
+	fputs("topoplace-summary 3\n", f);
 	fclose(f);
-	expect_summary_fallback(fx, "app", "summary version 2, this reader");
+	expect_summary_fallback(fx, "app", "summary version 3, this reader");
 	assert_int_equal(chmod(sum_path, 0622), 0);
 	expect_summary_fallback(fx, "app", "writable by others: refused");
 
@@ -1127,6 +1127,72 @@ static void test_summary_for_a_job_is_its_task_counts_newest_run(void **st)
 	assert_false(choice.matched);
 }
 
+/* A ring of @ranks, both ways: a 1-D periodic stencil. */
+static void put_ring(struct fixture *fx, const char *name, uint32_t ranks,
+                     char file[TP_STORE_FILE_MAX + 1])
+{
+	tp_profile_header h = {.ranks = ranks, .ranks_per_node = 1};
+	tp_profile *p;
+	tp_error err;
+
+	strcpy(h.app, "ring");
+	assert_int_equal(tp_profile_new(&h, &p, NULL), TP_OK);
+	for (uint32_t r = 0; r < ranks; r++) {
+		assert_int_equal(tp_profile_add_pair(p, r, (r + 1) % ranks,
+		                                     100, 1, NULL), TP_OK);
+		assert_int_equal(tp_profile_add_pair(p, r,
+		                                     (r + ranks - 1) % ranks,
+		                                     100, 1, NULL), TP_OK);
+	}
+	assert_int_equal(tp_profile_finish(p, NULL), TP_OK);
+	if (tp_store_put(&fx->opt, fx->ns, name, p, file, &err) != TP_OK)
+		fail_msg("put: %s", err.message);
+	tp_profile_free(p);
+}
+
+static void test_scale_runs_come_from_verified_summaries(void **st)
+{
+	struct fixture *fx = *st;
+	char eight[TP_STORE_FILE_MAX + 1], sixteen[TP_STORE_FILE_MAX + 1];
+	char path[512], cmd[700];
+	tp_scale_run runs[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	tp_scale_verdict v;
+	size_t count;
+	tp_error err;
+
+	put_ring(fx, "ring", 8, eight);
+	put_ring(fx, "ring", 16, sixteen);
+	assert_int_equal(tp_store_scale_runs(&fx->opt, fx->ns, "ring", runs,
+	                                     &count, &err),
+	                 TP_OK);
+	assert_int_equal(count, 2);
+	assert_int_equal(runs[0].ranks, 8);
+	assert_int_equal(runs[1].ranks, 16);
+	assert_int_equal(runs[1].state, TP_STENCIL_FOUND);
+	assert_int_equal(runs[1].stencil.dims, 1);
+	assert_true(runs[1].stencil.periodic[0]);
+	assert_int_equal(runs[1].stencil.pair_bytes[0], 100);
+	v = tp_scale_decide(runs, count, 32);
+	assert_true(v.scaled);
+	assert_int_equal(v.source, 1);
+	assert_string_equal(v.text, "1-D periodic stencil seen at 8, 16 ranks");
+	/* A summary signed by another uid is not believed: refused. */
+	summary_path(fx, "ring", eight, path, sizeof(path));
+	snprintf(cmd, sizeof(cmd), "sed -i 's/FAKE:[0-9]*:/FAKE:4242:/' '%s'",
+	         path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tp_store_scale_runs(&fx->opt, fx->ns, "ring", runs,
+	                                     &count, &err),
+	                 TP_OK);
+	assert_int_equal(runs[0].ranks, 0);
+	v = tp_scale_decide(runs, count, 32);
+	assert_false(v.scaled);
+	assert_string_equal(v.text, "a run's summary cannot be read");
+	assert_int_equal(tp_store_scale_runs(&fx->opt, fx->ns, "none", runs,
+	                                     &count, &err),
+	                 TP_ERR_NOTFOUND);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -1160,6 +1226,7 @@ int main(void)
 	    T(test_last_use_is_recorded_once_a_minute),
 	    T(test_bad_last_use_records_are_named_and_ignored),
 	    T(test_summary_for_a_job_is_its_task_counts_newest_run),
+	    T(test_scale_runs_come_from_verified_summaries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
