@@ -99,6 +99,32 @@ bool tp_sched_policy_timed_out(const tp_sched_policy_job *job,
 	return true;
 }
 
+/* The profile found: its application's name (by script hash) or the
+ * job's, and how it was found. */
+static const char *found_name(const tp_sched_policy_job *job,
+                              const tp_sched_profile_answer *answer)
+{
+	return shown(answer->by_script ? answer->app : job->profile);
+}
+
+static const char *found_by(const tp_sched_policy_job *job,
+                            const tp_sched_profile_answer *answer)
+{
+	return answer->by_script ? "script hash"
+	       : job->named      ? "--comm-profile"
+	                         : "job name";
+}
+
+/* "recorded by JobId=N" or "imported" into @from. */
+static void found_from(const tp_sched_profile_answer *answer, char from[48])
+{
+	if (answer->recorded_job_id)
+		snprintf(from, 48, "recorded by JobId=%" PRIu64,
+		         answer->recorded_job_id);
+	else
+		snprintf(from, 48, "imported");
+}
+
 /*
  * Which profile placed the job and why it was chosen: by the script's
  * hash (its application's name) or by the job's name or --comm-profile,
@@ -110,19 +136,11 @@ static void profile_note(const tp_sched_policy_job *job, tp_decision *d,
 	const char *older = answer->over_newest
 	                        ? " (an older run, of the job's task count)"
 	                        : "";
-	char from[48] = "imported";
+	char from[48];
 
-	if (answer->recorded_job_id)
-		snprintf(from, sizeof(from), "recorded by JobId=%" PRIu64,
-		         answer->recorded_job_id);
-	if (answer->by_script)
-		note_set(d, "profile %.48s/%.48s by script hash, %s%s",
-		         shown(job->user), shown(answer->app), from, older);
-	else
-		note_set(d, "profile %.48s/%.48s by %s, %s%s", shown(job->user),
-		         shown(job->profile),
-		         job->named ? "--comm-profile" : "job name", from,
-		         older);
+	found_from(answer, from);
+	note_set(d, "profile %.48s/%.48s by %s, %s%s", shown(job->user),
+	         found_name(job, answer), found_by(job, answer), from, older);
 }
 
 /* Found: the class is the profile's; the note says where it came from,
@@ -131,7 +149,7 @@ static tp_sched_profile_use use_found(const tp_sched_policy_job *job,
                                       tp_decision *d,
                                       const tp_sched_profile_answer *answer)
 {
-	char tasks[32] = "gave no task count";
+	char tasks[32] = "gave no task count", from[48];
 
 	d->has_profile = true;
 	d->job_class = answer->job_class;
@@ -143,10 +161,12 @@ static tp_sched_profile_use use_found(const tp_sched_policy_job *job,
 	}
 	if (job->job_tasks)
 		snprintf(tasks, sizeof(tasks), "%u tasks", job->job_tasks);
+	found_from(answer, from);
 	note_set(d,
 	         "profile %.48s/%.48s has %u ranks, the job %s: class only, "
-	         "Slurm's layout",
-	         shown(job->user), shown(job->profile), answer->ranks, tasks);
+	         "Slurm's layout (by %s, %s)",
+	         shown(job->user), found_name(job, answer), answer->ranks,
+	         tasks, found_by(job, answer), from);
 	return TP_SCHED_PROFILE_CLASS_ONLY;
 }
 

@@ -250,13 +250,39 @@ static void test_other_task_count_uses_the_class_only(void **state)
 	assert_int_equal(counted.job_class, TP_JOBCLASS_IO_HEAVY);
 	assert_string_equal(counted.note,
 	                    "profile alice/ring has 32 ranks, the job 64 "
-	                    "tasks: class only, Slurm's layout");
+	                    "tasks: class only, Slurm's layout (by job name, "
+	                    "imported)");
 	job.job_tasks = 0;
 	assert_int_equal(tp_sched_policy_answer(&job, &uncounted, &answer),
 	                 TP_SCHED_PROFILE_CLASS_ONLY);
 	assert_string_equal(uncounted.note,
 	                    "profile alice/ring has 32 ranks, the job gave no "
-	                    "task count: class only, Slurm's layout");
+	                    "task count: class only, Slurm's layout (by job "
+	                    "name, imported)");
+}
+
+/* Found by script hash with another task count: the note names the
+ * application's profile that exists, not one under the job's name. */
+static void test_class_only_by_script_names_the_application(void **state)
+{
+	tp_sched_policy_job job = ring_job();
+	tp_decision d = fresh();
+	tp_sched_profile_answer answer = {
+	    .status = TP_OK,
+	    .ranks = 1,
+	    .recorded_job_id = 7,
+	    .by_script = true,
+	    .app = "s-0123456789abcdef0123456789abcdef",
+	};
+
+	(void)state;
+	assert_int_equal(tp_sched_policy_answer(&job, &d, &answer),
+	                 TP_SCHED_PROFILE_CLASS_ONLY);
+	assert_string_equal(d.note,
+	                    "profile alice/s-0123456789abcdef0123456789abcdef "
+	                    "has 1 ranks, the job 64 tasks: class only, "
+	                    "Slurm's layout (by script hash, recorded by "
+	                    "JobId=7)");
 }
 
 static void test_not_found_by_job_name_is_no_profile(void **state)
@@ -338,6 +364,7 @@ int main(void)
 	    cmocka_unit_test(test_found_by_comm_profile_imported_older_run),
 	    cmocka_unit_test(test_found_by_script_names_the_application),
 	    cmocka_unit_test(test_other_task_count_uses_the_class_only),
+	    cmocka_unit_test(test_class_only_by_script_names_the_application),
 	    cmocka_unit_test(test_not_found_by_job_name_is_no_profile),
 	    cmocka_unit_test(test_named_not_found_is_noted_not_failed),
 	    cmocka_unit_test(test_unreadable_profile_fails),
