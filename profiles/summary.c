@@ -96,12 +96,19 @@ static void format_stencil(const tp_profile_summary *s, char *buf,
 tp_status tp_summary_format(const tp_profile_summary *s, char **text,
                             tp_error *err)
 {
-	char hex[65], stencil[160];
+	char hex[65], stencil[192] = "";
 	char *out = NULL;
-	int n;
+	int version = TP_SUMMARY_VERSION_NO_STENCIL, n;
 
 	tp_sha256_hex(s->digest, hex);
-	format_stencil(s, stencil, sizeof(stencil));
+	/* A stencil never looked for (a version 1 summary read back) stays
+	 * unknown: version 1, no stencil line, rather than "none". */
+	if (s->stencil_state != TP_STENCIL_UNKNOWN) {
+		memcpy(stencil, "stencil ", 8);
+		format_stencil(s, stencil + 8, sizeof(stencil) - 9);
+		strcat(stencil, "\n");
+		version = TP_SUMMARY_VERSION;
+	}
 	n = asprintf(&out,
 	             "%s %d\n"
 	             "profile %s\n"
@@ -119,9 +126,9 @@ tp_status tp_summary_format(const tp_profile_summary *s, char **text,
 	             "io_request_bytes %" PRIu64 "\n"
 	             "job_id %" PRIu64 "\n"
 	             "app %s\n"
-	             "stencil %s\n"
+	             "%s"
 	             "credential %s\n",
-	             TP_SUMMARY_TAG, TP_SUMMARY_VERSION, s->profile_file,
+	             TP_SUMMARY_TAG, version, s->profile_file,
 	             s->profile_bytes, s->profile_mtime_ns, hex, s->ranks,
 	             s->duration_us, s->net_bytes, s->net_msgs,
 	             s->io_read_bytes, s->io_write_bytes, s->io_requests,

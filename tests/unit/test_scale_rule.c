@@ -386,6 +386,22 @@ static void test_version_1_summary_has_no_stencil_facts(void **state)
 	assert_false(v.scaled);
 	assert_non_null(strstr(v.text, "its 16-rank run's summary predates "
 	                               "stencil facts"));
+	/* Written back, it stays a version 1 summary whose stencil is
+	 * unknown (not "stencil none"): it reads back the same. */
+	{
+		tp_profile_summary *again = calloc(1, sizeof(*again));
+		char *out = NULL;
+
+		assert_non_null(again);
+		assert_int_equal(tp_summary_format(s, &out, &err), TP_OK);
+		assert_string_equal(out, text);
+		assert_int_equal(
+		    tp_summary_parse("again", out, strlen(out), again, &err),
+		    TP_OK);
+		assert_memory_equal(s, again, sizeof(*s));
+		free(out);
+		free(again);
+	}
 	/* Version 2 without its stencil line is not a summary. */
 	text[18] = '2';
 	assert_int_equal(tp_summary_parse("v2", text, strlen(text), s, &err),
