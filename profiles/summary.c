@@ -66,8 +66,7 @@ tp_status tp_summary_of_profile(const tp_profile *profile,
 }
 
 /* The stencil line's value (summary.h) into @buf. */
-static void format_stencil(const tp_profile_summary *s, char *buf,
-                           size_t size)
+static void format_stencil(const tp_profile_summary *s, char *buf, size_t size)
 {
 	const tp_stencil *st = &s->stencil;
 	char periodic[TP_STENCIL_DIMS_MAX + 1];
@@ -81,12 +80,11 @@ static void format_stencil(const tp_profile_summary *s, char *buf,
 	}
 	for (unsigned k = 0; k < st->dims; k++) {
 		periodic[k] = st->periodic[k] ? '1' : '0';
-		b += (size_t)snprintf(bytes + b, sizeof(bytes) - b,
-		                      "%s%" PRIu64, k ? "," : "",
-		                      st->pair_bytes[k]);
-		m += (size_t)snprintf(msgs + m, sizeof(msgs) - m,
-		                      "%s%" PRIu64, k ? "," : "",
-		                      st->pair_msgs[k]);
+		b +=
+		    (size_t)snprintf(bytes + b, sizeof(bytes) - b, "%s%" PRIu64,
+		                     k ? "," : "", st->pair_bytes[k]);
+		m += (size_t)snprintf(msgs + m, sizeof(msgs) - m, "%s%" PRIu64,
+		                      k ? "," : "", st->pair_msgs[k]);
 	}
 	periodic[st->dims] = '\0';
 	snprintf(buf, size, "%u periodic=%s bytes=%s msgs=%s", st->dims,
@@ -128,12 +126,12 @@ tp_status tp_summary_format(const tp_profile_summary *s, char **text,
 	             "app %s\n"
 	             "%s"
 	             "credential %s\n",
-	             TP_SUMMARY_TAG, version, s->profile_file,
-	             s->profile_bytes, s->profile_mtime_ns, hex, s->ranks,
-	             s->duration_us, s->net_bytes, s->net_msgs,
-	             s->io_read_bytes, s->io_write_bytes, s->io_requests,
-	             s->io_clients, s->io_request_bytes, s->job_id, s->app,
-	             stencil, s->credential);
+	             TP_SUMMARY_TAG, version, s->profile_file, s->profile_bytes,
+	             s->profile_mtime_ns, hex, s->ranks, s->duration_us,
+	             s->net_bytes, s->net_msgs, s->io_read_bytes,
+	             s->io_write_bytes, s->io_requests, s->io_clients,
+	             s->io_request_bytes, s->job_id, s->app, stencil,
+	             s->credential);
 	if (n < 0)
 		return tp_error_set(err, TP_ERR_NOMEM,
 		                    "profile summary: out of memory");
@@ -344,8 +342,7 @@ static bool stencil_fields(const char *v, size_t len, tp_profile_summary *s)
 }
 
 /* The stencil line (version 2), after the ranks are known. */
-static tp_status parse_stencil(cursor *c, tp_profile_summary *s,
-                               tp_error *err)
+static tp_status parse_stencil(cursor *c, tp_profile_summary *s, tp_error *err)
 {
 	const char *v;
 	size_t len;
