@@ -121,29 +121,36 @@ static bool budget_tick(struct ctx *c, uint64_t units)
 	return c->over;
 }
 
+/* Append to @buf (@size bytes, *@len used); a cut text ends in "..." so
+ * a reader sees it. */
+static void text_vadd(char *buf, size_t size, size_t *len, const char *fmt,
+                      va_list ap)
+{
+	int n;
+
+	if (*len + 1 >= size)
+		return;
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= size - *len) {
+		*len = size - 1;
+		memcpy(buf + size - 4, "...", 4);
+		return;
+	}
+	*len += (size_t)n;
+}
+
 static void say(struct ctx *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void say(struct ctx *c, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (c->reason_len + 1 >= TP_ALLOC_REASON_MAX)
-		return;
 	va_start(ap, fmt);
-	n = vsnprintf(c->reason + c->reason_len,
-	              TP_ALLOC_REASON_MAX - c->reason_len, fmt, ap);
+	text_vadd(c->reason, TP_ALLOC_REASON_MAX, &c->reason_len, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= TP_ALLOC_REASON_MAX - c->reason_len) {
-		/* Truncated: end in "..." so a reader sees it. */
-		c->reason_len = TP_ALLOC_REASON_MAX - 1;
-		memcpy(c->reason + TP_ALLOC_REASON_MAX - 4, "...", 4);
-		return;
-	}
-	c->reason_len += (size_t)n;
 }
 
 static bool host_usable(const struct ctx *c, uint32_t h)
@@ -671,7 +678,7 @@ static void say_pods_apart(struct ctx *c, uint8_t bad, uint32_t intruded,
 
 /* ---- pod exposure under adaptive routing ---------------------------- */
 
-/* Append to @buf (@size bytes, used *@len); a cut text ends in "...". */
+/* text_vadd for the exposure text. */
 static void exposure_add(char *buf, size_t size, size_t *len, const char *fmt,
                          ...) __attribute__((format(printf, 4, 5)));
 
@@ -679,21 +686,10 @@ static void exposure_add(char *buf, size_t size, size_t *len, const char *fmt,
                          ...)
 {
 	va_list ap;
-	int n;
 
-	if (*len + 1 >= size)
-		return;
 	va_start(ap, fmt);
-	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	text_vadd(buf, size, len, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= size - *len) {
-		*len = size - 1;
-		memcpy(buf + size - 4, "...", 4);
-		return;
-	}
-	*len += (size_t)n;
 }
 
 /*
