@@ -470,8 +470,8 @@ static tp_status add_group_curve(tp_threshold_table *t, const tp_sweep_point *p,
 	for (size_t i = 0; i < n; i++) {
 		/* Each point's own baseline: with several runs, the worst
 		 * run's (tp_sweep_point); with one, the group's. */
-		double base_mean = p[i].alone_mean_us > 0 ? p[i].alone_mean_us
-		                                          : last_mean;
+		double base_mean =
+		    p[i].alone_mean_us > 0 ? p[i].alone_mean_us : last_mean;
 		double base_p99 =
 		    p[i].alone_mean_us > 0 ? p[i].alone_p99_us : last_p99;
 		tp_curve_point c = {.request_bytes = p[i].request_bytes,
@@ -653,8 +653,8 @@ static tp_status parse_curve_fields(tp_csv *csv, int version,
 		return st;
 	if (version < 3)
 		return TP_OK;
-	if ((st = tp_csv_uint(csv, 9, "runs", 1, TP_SWEEP_MAX_RUNS, &v,
-	                      err)) != TP_OK)
+	if ((st = tp_csv_uint(csv, 9, "runs", 1, TP_SWEEP_MAX_RUNS, &v, err)) !=
+	    TP_OK)
 		return st;
 	c->runs = (uint32_t)v;
 	if ((st = tp_csv_uint(csv, 10, "worst_run", 0, TP_SWEEP_MAX_RUNS - 1,
@@ -722,16 +722,24 @@ static bool has_magic(const char *text, size_t len, const char *magic)
 	        text[n] == '\r');
 }
 
+const char *tp_threshold_magic(int version)
+{
+	return version == 3   ? TP_THRESHOLD_MAGIC_V3
+	       : version == 2 ? TP_THRESHOLD_MAGIC_V2
+	                      : TP_THRESHOLD_MAGIC;
+}
+
+const char *tp_threshold_header(int version)
+{
+	return version == 3   ? TP_THRESHOLD_HEADER_V3
+	       : version == 2 ? TP_THRESHOLD_HEADER_V2
+	                      : TP_THRESHOLD_HEADER;
+}
+
 tp_status tp_threshold_table_parse(const char *name, const char *text,
                                    size_t len, tp_threshold_table **table,
                                    tp_error *err)
 {
-	static const char *const magics[] = {TP_THRESHOLD_MAGIC,
-	                                     TP_THRESHOLD_MAGIC_V2,
-	                                     TP_THRESHOLD_MAGIC_V3};
-	static const char *const headers[] = {TP_THRESHOLD_HEADER,
-	                                      TP_THRESHOLD_HEADER_V2,
-	                                      TP_THRESHOLD_HEADER_V3};
 	tp_threshold_table *t;
 	int have, version = 1;
 	tp_status st;
@@ -747,9 +755,10 @@ tp_status tp_threshold_table_parse(const char *name, const char *text,
 		                    name ? name : "(input)");
 	tp_csv_init(&csv, name, text, len);
 	for (;;) {
-		if ((st = tp_csv_next_row(&csv, magics[version - 1],
-		                          headers[version - 1], "threshold table",
-		                          &have, err)) != TP_OK)
+		if ((st = tp_csv_next_row(&csv, tp_threshold_magic(version),
+		                          tp_threshold_header(version),
+		                          "threshold table", &have, err)) !=
+		    TP_OK)
 			goto fail;
 		if (!have)
 			break;

@@ -50,7 +50,7 @@
 /* Version 3: the curve of a sweep of several runs (topoplace-sweep(5)
  * version 3), each window the worst run's, with how many runs measured it
  * and which run was the worst. */
-#define TP_THRESHOLD_MAGIC_V3 "# topoplace-thresholds v3"
+#define TP_THRESHOLD_MAGIC_V3  "# topoplace-thresholds v3"
 #define TP_THRESHOLD_HEADER_V3 TP_THRESHOLD_HEADER_V2 ",runs,worst_run"
 /* Bound on the curve points of a table (all entries together). */
 #define TP_THRESHOLD_MAX_CURVE_POINTS 100000
@@ -189,6 +189,11 @@ int tp_threshold_format_v3(const tp_threshold *entry,
 /* The table version @table needs: 3 when a curve point was measured in
  * more than one run, 2 with a curve, else 1. */
 int tp_threshold_table_version(const tp_threshold_table *table);
+
+/* The magic line and the column header of table version @version (1..3;
+ * any other gives version 1's), for the reader and the writer alike. */
+const char *tp_threshold_magic(int version);
+const char *tp_threshold_header(int version);
 
 /*
  * The threshold for @request_bytes and @clients: exact if measured, else

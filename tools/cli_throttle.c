@@ -412,10 +412,10 @@ static void write_threshold_entry(FILE *out, int version,
 		if (point->request_bytes != e->request_bytes ||
 		    point->clients != e->clients)
 			continue;
-		if ((version == 3 ? tp_threshold_format_v3(e, point, line,
-		                                           sizeof(line))
-		                  : tp_threshold_format_v2(e, point, line,
-		                                           sizeof(line))) > 0)
+		if ((version == 3
+		         ? tp_threshold_format_v3(e, point, line, sizeof(line))
+		         : tp_threshold_format_v2(e, point, line,
+		                                  sizeof(line))) > 0)
 			fputs(line, out);
 	}
 }
@@ -427,16 +427,10 @@ static void write_threshold_table(FILE *out, const char *sweep_path,
                                   const tp_threshold_params *params,
                                   const tp_threshold_table *table)
 {
-	static const char *const magics[] = {TP_THRESHOLD_MAGIC,
-	                                     TP_THRESHOLD_MAGIC_V2,
-	                                     TP_THRESHOLD_MAGIC_V3};
-	static const char *const headers[] = {TP_THRESHOLD_HEADER,
-	                                      TP_THRESHOLD_HEADER_V2,
-	                                      TP_THRESHOLD_HEADER_V3};
 	int version = tp_threshold_table_version(table);
 
-	fprintf(out, "%s from %s rise=%g\n%s\n", magics[version - 1],
-	        sweep_path, params->rise, headers[version - 1]);
+	fprintf(out, "%s from %s rise=%g\n%s\n", tp_threshold_magic(version),
+	        sweep_path, params->rise, tp_threshold_header(version));
 	for (size_t i = 0; i < table->count; i++) {
 		const tp_threshold *e = &table->entries[i];
 		uint32_t runs = entry_runs(table, e);
