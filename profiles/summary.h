@@ -29,7 +29,8 @@
  * of another size (scale_rule.h) from its runs' summaries alone, without
  * reading a matrix; the extents are not stored but follow from ranks and
  * d (MPI_Dims_create).  Version 1 summaries (no stencil line) are still
- * read, their stencil unknown.  A summary is trusted exactly
+ * read, their stencil unknown, and tp_summary_format writes such a summary
+ * back as version 1 (so parse and format round-trip).  A summary is trusted exactly
  * as far as the run: the store checks its owner and mode like the run's,
  * verifies the credential against the digest (so it was made by the
  * namespace's owner for this name), and treats it as stale when the run's
