@@ -1,6 +1,7 @@
 # The fabric model (issue 3): discovery sources, the model, routes.
 placement_libtopoplace_la_SOURCES += \
-	placement/fabric.c placement/fabric.h \
+	placement/fabric.c placement/fabric.h placement/fabric_internal.h \
+	placement/fabric_finish.c placement/fabric_output.c placement/fabric_diff.c \
 	placement/discover.c placement/discover.h \
 	placement/route.c placement/route.h \
 	placement/fabric_name_map.c
