@@ -1984,79 +1984,143 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
 	                               stats, err);
 }
 
-tp_status tp_remap_compute_search(const tp_topo *topo,
-                                  const tp_traffic *traffic,
-                                  const tp_remap_host *hosts,
-                                  uint32_t host_count, uint64_t seed,
-                                  tp_remap_search search,
-                                  const tp_logger *log,
-                                  tp_remap_mapping *mapping,
-                                  tp_remap_stats *stats, tp_error *err)
-{
-	uint32_t n = traffic->ranks;
-	uint32_t *block = NULL, *part = NULL, *block_ref = NULL;
-	uint32_t *trial_hl = NULL, *unrefined = NULL;
-	const uint32_t *best;
-	tp_traffic_csr *g = NULL;
-	struct tree t = {0};
-	tp_remap_stats st = {0};
-	struct trial trials[TRIALS_MAX];
-	uint32_t ntrial;
-	uint64_t bisection_work = 0, search_work = 0, work_per_try = 0;
-	bool packed_without_metis = false;
-	uint64_t budget =
-	    n <= SMALL_MAX_RANKS ? SMALL_SEARCH_BUDGET : SEARCH_BUDGET;
-	bool wide;
+/*
+ * One remap search: its inputs, the CSR graph and host tree built once,
+ * the candidates' scratch and the best mapping so far.  The steps below
+ * each read and update it; tp_remap_compute_search runs them in order.
+ */
+struct search {
+	const tp_topo *topo;
+	const tp_traffic *traffic;
+	const tp_remap_host *hosts;
+	uint32_t host_count, n;
+	uint64_t seed;
+	tp_remap_search mode;
+	const tp_logger *log;
+	tp_traffic_csr *g;
+	struct tree t;
+	/* rank -> host-local position, n each */
+	uint32_t *block, *part, *block_ref, *trial_hl, *unrefined;
+	const uint32_t *best; /* one of the above */
+	bool wide;            /* leaf-wide moves in refinements */
 	uint64_t hb_block_ref;
+	tp_remap_stats st;
+};
+
+static uint64_t search_hop_bytes(const struct search *s, const uint32_t *hl)
+{
+	return hl_hop_bytes(s->topo, s->traffic, s->hosts, hl);
+}
+
+static tp_status search_refine(struct search *s, uint64_t seed, bool wide,
+                               uint32_t *hl, tp_error *err)
+{
+	return refine(s->topo, s->hosts, s->host_count, s->g, seed, wide, hl,
+	              &s->st.moves, err);
+}
+
+/* Where METIS's work goes across the candidates (see search_partitions). */
+struct search_work {
+	uint64_t bisection, spent, per_try, budget;
+	bool packed_without_metis;
+};
+
+/*
+ * Candidate @i (@tr): partitioned, refined, kept in s->part when it is the
+ * best so far.
+ */
+static tp_status search_candidate(struct search *s, uint32_t i,
+                                  const struct trial *tr, struct search_work *w,
+                                  tp_error *err)
+{
+	uint32_t n = s->n;
+	uint64_t hb_part, hb_ref, work = 0, t_us = thread_cpu_us(), t_part_us;
+	char fm_note[24];
 	tp_status rc;
 
-	memset(mapping, 0, sizeof(*mapping));
-	rc = check_hosts(topo, n, hosts, host_count, err);
+	if (tr->bisection)
+		rc = bisection_partition(&s->t, s->g, tr->seed, s->trial_hl,
+		                         &work, err);
+	else
+		rc = hierarchical_partition(&s->t, s->g, tr, s->log,
+		                            s->trial_hl, &work, err);
 	if (rc != TP_OK)
 		return rc;
-	block = malloc((size_t)n * sizeof(*block));
-	part = malloc((size_t)n * sizeof(*part));
-	block_ref = malloc((size_t)n * sizeof(*block_ref));
-	trial_hl = malloc((size_t)n * sizeof(*trial_hl));
-	unrefined = malloc((size_t)n * sizeof(*unrefined));
-	if (!block || !part || !block_ref || !trial_hl || !unrefined) {
-		rc = tp_error_set(err, TP_ERR_NOMEM,
-		                  "remap: out of memory for %u ranks", n);
-		goto out;
+	t_part_us = thread_cpu_us() - t_us;
+	if (tr->bisection) {
+		w->bisection = work;
+	} else {
+		w->spent += work;
+		w->per_try = work / (uint64_t)tr->ncuts;
+		if (!tr->spread && work == 0)
+			w->packed_without_metis = true;
 	}
-	block_positions(hosts, n, block);
-	st.block_hop_bytes = hl_hop_bytes(topo, traffic, hosts, block);
-	best = block;
-	st.chosen = "block";
-	st.partition = "none";
-	st.hop_bytes = st.block_hop_bytes;
-	st.partition_hop_bytes = st.refined_hop_bytes = st.block_hop_bytes;
-	if (st.block_hop_bytes == 0 || n == 1)
-		goto done; /* nothing crosses a host: block is optimal */
-
-	rc = tp_traffic_csr_build(traffic, TP_TRAFFIC_CSR_UNDIRECTED, &g, err);
-	if (rc == TP_OK)
-		rc = tree_build(topo, hosts, host_count, &t, err);
+	hb_part = search_hop_bytes(s, s->trial_hl);
+	memcpy(s->unrefined, s->trial_hl, (size_t)n * sizeof(*s->unrefined));
+	rc = search_refine(s, tr->seed, false, s->trial_hl, err);
 	if (rc != TP_OK)
-		goto out;
-	/*
-	 * Candidate partitions, each refined, the best kept: the plain
-	 * bisection first, then the others in the order they pay while the
-	 * METIS work spent on them stays within the budget (SEARCH_BUDGET
-	 * or SMALL_SEARCH_BUDGET times the bisection's; the next one is
-	 * predicted to cost the last one's work per try times its tries:
-	 * the same tree).  The first after the bisection always runs.
-	 * Counted in METIS work, not CPU time, so the result is the same on
-	 * a loaded machine.  Which wins depends on the pattern and the
-	 * allocation (bench/RESULTS.md, issue 16).
-	 */
-	ntrial = plan_trials(n, t.node[0].cap, seed, trials);
-	if (search == TP_REMAP_SEARCH_FAST && ntrial > FAST_TRIALS)
+		return rc;
+	hb_ref = search_hop_bytes(s, s->trial_hl);
+	if (tr->refine_passes)
+		snprintf(fm_note, sizeof(fm_note), " fm-passes %d",
+		         tr->refine_passes);
+	else
+		fm_note[0] = '\0';
+	tp_log(s->log, TP_LOG_DEBUG,
+	       "remap: candidate %u: %s seed+%llu ncuts %d%s%s: METIS "
+	       "work %llu, hop-bytes %llu, refined %llu, %llu us "
+	       "(partition %llu us)",
+	       i,
+	       tr->bisection ? "bisection"
+	       : tr->spread  ? "spread"
+	                     : "packed",
+	       (unsigned long long)(tr->seed - s->seed), tr->ncuts,
+	       tr->rm ? " rm" : "", fm_note, (unsigned long long)work,
+	       (unsigned long long)hb_part, (unsigned long long)hb_ref,
+	       (unsigned long long)(thread_cpu_us() - t_us),
+	       (unsigned long long)t_part_us);
+	if (hb_ref > hb_part) {
+		/*
+		 * Refinement gains are exact, so this is a bug; the partition
+		 * itself stays a candidate all the same.
+		 */
+		memcpy(s->trial_hl, s->unrefined,
+		       (size_t)n * sizeof(*s->trial_hl));
+		hb_ref = hb_part;
+	}
+	if (i == 0 || hb_ref < s->st.refined_hop_bytes) {
+		s->st.partition_hop_bytes = hb_part;
+		s->st.refined_hop_bytes = hb_ref;
+		s->st.partition = tr->bisection ? "bisection" : "hierarchical";
+		memcpy(s->part, s->trial_hl, (size_t)n * sizeof(*s->part));
+	}
+	return TP_OK;
+}
+
+/*
+ * Candidate partitions, each refined, the best kept: the plain bisection
+ * first, then the others in the order they pay while the METIS work spent
+ * on them stays within the budget (SEARCH_BUDGET or SMALL_SEARCH_BUDGET
+ * times the bisection's; the next one is predicted to cost the last one's
+ * work per try times its tries: the same tree).  The first after the
+ * bisection always runs.  Counted in METIS work, not CPU time, so the
+ * result is the same on a loaded machine.  Which wins depends on the
+ * pattern and the allocation (bench/RESULTS.md, issue 16).
+ */
+static tp_status search_partitions(struct search *s, tp_error *err)
+{
+	struct trial trials[TRIALS_MAX];
+	struct search_work w = {
+	    .budget =
+	        s->n <= SMALL_MAX_RANKS ? SMALL_SEARCH_BUDGET : SEARCH_BUDGET,
+	};
+	uint32_t ntrial = plan_trials(s->n, s->t.node[0].cap, s->seed, trials);
+
+	if (s->mode == TP_REMAP_SEARCH_FAST && ntrial > FAST_TRIALS)
 		ntrial = FAST_TRIALS;
 	for (uint32_t i = 0; i < ntrial; i++) {
 		const struct trial *tr = &trials[i];
-		uint64_t hb_part, hb_ref, t_us, t_part_us, work = 0;
-		char fm_note[24];
+		tp_status rc;
 
 		/*
 		 * A packed partition that needed no METIS call (every split
@@ -2064,201 +2128,247 @@ tp_status tp_remap_compute_search(const tp_topo *topo,
 		 * every seed and try count: the later packed ones would only
 		 * repeat it.
 		 */
-		if (!tr->bisection && !tr->spread && packed_without_metis)
+		if (!tr->bisection && !tr->spread && w.packed_without_metis)
 			continue;
-
-		if (i >= 2 && search_work + work_per_try * (uint64_t)tr->ncuts >
-		                  budget * bisection_work) {
-			tp_log(log, TP_LOG_DEBUG,
+		if (i >= 2 && w.spent + w.per_try * (uint64_t)tr->ncuts >
+		                  w.budget * w.bisection) {
+			tp_log(s->log, TP_LOG_DEBUG,
 			       "remap: %u of %u partitions tried: METIS work "
 			       "%llu of a budget of %llu",
-			       i, ntrial, (unsigned long long)search_work,
-			       (unsigned long long)(budget * bisection_work));
+			       i, ntrial, (unsigned long long)w.spent,
+			       (unsigned long long)(w.budget * w.bisection));
 			break;
 		}
-		t_us = thread_cpu_us();
-		if (tr->bisection)
-			rc = bisection_partition(&t, g, tr->seed, trial_hl,
-			                         &work, err);
-		else
-			rc = hierarchical_partition(&t, g, tr, log, trial_hl,
-			                            &work, err);
+		rc = search_candidate(s, i, tr, &w, err);
 		if (rc != TP_OK)
-			goto out;
-		t_part_us = thread_cpu_us() - t_us;
-		if (tr->bisection) {
-			bisection_work = work;
-		} else {
-			search_work += work;
-			work_per_try = work / (uint64_t)tr->ncuts;
-			if (!tr->spread && work == 0)
-				packed_without_metis = true;
-		}
-		hb_part = hl_hop_bytes(topo, traffic, hosts, trial_hl);
-		memcpy(unrefined, trial_hl, (size_t)n * sizeof(*unrefined));
-		rc = refine(topo, hosts, host_count, g, tr->seed, false,
-		            trial_hl, &st.moves, err);
-		if (rc != TP_OK)
-			goto out;
-		hb_ref = hl_hop_bytes(topo, traffic, hosts, trial_hl);
-		if (tr->refine_passes)
-			snprintf(fm_note, sizeof(fm_note), " fm-passes %d",
-			         tr->refine_passes);
-		else
-			fm_note[0] = '\0';
-		tp_log(log, TP_LOG_DEBUG,
-		       "remap: candidate %u: %s seed+%llu ncuts %d%s%s: METIS "
-		       "work %llu, hop-bytes %llu, refined %llu, %llu us "
-		       "(partition %llu us)",
-		       i,
-		       tr->bisection ? "bisection"
-		       : tr->spread  ? "spread"
-		                     : "packed",
-		       (unsigned long long)(tr->seed - seed), tr->ncuts,
-		       tr->rm ? " rm" : "", fm_note, (unsigned long long)work,
-		       (unsigned long long)hb_part, (unsigned long long)hb_ref,
-		       (unsigned long long)(thread_cpu_us() - t_us),
-		       (unsigned long long)t_part_us);
-		if (hb_ref > hb_part) {
-			/*
-			 * Refinement gains are exact, so this is a bug; the
-			 * partition itself stays a candidate all the same.
-			 */
-			memcpy(trial_hl, unrefined,
-			       (size_t)n * sizeof(*trial_hl));
-			hb_ref = hb_part;
-		}
-		if (i == 0 || hb_ref < st.refined_hop_bytes) {
-			st.partition_hop_bytes = hb_part;
-			st.refined_hop_bytes = hb_ref;
-			st.partition =
-			    tr->bisection ? "bisection" : "hierarchical";
-			memcpy(part, trial_hl, (size_t)n * sizeof(*part));
-		}
+			return rc;
 	}
-	/*
-	 * The best partition polished with leaf-wide swaps where scanning a
-	 * leaf is cheap: small jobs, and jobs up to TRIAL_MAX_RANKS with at
-	 * most WIDE_LEAF_SLOTS slots per leaf (1 rank per host); not in the
-	 * FAST search (nor leaf-wide moves in its later refinements), where
-	 * it would cost up to the bisection's time again.
-	 */
-	wide = search == TP_REMAP_SEARCH_FULL &&
-	       (n <= SMALL_MAX_RANKS ||
-	        (n <= TRIAL_MAX_RANKS &&
-	         t.node[0].cap <= (uint64_t)WIDE_LEAF_SLOTS * count_leaves(&t)));
-	if (wide) {
-		uint64_t hb_wide, t_us = thread_cpu_us();
+	return TP_OK;
+}
 
-		memcpy(unrefined, part, (size_t)n * sizeof(*unrefined));
-		rc = refine(topo, hosts, host_count, g, seed, true, part,
-		            &st.moves, err);
-		if (rc != TP_OK)
-			goto out;
-		hb_wide = hl_hop_bytes(topo, traffic, hosts, part);
-		if (hb_wide <= st.refined_hop_bytes)
-			st.refined_hop_bytes = hb_wide;
-		else /* as above: never happens, but never worse either */
-			memcpy(part, unrefined, (size_t)n * sizeof(*part));
-		tp_log(log, TP_LOG_DEBUG,
-		       "remap: leaf-wide polish: hop-bytes %llu, %llu us",
-		       (unsigned long long)hb_wide,
-		       (unsigned long long)(thread_cpu_us() - t_us));
-	}
-	memcpy(block_ref, block, (size_t)n * sizeof(*block));
-	/*
-	 * Refining block pays when block is already good (ranks in a
-	 * natural order); when it is far behind the partition, local moves
-	 * do not close the gap: skipped there, at every size.  On a large job
-	 * it costs seconds (262,144 relabelled ranks: 5 s); at 256-1,024
-	 * ranks it cost 1.3-2.4 times the bisection's METIS time.  Over
-	 * peer_bench's 362 matrix and family inputs of 8-1,024 ranks
-	 * (part and frag allocations) it won twice, with block at 0.63 and
-	 * 1.047 of the partition, and never when block was over 17/16 of it
-	 * (bench/RESULTS.md, issue 16).
-	 */
-	if (st.block_hop_bytes / 17 > st.refined_hop_bytes / 16) {
-		hb_block_ref = st.block_hop_bytes;
-		tp_log(log, TP_LOG_DEBUG,
+/*
+ * The best partition polished with leaf-wide swaps where scanning a leaf
+ * is cheap: small jobs, and jobs up to TRIAL_MAX_RANKS with at most
+ * WIDE_LEAF_SLOTS slots per leaf (1 rank per host); not in the FAST
+ * search (nor leaf-wide moves in its later refinements), where it would
+ * cost up to the bisection's time again.
+ */
+static tp_status search_polish_wide(struct search *s, tp_error *err)
+{
+	uint32_t n = s->n;
+	uint64_t hb_wide, t_us = thread_cpu_us();
+	tp_status rc;
+
+	s->wide = s->mode == TP_REMAP_SEARCH_FULL &&
+	          (n <= SMALL_MAX_RANKS ||
+	           (n <= TRIAL_MAX_RANKS &&
+	            s->t.node[0].cap <=
+	                (uint64_t)WIDE_LEAF_SLOTS * count_leaves(&s->t)));
+	if (!s->wide)
+		return TP_OK;
+	memcpy(s->unrefined, s->part, (size_t)n * sizeof(*s->unrefined));
+	rc = search_refine(s, s->seed, true, s->part, err);
+	if (rc != TP_OK)
+		return rc;
+	hb_wide = search_hop_bytes(s, s->part);
+	if (hb_wide <= s->st.refined_hop_bytes)
+		s->st.refined_hop_bytes = hb_wide;
+	else /* as in search_candidate: never happens, never worse either */
+		memcpy(s->part, s->unrefined, (size_t)n * sizeof(*s->part));
+	tp_log(s->log, TP_LOG_DEBUG,
+	       "remap: leaf-wide polish: hop-bytes %llu, %llu us",
+	       (unsigned long long)hb_wide,
+	       (unsigned long long)(thread_cpu_us() - t_us));
+	return TP_OK;
+}
+
+/*
+ * Refining block pays when block is already good (ranks in a natural
+ * order); when it is far behind the partition, local moves do not close
+ * the gap: skipped there, at every size.  On a large job it costs seconds
+ * (262,144 relabelled ranks: 5 s); at 256-1,024 ranks it cost 1.3-2.4
+ * times the bisection's METIS time.  Over peer_bench's 362 matrix and
+ * family inputs of 8-1,024 ranks (part and frag allocations) it won twice,
+ * with block at 0.63 and 1.047 of the partition, and never when block was
+ * over 17/16 of it (bench/RESULTS.md, issue 16).
+ */
+static tp_status search_refine_block(struct search *s, tp_error *err)
+{
+	uint64_t t_us;
+	tp_status rc;
+
+	memcpy(s->block_ref, s->block, (size_t)s->n * sizeof(*s->block));
+	if (s->st.block_hop_bytes / 17 > s->st.refined_hop_bytes / 16) {
+		s->hb_block_ref = s->st.block_hop_bytes;
+		tp_log(s->log, TP_LOG_DEBUG,
 		       "remap: block not refined: %llu hop-bytes, over 17/16 "
 		       "of the partition's %llu",
-		       (unsigned long long)st.block_hop_bytes,
-		       (unsigned long long)st.refined_hop_bytes);
-	} else {
-		uint64_t t_us = thread_cpu_us();
-
-		rc = refine(topo, hosts, host_count, g, seed, wide, block_ref,
-		            &st.moves, err);
-		if (rc != TP_OK)
-			goto out;
-		hb_block_ref = hl_hop_bytes(topo, traffic, hosts, block_ref);
-		tp_log(log, TP_LOG_DEBUG,
-		       "remap: block refined: hop-bytes %llu, %llu us",
-		       (unsigned long long)hb_block_ref,
-		       (unsigned long long)(thread_cpu_us() - t_us));
+		       (unsigned long long)s->st.block_hop_bytes,
+		       (unsigned long long)s->st.refined_hop_bytes);
+		return TP_OK;
 	}
+	t_us = thread_cpu_us();
+	rc = search_refine(s, s->seed, s->wide, s->block_ref, err);
+	if (rc != TP_OK)
+		return rc;
+	s->hb_block_ref = search_hop_bytes(s, s->block_ref);
+	tp_log(s->log, TP_LOG_DEBUG,
+	       "remap: block refined: hop-bytes %llu, %llu us",
+	       (unsigned long long)s->hb_block_ref,
+	       (unsigned long long)(thread_cpu_us() - t_us));
+	return TP_OK;
+}
+
+/* Block, refined block or the partition: the lowest hop-bytes. */
+static void search_choose(struct search *s)
+{
 	/* Strictly better only: on a tie the job keeps its block mapping. */
-	if (hb_block_ref < st.hop_bytes) {
-		best = block_ref;
-		st.hop_bytes = hb_block_ref;
-		st.chosen = "block+refine";
+	if (s->hb_block_ref < s->st.hop_bytes) {
+		s->best = s->block_ref;
+		s->st.hop_bytes = s->hb_block_ref;
+		s->st.chosen = "block+refine";
 	}
-	if (st.refined_hop_bytes < st.hop_bytes ||
-	    (st.refined_hop_bytes == st.hop_bytes && best != block)) {
-		best = part;
-		st.hop_bytes = st.refined_hop_bytes;
-		st.chosen = "partition";
+	if (s->st.refined_hop_bytes < s->st.hop_bytes ||
+	    (s->st.refined_hop_bytes == s->st.hop_bytes &&
+	     s->best != s->block)) {
+		s->best = s->part;
+		s->st.hop_bytes = s->st.refined_hop_bytes;
+		s->st.chosen = "partition";
 	}
-	/*
-	 * Whole hosts traded between leaves, then ranks polished again: kept
-	 * only when strictly lower (the steps are exact, so it never rises).
-	 */
-	{
-		uint64_t swaps = 0, hb_swapped, t_us = thread_cpu_us();
+}
 
-		memcpy(trial_hl, best, (size_t)n * sizeof(*trial_hl));
-		rc = swap_host_contents(topo, hosts, host_count, g, trial_hl,
-		                        &swaps, err);
-		if (rc == TP_OK && swaps)
-			rc = refine(topo, hosts, host_count, g, seed, wide,
-			            trial_hl, &st.moves, err);
-		if (rc != TP_OK)
-			goto out;
-		hb_swapped = swaps
-		                 ? hl_hop_bytes(topo, traffic, hosts, trial_hl)
-		                 : st.hop_bytes;
-		tp_log(log, TP_LOG_DEBUG,
-		       "remap: whole-host swaps: %llu, hop-bytes %llu, %llu us",
-		       (unsigned long long)swaps,
-		       (unsigned long long)hb_swapped,
-		       (unsigned long long)(thread_cpu_us() - t_us));
-		if (hb_swapped < st.hop_bytes) {
-			best = trial_hl;
-			st.hop_bytes = hb_swapped;
-			st.host_swaps = swaps;
-		}
+/*
+ * Whole hosts traded between leaves, then ranks polished again: kept only
+ * when strictly lower (the steps are exact, so it never rises).
+ */
+static tp_status search_swap_hosts(struct search *s, tp_error *err)
+{
+	uint64_t swaps = 0, hb_swapped, t_us = thread_cpu_us();
+	tp_status rc;
+
+	memcpy(s->trial_hl, s->best, (size_t)s->n * sizeof(*s->trial_hl));
+	rc = swap_host_contents(s->topo, s->hosts, s->host_count, s->g,
+	                        s->trial_hl, &swaps, err);
+	if (rc == TP_OK && swaps)
+		rc = search_refine(s, s->seed, s->wide, s->trial_hl, err);
+	if (rc != TP_OK)
+		return rc;
+	hb_swapped = swaps ? search_hop_bytes(s, s->trial_hl) : s->st.hop_bytes;
+	tp_log(s->log, TP_LOG_DEBUG,
+	       "remap: whole-host swaps: %llu, hop-bytes %llu, %llu us",
+	       (unsigned long long)swaps, (unsigned long long)hb_swapped,
+	       (unsigned long long)(thread_cpu_us() - t_us));
+	if (hb_swapped < s->st.hop_bytes) {
+		s->best = s->trial_hl;
+		s->st.hop_bytes = hb_swapped;
+		s->st.host_swaps = swaps;
 	}
-	tp_log(log, TP_LOG_DEBUG,
+	return TP_OK;
+}
+
+/* Block order, and its hop-bytes as the figure every candidate must beat. */
+static tp_status search_start(struct search *s, tp_error *err)
+{
+	size_t bytes = (size_t)s->n * sizeof(uint32_t);
+
+	s->block = malloc(bytes);
+	s->part = malloc(bytes);
+	s->block_ref = malloc(bytes);
+	s->trial_hl = malloc(bytes);
+	s->unrefined = malloc(bytes);
+	if (!s->block || !s->part || !s->block_ref || !s->trial_hl ||
+	    !s->unrefined)
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "remap: out of memory for %u ranks", s->n);
+	block_positions(s->hosts, s->n, s->block);
+	s->st.block_hop_bytes = search_hop_bytes(s, s->block);
+	s->best = s->block;
+	s->st.chosen = "block";
+	s->st.partition = "none";
+	s->st.hop_bytes = s->st.block_hop_bytes;
+	s->st.partition_hop_bytes = s->st.refined_hop_bytes =
+	    s->st.block_hop_bytes;
+	return TP_OK;
+}
+
+static void search_free(struct search *s)
+{
+	free(s->block);
+	free(s->part);
+	free(s->block_ref);
+	free(s->trial_hl);
+	free(s->unrefined);
+	tp_traffic_csr_free(s->g);
+	tree_free(&s->t);
+}
+
+/* The steps after block: partitions, polish, refined block, host swaps. */
+static tp_status search_run(struct search *s, tp_error *err)
+{
+	tp_status rc;
+
+	rc = tp_traffic_csr_build(s->traffic, TP_TRAFFIC_CSR_UNDIRECTED, &s->g,
+	                          err);
+	if (rc == TP_OK)
+		rc = tree_build(s->topo, s->hosts, s->host_count, &s->t, err);
+	if (rc == TP_OK)
+		rc = search_partitions(s, err);
+	if (rc == TP_OK)
+		rc = search_polish_wide(s, err);
+	if (rc == TP_OK)
+		rc = search_refine_block(s, err);
+	if (rc != TP_OK)
+		return rc;
+	search_choose(s);
+	rc = search_swap_hosts(s, err);
+	if (rc != TP_OK)
+		return rc;
+	tp_log(s->log, TP_LOG_DEBUG,
 	       "remap: %u ranks on %u hosts: hop-bytes block %llu, "
 	       "partition %llu, refined %llu, block+refine %llu: %s, "
 	       "%llu whole-host swaps: %llu",
-	       n, host_count, (unsigned long long)st.block_hop_bytes,
-	       (unsigned long long)st.partition_hop_bytes,
-	       (unsigned long long)st.refined_hop_bytes,
-	       (unsigned long long)hb_block_ref, st.chosen,
-	       (unsigned long long)st.host_swaps,
-	       (unsigned long long)st.hop_bytes);
-done:
-	rc = finish_mapping(hosts, host_count, best, n, mapping, err);
+	       s->n, s->host_count, (unsigned long long)s->st.block_hop_bytes,
+	       (unsigned long long)s->st.partition_hop_bytes,
+	       (unsigned long long)s->st.refined_hop_bytes,
+	       (unsigned long long)s->hb_block_ref, s->st.chosen,
+	       (unsigned long long)s->st.host_swaps,
+	       (unsigned long long)s->st.hop_bytes);
+	return TP_OK;
+}
+
+tp_status tp_remap_compute_search(const tp_topo *topo,
+                                  const tp_traffic *traffic,
+                                  const tp_remap_host *hosts,
+                                  uint32_t host_count, uint64_t seed,
+                                  tp_remap_search search, const tp_logger *log,
+                                  tp_remap_mapping *mapping,
+                                  tp_remap_stats *stats, tp_error *err)
+{
+	struct search s = {
+	    .topo = topo,
+	    .traffic = traffic,
+	    .hosts = hosts,
+	    .host_count = host_count,
+	    .n = traffic->ranks,
+	    .seed = seed,
+	    .mode = search,
+	    .log = log,
+	};
+	tp_status rc;
+
+	memset(mapping, 0, sizeof(*mapping));
+	rc = check_hosts(topo, s.n, hosts, host_count, err);
+	if (rc != TP_OK)
+		return rc;
+	rc = search_start(&s, err);
+	/* Nothing crosses a host: block is optimal. */
+	if (rc == TP_OK && s.st.block_hop_bytes != 0 && s.n != 1)
+		rc = search_run(&s, err);
+	if (rc == TP_OK)
+		rc = finish_mapping(hosts, host_count, s.best, s.n, mapping,
+		                    err);
 	if (rc == TP_OK && stats)
-		*stats = st;
-out:
-	free(block);
-	free(part);
-	free(block_ref);
-	free(trial_hl);
-	free(unrefined);
-	tp_traffic_csr_free(g);
-	tree_free(&t);
+		*stats = s.st;
+	search_free(&s);
 	return rc;
 }
