@@ -271,211 +271,262 @@ static int cmp_cache_port(const void *a, const void *b)
 	return x->num < y->num ? -1 : x->num > y->num;
 }
 
+/* An ibnetdiscover cache being read: the file, where, and what it gave. */
+struct cache_reader {
+	const uint8_t *b;
+	size_t len, pos;
+	const char *source; /* for messages: "ibnetdiscover cache FILE" */
+	tp_fabric *f;
+	struct cache_node *nodes; /* sorted by GUID after cache_read_nodes */
+	uint32_t node_count;
+	struct cache_port
+	    *ports; /* the kept ones sorted after cache_read_ports */
+	uint32_t port_count, kept;
+};
+
+/* The header: magic, version, and counts that fit the file. */
+static tp_status cache_read_header(struct cache_reader *r, tp_error *err)
+{
+	const uint8_t *b = r->b;
+
+	if (r->len < CACHE_HEADER_LEN || le(b, 4) != CACHE_MAGIC)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: not an ibnetdiscover cache (no magic "
+		                    "number)",
+		                    r->source);
+	if (le(b + 4, 4) != CACHE_VERSION)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: cache version %u, only version 1 is "
+		                    "known",
+		                    r->source, (unsigned)le(b + 4, 4));
+	r->node_count = (uint32_t)le(b + 8, 4);
+	r->port_count = (uint32_t)le(b + 12, 4);
+	r->pos = CACHE_HEADER_LEN;
+	/* the counts must fit the file before anything is allocated */
+	if ((uint64_t)r->node_count * CACHE_NODE_LEN +
+	        (uint64_t)r->port_count * CACHE_PORT_LEN >
+	    r->len - CACHE_HEADER_LEN)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: truncated (%zu bytes cannot hold "
+		                    "%" PRIu32 " nodes and %" PRIu32 " ports)",
+		                    r->source, r->len, r->node_count,
+		                    r->port_count);
+	if (r->node_count == 0)
+		return tp_error_set(err, TP_ERR_PARSE, "%s: no nodes",
+		                    r->source);
+	return TP_OK;
+}
+
+/* Node record @i: added to the fabric, its GUID kept in r->nodes[i]. */
+static tp_status cache_read_node(struct cache_reader *r, uint32_t i,
+                                 tp_error *err)
+{
+	const uint8_t *n = r->b + r->pos;
+	char desc[IB_SMP_DATA_SIZE + 1];
+	unsigned type, nports, stored;
+
+	if (r->len - r->pos < CACHE_NODE_LEN)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: truncated in node %" PRIu32, r->source,
+		                    i + 1);
+	/* smalid 2, smalmc 1, enhsp0 1, switchinfo 64, guid 8 ... */
+	r->nodes[i].guid = le(n + 4 + IB_SMP_DATA_SIZE, 8);
+	type = n[12 + IB_SMP_DATA_SIZE];
+	nports = n[13 + IB_SMP_DATA_SIZE];
+	memcpy(desc, n + 14 + 2 * IB_SMP_DATA_SIZE, IB_SMP_DATA_SIZE);
+	desc[IB_SMP_DATA_SIZE] = '\0';
+	stored = n[14 + 3 * IB_SMP_DATA_SIZE];
+	if (type < IB_NODE_CA || type > IB_NODE_ROUTER)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: node %" PRIu32 " (0x%016" PRIx64
+		                    "): node type %u is not CA, switch "
+		                    "or router",
+		                    r->source, i + 1, r->nodes[i].guid, type);
+	r->pos += CACHE_NODE_LEN;
+	if ((r->len - r->pos) / CACHE_KEY_LEN < stored)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: truncated in node %" PRIu32, r->source,
+		                    i + 1);
+	r->pos += (size_t)stored * CACHE_KEY_LEN;
+	return tp_fabric_add_node(r->f,
+	                          type == IB_NODE_SWITCH   ? TP_FABRIC_SWITCH
+	                          : type == IB_NODE_ROUTER ? TP_FABRIC_ROUTER
+	                                                   : TP_FABRIC_CA,
+	                          r->nodes[i].guid, nports, desc,
+	                          &r->nodes[i].index, err);
+}
+
+/* Every node record, then their GUIDs sorted and checked unique. */
+static tp_status cache_read_nodes(struct cache_reader *r, tp_error *err)
+{
+	for (uint32_t i = 0; i < r->node_count; i++) {
+		tp_status rc = cache_read_node(r, i, err);
+
+		if (rc != TP_OK)
+			return rc;
+	}
+	qsort(r->nodes, r->node_count, sizeof(*r->nodes), cmp_cache_node);
+	for (uint32_t i = 1; i < r->node_count; i++)
+		if (r->nodes[i].guid == r->nodes[i - 1].guid)
+			return tp_error_set(err, TP_ERR_PARSE,
+			                    "%s: node GUID 0x%016" PRIx64
+			                    " appears twice",
+			                    r->source, r->nodes[i].guid);
+	return TP_OK;
+}
+
+/*
+ * Port record @i (at r->pos): set on its node; kept in r->ports for the
+ * cabling unless it is a switch's management port 0.
+ */
+static tp_status cache_read_port(struct cache_reader *r, uint32_t i,
+                                 tp_error *err)
+{
+	const uint8_t *p = r->b + r->pos;
+	uint8_t info[IB_SMP_DATA_SIZE];
+	struct cache_node key, *owner;
+	struct cache_port *cp = &r->ports[r->kept];
+	const tp_fabric_node *fn;
+	uint16_t lid = (uint16_t)le(p + 10, 2);
+	tp_fabric *f = r->f;
+	tp_status rc;
+
+	cp->guid = le(p, 8);
+	cp->num = p[8];
+	memcpy(info, p + 13, IB_SMP_DATA_SIZE);
+	key.guid = le(p + 13 + IB_SMP_DATA_SIZE, 8);
+	cp->remote = p[21 + IB_SMP_DATA_SIZE] != 0;
+	cp->remote_guid = le(p + 22 + IB_SMP_DATA_SIZE, 8);
+	cp->remote_num = p[30 + IB_SMP_DATA_SIZE];
+	owner =
+	    bsearch(&key, r->nodes, r->node_count, sizeof(key), cmp_cache_node);
+	if (owner == NULL)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: port %" PRIu32 " belongs to "
+		                    "unknown node 0x%016" PRIx64,
+		                    r->source, i + 1, key.guid);
+	cp->node = owner->index;
+	fn = tp_fabric_node_at(f, owner->index);
+	if (cp->num > fn->port_count)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: port %" PRIu32 " of node "
+		                    "0x%016" PRIx64 " has %" PRIu32 " ports",
+		                    r->source, cp->num, key.guid,
+		                    fn->port_count);
+	if (cp->num == 0) {
+		/* switch management port: its LID is the switch's */
+		if (fn->type != TP_FABRIC_SWITCH || fn->port_count == 0)
+			return TP_OK;
+		return tp_fabric_set_port(
+		    f, owner->index, 1,
+		    tp_fabric_node_port(f, owner->index, 1)->guid, lid, p[12],
+		    0, 0, err);
+	}
+	rc = tp_fabric_set_port(
+	    f, owner->index, cp->num, cp->guid,
+	    fn->type == TP_FABRIC_SWITCH ? fn->lid : lid, p[12],
+	    lanes_of(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F)),
+	    lane_mbps_info(info), err);
+	if (rc == TP_OK)
+		r->kept++;
+	return rc;
+}
+
+/* Every port record, the file ending with the last; kept ports unique. */
+static tp_status cache_read_ports(struct cache_reader *r, tp_error *err)
+{
+	if (r->len - r->pos < (size_t)r->port_count * CACHE_PORT_LEN)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: truncated in the port records",
+		                    r->source);
+	for (uint32_t i = 0; i < r->port_count; i++, r->pos += CACHE_PORT_LEN) {
+		tp_status rc = cache_read_port(r, i, err);
+
+		if (rc != TP_OK)
+			return rc;
+	}
+	if (r->pos != r->len)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: %zu bytes after the last port record",
+		                    r->source, r->len - r->pos);
+	qsort(r->ports, r->kept, sizeof(*r->ports), cmp_cache_port);
+	for (uint32_t i = 1; i < r->kept; i++)
+		if (cmp_cache_port(&r->ports[i], &r->ports[i - 1]) == 0)
+			return tp_error_set(err, TP_ERR_PARSE,
+			                    "%s: port 0x%016" PRIx64 "[%" PRIu32
+			                    "] appears twice",
+			                    r->source, r->ports[i].guid,
+			                    r->ports[i].num);
+	return TP_OK;
+}
+
+/* The cables: each kept port joined to the remote port it names. */
+static tp_status cache_link_ports(struct cache_reader *r, tp_error *err)
+{
+	for (uint32_t i = 0; i < r->kept; i++) {
+		const struct cache_port *cp = &r->ports[i];
+		struct cache_port key, *peer;
+		tp_status rc;
+
+		if (!cp->remote)
+			continue;
+		key.guid = cp->remote_guid;
+		key.num = cp->remote_num;
+		peer = bsearch(&key, r->ports, r->kept, sizeof(key),
+		               cmp_cache_port);
+		/* an incomplete sweep can name a port it never saved */
+		if (peer == NULL)
+			continue;
+		/* each cable once, from its lower (node, port) end */
+		if (peer->node < cp->node ||
+		    (peer->node == cp->node && peer->num <= cp->num))
+			continue;
+		rc = tp_fabric_link_ports(r->f, cp->node, cp->num, peer->node,
+		                          peer->num, err);
+		if (rc != TP_OK) {
+			tp_error_prefix(err, "%s: inconsistent cabling",
+			                r->source);
+			return rc;
+		}
+	}
+	return TP_OK;
+}
+
 tp_status tp_discover_parse_cache(const void *data, size_t len,
                                   const char *origin,
                                   const tp_fabric_name_map *map,
                                   tp_fabric **out, tp_error *err)
 {
-	const uint8_t *b = data;
-	uint32_t node_count, port_count, kept = 0;
-	struct cache_node *nodes = NULL;
-	struct cache_port *ports = NULL;
-	size_t pos = CACHE_HEADER_LEN;
-	tp_fabric *f = NULL;
-	tp_status rc = TP_OK;
 	char source[512];
+	struct cache_reader r = {.b = data, .len = len, .source = source};
+	tp_status rc;
 
 	*out = NULL;
 	snprintf(source, sizeof(source), "ibnetdiscover cache %s", origin);
-	if (len < CACHE_HEADER_LEN || le(b, 4) != CACHE_MAGIC)
-		return tp_error_set(err, TP_ERR_PARSE,
-		                    "%s: not an ibnetdiscover cache (no magic "
-		                    "number)",
-		                    source);
-	if (le(b + 4, 4) != CACHE_VERSION)
-		return tp_error_set(err, TP_ERR_PARSE,
-		                    "%s: cache version %u, only version 1 is "
-		                    "known",
-		                    source, (unsigned)le(b + 4, 4));
-	node_count = (uint32_t)le(b + 8, 4);
-	port_count = (uint32_t)le(b + 12, 4);
-	/* the counts must fit the file before anything is allocated */
-	if ((uint64_t)node_count * CACHE_NODE_LEN +
-	        (uint64_t)port_count * CACHE_PORT_LEN >
-	    len - CACHE_HEADER_LEN)
-		return tp_error_set(err, TP_ERR_PARSE,
-		                    "%s: truncated (%zu bytes cannot hold "
-		                    "%" PRIu32 " nodes and %" PRIu32 " ports)",
-		                    source, len, node_count, port_count);
-	if (node_count == 0)
-		return tp_error_set(err, TP_ERR_PARSE, "%s: no nodes", source);
-	nodes = calloc(node_count, sizeof(*nodes));
-	ports = calloc((size_t)port_count + 1, sizeof(*ports));
-	if (nodes == NULL || ports == NULL) {
+	rc = cache_read_header(&r, err);
+	if (rc != TP_OK)
+		return rc;
+	r.nodes = calloc(r.node_count, sizeof(*r.nodes));
+	r.ports = calloc((size_t)r.port_count + 1, sizeof(*r.ports));
+	if (r.nodes == NULL || r.ports == NULL)
 		rc = nomem(err, source);
-		goto out;
+	if (rc == TP_OK)
+		rc = tp_fabric_new(&r.f, source, true, err);
+	if (rc == TP_OK)
+		rc = cache_read_nodes(&r, err);
+	if (rc == TP_OK)
+		rc = cache_read_ports(&r, err);
+	if (rc == TP_OK)
+		rc = cache_link_ports(&r, err);
+	if (rc == TP_OK)
+		rc = tp_fabric_finish(r.f, map, err);
+	if (rc == TP_OK) {
+		*out = r.f;
+		r.f = NULL;
 	}
-	if ((rc = tp_fabric_new(&f, source, true, err)) != TP_OK)
-		goto out;
-	for (uint32_t i = 0; i < node_count; i++) {
-		const uint8_t *n = b + pos;
-		char desc[IB_SMP_DATA_SIZE + 1];
-		unsigned type, nports, stored;
-
-		if (len - pos < CACHE_NODE_LEN) {
-			rc = tp_error_set(err, TP_ERR_PARSE,
-			                  "%s: truncated in node %" PRIu32,
-			                  source, i + 1);
-			goto out;
-		}
-		/* smalid 2, smalmc 1, enhsp0 1, switchinfo 64, guid 8 ... */
-		nodes[i].guid = le(n + 4 + IB_SMP_DATA_SIZE, 8);
-		type = n[12 + IB_SMP_DATA_SIZE];
-		nports = n[13 + IB_SMP_DATA_SIZE];
-		memcpy(desc, n + 14 + 2 * IB_SMP_DATA_SIZE, IB_SMP_DATA_SIZE);
-		desc[IB_SMP_DATA_SIZE] = '\0';
-		stored = n[14 + 3 * IB_SMP_DATA_SIZE];
-		if (type < IB_NODE_CA || type > IB_NODE_ROUTER) {
-			rc = tp_error_set(err, TP_ERR_PARSE,
-			                  "%s: node %" PRIu32 " (0x%016" PRIx64
-			                  "): node type %u is not CA, switch "
-			                  "or router",
-			                  source, i + 1, nodes[i].guid, type);
-			goto out;
-		}
-		pos += CACHE_NODE_LEN;
-		if ((len - pos) / CACHE_KEY_LEN < stored) {
-			rc = tp_error_set(err, TP_ERR_PARSE,
-			                  "%s: truncated in node %" PRIu32,
-			                  source, i + 1);
-			goto out;
-		}
-		pos += (size_t)stored * CACHE_KEY_LEN;
-		if ((rc = tp_fabric_add_node(
-		         f,
-		         type == IB_NODE_SWITCH   ? TP_FABRIC_SWITCH
-		         : type == IB_NODE_ROUTER ? TP_FABRIC_ROUTER
-		                                  : TP_FABRIC_CA,
-		         nodes[i].guid, nports, desc, &nodes[i].index, err)) !=
-		    TP_OK)
-			goto out;
-	}
-	qsort(nodes, node_count, sizeof(*nodes), cmp_cache_node);
-	for (uint32_t i = 1; i < node_count; i++) {
-		if (nodes[i].guid == nodes[i - 1].guid) {
-			rc = tp_error_set(err, TP_ERR_PARSE,
-			                  "%s: node GUID 0x%016" PRIx64
-			                  " appears twice",
-			                  source, nodes[i].guid);
-			goto out;
-		}
-	}
-	if (len - pos < (size_t)port_count * CACHE_PORT_LEN) {
-		rc = tp_error_set(err, TP_ERR_PARSE,
-		                  "%s: truncated in the port records", source);
-		goto out;
-	}
-	for (uint32_t i = 0; i < port_count; i++, pos += CACHE_PORT_LEN) {
-		const uint8_t *p = b + pos;
-		uint8_t info[IB_SMP_DATA_SIZE];
-		struct cache_node key, *owner;
-		struct cache_port *cp = &ports[kept];
-		const tp_fabric_node *fn;
-		uint16_t lid = (uint16_t)le(p + 10, 2);
-
-		cp->guid = le(p, 8);
-		cp->num = p[8];
-		memcpy(info, p + 13, IB_SMP_DATA_SIZE);
-		key.guid = le(p + 13 + IB_SMP_DATA_SIZE, 8);
-		cp->remote = p[21 + IB_SMP_DATA_SIZE] != 0;
-		cp->remote_guid = le(p + 22 + IB_SMP_DATA_SIZE, 8);
-		cp->remote_num = p[30 + IB_SMP_DATA_SIZE];
-		owner = bsearch(&key, nodes, node_count, sizeof(key),
-		                cmp_cache_node);
-		if (owner == NULL) {
-			rc = tp_error_set(err, TP_ERR_PARSE,
-			                  "%s: port %" PRIu32 " belongs to "
-			                  "unknown node 0x%016" PRIx64,
-			                  source, i + 1, key.guid);
-			goto out;
-		}
-		cp->node = owner->index;
-		fn = tp_fabric_node_at(f, owner->index);
-		if (cp->num > fn->port_count) {
-			rc = tp_error_set(
-			    err, TP_ERR_PARSE,
-			    "%s: port %" PRIu32 " of node "
-			    "0x%016" PRIx64 " has %" PRIu32 " ports",
-			    source, cp->num, key.guid, fn->port_count);
-			goto out;
-		}
-		if (cp->num == 0) {
-			/* switch management port: its LID is the switch's */
-			if (fn->type == TP_FABRIC_SWITCH &&
-			    fn->port_count > 0 &&
-			    (rc = tp_fabric_set_port(
-			         f, owner->index, 1,
-			         tp_fabric_node_port(f, owner->index, 1)->guid,
-			         lid, p[12], 0, 0, err)) != TP_OK)
-				goto out;
-			continue;
-		}
-		if ((rc = tp_fabric_set_port(
-		         f, owner->index, cp->num, cp->guid,
-		         fn->type == TP_FABRIC_SWITCH ? fn->lid : lid, p[12],
-		         lanes_of(mad_get_field(info, 0,
-		                                IB_PORT_LINK_WIDTH_ACTIVE_F)),
-		         lane_mbps_info(info), err)) != TP_OK)
-			goto out;
-		kept++;
-	}
-	if (pos != len) {
-		rc = tp_error_set(err, TP_ERR_PARSE,
-		                  "%s: %zu bytes after the last port record",
-		                  source, len - pos);
-		goto out;
-	}
-	qsort(ports, kept, sizeof(*ports), cmp_cache_port);
-	for (uint32_t i = 1; i < kept; i++) {
-		if (cmp_cache_port(&ports[i], &ports[i - 1]) == 0) {
-			rc = tp_error_set(err, TP_ERR_PARSE,
-			                  "%s: port 0x%016" PRIx64 "[%" PRIu32
-			                  "] appears twice",
-			                  source, ports[i].guid, ports[i].num);
-			goto out;
-		}
-	}
-	for (uint32_t i = 0; i < kept; i++) {
-		struct cache_port key, *peer;
-
-		if (!ports[i].remote)
-			continue;
-		key.guid = ports[i].remote_guid;
-		key.num = ports[i].remote_num;
-		peer = bsearch(&key, ports, kept, sizeof(key), cmp_cache_port);
-		/* an incomplete sweep can name a port it never saved */
-		if (peer == NULL)
-			continue;
-		/* each cable once, from its lower (node, port) end */
-		if (peer->node < ports[i].node ||
-		    (peer->node == ports[i].node && peer->num <= ports[i].num))
-			continue;
-		if ((rc = tp_fabric_link_ports(f, ports[i].node, ports[i].num,
-		                               peer->node, peer->num, err)) !=
-		    TP_OK) {
-			tp_error_prefix(err, "%s: inconsistent cabling",
-			                source);
-			goto out;
-		}
-	}
-	if ((rc = tp_fabric_finish(f, map, err)) != TP_OK)
-		goto out;
-	*out = f;
-	f = NULL;
-out:
-	tp_fabric_free(f);
-	free(nodes);
-	free(ports);
+	tp_fabric_free(r.f);
+	free(r.nodes);
+	free(r.ports);
 	return rc;
 }
 
@@ -660,8 +711,8 @@ static tp_status parse_line(struct conf *c, char *s, unsigned line,
 			                  c->origin, line, tok);
 			goto out;
 		}
-		rc = tp_hostlist_expand(
-		    val, TP_TOPOLOGY_CONF_MAX_NAMES, add_name, &ac, err);
+		rc = tp_hostlist_expand(val, TP_TOPOLOGY_CONF_MAX_NAMES,
+		                        add_name, &ac, err);
 		if (rc != TP_OK) {
 			tp_error_prefix(err, "%s: line %u: %s=%s", c->origin,
 			                line, tok, val);
@@ -952,8 +1003,8 @@ tp_status tp_discover_load_topology_conf(const char *path, tp_fabric **out,
 	tp_status rc;
 
 	*out = NULL;
-	rc = tp_file_read(path, NULL, TP_TOPOLOGY_CONF_MAX_BYTES, &buf, &n,
-	                  err);
+	rc =
+	    tp_file_read(path, NULL, TP_TOPOLOGY_CONF_MAX_BYTES, &buf, &n, err);
 	if (rc != TP_OK)
 		return rc;
 	rc = tp_discover_parse_topology_conf(buf, n, path, out, err);
