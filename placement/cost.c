@@ -595,22 +595,34 @@ tp_status tp_link_load_start(const tp_fabric *fabric, const tp_routes *routes,
 	return TP_OK;
 }
 
+/*
+ * The routed path of @src -> @dst into @path (*n directions; 0 when there
+ * is nothing to add: no bytes or src == dst).  Both path models start
+ * here: the D-mod-K one adds every direction, the spread one only the
+ * host links (and the routes' check that the pair has a route).
+ */
+static tp_status routed_path(const tp_routes *routes, uint32_t src,
+                             uint32_t dst, double bytes, uint32_t *path,
+                             size_t *n, tp_error *err)
+{
+	*n = 0;
+	if (!(bytes > 0) || src == dst)
+		return TP_OK;
+	return tp_routes_path(routes, src, dst, path, TP_ROUTE_MAX_HOPS, n,
+	                      err);
+}
+
 tp_status tp_link_load_add_path(tp_link_load *load, const tp_routes *routes,
                                 uint32_t src, uint32_t dst, double bytes,
                                 tp_error *err)
 {
 	uint32_t path[TP_ROUTE_MAX_HOPS];
 	size_t n;
-	tp_status rc;
+	tp_status rc = routed_path(routes, src, dst, bytes, path, &n, err);
 
-	if (!(bytes > 0) || src == dst)
-		return TP_OK;
-	rc = tp_routes_path(routes, src, dst, path, TP_ROUTE_MAX_HOPS, &n, err);
-	if (rc != TP_OK)
-		return rc;
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; rc == TP_OK && k < n; k++)
 		load->port_bytes[path[k]] += bytes;
-	return TP_OK;
+	return rc;
 }
 
 /* Whether @node reaches leaf switch @leaf going only down. */
@@ -707,12 +719,8 @@ tp_status tp_link_load_add_spread_path(tp_link_load *load,
 {
 	uint32_t path[TP_ROUTE_MAX_HOPS];
 	size_t n;
-	tp_status rc;
+	tp_status rc = routed_path(routes, src, dst, bytes, path, &n, err);
 
-	if (!(bytes > 0) || src == dst)
-		return TP_OK;
-	/* The routes give the host links (and check the pair). */
-	rc = tp_routes_path(routes, src, dst, path, TP_ROUTE_MAX_HOPS, &n, err);
 	if (rc != TP_OK || n == 0)
 		return rc;
 	load->port_bytes[path[0]] += bytes;
@@ -722,6 +730,16 @@ tp_status tp_link_load_add_spread_path(tp_link_load *load,
 	return spread_from(load, fabric, tp_fabric_peer(fabric, path[0])->node,
 	                   tp_fabric_port_at(fabric, path[n - 1])->node, bytes,
 	                   TP_ROUTE_MAX_HOPS, err);
+}
+
+tp_status tp_link_load_add_routed_path(
+    tp_link_load *load, const tp_fabric *fabric, const tp_routes *routes,
+    tp_routing routing, uint32_t src, uint32_t dst, double bytes, tp_error *err)
+{
+	if (routing == TP_ROUTING_ADAPTIVE)
+		return tp_link_load_add_spread_path(load, fabric, routes, src,
+		                                    dst, bytes, err);
+	return tp_link_load_add_path(load, routes, src, dst, bytes, err);
 }
 
 void tp_link_load_finish(const tp_fabric *f, tp_link_load *load)

@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "fabric.h"
+#include "policy.h"
 #include "route.h"
 #include "topo.h"
 #include "tp_error.h"
@@ -225,6 +226,20 @@ void tp_link_load_finish(const tp_fabric *fabric, tp_link_load *load);
 tp_status tp_link_load_add_spread_path(tp_link_load *load,
                                        const tp_fabric *fabric,
                                        const tp_routes *routes, uint32_t src,
+                                       uint32_t dst, double bytes,
+                                       tp_error *err);
+
+/*
+ * The path model of @routing: tp_link_load_add_spread_path under adaptive
+ * routing, tp_link_load_add_path (the routes' own path) under static
+ * routing; the same errors.  Every link-load figure that depends on the
+ * site's routing (the I/O server comparison of `topoplace place`) adds
+ * its pairs through here.
+ */
+tp_status tp_link_load_add_routed_path(tp_link_load *load,
+                                       const tp_fabric *fabric,
+                                       const tp_routes *routes,
+                                       tp_routing routing, uint32_t src,
                                        uint32_t dst, double bytes,
                                        tp_error *err);
 

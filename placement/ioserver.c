@@ -659,12 +659,12 @@ const char *tp_io_stage_name(tp_io_stage stage)
 
 /* Add @bytes to every direction of the path @src -> @dst. */
 static tp_status add_path(const tp_fabric *f, const tp_routes *routes,
-                          uint32_t src, uint32_t dst, double bytes,
-                          const char *what, tp_io_link_load *load,
+                          tp_routing routing, uint32_t src, uint32_t dst,
+                          double bytes, const char *what, tp_io_link_load *load,
                           tp_error *err)
 {
-	tp_status rc =
-	    tp_link_load_add_path(load, routes, src, dst, bytes, err);
+	tp_status rc = tp_link_load_add_routed_path(load, f, routes, routing,
+	                                            src, dst, bytes, err);
 
 	if (rc != TP_OK)
 		tp_error_prefix(err, "I/O %s %s -> %s", what,
@@ -674,7 +674,7 @@ static tp_status add_path(const tp_fabric *f, const tp_routes *routes,
 }
 
 tp_status tp_ioserver_link_load(const tp_fabric *fabric,
-                                const tp_routes *routes,
+                                const tp_routes *routes, tp_routing routing,
                                 const uint32_t *clients, uint32_t client_count,
                                 const uint32_t *servers, uint32_t server_count,
                                 double write_bytes_per_client,
@@ -731,12 +731,13 @@ tp_status tp_ioserver_link_load(const tp_fabric *fabric,
 	read_pair = read_bytes_per_client / server_count;
 	for (uint32_t i = 0; i < client_count; i++) {
 		for (uint32_t j = 0; j < server_count; j++) {
-			rc = add_path(fabric, routes, clients[i], servers[j],
-			              write_pair, "write", load, err);
+			rc = add_path(fabric, routes, routing, clients[i],
+			              servers[j], write_pair, "write", load,
+			              err);
 			if (rc == TP_OK)
-				rc = add_path(fabric, routes, servers[j],
-				              clients[i], read_pair, "read",
-				              load, err);
+				rc = add_path(fabric, routes, routing,
+				              servers[j], clients[i], read_pair,
+				              "read", load, err);
 			if (rc != TP_OK) {
 				tp_io_link_load_free(load);
 				return rc;
@@ -805,11 +806,73 @@ tp_status tp_ioserver_fabric_hosts_by_name(const tp_fabric *fabric,
 	return TP_OK;
 }
 
+static bool loads_tie(double a, double b)
+{
+	return fabs(a - b) <= TP_IO_LOAD_TIE * fmax(a, b);
+}
+
+/*
+ * The busiest direction first: every byte of the I/O crosses it, so its
+ * load over the link rate bounds the time the I/O takes.  Under static
+ * routing it alone orders the placements as the packet-level model
+ * measured them (bench/RESULTS.md, "I/O server placements on the
+ * packet-level model": spread's servers on one port funnel a client
+ * leaf's I/O into one up-link, 8 units against 3, predicted and measured
+ * 0.375 of the dedicated leaves' throughput; dedicated and staggered tie
+ * on it and in throughput).
+ *
+ * Under adaptive routing the spread path ties the three placements on it
+ * (each server's own link carries 3 units) where the measurement put
+ * dedicated server leaves 15% lower: every spine-to-server-leaf link then
+ * carries packets for all the leaf's servers, and with credit flow
+ * control a packet waiting for one busy server link holds the packets
+ * behind it in that switch input buffer, bound for idle ones (head-of-line
+ * blocking), so the server links run below their rate.  A link-load model
+ * does not see buffers; what it sees is where the load piles up before the
+ * last hop: dedicated leaves put 3 units on each spine-to-leaf direction,
+ * spread and staggered servers at most 1 (a server leaf gets its one
+ * server's traffic from every spine).  So among equal bottlenecks the
+ * busier switch-to-switch direction ranks lower.  Not under static
+ * routing: D-mod-K sends all traffic to one port down one spine, so a
+ * spine-to-leaf direction as busy as a server's link carries that one
+ * server's packets and blocks nothing (dedicated leaves and staggered
+ * servers on other leaves both have it, and moved the same bytes).
+ */
+int tp_io_link_load_order(const tp_io_link_load *a, const tp_io_link_load *b,
+                          tp_routing routing)
+{
+	if (!loads_tie(a->max_bytes, b->max_bytes))
+		return a->max_bytes < b->max_bytes ? -1 : 1;
+	if (routing == TP_ROUTING_ADAPTIVE &&
+	    !loads_tie(a->max_fabric_bytes, b->max_fabric_bytes))
+		return a->max_fabric_bytes < b->max_fabric_bytes ? -1 : 1;
+	return 0;
+}
+
+/* Each placed row's rank: 1 + the placed rows predicted faster. */
+static void rank_rows(tp_io_link_comparison *cmp)
+{
+	for (int p = 0; p < TP_IOSERVER_POLICY_COUNT; p++) {
+		tp_io_policy_links *row = &cmp->rows[p];
+
+		row->rank = 0;
+		if (row->status != TP_OK)
+			continue;
+		row->rank = 1;
+		for (int q = 0; q < TP_IOSERVER_POLICY_COUNT; q++)
+			if (cmp->rows[q].status == TP_OK &&
+			    tp_io_link_load_order(&cmp->rows[q].load,
+			                          &row->load, cmp->routing) < 0)
+				row->rank++;
+	}
+}
+
 tp_status tp_ioserver_compare_links(
     const tp_topo *topo, const tp_fabric *fabric, const tp_routes *routes,
-    const tp_ioserver_request *request, const uint32_t *clients,
-    uint32_t client_count, double write_bytes_per_client,
-    double read_bytes_per_client, tp_io_link_comparison *cmp, tp_error *err)
+    tp_routing routing, const tp_ioserver_request *request,
+    const uint32_t *clients, uint32_t client_count,
+    double write_bytes_per_client, double read_bytes_per_client,
+    tp_io_link_comparison *cmp, tp_error *err)
 {
 	uint32_t *fclients = NULL, *fservers = NULL;
 	tp_status rc;
@@ -829,6 +892,7 @@ tp_status tp_ioserver_compare_links(
 		                    "I/O link comparison: no clients");
 	cmp->chosen = request->policy;
 	cmp->kind = tp_routes_kind_of(routes);
+	cmp->routing = routing;
 	fclients = malloc(sizeof(*fclients) * (size_t)client_count);
 	fservers = malloc(sizeof(*fservers) * ((size_t)request->servers + 1));
 	if (!fclients || !fservers) {
@@ -865,13 +929,16 @@ tp_status tp_ioserver_compare_links(
 		    row->placement.server_count, "server", fservers, err);
 		if (rc == TP_OK)
 			rc = tp_ioserver_link_load(
-			    fabric, routes, fclients, client_count, fservers,
-			    row->placement.server_count, write_bytes_per_client,
-			    read_bytes_per_client, &row->load, err);
+			    fabric, routes, routing, fclients, client_count,
+			    fservers, row->placement.server_count,
+			    write_bytes_per_client, read_bytes_per_client,
+			    &row->load, err);
 		if (rc != TP_OK)
 			tp_error_prefix(err, "%s",
 			                tp_ioserver_policy_name(row->policy));
 	}
+	if (rc == TP_OK)
+		rank_rows(cmp);
 out:
 	free(fclients);
 	free(fservers);

@@ -139,15 +139,18 @@ typedef tp_link_load tp_io_link_load;
  * @write_bytes_per_client striped evenly over the @server_count servers
  * (client -> server paths) and reads @read_bytes_per_client the same way
  * (server -> client paths), following @routes of @fabric (the routes must
- * belong to that fabric).  Hosts are tp_fabric host indices (see
- * tp_ioserver_fabric_hosts); a client that is also a server sends its own
- * share nowhere.  Errors: TP_ERR_INVALID (no clients or servers, an index
- * out of range, bytes not finite or negative), the routes' error for a
- * pair that has no route, prefixed with the direction ("I/O write n0001 ->
- * n0016: ..."), TP_ERR_NOMEM.  Free with tp_io_link_load_free.
+ * belong to that fabric) as @routing takes them (cost.h,
+ * tp_link_load_add_routed_path): the routes' paths under static routing;
+ * under adaptive routing the routes' host links, and between the leaves
+ * each pair's bytes split evenly over the up-links of its minimal paths.  Hosts
+ * are tp_fabric host indices (see tp_ioserver_fabric_hosts); a client that is
+ * also a server sends its own share nowhere.  Errors: TP_ERR_INVALID (no
+ * clients or servers, an index out of range, bytes not finite or negative), the
+ * routes' error for a pair that has no route, prefixed with the direction ("I/O
+ * write n0001 -> n0016: ..."), TP_ERR_NOMEM.  Free with tp_io_link_load_free.
  */
 tp_status tp_ioserver_link_load(const tp_fabric *fabric,
-                                const tp_routes *routes,
+                                const tp_routes *routes, tp_routing routing,
                                 const uint32_t *clients, uint32_t client_count,
                                 const uint32_t *servers, uint32_t server_count,
                                 double write_bytes_per_client,
@@ -183,6 +186,22 @@ tp_status tp_ioserver_fabric_hosts_by_name(const tp_fabric *fabric,
                                            uint32_t *fabric_hosts,
                                            tp_error *err);
 
+/*
+ * Which of two I/O loads is predicted to move the I/O faster under
+ * @routing: negative when @a, positive when @b, 0 when they tie.  First
+ * the busiest direction (host links included: the bottleneck sets the
+ * rate); under adaptive routing, between bottlenecks within TP_IO_LOAD_TIE
+ * of each other, then the busiest switch-to-switch direction (where one
+ * switch input buffer queues packets for many servers; ioserver.c says
+ * why that decides there and not under static routing).
+ */
+int tp_io_link_load_order(const tp_io_link_load *a, const tp_io_link_load *b,
+                          tp_routing routing);
+
+/* Relative difference under which two busiest-direction loads tie (the
+ * measurements rank within 2%). */
+#define TP_IO_LOAD_TIE 0.01
+
 /* One policy of a comparison. */
 typedef struct tp_io_policy_links {
 	tp_ioserver_policy policy;
@@ -190,29 +209,37 @@ typedef struct tp_io_policy_links {
 	char error[TP_ERROR_MESSAGE_MAX];
 	tp_ioserver_result placement; /* servers as @topo host indices */
 	tp_io_link_load load;         /* when status is TP_OK */
+	/* 1 for the policies predicted fastest (tp_io_link_load_order),
+	 * 1 + the number of placed policies predicted faster otherwise
+	 * (ties share a rank); 0 when status is not TP_OK. */
+	uint32_t rank;
 } tp_io_policy_links;
 
 typedef struct tp_io_link_comparison {
 	tp_io_policy_links rows[TP_IOSERVER_POLICY_COUNT]; /* by policy */
 	tp_ioserver_policy chosen; /* the request's policy */
 	tp_routes_kind kind;
+	tp_routing routing; /* the path model the loads were added with */
 } tp_io_link_comparison;
 
 /*
  * Place the servers of @request under each policy (spread, isolated,
  * random, staggered; the request's policy is the one marked chosen) on @topo,
  * and give the per-link load of @clients' I/O (@topo host indices) to them over
- * @routes of @fabric, the hierarchy @topo was made from (hosts are matched by
- * name).  A policy that cannot place the servers (TP_ERR_UNSUPPORTED) keeps its
- * error in its row; any other failure (bad request or clients, a host not in
+ * @routes of @fabric as @routing takes them (tp_ioserver_link_load), @fabric
+ * being the hierarchy @topo was made from (hosts are matched by name), and
+ * each policy's rank by tp_io_link_load_order.  A policy that cannot place the
+ * servers (TP_ERR_UNSUPPORTED) keeps its error in its row; any other failure
+ * (bad request or clients, a host not in
  * @fabric, no route) fails the whole comparison.  Free with
  * tp_io_link_comparison_free.
  */
 tp_status tp_ioserver_compare_links(
     const tp_topo *topo, const tp_fabric *fabric, const tp_routes *routes,
-    const tp_ioserver_request *request, const uint32_t *clients,
-    uint32_t client_count, double write_bytes_per_client,
-    double read_bytes_per_client, tp_io_link_comparison *cmp, tp_error *err);
+    tp_routing routing, const tp_ioserver_request *request,
+    const uint32_t *clients, uint32_t client_count,
+    double write_bytes_per_client, double read_bytes_per_client,
+    tp_io_link_comparison *cmp, tp_error *err);
 
 void tp_io_link_comparison_free(tp_io_link_comparison *cmp);
 

@@ -236,6 +236,7 @@ static tp_status compute(const tp_explain_input *in, tp_explain *ex,
 	tp_alloc_request rq = {.nodes = in->nodes,
 	                       .policy = in->policy,
 	                       .job_id = in->job_id,
+	                       .routing = in->routing,
 	                       .leaf_remainder = in->leaf_remainder};
 	tp_status rc;
 

@@ -59,6 +59,9 @@ typedef struct tp_explain_input {
 	uint32_t slots; /* ranks per host, >= 1 when @traffic is given */
 	const tp_cost_params *params; /* NULL: defaults */
 	uint64_t seed;                /* of the mapping and random I/O */
+	/* How the fabric routes (0: adaptive), as the scheduler decides
+	 * under the site's Routing. */
+	tp_routing routing;
 	/* I/O servers: none when 0. */
 	uint32_t io_servers;
 	tp_ioserver_policy io_policy;

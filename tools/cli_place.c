@@ -16,10 +16,12 @@
  * --routing (tp_ioserver_policy_for_routing); the output says which and
  * why, and marks it among the policies compared.
  *
- * With I/O servers and a real fabric (--fabric FILE or live), the three
- * server policies are also compared by the per-link load of the job's I/O
- * over the fabric's routes: read from the switches (lft) or modelled
- * (dmodk); the output says which.
+ * With I/O servers and a real fabric (--fabric FILE or live), the server
+ * policies are also compared by the per-link load of the job's I/O over
+ * the fabric's routes: read from the switches (lft) or modelled (dmodk),
+ * taken as --routing takes them (static: each pair on its route;
+ * adaptive: spread over its minimal paths' up-links), and ranked by
+ * tp_io_link_load_order; the output says which.
  *
  * Site-wide servers (--io-where site) are there before any job: they are
  * placed over the occupancy first and the job is placed around them.
@@ -323,14 +325,15 @@ static void print_row_kv(const tp_topo *topo, const tp_fabric *f,
 	const tp_io_link_load *l = &row->load;
 	char a[256], b[256];
 
-	printf("io-link-policy: policy=%s chosen=%d routes=%s",
+	printf("io-link-policy: policy=%s chosen=%d routes=%s routing=%s",
 	       tp_ioserver_policy_name(row->policy), row->policy == cmp->chosen,
-	       cmp->kind == TP_ROUTES_LFT ? "lft" : "dmodk");
+	       cmp->kind == TP_ROUTES_LFT ? "lft" : "dmodk",
+	       tp_routing_name(cmp->routing));
 	if (row->status != TP_OK) {
 		printf(" error=\"%s\"\n", row->error);
 		return;
 	}
-	printf(" servers=");
+	printf(" rank=%" PRIu32 " servers=", row->rank);
 	print_servers_plain(topo, row->placement.servers,
 	                    row->placement.server_count);
 	port_text(f, l->max_fabric_port, a, sizeof(a));
@@ -366,7 +369,7 @@ static void print_row_table(const tp_topo *topo, const tp_fabric *f,
 	const tp_io_link_load *l = &row->load;
 	const tp_io_stage_load *ls = &l->stage[TP_IO_STAGE_LEAF_SPINE];
 	const tp_io_stage_load *sc = &l->stage[TP_IO_STAGE_SPINE_CORE];
-	char link[256], h1[32], h2[32], h3[32];
+	char link[256], h1[32], h2[32], h3[32], h4[32];
 
 	printf("%c %-9s  ", row->policy == cmp->chosen ? '*' : ' ',
 	       tp_ioserver_policy_name(row->policy));
@@ -381,7 +384,8 @@ static void print_row_table(const tp_topo *topo, const tp_fabric *f,
 		snprintf(link + n, sizeof(link) - n, " %s",
 		         port_dir(f, l->max_fabric_port));
 	}
-	printf("%-32s %10s %5" PRIu32 " %10s %10s  ", link,
+	printf("%4" PRIu32 " %10s %-32s %10s %5" PRIu32 " %10s %10s  ",
+	       row->rank, human(l->max_bytes, h4, sizeof(h4)), link,
 	       human(l->max_fabric_bytes, h1, sizeof(h1)), l->loaded_links,
 	       human(ls->up_bytes + ls->down_bytes, h2, sizeof(h2)),
 	       human(sc->up_bytes + sc->down_bytes, h3, sizeof(h3)));
@@ -436,7 +440,7 @@ static int load_routes(const tp_fabric *fabric, const struct io_links_opts *o,
 
 /* The three server policies compared link by link over @fabric's routes. */
 static int compare_io_links(const tp_topo *topo, const tp_fabric *fabric,
-                            const tp_routes *routes,
+                            const tp_routes *routes, tp_routing routing,
                             const struct io_links_opts *o,
                             const tp_ioserver_request *rq,
                             const tp_alloc_result *job)
@@ -445,10 +449,10 @@ static int compare_io_links(const tp_topo *topo, const tp_fabric *fabric,
 	tp_error err;
 	char w[32], r[32];
 
-	if (tp_ioserver_compare_links(topo, fabric, routes, rq, job->hosts,
-	                              job->host_count, (double)o->write_bytes,
-	                              (double)o->read_bytes, &cmp,
-	                              &err) != TP_OK)
+	if (tp_ioserver_compare_links(
+	        topo, fabric, routes, routing, rq, job->hosts, job->host_count,
+	        (double)o->write_bytes, (double)o->read_bytes, &cmp,
+	        &err) != TP_OK)
 		return tp_cli_fail(WHAT, &err);
 	if (o->kv) {
 		printf("io-link-traffic: clients=%" PRIu32
@@ -460,18 +464,24 @@ static int compare_io_links(const tp_topo *topo, const tp_fabric *fabric,
 		     p++)
 			print_row_kv(topo, fabric, &cmp, &cmp.rows[p]);
 	} else {
-		printf("io-links: routes %s; %" PRIu32 " job hosts each write "
-		       "%s and read %s striped over %" PRIu32
-		       " servers (* = --io-policy):\n",
+		printf("io-links: routes %s; %s; %" PRIu32
+		       " job hosts each write %s and read %s striped over "
+		       "%" PRIu32 " servers (* = --io-policy; rank 1 = "
+		       "predicted fastest: busiest link, then busiest switch "
+		       "link):\n",
 		       cmp.kind == TP_ROUTES_LFT
 		           ? "read from the switches' forwarding tables"
 		           : "modelled (D-mod-k, not read from the fabric)",
+		       cmp.routing == TP_ROUTING_ADAPTIVE
+		           ? "adaptive routing: between the leaves each pair "
+		             "spread over its minimal paths' up-links"
+		           : "static routing: each pair on its route",
 		       job->host_count,
 		       human((double)o->write_bytes, w, sizeof(w)),
 		       human((double)o->read_bytes, r, sizeof(r)), rq->servers);
-		printf("  %-9s  %-32s %10s %5s %10s %10s  %s\n", "policy",
-		       "busiest switch link", "bytes", "links", "leaf-spine",
-		       "spine-core", "servers");
+		printf("  %-9s  %4s %10s %-32s %10s %5s %10s %10s  %s\n",
+		       "policy", "rank", "busiest", "busiest switch link",
+		       "bytes", "links", "leaf-spine", "spine-core", "servers");
 		for (int p = TP_IOSERVER_SPREAD; p < TP_IOSERVER_POLICY_COUNT;
 		     p++)
 			print_row_table(topo, fabric, &cmp, &cmp.rows[p]);
@@ -960,7 +970,8 @@ static int print_place_text(const struct place_opts *o,
 		rc = print_job_servers(o, r, NULL);
 		if (rc == TP_EXIT_OK && r->fab)
 			rc = compare_io_links(r->topo, r->fab, r->routes,
-			                      &o->links, &o->io, res);
+			                      o->rq.routing, &o->links, &o->io,
+			                      res);
 	}
 	return rc;
 }

@@ -93,15 +93,21 @@ static const char explain_usage[] =
     "           [--policy auto|leaf|shared|pack|spread|off] [--class C]\n"
     "           [--profile FILE] [--slots N] [--job-id ID] [--seed S]\n"
     "           [--busy FILE] [--config FILE [--partition NAME]]\n"
-    "           [--io-servers N [--io-policy P] [--io-where among|beside]]\n"
-    "           [--json]\n"
+    "           [--io-servers N [--io-policy auto|P] [--io-where "
+    "among|beside]]\n"
+    "           [--routing adaptive|static] [--json]\n"
     "  --busy FILE     hosts in use: lines 'host jobid class', 'host down',\n"
     "                  'host notready', 'host reserved jobid class', 'host\n"
     "                  ioserver [jobid]'; '#' comments (as for topoplace\n"
     "                  place --busy)\n"
     "  --config FILE   a topoplace.conf: its DefaultPlacement (policy auto,\n"
-    "                  the default then), LeafSharing, class thresholds and\n"
-    "                  I/O server settings, for --partition NAME if given\n"
+    "                  the default then), LeafSharing, class thresholds,\n"
+    "                  Routing and I/O server settings, for --partition\n"
+    "                  NAME if given\n"
+    "  --io-policy P   auto (the default, as IoServerPolicy=auto: the\n"
+    "                  policy for the routing, as topoplace place) or P\n"
+    "  --routing R     how the fabric routes (default: the --config file's\n"
+    "                  Routing, else adaptive)\n"
     "  --json          print the explanation as one JSON document\n"
     "                  (topoplace-json(7)); with -o OUT the page still goes\n"
     "                  to OUT\n";
@@ -1210,6 +1216,7 @@ struct explain_opts {
 	const char *what, *fabric, *out;
 	const char *profile_path, *busy_path, *config_path, *partition;
 	bool policy_given, io_given, io_policy_given, class_given;
+	bool routing_given;
 	bool json, help;
 	tp_placement requested; /* --policy, auto when not given */
 	tp_explain_input in;    /* what the command line decides */
@@ -1267,10 +1274,19 @@ static int parse_explain_site_option(int c, const char *arg,
 		return tp_cli_parse_u32(o->what, "--io-servers", arg, 1,
 		                        UINT32_MAX, &o->in.io_servers);
 	case 'I':
+		/* auto: as if not given, resolved from the routing */
+		if (!strcmp(arg, "auto"))
+			return TP_EXIT_OK;
 		if (tp_ioserver_policy_parse(arg, &o->in.io_policy, &err))
 			return tp_cli_usage_error(o->what, "--io-policy: %s",
 			                          err.message);
 		o->io_policy_given = true;
+		return TP_EXIT_OK;
+	case 'g':
+		if (tp_routing_parse(arg, &o->in.routing, &err))
+			return tp_cli_usage_error(o->what, "--routing: %s",
+			                          err.message);
+		o->routing_given = true;
 		return TP_EXIT_OK;
 	case 'w':
 		return tp_cli_parse_io_where(o->what, arg, false,
@@ -1336,6 +1352,7 @@ static int parse_explain_opts(int argc, char **argv, struct explain_opts *o)
 	    {"partition", required_argument, NULL, 'P'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"json", no_argument, NULL, 'J'},
+	    {"routing", required_argument, NULL, 'g'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -1364,7 +1381,7 @@ static int parse_explain_opts(int argc, char **argv, struct explain_opts *o)
 		}
 		if (c != 0 && strchr("npcrljs", c))
 			rc = parse_explain_job_option(c, optarg, o);
-		else if (c != 0 && strchr("iIwbCPoJ", c))
+		else if (c != 0 && strchr("iIwbCPoJg", c))
 			rc = parse_explain_site_option(c, optarg, o);
 		else
 			return tp_cli_bad_option(o->what, c, argv,
@@ -1438,6 +1455,38 @@ static tp_status load_explain_job(struct explain_opts *o,
 }
 
 /*
+ * The routing (--routing, else the file's Routing, else adaptive) and,
+ * unless --io-policy or a file's IoServerPolicy named one, the I/O server
+ * policy for it: IoServerPolicy=auto, the one default `topoplace place`
+ * and the plugins use (tp_ioserver_policy_for_routing), said with why.
+ */
+static void resolve_routing(struct explain_opts *o, struct explain_work *w)
+{
+	tp_explain_input *in = &o->in;
+	const tp_config_settings *set =
+	    w->cfg ? tp_config_for_partition(w->cfg, o->partition) : NULL;
+	char said[sizeof(w->io_src)];
+	size_t n;
+
+	if (!o->routing_given && w->cfg)
+		in->routing = tp_config_site_settings(w->cfg)->routing;
+	if (o->io_policy_given || (set && !set->ioserver_auto))
+		return;
+	in->io_policy = tp_ioserver_policy_for_routing(in->routing);
+	if (!in->io_servers)
+		return;
+	/* the file's words first (apply_config wrote them into io_src) */
+	snprintf(said, sizeof(said), "%s", in->io_source ? in->io_source : "");
+	n = (size_t)snprintf(w->io_src, sizeof(w->io_src), "%s%s", said,
+	                     *said ? "; " : "");
+	if (n < sizeof(w->io_src))
+		snprintf(w->io_src + n, sizeof(w->io_src) - n,
+		         "IoServerPolicy=auto: %s",
+		         tp_ioserver_policy_why(in->routing));
+	in->io_source = w->io_src;
+}
+
+/*
  * Load the fabric, configuration, occupancy and profile, then compute the
  * explanation (and its words, for -o or text).  Returns TP_EXIT_OK, or
  * the exit status of a failure already printed.
@@ -1461,6 +1510,7 @@ static int run_explain_work(struct explain_opts *o, struct explain_work *w)
 		             o->policy_given, o->io_given, o->io_policy_given,
 		             in, w->policy_src, w->io_src, w->thr_src,
 		             sizeof(w->policy_src));
+	resolve_routing(o, w);
 	if (tp_explain_compute(in, &w->ex, &err) != TP_OK ||
 	    ((o->out || !o->json) &&
 	     tp_explain_text(&w->ex, &w->text, &err) != TP_OK))

@@ -19,6 +19,7 @@ trap 'rm -rf "$work"' EXIT
 
 
 line() { sed -n "s/^$1: //p" <<<"$2"; }
+declare -A loads routing_keys
 
 # ---- choices ---------------------------------------------------------------
 out=$("$tp" place --fabric 1x4x4 --nodes 4 --policy leaf --class quiet)
@@ -83,6 +84,46 @@ out=$("$tp" place --fabric 2x4x4 --nodes 6 --io-servers 2 --io-policy auto \
 tp_check_eq "io-policy auto, static routing: staggered, and why" \
 	"io-policy: staggered, chosen by auto: static routing: servers on distinct ports spread their traffic over the uplinks and no other host shares a server's port|staggered" \
 	"$(grep '^io-policy:' <<<"$out")|$(sed -n 's/^  \([a-z]*\) .*  (chosen)$/\1/p' <<<"$out")"
+
+# ---- per-link I/O loads follow --routing (issue 15 goal 2) ------------------
+# 6 leaves x 4 hosts, every leaf cabled once to each of 4 spines; 4 site
+# servers; the I/O job's 8 hosts (leaves 1-2) write 4 bytes each, 1 per
+# server.  Static (D-mod-K): spread's servers all on port 4 send a client
+# leaf's 16 bytes up one uplink (16, rank 4); dedicated leaf006 and
+# staggered: 8 on a server's link and 8 down a spine link (rank 1 both).
+# Adaptive: the 16 bytes split over 4 uplinks (4 each); every busiest
+# direction is a server's link (8); dedicated leaf006 still takes 8 down
+# each spine link, spread and staggered 4 at most, so they rank first
+# (the packet model measured dedicated leaves 15% lower, bench/RESULTS.md).
+for r in static adaptive; do
+	printf 'SwitchName=leaf%03d Nodes=n[%04d-%04d]\n' 1 1 4 2 5 8 3 9 12 4 13 16 \
+		5 17 20 6 21 24 >"$work/six.conf"
+	printf 'SwitchName=spine%03d Switches=leaf[001-006]\n' 1 2 3 4 >>"$work/six.conf"
+	out=$("$tp" place --fabric "$work/six.conf" --nodes 8 --class io_heavy \
+		--routing $r --io-servers 4 --io-where site --io-policy isolated \
+		--io-write-bytes 4 --io-kv)
+	loads[$r]=$(for p in spread isolated staggered; do
+		l=$(grep "^io-link-policy: policy=$p " <<<"$out")
+		printf '%s %s/%s/%s ' "$p" \
+			"$(sed -n 's/.* max_any_bytes=\([0-9]*\).*/\1/p' <<<"$l")" \
+			"$(sed -n 's/.* max_link_bytes=\([0-9]*\).*/\1/p' <<<"$l")" \
+			"$(sed -n 's/.* rank=\([0-9]*\).*/\1/p' <<<"$l")"
+	done)
+	routing_keys[$r]=$(sed -n 's/^io-link-policy: .* routing=\([a-z]*\) .*/\1/p' <<<"$out" | sort -u)
+done
+tp_check_eq "--routing static: busiest/busiest switch link/rank per policy" \
+	"spread 16/16/4 isolated 8/8/1 staggered 8/8/1 " "${loads[static]}"
+tp_check_eq "--routing adaptive: spread over the uplinks, dedicated leaves last" \
+	"spread 8/4/1 isolated 8/8/4 staggered 8/4/1 " "${loads[adaptive]}"
+tp_check_eq "... each row says the routing its loads follow" \
+	"static adaptive" "${routing_keys[static]} ${routing_keys[adaptive]}"
+out=$("$tp" place --fabric "$work/six.conf" --nodes 8 --class io_heavy \
+	--io-servers 4 --io-where site --io-write-bytes 4)
+tp_check "... and the table says so (adaptive, the default)" \
+	grep -q "^io-links: routes modelled (D-mod-k, not read from the fabric); adaptive routing: between the leaves each pair spread over its minimal paths' up-links; " <<<"$out"
+tp_check_eq "... the table's rank and busiest columns" \
+	"spread 1 8 B|* isolated 4 8 B|staggered 1 8 B" \
+	"$(sed -n 's/^\(. [a-z]*\) *\([0-9]\) *\([0-9]* B\) .*/\1 \2 \3/p' <<<"$out" | grep -v random | sed 's/^  //' | paste -sd'|')"
 
 # ---- leaf: the exact best fit ----------------------------------------------
 printf 'n0012 down\nn0016 down\n' >"$work/two-down"

@@ -112,13 +112,39 @@ if report explain --fabric 2x4x8 --nodes 16 --profile "$lulesh" --slots 4 \
 	for want in "Placement of LULESH" "Policy: leaf" "Job class: " "  why: " \
 		"Leaves: leaf001 leaf002 (2 of 8)" "Why: leaf: 16 hosts" \
 		"Default (first free hosts" "hop-bytes (B x hops)" \
-		"predicted time (s)" "of the default" "I/O servers (spread): "; do
+		"predicted time (s)" "of the default" "I/O servers (isolated): "; do
 		grep -qF "$want" "$tmp/explain.txt" || missing+="'$want' "
 	done
 	tp_check_eq "explain: policy, class, leaves, costs, servers" "" "$missing"
 else
 	tp_fail "explain: runs" "$(cat "$tmp/explain.err")"
 fi
+# Without a topoplace.conf the I/O server policy is IoServerPolicy=auto for
+# the routing, the default of `topoplace place`: the same servers, and why
+# (adaptive: isolated, n0007 n0008; static: staggered, n0008 n0011).
+printf 'Routing=static\n' >"$tmp/static.conf"
+declare -A want=([adaptive]="isolated n[0007-0008]" [static]="staggered n[0008,0011]")
+for args in "" "--routing static" "--config $tmp/static.conf"; do
+	routing=adaptive
+	[ -n "$args" ] && routing=static
+	# shellcheck disable=SC2086 # word splitting of $args is intended
+	page=$(report explain --fabric 2x4x4 --nodes 4 --policy leaf --io-servers 2 $args 2>&1)
+	placed=$("$topoplace" place --fabric 2x4x4 --nodes 4 --io-servers 2 \
+		--routing $routing)
+	tp_check_eq "place --routing $routing: ${want[$routing]}" "${want[$routing]}" \
+		"$(sed -n 's/^io-policy: \([a-z]*\),.*/\1/p' <<<"$placed") $(sed -n 's/^io-servers: //p' <<<"$placed")"
+	tp_check_eq "explain ${args:-(no options)}: the same policy and servers" \
+		"$(sed 's/ n\[\(....\)[-,]\(....\)\]/ n\1 n\2/' <<<"${want[$routing]}")" \
+		"$(sed -n 's/^I\/O servers (\([a-z]*\)): \(.*\)/\1 \2/p' <<<"$page")"
+	tp_check "... and says IoServerPolicy=auto for $routing routing" \
+		grep -q "from: \(IoServerPolicy in [^ ]* (site-wide); \)\?IoServerPolicy=auto: $routing routing:" \
+		<<<"$(tr -s ' \n' ' ' <<<"$page")"
+done
+page=$(report explain --fabric 2x4x4 --nodes 4 --io-servers 2 --io-policy spread)
+tp_check_eq "explain --io-policy spread: as given, no auto" \
+	"I/O servers (spread): n0008 n0012|" \
+	"$(grep '^I/O servers' <<<"$page")|$(grep 'IoServerPolicy=auto' <<<"$page")"
+
 # The page: no line over 78 columns; the cost headings end where the
 # figures under them end (right-aligned columns of one width).
 awk 'length($0) > 78 { print NR ": " length($0) ": " $0 }' "$tmp/explain.txt" >"$tmp/long"

@@ -606,6 +606,60 @@ static void test_spread_path_splits_over_uplinks(void **state)
 	fixture_free(&x);
 }
 
+/*
+ * The path model follows the routing asked for: static routing adds the
+ * routes' own path (all 16 bytes up spine001), adaptive routing the
+ * spread path (8 up each spine), direction by direction the same as the
+ * two models called directly.
+ */
+static void test_routed_path_follows_the_routing(void **state)
+{
+	struct fixture x;
+	tp_link_load routed[2], direct[2];
+	tp_routing routing[2] = {TP_ROUTING_STATIC, TP_ROUTING_ADAPTIVE};
+	tp_error err;
+	const char *clients[] = {"n0001", "n0002"};
+
+	(void)state;
+	fixture_load(&x, two_level);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(
+		    tp_link_load_start(x.fabric, x.routes, &routed[k], &err),
+		    TP_OK);
+		assert_int_equal(
+		    tp_link_load_start(x.fabric, x.routes, &direct[k], &err),
+		    TP_OK);
+		for (int c = 0; c < 2; c++) {
+			uint32_t src = fhost(x.fabric, clients[c]);
+			uint32_t dst = fhost(x.fabric, "n0003");
+
+			assert_int_equal(tp_link_load_add_routed_path(
+			                     &routed[k], x.fabric, x.routes,
+			                     routing[k], src, dst, 8, &err),
+			                 TP_OK);
+			assert_int_equal(
+			    k == 0 ? tp_link_load_add_path(&direct[k], x.routes,
+			                                   src, dst, 8, &err)
+			           : tp_link_load_add_spread_path(
+			                 &direct[k], x.fabric, x.routes, src,
+			                 dst, 8, &err),
+			    TP_OK);
+		}
+		tp_link_load_finish(x.fabric, &routed[k]);
+		tp_link_load_finish(x.fabric, &direct[k]);
+		for (uint32_t p = 0; p < routed[k].port_count; p++)
+			assert_true(routed[k].port_bytes[p] ==
+			            direct[k].port_bytes[p]);
+	}
+	assert_true(routed[0].max_fabric_bytes == 16);
+	assert_true(routed[1].max_fabric_bytes == 8);
+	for (int k = 0; k < 2; k++) {
+		tp_link_load_free(&routed[k]);
+		tp_link_load_free(&direct[k]);
+	}
+	fixture_free(&x);
+}
+
 /* Three levels: across pods the bytes halve at the leaf (two aggregation
  * switches), not again at the aggregation switch (one core up-link each),
  * and come down over both aggregation switches of the far pod; within a
@@ -697,6 +751,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_input_is_named),
 	    cmocka_unit_test(test_spread_path_splits_over_uplinks),
 	    cmocka_unit_test(test_spread_path_three_levels),
+	    cmocka_unit_test(test_routed_path_follows_the_routing),
 	    cmocka_unit_test(test_stage_names),
 	};
 

@@ -150,9 +150,9 @@ static void link_load(const tp_fabric *f, const tp_routes *r,
 	assert_int_equal(
 	    tp_ioserver_fabric_hosts_by_name(f, servers, ns, "server", s, &err),
 	    TP_OK);
-	assert_int_equal(
-	    tp_ioserver_link_load(f, r, c, nc, s, ns, write, read, load, &err),
-	    TP_OK);
+	assert_int_equal(tp_ioserver_link_load(f, r, TP_ROUTING_STATIC, c, nc,
+	                                       s, ns, write, read, load, &err),
+	                 TP_OK);
 }
 
 static const char *const five_clients[] = {"n0001", "n0002", "n0003", "n0005",
@@ -430,9 +430,10 @@ test_spread_beats_isolated_when_servers_outnumber_spines(void **state)
 		clients[i] = tp_topo_find_host(topo, name);
 	}
 	assert_int_equal(tp_routes_new_dmodk(f, &r, &err), TP_OK);
-	assert_int_equal(tp_ioserver_compare_links(topo, f, r, &rq, clients, 12,
-	                                           4, 0, &cmp, &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_ioserver_compare_links(topo, f, r, TP_ROUTING_STATIC, &rq,
+	                              clients, 12, 4, 0, &cmp, &err),
+	    TP_OK);
 	assert_int_equal(cmp.chosen, TP_IOSERVER_ISOLATED);
 	assert_int_equal(cmp.kind, TP_ROUTES_DMODK);
 	sp = &cmp.rows[TP_IOSERVER_SPREAD];
@@ -509,9 +510,10 @@ static void test_staggered_keeps_dedicated_leaf_bandwidth(void **state)
 		assert_int_not_equal(clients[i], TP_TOPO_NONE);
 	}
 	assert_int_equal(tp_routes_new_dmodk(f, &r, &err), TP_OK);
-	assert_int_equal(tp_ioserver_compare_links(topo, f, r, &rq, clients, 48,
-	                                           8, 0, &cmp, &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_ioserver_compare_links(topo, f, r, TP_ROUTING_STATIC, &rq,
+	                              clients, 48, 8, 0, &cmp, &err),
+	    TP_OK);
 	sp = &cmp.rows[TP_IOSERVER_SPREAD];
 	st = &cmp.rows[TP_IOSERVER_STAGGERED];
 	iso = &cmp.rows[TP_IOSERVER_ISOLATED];
@@ -553,6 +555,108 @@ static void test_staggered_keeps_dedicated_leaf_bandwidth(void **state)
 	tp_routes_free(r);
 	tp_topo_free(topo);
 	tp_fabric_free(f);
+}
+
+/* cmp over the 48 hosts of leaves 1-6 of @topo writing 8 bytes each to 8
+ * site-wide servers, as @routing takes the paths. */
+static void compare_leaves_1_to_6(const tp_topo *topo, const tp_fabric *f,
+                                  const tp_routes *r, tp_routing routing,
+                                  tp_io_link_comparison *cmp)
+{
+	tp_ioserver_request rq = {.servers = 8,
+	                          .policy = TP_IOSERVER_ISOLATED,
+	                          .scope = TP_IOSERVER_SITE};
+	uint32_t clients[48];
+	tp_error err;
+
+	for (uint32_t i = 0; i < 48; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%04u", i + 1);
+		clients[i] = tp_topo_find_host(topo, name);
+		assert_int_not_equal(clients[i], TP_TOPO_NONE);
+	}
+	assert_int_equal(tp_ioserver_compare_links(topo, f, r, routing, &rq,
+	                                           clients, 48, 8, 0, cmp,
+	                                           &err),
+	                 TP_OK);
+	assert_int_equal(cmp->routing, routing);
+}
+
+/*
+ * The fabric of the test above under adaptive routing (issue 15 goal 2:
+ * rank the placements as the packet-level model measured them).  Spread's
+ * servers (port 8 of every leaf) no longer funnel a client leaf into one
+ * up-link: its 8 hosts x 7 remote servers = 56 bytes split over the 8
+ * up-links, 7 each, where D-mod-K put 56 on one.  Every policy's busiest
+ * direction is a server's own link (48 bytes), so the busiest switch
+ * link decides: dedicated leaves take 48 down each spine link to leaf008,
+ * spread and staggered at most 7; they rank first, as measured (dedicated
+ * 15% lower), and under static routing dedicated and staggered share the
+ * first rank and spread is behind both, as measured there.
+ */
+static void
+test_adaptive_routing_ranks_server_placements_as_measured(void **state)
+{
+	tp_fabric *f = build(8, 8, 8);
+	tp_topo *topo;
+	tp_routes *r;
+	tp_io_link_comparison st, ad;
+	tp_error err;
+	const tp_io_policy_links *sp, *stg, *iso;
+
+	(void)state;
+	assert_int_equal(tp_fabric_to_topo(f, &topo, &err), TP_OK);
+	assert_int_equal(tp_routes_new_dmodk(f, &r, &err), TP_OK);
+	compare_leaves_1_to_6(topo, f, r, TP_ROUTING_STATIC, &st);
+	compare_leaves_1_to_6(topo, f, r, TP_ROUTING_ADAPTIVE, &ad);
+	sp = &ad.rows[TP_IOSERVER_SPREAD];
+	stg = &ad.rows[TP_IOSERVER_STAGGERED];
+	iso = &ad.rows[TP_IOSERVER_ISOLATED];
+	for (uint32_t s = 1; s <= 8; s++)
+		assert_true(sp->load.port_bytes[port(f, "leaf001", 8 + s)] ==
+		            7);
+	assert_true(sp->load.max_fabric_bytes == 7);
+	assert_true(stg->load.max_fabric_bytes == 7);
+	assert_true(iso->load.max_fabric_bytes == 48);
+	assert_true(busiest(sp) == 48 && busiest(stg) == 48 &&
+	            busiest(iso) == 48);
+	assert_int_equal(sp->rank, 1);
+	assert_int_equal(stg->rank, 1);
+	assert_true(iso->rank > 2);
+	assert_true(tp_io_link_load_order(&iso->load, &sp->load,
+	                                  TP_ROUTING_ADAPTIVE) > 0);
+	/* the same loads tie under static routing: the tie-break is
+	 * adaptive routing's */
+	assert_int_equal(
+	    tp_io_link_load_order(&iso->load, &sp->load, TP_ROUTING_STATIC), 0);
+	/* static routing: spread funnels (56), the other two tie */
+	assert_true(st.rows[TP_IOSERVER_SPREAD].load.max_fabric_bytes == 56);
+	assert_int_equal(st.rows[TP_IOSERVER_ISOLATED].rank, 1);
+	assert_int_equal(st.rows[TP_IOSERVER_STAGGERED].rank, 1);
+	assert_true(st.rows[TP_IOSERVER_SPREAD].rank > 2);
+	tp_io_link_comparison_free(&st);
+	tp_io_link_comparison_free(&ad);
+	tp_routes_free(r);
+	tp_topo_free(topo);
+	tp_fabric_free(f);
+}
+
+/* Busiest directions within TP_IO_LOAD_TIE tie; then, under adaptive
+ * routing only, the busiest switch link decides. */
+static void test_load_order_ties_within_one_percent(void **state)
+{
+	tp_io_link_load a = {.max_bytes = 1000, .max_fabric_bytes = 500};
+	tp_io_link_load b = {.max_bytes = 1005, .max_fabric_bytes = 100};
+	tp_io_link_load c = {.max_bytes = 1100, .max_fabric_bytes = 100};
+
+	(void)state;
+	assert_true(tp_io_link_load_order(&a, &b, TP_ROUTING_ADAPTIVE) > 0);
+	assert_true(tp_io_link_load_order(&b, &a, TP_ROUTING_ADAPTIVE) < 0);
+	assert_int_equal(tp_io_link_load_order(&a, &b, TP_ROUTING_STATIC), 0);
+	assert_true(tp_io_link_load_order(&a, &c, TP_ROUTING_ADAPTIVE) < 0);
+	assert_true(tp_io_link_load_order(&c, &a, TP_ROUTING_STATIC) > 0);
+	assert_int_equal(tp_io_link_load_order(&a, &a, TP_ROUTING_ADAPTIVE), 0);
 }
 
 /*
@@ -603,8 +707,8 @@ static void test_staggered_shares_no_link_with_mpi_under_dmodk(void **state)
 			job[jobs++] = h;
 	}
 	assert_int_equal(jobs, 14);
-	assert_int_equal(tp_ioserver_link_load(f, r, clients, 48, servers, 8, 8,
-	                                       0, &io, &err),
+	assert_int_equal(tp_ioserver_link_load(f, r, TP_ROUTING_STATIC, clients,
+	                                       48, servers, 8, 8, 0, &io, &err),
 	                 TP_OK);
 	assert_int_equal(tp_link_load_start(f, r, &mpi, &err), TP_OK);
 	for (uint32_t a = 0; a < jobs; a++)
@@ -688,28 +792,28 @@ static void test_bad_input_is_named(void **state)
 
 	(void)state;
 	assert_int_equal(tp_routes_new_dmodk(f, &r, &err), TP_OK);
-	assert_int_equal(
-	    tp_ioserver_link_load(f, r, c, 0, s, 1, 1, 0, &load, &err),
-	    TP_ERR_INVALID);
+	assert_int_equal(tp_ioserver_link_load(f, r, TP_ROUTING_STATIC, c, 0, s,
+	                                       1, 1, 0, &load, &err),
+	                 TP_ERR_INVALID);
 	assert_string_equal(err.message,
 	                    "I/O link load: no clients or no servers");
 	assert_null(load.port_bytes);
 	s[0] = 8;
-	assert_int_equal(
-	    tp_ioserver_link_load(f, r, c, 2, s, 1, 1, 0, &load, &err),
-	    TP_ERR_INVALID);
+	assert_int_equal(tp_ioserver_link_load(f, r, TP_ROUTING_STATIC, c, 2, s,
+	                                       1, 1, 0, &load, &err),
+	                 TP_ERR_INVALID);
 	assert_string_equal(err.message,
 	                    "I/O link load: server #0 is host index 8, "
 	                    "fabric hand-made fat tree has 8 hosts");
 	s[0] = 7;
-	assert_int_equal(
-	    tp_ioserver_link_load(f, r, c, 2, s, 1, -1, 0, &load, &err),
-	    TP_ERR_INVALID);
+	assert_int_equal(tp_ioserver_link_load(f, r, TP_ROUTING_STATIC, c, 2, s,
+	                                       1, -1, 0, &load, &err),
+	                 TP_ERR_INVALID);
 	assert_string_equal(err.message, "I/O link load: bytes per client "
 	                                 "(write -1, read 0) must be >= 0");
-	assert_int_equal(
-	    tp_ioserver_link_load(f, r, c, 2, s, 1, 1, NAN, &load, &err),
-	    TP_ERR_INVALID);
+	assert_int_equal(tp_ioserver_link_load(f, r, TP_ROUTING_STATIC, c, 2, s,
+	                                       1, 1, NAN, &load, &err),
+	                 TP_ERR_INVALID);
 	/* an unknown host name */
 	assert_int_equal(
 	    tp_ioserver_fabric_hosts_by_name(f, names, 2, "client", idx, &err),
@@ -718,9 +822,9 @@ static void test_bad_input_is_named(void **state)
 	                                 "host of hand-made fat tree");
 	/* no route: tables never filled */
 	assert_int_equal(tp_routes_new(f, &empty, &err), TP_OK);
-	assert_int_equal(
-	    tp_ioserver_link_load(f, empty, c, 2, s, 1, 1, 0, &load, &err),
-	    TP_ERR_NOTFOUND);
+	assert_int_equal(tp_ioserver_link_load(f, empty, TP_ROUTING_STATIC, c,
+	                                       2, s, 1, 1, 0, &load, &err),
+	                 TP_ERR_NOTFOUND);
 	assert_string_equal(err.message,
 	                    "I/O write n0001 -> n0008: routes: n0001 -> "
 	                    "n0008: switch leaf001 has no usable route to "
@@ -730,8 +834,9 @@ static void test_bad_input_is_named(void **state)
 	assert_int_equal(tp_topo_new_fattree(&big, 1, 3, 4, &err), TP_OK);
 	clients[0] = tp_topo_find_host(big, "n0001");
 	clients[1] = tp_topo_find_host(big, "n0002");
-	assert_int_equal(tp_ioserver_compare_links(big, f, r, &rq, clients, 2,
-	                                           1, 0, &cmp, &err),
+	assert_int_equal(tp_ioserver_compare_links(big, f, r, TP_ROUTING_STATIC,
+	                                           &rq, clients, 2, 1, 0, &cmp,
+	                                           &err),
 	                 TP_ERR_NOTFOUND);
 	snprintf(want, sizeof(want),
 	         "spread: I/O server #2 'n0012' is not a host of hand-made "
@@ -739,16 +844,18 @@ static void test_bad_input_is_named(void **state)
 	assert_string_equal(err.message, want);
 	/* a client index out of range of the hierarchy */
 	clients[1] = 99;
-	assert_int_equal(tp_ioserver_compare_links(big, f, r, &rq, clients, 2,
-	                                           1, 0, &cmp, &err),
+	assert_int_equal(tp_ioserver_compare_links(big, f, r, TP_ROUTING_STATIC,
+	                                           &rq, clients, 2, 1, 0, &cmp,
+	                                           &err),
 	                 TP_ERR_INVALID);
 	assert_string_equal(err.message, "I/O client #1 is host index 99, "
 	                                 "the hierarchy has 12 hosts");
 	/* more servers than hosts: every policy says so in its row */
 	clients[1] = 1;
 	rq.servers = 13;
-	assert_int_equal(tp_ioserver_compare_links(big, f, r, &rq, clients, 2,
-	                                           1, 0, &cmp, &err),
+	assert_int_equal(tp_ioserver_compare_links(big, f, r, TP_ROUTING_STATIC,
+	                                           &rq, clients, 2, 1, 0, &cmp,
+	                                           &err),
 	                 TP_OK);
 	for (int p = 0; p < TP_IOSERVER_POLICY_COUNT; p++) {
 		assert_int_equal(cmp.rows[p].status, TP_ERR_UNSUPPORTED);
@@ -775,6 +882,9 @@ int main(void)
 	        test_spread_beats_isolated_when_servers_outnumber_spines),
 	    cmocka_unit_test(test_three_level_paths_load_every_stage_once),
 	    cmocka_unit_test(test_staggered_keeps_dedicated_leaf_bandwidth),
+	    cmocka_unit_test(
+	        test_adaptive_routing_ranks_server_placements_as_measured),
+	    cmocka_unit_test(test_load_order_ties_within_one_percent),
 	    cmocka_unit_test(
 	        test_staggered_shares_no_link_with_mpi_under_dmodk),
 	    cmocka_unit_test(test_bad_input_is_named),
