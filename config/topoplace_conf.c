@@ -146,6 +146,7 @@ static void format_wait_bound(char *buf, size_t size, uint64_t us)
 		snprintf(buf, size, "none");
 }
 
+/* A byte count as the file would spell it: "4M", "512K", "1000". */
 static void format_bytes(char *buf, size_t size, double value)
 {
 	static const struct {
@@ -1842,8 +1843,7 @@ tp_status tp_config_write_settings(const tp_config *config,
 	return TP_OK;
 }
 
-/* ---- entry points
- * ---------------------------------------------------- */
+/* ---- entry points ---------------------------------------------------- */
 
 tp_status tp_config_parse_each(const char *text, size_t len, const char *origin,
                                tp_config_error_fn each, void *each_ctx,
