@@ -5,7 +5,8 @@
 # sits above placement/, profiles/ and throttle/: it fills the policy structs
 # they define.
 placement_libtopoplace_la_SOURCES += \
-	config/topoplace_conf.c config/topoplace_conf.h
+	config/topoplace_conf.c config/topoplace_conf.h \
+	config/topoplace_conf_keys.h
 
 TP_UNIT_TESTS += tests/unit/test_config
 check_PROGRAMS += tests/unit/test_config

@@ -1,6 +1,15 @@
 /*
  * topoplace_conf.c: the topoplace.conf parser (see topoplace_conf.h).
  *
+ * Every key is one row of `keys` below: its name, whether a partition may
+ * set it, the field its value lives in, its kind (how the value is parsed
+ * and written back) and its default.  Parsing, defaults, a partition's
+ * overrides and `topoplace config` all walk that table, so adding a key is
+ * adding its field, its row and its paragraph in topoplace.conf(5).  The
+ * rules between keys (NodeNameRule and NodeNameMap, window bounds,
+ * ThrottleMode and TbfHook, IoServerPolicy=auto) are named functions run
+ * once the whole file is read.
+ *
  * Parsing builds a fresh tp_config and hands it over only when the whole
  * file, and every cross-key rule, checked out: the first problem stops it
  * with one message, and whatever was built is freed.
@@ -18,119 +27,9 @@
 #include <unistd.h>
 
 #include "topoplace_conf.h"
+#include "topoplace_conf_keys.h"
 #include "threshold.h"
 #include "units.h"
-
-enum key_id {
-	/* site-wide only */
-	K_FABRIC_SOURCE,
-	K_FABRIC_CACHE,
-	K_TOPOLOGY_CONF,
-	K_NODE_NAME_RULE,
-	K_NODE_NAME_MAP,
-	K_PROFILE_STORE,
-	K_PROFILE_KEEP,
-	K_PROFILE_MAX_AGE,
-	K_PROFILE_LOOKUP_TIMEOUT,
-	K_TBF_HOOK,
-	K_IOSERVER_HOSTS,
-	K_ROUTING,
-	K_DEBUG_FLAGS,
-	/* also per partition (K_FIRST_PARTITION_KEY and after) */
-	K_DEFAULT_PLACEMENT,
-	K_LEAF_SHARING,
-	K_IO_HEAVY_MIN_BYTES,
-	K_IO_HEAVY_CLIENT_RATE,
-	K_IO_HEAVY_REFERENCE_CLIENTS,
-	K_COMM_MAX_MESSAGE,
-	K_COMM_MESSAGE_RATE,
-	K_COMM_BYTE_RATE,
-	K_IOSERVER_POLICY,
-	K_IOSERVER_COUNT,
-	K_THRESHOLD_TABLE,
-	K_THROTTLE_MODE,
-	K_THROTTLE_CLASSES,
-	K_THROTTLE_MIN_WINDOW,
-	K_THROTTLE_MAX_WINDOW,
-	K_THROTTLE_ALLOW_USER_OFF,
-	K_DECISION_BUDGET,
-	K_RANK_REMAP,
-	K_REMAP_BUDGET,
-	K_REMAP_MEMORY,
-	K_THROTTLE_OBJECTIVE,
-	K_PROFILE_RECORD,
-	K_PROFILE_RECORD_ALLOW_USER_OFF,
-	K_PROFILE_RECORD_EXCLUDE,
-	K_LEAF_WAIT_MAX,
-	K_LEAF_REMAINDER,
-	K_ISOLATION_WAIT_MAX,
-	K_COUNT
-};
-
-#define K_FIRST_PARTITION_KEY K_DEFAULT_PLACEMENT
-
-static const char *const key_names[K_COUNT] = {
-    [K_FABRIC_SOURCE] = "FabricSource",
-    [K_FABRIC_CACHE] = "FabricCache",
-    [K_TOPOLOGY_CONF] = "TopologyConf",
-    [K_NODE_NAME_RULE] = "NodeNameRule",
-    [K_NODE_NAME_MAP] = "NodeNameMap",
-    [K_PROFILE_STORE] = "ProfileStore",
-    [K_PROFILE_KEEP] = "ProfileKeep",
-    [K_PROFILE_MAX_AGE] = "ProfileMaxAge",
-    [K_PROFILE_LOOKUP_TIMEOUT] = "ProfileLookupTimeout",
-    [K_TBF_HOOK] = "TbfHook",
-    [K_IOSERVER_HOSTS] = "IoServerHosts",
-    [K_ROUTING] = "Routing",
-    [K_DEBUG_FLAGS] = "DebugFlags",
-    [K_DEFAULT_PLACEMENT] = "DefaultPlacement",
-    [K_LEAF_SHARING] = "LeafSharing",
-    [K_IO_HEAVY_MIN_BYTES] = "IoHeavyMinBytes",
-    [K_IO_HEAVY_CLIENT_RATE] = "IoHeavyClientBytesPerSec",
-    [K_IO_HEAVY_REFERENCE_CLIENTS] = "IoHeavyReferenceClients",
-    [K_COMM_MAX_MESSAGE] = "CommSensitiveMaxMessageBytes",
-    [K_COMM_MESSAGE_RATE] = "CommSensitiveMessagesPerSecPerRank",
-    [K_COMM_BYTE_RATE] = "CommSensitiveBytesPerSecPerRank",
-    [K_IOSERVER_POLICY] = "IoServerPolicy",
-    [K_IOSERVER_COUNT] = "IoServerCount",
-    [K_THRESHOLD_TABLE] = "ThresholdTable",
-    [K_THROTTLE_MODE] = "ThrottleMode",
-    [K_THROTTLE_CLASSES] = "ThrottleClasses",
-    [K_THROTTLE_MIN_WINDOW] = "ThrottleMinWindow",
-    [K_THROTTLE_MAX_WINDOW] = "ThrottleMaxWindow",
-    [K_THROTTLE_ALLOW_USER_OFF] = "ThrottleAllowUserOff",
-    [K_DECISION_BUDGET] = "DecisionBudget",
-    [K_RANK_REMAP] = "RankRemap",
-    [K_REMAP_BUDGET] = "RemapBudget",
-    [K_REMAP_MEMORY] = "RemapMemory",
-    [K_THROTTLE_OBJECTIVE] = "ThrottleObjective",
-    [K_PROFILE_RECORD] = "ProfileRecord",
-    [K_PROFILE_RECORD_ALLOW_USER_OFF] = "ProfileRecordAllowUserOff",
-    [K_PROFILE_RECORD_EXCLUDE] = "ProfileRecordExclude",
-    [K_LEAF_WAIT_MAX] = "LeafWaitMax",
-    [K_LEAF_REMAINDER] = "LeafRemainder",
-    [K_ISOLATION_WAIT_MAX] = "IsolationWaitMax",
-};
-
-/* One PartitionName line: what it sets, and the result over the site. */
-struct partition {
-	char *name;
-	unsigned line;
-	unsigned key_line[K_COUNT]; /* 0: not set on this line */
-	tp_config_settings overrides;
-	tp_config_settings effective;
-};
-
-struct tp_config {
-	char *origin;
-	tp_config_site site;
-	tp_config_settings defaults;
-	unsigned site_key_line[K_COUNT]; /* 0: default */
-	struct partition *parts;
-	size_t part_count, part_cap;
-	char **owned; /* every string the config hands out */
-	size_t owned_count, owned_cap;
-};
 
 /* ---- names ----------------------------------------------------------- */
 
@@ -226,137 +125,137 @@ void tp_config_debug_flags_format(uint32_t flags, char *buf, size_t size)
 	}
 }
 
-/* ---- defaults -------------------------------------------------------- */
+/* ---- how values are written ---------------------------------------- */
 
-static void settings_defaults(tp_config_settings *s)
+static void format_us(char *buf, size_t size, uint64_t us)
 {
-	memset(s, 0, sizeof(*s));
-	s->default_placement = TP_PLACEMENT_AUTO;
-	s->leaf_sharing = TP_LEAF_SHARING_COMPATIBLE;
-	tp_jobclass_defaults(&s->thresholds);
-	/* auto: resolved from Routing once the file is read (finish) */
-	s->ioserver_auto = true;
-	s->ioserver_policy =
-	    tp_ioserver_policy_for_routing(TP_ROUTING_ADAPTIVE);
-	s->ioserver_count = 0;
-	s->threshold_table = NULL;
-	s->throttle_mode = TP_THROTTLE_ENFORCE_OFF;
-	s->throttle_classes[0] = tp_jobclass_name(TP_JOBCLASS_IO_HEAVY);
-	s->throttle_class_count = 1;
-	s->throttle_min_window_us = 0;
-	s->throttle_max_window_us = 0;
-	s->throttle_allow_user_off = true;
-	s->decision_budget_us = TP_CONFIG_DEFAULT_BUDGET_US;
-	s->rank_remap = TP_RANK_REMAP_AUTO;
-	s->remap_budget_us = TP_CONFIG_DEFAULT_REMAP_BUDGET_US;
-	s->remap_memory_bytes = TP_CONFIG_DEFAULT_REMAP_MEMORY;
-	s->record.mode = TP_RECORD_OFF;
-	s->record.allow_user_off = true;
-	s->leaf_wait_max_us = 0;
-	s->isolation_wait_max_us = 0;
-	s->leaf_remainder = TP_LEAF_REMAINDER_COMPATIBLE;
+	if (us && us % 1000000 == 0)
+		snprintf(buf, size, "%llus",
+		         (unsigned long long)(us / 1000000));
+	else if (us && us % 1000 == 0)
+		snprintf(buf, size, "%llums", (unsigned long long)(us / 1000));
+	else
+		snprintf(buf, size, "%lluus", (unsigned long long)us);
 }
 
-static void site_defaults(tp_config_site *site)
+static void format_wait_bound(char *buf, size_t size, uint64_t us)
 {
-	memset(site, 0, sizeof(*site));
-	site->fabric_source = TP_FABRIC_SOURCE_TOPOLOGY;
-	site->fabric_cache = TP_CONFIG_DEFAULT_FABRIC_CACHE;
-	site->topology_conf = TP_CONFIG_DEFAULT_CONF_DIR "/topology.conf";
-	site->node_name_rule = TP_NODE_NAME_FIRST_WORD;
-	site->node_name_map = NULL;
-	site->profile_store = TP_CONFIG_DEFAULT_PROFILE_STORE;
-	site->profile_keep = TP_STORE_DEFAULT_KEEP;
-	site->profile_max_age_s = TP_STORE_DEFAULT_MAX_AGE_S;
-	site->profile_lookup_timeout_us = TP_CONFIG_DEFAULT_LOOKUP_TIMEOUT_US;
-	site->tbf_hook = NULL;
-	site->ioserver_hosts = NULL;
-	site->routing = TP_ROUTING_ADAPTIVE;
-	site->debug_flags = 0;
+	if (us)
+		format_us(buf, size, us);
+	else
+		snprintf(buf, size, "none");
 }
 
-/* ---- owned strings --------------------------------------------------- */
-
-static char *own(tp_config *cfg, const char *text, size_t len)
+/* A byte count as the file would spell it: "4M", "512K", "1000". */
+static void format_bytes(char *buf, size_t size, double value)
 {
-	char *copy;
+	static const struct {
+		const char *suffix;
+		uint64_t unit;
+	} units[] = {{"G", 1ull << 30}, {"M", 1ull << 20}, {"K", 1024}};
+	uint64_t bytes;
 
-	if (cfg->owned_count == cfg->owned_cap) {
-		size_t cap = cfg->owned_cap ? cfg->owned_cap * 2 : 8;
-		char **grown = realloc(cfg->owned, cap * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		cfg->owned = grown;
-		cfg->owned_cap = cap;
+	if (!(value >= 0 && value < 9007199254740992.0) ||
+	    value != (double)(uint64_t)value) {
+		snprintf(buf, size, "%.17g", value);
+		return;
 	}
-	copy = malloc(len + 1);
-	if (!copy)
-		return NULL;
-	memcpy(copy, text, len);
-	copy[len] = '\0';
-	cfg->owned[cfg->owned_count++] = copy;
-	return copy;
-}
-
-static tp_config *config_new(const char *origin)
-{
-	tp_config *cfg = calloc(1, sizeof(*cfg));
-
-	if (!cfg)
-		return NULL;
-	site_defaults(&cfg->site);
-	settings_defaults(&cfg->defaults);
-	cfg->origin = strdup(origin ? origin : "topoplace.conf");
-	if (!cfg->origin) {
-		free(cfg);
-		return NULL;
-	}
-	/* TopologyConf sits beside this file, as slurm.conf's does. */
-	if (origin && origin[0] == '/') {
-		const char *slash = strrchr(origin, '/');
-		size_t dir_len = (size_t)(slash - origin);
-		char buf[TP_CONFIG_MAX_PATH + 32];
-
-		if (dir_len + sizeof("/topology.conf") <= sizeof(buf)) {
-			memcpy(buf, origin, dir_len);
-			memcpy(buf + dir_len, "/topology.conf",
-			       sizeof("/topology.conf"));
-			cfg->site.topology_conf = own(cfg, buf, strlen(buf));
-			if (!cfg->site.topology_conf) {
-				tp_config_free(cfg);
-				return NULL;
-			}
+	bytes = (uint64_t)value;
+	for (size_t i = 0; i < COUNT_OF(units); i++) {
+		if (bytes && bytes % units[i].unit == 0) {
+			snprintf(buf, size, "%llu%s",
+			         (unsigned long long)(bytes / units[i].unit),
+			         units[i].suffix);
+			return;
 		}
 	}
-	return cfg;
+	snprintf(buf, size, "%llu", (unsigned long long)bytes);
 }
 
-void tp_config_free(tp_config *config)
+static void format_age(char *buf, size_t size, int64_t seconds)
 {
-	if (!config)
-		return;
-	for (size_t i = 0; i < config->owned_count; i++)
-		free(config->owned[i]);
-	free(config->owned);
-	for (size_t i = 0; i < config->part_count; i++)
-		free(config->parts[i].name);
-	free(config->parts);
-	free(config->origin);
-	free(config);
+	static const struct {
+		char unit;
+		int64_t seconds;
+	} units[] = {{'d', 86400}, {'h', 3600}, {'m', 60}};
+
+	for (size_t i = 0; i < COUNT_OF(units); i++) {
+		if (seconds && seconds % units[i].seconds == 0) {
+			snprintf(buf, size, "%lld%c",
+			         (long long)(seconds / units[i].seconds),
+			         units[i].unit);
+			return;
+		}
+	}
+	snprintf(buf, size, seconds ? "%llds" : "%lld", (long long)seconds);
 }
 
-tp_config *tp_config_new_default(void)
+static const char *or_none(const char *text)
 {
-	return config_new(NULL);
+	return text ? text : "none";
 }
 
-/* ---- value parsers --------------------------------------------------- */
+/* ---- the key table's row --------------------------------------------- */
+
+struct key;
 
 /*
- * Each writes the value on success, or sets @err to a message that starts
- * with the key (the caller puts "<origin>: line N: " in front).
+ * A kind of value: @parse reads @text into the row's field on @base (a
+ * tp_config_site or tp_config_settings), or sets @err to a message that
+ * starts with the key (the caller puts "<origin>: line N: " in front);
+ * @print writes the field as the file would spell it.
  */
+struct kind {
+	tp_status (*parse)(tp_config *cfg, const struct key *key,
+	                   const char *text, void *base, tp_error *err);
+	void (*print)(const struct key *key, const void *base, char *buf,
+	              size_t size);
+};
+
+/* What a kind needs beyond the key's name; unused members stay zero. */
+struct key_arg {
+	const char *const *names; /* choice: the spellings, by value */
+	size_t count;
+	uint64_t min, max; /* counts, durations, bytes: max 0 = no bound */
+	bool zero_ok;      /* "0" is accepted (for "none" with durations) */
+	const char *over;  /* what the message says when the value is past
+	                      max ("1s (slurmctld holds its locks ...)") */
+};
+
+struct key {
+	const char *name;
+	bool per_partition; /* also on PartitionName lines */
+	size_t offset, size;
+	const struct kind *kind;
+	struct key_arg arg;
+	/* The default: copied from @def, the first @size bytes of the member
+	 * the row initializes, unless @set_default writes it (values of
+	 * several fields, or owned by another module). */
+	union {
+		int choice;
+		bool yes;
+		uint32_t u32;
+		uint64_t u64;
+		int64_t i64;
+		const char *text;
+	} def;
+	void (*set_default)(const struct key *key, void *base);
+};
+
+static void *field_of(const struct key *key, void *base)
+{
+	return (char *)base + key->offset;
+}
+
+static const void *const_field_of(const struct key *key, const void *base)
+{
+	return (const char *)base + key->offset;
+}
+
+/* Forward: owned strings live in the tp_config defined after the table. */
+static char *own(tp_config *cfg, const char *text, size_t len);
+
+/* ---- value parsers and printers -------------------------------------- */
 
 static void lower_copy(char *dst, size_t size, const char *src)
 {
@@ -367,20 +266,22 @@ static void lower_copy(char *dst, size_t size, const char *src)
 	dst[i] = '\0';
 }
 
-static tp_status parse_choice(const char *key, const char *text,
-                              const char *const *names, size_t count,
-                              int *value, tp_error *err)
+/* One of key->arg.names, case-insensitive, into an enum field. */
+static tp_status parse_choice(tp_config *cfg, const struct key *key,
+                              const char *text, void *base, tp_error *err)
 {
+	const char *const *names = key->arg.names;
 	char choices[128] = "";
 	size_t used = 0;
 
-	for (size_t i = 0; i < count; i++) {
+	(void)cfg;
+	for (size_t i = 0; i < key->arg.count; i++) {
 		if (!strcasecmp(text, names[i])) {
-			*value = (int)i;
+			*(int *)field_of(key, base) = (int)i;
 			return TP_OK;
 		}
 	}
-	for (size_t i = 0; i < count; i++) {
+	for (size_t i = 0; i < key->arg.count; i++) {
 		int n = snprintf(choices + used, sizeof(choices) - used, "%s%s",
 		                 i ? "|" : "", names[i]);
 		if (n < 0 || (size_t)n >= sizeof(choices) - used)
@@ -388,29 +289,108 @@ static tp_status parse_choice(const char *key, const char *text,
 		used += (size_t)n;
 	}
 	return tp_error_set(err, TP_ERR_INVALID, "%s: '%.80s' is not one of %s",
-	                    key, text, choices);
+	                    key->name, text, choices);
 }
 
-/* The module parsers take exact lower case; the file is case-insensitive. */
-static tp_status parse_placement(const char *key, const char *text,
-                                 tp_placement *value, tp_error *err)
+static void print_choice(const struct key *key, const void *base, char *buf,
+                         size_t size)
 {
+	snprintf(buf, size, "%s",
+	         name_at(key->arg.names, key->arg.count,
+	                 *(const int *)const_field_of(key, base)));
+}
+
+static const struct kind kind_choice = {parse_choice, print_choice};
+
+/* The module parsers take exact lower case; the file is case-insensitive. */
+static tp_status parse_placement(tp_config *cfg, const struct key *key,
+                                 const char *text, void *base, tp_error *err)
+{
+	tp_placement *value = field_of(key, base);
 	char lower[32];
 
+	(void)cfg;
 	lower_copy(lower, sizeof(lower), text);
 	if (strlen(text) < sizeof(lower) &&
 	    tp_placement_parse(lower, value, NULL) == TP_OK)
 		return TP_OK;
 	tp_placement_parse(text, value, err);
-	return tp_error_prefix(err, "%s", key);
+	return tp_error_prefix(err, "%s", key->name);
 }
 
-/* A policy, or auto (resolved from Routing in finish). */
-static tp_status parse_ioserver_policy(const char *key, const char *text,
-                                       tp_config_settings *s, tp_error *err)
+static void print_placement(const struct key *key, const void *base, char *buf,
+                            size_t size)
 {
+	const tp_placement *value = const_field_of(key, base);
+
+	snprintf(buf, size, "%s", tp_placement_name(*value));
+}
+
+static const struct kind kind_placement = {parse_placement, print_placement};
+
+static tp_status parse_routing(tp_config *cfg, const struct key *key,
+                               const char *text, void *base, tp_error *err)
+{
+	char lower[16];
+
+	(void)cfg;
+	lower_copy(lower, sizeof(lower), text);
+	if (strlen(text) < sizeof(lower) &&
+	    tp_routing_parse(lower, field_of(key, base), NULL) == TP_OK)
+		return TP_OK;
+	return tp_error_set(err, TP_ERR_INVALID,
+	                    "%s: '%.64s' is not a routing kind "
+	                    "(expected one of %s)",
+	                    key->name, text, TP_ROUTING_CHOICES);
+}
+
+static void print_routing(const struct key *key, const void *base, char *buf,
+                          size_t size)
+{
+	const tp_routing *value = const_field_of(key, base);
+
+	snprintf(buf, size, "%s", tp_routing_name(*value));
+}
+
+static const struct kind kind_routing = {parse_routing, print_routing};
+
+static tp_status parse_leaf_remainder(tp_config *cfg, const struct key *key,
+                                      const char *text, void *base,
+                                      tp_error *err)
+{
+	char lower[16];
+
+	(void)cfg;
+	lower_copy(lower, sizeof(lower), text);
+	if (strlen(text) < sizeof(lower) &&
+	    tp_leaf_remainder_parse(lower, field_of(key, base), NULL) == TP_OK)
+		return TP_OK;
+	return tp_error_set(err, TP_ERR_INVALID,
+	                    "%s: '%.64s' is not a leaf remainder rule "
+	                    "(expected one of %s)",
+	                    key->name, text, TP_LEAF_REMAINDER_CHOICES);
+}
+
+static void print_leaf_remainder(const struct key *key, const void *base,
+                                 char *buf, size_t size)
+{
+	const tp_leaf_remainder *value = const_field_of(key, base);
+
+	snprintf(buf, size, "%s", tp_leaf_remainder_name(*value));
+}
+
+static const struct kind kind_leaf_remainder = {parse_leaf_remainder,
+                                                print_leaf_remainder};
+
+/* IoServerPolicy: a policy, or auto (resolved from Routing in finish). */
+static tp_status parse_ioserver_policy(tp_config *cfg, const struct key *key,
+                                       const char *text, void *base,
+                                       tp_error *err)
+{
+	tp_config_settings *s = base;
 	char lower[32];
 
+	(void)cfg;
 	lower_copy(lower, sizeof(lower), text);
 	if (strlen(text) < sizeof(lower) && !strcmp(lower, "auto")) {
 		s->ioserver_auto = true;
@@ -425,15 +405,43 @@ static tp_status parse_ioserver_policy(const char *key, const char *text,
 	return tp_error_set(err, TP_ERR_INVALID,
 	                    "%s: '%.80s' is not an I/O server policy "
 	                    "(expected one of auto|%s)",
-	                    key, text, TP_IOSERVER_CHOICES);
+	                    key->name, text, TP_IOSERVER_CHOICES);
 }
 
-static tp_status parse_bool(const char *key, const char *text, bool *value,
-                            tp_error *err)
+static void print_ioserver_policy(const struct key *key, const void *base,
+                                  char *buf, size_t size)
+{
+	const tp_config_settings *s = base;
+
+	(void)key;
+	snprintf(buf, size, "%s",
+	         s->ioserver_auto
+	             ? "auto"
+	             : tp_ioserver_policy_name(s->ioserver_policy));
+}
+
+/* auto, as under the default adaptive routing until finish resolves it. */
+static void ioserver_policy_default(const struct key *key, void *base)
+{
+	tp_config_settings *s = base;
+
+	(void)key;
+	s->ioserver_auto = true;
+	s->ioserver_policy =
+	    tp_ioserver_policy_for_routing(TP_ROUTING_ADAPTIVE);
+}
+
+static const struct kind kind_ioserver_policy = {parse_ioserver_policy,
+                                                 print_ioserver_policy};
+
+static tp_status parse_bool(tp_config *cfg, const struct key *key,
+                            const char *text, void *base, tp_error *err)
 {
 	static const char *const yes[] = {"yes", "true", "on", "1"};
 	static const char *const no[] = {"no", "false", "off", "0"};
+	bool *value = field_of(key, base);
 
+	(void)cfg;
 	for (size_t i = 0; i < COUNT_OF(yes); i++) {
 		if (!strcasecmp(text, yes[i])) {
 			*value = true;
@@ -445,34 +453,242 @@ static tp_status parse_bool(const char *key, const char *text, bool *value,
 		}
 	}
 	return tp_error_set(err, TP_ERR_INVALID, "%s: '%.80s' is not yes or no",
-	                    key, text);
+	                    key->name, text);
 }
 
-/* A wait bound: none (0) or a duration of at least 1 s (units.h's upper
- * bound on any duration applies). */
-static tp_status parse_wait_bound(const char *key, const char *text,
-                                  uint64_t *bound_us, tp_error *err)
+static void print_bool(const struct key *key, const void *base, char *buf,
+                       size_t size)
+{
+	const bool *value = const_field_of(key, base);
+
+	snprintf(buf, size, "%s", *value ? "yes" : "no");
+}
+
+static const struct kind kind_boolean = {parse_bool, print_bool};
+
+/*
+ * A duration of at least arg.min, at most arg.max when set (the units
+ * parser's own bound is one hour), in microseconds.
+ */
+static tp_status parse_duration(tp_config *cfg, const struct key *key,
+                                const char *text, void *base, tp_error *err)
 {
 	uint64_t us;
 	tp_status rc;
 
-	if (!strcasecmp(text, "none")) {
+	(void)cfg;
+	rc =
+	    tp_units_parse_duration_us(key->name, text, key->arg.min, &us, err);
+	if (rc != TP_OK)
+		return rc;
+	if (key->arg.max && us > key->arg.max)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: '%.80s' is over the limit of %s",
+		                    key->name, text, key->arg.over);
+	*(uint64_t *)field_of(key, base) = us;
+	return TP_OK;
+}
+
+static void print_duration(const struct key *key, const void *base, char *buf,
+                           size_t size)
+{
+	format_us(buf, size, *(const uint64_t *)const_field_of(key, base));
+}
+
+static const struct kind kind_duration = {parse_duration, print_duration};
+
+/*
+ * A bound that may be absent: none (also "0" where arg.zero_ok) is 0, else
+ * a duration of at least arg.min.
+ */
+static tp_status parse_bound(tp_config *cfg, const struct key *key,
+                             const char *text, void *base, tp_error *err)
+{
+	uint64_t *bound_us = field_of(key, base);
+
+	(void)cfg;
+	if (!strcasecmp(text, "none") ||
+	    (key->arg.zero_ok && !strcmp(text, "0"))) {
 		*bound_us = 0;
 		return TP_OK;
 	}
-	rc = tp_units_parse_duration_us(key, text, 1000000u, &us, err);
+	return tp_units_parse_duration_us(key->name, text, key->arg.min,
+	                                  bound_us, err);
+}
+
+static void print_bound(const struct key *key, const void *base, char *buf,
+                        size_t size)
+{
+	format_wait_bound(buf, size,
+	                  *(const uint64_t *)const_field_of(key, base));
+}
+
+static const struct kind kind_bound = {parse_bound, print_bound};
+
+/*
+ * A whole number in [arg.min, arg.max] (or "0" where arg.zero_ok: none),
+ * into a uint32_t.
+ */
+static tp_status parse_count(tp_config *cfg, const struct key *key,
+                             const char *text, void *base, tp_error *err)
+{
+	uint32_t *value = field_of(key, base);
+	uint64_t count;
+	tp_status rc;
+
+	(void)cfg;
+	if (key->arg.zero_ok && !strcmp(text, "0")) {
+		*value = 0;
+		return TP_OK;
+	}
+	rc = tp_units_parse_count(key->name, text, key->arg.min, key->arg.max,
+	                          &count, err);
 	if (rc == TP_OK)
-		*bound_us = us;
+		*value = (uint32_t)count;
 	return rc;
 }
+
+static void print_count(const struct key *key, const void *base, char *buf,
+                        size_t size)
+{
+	snprintf(buf, size, "%u",
+	         (unsigned)*(const uint32_t *)const_field_of(key, base));
+}
+
+static const struct kind kind_count = {parse_count, print_count};
+
+/* A whole number in [arg.min, arg.max] kept as a double (a rate). */
+static tp_status parse_count_real(tp_config *cfg, const struct key *key,
+                                  const char *text, void *base, tp_error *err)
+{
+	uint64_t value;
+	tp_status rc;
+
+	(void)cfg;
+	rc = tp_units_parse_count(key->name, text, key->arg.min, key->arg.max,
+	                          &value, err);
+	if (rc == TP_OK)
+		*(double *)field_of(key, base) = (double)value;
+	return rc;
+}
+
+static void print_real(const struct key *key, const void *base, char *buf,
+                       size_t size)
+{
+	snprintf(buf, size, "%.17g",
+	         *(const double *)const_field_of(key, base));
+}
+
+static const struct kind kind_count_real = {parse_count_real, print_real};
+
+/* A byte count (K/M/G binary suffixes), within [arg.min, arg.max] when
+ * arg.max is set (arg.over says the range). */
+static tp_status parse_bytes(tp_config *cfg, const struct key *key,
+                             const char *text, void *base, tp_error *err)
+{
+	uint64_t bytes;
+	tp_status rc;
+
+	(void)cfg;
+	rc = tp_units_parse_bytes(key->name, text, &bytes, err);
+	if (rc != TP_OK)
+		return rc;
+	if (key->arg.max && (bytes < key->arg.min || bytes > key->arg.max))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: '%.80s' is outside %s", key->name,
+		                    text, key->arg.over);
+	*(uint64_t *)field_of(key, base) = bytes;
+	return TP_OK;
+}
+
+static void print_bytes(const struct key *key, const void *base, char *buf,
+                        size_t size)
+{
+	format_bytes(buf, size,
+	             (double)*(const uint64_t *)const_field_of(key, base));
+}
+
+static const struct kind kind_bytes = {parse_bytes, print_bytes};
+
+/* A rate or size in bytes (K/M/G binary suffixes), as a double. */
+static tp_status parse_rate(tp_config *cfg, const struct key *key,
+                            const char *text, void *base, tp_error *err)
+{
+	uint64_t value;
+	tp_status rc;
+
+	(void)cfg;
+	rc = tp_units_parse_bytes(key->name, text, &value, err);
+	if (rc == TP_OK)
+		*(double *)field_of(key, base) = (double)value;
+	return rc;
+}
+
+static void print_rate(const struct key *key, const void *base, char *buf,
+                       size_t size)
+{
+	format_bytes(buf, size, *(const double *)const_field_of(key, base));
+}
+
+static const struct kind kind_rate = {parse_rate, print_rate};
+
+/* The classification thresholds' defaults belong to jobclass.c. */
+static void threshold_default(const struct key *key, void *base)
+{
+	tp_jobclass_thresholds defaults;
+	size_t at = key->offset - offsetof(tp_config_settings, thresholds);
+
+	tp_jobclass_defaults(&defaults);
+	memcpy(field_of(key, base), (const char *)&defaults + at, key->size);
+}
+
+static tp_status parse_path(tp_config *cfg, const struct key *key,
+                            const char *text, void *base, tp_error *err)
+{
+	size_t len = strlen(text);
+	const char *copy;
+
+	if (text[0] != '/')
+		return tp_error_set(
+		    err, TP_ERR_INVALID,
+		    "%s: '%.80s' is not an absolute path "
+		    "(daemons do not share a working directory)",
+		    key->name, text);
+	if (len >= TP_CONFIG_MAX_PATH)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "%s: path longer than %u bytes", key->name,
+		                    TP_CONFIG_MAX_PATH - 1);
+	for (size_t i = 0; i < len; i++) {
+		if (isspace((unsigned char)text[i]))
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "%s: '%.80s': paths may not "
+			                    "contain spaces",
+			                    key->name, text);
+	}
+	copy = own(cfg, text, len);
+	if (!copy)
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    key->name);
+	*(const char **)field_of(key, base) = copy;
+	return TP_OK;
+}
+
+/* A path or host list; "none" when unset. */
+static void print_text(const struct key *key, const void *base, char *buf,
+                       size_t size)
+{
+	snprintf(buf, size, "%s",
+	         or_none(*(const char *const *)const_field_of(key, base)));
+}
+
+static const struct kind kind_path = {parse_path, print_text};
 
 /*
  * A Slurm hostlist expression ("oss[01-08],mds1"): checked for its
  * characters and balanced brackets here; the daemons expand it.
  */
-static tp_status parse_hostlist(tp_config *cfg, const char *key,
-                                const char *text, const char **value,
-                                tp_error *err)
+static tp_status parse_hostlist(tp_config *cfg, const struct key *key,
+                                const char *text, void *base, tp_error *err)
 {
 	size_t len = strlen(text);
 	int depth = 0;
@@ -480,8 +696,8 @@ static tp_status parse_hostlist(tp_config *cfg, const char *key,
 
 	if (len == 0 || len >= TP_CONFIG_MAX_PATH)
 		return tp_error_set(err, TP_ERR_INVALID,
-		                    "%s: a host list of 1 to %u characters", key,
-		                    TP_CONFIG_MAX_PATH - 1);
+		                    "%s: a host list of 1 to %u characters",
+		                    key->name, TP_CONFIG_MAX_PATH - 1);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)text[i];
 
@@ -494,74 +710,21 @@ static tp_status parse_hostlist(tp_config *cfg, const char *key,
 			return tp_error_set(err, TP_ERR_INVALID,
 			                    "%s: '%.80s' is not a host list "
 			                    "(like oss[01-08],mds1)",
-			                    key, text);
+			                    key->name, text);
 	}
 	if (depth != 0)
 		return tp_error_set(err, TP_ERR_INVALID,
-		                    "%s: '%.80s': unbalanced '['", key, text);
+		                    "%s: '%.80s': unbalanced '['", key->name,
+		                    text);
 	copy = own(cfg, text, len);
 	if (!copy)
 		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
-		                    key);
-	*value = copy;
+		                    key->name);
+	*(const char **)field_of(key, base) = copy;
 	return TP_OK;
 }
 
-static tp_status parse_path(tp_config *cfg, const char *key, const char *text,
-                            const char **value, tp_error *err)
-{
-	size_t len = strlen(text);
-	const char *copy;
-
-	if (text[0] != '/')
-		return tp_error_set(
-		    err, TP_ERR_INVALID,
-		    "%s: '%.80s' is not an absolute path "
-		    "(daemons do not share a working directory)",
-		    key, text);
-	if (len >= TP_CONFIG_MAX_PATH)
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "%s: path longer than %u bytes", key,
-		                    TP_CONFIG_MAX_PATH - 1);
-	for (size_t i = 0; i < len; i++) {
-		if (isspace((unsigned char)text[i]))
-			return tp_error_set(err, TP_ERR_INVALID,
-			                    "%s: '%.80s': paths may not "
-			                    "contain spaces",
-			                    key, text);
-	}
-	copy = own(cfg, text, len);
-	if (!copy)
-		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
-		                    key);
-	*value = copy;
-	return TP_OK;
-}
-
-static tp_status parse_count32(const char *key, const char *text, uint64_t min,
-                               uint64_t max, uint32_t *value, tp_error *err)
-{
-	uint64_t count;
-	tp_status rc = tp_units_parse_count(key, text, min, max, &count, err);
-
-	if (rc == TP_OK)
-		*value = (uint32_t)count;
-	return rc;
-}
-
-/*
- * A window bound: a duration, or "none"/"0" for no bound.  The duration
- * parser caps at one hour, which is also the sane top of a window.
- */
-static tp_status parse_window_bound(const char *key, const char *text,
-                                    uint64_t *value_us, tp_error *err)
-{
-	if (!strcasecmp(text, "none") || !strcmp(text, "0")) {
-		*value_us = 0;
-		return TP_OK;
-	}
-	return tp_units_parse_duration_us(key, text, 1, value_us, err);
-}
+static const struct kind kind_hostlist = {parse_hostlist, print_text};
 
 /*
  * A profile age: whole seconds, minutes, hours or days ("30d").  The
@@ -569,18 +732,20 @@ static tp_status parse_window_bound(const char *key, const char *text,
  * budgets; profiles live for weeks, so ages take these coarser units and
  * leave the digits to the shared count parser.
  */
-static tp_status parse_age(const char *key, const char *text, int64_t *value_s,
-                           tp_error *err)
+static tp_status parse_age(tp_config *cfg, const struct key *key,
+                           const char *text, void *base, tp_error *err)
 {
 	static const struct {
 		char unit;
 		uint64_t seconds;
 	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
 	const uint64_t max_s = 3650ull * 86400;
+	int64_t *value_s = field_of(key, base);
 	size_t len = strlen(text);
 	char digits[24];
 	uint64_t count;
 
+	(void)cfg;
 	if (!strcmp(text, "0")) {
 		*value_s = 0;
 		return TP_OK;
@@ -591,7 +756,7 @@ static tp_status parse_age(const char *key, const char *text, int64_t *value_s,
 			continue;
 		memcpy(digits, text, len - 1);
 		digits[len - 1] = '\0';
-		if (tp_units_parse_count(key, digits, 1,
+		if (tp_units_parse_count(key->name, digits, 1,
 		                         max_s / units[i].seconds, &count,
 		                         NULL) != TP_OK)
 			break;
@@ -602,10 +767,17 @@ static tp_status parse_age(const char *key, const char *text, int64_t *value_s,
 	                    "%s: '%.80s' is not an age (a whole number with "
 	                    "unit s, m, h or d, at most 3650d, e.g. 30d; or 0 "
 	                    "for the credential's own lifetime)",
-	                    key, text);
+	                    key->name, text);
 }
 
-/* Split @text at commas, trimming blanks; call @fn for each item. */
+static void print_age(const struct key *key, const void *base, char *buf,
+                      size_t size)
+{
+	format_age(buf, size, *(const int64_t *)const_field_of(key, base));
+}
+
+static const struct kind kind_age = {parse_age, print_age};
+
 static tp_status for_each_item(const char *key, const char *text,
                                tp_status (*fn)(void *ctx, const char *key,
                                                const char *item, tp_error *err),
@@ -673,22 +845,24 @@ static tp_status add_class(void *ctx, const char *key, const char *item,
 	return TP_OK;
 }
 
-static tp_status parse_classes(const char *key, const char *text,
-                               tp_config_settings *s, tp_error *err)
+static tp_status parse_classes(tp_config *cfg, const struct key *key,
+                               const char *text, void *base, tp_error *err)
 {
+	tp_config_settings *s = base;
 	struct class_list list = {false, false, 0};
 	const tp_jobclass order[] = {TP_JOBCLASS_IO_HEAVY,
 	                             TP_JOBCLASS_COMM_SENSITIVE,
 	                             TP_JOBCLASS_QUIET};
-	tp_status rc = for_each_item(key, text, add_class, &list, err);
+	tp_status rc = for_each_item(key->name, text, add_class, &list, err);
 
+	(void)cfg;
 	if (rc != TP_OK)
 		return rc;
 	if (list.none && (list.all || list.mask))
 		return tp_error_set(err, TP_ERR_INVALID,
 		                    "%s: 'none' cannot be combined with "
 		                    "classes",
-		                    key);
+		                    key->name);
 	s->throttle_class_count = 0;
 	if (list.all) {
 		s->throttle_classes[s->throttle_class_count++] = "*";
@@ -727,323 +901,424 @@ static tp_status add_debug_flag(void *ctx, const char *key, const char *item,
 }
 
 /* A rate or size in bytes (K/M/G binary suffixes), as a double. */
-static tp_status parse_rate(const char *key, const char *text, double *value,
-                            tp_error *err)
-{
-	uint64_t bytes;
-	tp_status rc = tp_units_parse_bytes(key, text, &bytes, err);
 
-	if (rc == TP_OK)
-		*value = (double)bytes;
-	return rc;
+/* A comma-separated list, as the file spells it; "none" when empty. */
+static void print_list(const char *const *items, size_t count, char *buf,
+                       size_t size)
+{
+	size_t used = 0;
+
+	snprintf(buf, size, "none");
+	for (size_t i = 0; i < count; i++) {
+		int n = snprintf(buf + used, size - used, "%s%s", i ? "," : "",
+		                 items[i]);
+		if (n < 0 || (size_t)n >= size - used)
+			break;
+		used += (size_t)n;
+	}
 }
 
-/* Parse @text as the value of @key into @site or @s. */
-static tp_status parse_value(tp_config *cfg, enum key_id key, const char *text,
-                             tp_config_site *site, tp_config_settings *s,
-                             tp_error *err)
+static void print_classes(const struct key *key, const void *base, char *buf,
+                          size_t size)
 {
-	const char *name = key_names[key];
-	uint64_t u64;
-	int choice;
-	tp_status rc;
+	const tp_config_settings *s = base;
 
-#define CHOICE(names, field, type)                                             \
-	do {                                                                   \
-		rc = parse_choice(name, text, names, COUNT_OF(names), &choice, \
-		                  err);                                        \
-		if (rc == TP_OK)                                               \
-			field = (type)choice;                                  \
-		return rc;                                                     \
-	} while (0)
+	(void)key;
+	print_list(s->throttle_classes, s->throttle_class_count, buf, size);
+}
 
-	switch (key) {
-	case K_FABRIC_SOURCE:
-		CHOICE(fabric_source_names, site->fabric_source,
-		       tp_config_fabric_source);
-	case K_FABRIC_CACHE:
-		return parse_path(cfg, name, text, &site->fabric_cache, err);
-	case K_TOPOLOGY_CONF:
-		return parse_path(cfg, name, text, &site->topology_conf, err);
-	case K_NODE_NAME_RULE:
-		CHOICE(node_name_rule_names, site->node_name_rule,
-		       tp_node_name_rule);
-	case K_NODE_NAME_MAP:
-		return parse_path(cfg, name, text, &site->node_name_map, err);
-	case K_PROFILE_STORE:
-		return parse_path(cfg, name, text, &site->profile_store, err);
-	case K_PROFILE_KEEP:
-		rc = tp_units_parse_count(name, text, 1, 1000, &u64, err);
-		if (rc == TP_OK)
-			site->profile_keep = (unsigned)u64;
-		return rc;
-	case K_PROFILE_MAX_AGE:
-		return parse_age(name, text, &site->profile_max_age_s, err);
-	case K_PROFILE_LOOKUP_TIMEOUT:
-		/* 1 ms to 1 h (the units parser's own maximum). */
-		rc = tp_units_parse_duration_us(name, text, 1000, &u64, err);
-		if (rc == TP_OK)
-			site->profile_lookup_timeout_us = u64;
-		return rc;
-	case K_TBF_HOOK:
-		return parse_path(cfg, name, text, &site->tbf_hook, err);
-	case K_IOSERVER_HOSTS:
-		return parse_hostlist(cfg, name, text, &site->ioserver_hosts,
-		                      err);
-	case K_ROUTING: {
-		char lower[16];
+/* io_heavy: the jobs that hurt their neighbours' I/O. */
+static void classes_default(const struct key *key, void *base)
+{
+	tp_config_settings *s = base;
 
-		lower_copy(lower, sizeof(lower), text);
-		if (strlen(text) < sizeof(lower) &&
-		    tp_routing_parse(lower, &site->routing, NULL) == TP_OK)
-			return TP_OK;
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "%s: '%.64s' is not a routing kind "
-		                    "(expected one of %s)",
-		                    name, text, TP_ROUTING_CHOICES);
+	(void)key;
+	memset(s->throttle_classes, 0, sizeof(s->throttle_classes));
+	s->throttle_classes[0] = tp_jobclass_name(TP_JOBCLASS_IO_HEAVY);
+	s->throttle_class_count = 1;
+}
+
+static const struct kind kind_classes = {parse_classes, print_classes};
+
+static tp_status parse_debug_flags(tp_config *cfg, const struct key *key,
+                                   const char *text, void *base, tp_error *err)
+{
+	uint32_t *flags = field_of(key, base);
+
+	(void)cfg;
+	*flags = 0;
+	return for_each_item(key->name, text, add_debug_flag, flags, err);
+}
+
+static void print_debug_flags(const struct key *key, const void *base,
+                              char *buf, size_t size)
+{
+	tp_config_debug_flags_format(
+	    *(const uint32_t *)const_field_of(key, base), buf, size);
+}
+
+static const struct kind kind_debug_flags = {parse_debug_flags,
+                                             print_debug_flags};
+
+/* ThrottleObjective, ProfileRecord, ProfileRecordExclude: the syntax
+ * belongs to the module that uses the value (window.h, record_policy.h). */
+static tp_status parse_objective(tp_config *cfg, const struct key *key,
+                                 const char *text, void *base, tp_error *err)
+{
+	(void)cfg;
+	return tp_throttle_objective_parse(text, field_of(key, base), err);
+}
+
+static void print_objective(const struct key *key, const void *base, char *buf,
+                            size_t size)
+{
+	tp_throttle_objective_format(const_field_of(key, base), buf, size);
+}
+
+static const struct kind kind_objective = {parse_objective, print_objective};
+
+static tp_status parse_record_mode(tp_config *cfg, const struct key *key,
+                                   const char *text, void *base, tp_error *err)
+{
+	tp_config_settings *s = base;
+
+	(void)cfg;
+	(void)key;
+	return tp_record_mode_parse(text, &s->record.mode,
+	                            &s->record.sample_every, err);
+}
+
+static void print_record_mode(const struct key *key, const void *base,
+                              char *buf, size_t size)
+{
+	const tp_config_settings *s = base;
+
+	(void)key;
+	tp_record_mode_format(s->record.mode, s->record.sample_every, buf,
+	                      size);
+}
+
+static const struct kind kind_record_mode = {parse_record_mode,
+                                             print_record_mode};
+
+static tp_status parse_record_exclude(tp_config *cfg, const struct key *key,
+                                      const char *text, void *base,
+                                      tp_error *err)
+{
+	tp_config_settings *s = base;
+	/* The names point into this copy, owned by the config. */
+	size_t len = strlen(text);
+	char *names = own(cfg, text, len);
+
+	if (!names)
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: no memory",
+		                    key->name);
+	return tp_record_exclude_parse(text, names, len + 1, &s->record, err);
+}
+
+static void print_record_exclude(const struct key *key, const void *base,
+                                 char *buf, size_t size)
+{
+	const tp_config_settings *s = base;
+
+	(void)key;
+	print_list(s->record.exclude, s->record.exclude_count, buf, size);
+}
+
+static const struct kind kind_record_exclude = {parse_record_exclude,
+                                                print_record_exclude};
+
+/* A value of several fields, or no value at all: all zero (ProfileRecord
+ * off, no objective, nothing excluded). */
+static void zero_default(const struct key *key, void *base)
+{
+	memset(field_of(key, base), 0, key->size);
+}
+
+/* ---- the keys -------------------------------------------------------- */
+
+#define FIELD_SIZE(type, field) sizeof(((type *)0)->field)
+/* A site-wide key's field in tp_config_site. */
+#define SITE(field)                                                            \
+	false, offsetof(tp_config_site, field),                                \
+	    FIELD_SIZE(tp_config_site, field)
+/* A key a partition may override: its field in tp_config_settings. */
+#define PART(field)                                                            \
+	true, offsetof(tp_config_settings, field),                             \
+	    FIELD_SIZE(tp_config_settings, field)
+/* ... or the adjacent fields @first to @last it sets together. */
+#define PART_SPAN(first, last)                                                 \
+	true, offsetof(tp_config_settings, first),                             \
+	    offsetof(tp_config_settings, last) +                               \
+	        FIELD_SIZE(tp_config_settings, last) -                         \
+	        offsetof(tp_config_settings, first)
+#define NAMES(array) .names = array, .count = COUNT_OF(array)
+
+/*
+ * Every key, in the order `topoplace config` and topoplace.conf(5) list
+ * them: the site-wide ones, then those a partition may override.
+ */
+static const struct key keys[] = {
+    {"FabricSource", SITE(fabric_source), &kind_choice,
+     .arg = {NAMES(fabric_source_names)},
+     .def.choice = TP_FABRIC_SOURCE_TOPOLOGY},
+    {"FabricCache", SITE(fabric_cache), &kind_path,
+     .def.text = TP_CONFIG_DEFAULT_FABRIC_CACHE},
+    /* beside the file when its origin is a path (config_new) */
+    {"TopologyConf", SITE(topology_conf), &kind_path,
+     .def.text = TP_CONFIG_DEFAULT_CONF_DIR "/topology.conf"},
+    {"NodeNameRule", SITE(node_name_rule), &kind_choice,
+     .arg = {NAMES(node_name_rule_names)},
+     .def.choice = TP_NODE_NAME_FIRST_WORD},
+    {"NodeNameMap", SITE(node_name_map), &kind_path, .def.text = NULL},
+    {"ProfileStore", SITE(profile_store), &kind_path,
+     .def.text = TP_CONFIG_DEFAULT_PROFILE_STORE},
+    {"ProfileKeep", SITE(profile_keep), &kind_count,
+     .arg = {.min = 1, .max = 1000}, .def.u32 = TP_STORE_DEFAULT_KEEP},
+    {"ProfileMaxAge", SITE(profile_max_age_s), &kind_age,
+     .def.i64 = TP_STORE_DEFAULT_MAX_AGE_S},
+    /* 1 ms to 1 h (the units parser's own maximum). */
+    {"ProfileLookupTimeout", SITE(profile_lookup_timeout_us), &kind_duration,
+     .arg = {.min = 1000}, .def.u64 = TP_CONFIG_DEFAULT_LOOKUP_TIMEOUT_US},
+    {"TbfHook", SITE(tbf_hook), &kind_path, .def.text = NULL},
+    {"IoServerHosts", SITE(ioserver_hosts), &kind_hostlist, .def.text = NULL},
+    {"Routing", SITE(routing), &kind_routing,
+     .def.choice = TP_ROUTING_ADAPTIVE},
+    {"DebugFlags", SITE(debug_flags), &kind_debug_flags, .def.u32 = 0},
+    /* Keys a partition may override. */
+    {"DefaultPlacement", PART(default_placement), &kind_placement,
+     .def.choice = TP_PLACEMENT_AUTO},
+    {"LeafSharing", PART(leaf_sharing), &kind_choice,
+     .arg = {NAMES(leaf_sharing_names)},
+     .def.choice = TP_LEAF_SHARING_COMPATIBLE},
+    {"IoHeavyMinBytes", PART(thresholds.io_bytes_min), &kind_bytes,
+     .set_default = threshold_default},
+    {"IoHeavyClientBytesPerSec", PART(thresholds.io_client_bytes_per_s_min),
+     &kind_rate, .set_default = threshold_default},
+    {"IoHeavyReferenceClients", PART(thresholds.io_reference_clients),
+     &kind_count, .arg = {.min = 1, .max = UINT32_MAX},
+     .set_default = threshold_default},
+    {"CommSensitiveMaxMessageBytes",
+     PART(thresholds.comm_small_message_bytes_max), &kind_bytes,
+     .set_default = threshold_default},
+    {"CommSensitiveMessagesPerSecPerRank",
+     PART(thresholds.comm_messages_per_s_per_rank_min), &kind_count_real,
+     .arg = {.min = 1, .max = UINT32_MAX}, .set_default = threshold_default},
+    {"CommSensitiveBytesPerSecPerRank",
+     PART(thresholds.comm_bytes_per_s_per_rank_min), &kind_rate,
+     .set_default = threshold_default},
+    {"IoServerPolicy", PART_SPAN(ioserver_policy, ioserver_auto),
+     &kind_ioserver_policy, .set_default = ioserver_policy_default},
+    /* 0: no servers unless the job asks. */
+    {"IoServerCount", PART(ioserver_count), &kind_count,
+     .arg = {.min = 1, .max = 65536, .zero_ok = true}, .def.u32 = 0},
+    {"ThresholdTable", PART(threshold_table), &kind_path, .def.text = NULL},
+    {"ThrottleMode", PART(throttle_mode), &kind_choice,
+     .arg = {NAMES(throttle_enforce_names)},
+     .def.choice = TP_THROTTLE_ENFORCE_OFF},
+    {"ThrottleClasses", PART_SPAN(throttle_classes, throttle_class_count),
+     &kind_classes, .set_default = classes_default},
+    /* none or 0: no bound; the duration parser caps at one hour, which
+     * is also the sane top of a window. */
+    {"ThrottleMinWindow", PART(throttle_min_window_us), &kind_bound,
+     .arg = {.min = 1, .zero_ok = true}, .def.u64 = 0},
+    {"ThrottleMaxWindow", PART(throttle_max_window_us), &kind_bound,
+     .arg = {.min = 1, .zero_ok = true}, .def.u64 = 0},
+    {"ThrottleAllowUserOff", PART(throttle_allow_user_off), &kind_boolean,
+     .def.yes = true},
+    {"DecisionBudget", PART(decision_budget_us), &kind_duration,
+     .arg = {.min = 1,
+             .max = TP_CONFIG_MAX_BUDGET_US,
+             .over = "1s (slurmctld holds its locks while deciding)"},
+     .def.u64 = TP_CONFIG_DEFAULT_BUDGET_US},
+    {"RankRemap", PART(rank_remap), &kind_choice,
+     .arg = {NAMES(rank_remap_names)}, .def.choice = TP_RANK_REMAP_AUTO},
+    {"RemapBudget", PART(remap_budget_us), &kind_duration,
+     .arg = {.min = TP_CONFIG_MIN_REMAP_BUDGET_US,
+             .max = TP_CONFIG_MAX_REMAP_BUDGET_US,
+             .over = "8s (slurmd answers slurmctld's launch request only "
+                     "after it)"},
+     .def.u64 = TP_CONFIG_DEFAULT_REMAP_BUDGET_US},
+    {"RemapMemory", PART(remap_memory_bytes), &kind_bytes,
+     .arg = {.min = TP_CONFIG_MIN_REMAP_MEMORY,
+             .max = TP_CONFIG_MAX_REMAP_MEMORY,
+             .over = "16MiB..16GiB"},
+     .def.u64 = TP_CONFIG_DEFAULT_REMAP_MEMORY},
+    {"ThrottleObjective", PART(throttle_objective), &kind_objective,
+     .set_default = zero_default},
+    {"ProfileRecord", PART_SPAN(record.mode, record.sample_every),
+     &kind_record_mode, .set_default = zero_default},
+    {"ProfileRecordAllowUserOff", PART(record.allow_user_off), &kind_boolean,
+     .def.yes = true},
+    {"ProfileRecordExclude", PART_SPAN(record.exclude, record.exclude_count),
+     &kind_record_exclude, .set_default = zero_default},
+    /* none: whole-leaf jobs wait as long as it takes; else 1s..3600s
+     * (units.h's bound on any duration). */
+    {"LeafWaitMax", PART(leaf_wait_max_us), &kind_bound,
+     .arg = {.min = 1000000}, .def.u64 = 0},
+    {"LeafRemainder", PART(leaf_remainder), &kind_leaf_remainder,
+     .def.choice = TP_LEAF_REMAINDER_COMPATIBLE},
+    /* none: jobs wait for hosts apart from incompatible ones as long as
+     * it takes; else 1s..3600s, as LeafWaitMax. */
+    {"IsolationWaitMax", PART(isolation_wait_max_us), &kind_bound,
+     .arg = {.min = 1000000}, .def.u64 = 0},
+};
+
+#define KEY_COUNT COUNT_OF(keys)
+
+static void key_default(const struct key *key, void *base)
+{
+	if (key->set_default)
+		key->set_default(key, base);
+	else
+		memcpy(field_of(key, base), &key->def, key->size);
+}
+
+/* Every default of the site (@per_partition false) or of the settings. */
+static void defaults_of(bool per_partition, void *base)
+{
+	for (size_t k = 0; k < KEY_COUNT; k++) {
+		if (keys[k].per_partition == per_partition)
+			key_default(&keys[k], base);
 	}
-	case K_DEBUG_FLAGS:
-		site->debug_flags = 0;
-		return for_each_item(name, text, add_debug_flag,
-		                     &site->debug_flags, err);
-	case K_DEFAULT_PLACEMENT:
-		return parse_placement(name, text, &s->default_placement, err);
-	case K_LEAF_SHARING:
-		CHOICE(leaf_sharing_names, s->leaf_sharing, tp_leaf_sharing);
-	case K_IO_HEAVY_MIN_BYTES:
-		return tp_units_parse_bytes(name, text,
-		                            &s->thresholds.io_bytes_min, err);
-	case K_IO_HEAVY_CLIENT_RATE:
-		return parse_rate(
-		    name, text, &s->thresholds.io_client_bytes_per_s_min, err);
-	case K_IO_HEAVY_REFERENCE_CLIENTS:
-		return parse_count32(name, text, 1, UINT32_MAX,
-		                     &s->thresholds.io_reference_clients, err);
-	case K_COMM_MAX_MESSAGE:
-		return tp_units_parse_bytes(
-		    name, text, &s->thresholds.comm_small_message_bytes_max,
-		    err);
-	case K_COMM_MESSAGE_RATE:
-		rc = tp_units_parse_count(name, text, 1, UINT32_MAX, &u64, err);
-		if (rc == TP_OK)
-			s->thresholds.comm_messages_per_s_per_rank_min =
-			    (double)u64;
-		return rc;
-	case K_COMM_BYTE_RATE:
-		return parse_rate(name, text,
-		                  &s->thresholds.comm_bytes_per_s_per_rank_min,
-		                  err);
-	case K_IOSERVER_POLICY:
-		return parse_ioserver_policy(name, text, s, err);
-	case K_IOSERVER_COUNT:
-		/* 0 is allowed: no servers unless the job asks. */
-		if (!strcmp(text, "0")) {
-			s->ioserver_count = 0;
-			return TP_OK;
+}
+
+size_t tp_config_key_count(void)
+{
+	return KEY_COUNT;
+}
+
+bool tp_config_key_describe(size_t i, tp_config_key_info *info)
+{
+	const struct key *key;
+
+	if (i >= KEY_COUNT)
+		return false;
+	key = &keys[i];
+	info->name = key->name;
+	info->per_partition = key->per_partition;
+	info->offset = key->offset;
+	info->size = key->size;
+	info->has_parser = key->kind && key->kind->parse;
+	info->has_printer = key->kind && key->kind->print;
+	info->unset_by_default =
+	    (key->kind == &kind_path || key->kind == &kind_hostlist) &&
+	    !key->def.text;
+	return true;
+}
+
+void tp_config_key_default(size_t i, void *base)
+{
+	key_default(&keys[i], base);
+}
+
+tp_status tp_config_key_parse(tp_config *config, size_t i, const char *text,
+                              void *base, tp_error *err)
+{
+	return keys[i].kind->parse(config, &keys[i], text, base, err);
+}
+
+void tp_config_key_print(size_t i, const void *base, char *buf, size_t size)
+{
+	keys[i].kind->print(&keys[i], base, buf, size);
+}
+
+/* ---- the config ----------------------------------------------------- */
+
+/* One PartitionName line: what it sets, and the result over the site. */
+struct partition {
+	char *name;
+	unsigned line;
+	unsigned key_line[KEY_COUNT]; /* 0: not set on this line */
+	tp_config_settings overrides;
+	tp_config_settings effective;
+};
+
+struct tp_config {
+	char *origin;
+	tp_config_site site;
+	tp_config_settings defaults;
+	unsigned site_key_line[KEY_COUNT]; /* 0: default */
+	struct partition *parts;
+	size_t part_count, part_cap;
+	char **owned; /* every string the config hands out */
+	size_t owned_count, owned_cap;
+};
+
+/* ---- owned strings --------------------------------------------------- */
+
+static char *own(tp_config *cfg, const char *text, size_t len)
+{
+	char *copy;
+
+	if (cfg->owned_count == cfg->owned_cap) {
+		size_t cap = cfg->owned_cap ? cfg->owned_cap * 2 : 8;
+		char **grown = realloc(cfg->owned, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		cfg->owned = grown;
+		cfg->owned_cap = cap;
+	}
+	copy = malloc(len + 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	cfg->owned[cfg->owned_count++] = copy;
+	return copy;
+}
+
+static tp_config *config_new(const char *origin)
+{
+	tp_config *cfg = calloc(1, sizeof(*cfg));
+
+	if (!cfg)
+		return NULL;
+	defaults_of(false, &cfg->site);
+	defaults_of(true, &cfg->defaults);
+	cfg->origin = strdup(origin ? origin : "topoplace.conf");
+	if (!cfg->origin) {
+		free(cfg);
+		return NULL;
+	}
+	/* TopologyConf sits beside this file, as slurm.conf's does. */
+	if (origin && origin[0] == '/') {
+		const char *slash = strrchr(origin, '/');
+		size_t dir_len = (size_t)(slash - origin);
+		char buf[TP_CONFIG_MAX_PATH + 32];
+
+		if (dir_len + sizeof("/topology.conf") <= sizeof(buf)) {
+			memcpy(buf, origin, dir_len);
+			memcpy(buf + dir_len, "/topology.conf",
+			       sizeof("/topology.conf"));
+			cfg->site.topology_conf = own(cfg, buf, strlen(buf));
+			if (!cfg->site.topology_conf) {
+				tp_config_free(cfg);
+				return NULL;
+			}
 		}
-		return parse_count32(name, text, 1, 65536, &s->ioserver_count,
-		                     err);
-	case K_THRESHOLD_TABLE:
-		return parse_path(cfg, name, text, &s->threshold_table, err);
-	case K_THROTTLE_MODE:
-		CHOICE(throttle_enforce_names, s->throttle_mode,
-		       tp_throttle_enforce);
-	case K_THROTTLE_CLASSES:
-		return parse_classes(name, text, s, err);
-	case K_THROTTLE_MIN_WINDOW:
-		return parse_window_bound(name, text,
-		                          &s->throttle_min_window_us, err);
-	case K_THROTTLE_MAX_WINDOW:
-		return parse_window_bound(name, text,
-		                          &s->throttle_max_window_us, err);
-	case K_THROTTLE_ALLOW_USER_OFF:
-		return parse_bool(name, text, &s->throttle_allow_user_off, err);
-	case K_DECISION_BUDGET:
-		rc = tp_units_parse_duration_us(name, text, 1, &u64, err);
-		if (rc != TP_OK)
-			return rc;
-		if (u64 > TP_CONFIG_MAX_BUDGET_US)
-			return tp_error_set(err, TP_ERR_INVALID,
-			                    "%s: '%.80s' is over the limit of "
-			                    "1s (slurmctld holds its locks "
-			                    "while deciding)",
-			                    name, text);
-		s->decision_budget_us = u64;
-		return TP_OK;
-	case K_RANK_REMAP:
-		CHOICE(rank_remap_names, s->rank_remap, tp_rank_remap);
-	case K_REMAP_BUDGET:
-		rc = tp_units_parse_duration_us(
-		    name, text, TP_CONFIG_MIN_REMAP_BUDGET_US, &u64, err);
-		if (rc != TP_OK)
-			return rc;
-		if (u64 > TP_CONFIG_MAX_REMAP_BUDGET_US)
-			return tp_error_set(err, TP_ERR_INVALID,
-			                    "%s: '%.80s' is over the limit of "
-			                    "8s (slurmd answers slurmctld's "
-			                    "launch request only after it)",
-			                    name, text);
-		s->remap_budget_us = u64;
-		return TP_OK;
-	case K_REMAP_MEMORY:
-		rc = tp_units_parse_bytes(name, text, &u64, err);
-		if (rc != TP_OK)
-			return rc;
-		if (u64 < TP_CONFIG_MIN_REMAP_MEMORY ||
-		    u64 > TP_CONFIG_MAX_REMAP_MEMORY)
-			return tp_error_set(err, TP_ERR_INVALID,
-			                    "%s: '%.80s' is outside 16MiB..16GiB",
-			                    name, text);
-		s->remap_memory_bytes = u64;
-		return TP_OK;
-	case K_THROTTLE_OBJECTIVE:
-		return tp_throttle_objective_parse(text, &s->throttle_objective,
-		                                   err);
-	case K_PROFILE_RECORD:
-		return tp_record_mode_parse(text, &s->record.mode,
-		                            &s->record.sample_every, err);
-	case K_PROFILE_RECORD_ALLOW_USER_OFF:
-		return parse_bool(name, text, &s->record.allow_user_off, err);
-	case K_PROFILE_RECORD_EXCLUDE: {
-		/* The names point into this copy, owned by the config. */
-		size_t len = strlen(text);
-		char *names = own(cfg, text, len);
-
-		if (!names)
-			return tp_error_set(err, TP_ERR_NOMEM, "%s: no memory",
-			                    name);
-		return tp_record_exclude_parse(text, names, len + 1,
-		                               &s->record, err);
 	}
-	case K_LEAF_WAIT_MAX:
-		/* none: whole-leaf jobs wait as long as it takes; else
-		 * 1s..3600s (units.h's bound on any duration). */
-		return parse_wait_bound(name, text, &s->leaf_wait_max_us, err);
-	case K_ISOLATION_WAIT_MAX:
-		/* none: jobs wait for hosts apart from incompatible ones as
-		 * long as it takes; else 1s..3600s, as LeafWaitMax. */
-		return parse_wait_bound(name, text, &s->isolation_wait_max_us,
-		                        err);
-	case K_LEAF_REMAINDER: {
-		char lower[16];
-
-		lower_copy(lower, sizeof(lower), text);
-		if (strlen(text) < sizeof(lower) &&
-		    tp_leaf_remainder_parse(lower, &s->leaf_remainder, NULL) ==
-		        TP_OK)
-			return TP_OK;
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "%s: '%.64s' is not a leaf remainder rule "
-		                    "(expected one of %s)",
-		                    name, text, TP_LEAF_REMAINDER_CHOICES);
-	}
-	case K_COUNT:
-		break;
-	}
-#undef CHOICE
-	return tp_error_set(err, TP_ERR_INTERNAL, "%s: no parser", name);
+	return cfg;
 }
 
-/* Copy the field of @key from @src to @dst (a partition's override). */
-static void copy_setting(enum key_id key, tp_config_settings *dst,
-                         const tp_config_settings *src)
+void tp_config_free(tp_config *config)
 {
-	switch (key) {
-	case K_DEFAULT_PLACEMENT:
-		dst->default_placement = src->default_placement;
-		break;
-	case K_LEAF_SHARING:
-		dst->leaf_sharing = src->leaf_sharing;
-		break;
-	case K_IO_HEAVY_MIN_BYTES:
-		dst->thresholds.io_bytes_min = src->thresholds.io_bytes_min;
-		break;
-	case K_IO_HEAVY_CLIENT_RATE:
-		dst->thresholds.io_client_bytes_per_s_min =
-		    src->thresholds.io_client_bytes_per_s_min;
-		break;
-	case K_IO_HEAVY_REFERENCE_CLIENTS:
-		dst->thresholds.io_reference_clients =
-		    src->thresholds.io_reference_clients;
-		break;
-	case K_COMM_MAX_MESSAGE:
-		dst->thresholds.comm_small_message_bytes_max =
-		    src->thresholds.comm_small_message_bytes_max;
-		break;
-	case K_COMM_MESSAGE_RATE:
-		dst->thresholds.comm_messages_per_s_per_rank_min =
-		    src->thresholds.comm_messages_per_s_per_rank_min;
-		break;
-	case K_COMM_BYTE_RATE:
-		dst->thresholds.comm_bytes_per_s_per_rank_min =
-		    src->thresholds.comm_bytes_per_s_per_rank_min;
-		break;
-	case K_IOSERVER_POLICY:
-		dst->ioserver_policy = src->ioserver_policy;
-		dst->ioserver_auto = src->ioserver_auto;
-		break;
-	case K_IOSERVER_COUNT:
-		dst->ioserver_count = src->ioserver_count;
-		break;
-	case K_THRESHOLD_TABLE:
-		dst->threshold_table = src->threshold_table;
-		break;
-	case K_THROTTLE_MODE:
-		dst->throttle_mode = src->throttle_mode;
-		break;
-	case K_THROTTLE_CLASSES:
-		memcpy(dst->throttle_classes, src->throttle_classes,
-		       sizeof(dst->throttle_classes));
-		dst->throttle_class_count = src->throttle_class_count;
-		break;
-	case K_THROTTLE_MIN_WINDOW:
-		dst->throttle_min_window_us = src->throttle_min_window_us;
-		break;
-	case K_THROTTLE_MAX_WINDOW:
-		dst->throttle_max_window_us = src->throttle_max_window_us;
-		break;
-	case K_THROTTLE_ALLOW_USER_OFF:
-		dst->throttle_allow_user_off = src->throttle_allow_user_off;
-		break;
-	case K_DECISION_BUDGET:
-		dst->decision_budget_us = src->decision_budget_us;
-		break;
-	case K_RANK_REMAP:
-		dst->rank_remap = src->rank_remap;
-		break;
-	case K_REMAP_BUDGET:
-		dst->remap_budget_us = src->remap_budget_us;
-		break;
-	case K_REMAP_MEMORY:
-		dst->remap_memory_bytes = src->remap_memory_bytes;
-		break;
-	case K_THROTTLE_OBJECTIVE:
-		dst->throttle_objective = src->throttle_objective;
-		break;
-	case K_PROFILE_RECORD:
-		dst->record.mode = src->record.mode;
-		dst->record.sample_every = src->record.sample_every;
-		break;
-	case K_PROFILE_RECORD_ALLOW_USER_OFF:
-		dst->record.allow_user_off = src->record.allow_user_off;
-		break;
-	case K_PROFILE_RECORD_EXCLUDE:
-		memcpy(dst->record.exclude, src->record.exclude,
-		       sizeof(dst->record.exclude));
-		dst->record.exclude_count = src->record.exclude_count;
-		break;
-	case K_LEAF_WAIT_MAX:
-		dst->leaf_wait_max_us = src->leaf_wait_max_us;
-		break;
-	case K_ISOLATION_WAIT_MAX:
-		dst->isolation_wait_max_us = src->isolation_wait_max_us;
-		break;
-	case K_LEAF_REMAINDER:
-		dst->leaf_remainder = src->leaf_remainder;
-		break;
-	default:
-		break; /* site-wide keys never reach a partition */
-	}
+	if (!config)
+		return;
+	for (size_t i = 0; i < config->owned_count; i++)
+		free(config->owned[i]);
+	free(config->owned);
+	for (size_t i = 0; i < config->part_count; i++)
+		free(config->parts[i].name);
+	free(config->parts);
+	free(config->origin);
+	free(config);
+}
+
+tp_config *tp_config_new_default(void)
+{
+	return config_new(NULL);
 }
 
 /* ---- lines ----------------------------------------------------------- */
@@ -1091,11 +1366,20 @@ static tp_status at_line(struct parser *p, tp_status rc)
 
 static int find_key(const char *text)
 {
-	for (int i = 0; i < K_COUNT; i++) {
-		if (!strcasecmp(text, key_names[i]))
+	for (int i = 0; i < (int)KEY_COUNT; i++) {
+		if (!strcasecmp(text, keys[i].name))
 			return i;
 	}
 	return -1;
+}
+
+/* The line that set the key named @name (0: not set): the rules between
+ * keys name the keys they read. */
+static unsigned line_of(const unsigned *lines, const char *name)
+{
+	int key = find_key(name);
+
+	return key < 0 ? 0 : lines[key];
 }
 
 /*
@@ -1106,12 +1390,12 @@ static const char *similar_key(const char *text)
 {
 	size_t len = strlen(text);
 
-	for (int i = 0; len >= 4 && i < K_COUNT; i++) {
-		size_t key_len = strlen(key_names[i]);
+	for (size_t i = 0; len >= 4 && i < KEY_COUNT; i++) {
+		size_t key_len = strlen(keys[i].name);
 
 		if (key_len > len &&
-		    !strcasecmp(key_names[i] + key_len - len, text))
-			return key_names[i];
+		    !strcasecmp(keys[i].name + key_len - len, text))
+			return keys[i].name;
 	}
 	return NULL;
 }
@@ -1183,7 +1467,7 @@ static tp_status start_partition(struct parser *p, const char *name)
 		return at_line(
 		    p, tp_error_set(p->err, TP_ERR_NOMEM, "out of memory"));
 	part->line = p->line;
-	settings_defaults(&part->overrides);
+	defaults_of(true, &part->overrides);
 	cfg->part_count++;
 	p->part = part;
 	return TP_OK;
@@ -1194,6 +1478,7 @@ static tp_status handle_pair(struct parser *p, char *key_text, char *value,
                              bool first)
 {
 	unsigned *key_line;
+	void *base;
 	int key;
 	tp_status rc;
 
@@ -1223,13 +1508,13 @@ static tp_status handle_pair(struct parser *p, char *key_text, char *value,
 	if (!*value)
 		return at_line(p,
 		               tp_error_set(p->err, TP_ERR_PARSE,
-		                            "%s: empty value", key_names[key]));
-	if (p->part && key < K_FIRST_PARTITION_KEY)
+		                            "%s: empty value", keys[key].name));
+	if (p->part && !keys[key].per_partition)
 		return at_line(p,
 		               tp_error_set(p->err, TP_ERR_PARSE,
 		                            "%s: site-wide only, cannot be set "
 		                            "for PartitionName=%s",
-		                            key_names[key], p->part->name));
+		                            keys[key].name, p->part->name));
 	key_line =
 	    p->part ? &p->part->key_line[key] : &p->cfg->site_key_line[key];
 	if (*key_line) {
@@ -1237,14 +1522,18 @@ static tp_status handle_pair(struct parser *p, char *key_text, char *value,
 			return at_line(p, tp_error_set(p->err, TP_ERR_PARSE,
 			                               "%s: given twice on "
 			                               "this line",
-			                               key_names[key]));
+			                               keys[key].name));
 		return at_line(p, tp_error_set(p->err, TP_ERR_PARSE,
 		                               "%s: already set on line %u",
-		                               key_names[key], *key_line));
+		                               keys[key].name, *key_line));
 	}
-	rc = parse_value(p->cfg, (enum key_id)key, value, &p->cfg->site,
-	                 p->part ? &p->part->overrides : &p->cfg->defaults,
-	                 p->err);
+	if (!keys[key].per_partition)
+		base = &p->cfg->site;
+	else if (p->part)
+		base = &p->part->overrides;
+	else
+		base = &p->cfg->defaults;
+	rc = keys[key].kind->parse(p->cfg, &keys[key], value, base, p->err);
 	if (rc != TP_OK)
 		return at_line(p, rc);
 	*key_line = p->line;
@@ -1253,7 +1542,7 @@ static tp_status handle_pair(struct parser *p, char *key_text, char *value,
 
 static bool has_overrides(const struct partition *part)
 {
-	for (int k = K_FIRST_PARTITION_KEY; k < K_COUNT; k++) {
+	for (size_t k = 0; k < KEY_COUNT; k++) {
 		if (part->key_line[k])
 			return true;
 	}
@@ -1324,25 +1613,6 @@ static tp_status handle_line(struct parser *p, char *line)
 
 /* ---- cross-key rules ------------------------------------------------- */
 
-static void format_us(char *buf, size_t size, uint64_t us)
-{
-	if (us && us % 1000000 == 0)
-		snprintf(buf, size, "%llus",
-		         (unsigned long long)(us / 1000000));
-	else if (us && us % 1000 == 0)
-		snprintf(buf, size, "%llums", (unsigned long long)(us / 1000));
-	else
-		snprintf(buf, size, "%lluus", (unsigned long long)us);
-}
-
-static void format_wait_bound(char *buf, size_t size, uint64_t us)
-{
-	if (us)
-		format_us(buf, size, us);
-	else
-		snprintf(buf, size, "none");
-}
-
 /*
  * Rules across keys, for the site defaults (@part NULL) and for each
  * partition's effective settings.  A partition is blamed only for what its
@@ -1352,6 +1622,9 @@ static tp_status check_settings(struct parser *p, const struct partition *part,
                                 const tp_config_settings *s)
 {
 	const unsigned *lines = part ? part->key_line : p->cfg->site_key_line;
+	const unsigned min_line = line_of(lines, "ThrottleMinWindow");
+	const unsigned max_line = line_of(lines, "ThrottleMaxWindow");
+	const unsigned mode_line = line_of(lines, "ThrottleMode");
 	char where[TP_CONFIG_PARTITION_NAME_MAX + 32] = "";
 
 	if (part) {
@@ -1361,14 +1634,11 @@ static tp_status check_settings(struct parser *p, const struct partition *part,
 	}
 	if (s->throttle_min_window_us && s->throttle_max_window_us &&
 	    s->throttle_min_window_us > s->throttle_max_window_us &&
-	    (lines[K_THROTTLE_MIN_WINDOW] || lines[K_THROTTLE_MAX_WINDOW])) {
+	    (min_line || max_line)) {
 		char min_text[32], max_text[32];
 
 		if (!part)
-			p->line = lines[K_THROTTLE_MIN_WINDOW] >
-			                  lines[K_THROTTLE_MAX_WINDOW]
-			              ? lines[K_THROTTLE_MIN_WINDOW]
-			              : lines[K_THROTTLE_MAX_WINDOW];
+			p->line = min_line > max_line ? min_line : max_line;
 		format_us(min_text, sizeof(min_text),
 		          s->throttle_min_window_us);
 		format_us(max_text, sizeof(max_text),
@@ -1381,9 +1651,9 @@ static tp_status check_settings(struct parser *p, const struct partition *part,
 	}
 	if ((s->throttle_mode == TP_THROTTLE_ENFORCE_TBF ||
 	     s->throttle_mode == TP_THROTTLE_ENFORCE_BOTH) &&
-	    !p->cfg->site.tbf_hook && lines[K_THROTTLE_MODE]) {
+	    !p->cfg->site.tbf_hook && mode_line) {
 		if (!part)
-			p->line = lines[K_THROTTLE_MODE];
+			p->line = mode_line;
 		return at_line(
 		    p, tp_error_set(
 		           p->err, TP_ERR_INVALID,
@@ -1398,25 +1668,26 @@ static tp_status check_settings(struct parser *p, const struct partition *part,
 static tp_status check_site(struct parser *p)
 {
 	tp_config *cfg = p->cfg;
-	const unsigned *lines = cfg->site_key_line;
+	const unsigned rule_line = line_of(cfg->site_key_line, "NodeNameRule");
+	const unsigned map_line = line_of(cfg->site_key_line, "NodeNameMap");
 
-	if (lines[K_NODE_NAME_MAP] && !lines[K_NODE_NAME_RULE])
+	if (map_line && !rule_line)
 		cfg->site.node_name_rule = TP_NODE_NAME_MAP;
 	if (cfg->site.node_name_rule == TP_NODE_NAME_MAP &&
 	    !cfg->site.node_name_map) {
-		p->line = lines[K_NODE_NAME_RULE];
+		p->line = rule_line;
 		return at_line(p, tp_error_set(p->err, TP_ERR_INVALID,
 		                               "NodeNameRule: 'map' needs "
 		                               "NodeNameMap"));
 	}
 	if (cfg->site.node_name_rule == TP_NODE_NAME_FIRST_WORD &&
 	    cfg->site.node_name_map) {
-		p->line = lines[K_NODE_NAME_MAP];
+		p->line = map_line;
 		return at_line(p, tp_error_set(p->err, TP_ERR_INVALID,
 		                               "NodeNameMap: set, but "
 		                               "NodeNameRule=first-word (line "
 		                               "%u) does not use it",
-		                               lines[K_NODE_NAME_RULE]));
+		                               rule_line));
 	}
 	return check_settings(p, NULL, &cfg->defaults);
 }
@@ -1442,10 +1713,12 @@ static tp_status finish(struct parser *p)
 		struct partition *part = &cfg->parts[i];
 
 		part->effective = cfg->defaults;
-		for (int k = K_FIRST_PARTITION_KEY; k < K_COUNT; k++) {
+		for (size_t k = 0; k < KEY_COUNT; k++) {
 			if (part->key_line[k])
-				copy_setting((enum key_id)k, &part->effective,
-				             &part->overrides);
+				memcpy(
+				    field_of(&keys[k], &part->effective),
+				    const_field_of(&keys[k], &part->overrides),
+				    keys[k].size);
 		}
 		resolve_ioserver_policy(cfg, &part->effective);
 		rc = check_settings(p, part, &part->effective);
@@ -1467,229 +1740,7 @@ static const struct partition *find_partition(const tp_config *config,
 	return NULL;
 }
 
-/* ---- writing
- * --------------------------------------------------------- */
-
-/* A byte count as the file would spell it: "4M", "512K", "1000". */
-static void format_bytes(char *buf, size_t size, double value)
-{
-	static const struct {
-		const char *suffix;
-		uint64_t unit;
-	} units[] = {{"G", 1ull << 30}, {"M", 1ull << 20}, {"K", 1024}};
-	uint64_t bytes;
-
-	if (!(value >= 0 && value < 9007199254740992.0) ||
-	    value != (double)(uint64_t)value) {
-		snprintf(buf, size, "%.17g", value);
-		return;
-	}
-	bytes = (uint64_t)value;
-	for (size_t i = 0; i < COUNT_OF(units); i++) {
-		if (bytes && bytes % units[i].unit == 0) {
-			snprintf(buf, size, "%llu%s",
-			         (unsigned long long)(bytes / units[i].unit),
-			         units[i].suffix);
-			return;
-		}
-	}
-	snprintf(buf, size, "%llu", (unsigned long long)bytes);
-}
-
-static void format_age(char *buf, size_t size, int64_t seconds)
-{
-	static const struct {
-		char unit;
-		int64_t seconds;
-	} units[] = {{'d', 86400}, {'h', 3600}, {'m', 60}};
-
-	for (size_t i = 0; i < COUNT_OF(units); i++) {
-		if (seconds && seconds % units[i].seconds == 0) {
-			snprintf(buf, size, "%lld%c",
-			         (long long)(seconds / units[i].seconds),
-			         units[i].unit);
-			return;
-		}
-	}
-	snprintf(buf, size, seconds ? "%llds" : "%lld", (long long)seconds);
-}
-
-static const char *or_none(const char *text)
-{
-	return text ? text : "none";
-}
-
-/* The value of @key in @site / @s as the file would spell it. */
-static void value_text(enum key_id key, const tp_config_site *site,
-                       const tp_config_settings *s, char *buf, size_t size)
-{
-	const tp_jobclass_thresholds *t = &s->thresholds;
-
-	switch (key) {
-	case K_FABRIC_SOURCE:
-		snprintf(buf, size, "%s",
-		         tp_config_fabric_source_name(site->fabric_source));
-		break;
-	case K_FABRIC_CACHE:
-		snprintf(buf, size, "%s", site->fabric_cache);
-		break;
-	case K_TOPOLOGY_CONF:
-		snprintf(buf, size, "%s", site->topology_conf);
-		break;
-	case K_NODE_NAME_RULE:
-		snprintf(buf, size, "%s",
-		         tp_node_name_rule_name(site->node_name_rule));
-		break;
-	case K_NODE_NAME_MAP:
-		snprintf(buf, size, "%s", or_none(site->node_name_map));
-		break;
-	case K_PROFILE_STORE:
-		snprintf(buf, size, "%s", site->profile_store);
-		break;
-	case K_PROFILE_KEEP:
-		snprintf(buf, size, "%u", site->profile_keep);
-		break;
-	case K_PROFILE_MAX_AGE:
-		format_age(buf, size, site->profile_max_age_s);
-		break;
-	case K_PROFILE_LOOKUP_TIMEOUT:
-		format_us(buf, size, site->profile_lookup_timeout_us);
-		break;
-	case K_TBF_HOOK:
-		snprintf(buf, size, "%s", or_none(site->tbf_hook));
-		break;
-	case K_IOSERVER_HOSTS:
-		snprintf(buf, size, "%s", or_none(site->ioserver_hosts));
-		break;
-	case K_ROUTING:
-		snprintf(buf, size, "%s", tp_routing_name(site->routing));
-		break;
-	case K_DEBUG_FLAGS:
-		tp_config_debug_flags_format(site->debug_flags, buf, size);
-		break;
-	case K_DEFAULT_PLACEMENT:
-		snprintf(buf, size, "%s",
-		         tp_placement_name(s->default_placement));
-		break;
-	case K_LEAF_SHARING:
-		snprintf(buf, size, "%s",
-		         tp_leaf_sharing_name(s->leaf_sharing));
-		break;
-	case K_IO_HEAVY_MIN_BYTES:
-		format_bytes(buf, size, (double)t->io_bytes_min);
-		break;
-	case K_IO_HEAVY_CLIENT_RATE:
-		format_bytes(buf, size, t->io_client_bytes_per_s_min);
-		break;
-	case K_IO_HEAVY_REFERENCE_CLIENTS:
-		snprintf(buf, size, "%u", t->io_reference_clients);
-		break;
-	case K_COMM_MAX_MESSAGE:
-		format_bytes(buf, size,
-		             (double)t->comm_small_message_bytes_max);
-		break;
-	case K_COMM_MESSAGE_RATE:
-		snprintf(buf, size, "%.17g",
-		         t->comm_messages_per_s_per_rank_min);
-		break;
-	case K_COMM_BYTE_RATE:
-		format_bytes(buf, size, t->comm_bytes_per_s_per_rank_min);
-		break;
-	case K_IOSERVER_POLICY:
-		snprintf(buf, size, "%s",
-		         s->ioserver_auto
-		             ? "auto"
-		             : tp_ioserver_policy_name(s->ioserver_policy));
-		break;
-	case K_IOSERVER_COUNT:
-		snprintf(buf, size, "%u", s->ioserver_count);
-		break;
-	case K_THRESHOLD_TABLE:
-		snprintf(buf, size, "%s", or_none(s->threshold_table));
-		break;
-	case K_THROTTLE_MODE:
-		snprintf(buf, size, "%s",
-		         tp_throttle_enforce_name(s->throttle_mode));
-		break;
-	case K_THROTTLE_CLASSES: {
-		size_t used = 0;
-
-		snprintf(buf, size, "none");
-		for (size_t i = 0; i < s->throttle_class_count; i++) {
-			int n = snprintf(buf + used, size - used, "%s%s",
-			                 i ? "," : "", s->throttle_classes[i]);
-			if (n < 0 || (size_t)n >= size - used)
-				break;
-			used += (size_t)n;
-		}
-		break;
-	}
-	case K_THROTTLE_MIN_WINDOW:
-	case K_THROTTLE_MAX_WINDOW: {
-		uint64_t us = key == K_THROTTLE_MIN_WINDOW
-		                  ? s->throttle_min_window_us
-		                  : s->throttle_max_window_us;
-		if (us)
-			format_us(buf, size, us);
-		else
-			snprintf(buf, size, "none");
-		break;
-	}
-	case K_THROTTLE_ALLOW_USER_OFF:
-		snprintf(buf, size, "%s",
-		         s->throttle_allow_user_off ? "yes" : "no");
-		break;
-	case K_DECISION_BUDGET:
-		format_us(buf, size, s->decision_budget_us);
-		break;
-	case K_RANK_REMAP:
-		snprintf(buf, size, "%s", tp_rank_remap_name(s->rank_remap));
-		break;
-	case K_REMAP_BUDGET:
-		format_us(buf, size, s->remap_budget_us);
-		break;
-	case K_REMAP_MEMORY:
-		format_bytes(buf, size, (double)s->remap_memory_bytes);
-		break;
-	case K_THROTTLE_OBJECTIVE:
-		tp_throttle_objective_format(&s->throttle_objective, buf, size);
-		break;
-	case K_PROFILE_RECORD:
-		tp_record_mode_format(s->record.mode, s->record.sample_every,
-		                      buf, size);
-		break;
-	case K_PROFILE_RECORD_ALLOW_USER_OFF:
-		snprintf(buf, size, "%s",
-		         s->record.allow_user_off ? "yes" : "no");
-		break;
-	case K_PROFILE_RECORD_EXCLUDE: {
-		size_t used = 0;
-
-		snprintf(buf, size, "none");
-		for (size_t i = 0; i < s->record.exclude_count; i++) {
-			int n = snprintf(buf + used, size - used, "%s%s",
-			                 i ? "," : "", s->record.exclude[i]);
-			if (n < 0 || (size_t)n >= size - used)
-				break;
-			used += (size_t)n;
-		}
-		break;
-	}
-	case K_LEAF_WAIT_MAX:
-		format_wait_bound(buf, size, s->leaf_wait_max_us);
-		break;
-	case K_ISOLATION_WAIT_MAX:
-		format_wait_bound(buf, size, s->isolation_wait_max_us);
-		break;
-	case K_LEAF_REMAINDER:
-		snprintf(buf, size, "%s",
-		         tp_leaf_remainder_name(s->leaf_remainder));
-		break;
-	case K_COUNT:
-		buf[0] = '\0';
-		break;
-	}
-}
+/* ---- writing --------------------------------------------------------- */
 
 tp_status tp_config_each_setting(const tp_config *config, const char *partition,
                                  tp_config_setting_fn each, void *ctx,
@@ -1697,7 +1748,6 @@ tp_status tp_config_each_setting(const tp_config *config, const char *partition,
 {
 	const struct partition *part = NULL;
 	const tp_config_settings *s = &config->defaults;
-	int first = K_FABRIC_SOURCE;
 	char value[TP_CONFIG_MAX_PATH + 64];
 
 	if (partition) {
@@ -1707,22 +1757,26 @@ tp_status tp_config_each_setting(const tp_config *config, const char *partition,
 			                    "%s: no PartitionName=%s",
 			                    config->origin, partition);
 		s = &part->effective;
-		first = K_FIRST_PARTITION_KEY;
 	}
-	for (int k = first; k < K_COUNT; k++) {
+	for (size_t k = 0; k < KEY_COUNT; k++) {
 		const unsigned part_line = part ? part->key_line[k] : 0;
 		const unsigned site_line = config->site_key_line[k];
 
-		value_text((enum key_id)k, &config->site, s, value,
-		           sizeof(value));
+		if (part && !keys[k].per_partition)
+			continue;
+		keys[k].kind->print(&keys[k],
+		                    keys[k].per_partition
+		                        ? (const void *)s
+		                        : (const void *)&config->site,
+		                    value, sizeof(value));
 		if (part_line)
-			each(ctx, key_names[k], value, TP_CONFIG_FROM_PARTITION,
+			each(ctx, keys[k].name, value, TP_CONFIG_FROM_PARTITION,
 			     part_line);
 		else if (site_line)
-			each(ctx, key_names[k], value, TP_CONFIG_FROM_SITE,
+			each(ctx, keys[k].name, value, TP_CONFIG_FROM_SITE,
 			     site_line);
 		else
-			each(ctx, key_names[k], value, TP_CONFIG_FROM_DEFAULT,
+			each(ctx, keys[k].name, value, TP_CONFIG_FROM_DEFAULT,
 			     0);
 	}
 	return TP_OK;
@@ -1789,8 +1843,7 @@ tp_status tp_config_write_settings(const tp_config *config,
 	return TP_OK;
 }
 
-/* ---- entry points
- * ---------------------------------------------------- */
+/* ---- entry points ---------------------------------------------------- */
 
 tp_status tp_config_parse_each(const char *text, size_t len, const char *origin,
                                tp_config_error_fn each, void *each_ctx,
@@ -2055,12 +2108,12 @@ static tp_status check_table(const tp_config *config, const char *path,
 	if (tp_threshold_table_read(path, &table, &inner) != TP_OK) {
 		if (line)
 			return tp_error_set(err, inner.code,
-			                    "%s: line %u: %s: %s", config->origin,
-			                    line, key_names[K_THRESHOLD_TABLE],
-			                    inner.message);
+			                    "%s: line %u: %s: %s",
+			                    config->origin, line,
+			                    "ThresholdTable", inner.message);
 		return tp_error_set(err, inner.code, "%s: %s%s: %s",
-		                    config->origin, where,
-		                    key_names[K_THRESHOLD_TABLE], inner.message);
+		                    config->origin, where, "ThresholdTable",
+		                    inner.message);
 	}
 	tp_threshold_table_free(table);
 	return TP_OK;
@@ -2068,18 +2121,19 @@ static tp_status check_table(const tp_config *config, const char *path,
 
 tp_status tp_config_check_files(const tp_config *config, tp_error *err)
 {
-	tp_status rc = check_table(config, config->defaults.threshold_table,
-	                           config->site_key_line[K_THRESHOLD_TABLE],
-	                           "", err);
+	tp_status rc = check_table(
+	    config, config->defaults.threshold_table,
+	    line_of(config->site_key_line, "ThresholdTable"), "", err);
 
 	for (size_t i = 0; rc == TP_OK && i < config->part_count; i++) {
 		const struct partition *part = &config->parts[i];
+		const unsigned line = line_of(part->key_line, "ThresholdTable");
 
 		/* Inherited from the site: checked once above. */
-		if (!part->key_line[K_THRESHOLD_TABLE])
+		if (!line)
 			continue;
-		rc = check_table(config, part->effective.threshold_table,
-		                 part->key_line[K_THRESHOLD_TABLE], "", err);
+		rc = check_table(config, part->effective.threshold_table, line,
+		                 "", err);
 	}
 	return rc;
 }

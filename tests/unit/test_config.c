@@ -13,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "topoplace_conf.h"
+#include "topoplace_conf_keys.h"
 
 #define ORIGIN "/etc/slurm/topoplace.conf"
 
@@ -973,6 +975,161 @@ static void test_ioserver_policy_auto_follows_routing(void **state)
 	tp_config_free(cfg);
 }
 
+/* ---- the key table ---------------------------------------------------- */
+
+#define POISON 0xa5
+
+/* The site and the settings structs, poisoned, for one row to write. */
+union row_base {
+	tp_config_site site;
+	tp_config_settings settings;
+};
+
+static size_t base_size(const tp_config_key_info *info)
+{
+	return info->per_partition ? sizeof(tp_config_settings)
+	                           : sizeof(tp_config_site);
+}
+
+/* Every byte of @base outside the row's field still holds POISON. */
+static void assert_only_field_written(const tp_config_key_info *info,
+                                      const union row_base *base,
+                                      const char *what)
+{
+	const unsigned char *bytes = (const unsigned char *)base;
+
+	for (size_t b = 0; b < base_size(info); b++) {
+		if (b >= info->offset && b < info->offset + info->size)
+			continue;
+		if (bytes[b] != POISON)
+			fail_msg("%s: %s wrote byte %zu, outside its field "
+			         "[%zu, %zu)",
+			         info->name, what, b, info->offset,
+			         info->offset + info->size);
+	}
+}
+
+/* An empty file's printed settings, by key, as `topoplace config` says. */
+struct printed {
+	size_t count;
+	char key[64][48];
+	char value[64][TP_CONFIG_MAX_PATH];
+};
+
+static void keep_printed(void *ctx, const char *key, const char *value,
+                         tp_config_setting_origin origin, unsigned line)
+{
+	struct printed *p = ctx;
+
+	assert_int_equal(origin, TP_CONFIG_FROM_DEFAULT);
+	assert_int_equal(line, 0);
+	assert_true(p->count < 64);
+	snprintf(p->key[p->count], sizeof(p->key[0]), "%s", key);
+	snprintf(p->value[p->count], sizeof(p->value[0]), "%s", value);
+	p->count++;
+}
+
+/*
+ * Each row of topoplace.conf's key table is whole: a name the parser
+ * finds, a parser and a printer, a field inside its struct that no other
+ * row shares, and a default the config really starts with, which its own
+ * printer writes and its own parser reads back to the same text (unset
+ * defaults excepted: no line can say them, they print as none).
+ */
+/* Row @i has a name, a parser, a printer and a field of its own. */
+static void assert_row_whole(size_t i, tp_config_key_info *info)
+{
+	tp_config_key_info other;
+
+	assert_true(tp_config_key_describe(i, info));
+	if (!info->name || !*info->name)
+		fail_msg("row %zu: no name", i);
+	if (!info->has_parser || !info->has_printer)
+		fail_msg("%s: no parser or printer", info->name);
+	if (info->size == 0 || info->offset + info->size > base_size(info))
+		fail_msg("%s: field [%zu, +%zu) not in its struct", info->name,
+		         info->offset, info->size);
+	for (size_t j = 0; j < i; j++) {
+		assert_true(tp_config_key_describe(j, &other));
+		if (!strcasecmp(info->name, other.name))
+			fail_msg("%s: two rows", info->name);
+		if (other.per_partition == info->per_partition &&
+		    info->offset < other.offset + other.size &&
+		    other.offset < info->offset + info->size)
+			fail_msg("%s and %s share bytes", info->name,
+			         other.name);
+	}
+}
+
+/*
+ * Row @i's default writes only its field and is what the config starts
+ * with (@printed, but TopologyConf, which sits beside the file); its own
+ * parser reads the printed default back, writing only its field, to the
+ * same text.  An unset default (no line can say it) prints as none.
+ */
+static void assert_default_round_trips(tp_config *cfg, size_t i,
+                                       const tp_config_key_info *info,
+                                       const char *printed)
+{
+	union row_base base;
+	char text[TP_CONFIG_MAX_PATH + 64], again[sizeof(text)];
+	tp_error err;
+
+	memset(&base, POISON, sizeof(base));
+	tp_config_key_default(i, &base);
+	assert_only_field_written(info, &base, "its default");
+	tp_config_key_print(i, &base, text, sizeof(text));
+	if (strcmp(text, printed) && strcmp(info->name, "TopologyConf"))
+		fail_msg("%s: default prints '%s', the config has '%s'",
+		         info->name, text, printed);
+	if (info->unset_by_default) {
+		assert_string_equal(text, "none");
+		return;
+	}
+	memset(&base, POISON, sizeof(base));
+	tp_error_clear(&err);
+	if (tp_config_key_parse(cfg, i, text, &base, &err) != TP_OK)
+		fail_msg("%s: its default '%s' does not parse: %s", info->name,
+		         text, err.message);
+	assert_only_field_written(info, &base, "its parser");
+	tp_config_key_print(i, &base, again, sizeof(again));
+	if (strcmp(text, again))
+		fail_msg("%s: '%s' parsed prints '%s'", info->name, text,
+		         again);
+}
+
+/*
+ * Each row of topoplace.conf's key table is whole (a name, a parser, a
+ * printer, a field of its own inside its struct) and its default round
+ * trips: so a key is added by adding one whole row.
+ */
+static void test_every_key_row_is_whole_and_its_default_round_trips(void **st)
+{
+	static struct printed printed;
+	const size_t count = tp_config_key_count();
+	tp_config_key_info info;
+	tp_config *cfg;
+
+	(void)st;
+	assert_true(count > 0);
+	for (size_t i = 0; i < count; i++)
+		assert_row_whole(i, &info);
+	assert_false(tp_config_key_describe(count, &info));
+	cfg = tp_config_new_default();
+	assert_non_null(cfg);
+	memset(&printed, 0, sizeof(printed));
+	assert_int_equal(
+	    tp_config_each_setting(cfg, NULL, keep_printed, &printed, NULL),
+	    TP_OK);
+	assert_int_equal(printed.count, count);
+	for (size_t i = 0; i < count; i++) {
+		assert_true(tp_config_key_describe(i, &info));
+		assert_string_equal(info.name, printed.key[i]);
+		assert_default_round_trips(cfg, i, &info, printed.value[i]);
+	}
+	tp_config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1015,6 +1172,8 @@ int main(void)
 	        test_isolation_wait_max_is_per_partition_and_unbounded_by_default),
 	    cmocka_unit_test(
 	        test_leaf_remainder_is_per_partition_and_compatible_by_default),
+	    cmocka_unit_test(
+	        test_every_key_row_is_whole_and_its_default_round_trips),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
