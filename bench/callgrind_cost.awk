@@ -6,7 +6,8 @@
 #
 #   awk -v lib=libtopoplace_profiler -f callgrind_cost.awk callgrind.out.PID
 #
-# Prints one line: "total T profiler P finalize F init I tls L" where
+# Prints one line: "total T profiler P finalize F end_mpi E progress W tls
+# L" where
 #   T  every instruction of the process (callgrind's summary);
 #   P  the profiler's own work: the instructions of every function in the
 #      object whose path contains @lib, plus every call those functions
@@ -17,7 +18,13 @@
 #      write, in store mode) is counted twice: P errs high, never low;
 #   F  the end of the run (tp_prof_on_finalize: gather, build, write), calls
 #      included; part of P;
-#   I  tp_prof_on_init, calls included; part of P;
+#   E  the MPI calls of that end of the run (PMPI_Reduce, _Gather, _Gatherv,
+#      _Bcast, _Comm_split_type...): part of F, and the part that waits for
+#      the other ranks (Open MPI busy-polls while it waits, so E grows with
+#      the wait, not with the work);
+#   W  the calls to opal_progress, Open MPI's progress engine, wherever they
+#      are made: message work and busy-polling, the instructions that vary
+#      with load and with the other ranks' speed;
 #   L  the calls to __tls_get_addr the profiler makes (its thread-local
 #      recursion guard in a shared object); part of P.
 # Not in P: loading the library (ld.so's work), which only the difference of
@@ -48,8 +55,10 @@ function norm(name) {
 	incall = 0
 	if (cfn == "tp_prof_on_finalize")
 		fin += cost
-	if (cfn == "tp_prof_on_init")
-		init += cost
+	if (fn == "tp_prof_on_finalize" && cfn ~ /^PMPI_/)
+		endmpi += cost
+	if (cfn == "opal_progress" && fn != "opal_progress")
+		progress += cost
 	if (inlib && cfn ~ /^__tls_get_addr/)
 		tls += cost
 	if (inlib && index(cob, lib) == 0 && norm(cfn) != norm(fn))
@@ -60,6 +69,6 @@ function norm(name) {
 END {
 	if (!total)
 		exit 1
-	printf "total %d profiler %d finalize %d init %d tls %d\n", total, prof,
-	    fin, init, tls
+	printf "total %d profiler %d finalize %d end_mpi %d progress %d tls %d\n",
+	    total, prof, fin, endmpi, progress, tls
 }
