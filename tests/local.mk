@@ -115,5 +115,6 @@ EXTRA_DIST += bench/profile_coverage_bench.sh bench/profile_coverage_report.awk
 # #18) in its SMOKE mode: one small callgrind pair and 3 wall pairs, checked.
 TESTS += tests/integration/bench_overhead_smoke.sh
 dist_check_SCRIPTS += tests/integration/bench_overhead_smoke.sh
-EXTRA_DIST += bench/record_overhead_bench.sh bench/profiler_build.sh \
+EXTRA_DIST += bench/record_overhead_bench.sh bench/record_job_bench.sh \
+	bench/profiler_build.sh \
 	bench/callgrind_cost.awk bench/paired_stats.awk
