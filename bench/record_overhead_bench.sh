@@ -24,7 +24,8 @@
 #
 #   bench/record_overhead_bench.sh [BUILDDIR]
 #       env: PAIRS=11  NP=2  PARTS="instr wall"  HPCC_N=200 (instructions)
-#            HPCC_WALL_N=600 (wall)
+#            HPCC_WALL_N=600 (wall)  ONLY=REGEX (the workloads, as "NP
+#            PROG ARGS", that match)
 #   SMOKE=1 bench/record_overhead_bench.sh BUILDDIR
 #       one small callgrind pair of mpi_bench and 3 wall pairs; checks that
 #       the counts are parsed, that the profile was written, that the
@@ -40,6 +41,7 @@ PARTS=${PARTS:-instr wall}
 HPCC_N=${HPCC_N:-200}
 HPCC_WALL_N=${HPCC_WALL_N:-600}
 SMOKE=${SMOKE:-0}
+ONLY=${ONLY:-}
 T=$(mktemp -d /tmp/tp-recbench.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
 
@@ -122,10 +124,10 @@ instr_part() { # WORKLOAD (as "NP PROG ARGS")...
 	for w in "$@"; do
 		set -- $w
 		a=$(cg_run 0 "$@") && b=$(cg_run 1 "$@") || {
-			echo "$w: run failed" >&2
-			return 1
+			printf '%-36s run failed: %s\n' "${w#* } ($1)" \
+				"$(tail -n 3 "$T/stderr" | tr '\n' ' ')"
+			continue
 		}
-		echo "$w | $a | $b" >>"$T/instr"
 		awk -v w="${w#* } ($1)" -v a="$a" -v b="$b" 'BEGIN {
 			split(a, x, " "); split(b, y, " ")
 			base = x[1] - x[5]
@@ -165,13 +167,14 @@ wall_part() { # WORKLOAD (as "NP PROG ARGS")...
 				a=$(wall_run 0 $w) && b=$(wall_run 1 $w)
 			else
 				b=$(wall_run 1 $w) && a=$(wall_run 0 $w)
-			fi || {
-				echo "$w: run failed" >&2
-				return 1
-			}
+			fi || break
 			echo "$a $b" >>"$T/pairs"
 		done
-		cat "$T/pairs" | sed "s|^|$w \| |" >>"$T/wall"
+		if ((i <= PAIRS)); then
+			printf '%-36s run failed: %s\n' "${w#* } (${w%% *})" \
+				"$(tail -n 3 "$T/stderr" | tr '\n' ' ')"
+			continue
+		fi
 		wall_rows "${w#* } (${w%% *})"
 	done
 }
@@ -252,13 +255,24 @@ echo "# $(date -u +%FT%TZ) $(nproc) cpus, $(lscpu | sed -n 's/^Model name: *//p'
 	"hpcc=${hpcc:-none}"
 instr_set=("1 mpi_bench self 8 20000" "$NP mpi_bench pingpong 8 10000"
 	"$NP mpi_bench alltoall 16 5000" "$NP mpi_bench stencil 32 40"
-	"$NP mpi_patterns stencil 500 16 16 16" "$NP mpi_patterns ring 1000 4096")
+	"$NP mpi_patterns stencil 500 16 16 16" "$NP mpi_patterns subcomm 1000 4096")
 wall_set=("1 mpi_bench self 8 2000000" "$NP mpi_bench pingpong 8 200000"
 	"$NP mpi_bench alltoall 16 200000" "$NP mpi_bench stencil 48 1000"
 	"8 mpi_bench stencil 24 500" "$NP mpi_patterns stencil 20000 16 16 16")
 if [[ -n $hpcc ]]; then
 	instr_set+=("$NP hpcc $HPCC_N")
 	wall_set+=("$NP hpcc $HPCC_WALL_N")
+fi
+if [[ -n $ONLY ]]; then # keep the workloads that match the regex
+	for v in instr_set wall_set; do
+		declare -n list=$v
+		keep=()
+		for w in "${list[@]}"; do
+			[[ $w =~ $ONLY ]] && keep+=("$w")
+		done
+		list=("${keep[@]}")
+		unset -n list
+	done
 fi
 if [[ " $PARTS " == *" instr "* ]]; then
 	echo "## instructions (callgrind Ir, all ranks summed; % of Ir_without)"
