@@ -93,7 +93,7 @@ run() {
 # cg_run PRELOAD NP WORKLOAD...: callgrind of every rank; prints the sums
 # over the ranks of bench/callgrind_cost.awk's fields (total profiler
 # finalize end_mpi progress tls), the number of profiles written and of
-# ranks.
+# ranks; fails unless every rank's counts were parsed.
 cg_run() {
 	local pre=$1 np=$2 f
 	shift 2
@@ -105,9 +105,10 @@ cg_run() {
 	for f in "$T"/cg/out.*; do
 		awk -v lib=libtopoplace_profiler -f "$src/bench/callgrind_cost.awk" "$f" ||
 			return 1
-	done | awk -v n="$(find "$T/profiles" -name '*.tpp' | wc -l)" \
+	done | awk -v n="$(find "$T/profiles" -name '*.tpp' | wc -l)" -v np="$np" \
 		'{ for (i = 1; i <= 6; i++) s[i] += $(2 * i); r++ }
-		END { if (r) printf "%d %d %d %d %d %d %d %d\n", s[1], s[2], s[3],
+		END { if (r != np) exit 1  # a rank without its counts
+		    printf "%d %d %d %d %d %d %d %d\n", s[1], s[2], s[3],
 		    s[4], s[5], s[6], n, r }'
 }
 
