@@ -14,15 +14,8 @@ NP=${NP:-2}
 T=$(mktemp -d /tmp/tp-profbench.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
 
-mpicc -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden -I"$build" \
-	-I"$src/common" -I"$src/profiles" "$src"/profiles/profiler.c \
-	"$src"/profiles/profiler_io.c "$src"/profiles/profiler_fortran.c \
-	"$src"/profiles/profile.c "$src"/profiles/sha256.c "$src"/profiles/store.c "$src"/profiles/summary.c \
-	"$src"/profiles/scale.c "$src"/profiles/scale_rule.c \
-	"$src"/profiles/munge_auth.c "$src"/common/tp_error.c \
-	"$src"/common/tp_log.c "$src"/common/tp_file.c -lmunge -ldl -lpthread \
-	-o "$T/libtopoplace_profiler.so" || exit 1
-mpicc -O2 "$src/bench/mpi_bench.c" -o "$T/mpi_bench" || exit 1
+. "$src/bench/profiler_build.sh"
+profiler_build || exit 1
 
 one() { # PRELOAD(0|1) ARGS...: seconds of one run ("self": one rank)
 	local pre=$1 np=$NP

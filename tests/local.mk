@@ -110,3 +110,11 @@ EXTRA_DIST += bench/load_bench.sh bench/load_prep.awk bench/load_report.awk \
 TESTS += tests/integration/bench_coverage_smoke.sh
 dist_check_SCRIPTS += tests/integration/bench_coverage_smoke.sh
 EXTRA_DIST += bench/profile_coverage_bench.sh bench/profile_coverage_report.awk
+
+# The recorded-run overhead benchmark (bench/record_overhead_bench.sh, issue
+# #18) in its SMOKE mode: one small callgrind pair and 3 wall pairs, checked.
+TESTS += tests/integration/bench_overhead_smoke.sh
+dist_check_SCRIPTS += tests/integration/bench_overhead_smoke.sh
+EXTRA_DIST += bench/record_overhead_bench.sh bench/record_job_bench.sh \
+	bench/profiler_build.sh \
+	bench/callgrind_cost.awk bench/paired_stats.awk
