@@ -589,6 +589,8 @@ static void test_several_runs_choose_on_the_worst_run_per_window(void **state)
 	assert_int_equal(d.window_runs, 2);
 	assert_int_equal(d.window_worst_run, 2);
 	assert_non_null(strstr(d.reason, "worst of 2 runs (run 2)"));
+	/* A third run is worse than both at 8 ms with chance 1 in 3. */
+	assert_true(fabs(d.unseen_worse_chance - 1.0 / 3) < 1e-12);
 	/* Every run's cost is at most the one counted: run 2's 8100 us
 	 * over its 3300 us. */
 	assert_true(fabs(d.unthrottled_interval_us - 3300) < 1);
@@ -602,6 +604,7 @@ static void test_several_runs_choose_on_the_worst_run_per_window(void **state)
 	assert_int_equal(d.window_us, 6250);
 	assert_int_equal(d.curve_runs, 1);
 	assert_int_equal(d.window_runs, 1);
+	assert_true(fabs(d.unseen_worse_chance - 0.5) < 1e-12);
 	assert_null(strstr(d.reason, "runs"));
 	tp_threshold_table_free(table);
 }
