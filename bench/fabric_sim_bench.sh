@@ -10,8 +10,8 @@
 # Environment (defaults in brackets):
 #   WINDOWS [0,2000,2500,3000,3500,4000,5000,6000,8000,10000]  sweep (us)
 #   OBJECTIVE ['mpi_slowdown<=1.1']  ROUTING [static]
-#   SWEEP_SEEDS [1 .. 12]  the runs of the calibration sweep (12: with 3
-#      or 6 a held-out seed missed under adaptive routing, bench/RESULTS.md)
+#   SWEEP_SEEDS [1 .. 12]  the runs of the calibration sweep (an unseen
+#      seed is worse than all 12 with chance 1 in 13; bench/RESULTS.md)
 #   SEEDS [13 .. 24]  the seeds the chosen window is checked on (those
 #      not in SWEEP_SEEDS are held out: the choice never saw them)
 #   PHASES [on off]  the pacing phase settings step 3 checks
