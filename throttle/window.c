@@ -304,11 +304,14 @@ static void expected_effect(const tp_io_pattern *p, const tp_curve_point *c,
 	d->cost_fraction = d->interval_after_us / before - 1;
 	d->measured_cost_fraction = -1;
 	d->window_runs = d->window_worst_run = 0;
+	d->unseen_worse_chance = 0;
 	for (size_t i = 0; i < n; i++)
 		if (d->window_us && c[i].window_us == (double)d->window_us) {
 			d->measured_cost_fraction = measured_cost(c, n, &c[i]);
 			d->window_runs = c[i].runs;
 			d->window_worst_run = c[i].worst_run;
+			d->unseen_worse_chance =
+			    c[i].runs ? 1.0 / (c[i].runs + 1.0) : 0;
 		}
 	d->victim_before_x = victim_at(c, n, 0, false);
 	d->victim_p99_before_x = victim_at(c, n, 0, true);

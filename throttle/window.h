@@ -12,7 +12,8 @@
  * is the predicted victim slowdown, and the policy's objective, when set,
  * chooses the window on the curve instead of the threshold.  A curve from
  * several runs holds each window's worst run, so a window chosen on it
- * meets the objective in every run measured.
+ * meets the objective in every run measured; a run not measured is worse
+ * than all N of them with chance 1 / (N + 1) (the decision gives it).
  */
 #ifndef TP_WINDOW_H
 #define TP_WINDOW_H
@@ -113,6 +114,15 @@ typedef struct tp_window_decision {
 	 * its runs and the worst of them, whose figures decided it (else
 	 * 0). */
 	uint32_t curve_runs, window_runs, window_worst_run;
+	/* At the window chosen, when it is a measured point: the chance
+	 * that a run the curve did not measure (another job id, placement
+	 * or seed of the same system) is worse there than all window_runs
+	 * runs it did, 1 / (window_runs + 1); else 0.  For runs that are
+	 * repeats of one another every rank of a new run among them is
+	 * equally likely, so this holds whatever their distribution: it
+	 * says how many runs a sweep needs, not by how much a new run can
+	 * miss. */
+	double unseen_worse_chance;
 	char objective[48]; /* the objective that set the window, or "" */
 	char reason[256];   /* one line: why this decision */
 } tp_window_decision;

@@ -536,6 +536,13 @@ static void print_decision(const tp_window_decision *d)
 	if (d->window_runs > 1)
 		printf("decided_by=run %u, the worst of %u at this window\n",
 		       d->window_worst_run, d->window_runs);
+	/* Why one run, or three, is not enough: what a run the sweep never
+	 * saw does at this window. */
+	if (d->unseen_worse_chance > 0)
+		printf("unseen_run_worse=1 in %u (a run the sweep did not "
+		       "measure is worse at this window than the %u it "
+		       "measured with this chance; more runs lower it)\n",
+		       d->window_runs + 1, d->window_runs);
 	if (d->unthrottled_interval_us > 0)
 		printf("unthrottled_interval_us=%.1f (measured)\n",
 		       d->unthrottled_interval_us);
@@ -621,6 +628,8 @@ static tp_status print_decision_json(const tp_window_decision *d,
 		tp_json_begin_object(&j, "decided_by");
 		tp_json_uint(&j, "run", d->window_worst_run);
 		tp_json_uint(&j, "runs", d->window_runs);
+		tp_json_double(&j, "unseen_worse_chance",
+		               d->unseen_worse_chance);
 		tp_json_end_object(&j);
 	} else {
 		tp_json_null(&j, "decided_by");

@@ -236,10 +236,17 @@ tp_check_eq "v3: mpi_slowdown<=1.2 takes 8 ms, the worst run's, and says which r
 	"window_us=8000|curve_runs=2 (each window the worst run's)|decided_by=run 2, the worst of 2 at this window|unthrottled_interval_us=3300.0 (measured)" \
 	"$(grep -E '^(window_us|curve_runs|decided_by|unthrottled_interval_us)=' <<<"$out" | paste -sd'|')"
 tp_check "v3: the reason names the runs" grep -q '^reason=.*worst of 2 runs (run 2)' <<<"$out"
+tp_check_eq "v3: a run not measured is worse than both at 8 ms with chance 1 in 3" \
+	"unseen_run_worse=1 in 3 (a run the sweep did not measure is worse at this window than the 2 it measured with this chance; more runs lower it)" \
+	"$(grep -E '^unseen_run_worse=' <<<"$out")"
+out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2' --json)
+tp_check_eq "v3 --json: decided_by gives the same chance" \
+	"2 2 0.3333" \
+	"$(python3 -c 'import json,sys; d = json.load(sys.stdin)["decided_by"]; print(d["run"], d["runs"], "%.4f" % d["unseen_worse_chance"])' <<<"$out")"
 out=$(throttle window --table "$tmp/v2.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2')
-tp_check_eq "v2 (run 1 alone): the same objective takes 6.25 ms, no runs named" \
-	"window_us=6250|" \
-	"$(grep -E '^window_us=' <<<"$out")|$(grep -E '^(curve_runs|decided_by)=' <<<"$out")"
+tp_check_eq "v2 (run 1 alone): the same objective takes 6.25 ms, no runs named, a new run worse with chance 1 in 2" \
+	"window_us=6250||unseen_run_worse=1 in 2" \
+	"$(grep -E '^window_us=' <<<"$out")|$(grep -E '^(curve_runs|decided_by)=' <<<"$out")|$(grep -E '^unseen_run_worse=' <<<"$out" | cut -d' ' -f1-3)"
 printf '# topoplace-sweep v3\nrequest_bytes,clients,interval_us,client,start_us,latency_us,kind,run\n4096,1,0,0,0,5,io,1x\n' >"$tmp/bad-run.csv"
 expect_error "v3: a bad run number is one clear error" 1 \
 	"^topoplace throttle thresholds: $tmp/bad-run.csv: line 3: column 19: run '1x'" \

@@ -589,6 +589,8 @@ static void test_several_runs_choose_on_the_worst_run_per_window(void **state)
 	assert_int_equal(d.window_runs, 2);
 	assert_int_equal(d.window_worst_run, 2);
 	assert_non_null(strstr(d.reason, "worst of 2 runs (run 2)"));
+	/* A third run is worse than both at 8 ms with chance 1 in 3. */
+	assert_true(fabs(d.unseen_worse_chance - 1.0 / 3) < 1e-12);
 	/* Every run's cost is at most the one counted: run 2's 8100 us
 	 * over its 3300 us. */
 	assert_true(fabs(d.unthrottled_interval_us - 3300) < 1);
@@ -602,7 +604,35 @@ static void test_several_runs_choose_on_the_worst_run_per_window(void **state)
 	assert_int_equal(d.window_us, 6250);
 	assert_int_equal(d.curve_runs, 1);
 	assert_int_equal(d.window_runs, 1);
+	assert_true(fabs(d.unseen_worse_chance - 0.5) < 1e-12);
 	assert_null(strstr(d.reason, "runs"));
+	tp_threshold_table_free(table);
+}
+
+/* A window that is not a measured point (a user's 7 ms between the
+ * curve's 6.25 and 8 ms) has no runs behind it: no chance is given. */
+static void test_unmeasured_window_gives_no_unseen_run_chance(void **state)
+{
+	static const char *const all[] = {"*"};
+	tp_throttle_policy policy = {0, 0,    all,
+	                             1, true, {TP_OBJECTIVE_NONE, 0}};
+	tp_throttle_request user = {TP_THROTTLE_FIXED, 7000};
+	tp_io_pattern job = {4 << 20, 4, 313, 0, "io"};
+	tp_threshold_table *table = issue_table();
+	tp_window_decision d;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(
+	    tp_window_decide(&job, table, &policy, &user, &d, &err), TP_OK);
+	assert_int_equal(d.window_us, 7000);
+	assert_int_equal(d.window_runs, 0);
+	assert_true(d.unseen_worse_chance == 0);
+	/* The same table at a measured window does give one. */
+	user.window_us = 8000;
+	assert_int_equal(
+	    tp_window_decide(&job, table, &policy, &user, &d, &err), TP_OK);
+	assert_true(fabs(d.unseen_worse_chance - 0.5) < 1e-12);
 	tp_threshold_table_free(table);
 }
 
@@ -703,6 +733,7 @@ int main(void)
 	    cmocka_unit_test(test_objective_without_curve_falls_back_and_says_so),
 	    cmocka_unit_test(
 	        test_several_runs_choose_on_the_worst_run_per_window),
+	    cmocka_unit_test(test_unmeasured_window_gives_no_unseen_run_chance),
 	    cmocka_unit_test(test_objective_syntax_is_strict),
 	    cmocka_unit_test(test_user_window_never_undercuts_the_site),
 	};
