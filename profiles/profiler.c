@@ -44,7 +44,7 @@
 #include "profiler_internal.h"
 #include "store.h"
 
-__thread int tp_prof_depth;
+__thread int tp_prof_depth TP_PRELOAD_TLS;
 
 _Static_assert(sizeof(((struct tp_prof_io_local *)0)->hist) ==
                    TP_PROFILE_IO_BUCKETS * sizeof(uint64_t),

@@ -23,7 +23,15 @@
  * (a Fortran entry point, an MPI-IO call): the C and POSIX wrappers the
  * MPI library reaches underneath must not count it a second time.
  */
-extern __thread int tp_prof_depth TP_HIDDEN;
+/*
+ * initial-exec: the library is preloaded (LD_PRELOAD by the task plugin),
+ * so its TLS is in the static block, and every wrapped call reads this
+ * without a __tls_get_addr call (11 of the ~200 instructions a recorded
+ * call costs, bench/RESULTS.md "Recorded run overhead").
+ */
+#define TP_PRELOAD_TLS __attribute__((tls_model("initial-exec")))
+
+extern __thread int tp_prof_depth TP_HIDDEN TP_PRELOAD_TLS;
 
 /* Collectives counted, in the order of tp_prof_coll_names. */
 enum tp_prof_coll {
