@@ -141,7 +141,7 @@ static bool mode_records(const tp_record_policy *policy,
 	}
 	if (!job->has_profile) {
 		snprintf(reason, size, "ProfileRecord=%s: no profile of %s yet",
-		         mode, job->app);
+		         mode, job->runs_of ? job->runs_of : job->app);
 		return true;
 	}
 	switch (policy->mode) {

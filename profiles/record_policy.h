@@ -63,6 +63,10 @@ typedef struct tp_record_job {
 	uint64_t job_id;
 	bool has_profile;     /* a stored run of @app exists */
 	int64_t newest_age_s; /* age of the newest run, if has_profile */
+	/* What the runs were counted under when it is not @app, for the
+	 * reason ("this batch script": a script that never ran, under a job
+	 * name that has runs, tp_identity_resolve); NULL: @app. */
+	const char *runs_of;
 } tp_record_job;
 
 /*
