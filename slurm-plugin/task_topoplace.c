@@ -645,8 +645,9 @@ static void _site_record(struct batch_out *out, const tp_config *config,
 		return;
 	job.user = opts->comm_record_off ? TP_RECORD_USER_NO
 	                                 : TP_RECORD_USER_UNSET;
-	/* A new script under a name with runs: say what had none. */
-	if (key->source == TP_IDENTITY_JOB_NAME && script_key[0])
+	/* A batch job's runs are its script's (tp_identity_resolve): the
+	 * reason says so, not the job name, which may have runs. */
+	if (key->source != TP_IDENTITY_COMM_PROFILE && script_key[0])
 		job.runs_of = "this batch script";
 	job.has_profile = key->app_runs > 0;
 	job.newest_age_s =
