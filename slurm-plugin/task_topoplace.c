@@ -798,8 +798,8 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	int rc;
 
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-	known = _identity(out, config, opts, identity, socket, script_key,
-	                  &key);
+	known =
+	    _identity(out, config, opts, identity, socket, script_key, &key);
 	name = shown = key.name;
 	/* A summary carries a credential of up to 8 KiB: not on the stack. */
 	if (name && !(totals = malloc(sizeof(*totals))))
@@ -1190,9 +1190,8 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	    id.user_name);
 	/* A job whose name is no store name may still be known by its
 	 * script (tp_identity_resolve): only the child lists the store. */
-	lookup = profile.lookup ||
-	         (req->script && !profile.named &&
-	          tp_store_valid_name(id.user_name));
+	lookup = profile.lookup || (req->script && !profile.named &&
+	                            tp_store_valid_name(id.user_name));
 	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
 	if (!lookup && !(servers && req->nodes)) {
 		/* Nothing that grows with a profile: decided right here. */
@@ -1421,8 +1420,8 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	if (!tp_identity_is_script_key(script_key))
 		script_key = NULL;
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-	if (tp_sc_identity(config, socket, job->user_name, &profile,
-	                   script_key, &key, &err) != TP_OK)
+	if (tp_sc_identity(config, socket, job->user_name, &profile, script_key,
+	                   &key, &err) != TP_OK)
 		_loud_error(loud, "%s: %s: profile: %s: throttled without it",
 		            plugin_type, who, err.message);
 	else

@@ -497,9 +497,9 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	result->status = tp_identity_resolve(&opt, request->user, &job,
 	                                     script_key, &key, &err);
 	if (result->status == TP_OK && !key.name)
-		result->status = tp_error_set(&err, TP_ERR_NOTFOUND,
-		                              "profile %s/%s: %s", request->user,
-		                              request->name, key.why);
+		result->status =
+		    tp_error_set(&err, TP_ERR_NOTFOUND, "profile %s/%s: %s",
+		                 request->user, request->name, key.why);
 	if (result->status != TP_OK) {
 		snprintf(result->error, sizeof(result->error), "%s",
 		         err.message);
@@ -507,10 +507,9 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	}
 	name = key.name;
 	result->by_script = key.source == TP_IDENTITY_SCRIPT;
-	result->status = tp_store_get_summary_for(&opt, request->user, name,
-	                                          request->job_tasks, totals,
-	                                          &run, &choice, &fallback,
-	                                          &err);
+	result->status = tp_store_get_summary_for(
+	    &opt, request->user, name, request->job_tasks, totals, &run,
+	    &choice, &fallback, &err);
 	result->over_newest = choice.over_newest;
 	if (result->status == TP_OK) {
 		lookup_classify(request, totals, result);
