@@ -705,7 +705,8 @@ static tp_profile *_scaled(struct batch_out *out, const tp_config *config,
  * the one rule of slurmctld, slurmd and slurmstepd), into @key; the
  * script's key goes to the batch script's environment, for the profiler
  * (stored under it too) and the job's steps.  A store that cannot be
- * listed leaves @key empty: no profile, and no recording.
+ * listed, or a job that is not looked up (no store name), leaves @key
+ * empty: no profile, and no recording.
  */
 static bool _identity(struct batch_out *out, const tp_config *config,
                       const tp_opt_values *opts,
@@ -721,6 +722,10 @@ static bool _identity(struct batch_out *out, const tp_config *config,
 		                       script_key);
 		_env_put(out, "TOPOPLACE_PROFILE_SCRIPT_KEY", script_key);
 	}
+	/* As slurmctld: a job whose name (or user) is no store name is not
+	 * looked up at all, so the two never disagree on its profile. */
+	if (!profile->lookup)
+		return false;
 	if (tp_sc_identity(config, socket, out->id->user_name, profile,
 	                   script_key, key, &err) != TP_OK) {
 		error("%s: JobId=%u: %s: no profile, not recorded", plugin_type,
@@ -1188,10 +1193,7 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	    opts.comm_profile,
 	    _env_get(req->environment, req->envc, "SLURM_JOB_NAME"),
 	    id.user_name);
-	/* A job whose name is no store name may still be known by its
-	 * script (tp_identity_resolve): only the child lists the store. */
-	lookup = profile.lookup || (req->script && !profile.named &&
-	                            tp_store_valid_name(id.user_name));
+	lookup = profile.lookup;
 	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
 	if (!lookup && !(servers && req->nodes)) {
 		/* Nothing that grows with a profile: decided right here. */
@@ -1420,12 +1422,16 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	if (!tp_identity_is_script_key(script_key))
 		script_key = NULL;
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-	if (tp_sc_identity(config, socket, job->user_name, &profile, script_key,
-	                   &key, &err) != TP_OK)
-		_loud_error(loud, "%s: %s: profile: %s: throttled without it",
-		            plugin_type, who, err.message);
-	else
-		name = key.name;
+	/* No store name: not looked up, as slurmctld and slurmd do. */
+	if (profile.lookup) {
+		if (tp_sc_identity(config, socket, job->user_name, &profile,
+		                   script_key, &key, &err) != TP_OK)
+			_loud_error(loud,
+			            "%s: %s: profile: %s: throttled without it",
+			            plugin_type, who, err.message);
+		else
+			name = key.name;
+	}
 	/* The totals only (the summary, else the run bounded): a step
 	 * needs no matrix.  A credential of up to 8 KiB: not on the stack. */
 	if (name && (totals = malloc(sizeof(*totals)))) {
