@@ -135,7 +135,7 @@ if [ "${BENCH_INSIDE:-}" = 1 ]; then
 	rm -f "$work/$run.ids" "$work/$run.times"
 	cp "$TP_BED_LOGDIR/jobcomp.txt" "$work/$run.jobcomp.txt"
 	# Jobs recorded (their stderr says so) and the runs in the store.
-	grep -l "^topoplace: this job's MPI steps are recorded as profile" "$out"/*.out 2>/dev/null |
+	grep -l "^topoplace: \(.*; \)\?this job's MPI steps are recorded as profile" "$out"/*.out 2>/dev/null |
 		sed 's|.*/||; s|\.out$||' | sort -n >"$work/$run.recorded"
 	(cd "$store/$user" && find . -name '*.tpp' | sort) >"$work/$run.store"
 	grep -o 'topoplace: JobId=[0-9]*: placement=.*' "$log" >"$work/$run.decisions" 2>/dev/null

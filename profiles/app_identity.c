@@ -1,5 +1,13 @@
 /*
- * app_identity.c: script keys (app_identity.h).
+ * app_identity.c: script keys and the identity rule (app_identity.h).
+ *
+ * Why the script key comes before the job name and not after: a job name
+ * is what users type and share ("job", "run.sh", an array's name), so a
+ * name's runs may come from several applications; the script key names
+ * exactly one text.  It only wins when that text ran before: a script
+ * never seen still gets its name's profile (a rename of an application is
+ * common, an unrelated script under a reused name is the exception), and
+ * the recording policy treats it as new, so its next run finds its own.
  *
  * Why 128 bits of the hash and not all 256: the key must fit a store name
  * (at most 64 characters) with room for the prefix, and 128 bits keep
@@ -10,6 +18,7 @@
 #include "app_identity.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -78,6 +87,111 @@ tp_identity_profile tp_identity_job_profile(const char *comm_profile,
 	profile.lookup = profile.name && tp_store_valid_name(profile.name) &&
 	                 user && tp_store_valid_name(user);
 	return profile;
+}
+
+const char *tp_identity_source_name(tp_identity_source source)
+{
+	switch (source) {
+	case TP_IDENTITY_COMM_PROFILE:
+		return "--comm-profile";
+	case TP_IDENTITY_SCRIPT:
+		return "script hash";
+	case TP_IDENTITY_JOB_NAME:
+		return "job name";
+	default:
+		return "none";
+	}
+}
+
+/*
+ * The runs of @user/@name into *@count and the newest file time into
+ * *@newest_s.  A store, namespace or name that does not exist has none.
+ */
+static tp_status count_runs(const tp_store_options *opt, const char *user,
+                            const char *name, size_t *count, int64_t *newest_s,
+                            tp_error *err)
+{
+	tp_store_list runs = {0};
+	tp_status rc;
+
+	*count = 0;
+	*newest_s = 0;
+	rc = tp_store_list_runs(opt, user, name, &runs, err);
+	if (rc == TP_ERR_NOTFOUND)
+		return TP_OK;
+	if (rc != TP_OK) {
+		tp_error_prefix(err, "profile %s/%s: listing its runs", user,
+		                name);
+		return rc;
+	}
+	for (size_t i = 0; i < runs.count; i++)
+		if (runs.entries[i].mtime_s > *newest_s)
+			*newest_s = runs.entries[i].mtime_s;
+	*count = runs.count;
+	tp_store_list_free(&runs);
+	return TP_OK;
+}
+
+tp_status tp_identity_resolve(const tp_store_options *opt, const char *user,
+                              const tp_identity_profile *profile,
+                              const char *script_key, tp_identity_key *key,
+                              tp_error *err)
+{
+	bool script = script_key && script_key[0] && !profile->named && user &&
+	              tp_store_valid_name(user) &&
+	              tp_store_valid_name(script_key);
+	size_t runs = 0;
+	int64_t newest_s = 0;
+	tp_status rc;
+
+	memset(key, 0, sizeof(*key));
+	if (profile->named && !profile->lookup) {
+		snprintf(key->why, sizeof(key->why),
+		         "--comm-profile %.64s is not a profile name",
+		         profile->name ? profile->name : "");
+		return TP_OK;
+	}
+	if (script) {
+		rc = count_runs(opt, user, script_key, &runs, &newest_s, err);
+		if (rc != TP_OK)
+			return rc;
+		if (runs) {
+			key->source = TP_IDENTITY_SCRIPT;
+			key->name = script_key;
+			key->app_runs = runs;
+			key->newest_mtime_s = newest_s;
+			snprintf(key->why, sizeof(key->why),
+			         "its batch script %s has %zu runs", script_key,
+			         runs);
+			return TP_OK;
+		}
+	}
+	if (!profile->lookup) {
+		snprintf(key->why, sizeof(key->why),
+		         "%s, and the job name is no profile name",
+		         script ? "its batch script never ran"
+		                : "no batch script");
+		return TP_OK;
+	}
+	key->source =
+	    profile->named ? TP_IDENTITY_COMM_PROFILE : TP_IDENTITY_JOB_NAME;
+	key->name = profile->name;
+	if (script) {
+		/* A new script is a new application, whatever the name's runs
+		 * (app_runs stays 0); the name's profile is only a guess. */
+		snprintf(key->why, sizeof(key->why),
+		         "its batch script %s never ran", script_key);
+		return TP_OK;
+	}
+	rc = count_runs(opt, user, profile->name, &runs, &newest_s, err);
+	if (rc != TP_OK)
+		return rc;
+	key->app_runs = runs;
+	key->newest_mtime_s = newest_s;
+	snprintf(key->why, sizeof(key->why), "%s",
+	         profile->named ? "--comm-profile: the user's word"
+	                        : "no batch script");
+	return TP_OK;
 }
 
 tp_identity_run_choice tp_identity_choose_run(const uint32_t *run_ranks,

@@ -17,6 +17,12 @@
  * bounded by TP_IDENTITY_SCRIPT_MAX_BYTES).  Both hash the same text: Slurm
  * stores the script with a trailing NUL and sends it without.
  *
+ * Which key a job's profile is read and recorded by is one rule here
+ * (tp_identity_resolve), most specific first: --comm-profile, the script
+ * key when that exact script ran before, the job name; every daemon calls
+ * it, so slurmctld's class, slurmd's remapping and recording and a step's
+ * throttling can never be taken from different applications.
+ *
  * Matching rules and limits are in topoplace-profile(5), APPLICATION
  * IDENTITY.  No Slurm inside.
  */
@@ -72,6 +78,64 @@ typedef struct tp_identity_profile {
 tp_identity_profile tp_identity_job_profile(const char *comm_profile,
                                             const char *job_name,
                                             const char *user);
+
+struct tp_store_options; /* store.h, which includes this header */
+
+/*
+ * Which key chose a job's profile (tp_identity_resolve), most specific
+ * first: the user's word, then what the job runs, then what it is called.
+ */
+typedef enum tp_identity_source {
+	TP_IDENTITY_NONE = 0,     /* nothing to look up */
+	TP_IDENTITY_COMM_PROFILE, /* --comm-profile */
+	TP_IDENTITY_SCRIPT,       /* the batch script's key, which has runs */
+	TP_IDENTITY_JOB_NAME,     /* the job name */
+} tp_identity_source;
+
+/* What users read for @source: "--comm-profile", "script hash", "job
+ * name" (as in "by script hash"), "none". */
+const char *tp_identity_source_name(tp_identity_source source);
+
+/* The profile key a job reads and records against (tp_identity_resolve). */
+typedef struct tp_identity_key {
+	tp_identity_source source;
+	/* The store name to read (borrowed from the job profile's name or
+	 * the script key passed in); NULL when source is NONE. */
+	const char *name;
+	/*
+	 * Runs of the job's application already in the store, for the
+	 * recording policy (record_policy.h): the runs of @name, except
+	 * that a job with a script whose key has no runs is a new
+	 * application (0) even when its job name has runs: the name may be
+	 * shared by other scripts, and ProfileRecord=first must record it.
+	 */
+	size_t app_runs;
+	int64_t newest_mtime_s; /* the newest of those runs; 0: none */
+	/* Why this key, for logs: "the script s-... has 2 runs", ... */
+	char why[160];
+} tp_identity_key;
+
+/*
+ * The one identity rule of slurmctld's lookup, slurmd's remapping,
+ * throttling and recording, and slurmstepd's step lookups:
+ *   1. --comm-profile when given (@profile->named): the user's word;
+ *   2. else the script key @script_key (NULL or "": the job has no
+ *      script, or it could not be read) when the store has runs of it in
+ *      the user's namespace: the exact script ran before, whatever it was
+ *      called then;
+ *   3. else the job name (@profile->name, when @profile->lookup).
+ * @profile is tp_identity_job_profile's answer.  Only names are listed
+ * (tp_store_list_runs: one directory each, nothing read or verified):
+ * the caller reads the chosen key's run as before, and a run that does
+ * not verify is that key's error, never a reason to use another key.
+ * A store that does not exist yet has no runs.  Errors: listing errors
+ * (TP_ERR_IO, TP_ERR_AUTH on a bad store), with the key named.
+ */
+tp_status tp_identity_resolve(const struct tp_store_options *opt,
+                              const char *user,
+                              const tp_identity_profile *profile,
+                              const char *script_key, tp_identity_key *key,
+                              tp_error *err);
 
 /*
  * How many of an application's newest runs a lookup weighs when choosing

@@ -127,6 +127,7 @@ bool tp_record_excluded(const tp_record_policy *policy, const char *app)
 static bool mode_records(const tp_record_policy *policy,
                          const tp_record_job *job, char *reason, size_t size)
 {
+	const char *what = job->runs_of ? job->runs_of : job->app;
 	char mode[32];
 
 	tp_record_mode_format(policy->mode, policy->sample_every, mode,
@@ -141,7 +142,7 @@ static bool mode_records(const tp_record_policy *policy,
 	}
 	if (!job->has_profile) {
 		snprintf(reason, size, "ProfileRecord=%s: no profile of %s yet",
-		         mode, job->app);
+		         mode, what);
 		return true;
 	}
 	switch (policy->mode) {
@@ -156,7 +157,7 @@ static bool mode_records(const tp_record_policy *policy,
 		snprintf(reason, size,
 		         "ProfileRecord=%s: %s has a profile and job %" PRIu64
 		         " is not sampled",
-		         mode, job->app, job->job_id);
+		         mode, what, job->job_id);
 		return false;
 	case TP_RECORD_STALE:
 		if (policy->max_age_s > 0 &&
@@ -166,18 +167,18 @@ static bool mode_records(const tp_record_policy *policy,
 			    "ProfileRecord=stale: the newest profile of %s "
 			    "is %" PRId64 " s old, ProfileMaxAge is %" PRId64
 			    " s",
-			    job->app, job->newest_age_s, policy->max_age_s);
+			    what, job->newest_age_s, policy->max_age_s);
 			return true;
 		}
 		snprintf(
 		    reason, size,
 		    "ProfileRecord=stale: the newest profile of %s is %" PRId64
 		    " s old: fresh",
-		    job->app, job->newest_age_s);
+		    what, job->newest_age_s);
 		return false;
 	default:
 		snprintf(reason, size, "ProfileRecord=%s: %s has a profile",
-		         mode, job->app);
+		         mode, what);
 		return false;
 	}
 }

@@ -63,6 +63,11 @@ typedef struct tp_record_job {
 	uint64_t job_id;
 	bool has_profile;     /* a stored run of @app exists */
 	int64_t newest_age_s; /* age of the newest run, if has_profile */
+	/* What the runs were counted under when it is not @app, for the
+	 * reason ("this batch script": a batch job's runs are its script's,
+	 * tp_identity_resolve, though its job name may have runs); NULL:
+	 * @app. */
+	const char *runs_of;
 } tp_record_job;
 
 /*

@@ -327,8 +327,8 @@ static uint64_t _now_us(void)
  * Where slurmctld keeps the job's batch script (StateSaveLocation/
  * hash.<id % 10>/job.<id>/script, Slurm's own layout; array tasks share
  * their array's), for the lookup thread to identify the application by
- * when the job name has no profile.  Not for a named profile, nor for
- * jobs without a script.
+ * before its job name (tp_identity_resolve).  Not for a named profile,
+ * nor for jobs without a script.
  */
 static void _script_path(job_record_t *job_ptr, bool named,
                          tp_lookup_request *rq)

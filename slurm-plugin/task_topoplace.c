@@ -620,28 +620,24 @@ static void _throttle(struct batch_out *out, const tp_config *config,
 
 /*
  * ProfileRecord: whether the site records this batch job's MPI steps
- * though the user did not ask (record_policy.h), from the runs of @name
- * already in the store (listed, not read: only their number and age
- * matter).  Decided once per job, here, and handed to every step through
- * the batch script's environment (TP_ENV_RECORD), so all nodes of a step
- * agree: the profiler gathers at MPI_Finalize and needs every rank or
- * none.  The job is told on its stderr.
+ * though the user did not ask (record_policy.h), from the runs of the
+ * job's application already in the store as the identity rule counts them
+ * (@key, tp_identity_resolve: a script's own runs, not those of a job name
+ * it may share with other scripts).  Decided once per job, here, and
+ * handed to every step through the batch script's environment
+ * (TP_ENV_RECORD), so all nodes of a step agree: the profiler gathers at
+ * MPI_Finalize and needs every rank or none.  The job is told on its
+ * stderr.  @name is what the job is recorded as (its job name).
  */
 static void _site_record(struct batch_out *out, const tp_config *config,
                          const tp_config_settings *settings,
                          const tp_opt_values *opts, const char *name,
-                         const char *script_key)
+                         const tp_identity_key *key, const char *script_key)
 {
 	batch_job_launch_msg_t *req = out->req;
 	tp_record_job job = {.app = name, .job_id = req->job_id};
-	tp_store_options store = tp_store_default_options();
-	tp_munge_config munge = {NULL, 0};
-	tp_store_list runs = {0};
 	tp_record_policy policy;
-	tp_store_auth auth;
-	char socket[256], reason[320], note[640];
-	tp_error err;
-	int64_t newest_s = 0;
+	char reason[320], note[640];
 
 	tp_config_record_policy(config, settings, &policy);
 	/* --comm-record itself is handled per step (_comm_record). */
@@ -649,32 +645,13 @@ static void _site_record(struct batch_out *out, const tp_config *config,
 		return;
 	job.user = opts->comm_record_off ? TP_RECORD_USER_NO
 	                                 : TP_RECORD_USER_UNSET;
-	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-	if (socket[0])
-		munge.socket = socket;
-	tp_munge_auth_init(&auth, &munge);
-	tp_config_store_options(config, &store);
-	store.auth = &auth;
-	if (tp_store_list_runs(&store, out->id->user_name, name, &runs, &err) !=
-	    TP_OK) {
-		error("%s: JobId=%u: ProfileRecord: %s: not recorded",
-		      plugin_type, req->job_id, err.message);
-		return;
-	}
-	/* Runs of the same script under another job name count too. */
-	if (!runs.count && script_key[0] &&
-	    tp_store_list_runs(&store, out->id->user_name, script_key, &runs,
-	                       &err) != TP_OK) {
-		error("%s: JobId=%u: ProfileRecord: %s: not recorded",
-		      plugin_type, req->job_id, err.message);
-		return;
-	}
-	for (size_t i = 0; i < runs.count; i++)
-		if (runs.entries[i].mtime_s > newest_s)
-			newest_s = runs.entries[i].mtime_s;
-	job.has_profile = runs.count > 0;
-	job.newest_age_s = job.has_profile ? (int64_t)time(NULL) - newest_s : 0;
-	tp_store_list_free(&runs);
+	/* A batch job's runs are its script's (tp_identity_resolve): the
+	 * reason says so, not the job name, which may have runs. */
+	if (key->source != TP_IDENTITY_COMM_PROFILE && script_key[0])
+		job.runs_of = "this batch script";
+	job.has_profile = key->app_runs > 0;
+	job.newest_age_s =
+	    job.has_profile ? (int64_t)time(NULL) - key->newest_mtime_s : 0;
 	if (!tp_record_decide(&policy, &job, reason, sizeof(reason))) {
 		debug("%s: JobId=%u: not recorded: %s", plugin_type,
 		      req->job_id, reason);
@@ -724,22 +701,100 @@ static tp_profile *_scaled(struct batch_out *out, const tp_config *config,
 }
 
 /*
- * The job's work, in the child (see task_p_slurmd_batch_request): read
- * the profile, remap the ranks when the job's task count matches the
- * profile's, place the I/O servers, write the job's files and decide the
- * throttle window; variables and notes go to @out's descriptor.
+ * Which profile key the job reads and records against (tp_sc_identity:
+ * the one rule of slurmctld, slurmd and slurmstepd), into @key; the
+ * script's key goes to the batch script's environment, for the profiler
+ * (stored under it too) and the job's steps.  A store that cannot be
+ * listed, or a job that is not looked up (no store name), leaves @key
+ * empty: no profile, and no recording.
+ */
+static bool _identity(struct batch_out *out, const tp_config *config,
+                      const tp_opt_values *opts,
+                      const tp_identity_profile *profile, const char *socket,
+                      char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE],
+                      tp_identity_key *key)
+{
+	batch_job_launch_msg_t *req = out->req;
+	tp_error err;
+
+	if (req->script && !opts->comm_profile[0]) {
+		tp_identity_script_key(req->script, strlen(req->script),
+		                       script_key);
+		_env_put(out, "TOPOPLACE_PROFILE_SCRIPT_KEY", script_key);
+	}
+	/* As slurmctld: a job whose name (or user) is no store name is not
+	 * looked up at all, so the two never disagree on its profile. */
+	if (!profile->lookup)
+		return false;
+	if (tp_sc_identity(config, socket, out->id->user_name, profile,
+	                   script_key, key, &err) != TP_OK) {
+		error("%s: JobId=%u: %s: no profile, not recorded", plugin_type,
+		      req->job_id, err.message);
+		memset(key, 0, sizeof(*key));
+		return false;
+	}
+	if (_debug(config, TP_DEBUG_PROFILE))
+		info("%s: Profile: JobId=%u: by %s: %s", plugin_type,
+		     req->job_id, tp_identity_source_name(key->source),
+		     key->why);
+	return true;
+}
+
+/*
+ * Which key chose the profile, on the job's output when it matters: by
+ * the script's hash (the job name did not choose it), or by a job name
+ * whose run another job recorded while the job's own script never ran
+ * (the name may be shared by other scripts).  A profile imported under
+ * the job's name is the user's own word: nothing to say.
+ */
+static void _identity_note(struct batch_out *out, const tp_identity_key *key,
+                           const tp_profile_summary *totals,
+                           const char *script_key)
+{
+	char note[512], from[48] = "imported";
+
+	if (totals->job_id)
+		snprintf(from, sizeof(from), "recorded by JobId=%" PRIu64,
+		         totals->job_id);
+	if (key->source == TP_IDENTITY_SCRIPT)
+		snprintf(note, sizeof(note),
+		         "profile %s/%.64s by script hash (%s), %s",
+		         out->id->user_name,
+		         totals->app[0] ? totals->app : key->name, key->name,
+		         from);
+	else if (key->source == TP_IDENTITY_JOB_NAME && script_key[0] &&
+	         totals->job_id)
+		snprintf(note, sizeof(note),
+		         "profile %s/%.64s by job name, %s (this batch script "
+		         "never ran before)",
+		         out->id->user_name, key->name, from);
+	else
+		return;
+	_note(out, note);
+}
+
+/*
+ * The job's work, in the child (see task_p_slurmd_batch_request): which
+ * profile is the job's (_identity), read it, remap the ranks when the
+ * job's task count matches the profile's, place the I/O servers, write
+ * the job's files, decide the throttle window and whether the site
+ * records the job; variables and notes go to @out's descriptor.
  */
 static void _batch_work(struct batch_out *out, const tp_config *config,
                         const tp_config_settings *settings,
-                        const tp_opt_values *opts, const char *name,
-                        uint32_t servers)
+                        const tp_opt_values *opts,
+                        const tp_identity_profile *identity, uint32_t servers)
 {
 	batch_job_launch_msg_t *req = out->req;
-	const char *app = name; /* what the job is recorded as */
+	/* What the job is recorded as: its job name (or --comm-profile). */
+	const char *app = identity->lookup ? identity->name : NULL;
+	const char *name = NULL;  /* the key read from the store */
+	const char *shown = NULL; /* what logs and notes call it */
 	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE] = "";
+	tp_identity_key key = {0};
 	bool remap =
 	    opts->rank_remap && settings->rank_remap == TP_RANK_REMAP_AUTO;
-	bool from_summary = false, have = false;
+	bool from_summary = false, have = false, known;
 	char socket[256] = "", note[512], scale_text[TP_SCALE_TEXT_MAX + 64];
 	tp_sc_profile_run run = {{0}};
 	tp_profile_summary *totals = NULL;
@@ -747,13 +802,10 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	tp_error err;
 	int rc;
 
-	/* The job's script identifies its application under any job name
-	 * (app_identity.h); the profiler stores recorded runs under it too. */
-	if (req->script && !opts->comm_profile[0]) {
-		tp_identity_script_key(req->script, strlen(req->script),
-		                       script_key);
-		_env_put(out, "TOPOPLACE_PROFILE_SCRIPT_KEY", script_key);
-	}
+	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+	known =
+	    _identity(out, config, opts, identity, socket, script_key, &key);
+	name = shown = key.name;
 	/* A summary carries a credential of up to 8 KiB: not on the stack. */
 	if (name && !(totals = malloc(sizeof(*totals))))
 		error("%s: JobId=%u: profile %s/%s: out of memory: no "
@@ -766,22 +818,19 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 	 * count differs from the profile's ranks never reads the matrix.
 	 */
 	if (totals) {
-		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 		rc = tp_sc_profile_totals(config, socket, out->id->user_name,
 		                          name, req->ntasks, 0, totals,
 		                          &from_summary, &run, &err);
-		if (rc == TP_ERR_NOTFOUND && script_key[0]) {
-			rc = tp_sc_profile_totals(
-			    config, socket, out->id->user_name, script_key,
-			    req->ntasks, 0, totals, &from_summary, &run, &err);
-			if (rc == TP_OK) {
-				info("%s: JobId=%u: profile %s/%s by script "
-				     "hash (%s)",
-				     plugin_type, req->job_id,
-				     out->id->user_name, totals->app,
-				     script_key);
-				name = script_key;
-			}
+		if (rc == TP_OK) {
+			/* A script's runs by the application they were
+			 * recorded as, not by the hash. */
+			if (key.source == TP_IDENTITY_SCRIPT && totals->app[0])
+				shown = totals->app;
+			info("%s: JobId=%u: profile %s/%s by %s (%s)",
+			     plugin_type, req->job_id, out->id->user_name,
+			     shown, tp_identity_source_name(key.source),
+			     key.why);
+			_identity_note(out, &key, totals, script_key);
 		}
 		if (rc == TP_ERR_NOTFOUND) {
 			if (_debug(config, TP_DEBUG_PROFILE))
@@ -850,12 +899,12 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 			         "the job gave no task count (-n)");
 		info("%s: JobId=%u: profile %s/%s has %u ranks, %s: no rank "
 		     "remapping",
-		     plugin_type, req->job_id, out->id->user_name, name,
+		     plugin_type, req->job_id, out->id->user_name, shown,
 		     totals->ranks, tasks);
 		if (snprintf(note, sizeof(note),
 		             "profile %s/%s has %u ranks but %s: ranks not "
 		             "remapped, Slurm's task layout kept%s%.300s%s",
-		             out->id->user_name, name, totals->ranks, tasks,
+		             out->id->user_name, shown, totals->ranks, tasks,
 		             scale_text[0] ? " (" : "", scale_text,
 		             scale_text[0] ? ")" : "") < 0)
 			note[0] = '\0';
@@ -880,12 +929,13 @@ static void _batch_work(struct batch_out *out, const tp_config *config,
 		}
 	}
 	if (req->nodes && (profile || servers))
-		_job_files(out, config, settings, profile, name, servers);
+		_job_files(out, config, settings, profile, shown, servers);
 	_throttle(out, config, settings, have ? totals : NULL, opts);
 	tp_profile_free(profile);
 	free(totals);
-	if (app)
-		_site_record(out, config, settings, opts, app, script_key);
+	if (app && known)
+		_site_record(out, config, settings, opts, app, &key,
+		             script_key);
 }
 
 /* Field @field (0: size, 1: resident) of /proc/@pid/statm, in bytes; 0 if
@@ -1098,7 +1148,7 @@ static uint64_t _budget_us(const tp_config_settings *settings)
 extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 {
 	char conf_path[1024], note[512], budget[32], dir[1024];
-	const char *name;
+	bool lookup;
 	tp_identity_profile profile;
 	const tp_config_settings *settings;
 	tp_batch_identity id;
@@ -1143,9 +1193,9 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	    opts.comm_profile,
 	    _env_get(req->environment, req->envc, "SLURM_JOB_NAME"),
 	    id.user_name);
-	name = profile.lookup ? profile.name : NULL;
+	lookup = profile.lookup;
 	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
-	if (!name && !(servers && req->nodes)) {
+	if (!lookup && !(servers && req->nodes)) {
 		/* Nothing that grows with a profile: decided right here. */
 		_throttle(&out, config, settings, NULL, &opts);
 		goto out;
@@ -1168,7 +1218,8 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 		(void)setpgid(0, 0);
 		close(pipe_fd[0]);
 		_limit_child(settings, budget_us);
-		_batch_work(&to_parent, config, settings, &opts, name, servers);
+		_batch_work(&to_parent, config, settings, &opts, &profile,
+		            servers);
 		(void)_write_all(pipe_fd[1], TP_BATCH_DONE "\n",
 		                 strlen(TP_BATCH_DONE) + 1);
 		_exit(0);
@@ -1351,7 +1402,13 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	tp_identity_profile profile = tp_identity_job_profile(
 	    opts->comm_profile, getenvp(job->env, "SLURM_JOB_NAME"),
 	    job->user_name);
-	const char *name = profile.name;
+	/* A step of a batch job: its script's key, which slurmd put in the
+	 * batch script's environment (_identity); the same rule picks the
+	 * key (tp_sc_identity), so the step reads the job's profile. */
+	const char *script_key =
+	    getenvp(job->env, "TOPOPLACE_PROFILE_SCRIPT_KEY");
+	const char *name = NULL;
+	tp_identity_key key;
 	tp_profile_summary *totals = NULL;
 	uint64_t window_us = 0;
 	bool from_summary = false, have = false;
@@ -1362,10 +1419,22 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	if (opts->io_throttle.mode != TP_THROTTLE_FIXED &&
 	    !settings->throttle_class_count)
 		return;
+	if (!tp_identity_is_script_key(script_key))
+		script_key = NULL;
+	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+	/* No store name: not looked up, as slurmctld and slurmd do. */
+	if (profile.lookup) {
+		if (tp_sc_identity(config, socket, job->user_name, &profile,
+		                   script_key, &key, &err) != TP_OK)
+			_loud_error(loud,
+			            "%s: %s: profile: %s: throttled without it",
+			            plugin_type, who, err.message);
+		else
+			name = key.name;
+	}
 	/* The totals only (the summary, else the run bounded): a step
 	 * needs no matrix.  A credential of up to 8 KiB: not on the stack. */
-	if (profile.lookup && (totals = malloc(sizeof(*totals)))) {
-		tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+	if (name && (totals = malloc(sizeof(*totals)))) {
 		rc = _step_read_totals(job, config, settings, socket, name,
 		                       totals, &from_summary, &err);
 		if (rc != TP_OK && rc != TP_ERR_NOTFOUND)
@@ -1374,8 +1443,9 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 			            "without it",
 			            plugin_type, who, err.message);
 		else if (loud && _debug(config, TP_DEBUG_PROFILE))
-			info("%s: Profile: %s: %s/%s: %s", plugin_type, who,
-			     job->user_name, name,
+			info("%s: Profile: %s: %s/%s by %s: %s", plugin_type,
+			     who, job->user_name, name,
+			     tp_identity_source_name(key.source),
 			     rc != TP_OK    ? "not in the store"
 			     : from_summary ? "read (its summary)"
 			                    : "read (the whole run)");

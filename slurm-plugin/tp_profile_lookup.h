@@ -71,9 +71,9 @@ typedef struct tp_lookup_request {
 	int64_t max_age_s;
 	char munge_socket[TP_LOOKUP_PATH_MAX];
 	tp_jobclass_thresholds thresholds;
-	/* The job's batch script (slurmctld's copy), read when @name has no
-	 * profile: a profile stored under its script key is the job's
-	 * (identity.h).  "": none, or the profile was named. */
+	/* The job's batch script (slurmctld's copy): when its script key
+	 * has runs they are the job's, before @name's (tp_identity_resolve,
+	 * app_identity.h).  "": none, or the profile was named. */
 	char script_path[TP_LOOKUP_PATH_MAX];
 	/* The job's task count (0: none given): of several runs, the newest
 	 * with that many ranks is the job's (tp_sc_profile_totals). */

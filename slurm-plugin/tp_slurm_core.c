@@ -201,6 +201,19 @@ static void store_options(const tp_config *config, const char *munge_socket,
 	opt->auth = auth;
 }
 
+tp_status tp_sc_identity(const tp_config *config, const char *munge_socket,
+                         const char *user, const tp_identity_profile *profile,
+                         const char *script_key, tp_identity_key *key,
+                         tp_error *err)
+{
+	tp_munge_config munge;
+	tp_store_options opt;
+	tp_store_auth auth;
+
+	store_options(config, munge_socket, &munge, &auth, &opt);
+	return tp_identity_resolve(&opt, user, profile, script_key, key, err);
+}
+
 tp_status tp_sc_read_profile_bounded(const tp_config *config,
                                      const char *munge_socket, const char *user,
                                      const char *name, const char *file,
@@ -448,10 +461,12 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	tp_profile *profile = NULL;
 	tp_profile_summary *totals;
 	tp_store_entry run;
-	tp_identity_run_choice choice;
-	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE];
+	tp_identity_run_choice choice = {0};
+	tp_identity_profile job = {request->name, request->named, true};
+	tp_identity_key key;
+	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE] = "";
 	const char *name = request->name;
-	bool fallback;
+	bool fallback = false;
 	tp_error err;
 
 	(void)ctx;
@@ -472,26 +487,29 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	opt.keep = request->keep;
 	opt.max_age_s = request->max_age_s;
 	opt.auth = &auth;
-	result->status = tp_store_get_summary_for(&opt, request->user, name,
-	                                          request->job_tasks, totals,
-	                                          &run, &choice, &fallback,
-	                                          &err);
-	if (result->status == TP_ERR_NOTFOUND && request->script_path[0]) {
-		tp_error script_err;
-
-		/* No profile by the job's name: the runs of its batch script
-		 * (profiles/app_identity.h).  No script (an interactive job's
-		 * record): no profile. */
-		if (tp_identity_script_key_file(request->script_path,
-		                                script_key,
-		                                &script_err) == TP_OK) {
-			name = script_key;
-			result->status = tp_store_get_summary_for(
-			    &opt, request->user, name, request->job_tasks,
-			    totals, &run, &choice, &fallback, &err);
-			result->by_script = result->status == TP_OK || fallback;
-		}
+	/* The job's batch script (slurmctld's copy); none (an interactive
+	 * job) or one that cannot be read: the job is known by its name. */
+	if (request->script_path[0] &&
+	    tp_identity_script_key_file(request->script_path, script_key,
+	                                &err) != TP_OK)
+		script_key[0] = '\0';
+	/* Which key: the one rule slurmd and slurmstepd apply too. */
+	result->status = tp_identity_resolve(&opt, request->user, &job,
+	                                     script_key, &key, &err);
+	if (result->status == TP_OK && !key.name)
+		result->status =
+		    tp_error_set(&err, TP_ERR_NOTFOUND, "profile %s/%s: %s",
+		                 request->user, request->name, key.why);
+	if (result->status != TP_OK) {
+		snprintf(result->error, sizeof(result->error), "%s",
+		         err.message);
+		goto out;
 	}
+	name = key.name;
+	result->by_script = key.source == TP_IDENTITY_SCRIPT;
+	result->status = tp_store_get_summary_for(
+	    &opt, request->user, name, request->job_tasks, totals, &run,
+	    &choice, &fallback, &err);
 	result->over_newest = choice.over_newest;
 	if (result->status == TP_OK) {
 		lookup_classify(request, totals, result);

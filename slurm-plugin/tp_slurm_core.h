@@ -101,6 +101,18 @@ tp_status tp_sc_load_topo(const tp_config *config, tp_topo **topo,
 void tp_sc_munge_socket(const char *authinfo, char *out, size_t size);
 
 /*
+ * The key a job's profile is read and recorded by (tp_identity_resolve,
+ * app_identity.h) in @config's store: the job's @profile
+ * (tp_identity_job_profile) and the key of its batch script @script_key
+ * ("" or NULL: none).  slurmd's batch work and slurmstepd's steps call it;
+ * slurmctld's lookup (tp_sc_lookup_read) calls the same rule.
+ */
+tp_status tp_sc_identity(const tp_config *config, const char *munge_socket,
+                         const char *user, const tp_identity_profile *profile,
+                         const char *script_key, tp_identity_key *key,
+                         tp_error *err);
+
+/*
  * Read the newest run of profile @name of user @user from @config's store,
  * verified with munge at @munge_socket ("" or NULL: the default).
  * TP_ERR_NOTFOUND when the user has no such profile; other errors name the
@@ -206,8 +218,10 @@ tp_status tp_sc_lookup_request(const tp_config *config,
                                tp_lookup_request *request, tp_error *err);
 
 /*
- * A tp_lookup_reader: classify the profile of @request from the summary of
- * its newest run (store.h), its credential verified with munge.  Without a
+ * A tp_lookup_reader: classify the profile of @request, the key
+ * tp_identity_resolve gives (its script's key when that script ran
+ * before, else @request->name; @result->by_script says which), from the
+ * summary of its run (store.h), its credential verified with munge.  Without a
  * usable summary (missing, stale, bad; @result->note says which) it reads
  * the run itself, at most TP_LOOKUP_PROFILE_MAX_BYTES: in the quick pass
  * only a run of at most TP_LOOKUP_QUICK_MAX_BYTES, a larger one is left to

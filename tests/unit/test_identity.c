@@ -1,6 +1,7 @@
 /*
  * test_identity.c: script keys, the identity of a batch job's application
- * beyond its job name (identity.h).
+ * beyond its job name, and the one rule that picks the key a job's
+ * profile is read and recorded by (app_identity.h).
  */
 #include "tp_config.h"
 
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -179,6 +182,242 @@ static void test_no_run_of_the_jobs_size_gives_the_newest(void **state)
 	assert_false(c.over_newest);
 }
 
+/* ---- tp_identity_resolve against a store on disk ----------------------- */
+
+/* Never called: listing runs verifies nothing. */
+static tp_status no_sign(void *data, const char *payload, char **cred,
+                         tp_error *err)
+{
+	(void)data, (void)payload, (void)cred;
+	return tp_error_set(err, TP_ERR_INTERNAL, "no signing here");
+}
+
+static tp_status no_verify(void *data, const char *cred, tp_store_cred *out,
+                           tp_error *err)
+{
+	(void)data, (void)cred, (void)out;
+	return tp_error_set(err, TP_ERR_INTERNAL, "no verifying here");
+}
+
+struct store_fx {
+	char root[64];
+	char user[64];
+	tp_store_auth auth;
+	tp_store_options opt;
+};
+
+static int store_setup(void **state)
+{
+	struct store_fx *fx = calloc(1, sizeof(*fx));
+	struct passwd *pw = getpwuid(geteuid());
+
+	if (!fx || !pw)
+		return -1;
+	strcpy(fx->root, "/tmp/tp_identity_test.XXXXXX");
+	if (!mkdtemp(fx->root))
+		return -1;
+	snprintf(fx->user, sizeof(fx->user), "%s", pw->pw_name);
+	fx->auth.sign = no_sign;
+	fx->auth.verify = no_verify;
+	fx->opt = tp_store_default_options();
+	fx->opt.root = fx->root;
+	fx->opt.auth = &fx->auth;
+	*state = fx;
+	return 0;
+}
+
+static int store_teardown(void **state)
+{
+	struct store_fx *fx = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->root);
+	if (system(cmd) != 0)
+		return -1;
+	free(fx);
+	return 0;
+}
+
+/* A run file @stamp.tpp of @name in the fixture user's namespace (only
+ * listed, never read: its content does not matter). */
+static void put_run(struct store_fx *fx, const char *name, const char *stamp)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", fx->root, fx->user);
+	(void)mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/%s/%s", fx->root, fx->user, name);
+	(void)mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/%s/%s/%s.tpp", fx->root, fx->user,
+	         name, stamp);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("run\n", f);
+	fclose(f);
+}
+
+static void script_key_of(const char *text,
+                          char key[TP_IDENTITY_SCRIPT_KEY_SIZE])
+{
+	tp_identity_script_key(text, strlen(text), key);
+}
+
+/* The defect of the coverage bench (BENCH_NAMES=same): every job named
+ * "job", each script its own application, each must get its own runs. */
+static void test_two_scripts_under_one_job_name_get_their_own_runs(void **state)
+{
+	struct store_fx *fx = *state;
+	char a[TP_IDENTITY_SCRIPT_KEY_SIZE], b[TP_IDENTITY_SCRIPT_KEY_SIZE];
+	tp_identity_profile job = tp_identity_job_profile("", "job", fx->user);
+	tp_identity_key key;
+	tp_error err;
+
+	script_key_of("srun ./ring\n", a);
+	script_key_of("srun ./stencil\n", b);
+	/* Both ran as "job": the name holds both, each key its own. */
+	put_run(fx, "job", "0000000a-1");
+	put_run(fx, "job", "0000000b-1");
+	put_run(fx, a, "0000000a-1");
+	put_run(fx, b, "0000000b-1");
+	put_run(fx, b, "0000000c-1");
+
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, a, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_SCRIPT);
+	assert_string_equal(key.name, a);
+	assert_int_equal(key.app_runs, 1);
+	assert_string_equal(tp_identity_source_name(key.source), "script hash");
+	assert_non_null(strstr(key.why, a));
+
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, b, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_SCRIPT);
+	assert_string_equal(key.name, b);
+	assert_int_equal(key.app_runs, 2);
+	assert_true(key.newest_mtime_s > 0);
+}
+
+static void test_a_script_never_run_falls_back_to_the_job_name(void **state)
+{
+	struct store_fx *fx = *state;
+	char a[TP_IDENTITY_SCRIPT_KEY_SIZE], c[TP_IDENTITY_SCRIPT_KEY_SIZE];
+	tp_identity_profile job = tp_identity_job_profile("", "job", fx->user);
+	tp_identity_key key;
+	tp_error err;
+
+	script_key_of("srun ./ring\n", a);
+	script_key_of("srun ./alltoall\n", c);
+	put_run(fx, "job", "0000000a-1");
+	put_run(fx, a, "0000000a-1");
+
+	/* Placed by the name's profile (a guess), but a new application for
+	 * the recording policy: no runs of its own. */
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, c, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_JOB_NAME);
+	assert_string_equal(key.name, "job");
+	assert_int_equal(key.app_runs, 0);
+	assert_string_equal(tp_identity_source_name(key.source), "job name");
+	assert_non_null(strstr(key.why, "never ran"));
+
+	/* No script at all (salloc, srun): the name and its runs. */
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, NULL, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_JOB_NAME);
+	assert_int_equal(key.app_runs, 1);
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, "", &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_JOB_NAME);
+
+	/* A store nobody wrote yet has no runs: still the name. */
+	fx->opt.root = "/nonexistent/tp_identity_store";
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, c, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_JOB_NAME);
+	fx->opt.root = fx->root;
+}
+
+static void test_comm_profile_wins_over_the_script_with_runs(void **state)
+{
+	struct store_fx *fx = *state;
+	char a[TP_IDENTITY_SCRIPT_KEY_SIZE];
+	tp_identity_profile named =
+	    tp_identity_job_profile("lulesh", "job", fx->user);
+	tp_identity_profile bad =
+	    tp_identity_job_profile("../etc", "job", fx->user);
+	tp_identity_key key;
+	tp_error err;
+
+	script_key_of("srun ./ring\n", a);
+	put_run(fx, a, "0000000a-1");
+	put_run(fx, "lulesh", "0000000a-1");
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &named, a, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_COMM_PROFILE);
+	assert_string_equal(key.name, "lulesh");
+	assert_int_equal(key.app_runs, 1);
+	assert_string_equal(tp_identity_source_name(key.source),
+	                    "--comm-profile");
+	/* A --comm-profile that is no name is never replaced by the
+	 * script's runs: nothing to look up, the user is told elsewhere. */
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &bad, a, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_NONE);
+	assert_null(key.name);
+}
+
+static void
+test_a_job_name_that_is_no_store_name_still_finds_its_script(void **state)
+{
+	struct store_fx *fx = *state;
+	char a[TP_IDENTITY_SCRIPT_KEY_SIZE];
+	tp_identity_profile job =
+	    tp_identity_job_profile("", "my job", fx->user);
+	tp_identity_key key;
+	tp_error err;
+
+	script_key_of("srun ./ring\n", a);
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, a, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_NONE);
+	put_run(fx, a, "0000000a-1");
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, a, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_SCRIPT);
+	assert_string_equal(key.name, a);
+}
+
+static void test_a_store_that_cannot_be_listed_is_an_error(void **state)
+{
+	struct store_fx *fx = *state;
+	char a[TP_IDENTITY_SCRIPT_KEY_SIZE], path[128];
+	tp_identity_profile job = tp_identity_job_profile("", "job", fx->user);
+	tp_identity_key key;
+	tp_error err;
+
+	script_key_of("srun ./ring\n", a);
+	/* The store root is a file: an error naming the key, not "no runs"
+	 * (which would silently pick the job name's profile). */
+	snprintf(path, sizeof(path), "%s/file", fx->root);
+	fclose(fopen(path, "w"));
+	fx->opt.root = path;
+	assert_int_not_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, a, &key, &err),
+	    TP_OK);
+	assert_non_null(strstr(err.message, a));
+	fx->opt.root = fx->root;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +431,21 @@ int main(void)
 	    cmocka_unit_test(
 	        test_the_newest_run_of_the_jobs_task_count_is_chosen),
 	    cmocka_unit_test(test_no_run_of_the_jobs_size_gives_the_newest),
+	    cmocka_unit_test_setup_teardown(
+	        test_two_scripts_under_one_job_name_get_their_own_runs,
+	        store_setup, store_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_a_script_never_run_falls_back_to_the_job_name, store_setup,
+	        store_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_comm_profile_wins_over_the_script_with_runs, store_setup,
+	        store_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_a_job_name_that_is_no_store_name_still_finds_its_script,
+	        store_setup, store_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_a_store_that_cannot_be_listed_is_an_error, store_setup,
+	        store_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,6 +88,20 @@ static void test_first_records_only_an_application_without_profile(void **s)
 	assert_non_null(strstr(why, "lulesh has a profile"));
 }
 
+/* A new script under a job name that has runs: the reason says what had
+ * none, not the name (which has some). */
+static void test_the_reason_names_what_the_runs_were_counted_under(void **s)
+{
+	tp_record_policy p = policy_of("first");
+	tp_record_job j = job_of("job", false, 0, 7);
+	char why[256];
+	(void)s;
+	j.runs_of = "this batch script";
+	assert_true(tp_record_decide(&p, &j, why, sizeof(why)));
+	assert_string_equal(
+	    why, "ProfileRecord=first: no profile of this batch script yet");
+}
+
 static void test_off_records_nothing_without_the_user_flag(void **state)
 {
 	tp_record_policy p = policy_of("off");
@@ -260,6 +274,8 @@ int main(void)
 	        test_user_opt_out_holds_only_where_the_site_allows),
 	    cmocka_unit_test(
 	        test_excluded_and_unnamed_applications_are_not_recorded),
+	    cmocka_unit_test(
+	        test_the_reason_names_what_the_runs_were_counted_under),
 	    cmocka_unit_test(test_exclude_list_bad_names_and_bounds),
 	    cmocka_unit_test(test_config_keys_fill_the_policy_per_partition),
 	    cmocka_unit_test(test_config_bad_record_value_names_line_and_key),
