@@ -77,6 +77,11 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_routing.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_routing.sh
+# Pod exposure under adaptive routing on a 3-level tree (issue #15).
+if WITH_SLURM
+TESTS += tests/integration/slurm_pods.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_pods.sh
 
 # The end-to-end tests that also run on Slurm 24.11 (a build configured
 # with --with-slurm-prefix; tests/run-all does one after the 22.05 suite):
@@ -99,6 +104,7 @@ TP_E2E_24_11_TESTS = tests/integration/smoke_cluster.sh \
 	tests/integration/slurm_store.sh \
 	tests/integration/slurm_sacct.sh \
 	tests/integration/slurm_routing.sh \
+	tests/integration/slurm_pods.sh \
 	tests/integration/slurm_record_nodes.sh \
 	tests/integration/slurm_faults_combined.sh \
 	tests/integration/slurm_valgrind.sh \

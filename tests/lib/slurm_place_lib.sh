@@ -58,9 +58,12 @@ tp_slurm_bed() {
 		# 2 real CPUs); a binding the user asks for still works.
 		extra=(--conf TaskPluginParam=none)
 	fi
-	"$abs_top_builddir/tools/topoplace-fattree" --leaves 4 \
-		--hosts-per-leaf 4 --spines 2 --format slurm \
-		-o "$work/topology.conf" || exit 1
+	# TP_BED_FATTREE: another shape of the same 16 hosts in 4 leaves (e.g.
+	# 2 pods for slurm_pods.sh); topoplace-fattree's options.
+	# shellcheck disable=SC2086
+	"$abs_top_builddir/tools/topoplace-fattree" \
+		${TP_BED_FATTREE:---leaves 4 --hosts-per-leaf 4 --spines 2} \
+		--format slurm -o "$work/topology.conf" || exit 1
 	# The pacing library from the build tree (task/topoplace preloads it).
 	export TOPOPLACE_LIBDIR=$abs_top_builddir/throttle/.libs
 	"$abs_top_srcdir/tests/lib/tp-bed" --topology "$work/topology.conf" \
