@@ -162,6 +162,15 @@ static tp_sched_profile_use use_found(const tp_sched_policy_job *job,
 	if (job->job_tasks)
 		snprintf(tasks, sizeof(tasks), "%u tasks", job->job_tasks);
 	found_from(answer, from);
+	if (answer->scale && answer->scale[0]) {
+		note_set(d,
+		         "profile %.48s/%.48s has %u ranks, the job %s: %s (by "
+		         "%s, %s)",
+		         shown(job->user), found_name(job, answer),
+		         answer->ranks, tasks, answer->scale,
+		         found_by(job, answer), from);
+		return TP_SCHED_PROFILE_USED;
+	}
 	note_set(d,
 	         "profile %.48s/%.48s has %u ranks, the job %s: class only, "
 	         "Slurm's layout (by %s, %s)",

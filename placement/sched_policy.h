@@ -107,10 +107,15 @@ typedef struct tp_sched_profile_answer {
 	bool by_script;           /* found by the job's script, not its name */
 	const char *app;          /* by_script: the profile's application */
 	bool over_newest; /* an older run than the newest, for its ranks */
+	/* Other ranks than the job's tasks, but slurmd remaps from a run
+	 * scaled to them: what ("a 16-rank run scaled to 32 ranks (...)");
+	 * NULL or "": the profile gives the class only. */
+	const char *scale;
 } tp_sched_profile_answer;
 
 typedef enum tp_sched_profile_use {
-	TP_SCHED_PROFILE_USED,         /* class (and maybe layout) from it */
+	TP_SCHED_PROFILE_USED,         /* class (and maybe layout) from it,
+	                                  or from a run scaled to the job */
 	TP_SCHED_PROFILE_CLASS_ONLY,   /* ranks differ: class only */
 	TP_SCHED_PROFILE_NONE,         /* not found: as a job without one */
 	TP_SCHED_PROFILE_NAMED_ABSENT, /* --comm-profile names none: noted */
@@ -122,7 +127,9 @@ typedef enum tp_sched_profile_use {
  * its class and why, and the note users see: where the profile came from
  * ("profile alice/ring by job name, recorded by JobId=12"), that the
  * job's task count differs from the profile's ranks (the task count wins:
- * Slurm's layout, the class still from the profile), that the profile the
+ * Slurm's layout, the class still from the profile; or, when
+ * @answer->scale says so, the layout of a run scaled to the job's tasks,
+ * which slurmd remaps from), that the profile the
  * user named does not exist, or that it cannot be used.  Returns which of
  * these it was, for the adapter's log.
  */

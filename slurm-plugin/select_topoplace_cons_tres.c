@@ -528,6 +528,7 @@ static bool _policy_claim(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 	    .by_script = res.by_script,
 	    .app = res.app,
 	    .over_newest = res.over_newest,
+	    .scale = res.scale,
 	};
 	switch (tp_sched_policy_answer(job, d, &answer)) {
 	case TP_SCHED_PROFILE_USED:

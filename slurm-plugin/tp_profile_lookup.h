@@ -106,6 +106,12 @@ typedef struct tp_lookup_result {
 	char use_error[TP_ERROR_MESSAGE_MAX];
 	/* TP_OK: an older run than the newest was chosen, for its ranks. */
 	bool over_newest;
+	/* TP_OK, the job's task count not the profile's ranks, and the
+	 * application's runs pass the scale rule (scale_rule.h): slurmd will
+	 * remap from a run scaled to the job's tasks, as @scale says ("a
+	 * 16-rank run scaled to 32 ranks (3-D periodic stencil seen at 16, 64
+	 * ranks)"); else "" and the profile gives the class only. */
+	char scale[TP_LOOKUP_TEXT_MAX];
 } tp_lookup_result;
 
 typedef enum tp_lookup_pass {

@@ -436,6 +436,40 @@ static void lookup_classify(const tp_lookup_request *request,
 }
 
 /*
+ * A job whose task count is not the profile's ranks: whether slurmd will
+ * remap it from a scaled run, by the rule slurmd applies
+ * (tp_sc_scaled_profile), so that the SystemComment says what happens at
+ * launch instead of "class only".  Reads at most
+ * TP_IDENTITY_RUN_CANDIDATES_MAX summaries, as the run choice did; a store
+ * error leaves the class-only answer (slurmd's own read decides then).
+ */
+static void lookup_scale(const tp_store_options *opt,
+                         const tp_lookup_request *request, const char *name,
+                         tp_lookup_result *result)
+{
+	tp_scale_run *runs;
+	tp_scale_verdict verdict;
+	size_t count = 0;
+	tp_error err;
+
+	if (!request->job_tasks || !result->ranks ||
+	    result->ranks == request->job_tasks)
+		return;
+	/* 16 runs of 300 bytes each: off this thread's stack (see above). */
+	runs = calloc(TP_IDENTITY_RUN_CANDIDATES_MAX, sizeof(*runs));
+	if (runs && tp_store_scale_runs(opt, request->user, name, runs, &count,
+	                                &err) == TP_OK) {
+		verdict = tp_scale_decide(runs, count, request->job_tasks);
+		if (verdict.scaled)
+			snprintf(result->scale, sizeof(result->scale),
+			         "a %u-rank run scaled to %u ranks (%.160s)",
+			         runs[verdict.source].ranks, request->job_tasks,
+			         verdict.text);
+	}
+	free(runs);
+}
+
+/*
  * The job is placed with a run of @name: record the use beside it
  * (tp_store_note_use: one small write a minute per application at most),
  * for listings and the site's cleanup.  A failure only goes to the log.
@@ -552,8 +586,10 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	}
 	lookup_classify(request, totals, result);
 out:
-	if (result->status == TP_OK && !result->needs_full_read)
+	if (result->status == TP_OK && !result->needs_full_read) {
+		lookup_scale(&opt, request, name, result);
 		note_use(&opt, request, name, result);
+	}
 	free(totals);
 }
 

@@ -16,9 +16,10 @@
 #     no run is scaled to it (its 16-rank run is not a stencil);
 #   - $user/mg holds NPB-MG at 16 and 64 ranks (3-D periodic stencils):
 #     sbatch -N4 -n 32 -J mg is remapped from the 16-rank run scaled to 32
-#     ranks, says so in its output, and srun runs its 32 tasks as the
-#     hostfile says; $user/mg1 (the 16-rank run only) keeps Slurm's layout
-#     and is told why (profiles/scale_rule.h).
+#     ranks, says so in its output and in slurmctld's SystemComment, and
+#     srun runs its 32 tasks as the hostfile says; $user/mg1 (the 16-rank
+#     run only) keeps Slurm's layout, its SystemComment says class only,
+#     and it is told why (profiles/scale_rule.h).
 set -u
 
 : "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
@@ -115,6 +116,9 @@ mgscript='echo "hostfile ${SLURM_HOSTFILE:-none} rankfile ${TOPOPLACE_RANKFILE:-
 j=$(cd "$out" && tp_as_user "$user" sbatch --parsable -N4 -n 32 -J mg \
 	-o "$out/runs-%j.out" --wrap "$mgscript")
 tp_check_eq "mg -n 32: completes" COMPLETED "$(tp_wait_job "$j" 90)"
+tp_check "mg -n 32: slurmctld's SystemComment says the scaled run, not class only" \
+	bash -c 'scontrol show job "$1" | grep -q "SystemComment=topoplace: .*: profile $2/mg has 64 ranks, the job 32 tasks: a 16-rank run scaled to 32 ranks (3-D periodic stencil seen at 16, 64 ranks) (by job name"' \
+	_ "$j" "$user"
 tp_check "mg -n 32: the job is told its ranks are remapped from the scaled profile" \
 	grep -q "topoplace: profile $user/mg: ranks remapped from a 16-rank profile scaled to 32 ranks (3-D periodic stencil seen at 16, 64 ranks)" \
 	"$out/runs-$j.out"
@@ -137,6 +141,9 @@ tp_check_eq "mg -n 32: slurmd logs the verdict once (the newest run has 64 ranks
 j=$(cd "$out" && tp_as_user "$user" sbatch --parsable -N4 -n 32 -J mg1 \
 	-o "$out/runs-%j.out" --wrap "$mgscript")
 tp_check_eq "mg1 -n 32: completes" COMPLETED "$(tp_wait_job "$j" 90)"
+tp_check "mg1 -n 32: slurmctld's SystemComment says class only" \
+	bash -c 'scontrol show job "$1" | grep -q "SystemComment=topoplace: .*: profile $2/mg1 has 16 ranks, the job 32 tasks: class only, Slurm.s layout"' \
+	_ "$j" "$user"
 tp_check "mg1 -n 32: one size: Slurm's layout, and the job is told why" \
 	grep -q "topoplace: profile $user/mg1 has 16 ranks but the job has 32 tasks: ranks not remapped, Slurm's task layout kept (not scaled: a stencil seen at 16 ranks only: one size does not show the application's layout at another)" \
 	"$out/runs-$j.out"

@@ -232,6 +232,38 @@ static void test_found_by_script_names_the_application(void **state)
 	                            "recorded by JobId=5");
 }
 
+/* The application's runs pass the scale rule: the note says what slurmd
+ * will remap from, not "class only". */
+static void test_other_task_count_scaled_says_so(void **state)
+{
+	tp_sched_policy_job job = ring_job();
+	tp_decision d = fresh();
+	tp_sched_profile_answer answer = {
+	    .status = TP_OK,
+	    .job_class = TP_JOBCLASS_COMM_SENSITIVE,
+	    .ranks = 32,
+	    .recorded_job_id = 7,
+	    .scale = "a 16-rank run scaled to 64 ranks (3-D periodic stencil "
+	             "seen at 16, 32 ranks)",
+	};
+
+	(void)state;
+	assert_int_equal(tp_sched_policy_answer(&job, &d, &answer),
+	                 TP_SCHED_PROFILE_USED);
+	assert_true(d.has_profile);
+	assert_int_equal(d.job_class, TP_JOBCLASS_COMM_SENSITIVE);
+	assert_string_equal(d.note,
+	                    "profile alice/ring has 32 ranks, the job 64 tasks: "
+	                    "a 16-rank run scaled to 64 ranks (3-D periodic "
+	                    "stencil seen at 16, 32 ranks) (by job name, "
+	                    "recorded by JobId=7)");
+	/* An empty verdict is no verdict: class only, as before. */
+	answer.scale = "";
+	d = fresh();
+	assert_int_equal(tp_sched_policy_answer(&job, &d, &answer),
+	                 TP_SCHED_PROFILE_CLASS_ONLY);
+}
+
 static void test_other_task_count_uses_the_class_only(void **state)
 {
 	tp_sched_policy_job job = ring_job();
@@ -363,6 +395,7 @@ int main(void)
 	    cmocka_unit_test(test_found_by_job_name_recorded),
 	    cmocka_unit_test(test_found_by_comm_profile_imported_older_run),
 	    cmocka_unit_test(test_found_by_script_names_the_application),
+	    cmocka_unit_test(test_other_task_count_scaled_says_so),
 	    cmocka_unit_test(test_other_task_count_uses_the_class_only),
 	    cmocka_unit_test(test_class_only_by_script_names_the_application),
 	    cmocka_unit_test(test_not_found_by_job_name_is_no_profile),
