@@ -177,7 +177,7 @@ tp_check_eq "(summarized) srun -n1 --comm-profile=big runs its task" "0 step-ran
 step2=$(grep -o "launch task StepId=[0-9]*\.0 request from UID:$(id -u "$user")" \
 	"$TP_BED_LOGDIR"/slurmd.*.log | tail -1 | sed 's/.*StepId=\([0-9.]*\) .*/\1/')
 tp_check "slurmstepd read the profile's summary ($(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -m1 "Profile: StepId=$step2: "))" \
-	bash -c 'cat "$1"/slurmd.*.log | grep -q "task/topoplace: Profile: StepId=$2: $3/big: read (its summary)"' \
+	bash -c 'cat "$1"/slurmd.*.log | grep -q "task/topoplace: Profile: StepId=$2: $3/big by --comm-profile: read (its summary)"' \
 	_ "$TP_BED_LOGDIR" "$step2" "$user"
 tp_check_eq "and refused nothing: still one line about the step limit" 1 \
 	"$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -c "over a step's profile limit")"
