@@ -978,6 +978,18 @@ tp_status tp_ioserver_policy_parse(const char *text, tp_ioserver_policy *policy,
 	                    text ? text : "", TP_IOSERVER_CHOICES);
 }
 
+tp_status tp_ioserver_policy_parse_auto(const char *text,
+                                        tp_ioserver_policy *policy,
+                                        bool *is_auto, tp_error *err)
+{
+	*is_auto = text && !strcmp(text, "auto");
+	if (*is_auto || tp_ioserver_policy_parse(text, policy, NULL) == TP_OK)
+		return TP_OK;
+	return tp_error_set(err, TP_ERR_INVALID,
+	                    "I/O server policy '%s': expected auto|%s",
+	                    text ? text : "", TP_IOSERVER_CHOICES);
+}
+
 const char *tp_ioserver_policy_name(tp_ioserver_policy policy)
 {
 	if ((unsigned)policy < TP_IOSERVER_POLICY_COUNT)

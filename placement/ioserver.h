@@ -247,6 +247,15 @@ tp_status tp_ioserver_policy_parse(const char *text, tp_ioserver_policy *policy,
                                    tp_error *err);
 
 /*
+ * As tp_ioserver_policy_parse, and "auto" too (*@is_auto set, @policy
+ * untouched: the caller resolves it from the routing with
+ * tp_ioserver_policy_for_routing), as the CLIs' --io-policy takes it.
+ */
+tp_status tp_ioserver_policy_parse_auto(const char *text,
+                                        tp_ioserver_policy *policy,
+                                        bool *is_auto, tp_error *err);
+
+/*
  * The server policy that keeps I/O bandwidth and MPI isolation under
  * @routing (issue #15): static destination-based routing, staggered (the
  * servers' traffic spreads over the uplinks and no other host shares a

@@ -563,9 +563,8 @@ static int parse_io_option(int opt, const char *arg, struct place_opts *o)
 		return tp_cli_parse_u32(WHAT, "--io-servers", arg, 1,
 		                        UINT32_MAX, &o->io.servers);
 	case 'P':
-		o->io_auto = !strcmp(arg, "auto");
-		if (!o->io_auto &&
-		    tp_ioserver_policy_parse(arg, &o->io.policy, &err))
+		if (tp_ioserver_policy_parse_auto(arg, &o->io.policy,
+		                                  &o->io_auto, &err))
 			return tp_cli_usage_error(WHAT, "--io-policy: %s",
 			                          err.message);
 		return TP_EXIT_OK;

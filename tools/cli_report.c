@@ -1274,14 +1274,17 @@ static int parse_explain_site_option(int c, const char *arg,
 		return tp_cli_parse_u32(o->what, "--io-servers", arg, 1,
 		                        UINT32_MAX, &o->in.io_servers);
 	case 'I':
-		/* auto: as if not given, resolved from the routing */
-		if (!strcmp(arg, "auto"))
-			return TP_EXIT_OK;
-		if (tp_ioserver_policy_parse(arg, &o->in.io_policy, &err))
+	{
+		bool is_auto;
+
+		if (tp_ioserver_policy_parse_auto(arg, &o->in.io_policy,
+		                                  &is_auto, &err))
 			return tp_cli_usage_error(o->what, "--io-policy: %s",
 			                          err.message);
-		o->io_policy_given = true;
+		/* auto: as if not given, resolved from the routing */
+		o->io_policy_given = !is_auto;
 		return TP_EXIT_OK;
+	}
 	case 'g':
 		if (tp_routing_parse(arg, &o->in.routing, &err))
 			return tp_cli_usage_error(o->what, "--routing: %s",

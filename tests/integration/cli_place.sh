@@ -234,7 +234,7 @@ tp_expect_fail "more nodes than hosts" 2 \
 	"topoplace place: allocation request for job 1: 17 nodes, but the fabric has only 16 hosts" \
 	"$tp" place --fabric 1x4x4 --nodes 17
 tp_expect_fail "bad io policy" 2 \
-	"topoplace place: --io-policy: I/O server policy 'near': expected spread|isolated|random|staggered" \
+	"topoplace place: --io-policy: I/O server policy 'near': expected auto|spread|isolated|random|staggered" \
 	"$tp" place --fabric 1x4x4 --nodes 1 --io-servers 1 --io-policy near
 tp_expect_fail "missing busy file" 1 \
 	"topoplace place: --busy $work/none: No such file or directory" \

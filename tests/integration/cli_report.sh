@@ -122,6 +122,15 @@ fi
 # Without a topoplace.conf the I/O server policy is IoServerPolicy=auto for
 # the routing, the default of `topoplace place`: the same servers, and why
 # (adaptive: isolated, n0007 n0008; static: staggered, n0008 n0011).
+# Bad values of explain's routing and server policy: one usage error each.
+out=$(report explain --fabric 2x4x4 --nodes 4 --routing ecmp 2>&1); rc=$?
+tp_check_eq "explain --routing ecmp: usage error naming the value" \
+	"2 topoplace report explain: --routing: 'ecmp' is not a routing kind (expected one of adaptive|static)" \
+	"$rc $out"
+out=$(report explain --fabric 2x4x4 --nodes 4 --io-servers 2 --io-policy Auto 2>&1); rc=$?
+tp_check_eq "explain --io-policy Auto: usage error listing auto too" \
+	"2 topoplace report explain: --io-policy: I/O server policy 'Auto': expected auto|spread|isolated|random|staggered" \
+	"$rc $out"
 printf 'Routing=static\n' >"$tmp/static.conf"
 declare -A want=([adaptive]="isolated n[0007-0008]" [static]="staggered n[0008,0011]")
 for args in "" "--routing static" "--config $tmp/static.conf"; do

@@ -341,6 +341,7 @@ static void test_bad_requests_are_refused(void **state)
 	tp_io_load load;
 	tp_error err;
 	tp_ioserver_policy pol;
+	bool is_auto;
 
 	(void)state;
 	assert_int_equal(tp_ioserver_place(topo, &rq, &r, &err),
@@ -380,6 +381,23 @@ static void test_bad_requests_are_refused(void **state)
 	assert_int_equal(tp_ioserver_policy_parse("isolated", &pol, &err),
 	                 TP_OK);
 	assert_int_equal(pol, TP_IOSERVER_ISOLATED);
+	/* The CLIs' --io-policy: auto too, and the message says so. */
+	assert_int_equal(tp_ioserver_policy_parse_auto("auto", &pol, &is_auto,
+	                                               &err),
+	                 TP_OK);
+	assert_true(is_auto);
+	assert_int_equal(pol, TP_IOSERVER_ISOLATED); /* untouched */
+	assert_int_equal(tp_ioserver_policy_parse_auto("staggered", &pol,
+	                                               &is_auto, &err),
+	                 TP_OK);
+	assert_false(is_auto);
+	assert_int_equal(pol, TP_IOSERVER_STAGGERED);
+	assert_int_equal(tp_ioserver_policy_parse_auto("Auto", &pol, &is_auto,
+	                                               &err),
+	                 TP_ERR_INVALID);
+	assert_string_equal(err.message,
+	                    "I/O server policy 'Auto': expected "
+	                    "auto|spread|isolated|random|staggered");
 	tp_topo_free(topo);
 }
 
