@@ -110,17 +110,8 @@ for col in 1 2; do
 	printf '%-10s %3s %10s %10s %7s %15s %7s %15s\n' "$name" "$2" "$4" "$6" \
 		"$8" "${10}..${12}" "${14}" "${16}..${18}"
 done
-awk '{ n++; d[n] = $6 - $3; s[n] = $4 }
-	function med(x, n,    i, j, v) {
-		for (i = 2; i <= n; i++) {
-			v = x[i]
-			for (j = i - 1; j >= 1 && x[j] > v; j--)
-				x[j + 1] = x[j]
-			x[j + 1] = v
-		}
-		return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
-	}
-	END { dm = med(d, n); sm = med(s, n)
-		printf "finalize   %3d end of run (rank 0 MPI_Finalize, recorded " \
-		    "minus off): %+.4f s = %.3f%% of the srun (%.3f s)\n", n, dm,
-		    100 * dm / sm, sm }' "$work/pairs"
+set -- $(awk -f "$abs_top_srcdir/bench/finalize_delta.awk" "$work/pairs")
+[ $# = 3 ] || { echo "no finalize times in $work/pairs" >&2; exit 1; }
+awk -v n="$1" -v dm="$2" -v sm="$3" 'BEGIN { printf "finalize   %3d end of " \
+	"run (rank 0 MPI_Finalize, recorded minus off): %+.4f s = %.3f%% of " \
+	"the srun (%.3f s)\n", n, dm, 100 * dm / sm, sm }'

@@ -24,7 +24,9 @@
 #
 #   bench/record_overhead_bench.sh [BUILDDIR]
 #       env: PAIRS=11  NP=2  PARTS="instr wall"  HPCC_N=200 (instructions)
-#            HPCC_WALL_N=600 (wall)  ONLY=REGEX (the workloads, as "NP
+#            HPCC_WALL_N=600 (wall)  LAMMPS="16 200" (instructions: lattice
+#            cells a side, 4 atoms each, and time steps)  LAMMPS_WALL="20 2000"
+#            ONLY=REGEX (the workloads, as "NP
 #            PROG ARGS", that match)
 #   SMOKE=1 bench/record_overhead_bench.sh BUILDDIR
 #       one small callgrind pair of mpi_bench and 3 wall pairs; checks that
@@ -40,6 +42,8 @@ NP=${NP:-2}
 PARTS=${PARTS:-instr wall}
 HPCC_N=${HPCC_N:-200}
 HPCC_WALL_N=${HPCC_WALL_N:-600}
+LAMMPS=${LAMMPS:-16 200}
+LAMMPS_WALL=${LAMMPS_WALL:-20 2000}
 SMOKE=${SMOKE:-0}
 ONLY=${ONLY:-}
 T=$(mktemp -d /tmp/tp-recbench.XXXXXX) || exit 1
@@ -50,6 +54,7 @@ profiler_build || exit 1
 mpicc -O2 "$src/tests/integration/mpi_patterns.c" -o "$T/mpi_patterns" \
 	-lpthread || exit 1
 hpcc=$(command -v hpcc || true)
+lammps=$(command -v lmp || true)
 
 # hpcc reads hpccinf.txt in its directory: Debian's example with N (the
 # HPL matrix order, which also sizes the other kernels) and a 1 x NP grid.
@@ -64,6 +69,7 @@ hpcc_dir() { # N NP: prints the directory
 
 # run PRELOAD(0|1) NP OUT PREFIX... -- PROG ARGS...: one mpirun of PROG
 # under PREFIX (e.g. valgrind), in PROG's directory for hpcc; stdout to OUT.
+# PROG lammps takes SIZE STEPS (bench/lammps_lj.in's variables s and n).
 run() {
 	local pre=$1 np=$2 out=$3 dir=$T
 	shift 3
@@ -81,6 +87,10 @@ run() {
 		dir=$(hpcc_dir "$1" "$np") || return 1
 		set --
 		prog=$hpcc
+	elif [[ $prog == lammps ]]; then
+		set -- -in "$src/bench/lammps_lj.in" -var s "$1" -var n "$2" \
+			-log none
+		prog=$lammps
 	else
 		prog=$T/$prog
 	fi
@@ -194,20 +204,11 @@ wall_rows() { # LABEL
 	done
 	# The end of the run: rank 0's MPI_Finalize, with minus without, per
 	# pair; its median, and that over the median process time with.
-	awk '$3 > 0 { n++; d[n] = $6 - $3; w[n] = $4 }
-		function med(x, n,    i, j, v) {
-			for (i = 2; i <= n; i++) {
-				v = x[i]
-				for (j = i - 1; j >= 1 && x[j] > v; j--)
-					x[j + 1] = x[j]
-				x[j + 1] = v
-			}
-			return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
-		}
-		END { if (n) { dm = med(d, n); wm = med(w, n)
-			printf "%-36s %-8s %3d   end of run: %+.4f s (median of %d " \
-			    "pairs) = %.3f%% of the run (%.3f s)\n", lbl, "finalize",
-			    n, dm, n, 100 * dm / wm, wm } }' lbl="$label" "$T/pairs"
+	set -- $(awk -f "$src/bench/finalize_delta.awk" "$T/pairs")
+	(($# == 3)) && awk -v n="$1" -v dm="$2" -v wm="$3" -v lbl="$label" \
+		'BEGIN { printf "%-36s %-8s %3d   end of run: %+.4f s (median " \
+		    "of %d pairs) = %.3f%% of the run (%.3f s)\n", lbl,
+		    "finalize", n, dm, n, 100 * dm / wm, wm }'
 }
 
 # SMOKE=1: small runs and checks of what the figures rest on.
@@ -253,7 +254,7 @@ if ((SMOKE)); then
 fi
 echo "# $(date -u +%FT%TZ) $(nproc) cpus, $(lscpu | sed -n 's/^Model name: *//p')," \
 	"load $(cut -d' ' -f1-3 /proc/loadavg), PAIRS=$PAIRS NP=$NP" \
-	"hpcc=${hpcc:-none}"
+	"hpcc=${hpcc:-none} lammps=${lammps:-none}"
 instr_set=("1 mpi_bench self 8 20000" "$NP mpi_bench pingpong 8 10000"
 	"$NP mpi_bench alltoall 16 5000" "$NP mpi_bench stencil 32 40"
 	"$NP mpi_patterns stencil 500 16 16 16" "$NP mpi_patterns subcomm 1000 4096")
@@ -263,6 +264,10 @@ wall_set=("1 mpi_bench self 8 2000000" "$NP mpi_bench pingpong 8 200000"
 if [[ -n $hpcc ]]; then
 	instr_set+=("$NP hpcc $HPCC_N")
 	wall_set+=("$NP hpcc $HPCC_WALL_N")
+fi
+if [[ -n $lammps ]]; then
+	instr_set+=("$NP lammps $LAMMPS")
+	wall_set+=("$NP lammps $LAMMPS_WALL")
 fi
 if [[ -n $ONLY ]]; then # keep the workloads that match the regex
 	for v in instr_set wall_set; do

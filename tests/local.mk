@@ -116,5 +116,6 @@ EXTRA_DIST += bench/profile_coverage_bench.sh bench/profile_coverage_report.awk
 TESTS += tests/integration/bench_overhead_smoke.sh
 dist_check_SCRIPTS += tests/integration/bench_overhead_smoke.sh
 EXTRA_DIST += bench/record_overhead_bench.sh bench/record_job_bench.sh \
+	bench/lammps_lj.in bench/finalize_delta.awk \
 	bench/profiler_build.sh \
 	bench/callgrind_cost.awk bench/paired_stats.awk
