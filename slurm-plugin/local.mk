@@ -18,7 +18,8 @@ TP_PLUGIN_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 	$(TP_WERROR)
 TP_PLUGIN_CPPFLAGS = $(SLURM_CPPFLAGS) -I$(top_srcdir)/common \
 	-I$(top_srcdir)/placement -I$(top_srcdir)/profiles -I$(top_srcdir)/throttle \
-	-I$(top_srcdir)/config -I$(top_srcdir)/slurm-plugin
+	-I$(top_srcdir)/config -I$(top_srcdir)/jobprep \
+	-I$(top_srcdir)/slurm-plugin
 TP_PLUGIN_LDFLAGS = -module -avoid-version -shared
 
 slurm_plugin_select_topoplace_cons_tres_la_SOURCES = \

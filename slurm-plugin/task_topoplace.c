@@ -95,6 +95,8 @@
 #include "threshold.h"
 #include "units.h"
 #include "window.h"
+#include "batch_prep.h"
+#include "prep_throttle.h"
 #include "spank_env.h"
 #include "tp_slurm_compat.h"
 #include "tp_slurm_core.h"
@@ -197,13 +199,35 @@ static void _opts_from_spank(char **spank_env, uint32_t count, uint32_t job_id,
 }
 
 /*
- * The I/O throttle window: from the profile's I/O pattern, the threshold
- * table and the partition's policy, with the user's --io-throttle on top;
- * a fixed user window applies without a profile too.  Returns true and
- * fills @window_us and @reason when the job is to be throttled.  @who
- * names the job or step in log lines ("JobId=5", "StepId=5.0"); @loud:
- * errors as errors, else as debug lines; @dbg (DebugFlags=Throttle): the
- * inputs and the decision as "Throttle:" lines.
+ * Slurm's log for the core's lines (tp_log.h), each after the plugin's
+ * type, as the plugin's own lines are.
+ */
+static void _log_sink(void *data, tp_log_level level, const char *message)
+{
+	switch (level) {
+	case TP_LOG_ERROR:
+	case TP_LOG_WARNING:
+		error("%s: %s", plugin_type, message);
+		break;
+	case TP_LOG_INFO:
+		info("%s: %s", plugin_type, message);
+		break;
+	default:
+		debug("%s: %s", plugin_type, message);
+	}
+}
+
+static const tp_logger _slurm_log = {
+    .sink = _log_sink, .max_level = TP_LOG_DEBUG};
+
+/*
+ * The I/O throttle window (prep_throttle.h decides): from the profile's
+ * I/O pattern (@totals, NULL: none) and the partition's policy, with the
+ * user's --io-throttle on top.  Returns true and fills @window_us and
+ * @reason when the job is to be throttled.  @who names the job or step in
+ * log lines ("JobId=5", "StepId=5.0"); @loud: errors as errors, else as
+ * debug lines; @dbg (DebugFlags=Throttle): the inputs and the decision as
+ * "Throttle:" lines.
  */
 static bool _throttle_decide(const char *who, bool loud, bool dbg,
                              const tp_config_settings *settings,
@@ -211,108 +235,22 @@ static bool _throttle_decide(const char *who, bool loud, bool dbg,
                              const tp_opt_values *opts, uint64_t *window_us,
                              char *reason, size_t reason_size)
 {
-	tp_throttle_policy policy;
-	tp_window_decision dec;
+	tp_prep_throttle_who decider = {
+	    .who = who, .loud = loud, .dbg = dbg, .log = &_slurm_log};
 	tp_io_pattern pattern;
-	tp_threshold_table *table = NULL;
-	tp_error err;
+	bool io = totals &&
+	          tp_sc_io_pattern(totals, &settings->thresholds, &pattern);
 
-	if (settings->throttle_mode == TP_THROTTLE_ENFORCE_OFF ||
-	    settings->throttle_mode == TP_THROTTLE_ENFORCE_TBF) {
-		if (opts->io_throttle.mode == TP_THROTTLE_FIXED)
-			_loud_info(
-			    loud,
-			    "%s: %s: --io-throttle ignored: "
-			    "ThrottleMode=%s",
-			    plugin_type, who,
-			    tp_throttle_enforce_name(settings->throttle_mode));
-		else if (dbg)
-			info("%s: Throttle: %s: ThrottleMode=%s: no window",
-			     plugin_type, who,
-			     tp_throttle_enforce_name(settings->throttle_mode));
-		return false;
-	}
-	tp_config_throttle_policy(settings, &policy);
-	if (totals &&
-	    tp_sc_io_pattern(totals, &settings->thresholds, &pattern)) {
-		if (dbg)
-			info("%s: Throttle: %s: profile I/O: class %s, %" PRIu64
-			     " B requests, %u clients, %" PRIu64
-			     " requests per client every %.0f us; "
-			     "ThresholdTable=%s",
-			     plugin_type, who, pattern.job_class,
-			     pattern.request_bytes, pattern.clients,
-			     pattern.requests_per_client,
-			     pattern.mean_interval_us,
-			     settings->threshold_table
-			         ? settings->threshold_table
-			         : "none");
-		if (settings->threshold_table &&
-		    tp_threshold_table_read(settings->threshold_table, &table,
-		                            &err) != TP_OK) {
-			_loud_error(loud, "%s: %s: %s: no automatic throttling",
-			            plugin_type, who, err.message);
-			table = NULL;
-		}
-		if (tp_window_decide(&pattern, table, &policy,
-		                     &opts->io_throttle, &dec, &err) != TP_OK) {
-			_loud_error(loud, "%s: %s: throttle: %s: not throttled",
-			            plugin_type, who, err.message);
-			tp_threshold_table_free(table);
-			return false;
-		}
-		tp_threshold_table_free(table);
-		if (!dec.throttle) {
-			if (dbg)
-				info("%s: Throttle: %s: not throttled: %s",
-				     plugin_type, who, dec.reason);
-			else
-				debug("%s: %s: not throttled: %s", plugin_type,
-				      who, dec.reason);
-			return false;
-		}
-		if (dbg)
-			info("%s: Throttle: %s: window %" PRIu64 " us "
-			     "(threshold %.0f us%s): interval %.0f -> %.0f us, "
-			     "load %.2f -> %.2f, I/O phase up to %.0f%% longer",
-			     plugin_type, who, dec.window_us, dec.threshold_us,
-			     dec.threshold_extrapolated ? ", extrapolated" : "",
-			     dec.interval_before_us, dec.interval_after_us,
-			     dec.load_before, dec.load_after,
-			     100.0 * dec.cost_fraction);
-		*window_us = dec.window_us;
-		snprintf(reason, reason_size, "%s", dec.reason);
-		return true;
-	}
-	if (opts->io_throttle.mode != TP_THROTTLE_FIXED) {
-		if (dbg)
-			info("%s: Throttle: %s: no I/O in a profile and no "
-			     "--io-throttle window: not throttled",
-			     plugin_type, who);
-		return false;
-	}
-	/* No profile: the policy's bounds alone (window.c owns them). */
-	if (tp_window_decide(NULL, NULL, &policy, &opts->io_throttle, &dec,
-	                     &err) != TP_OK) {
-		_loud_error(loud, "%s: %s: throttle: %s: not throttled",
-		            plugin_type, who, err.message);
-		return false;
-	}
-	*window_us = dec.window_us;
-	snprintf(reason, reason_size, "%s", dec.reason);
-	if (dbg)
-		info("%s: Throttle: %s: --io-throttle %" PRIu64 " us, bounded "
-		     "by ThrottleMinWindow/ThrottleMaxWindow: window %" PRIu64
-		     " us",
-		     plugin_type, who, opts->io_throttle.window_us, *window_us);
-	return true;
+	return tp_prep_throttle_decide(&decider, settings, io ? &pattern : NULL,
+	                               &opts->io_throttle, window_us, reason,
+	                               reason_size);
 }
 
 /* True when the site changed the window the user asked for. */
 static bool _user_window_changed(const tp_opt_values *opts, uint64_t window_us)
 {
-	return opts->io_throttle.mode == TP_THROTTLE_FIXED &&
-	       opts->io_throttle.window_us != window_us;
+	return tp_prep_throttle_user_window_changed(&opts->io_throttle,
+	                                            window_us);
 }
 
 /* The I/O servers of the job's @nodes; one log line on failure. */
@@ -341,50 +279,6 @@ static bool _ioservers_place(const char *who, bool loud, const tp_topo *topo,
 static bool _debug(const tp_config *config, uint32_t flag)
 {
 	return config && (tp_config_site_settings(config)->debug_flags & flag);
-}
-
-/*
- * DebugFlags=Remap: the job's ranks by node, in the order of @nodes, and
- * the hop-bytes of each candidate mapping.  O(nodes x ranks), only with
- * the flag.
- */
-static void _log_remap(const char *who, const tp_topo *topo, const char *nodes,
-                       const tp_remap_mapping *map, const tp_remap_stats *stats)
-{
-	struct hostlist *hl = hostlist_create(nodes); /* tp_slurm_compat.h */
-	char *name;
-
-	info("%s: Remap: %s: %u ranks: block order %" PRIu64 " hop-bytes, "
-	     "partition %" PRIu64 ", refined %" PRIu64 " (%" PRIu64
-	     " moves): chosen %s, %" PRIu64,
-	     plugin_type, who, map->ranks, stats->block_hop_bytes,
-	     stats->partition_hop_bytes, stats->refined_hop_bytes, stats->moves,
-	     stats->chosen, stats->hop_bytes);
-	while (hl && (name = hostlist_shift(hl))) {
-		uint32_t h = tp_topo_find_host(topo, name);
-		char ranks[1024];
-		size_t used = 0;
-		uint32_t count = 0;
-
-		ranks[0] = '\0';
-		for (uint32_t r = 0; r < map->ranks; r++) {
-			if (map->rank_host[r] != h)
-				continue;
-			if (used < sizeof(ranks) - 16)
-				used +=
-				    snprintf(ranks + used, sizeof(ranks) - used,
-				             "%s%u", count ? "," : "", r);
-			else if (used < sizeof(ranks) - 1)
-				used += snprintf(ranks + used,
-				                 sizeof(ranks) - used, "...");
-			count++;
-		}
-		info("%s: Remap: %s: %s: %u ranks: %s", plugin_type, who, name,
-		     count, count ? ranks : "none");
-		free(name);
-	}
-	if (hl)
-		hostlist_destroy(hl);
 }
 
 /* ---- batch jobs, in slurmd ------------------------------------------ */
@@ -423,14 +317,13 @@ static int _write_files_as_user(const tp_batch_identity *id, const char *dir,
 /*
  * Where the batch job's variables and notes go: straight into the launch
  * request (@fd < 0), or, from the child that does the job's work (see
- * _batch_work), as records on @fd for slurmd to apply once the child has
- * finished within its budget.  A record is one line: "E NAME=value" or
- * "N note", and a last "D" once all is sent; values never hold a newline
- * (paths, host lists, numbers).
+ * task_p_slurmd_batch_request), as records on @fd for slurmd to apply
+ * once the child has finished within its budget.  A record is one line:
+ * "E NAME=value" or "N note", and a last "D" once all is sent; values
+ * never hold a newline (paths, host lists, numbers).
  */
 struct batch_out {
 	batch_job_launch_msg_t *req;
-	const tp_batch_identity *id; /* the job's user (tp_slurm_compat.h) */
 	int fd;
 };
 
@@ -488,454 +381,187 @@ static void _note(struct batch_out *out, const char *text)
 	xfree(line);
 }
 
-/*
- * Rank remapping (@profile, NULL: none) and @servers I/O servers (0: none)
- * for the job's nodes, their files in the job's directory and their
- * variables in the batch script's environment.  Each part that fails is
- * one log line and is left out.
- */
-static void _job_files(struct batch_out *out, const tp_config *config,
-                       const tp_config_settings *settings,
-                       const tp_profile *profile, const char *name,
-                       uint32_t servers)
+/* The core's answer (batch_prep.h), variables first, then notes. */
+static void _apply_prep(struct batch_out *out, const tp_batch_prep *prep)
 {
-	batch_job_launch_msg_t *req = out->req;
-	char who[32], dir[1024], path[1100], moved[4600], hosts[8192];
-	tp_topo *topo = NULL;
-	tp_remap_mapping map = {0};
-	tp_remap_stats stats;
-	tp_ioserver_result io = {0};
-	bool remapped = false, placed = false;
+	for (size_t i = 0; i < prep->var_count; i++)
+		_env_put(out, prep->vars[i].name, prep->vars[i].value);
+	for (size_t i = 0; i < prep->note_count; i++)
+		_note(out, prep->notes[i]);
+	if (prep->out_of_memory)
+		error("%s: JobId=%u: out of memory: some of topoplace's "
+		      "variables or notes left out",
+		      plugin_type, out->req->job_id);
+}
+
+/* ---- the core's ports (batch_prep.h): the store, fabric and files --- */
+
+/* What the ports need besides their arguments. */
+struct prep_ctx {
+	const tp_config *config;
+	const char *munge_socket;
+	const tp_batch_identity *id; /* the job's user (tp_slurm_compat.h) */
+	uint32_t job_id;
+};
+
+static tp_status _port_identity(void *ctx, const char *user,
+                                const tp_identity_profile *profile,
+                                const char *script_key, tp_identity_key *key,
+                                tp_error *err)
+{
+	struct prep_ctx *c = ctx;
+
+	return tp_sc_identity(c->config, c->munge_socket, user, profile,
+	                      script_key, key, err);
+}
+
+static tp_status _port_totals(void *ctx, const char *user, const char *name,
+                              uint32_t tasks, tp_profile_summary *totals,
+                              bool *from_summary, tp_batch_prep_stored_run *run,
+                              tp_error *err)
+{
+	struct prep_ctx *c = ctx;
+	tp_sc_profile_run found = {{0}};
+	tp_status rc;
+
+	rc = tp_sc_profile_totals(c->config, c->munge_socket, user, name, tasks,
+	                          0, totals, from_summary, &found, err);
+	snprintf(run->file, sizeof(run->file), "%s", found.file);
+	run->over_newest = found.over_newest;
+	return rc;
+}
+
+static tp_status _port_scaled(void *ctx, const char *user, const char *name,
+                              uint32_t tasks, tp_profile **scaled, char *text,
+                              size_t text_size, tp_error *err)
+{
+	struct prep_ctx *c = ctx;
+
+	return tp_sc_scaled_profile(c->config, c->munge_socket, user, name,
+	                            tasks, scaled, text, text_size, err);
+}
+
+static tp_status _port_read_profile(void *ctx, const char *user,
+                                    const char *name, const char *file,
+                                    tp_profile **profile, tp_error *err)
+{
+	struct prep_ctx *c = ctx;
+
+	return tp_sc_read_profile(c->config, c->munge_socket, user, name, file,
+	                          profile, err);
+}
+
+static tp_status _port_load_topo(void *ctx, tp_topo **topo, tp_error *err)
+{
+	return tp_sc_load_topo(((struct prep_ctx *)ctx)->config, topo, err);
+}
+
+/*
+ * The job's directory, made by root (tp_sc_job_dir_prepare), and its
+ * files written into it as the job's user; each failure one log line.
+ */
+static bool _port_write_files(void *ctx, const tp_topo *topo,
+                              const tp_remap_mapping *map,
+                              const tp_ioserver_result *io, char *dir,
+                              size_t dir_size)
+{
+	struct prep_ctx *c = ctx;
+	char moved[4600];
 	tp_error err;
 	int rc;
 
-	snprintf(who, sizeof(who), "JobId=%u", req->job_id);
-	if (tp_sc_load_topo(config, &topo, &err) != TP_OK) {
-		error("%s: %s: %s: no rank remapping%s", plugin_type, who,
-		      err.message, servers ? " or I/O servers" : "");
-		return;
-	}
-	if (_debug(config, TP_DEBUG_FABRIC))
-		info("%s: Fabric: %s: fabric of %u hosts, %u leaves, %u pods "
-		     "loaded for nodes %s",
-		     plugin_type, who, tp_topo_host_count(topo),
-		     tp_topo_leaf_count(topo), tp_topo_pod_count(topo),
-		     req->nodes);
-	if (profile) {
-		if (tp_sc_remap(topo, profile, req->nodes, req->job_id, &map,
-		                &stats, &err) == TP_OK) {
-			remapped = true;
-			if (_debug(config, TP_DEBUG_REMAP))
-				_log_remap(who, topo, req->nodes, &map, &stats);
-		} else
-			error("%s: %s: %s: no rank remapping", plugin_type, who,
-			      err.message);
-	}
-	if (servers)
-		placed = _ioservers_place(who, true, topo, req->nodes, servers,
-		                          settings, req->job_id, &io, hosts,
-		                          sizeof(hosts));
-	if (!remapped && !placed)
-		goto out;
-	if (placed) /* usable without the file */
-		_env_put(out, "TOPOPLACE_IO_SERVER_HOSTS", hosts);
-	if (tp_sc_job_dir_prepare(slurm_conf.tmp_fs, req->job_id, out->id->uid,
-	                          out->id->gid, dir, sizeof(dir), moved,
+	if (tp_sc_job_dir_prepare(slurm_conf.tmp_fs, c->job_id, c->id->uid,
+	                          c->id->gid, dir, dir_size, moved,
 	                          sizeof(moved), &err) != TP_OK) {
-		error("%s: %s: %s: no rank files%s", plugin_type, who,
-		      err.message, placed ? " or I/O server list" : "");
-		remapped = false;
-		goto log_io;
+		error("%s: JobId=%u: %s: no rank files%s", plugin_type,
+		      c->job_id, err.message, io ? " or I/O server list" : "");
+		return false;
 	}
 	if (moved[0])
-		error("%s: %s: %s", plugin_type, who, moved);
-	rc = _write_files_as_user(out->id, dir, topo, remapped ? &map : NULL,
-	                          placed ? &io : NULL);
-	if (rc) {
-		error("%s: %s: cannot write the job's files in %s (step %d): "
-		      "no rank remapping%s",
-		      plugin_type, who, dir, rc,
-		      placed ? "; I/O servers in the environment only" : "");
-		remapped = false;
-		goto log_io;
-	}
-	if (remapped) {
-		snprintf(path, sizeof(path), "%s/" TP_SC_RANKFILE, dir);
-		_env_put(out, "TOPOPLACE_RANKFILE", path);
-		snprintf(path, sizeof(path), "%s/" TP_SC_MACHINEFILE, dir);
-		_env_put(out, "TOPOPLACE_MACHINEFILE", path);
-		snprintf(path, sizeof(path), "%s/" TP_SC_HOSTFILE, dir);
-		_env_put(out, "SLURM_HOSTFILE", path);
-		_env_put(out, "SLURM_DISTRIBUTION", "arbitrary");
-		snprintf(path, sizeof(path), "%u", map.ranks);
-		_env_put(out, "TOPOPLACE_RANKS", path);
-		info("%s: %s: profile %s/%s: %u ranks on %s remapped (%s): "
-		     "hop-bytes %" PRIu64 " (block order: %" PRIu64 ") -> %s",
-		     plugin_type, who, out->id->user_name, name, map.ranks,
-		     req->nodes, stats.chosen, stats.hop_bytes,
-		     stats.block_hop_bytes, dir);
-	}
-	if (placed) {
-		snprintf(path, sizeof(path), "%s/" TP_SC_IOSERVERS, dir);
-		_env_put(out, "TOPOPLACE_IO_SERVER_FILE", path);
-	}
-log_io:
-	if (placed)
-		info("%s: %s: I/O servers %s: %s", plugin_type, who, hosts,
-		     io.reason);
-out:
-	tp_ioserver_result_free(&io);
-	tp_remap_mapping_free(&map);
-	tp_topo_free(topo);
+		error("%s: JobId=%u: %s", plugin_type, c->job_id, moved);
+	rc = _write_files_as_user(c->id, dir, topo, map, io);
+	if (rc)
+		error("%s: JobId=%u: cannot write the job's files in %s (step "
+		      "%d): no rank remapping%s",
+		      plugin_type, c->job_id, dir, rc,
+		      io ? "; I/O servers in the environment only" : "");
+	return rc == 0;
 }
 
-/* The throttle window into the batch script's environment. */
-static void _throttle(struct batch_out *out, const tp_config *config,
-                      const tp_config_settings *settings,
-                      const tp_profile_summary *totals,
-                      const tp_opt_values *opts)
+/* The launch request and the job's flags as the core's plain job. */
+static void _prep_job(const batch_job_launch_msg_t *req,
+                      const tp_batch_identity *id, const tp_opt_values *opts,
+                      const tp_config *config,
+                      const tp_config_settings *settings, char *pacing_lib,
+                      size_t pacing_lib_size, tp_batch_prep_job *job)
 {
-	batch_job_launch_msg_t *req = out->req;
-	char who[32], lib[1024], value[32], reason[256];
-	uint64_t window_us = 0;
-
-	snprintf(who, sizeof(who), "JobId=%u", req->job_id);
-	if (!_throttle_decide(who, true, _debug(config, TP_DEBUG_THROTTLE),
-	                      settings, totals, opts, &window_us, reason,
-	                      sizeof(reason)))
-		return;
-	if (_user_window_changed(opts, window_us)) {
-		char note[300];
-
-		snprintf(note, sizeof(note), "--io-throttle: %s", reason);
-		_note(out, note);
-	}
-	snprintf(value, sizeof(value), "%" PRIu64, window_us);
-	_env_put(out, "TOPOPLACE_IO_WINDOW_US", value);
-	_lib_path("libtopoplace_pacing.so", lib, sizeof(lib));
-	_env_put(out, "TOPOPLACE_PACING_LIB", lib);
-	info("%s: %s: I/O throttle window %" PRIu64 " us: %s", plugin_type, who,
-	     window_us, reason);
+	_lib_path("libtopoplace_pacing.so", pacing_lib, pacing_lib_size);
+	*job = (tp_batch_prep_job){
+	    .job_id = req->job_id,
+	    .user = id->user_name,
+	    .ntasks = req->ntasks,
+	    .nodes = req->nodes,
+	    .script = req->script,
+	    .script_len = req->script ? strlen(req->script) : 0,
+	    .job_name = _env_get(req->environment, req->envc, "SLURM_JOB_NAME"),
+	    .comm_profile = opts->comm_profile,
+	    .rank_remap = opts->rank_remap,
+	    .comm_record = opts->comm_record,
+	    .comm_record_off = opts->comm_record_off,
+	    .io_throttle = opts->io_throttle,
+	    .io_servers = opts->io_servers ? opts->io_servers
+	                                   : settings->ioserver_count,
+	    .config = config,
+	    .settings = settings,
+	    .pacing_lib = pacing_lib,
+	    .now_s = (int64_t)time(NULL),
+	};
 }
 
 /*
- * ProfileRecord: whether the site records this batch job's MPI steps
- * though the user did not ask (record_policy.h), from the runs of the
- * job's application already in the store as the identity rule counts them
- * (@key, tp_identity_resolve: a script's own runs, not those of a job name
- * it may share with other scripts).  Decided once per job, here, and
- * handed to every step through the batch script's environment
- * (TP_ENV_RECORD), so all nodes of a step agree: the profiler gathers at
- * MPI_Finalize and needs every rank or none.  The job is told on its
- * stderr.  @name is what the job is recorded as (its job name).
+ * The job's work, in the child (see task_p_slurmd_batch_request): the
+ * core decides and reads through the ports; variables and notes go to
+ * @out's descriptor.
  */
-static void _site_record(struct batch_out *out, const tp_config *config,
-                         const tp_config_settings *settings,
-                         const tp_opt_values *opts, const char *name,
-                         const tp_identity_key *key, const char *script_key)
+static void _batch_work(struct batch_out *out, const tp_batch_prep_job *job,
+                        const tp_batch_identity *id)
 {
-	batch_job_launch_msg_t *req = out->req;
-	tp_record_job job = {.app = name, .job_id = req->job_id};
-	tp_record_policy policy;
-	char reason[320], note[640];
-
-	tp_config_record_policy(config, settings, &policy);
-	/* --comm-record itself is handled per step (_comm_record). */
-	if (opts->comm_record || policy.mode == TP_RECORD_OFF)
-		return;
-	job.user = opts->comm_record_off ? TP_RECORD_USER_NO
-	                                 : TP_RECORD_USER_UNSET;
-	/* A batch job's runs are its script's (tp_identity_resolve): the
-	 * reason says so, not the job name, which may have runs. */
-	if (key->source != TP_IDENTITY_COMM_PROFILE && script_key[0])
-		job.runs_of = "this batch script";
-	job.has_profile = key->app_runs > 0;
-	job.newest_age_s =
-	    job.has_profile ? (int64_t)time(NULL) - key->newest_mtime_s : 0;
-	if (!tp_record_decide(&policy, &job, reason, sizeof(reason))) {
-		debug("%s: JobId=%u: not recorded: %s", plugin_type,
-		      req->job_id, reason);
-		return;
-	}
-	_env_put(out, TP_ENV_RECORD, name);
-	info("%s: JobId=%u: MPI steps recorded as profile %s/%s: %s",
-	     plugin_type, req->job_id, out->id->user_name, name, reason);
-	snprintf(note, sizeof(note),
-	         "this job's MPI steps are recorded as profile %s/%.64s: %s",
-	         out->id->user_name, name, reason);
-	_note(out, note);
-}
-
-/*
- * The profile scaled to the job's task count, when the scale rule allows
- * (tp_sc_scaled_profile, from the runs' summaries); the job is told.  NULL
- * otherwise, with why in @text for the caller's note.
- */
-static tp_profile *_scaled(struct batch_out *out, const tp_config *config,
-                          const char *socket, const char *name,
-                          uint32_t ranks, char *text, size_t size)
-{
-	batch_job_launch_msg_t *req = out->req;
-	tp_profile *scaled = NULL;
-	char note[512];
-	tp_error err;
-
-	if (tp_sc_scaled_profile(config, socket, out->id->user_name, name,
-	                         req->ntasks, &scaled, text, size,
-	                         &err) != TP_OK) {
-		error("%s: JobId=%u: profile %s/%s: scaling: %s", plugin_type,
-		      req->job_id, out->id->user_name, name, err.message);
-		snprintf(text, size, "not scaled: %.200s", err.message);
-		return NULL;
-	}
-	info("%s: JobId=%u: profile %s/%s has %u ranks, the job %u tasks: %s",
-	     plugin_type, req->job_id, out->id->user_name, name, ranks,
-	     req->ntasks, text);
-	if (!scaled)
-		return NULL;
-	if (snprintf(note, sizeof(note), "profile %s/%s: ranks %.400s",
-	             out->id->user_name, name, text) < 0)
-		note[0] = '\0';
-	_note(out, note);
-	return scaled;
-}
-
-/*
- * Which profile key the job reads and records against (tp_sc_identity:
- * the one rule of slurmctld, slurmd and slurmstepd), into @key; the
- * script's key goes to the batch script's environment, for the profiler
- * (stored under it too) and the job's steps.  A store that cannot be
- * listed, or a job that is not looked up (no store name), leaves @key
- * empty: no profile, and no recording.
- */
-static bool _identity(struct batch_out *out, const tp_config *config,
-                      const tp_opt_values *opts,
-                      const tp_identity_profile *profile, const char *socket,
-                      char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE],
-                      tp_identity_key *key)
-{
-	batch_job_launch_msg_t *req = out->req;
-	tp_error err;
-
-	if (req->script && !opts->comm_profile[0]) {
-		tp_identity_script_key(req->script, strlen(req->script),
-		                       script_key);
-		_env_put(out, "TOPOPLACE_PROFILE_SCRIPT_KEY", script_key);
-	}
-	/* As slurmctld: a job whose name (or user) is no store name is not
-	 * looked up at all, so the two never disagree on its profile. */
-	if (!profile->lookup)
-		return false;
-	if (tp_sc_identity(config, socket, out->id->user_name, profile,
-	                   script_key, key, &err) != TP_OK) {
-		error("%s: JobId=%u: %s: no profile, not recorded", plugin_type,
-		      req->job_id, err.message);
-		memset(key, 0, sizeof(*key));
-		return false;
-	}
-	if (_debug(config, TP_DEBUG_PROFILE))
-		info("%s: Profile: JobId=%u: by %s: %s", plugin_type,
-		     req->job_id, tp_identity_source_name(key->source),
-		     key->why);
-	return true;
-}
-
-/*
- * Which key chose the profile, on the job's output when it matters: by
- * the script's hash (the job name did not choose it), or by a job name
- * whose run another job recorded while the job's own script never ran
- * (the name may be shared by other scripts).  A profile imported under
- * the job's name is the user's own word: nothing to say.
- */
-static void _identity_note(struct batch_out *out, const tp_identity_key *key,
-                           const tp_profile_summary *totals,
-                           const char *script_key)
-{
-	char note[512], from[48] = "imported";
-
-	if (totals->job_id)
-		snprintf(from, sizeof(from), "recorded by JobId=%" PRIu64,
-		         totals->job_id);
-	if (key->source == TP_IDENTITY_SCRIPT)
-		snprintf(note, sizeof(note),
-		         "profile %s/%.64s by script hash (%s), %s",
-		         out->id->user_name,
-		         totals->app[0] ? totals->app : key->name, key->name,
-		         from);
-	else if (key->source == TP_IDENTITY_JOB_NAME && script_key[0] &&
-	         totals->job_id)
-		snprintf(note, sizeof(note),
-		         "profile %s/%.64s by job name, %s (this batch script "
-		         "never ran before)",
-		         out->id->user_name, key->name, from);
-	else
-		return;
-	_note(out, note);
-}
-
-/*
- * The job's work, in the child (see task_p_slurmd_batch_request): which
- * profile is the job's (_identity), read it, remap the ranks when the
- * job's task count matches the profile's, place the I/O servers, write
- * the job's files, decide the throttle window and whether the site
- * records the job; variables and notes go to @out's descriptor.
- */
-static void _batch_work(struct batch_out *out, const tp_config *config,
-                        const tp_config_settings *settings,
-                        const tp_opt_values *opts,
-                        const tp_identity_profile *identity, uint32_t servers)
-{
-	batch_job_launch_msg_t *req = out->req;
-	/* What the job is recorded as: its job name (or --comm-profile). */
-	const char *app = identity->lookup ? identity->name : NULL;
-	const char *name = NULL;  /* the key read from the store */
-	const char *shown = NULL; /* what logs and notes call it */
-	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE] = "";
-	tp_identity_key key = {0};
-	bool remap =
-	    opts->rank_remap && settings->rank_remap == TP_RANK_REMAP_AUTO;
-	bool from_summary = false, have = false, known;
-	char socket[256] = "", note[512], scale_text[TP_SCALE_TEXT_MAX + 64];
-	tp_sc_profile_run run = {{0}};
-	tp_profile_summary *totals = NULL;
-	tp_profile *profile = NULL;
-	tp_error err;
-	int rc;
+	char socket[256] = "";
+	struct prep_ctx ctx = {.config = job->config,
+	                       .munge_socket = socket,
+	                       .id = id,
+	                       .job_id = job->job_id};
+	tp_batch_prep_ports ports = {
+	    .ctx = &ctx,
+	    .identity = _port_identity,
+	    .totals = _port_totals,
+	    .scaled = _port_scaled,
+	    .read_profile = _port_read_profile,
+	    .io_pattern = tp_sc_io_pattern,
+	    .load_topo = _port_load_topo,
+	    .remap = tp_sc_remap,
+	    .ioservers_place = tp_sc_ioservers_place,
+	    .ioservers_format = tp_sc_ioservers_format,
+	    .write_files = _port_write_files,
+	};
+	tp_batch_prep prep;
 
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-	known =
-	    _identity(out, config, opts, identity, socket, script_key, &key);
-	name = shown = key.name;
-	/* A summary carries a credential of up to 8 KiB: not on the stack. */
-	if (name && !(totals = malloc(sizeof(*totals))))
-		error("%s: JobId=%u: profile %s/%s: out of memory: no "
-		      "remapping or throttling",
-		      plugin_type, req->job_id, out->id->user_name, name);
-	/*
-	 * First the profile's totals, from the summary beside it when the
-	 * store has one: its ranks decide whether the matrix is needed at
-	 * all, and throttling needs only the totals.  So a job whose task
-	 * count differs from the profile's ranks never reads the matrix.
-	 */
-	if (totals) {
-		rc = tp_sc_profile_totals(config, socket, out->id->user_name,
-		                          name, req->ntasks, 0, totals,
-		                          &from_summary, &run, &err);
-		if (rc == TP_OK) {
-			/* A script's runs by the application they were
-			 * recorded as, not by the hash. */
-			if (key.source == TP_IDENTITY_SCRIPT && totals->app[0])
-				shown = totals->app;
-			info("%s: JobId=%u: profile %s/%s by %s (%s)",
-			     plugin_type, req->job_id, out->id->user_name,
-			     shown, tp_identity_source_name(key.source),
-			     key.why);
-			_identity_note(out, &key, totals, script_key);
-		}
-		if (rc == TP_ERR_NOTFOUND) {
-			if (_debug(config, TP_DEBUG_PROFILE))
-				info("%s: Profile: JobId=%u: %s/%s: not in the "
-				     "store %s: no profile",
-				     plugin_type, req->job_id, out->id->user_name,
-				     name,
-				     tp_config_site_settings(config)
-				         ->profile_store);
-			else
-				debug("%s: JobId=%u: no profile %s/%s",
-				      plugin_type, req->job_id, out->id->user_name,
-				      name);
-		} else if (rc == TP_OK && _debug(config, TP_DEBUG_PROFILE)) {
-			char from[48] = "imported, no job";
+	tp_batch_prep_init(&prep);
+	tp_batch_prep_run(job, &ports, &_slurm_log, &prep);
+	_apply_prep(out, &prep);
+	tp_batch_prep_free(&prep);
+}
 
-			if (totals->job_id)
-				snprintf(from, sizeof(from),
-				         "recorded by JobId=%" PRIu64,
-				         totals->job_id);
-			info("%s: Profile: JobId=%u: %s/%s read from %s (%s): "
-			     "%u ranks, %s",
-			     plugin_type, req->job_id, out->id->user_name, name,
-			     tp_config_site_settings(config)->profile_store,
-			     from_summary ? "its summary" : "the whole run",
-			     totals->ranks, from);
-		} else if (rc != TP_OK) {
-			error("%s: JobId=%u: profile: %s: no remapping or "
-			      "throttling",
-			      plugin_type, req->job_id, err.message);
-			/* A long message is cut; the log has all of it. */
-			if (snprintf(note, sizeof(note),
-			             "profile %s/%s not used (%.300s): no rank "
-			             "remapping or I/O throttling from it",
-			             out->id->user_name, name, err.message) < 0)
-				note[0] = '\0';
-			_note(out, note);
-		}
-		have = rc == TP_OK;
-		if (have && run.over_newest)
-			info("%s: JobId=%u: profile %s/%s: run %s, of the "
-			     "job's %u tasks, over the newest",
-			     plugin_type, req->job_id, out->id->user_name, name,
-			     run.file, req->ntasks);
-	}
-	/*
-	 * The job's own task count wins: ranks are remapped only onto
-	 * exactly as many tasks as the profile has ranks, or onto the job's
-	 * count from the profile scaled to it when the scale rule allows
-	 * (scale_rule.h).  Any other count would change what srun runs (the
-	 * hostfile sets the tasks), so the job keeps Slurm's layout and is
-	 * told why.
-	 */
-	scale_text[0] = '\0';
-	if (have && remap && req->ntasks && totals->ranks != req->ntasks)
-		profile = _scaled(out, config, socket, name, totals->ranks,
-		                  scale_text, sizeof(scale_text));
-	if (have && remap && totals->ranks != req->ntasks && !profile) {
-		char tasks[48];
+/* The throttle window alone (no profile), straight into the request. */
+static void _throttle_only(struct batch_out *out, const tp_batch_prep_job *job)
+{
+	tp_batch_prep prep;
 
-		if (req->ntasks)
-			snprintf(tasks, sizeof(tasks), "the job has %u tasks",
-			         req->ntasks);
-		else
-			snprintf(tasks, sizeof(tasks),
-			         "the job gave no task count (-n)");
-		info("%s: JobId=%u: profile %s/%s has %u ranks, %s: no rank "
-		     "remapping",
-		     plugin_type, req->job_id, out->id->user_name, shown,
-		     totals->ranks, tasks);
-		if (snprintf(note, sizeof(note),
-		             "profile %s/%s has %u ranks but %s: ranks not "
-		             "remapped, Slurm's task layout kept%s%.300s%s",
-		             out->id->user_name, shown, totals->ranks, tasks,
-		             scale_text[0] ? " (" : "", scale_text,
-		             scale_text[0] ? ")" : "") < 0)
-			note[0] = '\0';
-		_note(out, note);
-		remap = false;
-	}
-	/* The matrix, only to remap. */
-	if (have && remap && !profile && req->nodes) {
-		rc = tp_sc_read_profile(config, socket, out->id->user_name,
-		                        name, run.file, &profile, &err);
-		if (rc != TP_OK) {
-			error("%s: JobId=%u: profile: %s: no remapping",
-			      plugin_type, req->job_id, err.message);
-			if (snprintf(note, sizeof(note),
-			             "profile %s/%s not used for the rank "
-			             "remapping (%.300s): Slurm's task layout "
-			             "kept",
-			             out->id->user_name, name, err.message) < 0)
-				note[0] = '\0';
-			_note(out, note);
-			profile = NULL;
-		}
-	}
-	if (req->nodes && (profile || servers))
-		_job_files(out, config, settings, profile, shown, servers);
-	_throttle(out, config, settings, have ? totals : NULL, opts);
-	tp_profile_free(profile);
-	free(totals);
-	if (app && known)
-		_site_record(out, config, settings, opts, app, &key,
-		             script_key);
+	tp_batch_prep_init(&prep);
+	tp_batch_prep_throttle(job, &_slurm_log, &prep);
+	_apply_prep(out, &prep);
+	tp_batch_prep_free(&prep);
 }
 
 /* Field @field (0: size, 1: resident) of /proc/@pid/statm, in bytes; 0 if
@@ -1131,36 +757,134 @@ static uint64_t _budget_us(const tp_config_settings *settings)
 	           : half_timeout_us;
 }
 
+/* Why the child's work was dropped, for the log and the job's stderr. */
+static void _child_failure_note(const struct batch_child *child,
+                                const tp_config_settings *settings,
+                                uint64_t budget_us, char *note, size_t size)
+{
+	char budget[32];
+
+	tp_units_format_us((double)budget_us, budget, sizeof(budget));
+	if (child->over_time)
+		snprintf(note, size,
+		         "the rank remapping did not finish within its budget "
+		         "of %s (RemapBudget): the job runs in Slurm's order",
+		         budget);
+	else if (child->over_memory)
+		snprintf(note, size,
+		         "the rank remapping needed more than %" PRIu64
+		         " MiB (RemapMemory): the job runs in Slurm's order",
+		         settings->remap_memory_bytes >> 20);
+	else if (child->over_records)
+		snprintf(note, size,
+		         "the rank remapping said more than %d bytes: the job "
+		         "runs in Slurm's order",
+		         TP_BATCH_RECORDS_MAX);
+	else if (WIFSIGNALED(child->status))
+		snprintf(note, size,
+		         "the rank remapping was stopped by signal %d "
+		         "(RemapBudget %s, RemapMemory %" PRIu64 " MiB): the "
+		         "job runs in Slurm's order",
+		         WTERMSIG(child->status), budget,
+		         settings->remap_memory_bytes >> 20);
+	else
+		snprintf(note, size,
+		         "the rank remapping did not finish (exit status %d): "
+		         "the job runs in Slurm's order",
+		         WIFEXITED(child->status) ? WEXITSTATUS(child->status)
+		                                  : -1);
+}
+
+/*
+ * Run _batch_work for @job in a child bounded by RemapBudget and
+ * RemapMemory and apply what it sent.  Past a bound, or when the child
+ * dies, nothing of its work is kept: one log line, one note on the job's
+ * stderr, the job's directory removed, and the window of the user's own
+ * (--io-throttle) still applied.
+ */
+static void _run_bounded(struct batch_out *out, const tp_batch_prep_job *job,
+                         const tp_batch_identity *id)
+{
+	const tp_config_settings *settings = job->settings;
+	uint64_t budget_us = _budget_us(settings);
+	uint64_t base_bytes = _statm_bytes(getpid(), 1);
+	struct batch_child child = {0};
+	char note[512], dir[1024];
+	int pipe_fd[2];
+	pid_t pid;
+
+	/* Close-on-exec at once: slurmstepd, forked by other threads,
+	 * must not hold the write end open. */
+	if (pipe2(pipe_fd, O_CLOEXEC)) {
+		error("%s: JobId=%u: pipe: %m: no remapping or I/O servers",
+		      plugin_type, job->job_id);
+		_throttle_only(out, job);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct batch_out to_parent = {.req = out->req,
+		                              .fd = pipe_fd[1]};
+
+		(void)setpgid(0, 0);
+		close(pipe_fd[0]);
+		_limit_child(settings, budget_us);
+		_batch_work(&to_parent, job, id);
+		(void)_write_all(pipe_fd[1], TP_BATCH_DONE "\n",
+		                 strlen(TP_BATCH_DONE) + 1);
+		_exit(0);
+	}
+	close(pipe_fd[1]);
+	if (pid < 0) {
+		error("%s: JobId=%u: fork: %m: no remapping or I/O servers",
+		      plugin_type, job->job_id);
+		close(pipe_fd[0]);
+		_throttle_only(out, job);
+		return;
+	}
+	(void)setpgid(pid, pid); /* whichever of the two runs first */
+	_supervise(pid, pipe_fd[0], budget_us, base_bytes,
+	           settings->remap_memory_bytes, &child);
+	close(pipe_fd[0]);
+	if (!child.over_time && !child.over_records && !child.over_memory &&
+	    WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
+	    _records_done(child.records, child.len)) {
+		_apply_records(out, child.records);
+		xfree(child.records);
+		return;
+	}
+	xfree(child.records);
+	_child_failure_note(&child, settings, budget_us, note, sizeof(note));
+	error("%s: JobId=%u: %s", plugin_type, job->job_id, note);
+	_note(out, note);
+	tp_sc_job_dir_in_base(slurm_conf.tmp_fs, job->job_id, dir, sizeof(dir));
+	if (tp_sc_job_dir_remove(dir) && errno != ENOENT)
+		debug("%s: JobId=%u: %s left: %m", plugin_type, job->job_id,
+		      dir);
+	_throttle_only(out, job);
+}
+
 /*
  * Once per batch job, in slurmd (see the top): rank remapping, I/O
- * servers and the throttle window.
+ * servers and the throttle window, decided by the core (batch_prep.h).
  *
  * slurmd runs this in its batch launch RPC handler and answers
  * slurmctld only afterwards, so the work that grows with the profile
  * (reading and verifying it, the remapping, the files) runs in a child
  * with RemapMemory of address space and RemapBudget of time, killed past
- * either.  Past the budget the job runs in Slurm's order: one log line,
- * one note on the job's stderr, the job's directory removed, and only a
- * window of the user's own (--io-throttle) still applied.  Every other
- * failure is one log line with the job id and leaves the job as Slurm
- * would run it.
+ * either (_run_bounded).  Every other failure is one log line with the
+ * job id and leaves the job as Slurm would run it.
  */
 extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 {
-	char conf_path[1024], note[512], budget[32], dir[1024];
-	bool lookup;
-	tp_identity_profile profile;
-	const tp_config_settings *settings;
+	char conf_path[1024], pacing_lib[1024];
 	tp_batch_identity id;
-	struct batch_out out = {.req = req, .id = &id, .fd = -1};
-	struct batch_child child = {0};
+	struct batch_out out = {.req = req, .fd = -1};
+	tp_batch_prep_job job;
 	tp_config *config = NULL;
 	tp_opt_values opts;
 	tp_error err;
-	uint64_t budget_us, base_bytes;
-	uint32_t servers;
-	int missing, pipe_fd[2];
-	pid_t pid;
+	int missing;
 
 	if (tp_batch_identity_get(req, &id)) {
 		error("%s: JobId=%u: the launch request names no user: no "
@@ -1172,11 +896,11 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	                 req->job_id, &opts);
 	tp_sc_conf_path(slurm_conf.slurm_conf, conf_path, sizeof(conf_path));
 	if (tp_sc_load_config(conf_path, &config, &missing, &err) != TP_OK) {
+		char *why = NULL;
+
 		error("%s: JobId=%u: %s: no remapping, I/O servers or "
 		      "throttling",
 		      plugin_type, req->job_id, err.message);
-		char *why = NULL;
-
 		/* The user looks at the job's output, not slurmd's log: a
 		 * job with a profile that runs in Slurm's order says why. */
 		xstrfmtcat(why,
@@ -1188,99 +912,13 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 		xfree(why);
 		return SLURM_SUCCESS;
 	}
-	settings = tp_config_for_partition(config, req->partition);
-	profile = tp_identity_job_profile(
-	    opts.comm_profile,
-	    _env_get(req->environment, req->envc, "SLURM_JOB_NAME"),
-	    id.user_name);
-	lookup = profile.lookup;
-	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
-	if (!lookup && !(servers && req->nodes)) {
-		/* Nothing that grows with a profile: decided right here. */
-		_throttle(&out, config, settings, NULL, &opts);
-		goto out;
-	}
-	budget_us = _budget_us(settings);
-	base_bytes = _statm_bytes(getpid(), 1);
-	/* Close-on-exec at once: slurmstepd, forked by other threads,
-	 * must not hold the write end open. */
-	if (pipe2(pipe_fd, O_CLOEXEC)) {
-		error("%s: JobId=%u: pipe: %m: no remapping or I/O servers",
-		      plugin_type, req->job_id);
-		_throttle(&out, config, settings, NULL, &opts);
-		goto out;
-	}
-	pid = fork();
-	if (pid == 0) {
-		struct batch_out to_parent = {
-		    .req = req, .id = &id, .fd = pipe_fd[1]};
-
-		(void)setpgid(0, 0);
-		close(pipe_fd[0]);
-		_limit_child(settings, budget_us);
-		_batch_work(&to_parent, config, settings, &opts, &profile,
-		            servers);
-		(void)_write_all(pipe_fd[1], TP_BATCH_DONE "\n",
-		                 strlen(TP_BATCH_DONE) + 1);
-		_exit(0);
-	}
-	close(pipe_fd[1]);
-	if (pid < 0) {
-		error("%s: JobId=%u: fork: %m: no remapping or I/O servers",
-		      plugin_type, req->job_id);
-		close(pipe_fd[0]);
-		_throttle(&out, config, settings, NULL, &opts);
-		goto out;
-	}
-	(void)setpgid(pid, pid); /* whichever of the two runs first */
-	_supervise(pid, pipe_fd[0], budget_us, base_bytes,
-	           settings->remap_memory_bytes, &child);
-	close(pipe_fd[0]);
-	if (!child.over_time && !child.over_records && !child.over_memory &&
-	    WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
-	    _records_done(child.records, child.len)) {
-		_apply_records(&out, child.records);
-		goto out;
-	}
-	/* Over budget, or the child died: nothing of its work is kept. */
-	tp_units_format_us((double)budget_us, budget, sizeof(budget));
-	if (child.over_time)
-		snprintf(note, sizeof(note),
-		         "the rank remapping did not finish within its budget "
-		         "of %s (RemapBudget): the job runs in Slurm's order",
-		         budget);
-	else if (child.over_memory)
-		snprintf(note, sizeof(note),
-		         "the rank remapping needed more than %" PRIu64
-		         " MiB (RemapMemory): the job runs in Slurm's order",
-		         settings->remap_memory_bytes >> 20);
-	else if (child.over_records)
-		snprintf(note, sizeof(note),
-		         "the rank remapping said more than %d bytes: the job "
-		         "runs in Slurm's order",
-		         TP_BATCH_RECORDS_MAX);
-	else if (WIFSIGNALED(child.status))
-		snprintf(note, sizeof(note),
-		         "the rank remapping was stopped by signal %d "
-		         "(RemapBudget %s, RemapMemory %" PRIu64 " MiB): the "
-		         "job runs in Slurm's order",
-		         WTERMSIG(child.status), budget,
-		         settings->remap_memory_bytes >> 20);
-	else
-		snprintf(note, sizeof(note),
-		         "the rank remapping did not finish (exit status %d): "
-		         "the job runs in Slurm's order",
-		         WIFEXITED(child.status) ? WEXITSTATUS(child.status)
-		                                 : -1);
-	error("%s: JobId=%u: %s", plugin_type, req->job_id, note);
-	_note(&out, note);
-	tp_sc_job_dir_in_base(slurm_conf.tmp_fs, req->job_id, dir, sizeof(dir));
-	if (tp_sc_job_dir_remove(dir) && errno != ENOENT)
-		debug("%s: JobId=%u: %s left: %m", plugin_type, req->job_id,
-		      dir);
-	_throttle(&out, config, settings, NULL, &opts);
-out:
-	xfree(child.records);
+	_prep_job(req, &id, &opts, config,
+	          tp_config_for_partition(config, req->partition), pacing_lib,
+	          sizeof(pacing_lib), &job);
+	if (tp_batch_prep_needs_work(&job))
+		_run_bounded(&out, &job, &id);
+	else /* nothing that grows with a profile: decided right here */
+		_throttle_only(&out, &job);
 	tp_config_free(config);
 	return SLURM_SUCCESS;
 }

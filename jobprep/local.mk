@@ -1,0 +1,16 @@
+# A job's preparation on its nodes (issue 17): what slurmd decides for a
+# batch job before its script starts (remapping, I/O servers, throttle
+# window, the site's recording) and the throttle decision slurmstepd
+# shares, with no Slurm inside.  jobprep/ sits above config/: it reads the
+# settings topoplace.conf gives and calls placement/, profiles/ and
+# throttle/.
+placement_libtopoplace_la_SOURCES += \
+	jobprep/batch_prep.c jobprep/batch_prep.h \
+	jobprep/prep_throttle.c jobprep/prep_throttle.h
+
+TP_UNIT_TESTS += tests/unit/test_batch_prep
+check_PROGRAMS += tests/unit/test_batch_prep
+TESTS += tests/unit/test_batch_prep
+tests_unit_test_batch_prep_SOURCES = tests/unit/test_batch_prep.c
+tests_unit_test_batch_prep_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_batch_prep_LDADD = $(TP_UNIT_LDADD)
