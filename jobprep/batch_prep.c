@@ -23,13 +23,6 @@
 #include "record_policy.h"
 #include "scale_rule.h"
 
-/* Where the job's files are, relative to its directory (tp_slurm_core.h
- * writes them under these names). */
-#define RANKFILE_NAME    "rankfile"
-#define MACHINEFILE_NAME "machinefile"
-#define HOSTFILE_NAME    "hostfile"
-#define IOSERVERS_NAME   "ioservers"
-
 /* One job's preparation while it runs. */
 struct prep_state {
 	const tp_batch_prep_job *job;
@@ -161,8 +154,9 @@ static bool resolve_identity(struct prep_state *st,
 		return false;
 	if (st->ports->identity(st->ports->ctx, user_of(job), profile,
 	                        st->script_key, &st->key, &err) != TP_OK) {
-		tp_log(st->log, TP_LOG_ERROR, "%s: %s: no profile, not recorded",
-		       st->who, err.message);
+		tp_log(st->log, TP_LOG_ERROR,
+		       "%s: %s: no profile, not recorded", st->who,
+		       err.message);
 		memset(&st->key, 0, sizeof(st->key));
 		return false;
 	}
@@ -286,10 +280,11 @@ static void read_totals(struct prep_state *st)
 		       "%s: profile: %s: no remapping or throttling", st->who,
 		       err.message);
 		/* A long message is cut; the log has all of it. */
-		put_note(st->prep,
-		         "profile %s/%s not used (%.300s): no rank remapping or "
-		         "I/O throttling from it",
-		         user_of(job), st->name, err.message);
+		put_note(
+		    st->prep,
+		    "profile %s/%s not used (%.300s): no rank remapping or "
+		    "I/O throttling from it",
+		    user_of(job), st->name, err.message);
 	}
 }
 
@@ -355,8 +350,7 @@ static void read_matrix(struct prep_state *st)
 	tp_error err;
 
 	if (st->ports->read_profile(st->ports->ctx, user_of(job), st->name,
-	                            st->run.file, &st->profile,
-	                            &err) == TP_OK)
+	                            st->run.file, &st->profile, &err) == TP_OK)
 		return;
 	tp_log(st->log, TP_LOG_ERROR, "%s: profile: %s: no remapping", st->who,
 	       err.message);
@@ -383,8 +377,8 @@ static void choose_remap_profile(struct prep_state *st)
 		return;
 	if (st->totals->ranks != job->ntasks) {
 		if (job->ntasks)
-			st->profile = scaled_profile(st, scale_text,
-			                             sizeof(scale_text));
+			st->profile =
+			    scaled_profile(st, scale_text, sizeof(scale_text));
 		if (!st->profile)
 			keep_slurm_layout(st, scale_text);
 		return;
@@ -446,9 +440,9 @@ static tp_status log_node_ranks(void *ctx, const char *name, tp_error *err)
 		if (map->rank_host[r] != host)
 			continue;
 		if (used < sizeof(ranks) - 16)
-			used += (size_t)snprintf(ranks + used,
-			                         sizeof(ranks) - used, "%s%u",
-			                         count ? "," : "", r);
+			used +=
+			    (size_t)snprintf(ranks + used, sizeof(ranks) - used,
+			                     "%s%u", count ? "," : "", r);
 		else if (used < sizeof(ranks) - 1)
 			used += (size_t)snprintf(ranks + used,
 			                         sizeof(ranks) - used, "...");
@@ -535,10 +529,12 @@ static void files_written(struct prep_state *st, const struct job_layout *lay,
 	char ranks[16];
 
 	if (lay->remapped) {
-		put_path(st->prep, "TOPOPLACE_RANKFILE", dir, RANKFILE_NAME);
+		put_path(st->prep, "TOPOPLACE_RANKFILE", dir,
+		         TP_BATCH_PREP_RANKFILE);
 		put_path(st->prep, "TOPOPLACE_MACHINEFILE", dir,
-		         MACHINEFILE_NAME);
-		put_path(st->prep, "SLURM_HOSTFILE", dir, HOSTFILE_NAME);
+		         TP_BATCH_PREP_MACHINEFILE);
+		put_path(st->prep, "SLURM_HOSTFILE", dir,
+		         TP_BATCH_PREP_HOSTFILE);
 		put_var(st->prep, "SLURM_DISTRIBUTION", "arbitrary");
 		snprintf(ranks, sizeof(ranks), "%u", lay->map.ranks);
 		put_var(st->prep, "TOPOPLACE_RANKS", ranks);
@@ -551,7 +547,7 @@ static void files_written(struct prep_state *st, const struct job_layout *lay,
 	}
 	if (lay->placed)
 		put_path(st->prep, "TOPOPLACE_IO_SERVER_FILE", dir,
-		         IOSERVERS_NAME);
+		         TP_BATCH_PREP_IOSERVERS);
 }
 
 /*
@@ -599,9 +595,9 @@ static void throttle(const tp_batch_prep_job *job, const char *who,
 	    .log = log,
 	};
 	tp_io_pattern pattern;
-	bool io = totals && ports &&
-	          ports->io_pattern(totals, &job->settings->thresholds,
-	                            &pattern);
+	bool io =
+	    totals && ports &&
+	    ports->io_pattern(totals, &job->settings->thresholds, &pattern);
 	char value[32], reason[256];
 	uint64_t window_us = 0;
 
@@ -619,8 +615,8 @@ static void throttle(const tp_batch_prep_job *job, const char *who,
 	       who, window_us, reason);
 }
 
-void tp_batch_prep_throttle(const tp_batch_prep_job *job,
-                            const tp_logger *log, tp_batch_prep *prep)
+void tp_batch_prep_throttle(const tp_batch_prep_job *job, const tp_logger *log,
+                            tp_batch_prep *prep)
 {
 	char who[32];
 
@@ -650,8 +646,8 @@ static void site_record(struct prep_state *st, const char *app)
 	/* --comm-record itself is handled per step, in slurmstepd. */
 	if (job->comm_record || policy.mode == TP_RECORD_OFF)
 		return;
-	rec.user = job->comm_record_off ? TP_RECORD_USER_NO
-	                                : TP_RECORD_USER_UNSET;
+	rec.user =
+	    job->comm_record_off ? TP_RECORD_USER_NO : TP_RECORD_USER_UNSET;
 	/* A batch job's runs are its script's (tp_identity_resolve): the
 	 * reason says so, not the job name, which may have runs. */
 	if (st->key.source != TP_IDENTITY_COMM_PROFILE && st->script_key[0])

@@ -57,13 +57,20 @@
 /* The profile name the site records the job's steps as (ProfileRecord). */
 #define TP_BATCH_PREP_RECORD_VAR "TOPOPLACE_RECORD"
 
+/* The job's files in its directory, as the task plugin writes them
+ * (tp_slurm_core.h names them by these) and the variables name them. */
+#define TP_BATCH_PREP_RANKFILE    "rankfile"    /* Open MPI rankfile */
+#define TP_BATCH_PREP_MACHINEFILE "machinefile" /* MPICH/Hydra */
+#define TP_BATCH_PREP_HOSTFILE    "hostfile"    /* SLURM_HOSTFILE */
+#define TP_BATCH_PREP_IOSERVERS   "ioservers"   /* one host a line */
+
 /* The job, as slurmd's launch request and topoplace.conf describe it. */
 typedef struct tp_batch_prep_job {
 	uint32_t job_id;
-	const char *user;     /* the job's user name (NULL: unknown) */
-	uint32_t ntasks;      /* -n; 0: not given */
-	const char *nodes;    /* Slurm hostlist; NULL: not known */
-	const char *script;   /* the batch script; NULL: none */
+	const char *user;   /* the job's user name (NULL: unknown) */
+	uint32_t ntasks;    /* -n; 0: not given */
+	const char *nodes;  /* Slurm hostlist; NULL: not known */
+	const char *script; /* the batch script; NULL: none */
 	size_t script_len;
 	const char *job_name; /* NULL: none */
 	/* The user's flags (tp_slurm_options.h). */
@@ -108,9 +115,9 @@ typedef struct tp_batch_prep_ports {
 	                    uint32_t tasks, tp_profile **scaled, char *text,
 	                    size_t text_size, tp_error *err);
 	/* The run @file's whole profile (the matrix). */
-	tp_status (*read_profile)(void *ctx, const char *user,
-	                          const char *name, const char *file,
-	                          tp_profile **profile, tp_error *err);
+	tp_status (*read_profile)(void *ctx, const char *user, const char *name,
+	                          const char *file, tp_profile **profile,
+	                          tp_error *err);
 	/* The I/O pattern of a run's totals; false: no I/O in them. */
 	bool (*io_pattern)(const tp_profile_summary *totals,
 	                   const tp_jobclass_thresholds *thresholds,
@@ -124,9 +131,9 @@ typedef struct tp_batch_prep_ports {
 	                   tp_error *err);
 	/* @servers I/O servers among @nodes, and their names joined by ','. */
 	tp_status (*ioservers_place)(const tp_topo *topo, const char *nodes,
-	                             uint32_t servers, tp_ioserver_policy policy,
-	                             uint32_t job_id, tp_ioserver_result *result,
-	                             tp_error *err);
+	                             uint32_t servers,
+	                             tp_ioserver_policy policy, uint32_t job_id,
+	                             tp_ioserver_result *result, tp_error *err);
 	tp_status (*ioservers_format)(const tp_topo *topo,
 	                              const tp_ioserver_result *result,
 	                              char sep, char *out, size_t size,
@@ -164,8 +171,7 @@ void tp_batch_prep_init(tp_batch_prep *prep);
 void tp_batch_prep_free(tp_batch_prep *prep);
 
 /* The value of variable @name in @prep, NULL when not set. */
-const char *tp_batch_prep_var_get(const tp_batch_prep *prep,
-                                  const char *name);
+const char *tp_batch_prep_var_get(const tp_batch_prep *prep, const char *name);
 
 /* True when the job needs the work that grows with a profile: a profile
  * to look up, or I/O servers among known nodes (else only
@@ -189,7 +195,7 @@ void tp_batch_prep_run(const tp_batch_prep_job *job,
  * The throttle window alone, with no profile (the user's --io-throttle
  * within the site's bounds): when no child runs, or it failed.
  */
-void tp_batch_prep_throttle(const tp_batch_prep_job *job,
-                            const tp_logger *log, tp_batch_prep *prep);
+void tp_batch_prep_throttle(const tp_batch_prep_job *job, const tp_logger *log,
+                            tp_batch_prep *prep);
 
 #endif /* TP_BATCH_PREP_H */

@@ -80,14 +80,16 @@ static bool profile_window(const tp_prep_throttle_who *who,
 	    tp_threshold_table_read(settings->threshold_table, &table, &err) !=
 	        TP_OK) {
 		tp_log(who->log, loud_error(who),
-		       "%s: %s: no automatic throttling", who->who, err.message);
+		       "%s: %s: no automatic throttling", who->who,
+		       err.message);
 		table = NULL;
 	}
 	rc = tp_window_decide(pattern, table, policy, request, dec, &err);
 	tp_threshold_table_free(table);
 	if (rc != TP_OK) {
 		tp_log(who->log, loud_error(who),
-		       "%s: throttle: %s: not throttled", who->who, err.message);
+		       "%s: throttle: %s: not throttled", who->who,
+		       err.message);
 		return false;
 	}
 	if (!dec->throttle) {
@@ -122,10 +124,10 @@ static bool user_window(const tp_prep_throttle_who *who,
 			       who->who);
 		return false;
 	}
-	if (tp_window_decide(NULL, NULL, policy, request, dec, &err) !=
-	    TP_OK) {
+	if (tp_window_decide(NULL, NULL, policy, request, dec, &err) != TP_OK) {
 		tp_log(who->log, loud_error(who),
-		       "%s: throttle: %s: not throttled", who->who, err.message);
+		       "%s: throttle: %s: not throttled", who->who,
+		       err.message);
 		return false;
 	}
 	if (who->dbg)

@@ -12,7 +12,10 @@
  * slurmctld's launch request only after it returns, so everything that
  * grows with the profile runs in a child of slurmd bounded by RemapBudget
  * and RemapMemory and killed past them (the job then runs in Slurm's
- * order, see task_p_slurmd_batch_request).  The child
+ * order, see task_p_slurmd_batch_request).  What the child does is
+ * decided in the Slurm-free core (jobprep/batch_prep.h: this file reads
+ * the launch request into its job, fills its ports and applies its
+ * answer); the child
  *   - reads the job's profile and, when the job's task count equals the
  *     profile's ranks (the job's own count always wins), computes the
  *     rank remapping for its actual nodes; places the job's I/O servers
@@ -107,17 +110,13 @@ const char plugin_type[] = "task/topoplace";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* What the batch job should be told, printed on its stderr (_note). */
-#define TP_ENV_NOTE "TOPOPLACE_NOTE"
+#define TP_ENV_NOTE TP_BATCH_PREP_NOTE_VAR
 
 /* The same for a step, printed by its rank 0 and not passed on. */
 #define TP_ENV_STEP_NOTE "TOPOPLACE_STEP_NOTE"
 
 /* Where task_p_pre_launch finds the profiler a step should preload. */
 #define TP_ENV_PROFILER_LIB "TOPOPLACE_PROFILER_LIB"
-
-/* The profile name the site records the batch job's steps as
- * (ProfileRecord; set once per job by _site_record). */
-#define TP_ENV_RECORD "TOPOPLACE_RECORD"
 
 /* An error on the step's first node, a debug line on the others. */
 #define _loud_error(loud, ...)                                                 \

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "batch_prep.h"
 #include "ioserver.h"
 #include "jobclass.h"
 #include "policy.h"
@@ -245,10 +246,11 @@ tp_status tp_sc_remap(const tp_topo *topo, const tp_profile *profile,
                       const char *nodes, uint64_t seed, tp_remap_mapping *map,
                       tp_remap_stats *stats, tp_error *err);
 
-/* The three files tp_sc_remap_write writes into a job's directory. */
-#define TP_SC_RANKFILE    "rankfile"    /* Open MPI rankfile */
-#define TP_SC_MACHINEFILE "machinefile" /* MPICH/Hydra machinefile */
-#define TP_SC_HOSTFILE    "hostfile"    /* SLURM_HOSTFILE, one line a rank */
+/* The three files tp_sc_remap_write writes into a job's directory, named
+ * where slurmd's batch preparation names them (batch_prep.h). */
+#define TP_SC_RANKFILE    TP_BATCH_PREP_RANKFILE    /* Open MPI rankfile */
+#define TP_SC_MACHINEFILE TP_BATCH_PREP_MACHINEFILE /* MPICH/Hydra */
+#define TP_SC_HOSTFILE    TP_BATCH_PREP_HOSTFILE    /* one line a rank */
 
 /*
  * Write the rankfile, machinefile and hostfile of @map into @dir, made
@@ -263,7 +265,7 @@ tp_status tp_sc_remap_write(const char *dir, const tp_topo *topo,
 /* ---- the job directory under a root-owned base ---------------------- */
 
 /* The I/O server list task/topoplace writes beside the rank files. */
-#define TP_SC_IOSERVERS "ioservers" /* one host a line */
+#define TP_SC_IOSERVERS TP_BATCH_PREP_IOSERVERS /* one host a line */
 
 /*
  * The root-owned base of the job directories on a node,

@@ -29,8 +29,8 @@ struct fake {
 	tp_identity_source source; /* the key the identity rule picks */
 	size_t app_runs;
 	int64_t newest_mtime_s;
-	tp_status totals_rc; /* TP_OK, TP_ERR_NOTFOUND, an error */
-	uint32_t ranks;      /* the profile's */
+	tp_status totals_rc;  /* TP_OK, TP_ERR_NOTFOUND, an error */
+	uint32_t ranks;       /* the profile's */
 	uint64_t recorded_by; /* 0: imported */
 	bool io;              /* the totals hold I/O to pace */
 	bool scale_allowed;   /* the scale rule allows this job */
@@ -58,8 +58,8 @@ static tp_status fake_identity(void *ctx, const char *user,
 	f->identity_calls++;
 	memset(key, 0, sizeof(*key));
 	key->source = f->source;
-	key->name = f->source == TP_IDENTITY_SCRIPT ? script_key
-	                                            : profile->name;
+	key->name =
+	    f->source == TP_IDENTITY_SCRIPT ? script_key : profile->name;
 	key->app_runs = f->app_runs;
 	key->newest_mtime_s = f->newest_mtime_s;
 	snprintf(key->why, sizeof(key->why), "fake");
@@ -114,8 +114,10 @@ static tp_status fake_scaled(void *ctx, const char *user, const char *name,
 		snprintf(text, text_size, "not scaled: one size seen");
 		return TP_OK;
 	}
-	snprintf(text, text_size, "remapped from a %u-rank profile scaled to "
-	         "%u ranks", f->ranks, tasks);
+	snprintf(text, text_size,
+	         "remapped from a %u-rank profile scaled to "
+	         "%u ranks",
+	         f->ranks, tasks);
 	*scaled = profile_of(tasks);
 	return TP_OK;
 }
@@ -179,8 +181,7 @@ static tp_status fake_ioservers_place(const tp_topo *topo, const char *nodes,
                                       uint32_t servers,
                                       tp_ioserver_policy policy,
                                       uint32_t job_id,
-                                      tp_ioserver_result *result,
-                                      tp_error *err)
+                                      tp_ioserver_result *result, tp_error *err)
 {
 	memset(result, 0, sizeof(*result));
 	result->servers = calloc(servers, sizeof(*result->servers));
@@ -336,9 +337,9 @@ static void test_equal_task_count_is_remapped_from_the_matrix(void **state)
 	assert_int_equal(s->fake.remap_calls, 1);
 	assert_int_equal(s->fake.write_calls, 1);
 	assert_true(s->fake.wrote_map);
-	assert_string_equal(tp_batch_prep_var_get(&s->prep,
-	                                          "TOPOPLACE_RANKFILE"),
-	                    "/tmp/topoplace/7/rankfile");
+	assert_string_equal(
+	    tp_batch_prep_var_get(&s->prep, "TOPOPLACE_RANKFILE"),
+	    "/tmp/topoplace/7/rankfile");
 	assert_string_equal(tp_batch_prep_var_get(&s->prep, "SLURM_HOSTFILE"),
 	                    "/tmp/topoplace/7/hostfile");
 	assert_string_equal(
@@ -653,8 +654,8 @@ static void test_user_window_is_clamped_and_the_job_told(void **state)
 	                            "ThrottleMaxWindow=2ms\n");
 
 	s->job.settings = tp_config_defaults(s->config);
-	s->job.io_throttle = (tp_throttle_request){
-	    .mode = TP_THROTTLE_FIXED, .window_us = 10000};
+	s->job.io_throttle = (tp_throttle_request){.mode = TP_THROTTLE_FIXED,
+	                                           .window_us = 10000};
 	tp_batch_prep_throttle(&s->job, &s->log, &s->prep);
 	assert_string_equal(
 	    tp_batch_prep_var_get(&s->prep, "TOPOPLACE_IO_WINDOW_US"), "2000");
@@ -668,8 +669,8 @@ static void test_throttle_mode_off_gives_no_window(void **state)
 	struct setup *s = setup_new("ThrottleMode=off\n");
 
 	s->job.settings = tp_config_defaults(s->config);
-	s->job.io_throttle = (tp_throttle_request){
-	    .mode = TP_THROTTLE_FIXED, .window_us = 2000};
+	s->job.io_throttle =
+	    (tp_throttle_request){.mode = TP_THROTTLE_FIXED, .window_us = 2000};
 	tp_batch_prep_throttle(&s->job, &s->log, &s->prep);
 	assert_null(tp_batch_prep_var_get(&s->prep, "TOPOPLACE_IO_WINDOW_US"));
 	assert_non_null(strstr(s->fake.log, "JobId=7: --io-throttle ignored: "
@@ -687,9 +688,9 @@ static void test_no_io_and_no_user_window_is_not_throttled(void **state)
 	uint64_t window_us = 0;
 	char reason[256];
 
-	assert_false(tp_prep_throttle_decide(&who, tp_config_defaults(s->config),
-	                                     NULL, &request, &window_us,
-	                                     reason, sizeof(reason)));
+	assert_false(tp_prep_throttle_decide(
+	    &who, tp_config_defaults(s->config), NULL, &request, &window_us,
+	    reason, sizeof(reason)));
 	assert_non_null(strstr(s->fake.log,
 	                       "Throttle: StepId=7.0: no I/O in a profile and "
 	                       "no --io-throttle window: not throttled"));
@@ -763,8 +764,7 @@ int main(void)
 	    cmocka_unit_test(test_throttle_mode_off_gives_no_window),
 	    cmocka_unit_test(test_no_io_and_no_user_window_is_not_throttled),
 	    cmocka_unit_test(test_first_run_of_an_application_is_recorded),
-	    cmocka_unit_test(
-	        test_application_with_runs_is_not_recorded_again),
+	    cmocka_unit_test(test_application_with_runs_is_not_recorded_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
