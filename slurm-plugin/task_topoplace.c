@@ -118,6 +118,10 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 /* Where task_p_pre_launch finds the profiler a step should preload. */
 #define TP_ENV_PROFILER_LIB "TOPOPLACE_PROFILER_LIB"
 
+/* The profile name the site records the batch job's steps as
+ * (ProfileRecord; decided once per job by batch_prep.h). */
+#define TP_ENV_RECORD TP_BATCH_PREP_RECORD_VAR
+
 /* An error on the step's first node, a debug line on the others. */
 #define _loud_error(loud, ...)                                                 \
 	do {                                                                   \
