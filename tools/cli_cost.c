@@ -50,7 +50,7 @@ static const char cost_usage[] =
     "                      [--routes dmodk|lft] [--ca DEV] [--port N] "
     "[--per-link]\n"
     "                      [--json]\n"
-    "       topoplace cost --busy FILE --fabric FILE [--routing R] "
+    "       topoplace cost --busy FILE --fabric FILE|PxLxHxSxC [--routing R] "
     "[--io-servers N]\n"
     "                      [--io-policy P]\n"
     "--matrix FILE (or --profile FILE): a topoplace profile or a matrix "

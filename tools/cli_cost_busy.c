@@ -7,7 +7,10 @@
  *                  [--io-servers N [--io-policy auto|POLICY]]
  *
  * FILE is the occupancy file of `topoplace place --busy` (cli_busy.c): a
- * line per host, "host jobid class", "host ioserver", ...
+ * line per host, "host jobid class", "host ioserver", ...  --fabric is a
+ * file or a fat tree with real ports, PxLxH[xS[xC]] (tp_cli_load_fabric):
+ * the links come from its cables, so a topology.conf (one link between two
+ * switches) funnels every leaf's traffic into one uplink.
  *
  * The I/O traffic: every host of a running io_heavy job is an I/O client
  * that writes one unit (its host link's rate) striped evenly over the I/O
@@ -47,7 +50,7 @@
 #define WHAT "cost"
 
 static const char tp_cli_cost_busy_usage[] =
-    "usage: topoplace cost --busy FILE --fabric FILE "
+    "usage: topoplace cost --busy FILE --fabric FILE|PxLxH[xS[xC]] "
     "[--routing adaptive|static]\n"
     "                      [--io-servers N [--io-policy auto|"
     TP_IOSERVER_CHOICES "]]\n"
@@ -146,12 +149,11 @@ static int parse_busy_opts(int argc, char **argv, struct busy_opts *o)
 	if (optind < argc)
 		return tp_cli_usage_error(WHAT, "unexpected argument '%s'",
 		                          argv[optind]);
-	if (!o->fabric || tp_cli_is_tree_spec(o->fabric) ||
-	    !strcmp(o->fabric, "live"))
-		return tp_cli_usage_error(WHAT, "--busy needs --fabric FILE "
-		                                "(a topology.conf or an "
-		                                "ibnetdiscover cache: the "
-		                                "links come from its cables)");
+	if (!o->fabric || !strcmp(o->fabric, "live"))
+		return tp_cli_usage_error(WHAT, "--busy needs --fabric FILE (a "
+		                                "topology.conf or an "
+		                                "ibnetdiscover cache) or "
+		                                "PxLxH[xS[xC]]");
 	if (tp_ioserver_policy_parse_auto(policy, &o->policy, &o->policy_auto,
 	                                  &err) != TP_OK)
 		return tp_cli_usage_error(WHAT, "--io-policy: %s", err.message);

@@ -15,7 +15,8 @@
 # clients: no switch link carries I/O.  With the server on job 7's leaf
 # (n0004), the I/O enters by root->leaf002, which job 7's n0005 -> n0003
 # traffic takes too: 2.000; with I/O inside leaf001 only, 0.000.  Bad
-# input: one line on stderr, nothing on stdout.
+# input: one line on stderr, nothing on stdout.  On a tree with two spines
+# (--fabric 1x3x2x2) the routing decides, see below.
 #
 # Env: abs_top_builddir, abs_top_srcdir (make check).
 set -u
@@ -73,15 +74,29 @@ tp_check_eq "no io_heavy job: no I/O load, no contention" \
 	"io: routing=adaptive clients=0 servers=2 max_uplink=0.000 link=-
 job=7 hosts=2 contention=0.000 link=-" "$(grep -v '^io-servers' <<<"$out")"
 
+# Two spines (1x3x2x2, real ports): adaptive routing spreads the clients'
+# 2 units over both uplinks (1 each) and job 7's traffic over both spines,
+# so it meets 1.0 on the way down to leaf003; D-mod-K sends all I/O to
+# n0006 (host 5, 5 mod 2 = 1) up leaf001's second uplink (2.0) and job 7's
+# (hosts 2 and 4) by the first spine: no shared direction.
+out=$("$tp" cost --busy "$work/listed" --fabric 1x3x2x2 2>&1)
+tp_check_eq "two spines, adaptive: spread, 1.0 shared" \
+	"io: routing=adaptive clients=2 servers=1 max_uplink=1.000 link=leaf001[3]->spine001[1]
+job=7 hosts=2 contention=1.000 link=spine001[3]->leaf003[3]" "$(grep -v '^io-servers' <<<"$out")"
+out=$("$tp" cost --busy "$work/listed" --fabric 1x3x2x2 --routing static 2>&1)
+tp_check_eq "two spines, static: one uplink carries the I/O, job 7 the other" \
+	"io: routing=static clients=2 servers=1 max_uplink=2.000 link=leaf001[4]->spine002[1]
+job=7 hosts=2 contention=0.000 link=-" "$(grep -v '^io-servers' <<<"$out")"
+
 tp_expect_fail "servers listed and --io-servers: refused" 2 \
 	"topoplace cost: $work/listed lists 1 I/O servers and --io-servers asks for 2 more: give them one way" \
 	"$tp" cost --busy "$work/listed" --fabric "$work/topology.conf" --io-servers 2
 tp_expect_fail "no server at all: refused" 2 \
 	"topoplace cost: $work/jobs lists no I/O server ('host ioserver'): give --io-servers N" \
 	"$tp" cost --busy "$work/jobs" --fabric "$work/topology.conf"
-tp_expect_fail "a PxLxH tree has no links" 2 \
-	"topoplace cost: --busy needs --fabric FILE (a topology.conf or an ibnetdiscover cache: the links come from its cables)" \
-	"$tp" cost --busy "$work/jobs" --fabric 1x3x2 --io-servers 1
+tp_expect_fail "--fabric live is refused" 2 \
+	"topoplace cost: --busy needs --fabric FILE (a topology.conf or an ibnetdiscover cache) or PxLxH[xS[xC]]" \
+	"$tp" cost --busy "$work/jobs" --fabric live --io-servers 1
 printf 'n0001 7 comm_sensitive\nn0099 7 comm_sensitive\n' >"$work/bad"
 tp_expect_fail "an unknown host names file and line" 1 \
 	"topoplace cost: $work/bad:2: unknown host 'n0099' (not in the fabric)" \
@@ -103,5 +118,5 @@ tp_expect_fail "an unknown option" 2 "topoplace cost: unknown option '--bogus' (
 	"$tp" cost --busy "$work/jobs" --fabric "$work/topology.conf" --bogus
 out=$("$tp" cost --busy "$work/jobs" --fabric "$work/topology.conf" --help)
 tp_check_eq "--help with --busy: the usage of this form" \
-	"usage: topoplace cost --busy FILE --fabric FILE [--routing adaptive|static]" "$(head -1 <<<"$out")"
+	"usage: topoplace cost --busy FILE --fabric FILE|PxLxH[xS[xC]] [--routing adaptive|static]" "$(head -1 <<<"$out")"
 tp_done
