@@ -46,9 +46,9 @@
 #              routing exposes)
 # and the ratio of each figure to cons_tres's from the same run; the cost
 # model's predictions for what ran (bench/load_predict.sh: at every job
-# start, `topoplace cost --busy` on the running jobs, with
-# BENCH_IO_SERVERS I/O servers, default one per leaf, placed as
-# IoServerPolicy=auto for BENCH_ROUTING: each comm_sensitive job's worst
+# start, `topoplace cost --busy` on the running jobs, on the bed's tree
+# with its real uplinks and a storage leaf a pod holding BENCH_IO_SERVERS
+# I/O servers, default one per leaf: each comm_sensitive job's worst
 # contention, the busiest I/O switch link; per job in WORK/RUN.predict);
 # and how far
 # each run's submissions fell behind their schedule (sbatch one after the
@@ -178,9 +178,6 @@ mkdir -p "$work" && chmod 755 "$work"
 hpl=$((hosts / leaves)) lpp=$((leaves / pods))
 shape=(--spines 2)
 ((pods > 1)) && shape+=(--pods "$pods" --cores 4)
-# The same tree for the cost model, with its real uplinks (load_predict.sh).
-tree=${pods}x${lpp}x${hpl}x2
-((pods > 1)) && tree+=x4
 "$build/tools/topoplace-fattree" --leaves "$leaves" --hosts-per-leaf "$hpl" \
 	"${shape[@]}" --format slurm -o "$work/topology.conf" || exit 1
 zcat -f "$trace" | awk -f "$top/bench/load_prep.awk" -v hosts="$hosts" \
@@ -247,5 +244,6 @@ done
 for run in $runs; do
 	[ -s "$work/$run.done" ] || continue
 	"$top/bench/load_predict.sh" "$build/tools/topoplace" "$work" "$run" \
-		"$tree" "$routing" "${BENCH_IO_SERVERS:-$leaves}"
+		"$pods" "$lpp" "$hpl" 2 $( ((pods > 1)) && echo 4 || echo 0) \
+		"$routing" "${BENCH_IO_SERVERS:-$leaves}"
 done
