@@ -44,7 +44,13 @@
 #              job on one of their leaves (leaf) / in one of their pods or,
 #              spanning pods, while any io_heavy job ran (pod: what adaptive
 #              routing exposes)
-# and the ratio of each figure to cons_tres's from the same run, and how far
+# and the ratio of each figure to cons_tres's from the same run; the cost
+# model's predictions for what ran (bench/load_predict.sh: at every job
+# start, `topoplace cost --busy` on the running jobs, on the bed's tree
+# with its real uplinks and a storage leaf a pod holding BENCH_IO_SERVERS
+# I/O servers, default one per leaf: each comm_sensitive job's worst
+# contention, the busiest I/O switch link; per job in WORK/RUN.predict);
+# and how far
 # each run's submissions fell behind their schedule (sbatch one after the
 # other on a loaded machine): runs with different lags saw different
 # streams.
@@ -231,4 +237,13 @@ for run in $runs; do
 			}
 			if (c) printf "# %s: submissions behind schedule: mean %.1f s, max %d s\n", run, sum / c, max
 		}' "$work/jobs.txt" "$work/$run.submitted" "$work/$run.done"
+done
+# The cost model's predictions for every placement that ran
+# (bench/load_predict.sh, `topoplace cost --busy`): per run one summary
+# line, per job WORK/RUN.predict.
+for run in $runs; do
+	[ -s "$work/$run.done" ] || continue
+	"$top/bench/load_predict.sh" "$build/tools/topoplace" "$work" "$run" \
+		"$pods" "$lpp" "$hpl" 2 $( ((pods > 1)) && echo 4 || echo 0) \
+		"$routing" "${BENCH_IO_SERVERS:-$leaves}"
 done

@@ -73,8 +73,11 @@ EXTRA_DIST += tests/fuzz/fuzz_traffic.c \
 # tests (cli_remap.sh: CLI output and errors; rankfile_mpirun.sh: the files
 # launched with Open MPI's mpirun and with srun -m arbitrary in a tp-bed).
 tools_topoplace_SOURCES += tools/cli_remap.c \
-	tools/cli_cost.c
+	tools/cli_cost.c tools/cli_cost_busy.c
 dist_man1_MANS += doc/topoplace-remap.1 doc/topoplace-cost.1
 dist_check_SCRIPTS += tests/integration/cli_remap.sh \
 	tests/integration/rankfile_mpirun.sh
+# cost --busy: predictions for running jobs (issue #15, the load bench).
+dist_check_SCRIPTS += tests/integration/cli_cost_busy.sh
+TESTS += tests/integration/cli_cost_busy.sh
 TESTS += tests/integration/cli_remap.sh tests/integration/rankfile_mpirun.sh

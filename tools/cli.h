@@ -271,6 +271,8 @@ void tp_cli_profile_summary(const struct tp_profile *p,
 int tp_cli_version(int argc, char **argv);
 int tp_cli_remap(int argc, char **argv);
 int tp_cli_cost(int argc, char **argv);
+/* `topoplace cost --busy`: predictions for running jobs (cli_cost_busy.c). */
+int tp_cli_cost_busy(int argc, char **argv);
 int tp_cli_place(int argc, char **argv);
 int tp_cli_throttle(int argc, char **argv);
 int tp_cli_fabric(int argc, char **argv);

@@ -50,13 +50,19 @@ static const char cost_usage[] =
     "                      [--routes dmodk|lft] [--ca DEV] [--port N] "
     "[--per-link]\n"
     "                      [--json]\n"
+    "       topoplace cost --busy FILE --fabric FILE|PxLxHxSxC [--routing R] "
+    "[--io-servers N]\n"
+    "                      [--io-policy P]\n"
     "--matrix FILE (or --profile FILE): a topoplace profile or a matrix "
     "text file\n"
     "--fabric FILE (ibnetdiscover cache or topology.conf) or live also "
     "gives each\n"
     "mapping's link loads over the fabric's routes: dmodk (modelled; "
     "default for\n"
-    "FILE) or lft (read from the switches; default for live).\n";
+    "FILE) or lft (read from the switches; default for live).\n"
+    "--busy FILE: predicted I/O link load and contention of the running "
+    "jobs in FILE\n"
+    "(topoplace-cost(1), RUNNING JOBS).\n";
 
 #define MAX_MAPPINGS 16
 
@@ -679,6 +685,12 @@ int tp_cli_cost(int argc, char **argv)
 	struct cost_work w = {.nhosts = 0};
 	int rc;
 
+	/* --busy is another question (running jobs, not one job's
+	 * mappings), with its own options: cli_cost_busy.c. */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--busy") ||
+		    !strncmp(argv[i], "--busy=", 7))
+			return tp_cli_cost_busy(argc, argv);
 	for (int i = 0; i < MAX_MAPPINGS; i++)
 		w.links[i] = (tp_link_load){.port_bytes = NULL};
 	if ((rc = parse_cost_opts(argc, argv, &o)) != TP_EXIT_OK)

@@ -2,7 +2,8 @@
 # bench_load_smoke.sh: the parts of bench/load_bench.sh that need no cluster
 # (issue #15): load_prep.awk's scaling, window choice and classes on a
 # six-job SWF whose figures are worked out by hand below, and
-# load_report.awk's figures on hand-made job records.  The bench itself
+# load_report.awk's figures on hand-made job records, and load_predict.sh's
+# cost-model predictions on hand-made records.  The bench itself
 # (real Slurm, minutes per run) is not run here.
 set -u
 
@@ -75,4 +76,25 @@ tp_check_eq "run a's figures" \
 tp_check_eq "run b's figures (io_heavy job on the other leaf and pod)" \
 	"b              3     3     0  0.600  0.542     24     2.3      4    1.05     1     0     0" \
 	"$(grep '^b ' <<<"$report")"
+
+# load_predict.sh: the cost model on what ran (topoplace cost --busy at
+# every job start), 8 hosts on a tree of 2 leaves of 4 under 2 spines,
+# with the storage leaf: 1x3x4x2, adaptive routing, 1 I/O server on
+# leaf003's last port (n0012).
+# Job 1 (comm_sensitive, n0001 + n0005) runs 1000-1010; job 2 (io_heavy,
+# n0002-n0004) 1002-1006: 3 units to n0012 spread over leaf001's 2 uplinks
+# (1.5 each), which job 1's traffic to n0005 takes too: contention 1.500
+# from t = 2 s.  Job 3 (comm_sensitive, 1 host) has no line; job 4
+# (comm_sensitive, n0006 + n0007, 1004-1008) stays inside leaf002, where
+# no I/O goes: 0.
+printf '1 11 comm_sensitive 2 10\n2 12 io_heavy 3 4\n3 13 comm_sensitive 1 3\n4 14 comm_sensitive 2 4\n' >"$work/p.submitted"
+printf '1 COMPLETED 1000 1000 1010 1,5\n2 COMPLETED 1000 1002 1006 2,3,4\n3 COMPLETED 1000 1000 1003 6\n4 COMPLETED 1000 1004 1008 6,7\n' >"$work/p.done"
+summary=$("$abs_top_srcdir/bench/load_predict.sh" "$abs_top_builddir/tools/topoplace" \
+	"$work" p 1 2 4 2 0 adaptive 1)
+tp_check_eq "the prediction's summary line" \
+	"# p: predicted (cost --busy, adaptive routing, fabric 1x3x4x2, 1 I/O servers on leaf003): comm_sensitive 2+ hosts 2, contention mean 0.750 max 1.500, 1 sharing a link with I/O, 1 > 1.0; busiest I/O switch link 1.500 (leaf001[5]->spine001[1], t=2 s)" \
+	"$summary"
+tp_check_eq "the per-job predictions: worst contention, its link and moment" \
+	"1 2 1.500 leaf001[5]->spine001[1] 2
+4 2 0.000 - 4" "$(grep -v '^#' "$work/p.predict" | sort)"
 tp_done
