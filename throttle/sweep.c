@@ -324,6 +324,13 @@ static int cmp_sample_key(const void *a, const void *b)
 	return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int cmp_client_start(const void *a, const void *b)
 {
 	const tp_sweep_sample *x = a, *y = b;
@@ -528,9 +535,28 @@ static void fold_run(tp_sweep_point *w, const tp_sweep_point *r)
 	w->runs++;
 }
 
+/* The median of the positive io_interval_us of the run points @p[n]
+ * (the mean of the middle two for an even count), or 0 when none is
+ * positive; @scratch holds at least @n doubles. */
+static double median_interval(const tp_sweep_point *p, size_t n,
+                              double *scratch)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (p[i].io_interval_us > 0)
+			scratch[m++] = p[i].io_interval_us;
+	if (m == 0)
+		return 0;
+	qsort(scratch, m, sizeof(*scratch), cmp_double);
+	return m % 2 ? scratch[m / 2]
+	             : (scratch[m / 2 - 1] + scratch[m / 2]) / 2;
+}
+
 /* Fold the run points of @p[n] (sorted by size, clients, interval, run)
- * into one point per (size, clients, interval); returns the new count. */
-static size_t fold_runs(tp_sweep_point *p, size_t n)
+ * into one point per (size, clients, interval); returns the new count.
+ * @scratch holds at least @n doubles. */
+static size_t fold_runs(tp_sweep_point *p, size_t n, double *scratch)
 {
 	size_t k = 0;
 
@@ -542,6 +568,9 @@ static size_t fold_runs(tp_sweep_point *p, size_t n)
 		       p[j].interval_us == p[i].interval_us;
 		     j++)
 			fold_run(&worst, &p[j]);
+		/* Read before p[k] is written: k <= i. */
+		worst.io_interval_median_us =
+		    median_interval(p + i, j - i, scratch);
 		p[k++] = worst;
 		i = j;
 	}
@@ -553,6 +582,7 @@ tp_status tp_sweep_points(const tp_sweep *sweep, tp_sweep_point **points,
 {
 	tp_sweep_sample *sorted;
 	tp_sweep_point *out;
+	double *scratch;
 	size_t n = sweep ? sweep->count : 0, k = 0;
 
 	*points = NULL;
@@ -561,9 +591,11 @@ tp_status tp_sweep_points(const tp_sweep *sweep, tp_sweep_point **points,
 		return tp_error_set(err, TP_ERR_INVALID, "sweep: no samples");
 	sorted = malloc(n * sizeof(*sorted));
 	out = malloc(n * sizeof(*out));
-	if (!sorted || !out) {
+	scratch = malloc(n * sizeof(*scratch));
+	if (!sorted || !out || !scratch) {
 		free(sorted);
 		free(out);
+		free(scratch);
 		return tp_error_set(err, TP_ERR_NOMEM,
 		                    "sweep: out of memory summarising %zu "
 		                    "samples",
@@ -585,7 +617,8 @@ tp_status tp_sweep_points(const tp_sweep *sweep, tp_sweep_point **points,
 	}
 	k = spread_baseline(out, k);
 	qsort(out, k, sizeof(*out), cmp_point_key);
-	k = fold_runs(out, k);
+	k = fold_runs(out, k, scratch);
+	free(scratch);
 	free(sorted);
 	*points = out;
 	*count = k;

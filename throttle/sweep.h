@@ -88,7 +88,10 @@ typedef struct tp_sweep {
  * baseline) of the run whose p99 is, the highest victim median and I/O
  * latencies of any run, the fewest samples of any run, and the interval
  * that costs most: at interval 0 (unthrottled) the shortest a run
- * measured, else the longest.
+ * measured, else the longest.  Beside that bound it keeps the median run's
+ * interval, which the expected cost is counted from: a bound set by the
+ * fastest of N runs overstates what a typical run pays, and more so the
+ * more runs are swept.
  */
 typedef struct tp_sweep_point {
 	uint64_t request_bytes;
@@ -100,6 +103,11 @@ typedef struct tp_sweep_point {
 	 * of (last start - first start) / (requests - 1)); 0 when no client
 	 * made two requests. */
 	double io_interval_us;
+	/* The median over the runs of each run's io_interval_us (the mean
+	 * of the middle two for an even number of runs; runs that measured
+	 * no interval left out); equal to io_interval_us for one run, 0
+	 * when no run measured one. */
+	double io_interval_median_us;
 	/* The victim messages measured at this point (0 when none). */
 	size_t victim_samples;
 	double victim_mean_us, victim_median_us, victim_p99_us;

@@ -478,6 +478,8 @@ static tp_status add_group_curve(tp_threshold_table *t, const tp_sweep_point *p,
 		                    .clients = p[i].clients,
 		                    .window_us = p[i].interval_us,
 		                    .io_interval_us = p[i].io_interval_us,
+		                    .io_interval_median_us =
+		                        p[i].io_interval_median_us,
 		                    .runs = p[i].runs ? (uint32_t)p[i].runs : 1,
 		                    .worst_run = p[i].worst_run};
 
@@ -594,12 +596,32 @@ int tp_threshold_format_v3(const tp_threshold *e, const tp_curve_point *c,
 	return m < 0 || (size_t)m >= size - (size_t)(n - 1) ? -1 : n - 1 + m;
 }
 
+int tp_threshold_format_v4(const tp_threshold *e, const tp_curve_point *c,
+                           char *buf, size_t size)
+{
+	int n = tp_threshold_format_v3(e, c, buf, size);
+	int m;
+
+	if (n < 1)
+		return -1;
+	m = snprintf(buf + n - 1, size - (size_t)(n - 1), ",%.3f\n",
+	             c->io_interval_median_us);
+	return m < 0 || (size_t)m >= size - (size_t)(n - 1) ? -1 : n - 1 + m;
+}
+
 int tp_threshold_table_version(const tp_threshold_table *table)
 {
-	for (size_t i = 0; i < table->curve_count; i++)
-		if (table->curve[i].runs > 1)
-			return 3;
-	return table->curve_count ? 2 : 1;
+	int version = table->curve_count ? 2 : 1;
+
+	for (size_t i = 0; i < table->curve_count; i++) {
+		const tp_curve_point *c = &table->curve[i];
+
+		if (c->runs > 1 && c->io_interval_median_us > 0)
+			return 4;
+		if (c->runs > 1)
+			version = 3;
+	}
+	return version;
 }
 
 /* A version 2 line's entry may repeat (one line per window): the same
@@ -628,8 +650,43 @@ static tp_status add_or_match(tp_threshold_table *t, const tp_threshold *e,
 	return tp_threshold_table_add(t, e, err);
 }
 
-/* Fields 5-8 of a version 2 line (and 9-10 of a version 3 one): its curve
- * point. */
+/*
+ * Field 11 of a version 4 line: the median run's interval of @c, which
+ * lies between the runs' intervals and so on the near side of the bound
+ * io_interval_us (the fastest run's at window 0, the slowest's above),
+ * is the bound itself for one run, and is measured when the bound is.
+ */
+static tp_status parse_median_field(tp_csv *csv, tp_curve_point *c,
+                                    tp_error *err)
+{
+	double median, bound = c->io_interval_us;
+	const char *why = NULL;
+	tp_status st;
+
+	if ((st = tp_csv_decimal(csv, 11, "io_interval_median_us", 0,
+	                         TP_SWEEP_MAX_INTERVAL_US, &median, err)) !=
+	    TP_OK)
+		return st;
+	if ((median > 0) != (bound > 0))
+		why = "must be 0 exactly when io_interval_us is (not measured)";
+	else if (c->runs == 1 && fabs(median - bound) > 0.0015)
+		why = "must equal io_interval_us for a window of one run";
+	else if (c->window_us == 0 && median < bound)
+		why = "is below io_interval_us, the fastest run's, at window 0";
+	else if (c->window_us > 0 && median > bound)
+		why = "is above io_interval_us, the slowest run's";
+	if (why)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: line %lu: column %u: "
+		                    "io_interval_median_us %.3f %s (%.3f)",
+		                    csv->name, csv->line_no, csv->columns[11],
+		                    median, why, bound);
+	c->io_interval_median_us = median;
+	return TP_OK;
+}
+
+/* Fields 5-8 of a version 2 line (9-10 of a version 3 one, 11 of a
+ * version 4 one): its curve point. */
 static tp_status parse_curve_fields(tp_csv *csv, int version,
                                     const tp_threshold *e, tp_curve_point *c,
                                     tp_error *err)
@@ -661,7 +718,7 @@ static tp_status parse_curve_fields(tp_csv *csv, int version,
 	                      &v, err)) != TP_OK)
 		return st;
 	c->worst_run = (uint32_t)v;
-	return TP_OK;
+	return version >= 4 ? parse_median_field(csv, c, err) : TP_OK;
 }
 
 /* Fields 0-4, the entry, of a line of any version. */
@@ -693,7 +750,7 @@ static tp_status parse_entry_fields(tp_csv *csv, tp_threshold *e, tp_error *err)
 static tp_status parse_table_line(tp_csv *csv, int version,
                                   tp_threshold_table *t, tp_error *err)
 {
-	static const unsigned fields[] = {5, 9, 11};
+	static const unsigned fields[] = {5, 9, 11, 12};
 	tp_threshold e = {0};
 	tp_curve_point c;
 	tp_status st;
@@ -724,14 +781,16 @@ static bool has_magic(const char *text, size_t len, const char *magic)
 
 const char *tp_threshold_magic(int version)
 {
-	return version == 3   ? TP_THRESHOLD_MAGIC_V3
+	return version == 4   ? TP_THRESHOLD_MAGIC_V4
+	       : version == 3 ? TP_THRESHOLD_MAGIC_V3
 	       : version == 2 ? TP_THRESHOLD_MAGIC_V2
 	                      : TP_THRESHOLD_MAGIC;
 }
 
 const char *tp_threshold_header(int version)
 {
-	return version == 3   ? TP_THRESHOLD_HEADER_V3
+	return version == 4   ? TP_THRESHOLD_HEADER_V4
+	       : version == 3 ? TP_THRESHOLD_HEADER_V3
 	       : version == 2 ? TP_THRESHOLD_HEADER_V2
 	                      : TP_THRESHOLD_HEADER;
 }
@@ -749,6 +808,8 @@ tp_status tp_threshold_table_parse(const char *name, const char *text,
 		version = 2;
 	else if (has_magic(text, len, TP_THRESHOLD_MAGIC_V3))
 		version = 3;
+	else if (has_magic(text, len, TP_THRESHOLD_MAGIC_V4))
+		version = 4;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",

@@ -52,6 +52,11 @@
  * and which run was the worst. */
 #define TP_THRESHOLD_MAGIC_V3  "# topoplace-thresholds v3"
 #define TP_THRESHOLD_HEADER_V3 TP_THRESHOLD_HEADER_V2 ",runs,worst_run"
+/* Version 4: version 3 plus the median run's measured interval per
+ * window, so the expected cost of a window is counted from the median
+ * run and the worst run's interval stays its bound. */
+#define TP_THRESHOLD_MAGIC_V4  "# topoplace-thresholds v4"
+#define TP_THRESHOLD_HEADER_V4 TP_THRESHOLD_HEADER_V3 ",io_interval_median_us"
 /* Bound on the curve points of a table (all entries together). */
 #define TP_THRESHOLD_MAX_CURVE_POINTS 100000
 
@@ -86,7 +91,9 @@ typedef struct tp_curve_point {
 	double window_us; /* the sweep's interval; 0: unthrottled */
 	/* The clients' measured start-to-start interval; 0: not measured.
 	 * At window 0 it is the actual unthrottled interval T0, and
-	 * io_interval_us(W) / T0 - 1 is the measured I/O cost of W. */
+	 * io_interval_us(W) / T0 - 1 is the measured I/O cost of W.  Of
+	 * several runs, the one that bounds every run's cost: at window 0
+	 * the fastest run's, else the slowest's (tp_sweep_point). */
 	double io_interval_us;
 	/* Victim mean and p99 latency over the no-I/O ones (the sweep's
 	 * alone rows, else its longest window); 0: no victim measured. */
@@ -95,6 +102,11 @@ typedef struct tp_curve_point {
 	 * version 2 table) and the worst of them, whose figures these are
 	 * (tp_sweep_point). */
 	uint32_t runs, worst_run;
+	/* The median run's interval at this window (version 4; equal to
+	 * io_interval_us for one run), which the expected cost is counted
+	 * from; 0 when not given (tables before version 4: the expected
+	 * cost is then counted from io_interval_us). */
+	double io_interval_median_us;
 } tp_curve_point;
 
 /* A table of thresholds, sorted by (request_bytes, clients), with the
@@ -186,11 +198,18 @@ int tp_threshold_format_v2(const tp_threshold *entry,
 int tp_threshold_format_v3(const tp_threshold *entry,
                            const tp_curve_point *point, char *buf, size_t size);
 
-/* The table version @table needs: 3 when a curve point was measured in
- * more than one run, 2 with a curve, else 1. */
+/* One version 4 line: as version 3 plus the point's median-run
+ * interval. */
+int tp_threshold_format_v4(const tp_threshold *entry,
+                           const tp_curve_point *point, char *buf, size_t size);
+
+/* The table version @table needs: 4 when a curve point was measured in
+ * more than one run (its median run and its worst differ), 3 when such
+ * points have no median (a version 3 table read back), 2 with a curve,
+ * else 1. */
 int tp_threshold_table_version(const tp_threshold_table *table);
 
-/* The magic line and the column header of table version @version (1..3;
+/* The magic line and the column header of table version @version (1..4;
  * any other gives version 1's), for the reader and the writer alike. */
 const char *tp_threshold_magic(int version);
 const char *tp_threshold_header(int version);

@@ -180,22 +180,29 @@ void tp_throttle_objective_format(const tp_throttle_objective *o, char *buf,
 		snprintf(buf, size, "io_cost<=%g%%", o->limit * 100);
 }
 
-/* The measured unthrottled client interval of @c[n] (its window-0 point),
- * or 0. */
-static double measured_t0(const tp_curve_point *c, size_t n)
+/* The interval curve point @p's expected cost is counted with: its
+ * median run's when the table gives it (version 4), else its only (or
+ * worst) run's. */
+static double median_interval(const tp_curve_point *p)
 {
-	return n && c[0].window_us == 0 && c[0].io_interval_us > 0
-	           ? c[0].io_interval_us
-	           : 0;
+	return p->io_interval_median_us > 0 ? p->io_interval_median_us
+	                                    : p->io_interval_us;
 }
 
-double tp_window_predicted_cost(const tp_curve_point *curve, size_t count,
-                                double job_interval_us, double window_us)
+/* The measured unthrottled client interval of @c[n] (its window-0
+ * point): the median run's, or with @fastest the fastest run's; 0 when
+ * not measured. */
+static double measured_t0(const tp_curve_point *c, size_t n, bool fastest)
 {
-	double t0 = measured_t0(curve, count);
+	if (!n || c[0].window_us != 0 || !(c[0].io_interval_us > 0))
+		return 0;
+	return fastest ? c[0].io_interval_us : median_interval(&c[0]);
+}
 
-	if (!(t0 > 0))
-		return -1;
+/* The cost of pacing at @window_us from the unthrottled interval @t0,
+ * for a job whose own interval is @job_interval_us. */
+static double paced_cost(double t0, double job_interval_us, double window_us)
+{
 	/* The job cannot start requests faster than the servers let the
 	 * measured clients; a slower job is counted from its own interval. */
 	if (job_interval_us > t0)
@@ -203,15 +210,27 @@ double tp_window_predicted_cost(const tp_curve_point *curve, size_t count,
 	return window_us > t0 ? (window_us - t0) / t0 : 0;
 }
 
-/* The measured cost of curve point @p (its interval over T0), or -1. */
-static double measured_cost(const tp_curve_point *c, size_t n,
-                            const tp_curve_point *p)
+double tp_window_predicted_cost(const tp_curve_point *curve, size_t count,
+                                double job_interval_us, double window_us)
 {
-	double t0 = measured_t0(c, n);
+	double t0 = measured_t0(curve, count, false);
 
-	if (!(t0 > 0) || !(p->io_interval_us > 0))
+	return t0 > 0 ? paced_cost(t0, job_interval_us, window_us) : -1;
+}
+
+/* The measured cost of curve point @p, or -1: the median run's interval
+ * over the median unthrottled one, or with @bound the slowest run's over
+ * the fastest unthrottled one (every measured run's cost is at most that;
+ * the two are the same for a table before version 4). */
+static double measured_cost(const tp_curve_point *c, size_t n,
+                            const tp_curve_point *p, bool bound)
+{
+	double t0 = measured_t0(c, n, bound);
+	double at = bound ? p->io_interval_us : median_interval(p);
+
+	if (!(t0 > 0) || !(at > 0))
 		return -1;
-	return fmax(0, p->io_interval_us / t0 - 1);
+	return fmax(0, at / t0 - 1);
 }
 
 /* The victim slowdown (mean, or p99 with @tail) at @window_us: linear
@@ -279,7 +298,11 @@ static void find_curve(const tp_threshold_table *table, const tp_io_pattern *p,
 	d->curve = true;
 	d->curve_bytes = (*curve)[0].request_bytes;
 	d->curve_clients = (*curve)[0].clients;
-	d->unthrottled_interval_us = measured_t0(*curve, *count);
+	d->unthrottled_interval_us = measured_t0(*curve, *count, false);
+	/* A bound only when the runs differ: a table of one run, or one
+	 * before version 4, has a single figure. */
+	if (measured_t0(*curve, *count, true) != d->unthrottled_interval_us)
+		d->unthrottled_fastest_us = measured_t0(*curve, *count, true);
 	d->curve_runs = 1;
 	for (size_t i = 0; i < *count; i++)
 		if ((*curve)[i].runs > d->curve_runs)
@@ -302,12 +325,22 @@ static void expected_effect(const tp_io_pattern *p, const tp_curve_point *c,
 	 * mean known, the paced mean is at least max(mean, window). */
 	d->interval_after_us = fmax(before, (double)d->window_us);
 	d->cost_fraction = d->interval_after_us / before - 1;
+	d->cost_bound_fraction =
+	    d->unthrottled_fastest_us > 0
+	        ? paced_cost(d->unthrottled_fastest_us, p->mean_interval_us,
+	                     (double)d->window_us)
+	        : -1;
 	d->measured_cost_fraction = -1;
+	d->measured_cost_bound_fraction = -1;
 	d->window_runs = d->window_worst_run = 0;
 	d->unseen_worse_chance = 0;
 	for (size_t i = 0; i < n; i++)
 		if (d->window_us && c[i].window_us == (double)d->window_us) {
-			d->measured_cost_fraction = measured_cost(c, n, &c[i]);
+			d->measured_cost_fraction =
+			    measured_cost(c, n, &c[i], false);
+			if (d->unthrottled_fastest_us > 0)
+				d->measured_cost_bound_fraction =
+				    measured_cost(c, n, &c[i], true);
 			d->window_runs = c[i].runs;
 			d->window_worst_run = c[i].worst_run;
 			d->unseen_worse_chance =
@@ -362,7 +395,8 @@ static const tp_curve_point *meet_objective(const tp_curve_point *c, size_t n,
 		return best;
 	}
 	for (size_t i = 0; i < n; i++) {
-		double cost = measured_cost(c, n, &c[i]);
+		/* Met in every run measured, as the slowdown objective. */
+		double cost = measured_cost(c, n, &c[i], true);
 
 		if (cost < 0 || cost > o->limit + 1e-9 ||
 		    !(c[i].victim_mean_x > 0))
@@ -378,6 +412,34 @@ static const tp_curve_point *meet_objective(const tp_curve_point *c, size_t n,
 	return best;
 }
 
+/* @text after the string in @buf[@size], cut to fit. */
+static void append(char *buf, size_t size, const char *text)
+{
+	size_t used = strlen(buf);
+
+	if (used + 1 < size)
+		snprintf(buf + used, size - used, "%s", text);
+}
+
+/* The cost side of @d in a reason: "I/O cost +72%", with the median run
+ * and the bound named when the curve's runs differ, and the measured
+ * cost at a measured window. */
+static void cost_words(const tp_window_decision *d, char *buf, size_t size)
+{
+	char bound[48] = "", measured[40] = "";
+
+	if (d->cost_bound_fraction >= 0)
+		snprintf(bound, sizeof(bound),
+		         " for the median run (at most "
+		         "+%.0f%%)",
+		         d->cost_bound_fraction * 100);
+	if (d->measured_cost_fraction >= 0)
+		snprintf(measured, sizeof(measured), ", measured +%.0f%%",
+		         d->measured_cost_fraction * 100);
+	snprintf(buf, size, "I/O cost +%.0f%%%s%s", d->cost_fraction * 100,
+	         bound, measured);
+}
+
 /*
  * The automatic window from the site objective on the measured curve.
  * Returns false (the caller uses the threshold rule) with @fallback saying
@@ -390,8 +452,8 @@ static bool decide_by_objective(const tp_io_pattern *pattern,
                                 size_t size)
 {
 	const tp_curve_point *p;
-	char objective[48], why[160] = "", window[32], note[96] = "",
-	                    measured[40] = "", runs[64] = "";
+	char objective[48], why[160] = "", window[32], note[96] = "", cost[96],
+	                    runs[64] = "";
 	bool met;
 
 	tp_throttle_objective_format(&policy->objective, objective,
@@ -429,17 +491,15 @@ static bool decide_by_objective(const tp_io_pattern *pattern,
 	            policy->max_window_us, note, sizeof(note));
 	expected_effect(pattern, c, n, d);
 	tp_units_format_us(p->window_us, window, sizeof(window));
-	if (d->measured_cost_fraction >= 0)
-		snprintf(measured, sizeof(measured), ", measured +%.0f%%",
-		         d->measured_cost_fraction * 100);
+	cost_words(d, cost, sizeof(cost));
 	snprintf(d->reason, sizeof(d->reason),
 	         "window %s set by the objective %s%s on the measured curve "
-	         "of %llu bytes x %u clients%s: victim %.2fx -> %.2fx, I/O "
-	         "cost +%.0f%%%s%s",
+	         "of %llu bytes x %u clients%s: victim %.2fx -> %.2fx, ",
 	         window, objective, met ? "" : " (not met: the best measured)",
 	         (unsigned long long)p->request_bytes, p->clients, runs,
-	         d->victim_before_x, d->victim_after_x, d->cost_fraction * 100,
-	         measured, note);
+	         d->victim_before_x, d->victim_after_x);
+	append(d->reason, sizeof(d->reason), cost);
+	append(d->reason, sizeof(d->reason), note);
 	return true;
 }
 

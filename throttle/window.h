@@ -14,6 +14,8 @@
  * several runs holds each window's worst run, so a window chosen on it
  * meets the objective in every run measured; a run not measured is worse
  * than all N of them with chance 1 / (N + 1) (the decision gives it).
+ * Its expected cost is the median run's (version 4 tables), with the
+ * fastest run's as the stated bound.
  */
 #ifndef TP_WINDOW_H
 #define TP_WINDOW_H
@@ -54,7 +56,9 @@ typedef struct tp_io_pattern {
  *   mpi_slowdown<=X  the smallest measured window whose victim (MPI) mean
  *                    latency is at most X times its no-I/O value;
  *   io_cost<=P%      among the measured windows whose measured I/O cost is
- *                    at most P%, the one with the lowest victim latency;
+ *                    at most P% (of several runs, the bound: the slowest
+ *                    run at the window over the fastest unthrottled
+ *                    one), the one with the lowest victim latency;
  *   none             the threshold rule (the window is the threshold).
  */
 typedef enum tp_objective_kind {
@@ -100,7 +104,9 @@ typedef struct tp_window_decision {
 	 * the fields below are 0): the actual unthrottled client interval
 	 * T0 the cost is counted from, the predicted victim slowdown (mean
 	 * and p99 over no-I/O) without and with the window, and the
-	 * measured cost when the window is a measured point (else -1). */
+	 * measured cost when the window is a measured point (else -1).
+	 * Of a curve of several runs (threshold table version 4) T0 is the
+	 * median run's, so the cost is what a typical run pays. */
 	bool curve, curve_exact; /* curve_exact: of this size and clients */
 	uint64_t curve_bytes;
 	uint32_t curve_clients;
@@ -108,6 +114,15 @@ typedef struct tp_window_decision {
 	double victim_before_x, victim_after_x;
 	double victim_p99_before_x, victim_p99_after_x;
 	double measured_cost_fraction;
+	/* The bound beside it, when the runs differ (version 4, else 0 and
+	 * -1): the fastest run's unthrottled interval, the cost counted
+	 * from it (what the job would pay if every run were as fast as the
+	 * fastest), and at a measured window the measured cost of the
+	 * slowest run there over the fastest unthrottled one, which bounds
+	 * every measured run's and which an io_cost objective is met on. */
+	double unthrottled_fastest_us;
+	double cost_bound_fraction;
+	double measured_cost_bound_fraction;
 	/* The runs behind the curve (topoplace-sweep(5) version 3): the
 	 * most runs any window was measured in (0 without a curve, 1 for
 	 * one run), and at the window chosen, when it is a measured point,
@@ -152,8 +167,9 @@ void tp_throttle_objective_format(const tp_throttle_objective *objective,
  * The predicted I/O cost of @window_us (the fraction by which the clients'
  * I/O time grows) from a measured @curve[@count] (by window): with T0 the
  * clients' actual unthrottled interval (the larger of the curve's window-0
- * io_interval_us and @job_interval_us), max(0, W - T0) / T0.  Returns -1
- * when the curve has no measured unthrottled interval.
+ * interval, its median run's when the table gives one, and
+ * @job_interval_us), max(0, W - T0) / T0.  Returns -1 when the curve has
+ * no measured unthrottled interval.
  */
 double tp_window_predicted_cost(const tp_curve_point *curve, size_t count,
                                 double job_interval_us, double window_us);

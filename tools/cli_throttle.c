@@ -412,7 +412,9 @@ static void write_threshold_entry(FILE *out, int version,
 		if (point->request_bytes != e->request_bytes ||
 		    point->clients != e->clients)
 			continue;
-		if ((version == 3
+		if ((version == 4
+		         ? tp_threshold_format_v4(e, point, line, sizeof(line))
+		     : version == 3
 		         ? tp_threshold_format_v3(e, point, line, sizeof(line))
 		         : tp_threshold_format_v2(e, point, line,
 		                                  sizeof(line))) > 0)
@@ -421,8 +423,9 @@ static void write_threshold_entry(FILE *out, int version,
 }
 
 /* The table, version 1, 2 (one line per measured window, which carries
- * the curves the costs and site objectives are read from) or 3 (the
- * curve of several runs, each window its worst run's), into @out. */
+ * the curves the costs and site objectives are read from) or 4 (the
+ * curve of several runs, each window its worst run's and its median
+ * run's interval), into @out. */
 static void write_threshold_table(FILE *out, const char *sweep_path,
                                   const tp_threshold_params *params,
                                   const tp_threshold_table *table)
@@ -515,6 +518,49 @@ static int run_thresholds(int argc, char **argv)
 
 /* ---- window ------------------------------------------------------------- */
 
+/*
+ * The cost side of @d, with where each number comes from: of a curve of
+ * several runs (threshold table version 4) the expected cost is the
+ * median run's and the fastest unthrottled run gives its bound, which is
+ * what a site would pay if every run were as fast; tables of one run (or
+ * before version 4) have one figure.
+ */
+static void print_cost(const tp_window_decision *d)
+{
+	bool bound = d->unthrottled_fastest_us > 0;
+	bool measured_t0 = d->unthrottled_interval_us > 0 &&
+	                   d->unthrottled_interval_us >= d->interval_before_us;
+
+	if (d->unthrottled_interval_us > 0 && bound)
+		printf("unthrottled_interval_us=%.1f (measured: the median "
+		       "run's; the fastest run's %.1f)\n",
+		       d->unthrottled_interval_us, d->unthrottled_fastest_us);
+	else if (d->unthrottled_interval_us > 0)
+		printf("unthrottled_interval_us=%.1f (measured)\n",
+		       d->unthrottled_interval_us);
+	printf("interval_before_us=%.1f\ninterval_after_us=%.1f\n",
+	       d->interval_before_us, d->interval_after_us);
+	printf("expected_cost=+%.1f%% (I/O time, counted from the %s "
+	       "interval)\n",
+	       d->cost_fraction * 100,
+	       !measured_t0 ? "job's"
+	       : bound      ? "median run's measured unthrottled"
+	                    : "measured unthrottled");
+	if (d->cost_bound_fraction >= 0)
+		printf("cost_bound=+%.1f%% (at most: if every run were as "
+		       "fast unthrottled as the fastest measured)\n",
+		       d->cost_bound_fraction * 100);
+	if (d->measured_cost_fraction >= 0 &&
+	    d->measured_cost_bound_fraction >= 0)
+		printf("measured_cost=+%.1f%% (the sweep at this window, the "
+		       "median run; at most +%.1f%%)\n",
+		       d->measured_cost_fraction * 100,
+		       d->measured_cost_bound_fraction * 100);
+	else if (d->measured_cost_fraction >= 0)
+		printf("measured_cost=+%.1f%% (the sweep at this window)\n",
+		       d->measured_cost_fraction * 100);
+}
+
 /* Both sides of the trade-off: what the window costs the I/O and what
  * it buys the victim traffic, with where each number comes from. */
 static void print_decision(const tp_window_decision *d)
@@ -543,21 +589,7 @@ static void print_decision(const tp_window_decision *d)
 		       "measure is worse at this window than the %u it "
 		       "measured with this chance; more runs lower it)\n",
 		       d->window_runs + 1, d->window_runs);
-	if (d->unthrottled_interval_us > 0)
-		printf("unthrottled_interval_us=%.1f (measured)\n",
-		       d->unthrottled_interval_us);
-	printf("interval_before_us=%.1f\ninterval_after_us=%.1f\n",
-	       d->interval_before_us, d->interval_after_us);
-	printf("expected_cost=+%.1f%% (I/O time, counted from the %s "
-	       "interval)\n",
-	       d->cost_fraction * 100,
-	       d->unthrottled_interval_us > 0 &&
-	               d->unthrottled_interval_us >= d->interval_before_us
-	           ? "measured unthrottled"
-	           : "job's");
-	if (d->measured_cost_fraction >= 0)
-		printf("measured_cost=+%.1f%% (the sweep at this window)\n",
-		       d->measured_cost_fraction * 100);
+	print_cost(d);
 	if (d->phase_before_us > 0)
 		printf("io_phase_us=%.0f -> %.0f\n", d->phase_before_us,
 		       d->phase_after_us);
@@ -577,6 +609,15 @@ static void print_decision(const tp_window_decision *d)
 static void json_positive(tp_json *j, const char *key, double value)
 {
 	if (value > 0)
+		tp_json_double(j, key, value);
+	else
+		tp_json_null(j, key);
+}
+
+/* A cost fraction that was not computed (< 0) prints as null. */
+static void json_fraction(tp_json *j, const char *key, double value)
+{
+	if (value >= 0)
 		tp_json_double(j, key, value);
 	else
 		tp_json_null(j, key);
@@ -617,13 +658,14 @@ static tp_status print_decision_json(const tp_window_decision *d,
 	}
 	json_positive(&j, "unthrottled_interval_us",
 	              d->unthrottled_interval_us);
+	json_positive(&j, "unthrottled_fastest_us", d->unthrottled_fastest_us);
 	tp_json_double(&j, "interval_before_us", d->interval_before_us);
 	tp_json_double(&j, "interval_after_us", d->interval_after_us);
 	tp_json_double(&j, "expected_cost", d->cost_fraction);
-	if (d->measured_cost_fraction >= 0)
-		tp_json_double(&j, "measured_cost", d->measured_cost_fraction);
-	else
-		tp_json_null(&j, "measured_cost");
+	json_fraction(&j, "cost_bound", d->cost_bound_fraction);
+	json_fraction(&j, "measured_cost", d->measured_cost_fraction);
+	json_fraction(&j, "measured_cost_bound",
+	              d->measured_cost_bound_fraction);
 	if (d->window_runs) {
 		tp_json_begin_object(&j, "decided_by");
 		tp_json_uint(&j, "run", d->window_worst_run);

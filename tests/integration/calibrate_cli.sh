@@ -225,16 +225,40 @@ expect_error "v2: a malformed objective is one usage error" 2 \
 }'
 } >"$tmp/v3.csv"
 tp_check "v3: thresholds reads a sweep of two runs" throttle thresholds "$tmp/v3.csv" -o "$tmp/v3.table"
-tp_check_eq "v3: the table is version 3, one line per window, and says each window is the worst of 2 runs" \
-	"# topoplace-thresholds v3|8|1" \
+tp_check_eq "v3 sweep: the table is version 4, one line per window, and says each window is the worst of 2 runs" \
+	"# topoplace-thresholds v4|8|1" \
 	"$(head -1 "$tmp/v3.table" | cut -d' ' -f1-3)|$(grep -c '^4194304,4,' "$tmp/v3.table")|$(grep -c 'each window the worst of 2 runs' "$tmp/v3.table")"
 tp_check_eq "v3: the 6.25 ms line is run 2's 1.28x of 2 runs" \
 	"1.2800,2,2" "$(grep '^4194304,4,.*,6250.000,' "$tmp/v3.table" | cut -d, -f8,10,11)"
+tp_check_eq "v4: unthrottled, the fastest run's 3.3 ms and the median run's 3.4 ms (of 3.3 and 3.5)" \
+	"3300.000,3400.000" "$(grep '^4194304,4,.*,0.000,' "$tmp/v3.table" | cut -d, -f7,12)"
 out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2')
 echo "$out" | sed 's/^/# /'
 tp_check_eq "v3: mpi_slowdown<=1.2 takes 8 ms, the worst run's, and says which run decided" \
-	"window_us=8000|curve_runs=2 (each window the worst run's)|decided_by=run 2, the worst of 2 at this window|unthrottled_interval_us=3300.0 (measured)" \
+	"window_us=8000|curve_runs=2 (each window the worst run's)|decided_by=run 2, the worst of 2 at this window|unthrottled_interval_us=3400.0 (measured: the median run's; the fastest run's 3300.0)" \
 	"$(grep -E '^(window_us|curve_runs|decided_by|unthrottled_interval_us)=' <<<"$out" | paste -sd'|')"
+tp_check_eq "v4: the expected cost is the median run's (8 ms over 3.4 ms), the fastest run's its bound (over 3.3 ms)" \
+	"expected_cost=+135.3% (I/O time, counted from the median run's measured unthrottled interval)|cost_bound=+142.4% (at most: if every run were as fast unthrottled as the fastest measured)|measured_cost=+137.1% (the sweep at this window, the median run; at most +145.5%)" \
+	"$(grep -E '^(expected_cost|cost_bound|measured_cost)=' <<<"$out" | paste -sd'|')"
+tp_check "v4: the reason gives both" grep -q '^reason=.*I/O cost +135% for the median run (at most +142%), measured +137%$' <<<"$out"
+out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2' --json)
+tp_check_eq "v4 --json: the median run's cost and its bound" \
+	"3400.0 3300.0 1.3529 1.4242 1.3706 1.4545" \
+	"$(python3 -c 'import json,sys; d = json.load(sys.stdin); print("%.1f %.1f %.4f %.4f %.4f %.4f" % (d["unthrottled_interval_us"], d["unthrottled_fastest_us"], d["expected_cost"], d["cost_bound"], d["measured_cost"], d["measured_cost_bound"]))' <<<"$out")"
+# A version 3 table (before the median column) reads and decides as it did:
+# the cost counted from the fastest run, one figure.
+sed '1s/^# topoplace-thresholds v4/# topoplace-thresholds v3/; 2s/,io_interval_median_us$//; /^[0-9]/s/,[0-9.]*$//' \
+	"$tmp/v3.table" >"$tmp/old-v3.table"
+out=$(throttle window --table "$tmp/old-v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2')
+tp_check_eq "v3 table: read unchanged, 8 ms, the cost from the fastest run as before" \
+	"window_us=8000|unthrottled_interval_us=3300.0 (measured)|expected_cost=+142.4% (I/O time, counted from the measured unthrottled interval)|measured_cost=+145.5% (the sweep at this window)" \
+	"$(grep -E '^(window_us|unthrottled_interval_us|expected_cost|cost_bound|measured_cost)=' <<<"$out" | paste -sd'|')"
+# A version 4 line whose median run is faster than the fastest run.
+sed '/^4194304,4,.*,0\.000,/s/,3400\.000$/,3200.000/' "$tmp/v3.table" >"$tmp/bad-v4.table"
+line=$(grep -n '^4194304,4,.*,0\.000,' "$tmp/bad-v4.table" | cut -d: -f1)
+expect_error "v4: a median run faster than the fastest is one clear error naming file, line and column" 1 \
+	"^topoplace throttle window: $tmp/bad-v4.table: line $line: column [0-9]*: io_interval_median_us 3200.000 is below io_interval_us, the fastest run's, at window 0 \\(3300\.000\\)$" \
+	throttle window --table "$tmp/bad-v4.table" --bytes 4M --clients 4 --interval 313us
 tp_check "v3: the reason names the runs" grep -q '^reason=.*worst of 2 runs (run 2)' <<<"$out"
 tp_check_eq "v3: a run not measured is worse than both at 8 ms with chance 1 in 3" \
 	"unseen_run_worse=1 in 3 (a run the sweep did not measure is worse at this window than the 2 it measured with this chance; more runs lower it)" \

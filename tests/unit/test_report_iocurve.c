@@ -374,10 +374,10 @@ static void test_tradeoff_words_name_window_objective_and_unthrottled(
     void **state)
 {
 	const tp_curve_point p[] = {
-	    {4 * MIB, 87, 0, 3500, 4.6, 54, 1, 0},
-	    {4 * MIB, 87, 4000, 4060, 1.72, 20, 1, 0},
-	    {4 * MIB, 87, 6250, 6265, 1.1, 4.9, 1, 0},
-	    {4 * MIB, 87, 10000, 9975, 1.03, 1.1, 1, 0}};
+	    {4 * MIB, 87, 0, 3500, 4.6, 54, 1, 0, 0},
+	    {4 * MIB, 87, 4000, 4060, 1.72, 20, 1, 0, 0},
+	    {4 * MIB, 87, 6250, 6265, 1.1, 4.9, 1, 0, 0},
+	    {4 * MIB, 87, 10000, 9975, 1.03, 1.1, 1, 0, 0}};
 	tp_iocurve_tradeoff c = {"sim.csv",
 	                         p,
 	                         4,

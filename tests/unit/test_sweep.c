@@ -428,6 +428,58 @@ static void test_v3_runs_are_summarised_apart_and_the_worst_kept(void **state)
 	tp_sweep_free(sweep);
 }
 
+/*
+ * Beside the bound (the fastest unthrottled run, the slowest throttled
+ * one), a point keeps the median run's interval, which the expected cost
+ * is counted from: three runs unthrottled at 2000, 1800 and 2600 us give
+ * 2000 (the bound 1800); at 3000 us, 3000, 3100 and 3050 give 3050 (the
+ * bound 3100); two runs give the mean of the middle two; one run its own.
+ */
+static void test_points_keep_the_median_runs_interval_beside_the_bound(
+    void **state)
+{
+	const char *text = TP_SWEEP_MAGIC_V3 "\n" TP_SWEEP_HEADER_V3 "\n"
+	                                     "4096,1,0,0,0,50,io,1\n"
+	                                     "4096,1,0,0,2000,50,io,1\n"
+	                                     "4096,1,0,0,0,50,io,2\n"
+	                                     "4096,1,0,0,1800,50,io,2\n"
+	                                     "4096,1,0,0,0,50,io,3\n"
+	                                     "4096,1,0,0,2600,50,io,3\n"
+	                                     "4096,1,3000,0,0,30,io,1\n"
+	                                     "4096,1,3000,0,3000,30,io,1\n"
+	                                     "4096,1,3000,0,0,30,io,2\n"
+	                                     "4096,1,3000,0,3100,30,io,2\n"
+	                                     "4096,1,3000,0,0,30,io,3\n"
+	                                     "4096,1,3000,0,3050,30,io,3\n"
+	                                     "4096,1,5000,0,0,30,io,1\n"
+	                                     "4096,1,5000,0,5000,30,io,1\n"
+	                                     "4096,1,5000,0,0,30,io,3\n"
+	                                     "4096,1,5000,0,5200,30,io,3\n"
+	                                     "4096,1,8000,0,0,30,io,2\n"
+	                                     "4096,1,8000,0,8000,30,io,2\n";
+	tp_sweep *sweep;
+	tp_sweep_point *p;
+	size_t n;
+	tp_error err;
+
+	(void)state;
+	if (parse(text, &sweep, &err) != TP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(tp_sweep_points(sweep, &p, &n, &err), TP_OK);
+	assert_int_equal(n, 4);
+	assert_true(p[0].io_interval_us == 1800);
+	assert_true(p[0].io_interval_median_us == 2000);
+	assert_true(p[1].io_interval_us == 3100);
+	assert_true(p[1].io_interval_median_us == 3050);
+	assert_int_equal(p[2].runs, 2);
+	assert_true(p[2].io_interval_us == 5200);
+	assert_true(p[2].io_interval_median_us == 5100);
+	assert_int_equal(p[3].runs, 1);
+	assert_true(p[3].io_interval_median_us == p[3].io_interval_us);
+	free(p);
+	tp_sweep_free(sweep);
+}
+
 /* A run without alone rows takes the group's first baseline; version 3
  * errors name line and column; a version 2 header under the version 3
  * magic is refused. */
@@ -520,6 +572,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_v3_runs_are_summarised_apart_and_the_worst_kept),
 	    cmocka_unit_test(test_v3_baseline_fallback_and_errors),
+	    cmocka_unit_test(
+	        test_points_keep_the_median_runs_interval_beside_the_bound),
 	    cmocka_unit_test(test_runs_make_a_v3_file_that_reads_back),
 	};
 

@@ -461,8 +461,11 @@ static void test_knee_and_table_of_several_runs_follow_the_worst(void **state)
 	assert_int_equal(t->curve[4].runs, 2);
 	assert_int_equal(t->curve[4].worst_run, 2);
 	assert_true(fabs(t->curve[4].victim_p99_x - 4.9) < 0.1);
+	/* No client made two requests: no interval, so no median. */
 	assert_int_equal(tp_threshold_table_version(t), 3);
 
+	/* Version 3 (no median) reads back, and would be written back as
+	 * version 3. */
 	n = (size_t)snprintf(text, sizeof(text), "%s\n%s\n",
 	                     TP_THRESHOLD_MAGIC_V3, TP_THRESHOLD_HEADER_V3);
 	for (size_t i = 0; i < t->curve_count; i++) {
@@ -477,6 +480,7 @@ static void test_knee_and_table_of_several_runs_follow_the_worst(void **state)
 		assert_int_equal(back->curve[i].runs, t->curve[i].runs);
 		assert_int_equal(back->curve[i].worst_run,
 		                 t->curve[i].worst_run);
+		assert_true(back->curve[i].io_interval_median_us == 0);
 	}
 	assert_int_equal(tp_threshold_table_version(back), 3);
 	tp_threshold_table_free(back);
@@ -531,6 +535,103 @@ static void test_bad_v3_tables_name_line_and_column(void **state)
 	}
 }
 
+/*
+ * A curve of three runs with intervals measured: version 4, each window
+ * with its median run's interval beside the bound; it reads back the
+ * same, and a version 4 table read back is written as version 4 again.
+ */
+static void test_v4_table_keeps_the_median_run_and_reads_back(void **state)
+{
+	static const tp_threshold entry = {4096, 2, 2500, 100, 0.9,
+	                                   2500, 2500, NULL};
+	static const tp_curve_point curve[] = {
+	    {4096, 2, 0, 1800, 3.0, 9.0, 3, 2, 2000},
+	    {4096, 2, 3000, 3100, 1.1, 2.0, 3, 1, 3050},
+	    {4096, 2, 6000, 6000, 1.0, 1.0, 1, 0, 6000},
+	};
+	tp_threshold_table *t = calloc(1, sizeof(*t)), *back = NULL;
+	char text[2048], line[200];
+	size_t n;
+	tp_error err;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(tp_threshold_table_add(t, &entry, &err), TP_OK);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(tp_threshold_table_add_curve(t, &curve[i], &err),
+		                 TP_OK);
+	assert_int_equal(tp_threshold_table_version(t), 4);
+	n = (size_t)snprintf(text, sizeof(text), "%s\n%s\n",
+	                     tp_threshold_magic(4), tp_threshold_header(4));
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(tp_threshold_format_v4(&t->entries[0], &t->curve[i],
+		                                   line, sizeof(line)) > 0);
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", line);
+	}
+	assert_non_null(strstr(text, ",3100.000,1.1000,2.0000,3,1,3050.000\n"));
+	if (tp_threshold_table_parse("t.csv", text, n, &back, &err) != TP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(back->curve_count, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(back->curve[i].io_interval_us ==
+		            curve[i].io_interval_us);
+		assert_true(back->curve[i].io_interval_median_us ==
+		            curve[i].io_interval_median_us);
+		assert_int_equal(back->curve[i].runs, curve[i].runs);
+	}
+	assert_int_equal(tp_threshold_table_version(back), 4);
+	tp_threshold_table_free(back);
+	tp_threshold_table_free(t);
+}
+
+/* A version 4 line's median-run interval is checked against its bound
+ * and its runs; each refusal names the file, the line and the column. */
+static void test_bad_v4_tables_name_line_and_column(void **state)
+{
+#define V4 TP_THRESHOLD_MAGIC_V4 "\n" TP_THRESHOLD_HEADER_V4 "\n"
+	static const struct {
+		const char *text, *what;
+	} bad[] = {
+	    {V4 "1024,1,10,1,1,0,2000,1,1,3,1,1900\n",
+	     "t.csv: line 3: column 30: io_interval_median_us 1900.000 is "
+	     "below io_interval_us, the fastest run's, at window 0 (2000.000)"},
+	    {V4 "1024,1,10,1,1,4000,4100,1,1,3,1,4200\n",
+	     "t.csv: line 3: column 33: io_interval_median_us 4200.000 is "
+	     "above io_interval_us, the slowest run's (4100.000)"},
+	    {V4 "1024,1,10,1,1,4000,4100,1,1,1,0,4000\n",
+	     "t.csv: line 3: column 33: io_interval_median_us 4000.000 must "
+	     "equal io_interval_us for a window of one run (4100.000)"},
+	    {V4 "1024,1,10,1,1,4000,0,1,1,3,1,4000\n",
+	     "t.csv: line 3: column 30: io_interval_median_us 4000.000 must "
+	     "be 0 exactly when io_interval_us is (not measured) (0.000)"},
+	    {V4 "1024,1,10,1,1,4000,4100,1,1,3,1,0\n",
+	     "t.csv: line 3: column 33: io_interval_median_us 0.000 must be "
+	     "0 exactly when io_interval_us is"},
+	    {V4 "1024,1,10,1,1,4000,4100,1,1,3,1,nan\n",
+	     "t.csv: line 3: column 33: io_interval_median_us 'nan'"},
+	    {V4 "1024,1,10,1,1,4000,4100,1,1,3,1\n", "t.csv: line 3"},
+	    {TP_THRESHOLD_MAGIC_V4 "\n" TP_THRESHOLD_HEADER_V3
+	                           "\n1024,1,10,1,1,0,100,1,1,1,0\n",
+	     "t.csv: line 2"},
+	};
+#undef V4
+	tp_threshold_table *back;
+	tp_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		back = NULL;
+		assert_int_equal(
+		    tp_threshold_table_parse("t.csv", bad[i].text,
+		                             strlen(bad[i].text), &back, &err),
+		    TP_ERR_PARSE);
+		assert_null(back);
+		if (!strstr(err.message, bad[i].what))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.message,
+			         bad[i].what);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +655,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_knee_and_table_of_several_runs_follow_the_worst),
 	    cmocka_unit_test(test_bad_v3_tables_name_line_and_column),
+	    cmocka_unit_test(test_v4_table_keeps_the_median_run_and_reads_back),
+	    cmocka_unit_test(test_bad_v4_tables_name_line_and_column),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

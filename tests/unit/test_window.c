@@ -591,11 +591,15 @@ static void test_several_runs_choose_on_the_worst_run_per_window(void **state)
 	assert_non_null(strstr(d.reason, "worst of 2 runs (run 2)"));
 	/* A third run is worse than both at 8 ms with chance 1 in 3. */
 	assert_true(fabs(d.unseen_worse_chance - 1.0 / 3) < 1e-12);
-	/* Every run's cost is at most the one counted: run 2's 8100 us
-	 * over its 3300 us. */
-	assert_true(fabs(d.unthrottled_interval_us - 3300) < 1);
-	assert_true(fabs(d.measured_cost_fraction - (8100.0 / 3300 - 1)) <
+	/* The cost is the median run's (T0 3400 us, the mean of 3300 and
+	 * 3500; at 8 ms 8060 us, of 8020 and 8100); every run's cost is at
+	 * most the bound: run 2's 8100 us over its 3300 us. */
+	assert_true(fabs(d.unthrottled_interval_us - 3400) < 1);
+	assert_true(fabs(d.unthrottled_fastest_us - 3300) < 1);
+	assert_true(fabs(d.measured_cost_fraction - (8060.0 / 3400 - 1)) <
 	            1e-3);
+	assert_true(fabs(d.measured_cost_bound_fraction -
+	                 (8100.0 / 3300 - 1)) < 1e-3);
 	tp_threshold_table_free(table);
 
 	/* One run: as before, 6.25 ms, and no run is named. */
@@ -606,6 +610,73 @@ static void test_several_runs_choose_on_the_worst_run_per_window(void **state)
 	assert_int_equal(d.window_runs, 1);
 	assert_true(fabs(d.unseen_worse_chance - 0.5) < 1e-12);
 	assert_null(strstr(d.reason, "runs"));
+	tp_threshold_table_free(table);
+}
+
+/* The issue's curve with the clients unthrottled at @t0_us (window 0 and
+ * 2 ms, where the servers set the pace). */
+static void add_run_at_t0(tp_sweep *sweep, double t0_us, uint32_t run)
+{
+	measured_point curve[ISSUE_POINTS];
+
+	memcpy(curve, issue_curve, sizeof(curve));
+	curve[0].io_interval_us = curve[1].io_interval_us = t0_us;
+	add_run(sweep, curve, ISSUE_POINTS, run, VICTIM_BASE_US);
+}
+
+/*
+ * Three runs unthrottled at 3000, 3500 and 4200 us (fastest 3000, median
+ * 3500), paced alike above.  For "MPI within 1.2x" (6.25 ms) the expected
+ * cost is counted from the median run: +78.6%, with +108% (from the
+ * fastest) as the bound.  A run the sweep did not measure, unthrottled at
+ * 3600 us, pays 6265 / 3600 - 1 = +74%: the median's prediction is within
+ * 25% of it, the bound's is not (the goal the fastest run alone missed).
+ */
+static void test_expected_cost_is_the_median_runs_with_the_fastest_as_bound(
+    void **state)
+{
+	tp_sweep *sweep = tp_sweep_new();
+	tp_threshold_table *table;
+	tp_window_decision d;
+	double held_out = 6265.0 / 3600 - 1;
+
+	(void)state;
+	assert_non_null(sweep);
+	add_run_at_t0(sweep, 3000, 1);
+	add_run_at_t0(sweep, 3500, 2);
+	add_run_at_t0(sweep, 4200, 3);
+	table = table_of(sweep);
+	assert_int_equal(tp_threshold_table_version(table), 4);
+	decide_with(table, "mpi_slowdown<=1.2", &d);
+	assert_int_equal(d.window_us, 6250);
+	assert_true(fabs(d.unthrottled_interval_us - 3500) < 1);
+	assert_true(fabs(d.unthrottled_fastest_us - 3000) < 1);
+	assert_true(fabs(d.cost_fraction - (6250.0 / 3500 - 1)) < 1e-3);
+	assert_true(fabs(d.cost_bound_fraction - (6250.0 / 3000 - 1)) < 1e-3);
+	assert_true(fabs(d.measured_cost_fraction - (6265.0 / 3500 - 1)) <
+	            1e-3);
+	assert_true(fabs(d.measured_cost_bound_fraction -
+	                 (6265.0 / 3000 - 1)) < 1e-3);
+	assert_true(fabs(d.cost_fraction - held_out) <= 0.25 * held_out);
+	assert_false(fabs(d.cost_bound_fraction - held_out) <=
+	             0.25 * held_out);
+	assert_non_null(strstr(d.reason, "I/O cost +79% for the median run "
+	                                 "(at most +108%), measured +79%"));
+	/* io_cost is met in every run measured: on the bound.  Within 80%
+	 * the median run would allow 6.25 ms (+79%), the bound 5 ms (5100
+	 * over 3000 us: +70%; 6.25 ms is +109%). */
+	decide_with(table, "io_cost<=80%", &d);
+	assert_int_equal(d.window_us, 5000);
+	assert_true(fabs(d.measured_cost_bound_fraction - 0.7) < 1e-3);
+	tp_threshold_table_free(table);
+
+	/* One run: one figure, no bound. */
+	table = issue_table();
+	decide_with(table, "mpi_slowdown<=1.2", &d);
+	assert_true(d.unthrottled_fastest_us == 0);
+	assert_true(d.cost_bound_fraction < 0);
+	assert_true(d.measured_cost_bound_fraction < 0);
+	assert_null(strstr(d.reason, "median"));
 	tp_threshold_table_free(table);
 }
 
@@ -734,6 +805,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_several_runs_choose_on_the_worst_run_per_window),
 	    cmocka_unit_test(test_unmeasured_window_gives_no_unseen_run_chance),
+	    cmocka_unit_test(
+	        test_expected_cost_is_the_median_runs_with_the_fastest_as_bound),
 	    cmocka_unit_test(test_objective_syntax_is_strict),
 	    cmocka_unit_test(test_user_window_never_undercuts_the_site),
 	};
