@@ -12,7 +12,7 @@
  *              [--rpn 1,16] [--allocs leaves,part,frag]
  *              [--frag-seeds 1,2,3] [--seed S]
  *              [--max-peer-ranks N | scotch=N,treematch=N,metis-rb=N]
- *              [--trace on] [--search full|fast]
+ *              [--trace on] [--search auto|full|fast]
  *
  * Defaults (about 3 minutes on 2 vCPUs): every matrix in DIR (default
  * tests/data/matrices), all five families at 512, 4,096, 16,384 and 65,536
@@ -126,7 +126,7 @@ static unsigned n_size_times;
 /* --trace on: the remapper's debug log, one line each, after its row. */
 static bool trace;
 /* --search: ours' candidate search (tp_remap_compute_search). */
-static tp_remap_search search = TP_REMAP_SEARCH_FULL;
+static tp_remap_search search = TP_REMAP_SEARCH_AUTO;
 static struct vs {
 	unsigned wins, ties, losses;
 	double worst; /* highest ours / peer */
@@ -1243,7 +1243,7 @@ static void usage(void)
 	        "usage: peer_bench [--matrices DIR|none] [--sizes N,..] "
 	        "[--families F,..|none] [--peers P,..] [--trees 2,3] "
 	        "[--rpn 1,16] [--allocs leaves,part,frag] [--frag-seeds 1,2,3] "
-	        "[--seed S] [--trace on|off] [--search full|fast] "
+	        "[--seed S] [--trace on|off] [--search auto|full|fast] "
 	        "[--max-peer-ranks N|peer=N,..]\n");
 	exit(2);
 }
