@@ -12,7 +12,7 @@
  *              [--rpn 1,16] [--allocs leaves,part,frag]
  *              [--frag-seeds 1,2,3] [--seed S]
  *              [--max-peer-ranks N | scotch=N,treematch=N,metis-rb=N]
- *              [--trace on] [--search full|fast]
+ *              [--trace on] [--search auto|full|fast]
  *
  * Defaults (about 3 minutes on 2 vCPUs): every matrix in DIR (default
  * tests/data/matrices), all five families at 512, 4,096, 16,384 and 65,536
@@ -44,7 +44,13 @@
  * allocation spans.  Last, CPU seconds per job size summed over its rows,
  * ours against metis-rb and Scotch.  --trace on prints the remapper's
  * debug log under each row (every candidate partition: its hop-bytes and
- * CPU microseconds).  Figures only: nothing passes or fails.
+ * CPU microseconds) and, last, per job size, ranks per host and
+ * contiguous/fragmented allocation, how often each candidate gave the
+ * partition ours kept (and was the only one to reach it), on how many rows
+ * the candidates after the first two lowered it by more than 0.1%, and
+ * the CPU of the candidates, the leaf-wide polish and the host swaps over
+ * metis-rb's (wins_print): what a rule that skips candidates would lose.
+ * Figures only: nothing passes or fails.
  *
  * Scotch: the target is a tleaf whose last level is the host's slots (one
  * more level below hosts when rpn > 1), restricted with SCOTCH_archSub to
@@ -61,6 +67,7 @@
 #include "tp_config.h"
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
 #include <scotch/scotch.h>
@@ -119,7 +126,7 @@ static unsigned n_size_times;
 /* --trace on: the remapper's debug log, one line each, after its row. */
 static bool trace;
 /* --search: ours' candidate search (tp_remap_compute_search). */
-static tp_remap_search search = TP_REMAP_SEARCH_FULL;
+static tp_remap_search search = TP_REMAP_SEARCH_AUTO;
 static struct vs {
 	unsigned wins, ties, losses;
 	double worst; /* highest ours / peer */
@@ -199,6 +206,71 @@ static void size_times_print(void)
 /* The remapper's debug lines, kept until its row is printed. */
 static char trace_buf[1 << 16];
 
+/*
+ * --trace on: which of ours' candidate partitions wins, and what each
+ * step costs, read back from the debug lines of one row (trace_sink) and
+ * summed per job size, ranks per host and allocation (wins_print).  A
+ * candidate "wins" a row when its refined hop-bytes are the lowest of the
+ * row's candidates and no earlier one reached them (the one
+ * tp_remap_compute_search keeps); "alone" when no other candidate reached
+ * them at all: without it that row's partition would be worse.  "late":
+ * rows where the candidates after the first two lowered the best by more
+ * than 0.1%.
+ */
+#define CANDS_MAX 24
+static struct row_trace {
+	unsigned ncand;
+	char name[CANDS_MAX][24]; /* "b0x1": kind, seed offset, tries */
+	uint64_t refined[CANDS_MAX];
+	uint64_t us_bisection, us_others, us_polish, us_swaps;
+} row_trace;
+
+#define WIN_KEYS 128
+static struct win_key {
+	uint32_t ranks, rpn;
+	bool frag;
+	unsigned rows, late;
+	unsigned wins[CANDS_MAX], alone[CANDS_MAX];
+	char name[CANDS_MAX][24];
+	double s_metis_rb; /* the metis-rb peer's CPU s on these rows */
+	uint64_t us_bisection, us_others, us_polish, us_swaps;
+} win_keys[WIN_KEYS];
+static unsigned n_win_keys;
+
+static void row_trace_read(const char *message)
+{
+	struct row_trace *rt = &row_trace;
+	const char *p;
+	unsigned long long seed_off, us;
+	char kind[24];
+	int tries;
+
+	if (sscanf(message, "remap: candidate %*u: %23s seed+%llu ncuts %d",
+	           kind, &seed_off, &tries) == 3 &&
+	    rt->ncand < CANDS_MAX && (p = strstr(message, "refined ")) &&
+	    sscanf(p, "refined %" SCNu64 ", %llu us", &rt->refined[rt->ncand],
+	           &us) == 2) {
+		snprintf(rt->name[rt->ncand], sizeof(rt->name[0]),
+		         "%c%llux%d%s", kind[0], seed_off, tries,
+		         strstr(message, " rm:") || strstr(message, " rm fm")
+		             ? "r"
+		             : "");
+		if (kind[0] == 'b')
+			rt->us_bisection += us;
+		else
+			rt->us_others += us;
+		rt->ncand++;
+	} else if ((p = strstr(message, "leaf-wide polish: hop-bytes ")) &&
+	           sscanf(p, "leaf-wide polish: hop-bytes %*u, %llu us",
+	                  &us) == 1) {
+		rt->us_polish += us;
+	} else if ((p = strstr(message, "whole-host swaps: ")) &&
+	           sscanf(p, "whole-host swaps: %*u, hop-bytes %*u, %llu us",
+	                  &us) == 1) {
+		rt->us_swaps += us;
+	}
+}
+
 static void trace_sink(void *data, tp_log_level level, const char *message)
 {
 	size_t used = strlen(trace_buf);
@@ -207,6 +279,110 @@ static void trace_sink(void *data, tp_log_level level, const char *message)
 	(void)level;
 	snprintf(trace_buf + used, sizeof(trace_buf) - used, "#   %s\n",
 	         message);
+	row_trace_read(message);
+}
+
+static struct win_key *win_key_get(uint32_t ranks, uint32_t rpn, bool frag)
+{
+	for (unsigned i = 0; i < n_win_keys; i++)
+		if (win_keys[i].ranks == ranks && win_keys[i].rpn == rpn &&
+		    win_keys[i].frag == frag)
+			return &win_keys[i];
+	if (n_win_keys == WIN_KEYS)
+		return NULL;
+	win_keys[n_win_keys] = (struct win_key){.ranks = ranks,
+	                                        .rpn = rpn,
+	                                        .frag = frag};
+	return &win_keys[n_win_keys++];
+}
+
+/* The slot of candidate @name in @k (added if new; NULL when full). */
+static unsigned win_slot(struct win_key *k, const char *name)
+{
+	unsigned j = 0;
+
+	while (j < CANDS_MAX && k->name[j][0] && strcmp(k->name[j], name))
+		j++;
+	if (j < CANDS_MAX && !k->name[j][0])
+		snprintf(k->name[j], sizeof(k->name[j]), "%s", name);
+	return j;
+}
+
+/* One row's candidates into its key's counts (rows with 2 or more). */
+static void wins_add(uint32_t ranks, uint32_t rpn, bool frag,
+                     double s_metis_rb)
+{
+	const struct row_trace *rt = &row_trace;
+	struct win_key *k;
+	uint64_t best = UINT64_MAX, best2 = UINT64_MAX;
+	unsigned first = 0, reached = 0;
+
+	if (rt->ncand < 2 || !(k = win_key_get(ranks, rpn, frag)))
+		return;
+	for (unsigned i = 0; i < rt->ncand; i++) {
+		if (rt->refined[i] < best) {
+			best = rt->refined[i];
+			first = i;
+		}
+		if (i < 2 && rt->refined[i] < best2)
+			best2 = rt->refined[i];
+	}
+	for (unsigned i = 0; i < rt->ncand; i++)
+		reached += rt->refined[i] == best;
+	k->rows++;
+	for (unsigned i = 0; i < rt->ncand; i++) {
+		unsigned j = win_slot(k, rt->name[i]);
+
+		if (i == first && j < CANDS_MAX) {
+			k->wins[j]++;
+			k->alone[j] += reached == 1;
+		}
+	}
+	k->late += (double)best2 > (double)best * 1.001;
+	k->s_metis_rb += s_metis_rb;
+	k->us_bisection += rt->us_bisection;
+	k->us_others += rt->us_others;
+	k->us_polish += rt->us_polish;
+	k->us_swaps += rt->us_swaps;
+}
+
+static int win_key_cmp(const void *a, const void *b)
+{
+	const struct win_key *x = a, *y = b;
+
+	if (x->ranks != y->ranks)
+		return (x->ranks > y->ranks) - (x->ranks < y->ranks);
+	if (x->rpn != y->rpn)
+		return (x->rpn > y->rpn) - (x->rpn < y->rpn);
+	return (int)x->frag - (int)y->frag;
+}
+
+static void wins_print(void)
+{
+	qsort(win_keys, n_win_keys, sizeof(*win_keys), win_key_cmp);
+	printf("# candidate wins (--trace on; rows with 2 or more candidates):"
+	       " per candidate (kind b/p/s: bisection, packed, spread; seed "
+	       "offset; x tries; r: random matching) wins/alone; late: rows the "
+	       "candidates after the first two lowered by > 0.1%%; CPU of the "
+	       "bisection candidate, the others, the leaf-wide polish and the "
+	       "host swaps over metis-rb's\n");
+	for (unsigned i = 0; i < n_win_keys; i++) {
+		const struct win_key *k = &win_keys[i];
+		double m = k->s_metis_rb * 1e6;
+
+		printf("# %6u ranks %2u/host %-6s rows %3u late %3u ", k->ranks,
+		       k->rpn, k->frag ? "frag" : "contig", k->rows, k->late);
+		if (m > 0)
+			printf(" cpu %5.2f %5.2f %5.2f %5.2f ",
+			       k->us_bisection / m, k->us_others / m,
+			       k->us_polish / m, k->us_swaps / m);
+		else
+			printf(" cpu     -     -     -     - ");
+		for (unsigned c = 0; c < CANDS_MAX && k->name[c][0]; c++)
+			printf(" %s %u/%u", k->name[c], k->wins[c],
+			       k->alone[c]);
+		printf("\n");
+	}
 }
 
 /* Reset the peak RSS to the current RSS (Linux >= 4.0). */
@@ -769,6 +945,7 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 			break;
 		case M_OURS:
 			trace_buf[0] = '\0';
+			memset(&row_trace, 0, sizeof(row_trace));
 			if (tp_remap_compute_search(
 			        s.topo, t, s.hosts, s.nhosts, seed, search,
 			        trace ? &tracer : NULL, &map, &st, &err) != TP_OK)
@@ -837,8 +1014,11 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 			printf(" %6s", "-");
 	}
 	printf("  %s%s%s\n", chosen, partition, note);
-	if (trace && have[M_OURS])
+	if (trace && have[M_OURS]) {
 		fputs(trace_buf, stdout);
+		wins_add(t->ranks, rpn, kind == A_FRAG,
+		         have[M_METIS_RB] ? secs[M_METIS_RB] : 0);
+	}
 	fflush(stdout);
 	size_time_add(t->ranks, secs, have);
 	for (int m = M_CYCLIC; m < M_COUNT; m++)
@@ -1063,7 +1243,7 @@ static void usage(void)
 	        "usage: peer_bench [--matrices DIR|none] [--sizes N,..] "
 	        "[--families F,..|none] [--peers P,..] [--trees 2,3] "
 	        "[--rpn 1,16] [--allocs leaves,part,frag] [--frag-seeds 1,2,3] "
-	        "[--seed S] [--trace on|off] [--search full|fast] "
+	        "[--seed S] [--trace on|off] [--search auto|full|fast] "
 	        "[--max-peer-ranks N|peer=N,..]\n");
 	exit(2);
 }
@@ -1268,5 +1448,7 @@ int main(int argc, char **argv)
 			    v->worst);
 		}
 	size_times_print();
+	if (trace)
+		wins_print();
 	return 0;
 }

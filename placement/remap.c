@@ -1912,6 +1912,17 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
  * the packed 1-try partition, the one most often best on whole leaves.
  */
 #define FAST_TRIALS 2
+/*
+ * AUTO: jobs of at most TINY_MAX_RANKS ranks keep the same two (the
+ * polish, refined block and host swaps stay); larger ones get FULL.  On
+ * the 180 matrix inputs of 8 and 16 ranks in bench/peer_bench (2- and
+ * 3-level, 1/4/16 ranks per host, contiguous and fragmented) no later
+ * candidate lowered the best refined partition at all, while they cost
+ * 0.9-3.9 times metis-rb's CPU; at 27 ranks they lowered it by more than
+ * 0.1% on 12 of 30 (peer_bench --trace on, its candidate wins table;
+ * bench/RESULTS.md, issue 16).
+ */
+#define TINY_MAX_RANKS 16
 
 /* Leaves of the allocation: tree nodes whose children are hosts. */
 static uint32_t count_leaves(const struct tree *t)
@@ -1955,6 +1966,8 @@ const char *tp_remap_search_name(tp_remap_search search)
 		return "full";
 	case TP_REMAP_SEARCH_FAST:
 		return "fast";
+	case TP_REMAP_SEARCH_AUTO:
+		return "auto";
 	}
 	return NULL;
 }
@@ -1966,9 +1979,12 @@ tp_status tp_remap_search_parse(const char *name, tp_remap_search *search,
 		*search = TP_REMAP_SEARCH_FULL;
 	else if (!strcmp(name, "fast"))
 		*search = TP_REMAP_SEARCH_FAST;
+	else if (!strcmp(name, "auto"))
+		*search = TP_REMAP_SEARCH_AUTO;
 	else
 		return tp_error_set(err, TP_ERR_INVALID,
-		                    "remap search '%s': expected full or fast",
+		                    "remap search '%s': expected auto, full or "
+		                    "fast",
 		                    name);
 	return TP_OK;
 }
@@ -1980,7 +1996,7 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
                            tp_error *err)
 {
 	return tp_remap_compute_search(topo, traffic, hosts, host_count, seed,
-	                               TP_REMAP_SEARCH_FULL, log, mapping,
+	                               TP_REMAP_SEARCH_AUTO, log, mapping,
 	                               stats, err);
 }
 
@@ -2116,7 +2132,9 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 	};
 	uint32_t ntrial = plan_trials(s->n, s->t.node[0].cap, s->seed, trials);
 
-	if (s->mode == TP_REMAP_SEARCH_FAST && ntrial > FAST_TRIALS)
+	if ((s->mode == TP_REMAP_SEARCH_FAST ||
+	     (s->mode == TP_REMAP_SEARCH_AUTO && s->n <= TINY_MAX_RANKS)) &&
+	    ntrial > FAST_TRIALS)
 		ntrial = FAST_TRIALS;
 	for (uint32_t i = 0; i < ntrial; i++) {
 		const struct trial *tr = &trials[i];
@@ -2159,7 +2177,7 @@ static tp_status search_polish_wide(struct search *s, tp_error *err)
 	uint64_t hb_wide, t_us = thread_cpu_us();
 	tp_status rc;
 
-	s->wide = s->mode == TP_REMAP_SEARCH_FULL &&
+	s->wide = s->mode != TP_REMAP_SEARCH_FAST &&
 	          (n <= SMALL_MAX_RANKS ||
 	           (n <= TRIAL_MAX_RANKS &&
 	            s->t.node[0].cap <=

@@ -26,7 +26,9 @@
  *   arcs per bisection level and try: a count, not a clock, so the result
  *   does not depend on load) stays within 8 times the bisection's up to
  *   2,048 ranks and 1 time above; the first always runs.  The best is
- *   polished with swaps against any rank of a neighbour's leaf.
+ *   polished with swaps against any rank of a neighbour's leaf.  Jobs of
+ *   at most 16 ranks try only the bisection and the first packed
+ *   partition (tp_remap_search AUTO, below).
  * - The block mapping (ranks filling the hosts in the given order, the
  *   mapping the job would get anyway), as is and refined (only when it
  *   is within 17/16 of the partition's hop-bytes); ties
@@ -127,20 +129,24 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
                            tp_error *err);
 
 /*
- * How far tp_remap_compute_search looks for a partition.  FULL (what
- * tp_remap_compute does): every candidate within the METIS work budget,
- * then leaf-wide swaps on small jobs.  FAST: the plain bisection and the
- * first packed partition only, each refined, no leaf-wide swaps: about 2x
- * METIS-rb's CPU below 4,096 ranks where FULL takes 5-11x, but above the
- * best of METIS-rb and Scotch on more inputs (bench/RESULTS.md, issue 16).
- * Both never have more hop-bytes than block or the plain bisection.
+ * How far tp_remap_compute_search looks for a partition.  FULL: every
+ * candidate within the METIS work budget, then leaf-wide swaps on small
+ * jobs.  FAST: the plain bisection and the first packed partition only,
+ * each refined, no leaf-wide swaps: about 2x METIS-rb's CPU below 4,096
+ * ranks where FULL takes 5-11x, but above the best of METIS-rb and Scotch
+ * on more inputs (bench/RESULTS.md, issue 16).  AUTO (what
+ * tp_remap_compute does): FAST's two partitions with FULL's leaf-wide
+ * swaps for jobs of at most 16 ranks, where the other candidates never
+ * lowered the result on the bench inputs; FULL above.  All never have more
+ * hop-bytes than block or the plain bisection.
  */
 typedef enum tp_remap_search {
 	TP_REMAP_SEARCH_FULL,
 	TP_REMAP_SEARCH_FAST,
+	TP_REMAP_SEARCH_AUTO,
 } tp_remap_search;
 
-/* "full", "fast"; NULL for an unknown value. */
+/* "full", "fast", "auto"; NULL for an unknown value. */
 const char *tp_remap_search_name(tp_remap_search search);
 
 /* Parse a search name; TP_ERR_INVALID names the bad value. */

@@ -4,7 +4,7 @@
  *
  *   topoplace remap --matrix FILE (--hosts LIST | --hostfile FILE)
  *                   [--slots N] --fabric PxLxH [--seed S]
- *                   [--search full|fast]
+ *                   [--search auto|full|fast]
  *                   [--rankfile OUT] [--machinefile OUT]
  *                   [--hostfile-out OUT] [--verbose]
  *
@@ -30,7 +30,7 @@ static const char remap_usage[] =
     "usage: topoplace remap --matrix FILE (--hosts LIST | --hostfile FILE)\n"
     "                       [--slots N] --fabric PODSxLEAVESxHOSTS "
     "[--seed S]\n"
-    "                       [--search full|fast]\n"
+    "                       [--search auto|full|fast]\n"
     "                       [--rankfile OUT] [--machinefile OUT] "
     "[--hostfile-out OUT]\n"
     "                       [--json] [--verbose]\n"
@@ -226,7 +226,7 @@ struct remap_opts {
 	tp_cli_job_opts job; /* --matrix, --fabric, --hosts, --slots, --seed */
 	const char *hostfile;
 	const char *outputs[3]; /* --rankfile, --machinefile, --hostfile-out */
-	tp_remap_search search; /* --search, default full */
+	tp_remap_search search; /* --search, default auto */
 	bool verbose, json, help;
 };
 
@@ -289,7 +289,8 @@ static int parse_remap_opts(int argc, char **argv, struct remap_opts *o)
 	const char *what = "remap";
 	int c, rc;
 
-	*o = (struct remap_opts){.job = TP_CLI_JOB_OPTS_DEFAULT};
+	*o = (struct remap_opts){.job = TP_CLI_JOB_OPTS_DEFAULT,
+	                         .search = TP_REMAP_SEARCH_AUTO};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {

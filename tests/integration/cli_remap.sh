@@ -54,8 +54,20 @@ out=$("$tp" remap --matrix "$mdir/LULESH-64.txt" --hosts 'n[0001-0004]' \
 	--slots 16 --fabric 2x4x4 --search quick 2>&1)
 tp_check_eq "remap --search quick is a usage error" 2 $?
 tp_check_eq "remap --search quick: one line naming the value" \
-	"topoplace remap: --search quick: remap search 'quick': expected full or fast" \
+	"topoplace remap: --search quick: remap search 'quick': expected auto, full or fast" \
 	"$(head -1 <<<"$out")"
+# The default (auto): a job of at most 16 ranks tries the bisection and one
+# packed partition, still polished; --search full tries more.
+out=$("$tp" remap --matrix "$mdir/HPCG-16.txt" --hosts 'n[0001-0016]' \
+	--slots 1 --fabric 2x4x4 --seed 3 --verbose 2>&1)
+tp_check_eq "16 ranks, default search: 2 partitions" 2 \
+	"$(grep -c 'debug: remap: candidate [0-9]*:' <<<"$out")"
+tp_check_eq "16 ranks, default search: leaf-wide polish" 1 \
+	"$(grep -c 'leaf-wide polish' <<<"$out")"
+out=$("$tp" remap --matrix "$mdir/HPCG-16.txt" --hosts 'n[0001-0016]' \
+	--slots 1 --fabric 2x4x4 --seed 3 --search full --verbose 2>&1)
+tp_check "16 ranks, --search full: more than 2 partitions" \
+	[ "$(grep -c 'debug: remap: candidate [0-9]*:' <<<"$out")" -gt 2 ]
 printf 'n0003:8\n# comment\nn0004 slots=8\nn0001\n\n' >"$work/hosts"
 tp_check "remap reads a host file with per-host slots" \
 	"$tp" remap --matrix "$mdir/HPCG-16.txt" --hostfile "$work/hosts" \

@@ -336,10 +336,14 @@ static void test_search_names_round_trip(void **state)
 	assert_int_equal(tp_remap_search_parse("full", &s, &err), TP_OK);
 	assert_int_equal(s, TP_REMAP_SEARCH_FULL);
 	assert_string_equal(tp_remap_search_name(s), "full");
+	assert_int_equal(tp_remap_search_parse("auto", &s, &err), TP_OK);
+	assert_int_equal(s, TP_REMAP_SEARCH_AUTO);
+	assert_string_equal(tp_remap_search_name(s), "auto");
+	s = TP_REMAP_SEARCH_FULL;
 	assert_int_equal(tp_remap_search_parse("quick", &s, &err),
 	                 TP_ERR_INVALID);
 	assert_string_equal(err.message,
-	                    "remap search 'quick': expected full or fast");
+	                    "remap search 'quick': expected auto, full or fast");
 	assert_int_equal(s, TP_REMAP_SEARCH_FULL);
 	assert_null(tp_remap_search_name((tp_remap_search)7));
 }

@@ -488,6 +488,62 @@ static void test_fast_search_tries_the_bisection_and_one_partition(void **state)
 	free(hosts);
 }
 
+/*
+ * The default search (AUTO, tp_remap_compute) of a job of at most 16
+ * ranks tries the bisection and the first packed partition only, then the
+ * leaf-wide polish; at 17 ranks, and with FULL at 16, it tries more.  A
+ * 4x4 and a 17x1 grid at 1 rank per host on leaves of 4 hosts.
+ */
+static void test_tiny_jobs_try_two_partitions_by_default(void **state)
+{
+	static const struct {
+		uint32_t x, y;
+		tp_remap_search search;
+		bool two;
+	} cases[] = {{4, 4, TP_REMAP_SEARCH_AUTO, true},
+	             {4, 4, TP_REMAP_SEARCH_FULL, false},
+	             {17, 1, TP_REMAP_SEARCH_AUTO, false}};
+	tp_topo *topo;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 5, 4, &err), TP_OK);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		uint32_t n = cases[c].x * cases[c].y;
+		struct search_log sl = {0};
+		tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
+		tp_remap_host *hosts = first_hosts(n, 1);
+		tp_traffic *t = stencil(cases[c].x, cases[c].y, 1, 1000, NULL);
+		tp_remap_mapping m;
+		tp_remap_stats st;
+
+		if (cases[c].search == TP_REMAP_SEARCH_AUTO)
+			assert_int_equal(tp_remap_compute(topo, t, hosts, n, 1,
+			                                  &log, &m, &st, &err),
+			                 TP_OK);
+		else
+			assert_int_equal(tp_remap_compute_search(
+			                     topo, t, hosts, n, 1,
+			                     cases[c].search, &log, &m, &st,
+			                     &err),
+			                 TP_OK);
+		print_message("%u ranks, search %s: %u partitions\n", n,
+		              tp_remap_search_name(cases[c].search),
+		              sl.candidates);
+		if (cases[c].two)
+			assert_int_equal(sl.candidates, 2);
+		else
+			assert_true(sl.candidates > 2);
+		assert_true(sl.polished);
+		assert_true(st.hop_bytes <= sl.bisection_refined);
+		assert_true(st.hop_bytes <= st.block_hop_bytes);
+		tp_remap_mapping_free(&m);
+		tp_traffic_free(t);
+		free(hosts);
+	}
+	tp_topo_free(topo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +557,7 @@ int main(void)
 	        test_candidate_search_stays_within_its_metis_work_budget),
 	    cmocka_unit_test(
 	        test_fast_search_tries_the_bisection_and_one_partition),
+	    cmocka_unit_test(test_tiny_jobs_try_two_partitions_by_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
