@@ -8,7 +8,8 @@
 # Runs a list of Slurm's expect tests about node selection (node counts,
 # -w/--exclude, --contiguous, --exclusive, --ntasks-per-node, memory,
 # oversubscription, --spread-job, arrays, heterogeneous jobs,
-# reservations; TEST... replaces the list) on two tp-bed clusters that
+# reservations) and of its python (pytest) tests of the same (py:NAME,
+# below; TEST... replaces the list) on two tp-bed clusters that
 # differ only in SelectType: select/cons_tres, and
 # select/topoplace_cons_tres with a topoplace.conf as a site would write
 # it (FabricSource=topology, DefaultPlacement=POLICY, default auto).  Both
@@ -38,6 +39,10 @@
 # ./slurm-regression.<date>).  Needs root, expect and a built tree:
 # abs_top_builddir and abs_top_srcdir in the environment (the make target
 # `make slurm-regression` sets them; TP_REGRESSION_ARGS passes options).
+# The python tests need Debian's python3-pytest, python3-py,
+# python3-requests and python3-pexpect (tools/install-deps installs them);
+# they run in the testsuite's local-config mode, so a test that needs
+# another slurm.conf skips on both clusters.
 set -u
 
 # The default list: the expect tests of Slurm 22.05 and 24.11 (both have
@@ -51,6 +56,51 @@ default_tests=(
 	test17.17 test17.27 test17.32 test17.63 test28.1 test28.2 test28.3
 	test28.9 test38.1 test38.3 test38.5 test38.19
 )
+
+# The python tests about node selection, as "py:NAME 22.05-FILE 24.11-FILE"
+# under testsuite/python/tests ("-": not in that version).  24.11 renamed
+# them by number; each pair was matched by its test functions' names.
+# Left out: RoutePlugin/topology/test_plugin.py links a program against
+# libslurmfull in the Slurm prefix's lib/slurm, where Debian's package has
+# none.
+python_tests=(
+	"py:exclusive commands/srun/test_--exclusive.py test_116_13.py"
+	"py:ntasks-per-node commands/srun/test_--ntasks-per-node.py test_116_18.py"
+	"py:mem-mincpus-tmp commands/srun/test_--mem--mincpus--tmp.py test_116_28.py"
+	"py:overcommit commands/srun/test_--overcommit.py test_116_9.py"
+	"py:threads commands/srun/test_--threads.py test_116_42.py"
+	"py:concurrent-steps commands/srun/test_batch_multiple_concurrent_steps.py test_116_7.py"
+	"py:hostfile commands/srun/test_hostfile.py test_116_5.py"
+	"py:increasing-sizes commands/srun/test_srun_increasing_job_sizes.py test_116_33.py"
+	"py:parallel-launch commands/srun/test_parallel_launch_srun.py test_116_1.py"
+	"py:test-only commands/srun/test_--test-only.py test_116_38.py"
+	"py:immediate commands/srun/test_--immediate.py test_116_11.py"
+	"py:no-allocate commands/srun/test_--no-allocate.py test_116_23.py"
+	"py:time-limit commands/srun/test_-t.py test_116_45.py"
+	"py:wait commands/srun/test_--wait.py test_116_46.py"
+	"py:env-variables commands/srun/test_env_variables.py test_116_40.py"
+	"py:job-name commands/srun/test_--job-name.py test_116_41.py"
+	"py:hetjob commands/sbatch/test_hetjob.py test_105_2.py"
+	"py:arrays features/job_arrays/test_basics.py test_122_1.py"
+	"py:reservation-flags features/reservations/test_flags.py test_123_1.py"
+	"py:update-partition commands/scontrol/test_update_partition.py test_108_1.py"
+	"py:window-exclusivity parameters/slurm/SwitchType/none/test_window_exclusivity.py test_134_1.py"
+	"py:constraint commands/srun/test_--constraint.py -"
+)
+
+# python_file NAME VERSION: the file of python test NAME in VERSION's
+# testsuite/python/tests; nothing when that version has none.
+python_file() {
+	local want=$1 version=$2 entry name old new
+	for entry in "${python_tests[@]}"; do
+		read -r name old new <<<"$entry"
+		[[ $name == "$want" ]] || continue
+		[[ $version == 22.05 ]] || old=$new
+		[[ $old != - ]] && echo "$old"
+		return 0
+	done
+	return 1
+}
 
 usage() {
 	echo "slurm_regression.sh: $*" >&2
@@ -97,20 +147,45 @@ CONF
 		{ echo "slurm_regression.sh: slurmctld did not load $etc/topoplace.conf"; return 1; }
 }
 
+# run_pytest FILE LOG: one file of the python testsuite, local-config mode;
+# prints its result: PASS (some passed, none failed), SKIP (all skipped, or
+# none collected), FAIL or TIMEOUT, with pytest's counts, e.g. PASS(3p,1s).
+run_pytest() {
+	local rc counts
+	(cd "$copy/python" && SLURM_TESTSUITE_CONF=$copy/testsuite.conf \
+		exec timeout -k 10 "$test_timeout" /usr/bin/python3 -m pytest \
+		-p no:cacheprovider -q -rs "tests/$1") </dev/null >"$2" 2>&1
+	rc=$?
+	counts=$(tail -n 3 "$2" | grep -oE '[0-9]+ (passed|failed|skipped|error)' |
+		awk '{ printf "%s%d%s", n++ ? "," : "", $1, substr($2, 1, 1) }')
+	case $rc in
+	0) grep -qE '[0-9]+ passed' "$2" && echo "PASS($counts)" || echo "SKIP($counts)" ;;
+	5) echo SKIP ;;
+	124 | 137) echo TIMEOUT ;;
+	*) echo "FAIL($counts)" ;;
+	esac
+}
+
 # run_one TEST: run it from the copy, its output into $out/TEST.log; one
-# line "TEST RESULT SECONDS" appended to $results.
+# line "TEST RESULT SECONDS" appended to $results.  A python test comes as
+# py:NAME@FILE.
 run_one() {
 	local t=$1 rc start result
 	start=$SECONDS
-	(cd "$copy/expect" && exec timeout -k 10 "$test_timeout" expect "./$t") \
-		</dev/null >"$out/$t.log" 2>&1
-	rc=$?
-	case $rc in
-	0) result=PASS ;;
-	255) result=SKIP ;;
-	124 | 137) result=TIMEOUT ;;
-	*) result=FAIL ;;
-	esac
+	if [[ $t == py:*@* ]]; then
+		result=$(run_pytest "${t#*@}" "$out/${t%@*}.log")
+		t=${t%@*}
+	else
+		(cd "$copy/expect" && exec timeout -k 10 "$test_timeout" expect "./$t") \
+			</dev/null >"$out/$t.log" 2>&1
+		rc=$?
+		case $rc in
+		0) result=PASS ;;
+		255) result=SKIP ;;
+		124 | 137) result=TIMEOUT ;;
+		*) result=FAIL ;;
+		esac
+	fi
 	echo "$t $result $((SECONDS - start))" >>"$results"
 	# A test that timed out may leave jobs behind: the next one starts clean.
 	scancel --user=root 2>/dev/null
@@ -155,7 +230,9 @@ explain() {
 	local t=$1
 	if [[ $t == test3.11 && $version == 22.05 ]]; then
 		echo "documented: CoreCnt reservations refused on 22.05 (plugin id)"
-	elif grep -q 'check_config_select "cons_tres"' "$source/testsuite/expect/$t" 2>/dev/null; then
+	elif grep -q 'check_config_select "cons_tres"' "$source/testsuite/expect/$t" 2>/dev/null ||
+		{ [[ $t == py:* ]] && grep -q '"select/cons_tres"' \
+			"$source/testsuite/python/tests/$(python_file "$t" "$version")" 2>/dev/null; }; then
 		echo "documented: the test checks SelectType=select/cons_tres by name"
 	else
 		echo UNEXPLAINED
@@ -175,7 +252,7 @@ one_bed() {
 		--timeout $((${#tests[@]} * (test_timeout + 45) + 300)) \
 		--keep "$dir/bed" \
 		-- "$self" --inside "$select" "$slurm_dir" "$source" "$dir" \
-		"$placement" "$test_timeout" "${tests[@]}" | sed 's/^/#   /' >&2
+		"$placement" "$test_timeout" "${run_tests[@]}" | sed 's/^/#   /' >&2
 	[[ -s $dir/results ]]
 }
 
@@ -183,18 +260,18 @@ result_of() { awk -v t="$1" '$1 == t { print $2 }' "$2/results"; }
 
 report() {
 	local t a b same=0 differ=0 unexplained=0 why
-	printf '%-10s | %-9s | %-9s | %s\n' test cons_tres topoplace same?
+	printf '%-22s | %-12s | %-12s | %s\n' test cons_tres topoplace same?
 	for t in "${tests[@]}"; do
 		a=$(result_of "$t" "$out/cons_tres")
 		b=$(result_of "$t" "$out/topoplace")
 		if [[ ${a:-MISSING} == "${b:-MISSING}" ]]; then
 			same=$((same + 1))
-			printf '%-10s | %-9s | %-9s | yes\n' "$t" "${a:-MISSING}" "${b:-MISSING}"
+			printf '%-22s | %-12s | %-12s | yes\n' "$t" "${a:-MISSING}" "${b:-MISSING}"
 		else
 			differ=$((differ + 1))
 			why=$(explain "$t")
 			[[ $why == UNEXPLAINED ]] && unexplained=$((unexplained + 1))
-			printf '%-10s | %-9s | %-9s | no: %s\n' "$t" "${a:-MISSING}" "${b:-MISSING}" "$why"
+			printf '%-22s | %-12s | %-12s | no: %s\n' "$t" "${a:-MISSING}" "${b:-MISSING}" "$why"
 		fi
 	done
 	echo "$same same, $differ differ ($unexplained unexplained)"
@@ -216,7 +293,12 @@ while (($#)); do
 	esac
 done
 tests=("$@")
-((${#tests[@]})) || tests=("${default_tests[@]}")
+if ((${#tests[@]} == 0)); then
+	tests=("${default_tests[@]}")
+	for entry in "${python_tests[@]}"; do
+		tests+=("${entry%% *}")
+	done
+fi
 [[ $test_timeout =~ ^[1-9][0-9]*$ ]] || usage "--test-timeout must be whole seconds, not '$test_timeout'"
 : "${abs_top_builddir:?set abs_top_builddir (make slurm-regression does)}"
 : "${abs_top_srcdir:?set abs_top_srcdir (make slurm-regression does)}"
@@ -234,9 +316,27 @@ else
 fi
 version=${version%.*}
 [[ -f $source/testsuite/expect/globals ]] || usage "$source holds no Slurm testsuite (testsuite/expect/globals)"
+# run_tests: what the beds run (a python test as py:NAME@FILE); tests:
+# the names the table shows, without a python test this version lacks.
+run_tests=() names=()
 for t in "${tests[@]}"; do
-	[[ -f $source/testsuite/expect/$t ]] || usage "$source/testsuite/expect has no $t"
+	if [[ $t == py:* ]]; then
+		f=$(python_file "$t" "$version") || usage "no python test $t (names: see python_tests in $0)"
+		if [[ -z $f ]]; then
+			echo "# $t: not in Slurm $version's python testsuite" >&2
+			continue
+		fi
+		[[ -f $source/testsuite/python/tests/$f ]] || usage "$source/testsuite/python/tests has no $f ($t)"
+		/usr/bin/python3 -c 'import pytest, py.io, requests, pexpect' 2>/dev/null ||
+			usage "$t needs python3-pytest, python3-py, python3-requests and python3-pexpect (tools/install-deps)"
+		run_tests+=("$t@$f")
+	else
+		[[ -f $source/testsuite/expect/$t ]] || usage "$source/testsuite/expect has no $t"
+		run_tests+=("$t")
+	fi
+	names+=("$t")
 done
+tests=("${names[@]}")
 self=$(readlink -f -- "$0")
 plugins=$abs_top_builddir/slurm-plugin/.libs
 [[ -e $plugins/select_topoplace_cons_tres.so ]] || usage "no $plugins/select_topoplace_cons_tres.so: build the tree first"
