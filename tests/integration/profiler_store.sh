@@ -95,9 +95,9 @@ tp_check_eq "its matrix is the ring's" \
 # and the layout of 4 ranks on this one node.
 exe_sum=$(sha256sum "$PT/mpi_patterns" | cut -d' ' -f1)
 tp_check_eq "it records the executable and its sha256 (= sha256sum)" \
-	"executable:  $(readlink -f "$PT/mpi_patterns") ($(stat -c %s "$PT/mpi_patterns") bytes, sha256:$exe_sum)" \
+	"executable:   $(readlink -f "$PT/mpi_patterns") ($(stat -c %s "$PT/mpi_patterns") bytes, sha256:$exe_sum)" \
 	"$(grep '^executable:' <<<"$show")"
-tp_check_eq "and the layout: 1 node of 4 ranks" "layout:      1x4" \
+tp_check_eq "and the layout: 1 node of 4 ranks" "layout:       1x4" \
 	"$(grep '^layout:' <<<"$show")"
 json=$("${PROF_CLI[@]}" show --json "${M[@]}" tpalice/ring4 2>&1)
 tp_check_eq "show --json carries the same hash" "$exe_sum" \
