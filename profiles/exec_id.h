@@ -12,8 +12,10 @@
  * binary at the same path is not).
  *
  * Hashing is bounded (TP_EXEC_HASH_FULL_MAX_BYTES): an executable up to
- * 64 MiB is hashed whole (equal to `sha256sum`); a larger one is hashed
- * "sampled": its size, first and last MiB.  An ELF file keeps what changes
+ * 16 MiB is hashed whole (equal to `sha256sum`); a larger one is hashed
+ * "sampled": its size, first and last MiB (rank 0 hashes at MPI_Finalize,
+ * on its critical path: 16 MiB whole took 0.10-0.12 s on the test
+ * machine, 64 MiB 0.30-0.33 s, sampled 200 MiB 8-13 ms; bench/RESULTS.md).  An ELF file keeps what changes
  * with every build in those parts (the ELF and program headers and the GNU
  * build-id note at the start, the section headers and symbol tables at the
  * end), so two builds differ there, while the hashing time stays under
@@ -37,7 +39,7 @@
 
 #define TP_EXEC_PATH_MAX            1023 /* bytes of the executable path */
 #define TP_EXEC_LAYOUT_MAX          255  /* bytes of the layout text */
-#define TP_EXEC_HASH_FULL_MAX_BYTES ((uint64_t)64 << 20)
+#define TP_EXEC_HASH_FULL_MAX_BYTES ((uint64_t)16 << 20)
 #define TP_EXEC_HASH_SAMPLE_BYTES   ((uint64_t)1 << 20)
 
 typedef enum tp_exec_hash_method {
@@ -59,7 +61,7 @@ typedef struct tp_exec_id {
 /*
  * Hash the regular file open at @fd into @id's hash_method, size_bytes
  * and sha256 (path and layout untouched); @label names it in errors.
- * Reads at most 64 MiB (full) or 2 MiB (sampled).  TP_ERR_IO (not a
+ * Reads at most 16 MiB (full) or 2 MiB (sampled).  TP_ERR_IO (not a
  * regular file, read error, file changed size while read).
  */
 tp_status tp_exec_hash_fd(int fd, const char *label, tp_exec_id *id,

@@ -277,10 +277,10 @@ static const char *exec_problem(const tp_exec_id *e, uint32_t ranks)
 		return "hash method none with a size or hash";
 	if (e->hash_method == TP_EXEC_HASH_FULL &&
 	    e->size_bytes > TP_EXEC_HASH_FULL_MAX_BYTES)
-		return "full hash of a file over the 64 MiB bound";
+		return "full hash of a file over the 16 MiB bound";
 	if (e->hash_method == TP_EXEC_HASH_SAMPLED &&
 	    e->size_bytes <= TP_EXEC_HASH_FULL_MAX_BYTES)
-		return "sampled hash of a file under the 64 MiB bound";
+		return "sampled hash of a file under the 16 MiB bound";
 	if (path_len > TP_EXEC_PATH_MAX || (path_len && e->path[0] != '/'))
 		return "path not absolute or too long";
 	for (size_t i = 0; i < path_len; i++)
