@@ -4,6 +4,7 @@
 placement_libtopoplace_la_SOURCES += \
 	profiles/sha256.c profiles/sha256.h \
 	profiles/profile.c profiles/profile.h \
+	profiles/exec_id.c profiles/exec_id.h \
 	profiles/store.c profiles/store.h \
 	profiles/summary.c profiles/summary.h \
 	profiles/munge_auth.c profiles/munge_auth.h \
@@ -112,3 +113,11 @@ TESTS += tests/unit/test_app_summary
 tests_unit_test_app_summary_SOURCES = tests/unit/test_app_summary.c
 tests_unit_test_app_summary_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_app_summary_LDADD = $(TP_UNIT_LDADD)
+
+# What a run ran: executable hash, layout, their summary lines (issue #18).
+TP_UNIT_TESTS += tests/unit/test_exec_id
+check_PROGRAMS += tests/unit/test_exec_id
+TESTS += tests/unit/test_exec_id
+tests_unit_test_exec_id_SOURCES = tests/unit/test_exec_id.c
+tests_unit_test_exec_id_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_exec_id_LDADD = $(TP_UNIT_LDADD)

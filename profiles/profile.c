@@ -27,6 +27,7 @@ enum {
 	SECTION_PAIRS = 2,
 	SECTION_COLLECTIVES = 3,
 	SECTION_IO = 4,
+	SECTION_EXEC = 5, /* minor 1 */
 };
 
 #define SECTION_HEADER_BYTES 16
@@ -34,6 +35,7 @@ enum {
 #define COLL_RECORD_BYTES    (TP_PROFILE_COLL_NAME_MAX + 1 + 16)
 #define IO_FIXED_BYTES       (40 + 8 * TP_PROFILE_IO_BUCKETS)
 #define IO_CLIENT_BYTES      56
+#define EXEC_FIXED_BYTES     56
 #define TRAILER_FIXED_BYTES  (TP_SHA256_BYTES + 8)
 
 static const char *section_name(uint32_t tag)
@@ -47,6 +49,8 @@ static const char *section_name(uint32_t tag)
 		return "collectives";
 	case SECTION_IO:
 		return "io";
+	case SECTION_EXEC:
+		return "exec";
 	default:
 		return "unknown section";
 	}
@@ -257,6 +261,37 @@ static int cmp_client(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/*
+ * What is wrong with @e for a run of @ranks ranks, or NULL: the
+ * invariants of the exec section, shared by the writer and the reader.
+ */
+static const char *exec_problem(const tp_exec_id *e, uint32_t ranks)
+{
+	static const uint8_t zero[TP_SHA256_BYTES];
+	size_t path_len = strnlen(e->path, TP_EXEC_PATH_MAX + 1);
+
+	if (e->hash_method > TP_EXEC_HASH_METHOD_LAST)
+		return "hash method is not 0 (none), 1 (full) or 2 (sampled)";
+	if (e->hash_method == TP_EXEC_HASH_NONE &&
+	    (e->size_bytes || memcmp(e->sha256, zero, sizeof(zero))))
+		return "hash method none with a size or hash";
+	if (e->hash_method == TP_EXEC_HASH_FULL &&
+	    e->size_bytes > TP_EXEC_HASH_FULL_MAX_BYTES)
+		return "full hash of a file over the 16 MiB bound";
+	if (e->hash_method == TP_EXEC_HASH_SAMPLED &&
+	    e->size_bytes <= TP_EXEC_HASH_FULL_MAX_BYTES)
+		return "sampled hash of a file under the 16 MiB bound";
+	if (path_len > TP_EXEC_PATH_MAX || (path_len && e->path[0] != '/'))
+		return "path not absolute or too long";
+	for (size_t i = 0; i < path_len; i++)
+		if (e->path[i] < 0x20 || e->path[i] > 0x7e)
+			return "path not printable";
+	if (tp_exec_layout_check(e->layout, ranks, NULL) != TP_OK)
+		return "layout not '<nodes>x<ranks per node>[+...]' summing "
+		       "to the ranks";
+	return NULL;
+}
+
 /* The invariants the decoder enforces, on a profile in memory. */
 static tp_status check_canonical(const tp_profile *p, tp_error *err)
 {
@@ -301,6 +336,10 @@ static tp_status check_canonical(const tp_profile *p, tp_error *err)
 			                    "sorted or duplicated at %zu",
 			                    app, i);
 	}
+	if (exec_problem(&p->exec, p->header.ranks))
+		return tp_error_set(err, TP_ERR_INVALID, "profile %s: exec: %s",
+		                    app,
+		                    exec_problem(&p->exec, p->header.ranks));
 	for (int b = 0; b < TP_PROFILE_IO_BUCKETS; b++)
 		hist_sum = add_sat(hist_sum, p->io.size_hist[b]);
 	if (hist_sum != p->io.requests)
@@ -428,11 +467,16 @@ static size_t meta_bytes(const tp_profile *p)
 	return META_FIXED_BYTES + strlen(p->header.app);
 }
 
+static size_t exec_bytes(const tp_profile *p)
+{
+	return EXEC_FIXED_BYTES + strlen(p->exec.path) + strlen(p->exec.layout);
+}
+
 /* Bytes of header + sections, i.e. what the digest covers. */
 static int body_bytes(const tp_profile *p, size_t *bytes)
 {
-	size_t n =
-	    4 * SECTION_HEADER_BYTES + meta_bytes(p) + 8 + 8 + IO_FIXED_BYTES;
+	size_t n = 5 * SECTION_HEADER_BYTES + meta_bytes(p) + 8 + 8 +
+	           IO_FIXED_BYTES + exec_bytes(p);
 
 	if (p->pair_count > (SIZE_MAX / 2) / TP_PROFILE_PAIR_BYTES ||
 	    p->collective_count > (SIZE_MAX / 4) / COLL_RECORD_BYTES ||
@@ -451,6 +495,23 @@ static uint8_t *put_section(uint8_t *w, uint32_t tag, size_t payload_bytes)
 	put_u32(w + 4, 0);
 	put_u64(w + 8, payload_bytes);
 	return w + SECTION_HEADER_BYTES;
+}
+
+/* The exec section (header included) at @w. */
+static void encode_exec(const tp_profile *p, uint8_t *w)
+{
+	size_t path_len = strlen(p->exec.path);
+	size_t layout_len = strlen(p->exec.layout);
+
+	w = put_section(w, SECTION_EXEC, exec_bytes(p));
+	put_u32(w, p->exec.hash_method);
+	put_u32(w + 4, (uint32_t)path_len);
+	put_u64(w + 8, p->exec.size_bytes);
+	memcpy(w + 16, p->exec.sha256, TP_SHA256_BYTES);
+	put_u32(w + 48, (uint32_t)layout_len);
+	put_u32(w + 52, 0);
+	memcpy(w + EXEC_FIXED_BYTES, p->exec.path, path_len);
+	memcpy(w + EXEC_FIXED_BYTES + path_len, p->exec.layout, layout_len);
 }
 
 /* Write header + sections (@body bytes after the file header) at @w. */
@@ -530,6 +591,7 @@ static void encode_body(const tp_profile *p, uint8_t *w, size_t body)
 		put_u64(w + 48, c->interval_p99_us);
 		w += IO_CLIENT_BYTES;
 	}
+	encode_exec(p, w);
 }
 
 static tp_status encode_checked(tp_profile *p, size_t *body, tp_error *err)
@@ -874,6 +936,48 @@ static tp_status decode_io(const struct reader *r, size_t off, size_t n,
 	return TP_OK;
 }
 
+/* Lengths checked against the section, then the shared invariants. */
+static tp_status decode_exec(const struct reader *r, size_t off, size_t n,
+                             tp_profile *p)
+{
+	const uint8_t *b = r->buf + off;
+	uint32_t path_len, layout_len;
+	tp_exec_id *e = &p->exec;
+	const char *problem;
+
+	if (n < EXEC_FIXED_BYTES)
+		return fail_at(r, TP_ERR_PARSE, "exec", off,
+		               "section of %zu bytes, needs at least %d", n,
+		               EXEC_FIXED_BYTES);
+	e->hash_method = get_u32(b);
+	path_len = get_u32(b + 4);
+	e->size_bytes = get_u64(b + 8);
+	memcpy(e->sha256, b + 16, TP_SHA256_BYTES);
+	layout_len = get_u32(b + 48);
+	if (get_u32(b + 52))
+		return fail_at(r, TP_ERR_PARSE, "exec", off + 52,
+		               "reserved field not zero");
+	if (path_len > TP_EXEC_PATH_MAX || layout_len > TP_EXEC_LAYOUT_MAX ||
+	    n != EXEC_FIXED_BYTES + (size_t)path_len + layout_len)
+		return fail_at(r, TP_ERR_PARSE, "exec", off + 4,
+		               "path of %u and layout of %u bytes (at most %d "
+		               "and %d) do not fill the section of %zu bytes",
+		               path_len, layout_len, TP_EXEC_PATH_MAX,
+		               TP_EXEC_LAYOUT_MAX, n);
+	memcpy(e->path, b + EXEC_FIXED_BYTES, path_len);
+	e->path[path_len] = '\0';
+	memcpy(e->layout, b + EXEC_FIXED_BYTES + path_len, layout_len);
+	e->layout[layout_len] = '\0';
+	/* An embedded NUL would make the strings shorter than stored. */
+	if (strlen(e->path) != path_len || strlen(e->layout) != layout_len)
+		return fail_at(r, TP_ERR_PARSE, "exec", off + EXEC_FIXED_BYTES,
+		               "NUL byte inside the path or layout");
+	problem = exec_problem(e, p->header.ranks);
+	if (problem)
+		return fail_at(r, TP_ERR_PARSE, "exec", off, "%s", problem);
+	return TP_OK;
+}
+
 static tp_status decode_sections(const struct reader *r, size_t body_end,
                                  unsigned minor, const tp_profile_limits *lim,
                                  tp_profile *p)
@@ -905,7 +1009,7 @@ static tp_status decode_sections(const struct reader *r, size_t body_end,
 			               (unsigned long long)n, body_end - off);
 		if (tag != expect) {
 			/* Minor versions may add sections after the known. */
-			if (tag > SECTION_IO && expect > SECTION_IO &&
+			if (tag > SECTION_EXEC && expect > SECTION_EXEC &&
 			    minor > TP_PROFILE_VERSION_MINOR) {
 				off += n;
 				continue;
@@ -929,13 +1033,18 @@ static tp_status decode_sections(const struct reader *r, size_t body_end,
 		case SECTION_IO:
 			st = decode_io(r, off, n, p);
 			break;
+		case SECTION_EXEC:
+			st = decode_exec(r, off, n, p);
+			break;
 		}
 		if (st != TP_OK)
 			return st;
 		off += n;
 		expect++;
 	}
-	if (expect <= SECTION_IO)
+	/* Minor 0 ends after io; from minor 1 on the exec section is due. */
+	if (expect <= SECTION_IO || (expect == SECTION_EXEC &&
+	                             minor > TP_PROFILE_VERSION_MINOR_NO_EXEC))
 		return fail_at(r, TP_ERR_PARSE, "sections", off,
 		               "file ends before the %s section",
 		               section_name(expect));

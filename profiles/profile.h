@@ -4,7 +4,9 @@
  *
  * A tp_profile is plain data: a header, a sparse rank-to-rank matrix
  * (sorted by (src, dst), no duplicate, no all-zero entry), per-collective
- * totals (sorted by name), an I/O summary, the SHA-256 digest of the encoded
+ * totals (sorted by name), an I/O summary, what the run ran (the
+ * executable's path and hash and the rank layout, exec_id.h; format 1.1),
+ * the SHA-256 digest of the encoded
  * file and the munge credential that signs it (a string, may be empty when
  * the profile has not been signed yet).
  *
@@ -29,12 +31,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exec_id.h"
 #include "sha256.h"
 #include "tp_error.h"
 
-/* Format version written by this code; readers accept major 1, any minor. */
+/*
+ * Format version written by this code; readers accept major 1, any minor.
+ * Minor 1 added the exec section (what the run ran); a minor 0 file is
+ * still read, its exec left unknown (hash method none, path and layout "").
+ */
 #define TP_PROFILE_VERSION_MAJOR 1
-#define TP_PROFILE_VERSION_MINOR 0
+#define TP_PROFILE_VERSION_MINOR 1
+#define TP_PROFILE_VERSION_MINOR_NO_EXEC 0
 
 /* Fixed parts of the file (see topoplace-profile(5)). */
 #define TP_PROFILE_MAGIC        "\x89TPPROF\n"
@@ -113,6 +121,8 @@ typedef struct tp_profile {
 	size_t collective_capacity;
 	tp_profile_collective *collectives; /* owned */
 	tp_profile_io io;
+	/* What the run ran; all unknown (zero) unless the writer sets it. */
+	tp_exec_id exec;
 	/* Set by encode/decode: SHA-256 of header + sections. */
 	uint8_t digest[TP_SHA256_BYTES];
 	char *credential; /* owned munge credential, NULL = unsigned */

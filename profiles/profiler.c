@@ -29,6 +29,7 @@
 #include "tp_config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -677,10 +678,49 @@ static int write_profile(tp_profile *p, const char *name)
 	return 0;
 }
 
+/*
+ * Rank 0: what the run ran (exec_id.h): this process's executable and
+ * the layout from @node_sizes (one per rank: the node's rank count at
+ * the node's first rank, 0 elsewhere; sorted in place).  What cannot be
+ * known is left unknown, with a warning, and the run is still recorded.
+ */
+static void fill_exec(tp_exec_id *exec, uint32_t *node_sizes)
+{
+	char path[TP_EXEC_PATH_MAX + 2];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	tp_error err;
+	int fd;
+
+	memset(exec, 0, sizeof(*exec));
+	if (n > 0 && (size_t)n <= TP_EXEC_PATH_MAX) {
+		path[n] = '\0';
+		/* Only a printable absolute path is stored (exec_id.h). */
+		if (tp_exec_hash_path(path, exec, &err) != TP_OK)
+			exec->path[0] = '\0';
+	}
+	if (!exec->path[0]) {
+		fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+		if (fd < 0 ||
+		    tp_exec_hash_fd(fd, "/proc/self/exe", exec, &err) != TP_OK)
+			warn("%s", fd < 0 ? "/proc/self/exe: cannot open; "
+			                    "executable not recorded"
+			                  : err.message);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (node_sizes &&
+	    (tp_exec_layout_format(node_sizes, (size_t)S.world_size,
+	                           exec->layout, sizeof(exec->layout)) ||
+	     tp_exec_layout_check(exec->layout, (uint32_t)S.world_size, NULL) !=
+	         TP_OK))
+		exec->layout[0] = '\0';
+}
+
 /* Rank 0: the profile from the gathered parts. */
 static void build_and_write(const struct row_entry *rows, const int *counts,
                             const uint64_t *coll, const uint64_t *io_sum,
-                            const uint64_t *clients, int rpn)
+                            const uint64_t *clients, int rpn,
+                            uint32_t *node_sizes)
 {
 	tp_profile_header h;
 	tp_profile *p = NULL;
@@ -724,6 +764,7 @@ static void build_and_write(const struct row_entry *rows, const int *counts,
 		if (c[0] && tp_profile_add_io_client(p, &cl, &err) != TP_OK)
 			goto fail;
 	}
+	fill_exec(&p->exec, node_sizes);
 	if (tp_profile_finish(p, &err) != TP_OK)
 		goto fail;
 	write_profile(p, name);
@@ -766,7 +807,8 @@ void tp_prof_on_finalize(void)
 	uint64_t io_local[4 + TP_PROFILE_IO_BUCKETS];
 	uint64_t io_sum[4 + TP_PROFILE_IO_BUCKETS], client[6];
 	uint64_t *clients = NULL;
-	int flags[3], flags_max[3];
+	int flags[3], flags_max[3], node_rank = 0, node_lead_size;
+	uint32_t *node_sizes = NULL;
 	MPI_Datatype entry_type;
 	MPI_Comm node;
 	size_t i;
@@ -798,8 +840,11 @@ void tp_prof_on_finalize(void)
 	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
 	                         MPI_INFO_NULL, &node) == MPI_SUCCESS) {
 		PMPI_Comm_size(node, &flags[0]);
+		PMPI_Comm_rank(node, &node_rank);
 		PMPI_Comm_free(&node);
 	}
+	/* Each node's size once, at its first rank: the run's layout. */
+	node_lead_size = node_rank == 0 ? flags[0] : 0;
 	flags[1] = -flags[0];
 	flags[2] = S.failed;
 	PMPI_Reduce(flags, flags_max, 3, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -828,7 +873,8 @@ void tp_prof_on_finalize(void)
 		counts = malloc((size_t)S.world_size * sizeof(int));
 		displs = malloc((size_t)S.world_size * sizeof(int));
 		clients = malloc((size_t)S.world_size * sizeof(client));
-		ok = counts && displs && clients;
+		node_sizes = malloc((size_t)S.world_size * sizeof(*node_sizes));
+		ok = counts && displs && clients && node_sizes;
 	}
 	/*
 	 * Every rank takes part in every call even when rank 0 is out of
@@ -845,6 +891,8 @@ void tp_prof_on_finalize(void)
 	PMPI_Gather(client, 6, MPI_UINT64_T, clients, 6, MPI_UINT64_T, 0,
 	            MPI_COMM_WORLD);
 	PMPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	PMPI_Gather(&node_lead_size, 1, MPI_INT, node_sizes, 1, MPI_INT, 0,
+	            MPI_COMM_WORLD);
 	if (S.world_rank == 0) {
 		size_t total = 0;
 		for (r = 0; r < S.world_size; r++) {
@@ -878,7 +926,8 @@ void tp_prof_on_finalize(void)
 		else
 			build_and_write(
 			    rows, counts, coll, io_sum, clients,
-			    flags_max[0] == -flags_max[1] ? flags_max[0] : 0);
+			    flags_max[0] == -flags_max[1] ? flags_max[0] : 0,
+			    node_sizes);
 	}
 out:
 	free(row);
@@ -886,6 +935,7 @@ out:
 	free(counts);
 	free(displs);
 	free(clients);
+	free(node_sizes);
 	release_state();
 }
 

@@ -4,7 +4,7 @@
 # against Open MPI when configure found it; for MPICH, by hand:
 #   mpicc.mpich -O2 -fPIC -shared -fvisibility=hidden -I. -Icommon \
 #     -Iprofiles profiles/profiler*.c profiles/profile.c profiles/sha256.c \
-#     profiles/store.c profiles/summary.c profiles/scale.c profiles/scale_rule.c \
+#     profiles/store.c profiles/summary.c profiles/scale.c profiles/scale_rule.c profiles/exec_id.c \
 #     profiles/munge_auth.c common/tp_error.c \
 #     common/tp_log.c common/tp_file.c -lmunge -ldl -lpthread -o libtopoplace_profiler.so
 if HAVE_MPI
@@ -19,7 +19,7 @@ profiles_libtopoplace_profiler_la_SOURCES = profiles/profiler.c \
 	profiles/profiler_io.c profiles/profiler_fortran.c \
 	profiles/profiler_internal.h \
 	profiles/profile.c profiles/sha256.c profiles/store.c profiles/summary.c \
-	profiles/scale.c profiles/scale_rule.c \
+	profiles/scale.c profiles/scale_rule.c profiles/exec_id.c \
 	profiles/munge_auth.c common/tp_error.c common/tp_log.c common/tp_file.c
 profiles_libtopoplace_profiler_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
 	$(MUNGE_CFLAGS) -fvisibility=hidden

@@ -1058,6 +1058,8 @@ tp_status tp_store_merged(const tp_store_options *opt, const char *ns,
 		}
 		if (!acc) {
 			st = tp_profile_new(&run->header, &acc, err);
+			if (st == TP_OK)
+				acc->exec = run->exec;
 			newest = run;
 		} else if (run->header.ranks != acc->header.ranks) {
 			tp_log(opt->logger, TP_LOG_WARNING,

@@ -180,8 +180,8 @@ tp_status tp_store_get(const tp_store_options *opt, const char *ns,
 /*
  * The merged view of all kept runs of @ns/@name: each matrix entry,
  * collective and I/O total is the mean over the runs (sum / runs, rounded
- * down), so the merged profile has the scale of one run; the header, the
- * I/O clients and the credential are the newest run's.  Runs that do not
+ * down), so the merged profile has the scale of one run; the header, what
+ * it ran (exec), the I/O clients and the credential are the newest run's.  Runs that do not
  * verify, or whose rank count differs from the newest, are skipped with a
  * warning on opt->logger.  *@runs gets the number of runs merged.
  */

@@ -60,9 +60,23 @@ tp_status tp_summary_of_profile(const tp_profile *profile,
 	        : TP_STENCIL_NONE;
 	if (summary->stencil_state != TP_STENCIL_FOUND)
 		memset(&summary->stencil, 0, sizeof(summary->stencil));
+	summary->exec_recorded = 1;
+	summary->exec = profile->exec;
 	if (cred_len)
 		memcpy(summary->credential, profile->credential, cred_len + 1);
 	return TP_OK;
+}
+
+/* The exe and layout lines (version 3) into @buf. */
+static void format_exec(const tp_exec_id *e, char *buf, size_t size)
+{
+	char hex[65] = "-";
+
+	if (e->hash_method != TP_EXEC_HASH_NONE)
+		tp_sha256_hex(e->sha256, hex);
+	snprintf(buf, size, "exe %s %" PRIu64 " %s %s\nlayout %s\n",
+	         tp_exec_hash_method_name(e->hash_method), e->size_bytes, hex,
+	         e->path[0] ? e->path : "-", e->layout[0] ? e->layout : "-");
 }
 
 /* The stencil line's value (summary.h) into @buf. */
@@ -95,6 +109,7 @@ tp_status tp_summary_format(const tp_profile_summary *s, char **text,
                             tp_error *err)
 {
 	char hex[65], stencil[192] = "";
+	char exec[TP_EXEC_PATH_MAX + TP_EXEC_LAYOUT_MAX + 128] = "";
 	char *out = NULL;
 	int version = TP_SUMMARY_VERSION_NO_STENCIL, n;
 
@@ -105,6 +120,14 @@ tp_status tp_summary_format(const tp_profile_summary *s, char **text,
 		memcpy(stencil, "stencil ", 8);
 		format_stencil(s, stencil + 8, sizeof(stencil) - 9);
 		strcat(stencil, "\n");
+		version = TP_SUMMARY_VERSION_NO_EXEC;
+	}
+	/* Version 3 has a stencil line: "none" when it was never looked for
+	 * (which only a summary built by hand can be). */
+	if (s->exec_recorded) {
+		if (version == TP_SUMMARY_VERSION_NO_STENCIL)
+			snprintf(stencil, sizeof(stencil), "stencil none\n");
+		format_exec(&s->exec, exec, sizeof(exec));
 		version = TP_SUMMARY_VERSION;
 	}
 	n = asprintf(&out,
@@ -125,12 +148,13 @@ tp_status tp_summary_format(const tp_profile_summary *s, char **text,
 	             "job_id %" PRIu64 "\n"
 	             "app %s\n"
 	             "%s"
+	             "%s"
 	             "credential %s\n",
 	             TP_SUMMARY_TAG, version, s->profile_file, s->profile_bytes,
 	             s->profile_mtime_ns, hex, s->ranks, s->duration_us,
 	             s->net_bytes, s->net_msgs, s->io_read_bytes,
 	             s->io_write_bytes, s->io_requests, s->io_clients,
-	             s->io_request_bytes, s->job_id, s->app, stencil,
+	             s->io_request_bytes, s->job_id, s->app, stencil, exec,
 	             s->credential);
 	if (n < 0)
 		return tp_error_set(err, TP_ERR_NOMEM,
@@ -368,6 +392,25 @@ static tp_status parse_stencil(cursor *c, tp_profile_summary *s, tp_error *err)
 	return TP_OK;
 }
 
+/* 64 lower-case hex digits at @hex (@len bytes) into @digest. */
+static bool parse_hex_digest(const char *hex, size_t len,
+                             uint8_t digest[TP_SHA256_BYTES])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	if (len != 2 * TP_SHA256_BYTES)
+		return false;
+	for (int i = 0; i < TP_SHA256_BYTES; i++) {
+		const char *hi = memchr(digits, hex[2 * i], 16);
+		const char *lo = memchr(digits, hex[2 * i + 1], 16);
+
+		if (!hi || !lo)
+			return false;
+		digest[i] = (uint8_t)((hi - digits) << 4 | (lo - digits));
+	}
+	return true;
+}
+
 static tp_status parse_digest(cursor *c, uint8_t digest[TP_SHA256_BYTES],
                               tp_error *err)
 {
@@ -376,23 +419,98 @@ static tp_status parse_digest(cursor *c, uint8_t digest[TP_SHA256_BYTES],
 
 	if (st != TP_OK)
 		return st;
-	if (strlen(hex) != 64)
-		goto bad;
-	for (int i = 0; i < TP_SHA256_BYTES; i++) {
-		unsigned byte;
-
-		if (sscanf(hex + 2 * i, "%2x", &byte) != 1 ||
-		    !strchr("0123456789abcdef", hex[2 * i]) ||
-		    !strchr("0123456789abcdef", hex[2 * i + 1]))
-			goto bad;
-		digest[i] = (uint8_t)byte;
-	}
-	return TP_OK;
-bad:
+	if (parse_hex_digest(hex, strlen(hex), digest))
+		return TP_OK;
 	return tp_error_set(err, TP_ERR_PARSE,
 	                    "%s: line %u: digest: not 64 lower-case hex "
 	                    "digits",
 	                    c->origin, c->line);
+}
+
+/* The next space-separated field of [*@p, @end) (*@len bytes). */
+static const char *next_field(const char **p, const char *end, size_t *len)
+{
+	const char *start = *p, *sp = memchr(start, ' ', (size_t)(end - start));
+
+	*len = (size_t)((sp ? sp : end) - start);
+	*p = sp ? sp + 1 : end;
+	return start;
+}
+
+/* "<method> <bytes> <hex|-> <path|->" (the path may hold spaces). */
+static bool exe_fields(const char *v, size_t len, tp_exec_id *e)
+{
+	const char *p = v, *end = v + len, *f;
+	char word[24];
+	size_t n;
+	int method;
+
+	f = next_field(&p, end, &n);
+	if (n >= sizeof(word))
+		return false;
+	memcpy(word, f, n);
+	word[n] = '\0';
+	if ((method = tp_exec_hash_method_parse(word)) < 0)
+		return false;
+	e->hash_method = (uint32_t)method;
+	f = next_field(&p, end, &n);
+	if (!n || n > 20 || (n > 1 && f[0] == '0'))
+		return false;
+	e->size_bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(f[i] - '0');
+
+		if (d > 9 || e->size_bytes > (UINT64_MAX - d) / 10)
+			return false;
+		e->size_bytes = e->size_bytes * 10 + d;
+	}
+	f = next_field(&p, end, &n);
+	if (method == TP_EXEC_HASH_NONE ? n != 1 || f[0] != '-' || e->size_bytes
+	                                : !parse_hex_digest(f, n, e->sha256))
+		return false;
+	n = (size_t)(end - p);
+	if (n == 1 && p[0] == '-')
+		return true;
+	if (!n || n > TP_EXEC_PATH_MAX || p[0] != '/')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < ' ' || p[i] > '~')
+			return false;
+	memcpy(e->path, p, n);
+	e->path[n] = '\0';
+	return true;
+}
+
+/* The exe and layout lines (version 3), after the ranks are known. */
+static tp_status parse_exec(cursor *c, tp_profile_summary *s, tp_error *err)
+{
+	const char *v;
+	size_t len;
+	tp_status st = next_value(c, "exe", &v, &len, err);
+
+	if (st != TP_OK)
+		return st;
+	if (!exe_fields(v, len, &s->exec))
+		return tp_error_set(
+		    err, TP_ERR_PARSE,
+		    "%s: line %u: exe: not '<none|full|sampled> "
+		    "<bytes> <64 hex digits or -> <absolute "
+		    "path or ->'",
+		    c->origin, c->line);
+	if ((st = parse_text(c, "layout", s->exec.layout,
+	                     sizeof(s->exec.layout), err)) != TP_OK)
+		return st;
+	if (!strcmp(s->exec.layout, "-"))
+		s->exec.layout[0] = '\0';
+	if (tp_exec_layout_check(s->exec.layout, s->ranks, NULL) != TP_OK)
+		return tp_error_set(
+		    err, TP_ERR_PARSE,
+		    "%s: line %u: layout: not '-' or "
+		    "'<nodes>x<ranks per node>[+...]' with ranks "
+		    "per node decreasing, summing to %" PRIu32 " ranks",
+		    c->origin, c->line, s->ranks);
+	s->exec_recorded = 1;
+	return TP_OK;
 }
 
 tp_status tp_summary_parse(const char *origin, const char *text, size_t len,
@@ -410,11 +528,11 @@ tp_status tp_summary_parse(const char *origin, const char *text, size_t len,
 	if ((st = parse_u64(&c, TP_SUMMARY_TAG, UINT32_MAX, &version, err)) !=
 	    TP_OK)
 		return st;
-	if (version != TP_SUMMARY_VERSION &&
-	    version != TP_SUMMARY_VERSION_NO_STENCIL)
+	if (version < TP_SUMMARY_VERSION_NO_STENCIL ||
+	    version > TP_SUMMARY_VERSION)
 		return tp_error_set(err, TP_ERR_PARSE,
 		                    "%s: line 1: summary version %" PRIu64
-		                    ", this reader knows %d and %d",
+		                    ", this reader knows %d to %d",
 		                    origin, version,
 		                    TP_SUMMARY_VERSION_NO_STENCIL,
 		                    TP_SUMMARY_VERSION);
@@ -452,8 +570,11 @@ tp_status tp_summary_parse(const char *origin, const char *text, size_t len,
 		                    "least one",
 		                    origin);
 	s->ranks = (uint32_t)ranks;
-	if (version == TP_SUMMARY_VERSION &&
+	if (version >= TP_SUMMARY_VERSION_NO_EXEC &&
 	    (st = parse_stencil(&c, s, err)) != TP_OK)
+		return st;
+	if (version >= TP_SUMMARY_VERSION &&
+	    (st = parse_exec(&c, s, err)) != TP_OK)
 		return st;
 	if ((st = parse_text(&c, "credential", s->credential,
 	                     sizeof(s->credential), err)) != TP_OK)

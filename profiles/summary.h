@@ -22,9 +22,15 @@
  *   app <the run's application name: printable ASCII, spaces allowed>
  *   stencil none | stencil <d> periodic=<d digits 0|1> bytes=<b1,..,bd>
  *           msgs=<m1,..,md>   (one line: the run's stencil, scale.h)
+ *   exe <none|full|sampled> <bytes> <sha256 hex or -> <path or ->
+ *   layout <nodes>x<ranks per node>[+...] | -
  *   credential <the run's munge credential>
  *
- * one "key value" per line, in this order.  The stencil line (version 2)
+ * one "key value" per line, in this order.  The exe and layout lines
+ * (version 3) say what the run ran (exec_id.h), so a step of the same
+ * executable finds its runs from their summaries alone (app_identity.h);
+ * a version 2 summary is still read, its exec unknown (exec_recorded 0),
+ * and is written back as version 2.  The stencil line (version 2)
  * lets a launch decide whether an application's profile scales to a job
  * of another size (scale_rule.h) from its runs' summaries alone, without
  * reading a matrix; the extents are not stored but follow from ranks and
@@ -47,12 +53,13 @@
 #include "scale.h"
 #include "tp_error.h"
 
-#define TP_SUMMARY_VERSION 2
+#define TP_SUMMARY_VERSION 3
+#define TP_SUMMARY_VERSION_NO_EXEC    2 /* still read */
 #define TP_SUMMARY_VERSION_NO_STENCIL 1 /* still read */
 #define TP_SUMMARY_TAG     "topoplace-summary"
 #define TP_SUMMARY_SUFFIX  ".sum"
 /* Lines and numbers plus one credential: a larger file is not a summary. */
-#define TP_SUMMARY_MAX_BYTES (TP_PROFILE_CREDENTIAL_MAX + 2048)
+#define TP_SUMMARY_MAX_BYTES (TP_PROFILE_CREDENTIAL_MAX + 4096)
 #define TP_SUMMARY_FILE_MAX  64
 
 typedef struct tp_profile_summary {
@@ -73,6 +80,8 @@ typedef struct tp_profile_summary {
 	char app[TP_PROFILE_APP_MAX + 1];
 	tp_stencil_state stencil_state; /* UNKNOWN in a version 1 summary */
 	tp_stencil stencil;             /* when FOUND: extents from ranks */
+	int exec_recorded; /* 0: a version 1 or 2 summary, exec unknown */
+	tp_exec_id exec;
 	char credential[TP_PROFILE_CREDENTIAL_MAX + 1];
 } tp_profile_summary;
 

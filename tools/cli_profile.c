@@ -195,6 +195,48 @@ static int cmp_pair_bytes_desc(const void *a, const void *b)
 	return x->dst < y->dst ? -1 : x->dst > y->dst;
 }
 
+/* What the run ran (exec_id.h): "unknown" for a format 1.0 run. */
+static void show_exec(const tp_exec_id *e)
+{
+	char hex[65];
+
+	if (e->hash_method == TP_EXEC_HASH_NONE)
+		printf("%-13s %s\n", "executable:",
+		       e->path[0] ? e->path : "unknown");
+	else {
+		tp_sha256_hex(e->sha256, hex);
+		printf("%-13s %s (%llu bytes, sha256%s:%s)\n", "executable:",
+		       e->path[0] ? e->path : "unknown path",
+		       (unsigned long long)e->size_bytes,
+		       e->hash_method == TP_EXEC_HASH_SAMPLED ? "-sampled"
+		                                              : "",
+		       hex);
+	}
+	printf("%-13s %s\n", "layout:",
+	       e->layout[0] ? e->layout : "unknown");
+}
+
+/* The "executable" object of show and list --apps (JSON). */
+static void json_exec(tp_json *j, const tp_exec_id *e)
+{
+	char hex[65];
+
+	tp_json_begin_object(j, "executable");
+	tp_json_string(j, "path", e->path[0] ? e->path : NULL);
+	tp_json_string(j, "hash_method",
+	               tp_exec_hash_method_name(e->hash_method));
+	if (e->hash_method != TP_EXEC_HASH_NONE) {
+		tp_sha256_hex(e->sha256, hex);
+		tp_json_uint(j, "size_bytes", e->size_bytes);
+		tp_json_string(j, "sha256", hex);
+	} else {
+		tp_json_null(j, "size_bytes");
+		tp_json_null(j, "sha256");
+	}
+	tp_json_end_object(j);
+	tp_json_string(j, "layout", e->layout[0] ? e->layout : NULL);
+}
+
 static void show(const struct common *c, const char *arg, tp_profile *p,
                  int verified, unsigned runs)
 {
@@ -214,6 +256,7 @@ static void show(const struct common *c, const char *arg, tp_profile *p,
 	       "job id:", (unsigned long long)p->header.job_id);
 	print_time("start:", p->header.start_us);
 	printf("%-13s %.3f s\n", "duration:", p->header.duration_us / 1e6);
+	show_exec(&p->exec);
 	if (c->merged)
 		printf("%-13s mean of %u runs\n", "merged:", runs);
 	else
@@ -328,6 +371,7 @@ static int show_json(const struct common *c, const char *arg, tp_profile *p,
 	json_time(&j, "start", p->header.start_us / 1000000,
 	          p->header.start_us != 0);
 	tp_json_double(&j, "duration_s", p->header.duration_us / 1e6);
+	json_exec(&j, &p->exec);
 	/* A merged view is a mean of runs: it has no digest of its own. */
 	tp_sha256_hex(p->digest, hex);
 	tp_json_string(&j, "sha256", c->merged ? NULL : hex);
@@ -525,6 +569,18 @@ static bool app_last_use(const struct common *c, const tp_app_summary *a,
  * application it was recorded as (for a script key, the job name of the
  * run).
  */
+/* "<path>@<first 12 hex digits>" of what a run ran, "?" when unknown. */
+static const char *exec_brief(const tp_exec_id *e, char *buf, size_t size)
+{
+	char hex[65];
+
+	if (e->hash_method == TP_EXEC_HASH_NONE)
+		return e->path[0] ? e->path : "?";
+	tp_sha256_hex(e->sha256, hex);
+	snprintf(buf, size, "%s@%.12s", e->path[0] ? e->path : "?", hex);
+	return buf;
+}
+
 static void list_apps(struct common *c, const tp_app_summary *apps,
                       size_t count, tp_json *j)
 {
@@ -537,7 +593,8 @@ static void list_apps(struct common *c, const tp_app_summary *apps,
 	for (size_t i = 0; i < count; i++) {
 		const tp_app_summary *a = &apps[i];
 		char first[32], last[32], used[32] = "never";
-		char detail[TP_ERROR_MESSAGE_MAX + 128];
+		char detail[TP_ERROR_MESSAGE_MAX + 2 * TP_EXEC_PATH_MAX];
+		char brief[TP_EXEC_PATH_MAX + 32];
 		const char *class_name = "?";
 		int64_t used_s = 0;
 		bool was_used = app_last_use(c, a, &used_s);
@@ -581,6 +638,8 @@ static void list_apps(struct common *c, const tp_app_summary *apps,
 			tp_json_string(j, "app",
 			               read_ok ? p->header.app : NULL);
 			tp_json_bool(j, "by_script", a->script_key);
+			if (read_ok)
+				json_exec(j, &p->exec);
 			tp_json_end_object(j);
 			tp_profile_free(p);
 			continue;
@@ -592,9 +651,11 @@ static void list_apps(struct common *c, const tp_app_summary *apps,
 			         err.message);
 		else
 			snprintf(detail, sizeof(detail),
-			         "ranks=%u\tclass=%s\tapp=%s%s",
+			         "ranks=%u\tclass=%s\tapp=%s%s\texe=%s\tlayout=%s",
 			         p->header.ranks, class_name, p->header.app,
-			         a->script_key ? " (by script)" : "");
+			         a->script_key ? " (by script)" : "",
+			         exec_brief(&p->exec, brief, sizeof(brief)),
+			         p->exec.layout[0] ? p->exec.layout : "?");
 		tp_profile_free(p);
 		printf("%s/%s\truns=%u\tfirst=%s\tlast=%s\tused=%s\t%s\n",
 		       a->ns, a->name, a->runs, first, last, used, detail);

@@ -53,7 +53,7 @@ tp_check "the profiler library builds with $MPICC (-Werror)" \
 	-fvisibility=hidden -I"$abs_top_builddir" -I"$S/common" -I"$S/profiles" \
 	"$S/profiles/profiler.c" "$S/profiles/profiler_io.c" \
 	"$S/profiles/profiler_fortran.c" "$S/profiles/profile.c" \
-	"$S/profiles/sha256.c" "$S/profiles/store.c" "$S/profiles/summary.c" "$S/profiles/scale.c" "$S/profiles/scale_rule.c" "$S/profiles/munge_auth.c" \
+	"$S/profiles/sha256.c" "$S/profiles/store.c" "$S/profiles/summary.c" "$S/profiles/scale.c" "$S/profiles/scale_rule.c" "$S/profiles/exec_id.c" "$S/profiles/munge_auth.c" \
 	"$S/common/tp_error.c" "$S/common/tp_log.c" "$S/common/tp_file.c" \
 	-lmunge -ldl -lpthread -o "$PT/libtopoplace_profiler.so" || tp_done
 PROF_LIB=$PT/libtopoplace_profiler.so

@@ -91,7 +91,21 @@ tp_check_eq "its owner is tpalice" "$(id -u tpalice)" \
 	"$(sed -n 's/^owner uid: *//p' <<<"$show")"
 tp_check_eq "its matrix is the ring's" \
 	"matrix:       4 pairs, 32000 bytes, 80 messages" "$(grep '^matrix:' <<<"$show")"
+# What it ran (issue #18): rank 0's executable, hashed whole (it is small),
+# and the layout of 4 ranks on this one node.
+exe_sum=$(sha256sum "$PT/mpi_patterns" | cut -d' ' -f1)
+tp_check_eq "it records the executable and its sha256 (= sha256sum)" \
+	"executable:   $(readlink -f "$PT/mpi_patterns") ($(stat -c %s "$PT/mpi_patterns") bytes, sha256:$exe_sum)" \
+	"$(grep '^executable:' <<<"$show")"
+tp_check_eq "and the layout: 1 node of 4 ranks" "layout:       1x4" \
+	"$(grep '^layout:' <<<"$show")"
+json=$("${PROF_CLI[@]}" show --json "${M[@]}" tpalice/ring4 2>&1)
+tp_check_eq "show --json carries the same hash" "$exe_sum" \
+	"$(python3 -c 'import json,sys; print(json.load(sys.stdin)["executable"]["sha256"])' <<<"$json")"
 f=$(find "$ST/tpalice/ring4" -name '*.tpp')
+tp_check_eq "its summary has the exe and layout lines" \
+	"exe full $(stat -c %s "$PT/mpi_patterns") $exe_sum $(readlink -f "$PT/mpi_patterns")|layout 1x4" \
+	"$(grep -E '^(exe|layout) ' "${f%.tpp}.sum" | paste -sd'|')"
 tp_check_eq "the stored file belongs to tpalice, 0600" "tpalice 600" "$(stat -c '%U %a' "$f")"
 tp_check_eq "and so does its summary (what slurmctld reads)" "tpalice 600" \
 	"$(stat -c '%U %a' "${f%.tpp}.sum")"

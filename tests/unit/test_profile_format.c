@@ -52,8 +52,55 @@ static tp_profile *make_profile(void)
 	p->io.size_hist[20] = 3;
 	assert_int_equal(tp_profile_add_io_client(p, &c5, NULL), TP_OK);
 	assert_int_equal(tp_profile_add_io_client(p, &c0, NULL), TP_OK);
+	strcpy(p->exec.path, "/opt/lulesh/bin/lulesh2.0");
+	p->exec.hash_method = TP_EXEC_HASH_FULL;
+	p->exec.size_bytes = 3;
+	tp_sha256("abc", 3, p->exec.sha256);
+	strcpy(p->exec.layout, "2x4");
 	assert_int_equal(tp_profile_finish(p, NULL), TP_OK);
 	return p;
+}
+
+static uint64_t get_le(const uint8_t *b, int bytes)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < bytes; i++)
+		v |= (uint64_t)b[i] << (8 * i);
+	return v;
+}
+
+static void put_le(uint8_t *b, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Offset of the exec section's header (the last section) in @buf. */
+static size_t exec_section_offset(const uint8_t *buf)
+{
+	size_t off = TP_PROFILE_HEADER_BYTES;
+
+	for (int s = 1; s < 5; s++)
+		off += 16 + get_le(buf + off + 8, 8);
+	assert_int_equal(get_le(buf + off, 4), 5);
+	return off;
+}
+
+/*
+ * Rewrite an encoded file as format 1.0 wrote it: no exec section, minor
+ * 0, digest valid.  The credential, if any, is dropped.
+ */
+static size_t as_version_1_0(uint8_t *buf)
+{
+	size_t off = exec_section_offset(buf);
+	size_t body = off - TP_PROFILE_HEADER_BYTES;
+
+	put_le(buf + 10, 0, 2);
+	put_le(buf + 16, body, 8);
+	put_le(buf + off + TP_SHA256_BYTES, 0, 8);
+	tp_sha256(buf, off, buf + off);
+	return off + TP_SHA256_BYTES + 8;
 }
 
 static void encode(tp_profile *p, uint8_t **buf, size_t *len)
@@ -154,6 +201,12 @@ static void test_round_trip_is_exact_in_both_directions(void **s)
 	assert_int_equal(q->io.time_us, 1234);
 	assert_string_equal(q->credential, p->credential);
 	assert_memory_equal(q->digest, p->digest, TP_SHA256_BYTES);
+	assert_string_equal(q->exec.path, "/opt/lulesh/bin/lulesh2.0");
+	assert_int_equal(q->exec.hash_method, TP_EXEC_HASH_FULL);
+	assert_int_equal(q->exec.size_bytes, 3);
+	assert_memory_equal(q->exec.sha256, p->exec.sha256, TP_SHA256_BYTES);
+	assert_string_equal(q->exec.layout, "2x4");
+	assert_int_equal(get_le(a + 10, 2), TP_PROFILE_VERSION_MINOR);
 	encode(q, &b, &blen);
 	assert_int_equal(alen, blen);
 	assert_memory_equal(a, b, alen);
@@ -236,7 +289,7 @@ static void test_wrong_version_is_refused_as_unsupported(void **s)
 	(void)s;
 	encode(p, &buf, &len);
 	buf[8] = 2;
-	expect_refused(buf, len, TP_ERR_UNSUPPORTED, "version 2.0");
+	expect_refused(buf, len, TP_ERR_UNSUPPORTED, "version 2.1 not");
 	free(buf);
 	tp_profile_free(p);
 }
@@ -436,6 +489,90 @@ static void test_read_file_refuses_symlinks_and_fifos(void **s)
 	tp_profile_free(p);
 }
 
+static void test_version_1_0_file_is_read_with_exec_unknown(void **s)
+{
+	tp_profile *p = make_profile(), *q = NULL;
+	uint8_t *buf;
+	size_t len;
+	tp_error err;
+
+	(void)s;
+	encode(p, &buf, &len);
+	len = as_version_1_0(buf);
+	assert_int_equal(tp_profile_decode("old.tpp", buf, len, NULL, &q, &err),
+	                 TP_OK);
+	assert_int_equal(q->header.ranks, 8);
+	assert_int_equal(q->pair_count, p->pair_count);
+	assert_int_equal(q->exec.hash_method, TP_EXEC_HASH_NONE);
+	assert_string_equal(q->exec.path, "");
+	assert_string_equal(q->exec.layout, "");
+	free(buf);
+	tp_profile_free(p);
+	tp_profile_free(q);
+}
+
+static void test_version_1_1_file_without_exec_is_refused(void **s)
+{
+	tp_profile *p = make_profile();
+	uint8_t *buf;
+	size_t len;
+
+	(void)s;
+	encode(p, &buf, &len);
+	len = as_version_1_0(buf);
+	put_le(buf + 10, 1, 2);
+	refresh_digest(buf);
+	expect_refused(buf, len, TP_ERR_PARSE,
+	               "file ends before the exec section");
+	free(buf);
+	tp_profile_free(p);
+}
+
+static void test_malformed_exec_fields_are_named(void **s)
+{
+	tp_profile *p = make_profile();
+	uint8_t *buf;
+	size_t len, off;
+	char *layout;
+
+	(void)s;
+	encode(p, &buf, &len);
+	off = exec_section_offset(buf) + 16;
+	/* "2x4" -> "2x5": 10 ranks in a run of 8. */
+	layout = memmem(buf + off + 56, len - off - 56, "2x4", 3);
+	assert_non_null(layout);
+	layout[2] = '5';
+	refresh_digest(buf);
+	expect_refused(buf, len, TP_ERR_PARSE, "exec: offset");
+	expect_refused(buf, len, TP_ERR_PARSE, "layout not");
+	layout[2] = '4';
+	put_le(buf + off, 7, 4); /* hash method */
+	refresh_digest(buf);
+	expect_refused(buf, len, TP_ERR_PARSE, "hash method is not");
+	put_le(buf + off, TP_EXEC_HASH_FULL, 4);
+	put_le(buf + off + 4, 4000, 4); /* path length past the section */
+	refresh_digest(buf);
+	expect_refused(buf, len, TP_ERR_PARSE, "do not fill the section");
+	put_le(buf + off + 4, strlen(p->exec.path), 4);
+	buf[off + 56] = 'x'; /* path no longer absolute */
+	refresh_digest(buf);
+	expect_refused(buf, len, TP_ERR_PARSE, "path not absolute");
+	free(buf);
+	tp_profile_free(p);
+}
+
+static void test_writer_refuses_an_inconsistent_exec(void **s)
+{
+	tp_profile *p = make_profile();
+	tp_error err;
+
+	(void)s;
+	p->exec.hash_method = TP_EXEC_HASH_NONE; /* but size and hash set */
+	assert_int_equal(tp_profile_finish(p, &err), TP_ERR_INVALID);
+	assert_non_null(strstr(err.message, "exec: hash method none"));
+	tp_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +594,10 @@ int main(void)
 	        test_bad_app_name_and_credential_bytes_are_refused),
 	    cmocka_unit_test(test_writer_rejects_bad_input_with_named_field),
 	    cmocka_unit_test(test_read_file_refuses_symlinks_and_fifos),
+	    cmocka_unit_test(test_version_1_0_file_is_read_with_exec_unknown),
+	    cmocka_unit_test(test_version_1_1_file_without_exec_is_refused),
+	    cmocka_unit_test(test_malformed_exec_fields_are_named),
+	    cmocka_unit_test(test_writer_refuses_an_inconsistent_exec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
