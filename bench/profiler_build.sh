@@ -4,12 +4,14 @@
 # with Open MPI's mpicc, from the sources in $src and tp_config.h in $build.
 # Returns non-zero if a build fails.
 profiler_build() {
-	mpicc -std=gnu11 -O2 -fPIC -shared -fvisibility=hidden -I"$build" \
+	mpicc -std=gnu11 -O2 -fPIC -shared -Wl,-z,defs -fvisibility=hidden \
+		-I"$build" \
 		-I"$src/common" -I"$src/profiles" "$src"/profiles/profiler.c \
 		"$src"/profiles/profiler_io.c "$src"/profiles/profiler_fortran.c \
 		"$src"/profiles/profile.c "$src"/profiles/sha256.c \
 		"$src"/profiles/store.c "$src"/profiles/summary.c \
 		"$src"/profiles/scale.c "$src"/profiles/scale_rule.c \
+		"$src"/profiles/exec_id.c "$src"/profiles/app_identity.c \
 		"$src"/profiles/munge_auth.c "$src"/common/tp_error.c \
 		"$src"/common/tp_log.c "$src"/common/tp_file.c -lmunge -ldl \
 		-lpthread -o "$T/libtopoplace_profiler.so" &&

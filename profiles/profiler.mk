@@ -2,9 +2,10 @@
 # that records a job's communication and I/O pattern (topoplace-profiler(7)).
 # It is built once per MPI implementation (the handle ABI differs): here
 # against Open MPI when configure found it; for MPICH, by hand:
-#   mpicc.mpich -O2 -fPIC -shared -fvisibility=hidden -I. -Icommon \
-#     -Iprofiles profiles/profiler*.c profiles/profile.c profiles/sha256.c \
-#     profiles/store.c profiles/summary.c profiles/scale.c profiles/scale_rule.c profiles/exec_id.c \
+#   mpicc.mpich -O2 -fPIC -shared -Wl,-z,defs -fvisibility=hidden -I. \
+#     -Icommon -Iprofiles profiles/profiler*.c profiles/profile.c \
+#     profiles/sha256.c profiles/store.c profiles/summary.c profiles/scale.c \
+#     profiles/scale_rule.c profiles/exec_id.c profiles/app_identity.c \
 #     profiles/munge_auth.c common/tp_error.c \
 #     common/tp_log.c common/tp_file.c -lmunge -ldl -lpthread -o libtopoplace_profiler.so
 if HAVE_MPI
@@ -20,10 +21,14 @@ profiles_libtopoplace_profiler_la_SOURCES = profiles/profiler.c \
 	profiles/profiler_internal.h \
 	profiles/profile.c profiles/sha256.c profiles/store.c profiles/summary.c \
 	profiles/scale.c profiles/scale_rule.c profiles/exec_id.c \
+	profiles/app_identity.c \
 	profiles/munge_auth.c common/tp_error.c common/tp_log.c common/tp_file.c
 profiles_libtopoplace_profiler_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
 	$(MUNGE_CFLAGS) -fvisibility=hidden
-profiles_libtopoplace_profiler_la_LDFLAGS = -module -avoid-version -shared
+# -z defs: a symbol none of these files defines fails the build here, not
+# the job whose ranks preload the library (under LD_BIND_NOW, at start).
+profiles_libtopoplace_profiler_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,-z,defs
 profiles_libtopoplace_profiler_la_LIBADD = $(MPI_LIBS) $(MUNGE_LIBS) -ldl -lpthread
 endif
 

@@ -50,10 +50,11 @@ S=$abs_top_srcdir
 tp_check "the profiler library builds with $MPICC (-Werror)" \
 	"$MPICC" -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 \
 	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -fPIC -shared \
+	-Wl,-z,defs \
 	-fvisibility=hidden -I"$abs_top_builddir" -I"$S/common" -I"$S/profiles" \
 	"$S/profiles/profiler.c" "$S/profiles/profiler_io.c" \
 	"$S/profiles/profiler_fortran.c" "$S/profiles/profile.c" \
-	"$S/profiles/sha256.c" "$S/profiles/store.c" "$S/profiles/summary.c" "$S/profiles/scale.c" "$S/profiles/scale_rule.c" "$S/profiles/exec_id.c" "$S/profiles/munge_auth.c" \
+	"$S/profiles/sha256.c" "$S/profiles/store.c" "$S/profiles/summary.c" "$S/profiles/scale.c" "$S/profiles/scale_rule.c" "$S/profiles/exec_id.c" "$S/profiles/app_identity.c" "$S/profiles/munge_auth.c" \
 	"$S/common/tp_error.c" "$S/common/tp_log.c" "$S/common/tp_file.c" \
 	-lmunge -ldl -lpthread -o "$PT/libtopoplace_profiler.so" || tp_done
 PROF_LIB=$PT/libtopoplace_profiler.so
