@@ -36,7 +36,8 @@
 # slurmctld at job end; no slurmdbd needed, no polling gaps).  Figures:
 #   util       node-seconds busy / (hosts x span), over the submission span
 #              [t0, t0 + span] (jobs clipped to it), and over [t0, last end]
-#   wait       start - submit: mean and p95 (s)
+#   wait       start - submit (submitted ahead: start - EligibleTime, the
+#              job's release): mean and p95 (s)
 #   bsld       bounded slowdown, mean: max(1, (wait + run) / max(run, tau)),
 #              tau = BENCH_TAU s of bed time (default 10)
 #   exposed    comm_sensitive jobs of 2+ hosts (a 1-host job sends nothing
@@ -51,9 +52,12 @@
 # I/O servers, default one per leaf: each comm_sensitive job's worst
 # contention, the busiest I/O switch link; per job in WORK/RUN.predict);
 # and how far
-# each run's submissions fell behind their schedule (sbatch one after the
-# other on a loaded machine): runs with different lags saw different
-# streams.
+# each run's jobs became eligible behind their schedule: submitted paced
+# (BENCH_SUBMIT=paced, sbatch one after the other at the offsets), a loaded
+# machine delays them by different amounts, so runs with different lags
+# saw different streams; submitted ahead (BENCH_SUBMIT=ahead, the default:
+# all jobs held before t0, each released at its offset) the lag is that of
+# one scontrol release, and a late submission is said.
 #
 # --short: 12 trace hours at 1/240 (180 s of submissions), runs capped at
 # 60 s (about 5 minutes a run); otherwise 24 trace hours at 1/240 (360 s),
@@ -110,8 +114,19 @@ CONF
 		reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of $hosts hosts" ||
 			{ echo "load_bench: $run: topoplace.conf not loaded" >&2; exit 1; }
 	fi
-	# Replay: each job at its offset from t0 (whole seconds).
+	# Replay: each job at its offset from t0 (whole seconds).  ahead
+	# (default): every job submitted held before t0, then released at its
+	# offset: one `scontrol release` (an RPC) instead of an sbatch (a
+	# client that loads Slurm's plugins and the SPANK plugin), so a loaded
+	# machine delays the stream less and alike in every run, and the
+	# release makes slurmctld schedule at once, as a submission does
+	# (a --begin time is only seen by its periodic pass).  t0 leaves
+	# BENCH_AHEAD s (default 10 + 1 a job) for the submissions.  paced:
+	# sbatch at the offset.
+	submit=${BENCH_SUBMIT:-ahead}
 	t0=$(date +%s)
+	[ "$submit" = ahead ] &&
+		t0=$((t0 + ${BENCH_AHEAD:-$((10 + $(grep -vc '^#' "$work/jobs.txt")))}))
 	: >"$work/$run.submitted"
 	while read -r swf off nodes runs limit class; do
 		case $class in
@@ -119,11 +134,26 @@ CONF
 		io_heavy) name=ioheavy ;;
 		*) name=quiet ;;
 		esac
-		while (($(date +%s) < t0 + off)); do sleep 0.1; done
+		hold=()
+		if [ "$submit" = ahead ]; then
+			hold=(--hold)
+		else
+			while (($(date +%s) < t0 + off)); do sleep 0.1; done
+		fi
 		id=$(tp_as_user "$user" sbatch --parsable --exclusive -N "$nodes" \
-			--time "$limit" -J "$name" -o /dev/null --wrap "sleep $runs" 2>>"$work/$run.sbatch.err")
-		echo "${id:-none} $swf $class $nodes $runs" >>"$work/$run.submitted"
+			"${hold[@]}" --time "$limit" -J "$name" -o /dev/null \
+			--wrap "sleep $runs" 2>>"$work/$run.sbatch.err")
+		echo "${id:-none} $swf $class $nodes $runs $off" >>"$work/$run.submitted"
 	done < <(grep -v '^#' "$work/jobs.txt")
+	if [ "$submit" = ahead ]; then
+		late=$(($(date +%s) - t0))
+		((late > 0)) &&
+			echo "# $run: submissions ended ${late} s after t0: raise BENCH_AHEAD" >&2
+		while read -r id _ _ _ _ off; do
+			while (($(date +%s) < t0 + off)); do sleep 0.1; done
+			[ "$id" = none ] || scontrol release "$id" 2>>"$work/$run.sbatch.err"
+		done <"$work/$run.submitted"
+	fi
 	# Drain: every job's limit bounds this; a job never started counts.
 	deadline=$((SECONDS + ${BENCH_DRAIN:-1800}))
 	while [ -n "$(squeue -h)" ] && ((SECONDS < deadline)); do sleep 1; done
@@ -132,13 +162,15 @@ CONF
 	# Per job: id state submit start end hosts (node numbers, commas).
 	# One awk pass and one date call: a process per job is slow on a
 	# loaded machine.  Node names are the bed's n0001.. (topoplace-fattree).
-	awk '{
+	# Submitted ahead, a job's wait counts from its EligibleTime (its
+	# release, the stream's submit time), not from the early sbatch.
+	awk -v eligible="$([ "$submit" = ahead ] && echo 1 || echo 0)" '{
 		id = ""; st = ""; sb = ""; bg = ""; en = ""; nl = ""
 		for (i = 1; i <= NF; i++) {
 			split($i, kv, "=")
 			if (kv[1] == "JobId") id = kv[2]
 			else if (kv[1] == "JobState") st = kv[2]
-			else if (kv[1] == "SubmitTime") sb = kv[2]
+			else if (kv[1] == (eligible ? "EligibleTime" : "SubmitTime")) sb = kv[2]
 			else if (kv[1] == "StartTime") bg = kv[2]
 			else if (kv[1] == "EndTime") en = kv[2]
 			else if (kv[1] == "NodeList") nl = substr($i, 10)
@@ -235,7 +267,7 @@ for run in $runs; do
 				lag = submit[id[k]] - t0 - off[k]; sum += lag; c++
 				if (lag > max) max = lag
 			}
-			if (c) printf "# %s: submissions behind schedule: mean %.1f s, max %d s\n", run, sum / c, max
+			if (c) printf "# %s: eligible behind schedule: mean %.1f s, max %d s\n", run, sum / c, max
 		}' "$work/jobs.txt" "$work/$run.submitted" "$work/$run.done"
 done
 # The cost model's predictions for every placement that ran
