@@ -1007,6 +1007,15 @@ static tp_status decode_sections(const struct reader *r, size_t body_end,
 			               "section length %llu runs past the "
 			               "body (%zu bytes left)",
 			               (unsigned long long)n, body_end - off);
+		if (tag == SECTION_EXEC &&
+		    minor == TP_PROFILE_VERSION_MINOR_NO_EXEC)
+			return fail_at(r, TP_ERR_PARSE, "exec",
+			               off - SECTION_HEADER_BYTES,
+			               "exec section in a version %u.%u file "
+			               "(it came with %u.%u)",
+			               TP_PROFILE_VERSION_MAJOR, minor,
+			               TP_PROFILE_VERSION_MAJOR,
+			               TP_PROFILE_VERSION_MINOR);
 		if (tag != expect) {
 			/* Minor versions may add sections after the known. */
 			if (tag > SECTION_EXEC && expect > SECTION_EXEC &&

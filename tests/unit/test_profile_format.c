@@ -528,6 +528,24 @@ static void test_version_1_1_file_without_exec_is_refused(void **s)
 	tp_profile_free(p);
 }
 
+/* A 1.0 writer never wrote an exec section: one there means the version
+ * field was damaged, and the file is refused rather than read as 1.1. */
+static void test_version_1_0_file_with_exec_is_refused(void **s)
+{
+	tp_profile *p = make_profile();
+	uint8_t *buf;
+	size_t len;
+
+	(void)s;
+	encode(p, &buf, &len);
+	put_le(buf + 10, 0, 2);
+	refresh_digest(buf);
+	expect_refused(buf, len, TP_ERR_PARSE,
+	               "exec section in a version 1.0 file");
+	free(buf);
+	tp_profile_free(p);
+}
+
 static void test_malformed_exec_fields_are_named(void **s)
 {
 	tp_profile *p = make_profile();
@@ -596,6 +614,7 @@ int main(void)
 	    cmocka_unit_test(test_read_file_refuses_symlinks_and_fifos),
 	    cmocka_unit_test(test_version_1_0_file_is_read_with_exec_unknown),
 	    cmocka_unit_test(test_version_1_1_file_without_exec_is_refused),
+	    cmocka_unit_test(test_version_1_0_file_with_exec_is_refused),
 	    cmocka_unit_test(test_malformed_exec_fields_are_named),
 	    cmocka_unit_test(test_writer_refuses_an_inconsistent_exec),
 	};
