@@ -232,12 +232,18 @@ tp_check "a corrupt profile: one line, plain cons_tres" \
 echo "DefaultPlacment=leaf" >>"$etc/topoplace.conf"
 tp_check "a bad topoplace.conf on reconfigure: reported, previous kept" \
 	vg_reconfigure_and_wait "topoplace: reconfigure: keeping the previous configuration and fabric"
-submit -N 3 --placement=leaf --wrap true >/dev/null
+# Each job ends before the next reconfigure: Slurm itself (22.05, plain
+# cons_tres too) requeues or strands a batch job whose launch meets
+# `scontrol reconfigure` (seen here under load: a job RUNNING with no
+# batch step and an agent thread that never returned).
+j=$(submit -N 3 --placement=leaf --wrap true)
+tp_wait_job "$j" 300 >/dev/null
 sed 's/^FabricSource=.*/FabricSource=cache\nFabricCache=\/nonexistent\/fabric.cache/' \
 	"$out/good.conf" >"$etc/topoplace.conf"
 tp_check "a missing fabric cache on reconfigure: one line" \
 	vg_reconfigure_and_wait "topoplace: reconfigure: fabric: .*/nonexistent/fabric.cache"
-submit -N 2 --placement=leaf --wrap true >/dev/null
+j=$(submit -N 2 --placement=leaf --wrap true)
+tp_wait_job "$j" 300 >/dev/null
 cp "$out/good.conf" "$etc/topoplace.conf"
 tp_check "back to the good configuration" \
 	vg_reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of 16 hosts, 4 leaves"
