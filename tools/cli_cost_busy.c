@@ -4,7 +4,7 @@
  * per-placement predictions).
  *
  *   topoplace cost --busy FILE --fabric FILE [--routing adaptive|static]
- *                  [--io-servers N [--io-policy auto|POLICY]]
+ *                  [--io-servers N [--io-policy auto|POLICY]] [--json]
  *
  * FILE is the occupancy file of `topoplace place --busy` (cli_busy.c): a
  * line per host, "host jobid class", "host ioserver", ...  --fabric is a
@@ -27,6 +27,9 @@
  * contention is the largest I/O load on any link direction its traffic
  * uses (host links included), 0 when it shares none.  Jobs of other
  * classes, and 1-host jobs, send nothing over the fabric in this model.
+ *
+ * Everything is worked out before anything is printed, so an error leaves
+ * stdout empty, in text and in JSON (topoplace.cost_busy, version 1).
  */
 #include "tp_config.h"
 
@@ -46,6 +49,7 @@
 #include "policy.h"
 #include "route.h"
 #include "topo.h"
+#include "tp_json.h"
 
 #define WHAT "cost"
 
@@ -54,6 +58,7 @@ static const char tp_cli_cost_busy_usage[] =
     "[--routing adaptive|static]\n"
     "                      [--io-servers N [--io-policy auto|"
     TP_IOSERVER_CHOICES "]]\n"
+    "                      [--json]\n"
     "Predicted I/O link load and the contention of each comm_sensitive "
     "job of 2+\n"
     "hosts of the running jobs in FILE (the format of place --busy): "
@@ -70,7 +75,15 @@ struct busy_opts {
 	uint32_t servers; /* --io-servers; 0: the busy file's */
 	tp_ioserver_policy policy;
 	bool policy_auto;
+	bool json;
 	bool help;
+};
+
+/* The prediction for one comm_sensitive job of 2+ hosts. */
+struct busy_job {
+	uint32_t job, hosts;
+	double contention; /* largest I/O load on a direction it uses */
+	uint32_t port;     /* that direction; TP_FABRIC_NONE: none */
 };
 
 /* The state of one prediction, freed by busy_work_free. */
@@ -81,14 +94,20 @@ struct busy_work {
 	tp_host_use *use;          /* by topo host */
 	uint32_t *fabric_host;     /* topo host -> fabric host */
 	uint32_t *servers, nservers; /* fabric hosts */
+	uint32_t *server_hosts;      /* the same servers, topo hosts */
+	bool servers_listed;         /* from the busy file, not placed */
 	uint32_t *clients, nclients; /* fabric hosts */
 	tp_io_link_load io;
+	struct busy_job *jobs;
+	uint32_t njobs;
 };
 
 static void busy_work_free(struct busy_work *w)
 {
 	tp_io_link_load_free(&w->io);
+	free(w->jobs);
 	free(w->clients);
+	free(w->server_hosts);
 	free(w->servers);
 	free(w->fabric_host);
 	free(w->use);
@@ -105,6 +124,7 @@ static int parse_busy_opts(int argc, char **argv, struct busy_opts *o)
 	    {"routing", required_argument, NULL, 'R'},
 	    {"io-servers", required_argument, NULL, 's'},
 	    {"io-policy", required_argument, NULL, 'P'},
+	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	const char *policy = "auto";
@@ -134,6 +154,9 @@ static int parse_busy_opts(int argc, char **argv, struct busy_opts *o)
 			break;
 		case 'P':
 			policy = optarg;
+			break;
+		case 'j':
+			o->json = true;
 			break;
 		case 'h':
 			o->help = true;
@@ -199,7 +222,7 @@ static int load_state(const struct busy_opts *o, struct busy_work *w)
 }
 
 /* The busy file's ioserver hosts, or --io-servers N placed site-wide on
- * any host; one line says which. */
+ * any host. */
 static int choose_servers(const struct busy_opts *o, struct busy_work *w)
 {
 	uint32_t nhosts = tp_topo_host_count(w->topo), listed = 0;
@@ -220,15 +243,19 @@ static int choose_servers(const struct busy_opts *o, struct busy_work *w)
 		                                "--io-servers N",
 		                          o->busy);
 	w->servers = calloc(listed + o->servers + 1, sizeof(*w->servers));
-	if (!w->servers) {
+	w->server_hosts =
+	    calloc(listed + o->servers + 1, sizeof(*w->server_hosts));
+	if (!w->servers || !w->server_hosts) {
 		tp_error_set(&err, TP_ERR_NOMEM, "no memory for the servers");
 		return tp_cli_fail(WHAT, &err);
 	}
 	if (listed) {
+		w->servers_listed = true;
 		for (uint32_t h = 0; h < nhosts; h++)
-			if (w->use[h].state == TP_HOST_IOSERVER)
+			if (w->use[h].state == TP_HOST_IOSERVER) {
+				w->server_hosts[w->nservers] = h;
 				w->servers[w->nservers++] = w->fabric_host[h];
-		printf("io-servers: %u from %s\n", listed, o->busy);
+			}
 		return TP_EXIT_OK;
 	}
 	rq = (tp_ioserver_request){.servers = o->servers,
@@ -238,14 +265,10 @@ static int choose_servers(const struct busy_opts *o, struct busy_work *w)
 	                           .seed = 1};
 	if (tp_ioserver_place(w->topo, &rq, &placed, &err) != TP_OK)
 		return tp_cli_fail(WHAT, &err);
-	printf("io-servers: %u placed %s%s on any host:", placed.server_count,
-	       tp_ioserver_policy_name(o->policy),
-	       o->policy_auto ? " (auto)" : "");
 	for (uint32_t i = 0; i < placed.server_count; i++) {
-		printf(" %s", tp_topo_host_name(w->topo, placed.servers[i]));
+		w->server_hosts[w->nservers] = placed.servers[i];
 		w->servers[w->nservers++] = w->fabric_host[placed.servers[i]];
 	}
-	putchar('\n');
 	tp_ioserver_result_free(&placed);
 	return TP_EXIT_OK;
 }
@@ -254,7 +277,6 @@ static int choose_servers(const struct busy_opts *o, struct busy_work *w)
 static int io_load(const struct busy_opts *o, struct busy_work *w)
 {
 	uint32_t nhosts = tp_topo_host_count(w->topo);
-	char name[128];
 	tp_error err;
 
 	w->clients = calloc(nhosts + 1, sizeof(*w->clients));
@@ -267,22 +289,13 @@ static int io_load(const struct busy_opts *o, struct busy_work *w)
 		    w->use[h].job_class == TP_JOBCLASS_IO_HEAVY)
 			w->clients[w->nclients++] = w->fabric_host[h];
 	if (w->nclients == 0) {
-		printf("io: routing=%s clients=0 servers=%u max_uplink=0.000 "
-		       "link=-\n",
-		       tp_routing_name(o->routing), w->nservers);
+		w->io.max_fabric_port = TP_FABRIC_NONE;
 		return TP_EXIT_OK;
 	}
 	if (tp_ioserver_link_load(w->fabric, w->routes, o->routing, w->clients,
 	                          w->nclients, w->servers, w->nservers, 1.0,
 	                          0.0, &w->io, &err) != TP_OK)
 		return tp_cli_fail(WHAT, &err);
-	printf("io: routing=%s clients=%u servers=%u max_uplink=%.3f link=%s\n",
-	       tp_routing_name(o->routing), w->nclients, w->nservers,
-	       w->io.max_fabric_bytes,
-	       w->io.max_fabric_port == TP_FABRIC_NONE
-	           ? "-"
-	           : tp_link_dir_name(w->fabric, w->io.max_fabric_port, name,
-	                              sizeof(name)));
 	return TP_EXIT_OK;
 }
 
@@ -315,18 +328,16 @@ static uint32_t job_hosts(const struct busy_work *w, uint32_t job,
 	return n;
 }
 
-/* One line for comm_sensitive job @job: every host sends one byte to every
- * other over the routing's paths; the I/O load it shares. */
-static int job_contention(const struct busy_opts *o,
-                          const struct busy_work *w, uint32_t job,
-                          uint32_t *hosts)
+/* Comm_sensitive job @job: every host sends one byte to every other over
+ * the routing's paths; the I/O load it shares, appended to w->jobs. */
+static int job_contention(const struct busy_opts *o, struct busy_work *w,
+                          uint32_t job, uint32_t *hosts)
 {
-	uint32_t n = job_hosts(w, job, hosts), port;
+	uint32_t n = job_hosts(w, job, hosts);
+	struct busy_job *r;
 	tp_link_load mpi;
 	tp_status st;
 	tp_error err;
-	char name[128];
-	double worst;
 
 	if (n < 2)
 		return TP_EXIT_OK;
@@ -341,11 +352,10 @@ static int job_contention(const struct busy_opts *o,
 		tp_error_prefix(&err, "job %u", job);
 		return tp_cli_fail(WHAT, &err);
 	}
-	worst = shared_max(&mpi, &w->io, &port);
-	printf("job=%u hosts=%u contention=%.3f link=%s\n", job, n, worst,
-	       port == TP_FABRIC_NONE
-	           ? "-"
-	           : tp_link_dir_name(w->fabric, port, name, sizeof(name)));
+	r = &w->jobs[w->njobs++];
+	r->job = job;
+	r->hosts = n;
+	r->contention = shared_max(&mpi, &w->io, &r->port);
 	tp_link_load_free(&mpi);
 	return TP_EXIT_OK;
 }
@@ -358,7 +368,9 @@ static int all_contention(const struct busy_opts *o, struct busy_work *w)
 	int rc = TP_EXIT_OK;
 	tp_error err;
 
-	if (!hosts) {
+	/* At most one job a host. */
+	w->jobs = calloc(nhosts / 2 + 1, sizeof(*w->jobs));
+	if (!hosts || !w->jobs) {
 		tp_error_set(&err, TP_ERR_NOMEM, "no memory for a job's hosts");
 		return tp_cli_fail(WHAT, &err);
 	}
@@ -376,6 +388,99 @@ static int all_contention(const struct busy_opts *o, struct busy_work *w)
 	return rc;
 }
 
+/* A link direction's name, "-" for none. */
+static const char *dir_name(const struct busy_work *w, uint32_t port,
+                            char *buf, size_t size)
+{
+	return port == TP_FABRIC_NONE
+	           ? "-"
+	           : tp_link_dir_name(w->fabric, port, buf, size);
+}
+
+static void print_text(const struct busy_opts *o, const struct busy_work *w)
+{
+	char name[128];
+
+	if (w->servers_listed)
+		printf("io-servers: %u from %s\n", w->nservers, o->busy);
+	else {
+		printf("io-servers: %u placed %s%s on any host:", w->nservers,
+		       tp_ioserver_policy_name(o->policy),
+		       o->policy_auto ? " (auto)" : "");
+		for (uint32_t i = 0; i < w->nservers; i++)
+			printf(" %s",
+			       tp_topo_host_name(w->topo, w->server_hosts[i]));
+		putchar('\n');
+	}
+	printf("io: routing=%s clients=%u servers=%u max_uplink=%.3f link=%s\n",
+	       tp_routing_name(o->routing), w->nclients, w->nservers,
+	       w->nclients ? w->io.max_fabric_bytes : 0.0,
+	       dir_name(w, w->nclients ? w->io.max_fabric_port : TP_FABRIC_NONE,
+	                name, sizeof(name)));
+	for (uint32_t i = 0; i < w->njobs; i++)
+		printf("job=%u hosts=%u contention=%.3f link=%s\n",
+		       w->jobs[i].job, w->jobs[i].hosts, w->jobs[i].contention,
+		       dir_name(w, w->jobs[i].port, name, sizeof(name)));
+}
+
+/* A link direction as JSON: its name, or null for none. */
+static void json_dir(tp_json *j, const char *key, const struct busy_work *w,
+                     uint32_t port)
+{
+	char name[128];
+
+	tp_json_string(j, key,
+	               port == TP_FABRIC_NONE
+	                   ? NULL
+	                   : dir_name(w, port, name, sizeof(name)));
+}
+
+static int print_json(const struct busy_opts *o, const struct busy_work *w)
+{
+	tp_json j;
+	tp_error err;
+
+	tp_json_init(&j, stdout);
+	tp_json_begin_document(&j, "cost_busy", 1);
+	tp_json_string(&j, "busy", o->busy);
+	tp_json_string(&j, "fabric", o->fabric);
+	tp_json_string(&j, "routing", tp_routing_name(o->routing));
+	tp_json_begin_object(&j, "io_servers");
+	tp_json_string(&j, "source", w->servers_listed ? "busy_file" : "placed");
+	if (w->servers_listed)
+		tp_json_null(&j, "policy");
+	else
+		tp_json_string(&j, "policy", tp_ioserver_policy_name(o->policy));
+	tp_json_bool(&j, "policy_auto", !w->servers_listed && o->policy_auto);
+	tp_json_begin_array(&j, "hosts");
+	for (uint32_t i = 0; i < w->nservers; i++)
+		tp_json_string(&j, NULL,
+		               tp_topo_host_name(w->topo, w->server_hosts[i]));
+	tp_json_end_array(&j);
+	tp_json_end_object(&j);
+	tp_json_begin_object(&j, "io");
+	tp_json_uint(&j, "clients", w->nclients);
+	tp_json_double(&j, "max_uplink",
+	               w->nclients ? w->io.max_fabric_bytes : 0.0);
+	json_dir(&j, "link", w,
+	         w->nclients ? w->io.max_fabric_port : TP_FABRIC_NONE);
+	tp_json_end_object(&j);
+	tp_json_begin_array(&j, "jobs");
+	for (uint32_t i = 0; i < w->njobs; i++) {
+		tp_json_begin_object(&j, NULL);
+		tp_json_uint(&j, "job", w->jobs[i].job);
+		tp_json_uint(&j, "hosts", w->jobs[i].hosts);
+		tp_json_double(&j, "contention", w->jobs[i].contention);
+		json_dir(&j, "link", w, w->jobs[i].port);
+		tp_json_end_object(&j);
+	}
+	tp_json_end_array(&j);
+	tp_json_end_document(&j);
+	if (tp_json_finish(&j, &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	return TP_EXIT_OK;
+}
+
 int tp_cli_cost_busy(int argc, char **argv)
 {
 	struct busy_opts o;
@@ -390,8 +495,13 @@ int tp_cli_cost_busy(int argc, char **argv)
 	}
 	if ((rc = load_state(&o, &w)) == TP_EXIT_OK &&
 	    (rc = choose_servers(&o, &w)) == TP_EXIT_OK &&
-	    (rc = io_load(&o, &w)) == TP_EXIT_OK)
-		rc = all_contention(&o, &w);
+	    (rc = io_load(&o, &w)) == TP_EXIT_OK &&
+	    (rc = all_contention(&o, &w)) == TP_EXIT_OK) {
+		if (o.json)
+			rc = print_json(&o, &w);
+		else
+			print_text(&o, &w);
+	}
 	busy_work_free(&w);
 	return rc;
 }

@@ -16,7 +16,8 @@
 # (n0004), the I/O enters by root->leaf002, which job 7's n0005 -> n0003
 # traffic takes too: 2.000; with I/O inside leaf001 only, 0.000.  Bad
 # input: one line on stderr, nothing on stdout.  On a tree with two spines
-# (--fabric 1x3x2x2) the routing decides, see below.
+# (--fabric 1x3x2x2) the routing decides, see below.  --json: the same
+# figures in one document (read back by Python), nothing on stdout on error.
 #
 # Env: abs_top_builddir, abs_top_srcdir (make check).
 set -u
@@ -116,6 +117,46 @@ tp_expect_fail "--io-policy nowhere" 2 \
 	"$tp" cost --busy "$work/jobs" --fabric "$work/topology.conf" --io-servers 1 --io-policy nowhere
 tp_expect_fail "an unknown option" 2 "topoplace cost: unknown option '--bogus' (try --help)" \
 	"$tp" cost --busy "$work/jobs" --fabric "$work/topology.conf" --bogus
+# --json: one document saying what the text says, read back by Python.
+json_as_text() { # FILE: the text form rebuilt from the document
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "topoplace.cost_busy" and d["version"] == 1, d
+s = d["io_servers"]
+if s["source"] == "busy_file":
+    print("io-servers: %d from %s" % (len(s["hosts"]), d["busy"]))
+else:
+    print("io-servers: %d placed %s%s on any host: %s" % (len(s["hosts"]),
+          s["policy"], " (auto)" if s["policy_auto"] else "", " ".join(s["hosts"])))
+io = d["io"]
+print("io: routing=%s clients=%d servers=%d max_uplink=%.3f link=%s" % (d["routing"],
+      io["clients"], len(s["hosts"]), io["max_uplink"], io["link"] or "-"))
+for j in d["jobs"]:
+    print("job=%d hosts=%d contention=%.3f link=%s" % (j["job"], j["hosts"],
+          j["contention"], j["link"] or "-"))
+' "$1"
+}
+if command -v python3 >/dev/null; then
+	for args in "$work/listed --fabric $work/topology.conf" \
+		"$work/jobs --fabric $work/topology.conf --io-servers 1 --routing static" \
+		"$work/noio --fabric $work/topology.conf --io-servers 2" \
+		"$work/listed --fabric 1x3x2x2"; do
+		# shellcheck disable=SC2086
+		"$tp" cost --busy $args >"$work/text" 2>&1
+		# shellcheck disable=SC2086
+		"$tp" cost --busy $args --json >"$work/json" 2>"$work/err"
+		tp_check_eq "--json says what the text says: ${args//$work\//}" \
+			"$(cat "$work/text")" "$(json_as_text "$work/json" 2>&1)"
+	done
+else
+	tp_fail "python3 is needed to read the JSON of cost --busy"
+fi
+printf 'n0001 7 comm_sensitive\nn0099 7 comm_sensitive\n' >"$work/bad"
+"$tp" cost --busy "$work/bad" --fabric "$work/topology.conf" --io-servers 1 --json >"$work/out" 2>"$work/err"
+tp_check_eq "--json with a bad file: exit 1, one line on stderr, nothing on stdout" \
+	"1 1 0" "$? $(wc -l <"$work/err") $(wc -c <"$work/out")"
+
 out=$("$tp" cost --busy "$work/jobs" --fabric "$work/topology.conf" --help)
 tp_check_eq "--help with --busy: the usage of this form" \
 	"usage: topoplace cost --busy FILE --fabric FILE|PxLxH[xS[xC]] [--routing adaptive|static]" "$(head -1 <<<"$out")"
