@@ -190,6 +190,9 @@ slurm-regression: all
 	$(abs_top_srcdir)/bench/slurm_regression.sh --slurm-source '$(SLURM_SRC)' \
 		$${prefix:+--slurm-prefix "$$prefix"} \
 		--out '$(abs_top_builddir)/slurm-regression' $(TP_REGRESSION_ARGS)
+# Batch jobs whose launch meets `scontrol reconfigure`, plain cons_tres
+# beside topoplace (a bench: Slurm itself loses some, at random).
+EXTRA_DIST += bench/reconfigure_race.sh
 clean-local-cluster: clean-local-regression
 clean-local-regression:
 	-rm -rf slurm-regression
