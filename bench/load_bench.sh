@@ -64,7 +64,8 @@
 # runs capped at 120 s.  Override
 # with BENCH_TRACE, BENCH_WINDOW (trace s), BENCH_COMPRESS, BENCH_RUN_CAP,
 # BENCH_MIN_JOBS, BENCH_START (a fixed window start, trace s).  Results and
-# per-job records go to BENCH_OUT (default a fresh /tmp directory, printed).
+# per-job records go to BENCH_OUT (default a fresh /tmp directory, printed),
+# with each run's slurmctld log (RUN.slurmctld.log).
 # Needs root (tp-bed), the test user tpalice (tools/install-deps) and, in
 # BUILD_DIR, `make tests/integration/slurm_profile_gen` (the profiles).
 # Prints figures, never pass/fail.
@@ -198,6 +199,10 @@ CONF
 	}' >"$work/$run.done"
 	rm -f "$work/$run.jobs" "$work/$run.times"
 	grep -o 'topoplace: JobId=[0-9]*: placement=.*' "$log" >"$work/$run.decisions" 2>/dev/null
+	# The whole slurmctld log, for what the decision lines do not say
+	# (a job with none, a fallback's error line): the bed's tmpfs goes
+	# with the bed.
+	cp "$log" "$work/$run.slurmctld.log" 2>/dev/null
 	exit 0
 fi
 
