@@ -242,19 +242,12 @@ done
 awk -v hpl="$hpl" -v lpp="$lpp" -v hosts="$hosts" -v tau="$tau" \
 	-v span=$((window / compress)) -v runs="$runs" -v work="$work" \
 	-f "$top/bench/load_report.awk"
-# Whole-leaf jobs that took a shared placement past their wait bound.
+# What topoplace said: jobs placed shared past their whole-leaf wait
+# bound, by Slurm's default past their isolation bound, and the jobs that
+# ran with no decision line, with what slurmctld's log says of them
+# (bench/load_decisions.sh).
 for run in $runs; do
-	[ -s "$work/$run.decisions" ] || continue
-	n=$(grep 'leaf gave way to shared' "$work/$run.decisions" |
-		sed 's/^topoplace: JobId=\([0-9]*\):.*/\1/' | sort -u | wc -l)
-	echo "# $run: $n jobs placed shared past their whole-leaf wait bound"
-done
-# Jobs placed by Slurm's default past their isolation bound (IsolationWaitMax).
-for run in $runs; do
-	[ -s "$work/$run.decisions" ] || continue
-	n=$(grep 'isolation given up' "$work/$run.decisions" |
-		sed 's/^topoplace: JobId=\([0-9]*\):.*/\1/' | sort -u | wc -l)
-	echo "# $run: $n jobs placed by Slurm's default past their isolation bound"
+	"$top/bench/load_decisions.sh" "$work" "$run"
 done
 # How far the replay fell behind its schedule (Slurm's SubmitTime against
 # the job's offset): runs whose lags differ received different streams, and
