@@ -64,7 +64,8 @@
 # runs capped at 120 s.  Override
 # with BENCH_TRACE, BENCH_WINDOW (trace s), BENCH_COMPRESS, BENCH_RUN_CAP,
 # BENCH_MIN_JOBS, BENCH_START (a fixed window start, trace s).  Results and
-# per-job records go to BENCH_OUT (default a fresh /tmp directory, printed).
+# per-job records go to BENCH_OUT (default a fresh /tmp directory, printed),
+# with each run's slurmctld log (RUN.slurmctld.log).
 # Needs root (tp-bed), the test user tpalice (tools/install-deps) and, in
 # BUILD_DIR, `make tests/integration/slurm_profile_gen` (the profiles).
 # Prints figures, never pass/fail.
@@ -198,6 +199,10 @@ CONF
 	}' >"$work/$run.done"
 	rm -f "$work/$run.jobs" "$work/$run.times"
 	grep -o 'topoplace: JobId=[0-9]*: placement=.*' "$log" >"$work/$run.decisions" 2>/dev/null
+	# The whole slurmctld log, for what the decision lines do not say
+	# (a job with none, a fallback's error line): the bed's tmpfs goes
+	# with the bed.
+	cp "$log" "$work/$run.slurmctld.log" 2>/dev/null
 	exit 0
 fi
 
@@ -237,19 +242,12 @@ done
 awk -v hpl="$hpl" -v lpp="$lpp" -v hosts="$hosts" -v tau="$tau" \
 	-v span=$((window / compress)) -v runs="$runs" -v work="$work" \
 	-f "$top/bench/load_report.awk"
-# Whole-leaf jobs that took a shared placement past their wait bound.
+# What topoplace said: jobs placed shared past their whole-leaf wait
+# bound, by Slurm's default past their isolation bound, and the jobs that
+# ran with no decision line, with what slurmctld's log says of them
+# (bench/load_decisions.sh).
 for run in $runs; do
-	[ -s "$work/$run.decisions" ] || continue
-	n=$(grep 'leaf gave way to shared' "$work/$run.decisions" |
-		sed 's/^topoplace: JobId=\([0-9]*\):.*/\1/' | sort -u | wc -l)
-	echo "# $run: $n jobs placed shared past their whole-leaf wait bound"
-done
-# Jobs placed by Slurm's default past their isolation bound (IsolationWaitMax).
-for run in $runs; do
-	[ -s "$work/$run.decisions" ] || continue
-	n=$(grep 'isolation given up' "$work/$run.decisions" |
-		sed 's/^topoplace: JobId=\([0-9]*\):.*/\1/' | sort -u | wc -l)
-	echo "# $run: $n jobs placed by Slurm's default past their isolation bound"
+	"$top/bench/load_decisions.sh" "$work" "$run"
 done
 # How far the replay fell behind its schedule (Slurm's SubmitTime against
 # the job's offset): runs whose lags differ received different streams, and

@@ -2,9 +2,9 @@
 # bench_load_smoke.sh: the parts of bench/load_bench.sh that need no cluster
 # (issue #15): load_prep.awk's scaling, window choice and classes on a
 # six-job SWF whose figures are worked out by hand below, and
-# load_report.awk's figures on hand-made job records, and load_predict.sh's
-# cost-model predictions on hand-made records.  The bench itself
-# (real Slurm, minutes per run) is not run here.
+# load_report.awk's figures on hand-made job records, load_predict.sh's
+# cost-model predictions and load_decisions.sh's counts on hand-made
+# records.  The bench itself (real Slurm, minutes per run) is not run here.
 set -u
 
 : "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
@@ -97,4 +97,33 @@ tp_check_eq "the prediction's summary line" \
 tp_check_eq "the per-job predictions: worst contention, its link and moment" \
 	"1 2 1.500 leaf001[5]->spine001[1] 2
 4 2 0.000 - 4" "$(grep -v '^#' "$work/p.predict" | sort)"
+
+# load_decisions.sh: what topoplace said of one run.  Job 1's reason says
+# "pod isolation given up" (placed across pods by the allocator: no
+# fallback), job 2 waited and started past its isolation bound, job 3
+# past its whole-leaf bound; jobs 4 and 5 ran with no decision line (4's
+# DecisionBudget fallback is in the log, 5 has no line at all), job 6
+# never started.
+cat >"$work/d.decisions" <<'DEC'
+topoplace: JobId=1: placement=shared class=comm_sensitive allowed=8 hosts on leaves leaf001,leaf002 (30 us): shared: spans pods; pod isolation given up (adaptive routing): spans pods pod01,pod02
+topoplace: JobId=2: placement=shared class=io_heavy: waits: cannot be met now: shared policy
+topoplace: JobId=2: placement=shared class=io_heavy allowed=8 hosts on leaves leaf001,leaf002 (20 us): isolation given up after 3 s (bound 2 s): placed by Slurm's default beside any class
+topoplace: JobId=2: placement=shared: isolation given up after 3 s (bound 2 s): placed by Slurm's default beside any class
+topoplace: JobId=3: placement=leaf class=quiet allowed=4 hosts on leaves leaf002 (20 us): leaf gave way to shared: waited 11 s
+DEC
+printf '1 COMPLETED 1000 1000 1010 1,5\n2 COMPLETED 1000 1003 1006 2\n3 COMPLETED 1000 1001 1006 3\n4 COMPLETED 1000 1002 1006 4,6\n5 COMPLETED 1000 1002 1004 7\n6 CANCELLED 1000 0 0 -\n' >"$work/d.done"
+cat >"$work/d.slurmctld.log" <<'LOG'
+[2026-11-27T22:13:50.000] topoplace: JobId=1 placement=auto nodes=n[0001,0005] policy=shared class=comm_sensitive
+[2026-11-27T22:13:51.000] error: topoplace: JobId=4: allocation for job 4 (shared, 2 nodes): time budget of 2000 us spent: no opinion: placed by plain cons_tres
+[2026-11-27T22:13:51.001] topoplace: JobId=4 placement=auto nodes=n[0004,0006] policy=shared class=comm_sensitive
+LOG
+tp_check_eq "load_decisions.sh: the bounds' counts, the jobs with no decision line and what the log says of them" \
+	"# d: 1 jobs placed shared past their whole-leaf wait bound
+# d: 1 jobs placed by Slurm's default past their isolation bound
+# d: 2 jobs that ran have no decision line: 4 5
+#   JobId=4: topoplace: JobId=4: allocation for job 4 (shared, 2 nodes): time budget of 2000 us spent: no opinion: placed by plain cons_tres
+#   JobId=5: (no topoplace line in slurmctld's log)" \
+	"$("$abs_top_srcdir/bench/load_decisions.sh" "$work" d)"
+tp_check_eq "load_decisions.sh: nothing for a run without decision lines (cons_tres)" \
+	"" "$("$abs_top_srcdir/bench/load_decisions.sh" "$work" none)"
 tp_done
