@@ -1170,6 +1170,9 @@ static bool _step_totals_by_exec(stepd_step_rec_t *job, const char *who,
                                  struct step_exec *se,
                                  tp_profile_summary *totals)
 {
+	/* salloc's shell: neither paced nor profiled (task_p_pre_launch). */
+	if (job->step_id.step_id == SLURM_INTERACTIVE_STEP)
+		return false;
 	_step_exec_find(job, config, se);
 	if (se->rc != TP_OK) {
 		_loud_info(loud && _debug(config, TP_DEBUG_PROFILE),

@@ -10,6 +10,9 @@
 #     script and name are new), but slurmstepd finds the program's run
 #     by its executable: it is not recorded again, its output and
 #     slurmd's log say "found by executable <path> (sha256 <12 hex>...)";
+#   - an interactive srun of the program under another name (no script,
+#     no profile by its name) gets its throttle window from the run found
+#     by its executable (slurmd's log names it);
 #   - job exc runs a copy of the program tpalice may execute but not
 #     read: slurmstepd, which reads it as her, cannot hash it: one line in
 #     slurmd's log, and the job runs and is recorded as before.
@@ -109,6 +112,15 @@ tp_check "its output says the profile was found by executable, with the hash" \
 tp_check "slurmd's log says it with the key" \
 	bash -c 'grep -q "task/topoplace: StepId=$1\.0: not recorded: profile found by executable $2 (sha256 $3\.\.\.)" <<<"$4"' \
 	_ "$jb" "$exe" "$hash12" "$(slurmd_logs)"
+
+# An interactive srun (no script, a job name with no profile): its
+# throttle window is decided from the run found by its executable.
+tp_as_user "$alice" timeout 120 bash -c "$mpienv; srun -N 1 -n 4 -J inter $exe ring 53" \
+	>"$out/inter.out" 2>&1
+tp_check_eq "an interactive srun of the program under the name inter completes" 0 "$?"
+tp_check "slurmd's log: its profile (for the throttle window) found by executable" \
+	bash -c 'grep -qE "task/topoplace: StepId=[0-9]+\.0: profile found by executable $1 \(sha256 $2\.\.\.\): profile $3/exa, a 4-rank run recorded by JobId=$4\$" <<<"$5"' \
+	_ "$exe" "$hash12" "$alice" "$ja" "$(slurmd_logs)"
 
 jc=$(run exc "$work/hidden/mpi_noread ring 52")
 tp_check_eq "job exc $jc (a program tpalice cannot read) completes" COMPLETED "$(state "$jc")"
