@@ -386,6 +386,26 @@ static int exec_id_read(int fd, struct exec_reply *reply, int timeout_ms)
 	return 0;
 }
 
+/*
+ * Kill the child @pid and reap it, waiting at most a second: a child
+ * stuck in an uninterruptible read (a hung file system) dies only when
+ * the read returns, and the step must not wait for that; slurmstepd's
+ * own wait for its children reaps it then.
+ */
+static void reap_killed(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	for (int i = 0; i < 100; i++) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+
+		if (got == pid || (got < 0 && errno != EINTR))
+			return;
+		usleep(10000);
+	}
+}
+
 tp_status tp_sc_step_exec_id(const tp_sc_step_user *user, const char *argv0,
                              const char *path_env, const char *cwd,
                              tp_exec_id *id, tp_error *err)
@@ -398,12 +418,14 @@ tp_status tp_sc_step_exec_id(const tp_sc_step_user *user, const char *argv0,
 	memset(id, 0, sizeof(*id));
 	if (!reply)
 		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-	if (pipe(fds) || fcntl(fds[0], F_SETFD, FD_CLOEXEC) ||
-	    fcntl(fds[1], F_SETFD, FD_CLOEXEC)) {
+	if (pipe(fds)) {
 		free(reply);
 		return tp_error_set(err, TP_ERR_IO, "command %.80s: pipe: %s",
 		                    argv0 ? argv0 : "", strerror(errno));
 	}
+	/* Neither end may leak into the step's tasks. */
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
 	pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
@@ -413,12 +435,11 @@ tp_status tp_sc_step_exec_id(const tp_sc_step_user *user, const char *argv0,
 	ok = pid > 0 &&
 	     !exec_id_read(fds[0], reply, TP_SC_EXEC_HASH_TIMEOUT_MS);
 	close(fds[0]);
-	if (pid > 0) {
-		if (!ok)
-			kill(pid, SIGKILL);
+	if (pid > 0 && ok)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-	}
+	else if (pid > 0)
+		reap_killed(pid);
 	if (pid < 0)
 		st = tp_error_set(err, TP_ERR_IO, "command %.80s: fork: %s",
 		                  argv0 ? argv0 : "", strerror(errno));

@@ -206,7 +206,9 @@ typedef struct tp_sc_step_user {
  * (tp_exec_hash_path, the profiler's bound) into @id, found and read by a
  * child running as @user, so root never reads for a user a file the user
  * could not: a file the user cannot read is the user's error.  The child
- * is killed past TP_SC_EXEC_HASH_TIMEOUT_MS (TP_ERR_BUDGET).  Errors name
+ * is killed past TP_SC_EXEC_HASH_TIMEOUT_MS (TP_ERR_BUDGET) and waited
+ * for at most a second more (one stuck in a hung file system's read is
+ * left to the caller's own reaping).  Errors name
  * the command and why (TP_ERR_NOTFOUND: not on PATH).
  */
 tp_status tp_sc_step_exec_id(const tp_sc_step_user *user, const char *argv0,
