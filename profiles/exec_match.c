@@ -34,7 +34,7 @@ struct exec_run {
 
 struct exec_scan {
 	const tp_exec_id *exec;
-	int64_t oldest_s; /* runs written before: too old to use */
+	int64_t oldest_s;      /* runs written before: too old to use */
 	struct exec_run *runs; /* newest first */
 	size_t count;
 };
@@ -89,8 +89,7 @@ static size_t choose(const struct exec_run *runs, size_t count,
 	size_t n = 0;
 
 	/* Newest first in @runs; the rule wants them oldest first. */
-	for (size_t i = 0; i < count && n < TP_IDENTITY_RUN_CANDIDATES_MAX;
-	     i++)
+	for (size_t i = 0; i < count && n < TP_IDENTITY_RUN_CANDIDATES_MAX; i++)
 		if (!strcmp(runs[i].name, name))
 			index[n++] = i;
 	for (size_t k = 0; k < n / 2; k++) {
@@ -155,7 +154,8 @@ tp_status tp_exec_match_find(const tp_store_options *opt, const char *user,
 	if (opt->max_age_s > 0)
 		scan.oldest_s = (int64_t)time(NULL) - opt->max_age_s;
 	scan.runs = calloc(TP_EXEC_MATCH_SUMMARIES_MAX, sizeof(*scan.runs));
-	if (!scan.runs || (!verified && !(verified = malloc(sizeof(*verified))))) {
+	if (!scan.runs ||
+	    (!verified && !(verified = malloc(sizeof(*verified))))) {
 		free(scan.runs);
 		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
 		                    match->why);
@@ -178,7 +178,8 @@ tp_status tp_exec_match_find(const tp_store_options *opt, const char *user,
 	snprintf(match->name, sizeof(match->name), "%s",
 	         application(scan.runs, scan.count));
 	chosen = choose(scan.runs, scan.count, match->name, tasks, match);
-	snprintf(match->file, sizeof(match->file), "%s", scan.runs[chosen].file);
+	snprintf(match->file, sizeof(match->file), "%s",
+	         scan.runs[chosen].file);
 	match->mtime_s = scan.runs[chosen].mtime_s;
 	match->ranks = scan.runs[chosen].ranks;
 	match->job_id = scan.runs[chosen].job_id;

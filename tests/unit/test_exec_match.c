@@ -170,9 +170,9 @@ static void test_the_same_program_under_another_job_name_is_found(void **st)
 	put_run(fx, "noexec", 4, NULL, 13, NULL);
 	/* A copy at another path is the same program: the path is shown,
 	 * never compared. */
-	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &copy, 4,
-	                                    &match, &sum, &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_exec_match_find(&fx->opt, fx->ns, &copy, 4, &match, &sum, &err),
+	    TP_OK);
 	assert_true(match.found);
 	assert_string_equal(match.name, "ring-a");
 	assert_string_equal(match.file, file);
@@ -205,9 +205,9 @@ static void test_a_rebuilt_binary_is_another_program(void **st)
 	expect_in(match.why, "no run of it among the newest 1 of");
 	/* Same bytes hashed another way (sampled) are not compared. */
 	old.hash_method = TP_EXEC_HASH_SAMPLED;
-	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &old, 4, &match,
-	                                    NULL, &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_exec_match_find(&fx->opt, fx->ns, &old, 4, &match, NULL, &err),
+	    TP_OK);
 	assert_false(match.found);
 }
 
@@ -224,18 +224,18 @@ static void test_the_steps_rank_count_chooses_among_the_matching_runs(void **s)
 	put_run(fx, "ring", 8, &ring, 22, eight);
 	/* Newer, of the step's size, but another program: not weighed. */
 	put_run(fx, "ring", 16, &rebuilt, 23, NULL);
-	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring, 4,
-	                                    &match, NULL, &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 4, &match, NULL, &err),
+	    TP_OK);
 	assert_true(match.found);
 	assert_string_equal(match.file, four);
 	assert_true(match.choice.matched);
 	assert_true(match.choice.over_newest);
 	assert_int_equal(match.runs, 2);
 	/* No run of 16 ranks of this program: the newest, and it says so. */
-	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring, 16,
-	                                    &match, NULL, &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 16, &match, NULL, &err),
+	    TP_OK);
 	assert_string_equal(match.file, eight);
 	assert_false(match.choice.matched);
 	assert_int_equal(match.ranks, 8);
@@ -259,15 +259,14 @@ static void test_a_script_keys_twin_is_reported_under_its_job_name(void **st)
 	assert_int_equal(tp_profile_add_pair(p, 0, 1, 100, 1, NULL), TP_OK);
 	p->exec = ring;
 	assert_int_equal(tp_profile_finish(p, NULL), TP_OK);
-	assert_int_equal(tp_store_put(&fx->opt, fx->ns, "ring-b", p, NULL,
-	                              &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_store_put(&fx->opt, fx->ns, "ring-b", p, NULL, &err), TP_OK);
 	assert_int_equal(tp_store_put(&fx->opt, fx->ns, key, p, NULL, &err),
 	                 TP_OK);
 	tp_profile_free(p);
-	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring, 4,
-	                                    &match, NULL, &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 4, &match, NULL, &err),
+	    TP_OK);
 	assert_true(match.found);
 	assert_string_equal(match.name, "ring-b");
 }
@@ -283,9 +282,9 @@ static void test_a_chosen_run_that_does_not_verify_finds_nothing(void **st)
 	fx->fake.age_s = 2 * 24 * 3600;
 	put_run(fx, "ring", 4, &ring, 31, NULL);
 	fx->opt.max_age_s = 24 * 3600;
-	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring, 4,
-	                                    &match, NULL, &err),
-	                 TP_ERR_AUTH);
+	assert_int_equal(
+	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 4, &match, NULL, &err),
+	    TP_ERR_AUTH);
 	assert_false(match.found);
 	expect_in(err.message, "by executable /home/u/ring");
 	expect_in(err.message, "credential expired");
@@ -298,15 +297,15 @@ static void test_a_user_without_a_namespace_has_no_runs(void **st)
 	tp_exec_match match;
 	tp_error err;
 
-	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring, 4,
-	                                    &match, NULL, &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 4, &match, NULL, &err),
+	    TP_OK);
 	assert_false(match.found);
 	assert_int_equal(match.read, 0);
 	ring.hash_method = TP_EXEC_HASH_NONE;
-	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring, 4,
-	                                    &match, NULL, &err),
-	                 TP_ERR_INVALID);
+	assert_int_equal(
+	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 4, &match, NULL, &err),
+	    TP_ERR_INVALID);
 	expect_in(err.message, "not hashed");
 }
 
@@ -376,7 +375,8 @@ static void make_file(const char *dir, const char *name, mode_t mode)
 static void test_a_command_is_found_as_execvp_finds_it(void **st)
 {
 	struct fixture *fx = *st;
-	char a[128], b[128], path_env[300], out[TP_EXEC_PATH_MAX + 1], want[256];
+	char a[128], b[128], path_env[300], out[TP_EXEC_PATH_MAX + 1],
+	    want[256];
 	tp_error err;
 
 	snprintf(a, sizeof(a), "%s/a", fx->root);
@@ -387,41 +387,40 @@ static void test_a_command_is_found_as_execvp_finds_it(void **st)
 	make_file(b, "app", 0755);
 	make_file(a, "tool", 0755);
 	snprintf(path_env, sizeof(path_env), "%s:%s", a, b);
-	assert_int_equal(tp_exec_resolve("app", path_env, "/", out,
-	                                 sizeof(out), &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_exec_resolve("app", path_env, "/", out, sizeof(out), &err),
+	    TP_OK);
 	snprintf(want, sizeof(want), "%s/app", b);
 	assert_string_equal(out, want);
 	/* The first directory wins. */
-	assert_int_equal(tp_exec_resolve("tool", path_env, "/", out,
-	                                 sizeof(out), &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_exec_resolve("tool", path_env, "/", out, sizeof(out), &err),
+	    TP_OK);
 	snprintf(want, sizeof(want), "%s/tool", a);
 	assert_string_equal(out, want);
 	/* A relative PATH entry and a command with a '/' are under cwd. */
-	assert_int_equal(tp_exec_resolve("tool", "b:a", fx->root, out,
-	                                 sizeof(out), &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_exec_resolve("tool", "b:a", fx->root, out, sizeof(out), &err),
+	    TP_OK);
 	snprintf(want, sizeof(want), "%s/a/tool", fx->root);
 	assert_string_equal(out, want);
-	assert_int_equal(tp_exec_resolve("./b/app", NULL, fx->root, out,
-	                                 sizeof(out), &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_exec_resolve("./b/app", NULL, fx->root, out, sizeof(out), &err),
+	    TP_OK);
 	snprintf(want, sizeof(want), "%s/./b/app", fx->root);
 	assert_string_equal(out, want);
 	/* Not found, and found but not executable: one line each. */
-	assert_int_equal(tp_exec_resolve("nosuch", path_env, "/", out,
-	                                 sizeof(out), &err),
-	                 TP_ERR_NOTFOUND);
+	assert_int_equal(
+	    tp_exec_resolve("nosuch", path_env, "/", out, sizeof(out), &err),
+	    TP_ERR_NOTFOUND);
 	expect_in(err.message, "command nosuch: not found in the 2 "
 	                       "directories of PATH");
-	assert_int_equal(tp_exec_resolve("app", a, "/", out, sizeof(out),
-	                                 &err),
+	assert_int_equal(tp_exec_resolve("app", a, "/", out, sizeof(out), &err),
 	                 TP_ERR_IO);
 	expect_in(err.message, "not executable by the user");
-	assert_int_equal(tp_exec_resolve("", path_env, "/", out, sizeof(out),
-	                                 &err),
-	                 TP_ERR_INVALID);
+	assert_int_equal(
+	    tp_exec_resolve("", path_env, "/", out, sizeof(out), &err),
+	    TP_ERR_INVALID);
 }
 
 int main(void)
@@ -444,8 +443,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(
 	        test_a_user_without_a_namespace_has_no_runs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
-	        test_a_scan_reads_only_the_newest_summaries_newest_first,
-	        setup, teardown),
+	        test_a_scan_reads_only_the_newest_summaries_newest_first, setup,
+	        teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_a_command_is_found_as_execvp_finds_it, setup, teardown),
 	};
