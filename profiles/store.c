@@ -1488,8 +1488,8 @@ tp_status tp_store_run_summary(const tp_store_options *opt, const char *ns,
 		st = tp_error_set(err, TP_ERR_NOTFOUND, "%s/%s: no such run",
 		                  label, file);
 	else
-		st = read_summary(opt, dirfd, ns, name, label, file, &sb,
-		                  owner, true, summary, &unjudged, err);
+		st = read_summary(opt, dirfd, ns, name, label, file, &sb, owner,
+		                  true, summary, &unjudged, err);
 	close(dirfd);
 	return st;
 }
@@ -1541,7 +1541,8 @@ static tp_status scan_list_app(int fd, const char *label, const char *name,
 {
 	char **files = NULL;
 	size_t count = 0;
-	tp_status st = list_entries(fd, label, is_run_file, &files, &count, err);
+	tp_status st =
+	    list_entries(fd, label, is_run_file, &files, &count, err);
 
 	for (size_t k = 0; st == TP_OK && k < count; k++) {
 		struct scan_run run;
@@ -1635,9 +1636,8 @@ static void scan_visit(const tp_store_options *opt, int nsfd,
 }
 
 tp_status tp_store_scan_summaries(const tp_store_options *opt, const char *ns,
-                                  size_t max_runs,
-                                  tp_store_summary_visit visit, void *ctx,
-                                  size_t *read, tp_error *err)
+                                  size_t max_runs, tp_store_summary_visit visit,
+                                  void *ctx, size_t *read, tp_error *err)
 {
 	char label[4096 + 2 * TP_STORE_NAME_MAX];
 	struct scan_newest newest = {.max = max_runs};
@@ -1666,13 +1666,13 @@ tp_status tp_store_scan_summaries(const tp_store_options *opt, const char *ns,
 	newest.runs = calloc(max_runs, sizeof(*newest.runs));
 	summary = malloc(sizeof(*summary));
 	if (!newest.runs || !summary)
-		st = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
-		                  label);
+		st =
+		    tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", label);
 	if (st == TP_OK)
 		st = scan_list(nsfd, label, owner, &newest, err);
 	if (st == TP_OK)
-		scan_visit(opt, nsfd, label, ns, owner, &newest, summary,
-		           visit, ctx, &visited);
+		scan_visit(opt, nsfd, label, ns, owner, &newest, summary, visit,
+		           ctx, &visited);
 	if (read)
 		*read = visited;
 	free(summary);

@@ -302,9 +302,8 @@ typedef bool (*tp_store_summary_visit)(void *ctx, const tp_store_entry *run,
  * no such namespace; other errors as tp_store_list_runs's.
  */
 tp_status tp_store_scan_summaries(const tp_store_options *opt, const char *ns,
-                                  size_t max_runs,
-                                  tp_store_summary_visit visit, void *ctx,
-                                  size_t *read, tp_error *err);
+                                  size_t max_runs, tp_store_summary_visit visit,
+                                  void *ctx, size_t *read, tp_error *err);
 
 /*
  * Write the summary of run @file of @ns/@name (for stores written before

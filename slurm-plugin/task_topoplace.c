@@ -1050,9 +1050,9 @@ static void _step_exec_find(stepd_step_rec_t *job, const tp_config *config,
 		                      "the step has no command");
 		return;
 	}
-	se->rc = tp_sc_step_exec_id(&user, job->argv[0],
-	                            getenvp(job->env, "PATH"), job->cwd, &exec,
-	                            &se->err);
+	se->rc =
+	    tp_sc_step_exec_id(&user, job->argv[0], getenvp(job->env, "PATH"),
+	                       job->cwd, &exec, &se->err);
 	if (se->rc != TP_OK)
 		return;
 	/* A credential of up to 8 KiB: not on the stack. */
@@ -1061,9 +1061,9 @@ static void _step_exec_find(stepd_step_rec_t *job, const tp_config *config,
 		return;
 	}
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
-	se->rc = tp_sc_exec_match(config, socket, job->user_name, &exec,
-	                          job->ntasks, &se->match, se->summary,
-	                          &se->err);
+	se->rc =
+	    tp_sc_exec_match(config, socket, job->user_name, &exec, job->ntasks,
+	                     &se->match, se->summary, &se->err);
 }
 
 /*
@@ -1081,9 +1081,8 @@ static void _step_exec_find(stepd_step_rec_t *job, const tp_config *config,
  */
 static void _record_by_exec(stepd_step_rec_t *job, const char *who, bool loud,
                             const tp_config *config,
-                            const tp_config_settings *settings,
-                            const char *app, const tp_opt_values *opts,
-                            struct step_exec *se)
+                            const tp_config_settings *settings, const char *app,
+                            const tp_opt_values *opts, struct step_exec *se)
 {
 	tp_record_job rec = {.app = app, .job_id = job->step_id.job_id};
 	tp_record_policy policy;

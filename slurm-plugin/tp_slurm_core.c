@@ -330,16 +330,13 @@ static void exec_id_child(int fd, const tp_sc_step_user *user,
 	tp_error err;
 
 	memset(&reply, 0, sizeof(reply));
-	if (geteuid() == 0 &&
-	    (setgroups(user->ngids, user->gids) || setgid(user->gid) ||
-	     setuid(user->uid)))
-		reply.status = tp_error_set(&err, TP_ERR_IO,
-		                            "cannot become uid %u: %s",
-		                            (unsigned)user->uid,
-		                            strerror(errno));
+	if (geteuid() == 0 && (setgroups(user->ngids, user->gids) ||
+	                       setgid(user->gid) || setuid(user->uid)))
+		reply.status =
+		    tp_error_set(&err, TP_ERR_IO, "cannot become uid %u: %s",
+		                 (unsigned)user->uid, strerror(errno));
 	else if ((reply.status = tp_exec_resolve(argv0, path_env, cwd, path,
-	                                         sizeof(path), &err)) ==
-	         TP_OK)
+	                                         sizeof(path), &err)) == TP_OK)
 		reply.status = tp_exec_hash_path(path, &reply.id, &err);
 	if (reply.status != TP_OK)
 		snprintf(reply.message, sizeof(reply.message), "%s",
@@ -432,8 +429,8 @@ tp_status tp_sc_step_exec_id(const tp_sc_step_user *user, const char *argv0,
 		exec_id_child(fds[1], user, argv0, path_env, cwd);
 	}
 	close(fds[1]);
-	ok = pid > 0 &&
-	     !exec_id_read(fds[0], reply, TP_SC_EXEC_HASH_TIMEOUT_MS);
+	ok =
+	    pid > 0 && !exec_id_read(fds[0], reply, TP_SC_EXEC_HASH_TIMEOUT_MS);
 	close(fds[0]);
 	if (pid > 0 && ok)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -447,7 +444,8 @@ tp_status tp_sc_step_exec_id(const tp_sc_step_user *user, const char *argv0,
 		st = tp_error_set(err, TP_ERR_BUDGET,
 		                  "command %.80s: not found and hashed within "
 		                  "%d ms: not identified",
-		                  argv0 ? argv0 : "", TP_SC_EXEC_HASH_TIMEOUT_MS);
+		                  argv0 ? argv0 : "",
+		                  TP_SC_EXEC_HASH_TIMEOUT_MS);
 	else if ((st = reply->status) != TP_OK)
 		tp_error_set(err, st, "%s", reply->message);
 	else
@@ -466,8 +464,7 @@ tp_status tp_sc_exec_match(const tp_config *config, const char *munge_socket,
 	tp_store_auth auth;
 
 	store_options(config, munge_socket, &munge, &auth, &opt);
-	return tp_exec_match_find(&opt, user, exec, tasks, match, summary,
-	                          err);
+	return tp_exec_match_find(&opt, user, exec, tasks, match, summary, err);
 }
 
 uint64_t tp_sc_step_profile_max_bytes(uint64_t remap_memory_bytes)
