@@ -9,6 +9,7 @@
 #include "tp_config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,96 @@ tp_status tp_exec_hash_path(const char *path, tp_exec_id *id, tp_error *err)
 	st = tp_exec_hash_fd(fd, path, id, err);
 	close(fd);
 	return st;
+}
+
+/* @dir (relative: under @cwd) + "/" + @file into @out; -1: too long. */
+static int join_path(const char *cwd, const char *dir, size_t dir_len,
+                     const char *file, char *out, size_t size)
+{
+	int n;
+
+	if (dir_len && dir[0] == '/')
+		n = snprintf(out, size, "%.*s/%s", (int)dir_len, dir, file);
+	else if (dir_len)
+		n = snprintf(out, size, "%s/%.*s/%s", cwd ? cwd : "",
+		             (int)dir_len, dir, file);
+	else
+		n = snprintf(out, size, "%s/%s", cwd ? cwd : "", file);
+	return n < 0 || (size_t)n >= size || out[0] != '/' ? -1 : 0;
+}
+
+/* Whether @path is a regular file the caller may execute; @denied is set
+ * when it exists but may not be executed. */
+static bool runnable(const char *path, bool *denied)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode))
+		return false;
+	if (access(path, X_OK)) {
+		*denied = true;
+		return false;
+	}
+	return true;
+}
+
+tp_status tp_exec_resolve(const char *argv0, const char *path_env,
+                          const char *cwd, char *out, size_t size,
+                          tp_error *err)
+{
+	char candidate[TP_EXEC_PATH_MAX + 1];
+	const char *dir = path_env ? path_env : TP_EXEC_DEFAULT_PATH;
+	bool denied = false;
+	unsigned searched = 0;
+
+	if (!argv0 || !argv0[0])
+		return tp_error_set(err, TP_ERR_INVALID, "no command");
+	if (strchr(argv0, '/')) {
+		if (argv0[0] == '/'
+		        ? snprintf(candidate, sizeof(candidate), "%s", argv0) >=
+		              (int)sizeof(candidate)
+		        : join_path(cwd, "", 0, argv0, candidate,
+		                    sizeof(candidate)))
+			return tp_error_set(err, TP_ERR_INVALID,
+			                    "command %.80s: the path is longer "
+			                    "than %d bytes or relative to no "
+			                    "working directory",
+			                    argv0, TP_EXEC_PATH_MAX);
+		if (!runnable(candidate, &denied))
+			return tp_error_set(
+			    err, denied ? TP_ERR_IO : TP_ERR_NOTFOUND,
+			    "command %.200s: %s", candidate,
+			    denied ? "not executable by the user"
+			           : "no such file");
+		snprintf(out, size, "%s", candidate);
+		return TP_OK;
+	}
+	for (;;) {
+		const char *end = strchr(dir, ':');
+		size_t len = end ? (size_t)(end - dir) : strlen(dir);
+
+		searched++;
+		if (!join_path(cwd, dir, len, argv0, candidate,
+		               sizeof(candidate)) &&
+		    runnable(candidate, &denied)) {
+			if (strlen(candidate) >= size)
+				break;
+			snprintf(out, size, "%s", candidate);
+			return TP_OK;
+		}
+		if (!end)
+			break;
+		dir = end + 1;
+	}
+	if (denied)
+		return tp_error_set(err, TP_ERR_IO,
+		                    "command %.80s: found on PATH but not "
+		                    "executable by the user",
+		                    argv0);
+	return tp_error_set(err, TP_ERR_NOTFOUND,
+	                    "command %.80s: not found in the %u directories "
+	                    "of PATH",
+	                    argv0, searched);
 }
 
 static int cmp_desc(const void *a, const void *b)

@@ -74,6 +74,25 @@ tp_status tp_exec_hash_fd(int fd, const char *label, tp_exec_id *id,
  */
 tp_status tp_exec_hash_path(const char *path, tp_exec_id *id, tp_error *err);
 
+/* The search path execvp(3) uses when PATH is unset (glibc's _CS_PATH). */
+#define TP_EXEC_DEFAULT_PATH "/bin:/usr/bin"
+
+/*
+ * The file a step's command @argv0 runs, found as execvp(3) finds it,
+ * into @out (@size bytes): @argv0 itself when it holds a '/' (relative to
+ * @cwd, which must then be absolute), else the first "<dir>/<argv0>" of
+ * @path_env (NULL: TP_EXEC_DEFAULT_PATH; an empty or relative dir is
+ * taken from @cwd) that is a regular file the caller may execute
+ * (access(X_OK): the caller runs as the step's user).  Symlinks are left
+ * as they are (the file hashed is the same).  TP_ERR_NOTFOUND naming
+ * @argv0 and what was searched; TP_ERR_IO when the only candidates are
+ * not executable by the caller (execvp's EACCES); TP_ERR_INVALID for an
+ * empty command or a path longer than TP_EXEC_PATH_MAX.
+ */
+tp_status tp_exec_resolve(const char *argv0, const char *path_env,
+                          const char *cwd, char *out, size_t size,
+                          tp_error *err);
+
 /*
  * The layout text of @nodes per-node rank counts (0 counts skipped;
  * @node_ranks is sorted in place, largest first) into @out (@size bytes).

@@ -5,6 +5,7 @@ placement_libtopoplace_la_SOURCES += \
 	profiles/sha256.c profiles/sha256.h \
 	profiles/profile.c profiles/profile.h \
 	profiles/exec_id.c profiles/exec_id.h \
+	profiles/exec_match.c profiles/exec_match.h \
 	profiles/store.c profiles/store.h \
 	profiles/summary.c profiles/summary.h \
 	profiles/munge_auth.c profiles/munge_auth.h \
@@ -121,3 +122,12 @@ TESTS += tests/unit/test_exec_id
 tests_unit_test_exec_id_SOURCES = tests/unit/test_exec_id.c
 tests_unit_test_exec_id_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_exec_id_LDADD = $(TP_UNIT_LDADD)
+
+# A step's application by its executable: the bounded store scan, the
+# run chosen, the command found as execvp finds it (issue #18).
+TP_UNIT_TESTS += tests/unit/test_exec_match
+check_PROGRAMS += tests/unit/test_exec_match
+TESTS += tests/unit/test_exec_match
+tests_unit_test_exec_match_SOURCES = tests/unit/test_exec_match.c
+tests_unit_test_exec_match_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_exec_match_LDADD = $(TP_UNIT_LDADD)

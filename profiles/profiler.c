@@ -499,6 +499,27 @@ int tp_prof_io_on(void)
 	return S.io_on;
 }
 
+/*
+ * Whether this run stands aside: task/topoplace found the program
+ * recorded before (TOPOPLACE_PROFILE_SKIP, its reason, on each node that
+ * found it; topoplace-profiler(7)).  Every node decides for itself, and
+ * nodes may disagree (a run stored in between, a file one node cannot
+ * read), but the gather at MPI_Finalize needs every rank or none: rank
+ * 0's word is broadcast and holds for all.  One broadcast of an int,
+ * once per run.
+ */
+static int skip_recording(void)
+{
+	const char *why = getenv("TOPOPLACE_PROFILE_SKIP");
+	int skip = why && why[0];
+
+	PMPI_Bcast(&skip, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (skip && S.world_rank == 0 && getenv("TOPOPLACE_PROFILE_VERBOSE"))
+		fprintf(stderr, "topoplace-profiler: not recorded: %s\n",
+		        why && why[0] ? why : "rank 0 said so");
+	return skip;
+}
+
 void tp_prof_on_init(int thread_level)
 {
 	struct timespec ts;
@@ -513,6 +534,11 @@ void tp_prof_on_init(int thread_level)
 	PMPI_Comm_group(MPI_COMM_WORLD, &S.world_group);
 	S.locking = thread_level == MPI_THREAD_MULTIPLE;
 	S.initialised = 1;
+	if (skip_recording()) {
+		PMPI_Group_free(&S.world_group);
+		S.finalised = 1; /* every wrapper passes straight through */
+		return;
+	}
 	S.io_on = 1;
 }
 

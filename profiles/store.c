@@ -1466,6 +1466,221 @@ out:
 	return st;
 }
 
+tp_status tp_store_run_summary(const tp_store_options *opt, const char *ns,
+                               const char *name, const char *file,
+                               tp_profile_summary *summary, tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	struct stat sb;
+	bool unjudged = false;
+	uid_t owner;
+	tp_status st;
+	int dirfd;
+
+	if (!valid_file_name(file))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "run '%.64s': not a run file name", file);
+	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
+	if (st != TP_OK)
+		return st;
+	if (fstatat(dirfd, file, &sb, AT_SYMLINK_NOFOLLOW) ||
+	    !S_ISREG(sb.st_mode))
+		st = tp_error_set(err, TP_ERR_NOTFOUND, "%s/%s: no such run",
+		                  label, file);
+	else
+		st = read_summary(opt, dirfd, ns, name, label, file, &sb, owner,
+		                  true, summary, &unjudged, err);
+	close(dirfd);
+	return st;
+}
+
+/* One run of a namespace scan: where it is and when it was written. */
+struct scan_run {
+	char name[TP_STORE_NAME_MAX + 1];
+	char file[TP_STORE_FILE_MAX + 1];
+	int64_t mtime_ns;
+	uint64_t size_bytes;
+};
+
+/* The newest @max runs seen so far, unordered, and how many were seen. */
+struct scan_newest {
+	struct scan_run *runs;
+	size_t count, max, listed;
+};
+
+/* Keep @run among the newest (replacing the oldest kept when full). */
+static void scan_keep(struct scan_newest *n, const struct scan_run *run)
+{
+	size_t oldest = 0;
+
+	if (n->count < n->max) {
+		n->runs[n->count++] = *run;
+		return;
+	}
+	for (size_t i = 1; i < n->count; i++)
+		if (n->runs[i].mtime_ns < n->runs[oldest].mtime_ns)
+			oldest = i;
+	if (n->count && run->mtime_ns > n->runs[oldest].mtime_ns)
+		n->runs[oldest] = *run;
+}
+
+static int cmp_scan_newest_first(const void *a, const void *b)
+{
+	const struct scan_run *x = a, *y = b;
+	int c;
+
+	if (x->mtime_ns != y->mtime_ns)
+		return x->mtime_ns > y->mtime_ns ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->file, y->file);
+}
+
+/* List the runs of application @name (open at @fd) into @n. */
+static tp_status scan_list_app(int fd, const char *label, const char *name,
+                               struct scan_newest *n, tp_error *err)
+{
+	char **files = NULL;
+	size_t count = 0;
+	tp_status st =
+	    list_entries(fd, label, is_run_file, &files, &count, err);
+
+	for (size_t k = 0; st == TP_OK && k < count; k++) {
+		struct scan_run run;
+		struct stat sb;
+
+		if (fstatat(fd, files[k], &sb, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(sb.st_mode))
+			continue;
+		if (++n->listed > TP_STORE_SCAN_LIST_MAX) {
+			st = tp_error_set(err, TP_ERR_LIMIT,
+			                  "%s: more than %d runs in the "
+			                  "namespace: not scanned",
+			                  label, TP_STORE_SCAN_LIST_MAX);
+			break;
+		}
+		snprintf(run.name, sizeof(run.name), "%s", name);
+		snprintf(run.file, sizeof(run.file), "%s", files[k]);
+		run.mtime_ns = mtime_ns(&sb);
+		run.size_bytes = (uint64_t)sb.st_size;
+		scan_keep(n, &run);
+	}
+	free_files(files, count);
+	return st;
+}
+
+/* The newest runs of every application of the namespace open at @nsfd. */
+static tp_status scan_list(int nsfd, const char *ns_label, uid_t owner,
+                           struct scan_newest *n, tp_error *err)
+{
+	char label[4096 + 3 * TP_STORE_NAME_MAX];
+	char **names = NULL;
+	size_t count = 0;
+	tp_status st =
+	    list_entries(nsfd, ns_label, is_name_dir, &names, &count, err);
+
+	for (size_t j = 0; st == TP_OK && j < count; j++) {
+		tp_error ignored;
+		int fd;
+
+		snprintf(label, sizeof(label), "%s/%s", ns_label, names[j]);
+		/* Another owner's directory is nobody's runs: skipped. */
+		if (open_owned_dir(nsfd, names[j], owner, 0, NULL, label, &fd,
+		                   &ignored) != TP_OK)
+			continue;
+		st = scan_list_app(fd, label, names[j], n, err);
+		close(fd);
+	}
+	free_files(names, count);
+	return st;
+}
+
+/* Read and visit the summaries of @n's runs, newest first. */
+static void scan_visit(const tp_store_options *opt, int nsfd,
+                       const char *ns_label, const char *ns, uid_t owner,
+                       struct scan_newest *n, tp_profile_summary *summary,
+                       tp_store_summary_visit visit, void *ctx, size_t *read)
+{
+	char label[4096 + 3 * TP_STORE_NAME_MAX];
+
+	qsort(n->runs, n->count, sizeof(*n->runs), cmp_scan_newest_first);
+	for (size_t i = 0; i < n->count; i++) {
+		const struct scan_run *r = &n->runs[i];
+		tp_store_entry entry;
+		struct stat sb;
+		tp_error ignored;
+		bool unjudged, ok;
+		int fd;
+
+		snprintf(label, sizeof(label), "%s/%s", ns_label, r->name);
+		fd = openat(nsfd, r->name,
+		            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ok = !fstatat(fd, r->file, &sb, AT_SYMLINK_NOFOLLOW) &&
+		     read_summary(opt, fd, NULL, NULL, label, r->file, &sb,
+		                  owner, false, summary, &unjudged,
+		                  &ignored) == TP_OK;
+		close(fd);
+		if (!ok)
+			continue;
+		memset(&entry, 0, sizeof(entry));
+		snprintf(entry.ns, sizeof(entry.ns), "%s", ns);
+		snprintf(entry.name, sizeof(entry.name), "%s", r->name);
+		snprintf(entry.file, sizeof(entry.file), "%s", r->file);
+		entry.size_bytes = r->size_bytes;
+		entry.mtime_s = (int64_t)sb.st_mtim.tv_sec;
+		(*read)++;
+		if (!visit(ctx, &entry, summary))
+			break;
+	}
+}
+
+tp_status tp_store_scan_summaries(const tp_store_options *opt, const char *ns,
+                                  size_t max_runs, tp_store_summary_visit visit,
+                                  void *ctx, size_t *read, tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	struct scan_newest newest = {.max = max_runs};
+	tp_profile_summary *summary = NULL;
+	size_t visited = 0;
+	uid_t owner;
+	tp_status st;
+	int root, nsfd;
+
+	if (read)
+		*read = 0;
+	if ((st = check_options(opt, err)) != TP_OK ||
+	    (st = check_names(ns, NULL, err)) != TP_OK ||
+	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
+		return st;
+	if (!max_runs)
+		return TP_OK;
+	if ((st = open_root(opt, 0, &root, err)) != TP_OK)
+		return st;
+	snprintf(label, sizeof(label), "%s/%s", opt->root, ns);
+	st = open_owned_dir(root, ns, owner, 0, NULL, label, &nsfd, err);
+	close(root);
+	if (st != TP_OK)
+		return st;
+	/* A summary carries a credential of up to 8 KiB: not on the stack. */
+	newest.runs = calloc(max_runs, sizeof(*newest.runs));
+	summary = malloc(sizeof(*summary));
+	if (!newest.runs || !summary)
+		st =
+		    tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", label);
+	if (st == TP_OK)
+		st = scan_list(nsfd, label, owner, &newest, err);
+	if (st == TP_OK)
+		scan_visit(opt, nsfd, label, ns, owner, &newest, summary, visit,
+		           ctx, &visited);
+	if (read)
+		*read = visited;
+	free(summary);
+	free(newest.runs);
+	close(nsfd);
+	return st;
+}
+
 tp_status tp_store_summarize(const tp_store_options *opt, const char *ns,
                              const char *name, const char *file, tp_error *err)
 {

@@ -267,6 +267,45 @@ tp_status tp_store_scale_runs(const tp_store_options *opt, const char *ns,
                               size_t *count, tp_error *err);
 
 /*
+ * The verified summary of run @file of @ns/@name: checked as
+ * tp_store_get_summary checks the newest's (owner, mode, freshness
+ * against the run, credential).  Errors name the file and why
+ * (TP_ERR_NOTFOUND: no such run or summary).
+ */
+tp_status tp_store_run_summary(const tp_store_options *opt, const char *ns,
+                               const char *name, const char *file,
+                               tp_profile_summary *summary, tp_error *err);
+
+/*
+ * A namespace's runs may be listed by tp_store_scan_summaries up to this
+ * many (names and file times only: one readdir and one stat each); a
+ * namespace with more is TP_ERR_LIMIT.  ProfileKeep runs of 8,000
+ * applications.
+ */
+#define TP_STORE_SCAN_LIST_MAX 65536
+
+/* Called by tp_store_scan_summaries for each summary read; false stops. */
+typedef bool (*tp_store_summary_visit)(void *ctx, const tp_store_entry *run,
+                                       const tp_profile_summary *summary);
+
+/*
+ * Visit the summaries of the newest @max_runs runs of namespace @ns,
+ * across all its applications, newest first by the runs' file times.
+ * Bounded: the namespace is listed (at most TP_STORE_SCAN_LIST_MAX runs,
+ * else TP_ERR_LIMIT), then at most @max_runs summaries of at most
+ * TP_SUMMARY_MAX_BYTES are read; no run is read.  A summary is checked
+ * for owner, mode and staleness as every reader checks it, but its
+ * credential is not verified (the caller verifies the one it uses:
+ * tp_store_run_summary); a run whose summary cannot be used, and an
+ * application directory that is not the owner's, are skipped.  *@read
+ * (may be NULL) gets the number of summaries visited.  TP_ERR_NOTFOUND:
+ * no such namespace; other errors as tp_store_list_runs's.
+ */
+tp_status tp_store_scan_summaries(const tp_store_options *opt, const char *ns,
+                                  size_t max_runs, tp_store_summary_visit visit,
+                                  void *ctx, size_t *read, tp_error *err);
+
+/*
  * Write the summary of run @file of @ns/@name (for stores written before
  * summaries existed; tp_store_put writes one for each new run).  The run
  * is read and verified first.  The caller is the namespace's owner or

@@ -145,3 +145,10 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_record_policy.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_record_policy.sh
+
+# Under ProfileRecord the executable of a step identifies its application
+# (issue #18).
+if WITH_SLURM
+TESTS += tests/integration/slurm_record_exec.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_record_exec.sh

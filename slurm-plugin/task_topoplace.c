@@ -61,6 +61,7 @@
 #include "src/common/slurm_xlator.h"
 
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/types.h>
 
 #include <errno.h>
@@ -114,6 +115,9 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* The same for a step, printed by its rank 0 and not passed on. */
 #define TP_ENV_STEP_NOTE "TOPOPLACE_STEP_NOTE"
+
+/* Why the profiler stands aside in a step (profiler.c skip_recording). */
+#define TP_ENV_PROFILE_SKIP "TOPOPLACE_PROFILE_SKIP"
 
 /* Where task_p_pre_launch finds the profiler a step should preload. */
 #define TP_ENV_PROFILER_LIB "TOPOPLACE_PROFILER_LIB"
@@ -1000,6 +1004,129 @@ static void _comm_record(stepd_step_rec_t *job, const tp_config *config,
 	setenvf(&job->env, TP_ENV_PROFILER_LIB, "%s", lib);
 }
 
+/* Add @fmt to what the step's rank 0 is told (TP_ENV_STEP_NOTE). */
+static void _step_note_add(stepd_step_rec_t *job, const char *fmt, ...)
+{
+	const char *old = getenvp(job->env, TP_ENV_STEP_NOTE);
+	char note[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	if (old && old[0])
+		setenvf(&job->env, TP_ENV_STEP_NOTE, "%s; %s", old, note);
+	else
+		setenvf(&job->env, TP_ENV_STEP_NOTE, "%s", note);
+}
+
+/*
+ * What the step's executable says (exec_match.h), found at most once per
+ * step and node for the recording and the throttle window: its command
+ * found and hashed as the user would (tp_sc_step_exec_id, bounded), then
+ * the user's runs of the same program.
+ */
+struct step_exec {
+	bool tried;
+	tp_status rc; /* of finding, hashing or looking up */
+	tp_error err;
+	tp_exec_match match;
+	tp_profile_summary *summary; /* the chosen run's, when found */
+};
+
+static void _step_exec_find(stepd_step_rec_t *job, const tp_config *config,
+                            struct step_exec *se)
+{
+	tp_sc_step_user user = {job->uid, job->gid, job->gids,
+	                        job->ngids > 0 ? (size_t)job->ngids : 0};
+	char socket[256];
+	tp_exec_id exec;
+
+	if (se->tried)
+		return;
+	se->tried = true;
+	if (!job->argv || !job->argv[0]) {
+		se->rc = tp_error_set(&se->err, TP_ERR_INVALID,
+		                      "the step has no command");
+		return;
+	}
+	se->rc =
+	    tp_sc_step_exec_id(&user, job->argv[0], getenvp(job->env, "PATH"),
+	                       job->cwd, &exec, &se->err);
+	if (se->rc != TP_OK)
+		return;
+	/* A credential of up to 8 KiB: not on the stack. */
+	if (!(se->summary = malloc(sizeof(*se->summary)))) {
+		se->rc = tp_error_set(&se->err, TP_ERR_NOMEM, "out of memory");
+		return;
+	}
+	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+	se->rc =
+	    tp_sc_exec_match(config, socket, job->user_name, &exec, job->ntasks,
+	                     &se->match, se->summary, &se->err);
+}
+
+/*
+ * A step of a batch job the site records (TP_ENV_RECORD, decided by
+ * slurmd from the job's script and name) under ProfileRecord=first,
+ * sample or stale: when a run of the user has the step's executable, the
+ * policy is asked again with that run as the application's newest
+ * (tp_record_decide), so a program recorded under another job name or
+ * script is not recorded again under first; stale weighs that run's age,
+ * sample the job id.  Not recorded: the profiler is still preloaded on
+ * every node but stands aside (TOPOPLACE_PROFILE_SKIP; rank 0's word
+ * holds for every rank, profiler.c), since nodes decide apart.  Anything
+ * that keeps the executable from being identified is one line, and the
+ * step is recorded as the job decided.
+ */
+static void _record_by_exec(stepd_step_rec_t *job, const char *who, bool loud,
+                            const tp_config *config,
+                            const tp_config_settings *settings, const char *app,
+                            const tp_opt_values *opts, struct step_exec *se)
+{
+	tp_record_job rec = {.app = app, .job_id = job->step_id.job_id};
+	tp_record_policy policy;
+	char reason[320];
+
+	unsetenvp(job->env, TP_ENV_PROFILE_SKIP);
+	tp_config_record_policy(config, settings, &policy);
+	if (policy.mode != TP_RECORD_FIRST && policy.mode != TP_RECORD_SAMPLE &&
+	    policy.mode != TP_RECORD_STALE)
+		return;
+	_step_exec_find(job, config, se);
+	if (se->rc != TP_OK) {
+		_loud_error(loud,
+		            "%s: %s: ProfileRecord: executable not identified "
+		            "(%s): recorded as decided for the job",
+		            plugin_type, who, se->err.message);
+		return;
+	}
+	if (!se->match.found) {
+		_loud_info(loud && _debug(config, TP_DEBUG_PROFILE),
+		           "%s: Profile: %s: no profile %s: recorded",
+		           plugin_type, who, se->match.why);
+		return;
+	}
+	rec.user =
+	    opts->comm_record_off ? TP_RECORD_USER_NO : TP_RECORD_USER_UNSET;
+	rec.has_profile = true;
+	rec.newest_age_s = (int64_t)time(NULL) - se->match.mtime_s;
+	rec.runs_of = "its executable";
+	if (tp_record_decide(&policy, &rec, reason, sizeof(reason))) {
+		_loud_info(loud,
+		           "%s: %s: recorded as profile %s/%s: %s (profile "
+		           "found %s)",
+		           plugin_type, who, job->user_name, app, reason,
+		           se->match.why);
+		return;
+	}
+	setenvf(&job->env, TP_ENV_PROFILE_SKIP, "%s", reason);
+	_step_note_add(job, "not recorded again: profile found %s (%s)",
+	               se->match.why, reason);
+	_loud_info(loud, "%s: %s: not recorded: profile found %s (%s)",
+	           plugin_type, who, se->match.why, reason);
+}
+
 /*
  * An interactive step's profile totals, read in slurmstepd before its
  * tasks start (no child bounds it there, as one does a batch job's): the
@@ -1025,19 +1152,46 @@ static int _step_read_totals(stepd_step_rec_t *job, const tp_config *config,
 		                "no summary and over a step's profile limit of "
 		                "%" PRIu64 " MiB (RemapMemory/3, at most %u MiB)",
 		                cap >> 20, TP_LOOKUP_PROFILE_MAX_BYTES >> 20);
-		setenvf(&job->env, TP_ENV_STEP_NOTE,
-		        "profile %s/%s not used (%.300s): no I/O throttling "
-		        "from it",
-		        job->user_name, name, err->message);
+		_step_note_add(job,
+		               "profile %s/%s not used (%.300s): no I/O "
+		               "throttling from it",
+		               job->user_name, name, err->message);
 	}
 	return rc;
+}
+
+/*
+ * A step with no profile by the job's keys: the run found by its
+ * executable (_step_exec_find) gives its totals, into @totals.
+ */
+static bool _step_totals_by_exec(stepd_step_rec_t *job, const char *who,
+                                 bool loud, const tp_config *config,
+                                 struct step_exec *se,
+                                 tp_profile_summary *totals)
+{
+	/* salloc's shell: neither paced nor profiled (task_p_pre_launch). */
+	if (job->step_id.step_id == SLURM_INTERACTIVE_STEP)
+		return false;
+	_step_exec_find(job, config, se);
+	if (se->rc != TP_OK) {
+		_loud_info(loud && _debug(config, TP_DEBUG_PROFILE),
+		           "%s: Profile: %s: executable not identified (%s)",
+		           plugin_type, who, se->err.message);
+		return false;
+	}
+	if (!se->match.found || !se->summary)
+		return false;
+	*totals = *se->summary;
+	_loud_info(loud, "%s: %s: profile found %s", plugin_type, who,
+	           se->match.why);
+	return true;
 }
 
 /* The throttle window of a step the batch script did not decide for. */
 static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
                            const tp_config *config,
                            const tp_config_settings *settings,
-                           const tp_opt_values *opts)
+                           const tp_opt_values *opts, struct step_exec *se)
 {
 	char socket[256], lib[1024], reason[256];
 	tp_identity_profile profile = tp_identity_job_profile(
@@ -1092,6 +1246,10 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 			                    : "read (the whole run)");
 		have = rc == TP_OK;
 	}
+	/* No profile by the other keys: what the step runs may have one. */
+	if (!have && !opts->comm_profile[0] &&
+	    (totals || (totals = malloc(sizeof(*totals)))))
+		have = _step_totals_by_exec(job, who, loud, config, se, totals);
 	if (_throttle_decide(
 	        who, loud, loud && _debug(config, TP_DEBUG_THROTTLE), settings,
 	        have ? totals : NULL, opts, &window_us, reason,
@@ -1101,8 +1259,7 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 		        window_us);
 		setenvf(&job->env, "TOPOPLACE_PACING_LIB", "%s", lib);
 		if (_user_window_changed(opts, window_us))
-			setenvf(&job->env, TP_ENV_STEP_NOTE,
-			        "--io-throttle: %s", reason);
+			_step_note_add(job, "--io-throttle: %s", reason);
 		_loud_info(loud,
 		           "%s: %s: I/O throttle window %" PRIu64 " us: %s",
 		           plugin_type, who, window_us, reason);
@@ -1166,6 +1323,7 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	char who[64], conf_path[1024], partition_buf[256];
 	const char *partition;
 	const tp_config_settings *settings;
+	struct step_exec se = {0};
 	tp_config *config = NULL;
 	tp_opt_values opts;
 	uint32_t servers;
@@ -1208,13 +1366,18 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 		           plugin_type, who);
 		record = false;
 	}
-	if (record)
+	if (record) {
 		_comm_record(job, config, &opts, site_name);
+		if (!opts.comm_record && site_name && site_name[0])
+			_record_by_exec(job, who, loud, config, settings,
+			                site_name, &opts, &se);
+	}
 	if (throttle)
-		_step_throttle(job, who, loud, config, settings, &opts);
+		_step_throttle(job, who, loud, config, settings, &opts, &se);
 	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
 	if (ioservers && servers)
 		_step_ioservers(job, who, loud, config, settings, servers);
+	free(se.summary);
 	tp_config_free(config);
 	return SLURM_SUCCESS;
 }

@@ -2,6 +2,10 @@
  * tp_slurm_core.c: configuration, fabric and profiles for the plugins.
  */
 #include <dirent.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -305,6 +309,162 @@ tp_status tp_sc_scaled_profile(const tp_config *config,
 		         "(%s)",
 		         runs[verdict.source].ranks, job_tasks, verdict.text);
 	return rc;
+}
+
+/* What the hashing child sends back: its status, the identity, why. */
+struct exec_reply {
+	tp_status status;
+	tp_exec_id id;
+	char message[TP_ERROR_MESSAGE_MAX];
+};
+
+/* In the child: become @user, find and hash the command; never returns. */
+static void exec_id_child(int fd, const tp_sc_step_user *user,
+                          const char *argv0, const char *path_env,
+                          const char *cwd)
+{
+	struct exec_reply reply;
+	char path[TP_EXEC_PATH_MAX + 1];
+	const char *p = (const char *)&reply;
+	size_t left = sizeof(reply);
+	tp_error err;
+
+	memset(&reply, 0, sizeof(reply));
+	if (geteuid() == 0 && (setgroups(user->ngids, user->gids) ||
+	                       setgid(user->gid) || setuid(user->uid)))
+		reply.status =
+		    tp_error_set(&err, TP_ERR_IO, "cannot become uid %u: %s",
+		                 (unsigned)user->uid, strerror(errno));
+	else if ((reply.status = tp_exec_resolve(argv0, path_env, cwd, path,
+	                                         sizeof(path), &err)) == TP_OK)
+		reply.status = tp_exec_hash_path(path, &reply.id, &err);
+	if (reply.status != TP_OK)
+		snprintf(reply.message, sizeof(reply.message), "%s",
+		         err.message);
+	while (left) {
+		ssize_t n = write(fd, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		p += n;
+		left -= (size_t)n;
+	}
+	_exit(0);
+}
+
+/* Read the child's reply from @fd within @deadline_ms; 0 or -1. */
+static int exec_id_read(int fd, struct exec_reply *reply, int timeout_ms)
+{
+	char *p = (char *)reply;
+	size_t got = 0;
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (got < sizeof(*reply)) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		long used_ms;
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		used_ms = (now.tv_sec - start.tv_sec) * 1000 +
+		          (now.tv_nsec - start.tv_nsec) / 1000000;
+		if (used_ms >= timeout_ms ||
+		    poll(&pfd, 1, (int)(timeout_ms - used_ms)) == 0)
+			return -1;
+		n = read(fd, p + got, sizeof(*reply) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Kill the child @pid and reap it, waiting at most a second: a child
+ * stuck in an uninterruptible read (a hung file system) dies only when
+ * the read returns, and the step must not wait for that; slurmstepd's
+ * own wait for its children reaps it then.
+ */
+static void reap_killed(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	for (int i = 0; i < 100; i++) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+
+		if (got == pid || (got < 0 && errno != EINTR))
+			return;
+		usleep(10000);
+	}
+}
+
+tp_status tp_sc_step_exec_id(const tp_sc_step_user *user, const char *argv0,
+                             const char *path_env, const char *cwd,
+                             tp_exec_id *id, tp_error *err)
+{
+	struct exec_reply *reply = calloc(1, sizeof(*reply));
+	int fds[2], status, ok;
+	tp_status st;
+	pid_t pid;
+
+	memset(id, 0, sizeof(*id));
+	if (!reply)
+		return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+	if (pipe(fds)) {
+		free(reply);
+		return tp_error_set(err, TP_ERR_IO, "command %.80s: pipe: %s",
+		                    argv0 ? argv0 : "", strerror(errno));
+	}
+	/* Neither end may leak into the step's tasks. */
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		exec_id_child(fds[1], user, argv0, path_env, cwd);
+	}
+	close(fds[1]);
+	ok =
+	    pid > 0 && !exec_id_read(fds[0], reply, TP_SC_EXEC_HASH_TIMEOUT_MS);
+	close(fds[0]);
+	if (pid > 0 && ok)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	else if (pid > 0)
+		reap_killed(pid);
+	if (pid < 0)
+		st = tp_error_set(err, TP_ERR_IO, "command %.80s: fork: %s",
+		                  argv0 ? argv0 : "", strerror(errno));
+	else if (!ok)
+		st = tp_error_set(err, TP_ERR_BUDGET,
+		                  "command %.80s: not found and hashed within "
+		                  "%d ms: not identified",
+		                  argv0 ? argv0 : "",
+		                  TP_SC_EXEC_HASH_TIMEOUT_MS);
+	else if ((st = reply->status) != TP_OK)
+		tp_error_set(err, st, "%s", reply->message);
+	else
+		*id = reply->id;
+	free(reply);
+	return st;
+}
+
+tp_status tp_sc_exec_match(const tp_config *config, const char *munge_socket,
+                           const char *user, const tp_exec_id *exec,
+                           uint32_t tasks, tp_exec_match *match,
+                           tp_profile_summary *summary, tp_error *err)
+{
+	tp_munge_config munge;
+	tp_store_options opt;
+	tp_store_auth auth;
+
+	store_options(config, munge_socket, &munge, &auth, &opt);
+	return tp_exec_match_find(&opt, user, exec, tasks, match, summary, err);
 }
 
 uint64_t tp_sc_step_profile_max_bytes(uint64_t remap_memory_bytes)

@@ -15,8 +15,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "batch_prep.h"
+#include "exec_match.h"
 #include "ioserver.h"
 #include "jobclass.h"
 #include "policy.h"
@@ -185,6 +187,43 @@ tp_status tp_sc_scaled_profile(const tp_config *config,
  * topoplace.conf(5).
  */
 uint64_t tp_sc_step_profile_max_bytes(uint64_t remap_memory_bytes);
+
+/* How long slurmstepd waits for a step's executable to be found and
+ * hashed (tp_sc_step_exec_id) before it gives up on it. */
+#define TP_SC_EXEC_HASH_TIMEOUT_MS 3000
+
+/* Who a step runs as: its files are found and read with these. */
+typedef struct tp_sc_step_user {
+	uid_t uid;
+	gid_t gid;
+	const gid_t *gids; /* supplementary groups; NULL: none */
+	size_t ngids;
+} tp_sc_step_user;
+
+/*
+ * The executable a step's command @argv0 runs (tp_exec_resolve: @path_env
+ * from the step's environment, @cwd its working directory) and its hash
+ * (tp_exec_hash_path, the profiler's bound) into @id, found and read by a
+ * child running as @user, so root never reads for a user a file the user
+ * could not: a file the user cannot read is the user's error.  The child
+ * is killed past TP_SC_EXEC_HASH_TIMEOUT_MS (TP_ERR_BUDGET) and waited
+ * for at most a second more (one stuck in a hung file system's read is
+ * left to the caller's own reaping).  Errors name
+ * the command and why (TP_ERR_NOTFOUND: not on PATH).
+ */
+tp_status tp_sc_step_exec_id(const tp_sc_step_user *user, const char *argv0,
+                             const char *path_env, const char *cwd,
+                             tp_exec_id *id, tp_error *err);
+
+/*
+ * The application of @user's runs made by the program @exec, for a step
+ * of @tasks ranks (tp_exec_match_find, in @config's store verified with
+ * munge at @munge_socket); *@summary (may be NULL) the chosen run's.
+ */
+tp_status tp_sc_exec_match(const tp_config *config, const char *munge_socket,
+                           const char *user, const tp_exec_id *exec,
+                           uint32_t tasks, tp_exec_match *match,
+                           tp_profile_summary *summary, tp_error *err);
 
 /* The classifier's view of @profile (jobclass.h). */
 void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary);

@@ -89,14 +89,25 @@ sleep 2
 
 tmpfs=$(sed -n 's/^TmpFS=//p' "$SLURM_CONF")
 mpienv="export OMPI_MCA_btl=self,vader OMPI_MCA_mpi_yield_when_idle=1 TMPDIR=$tmpfs"
+# program ITERS: the program the script of ITERS runs: a copy of
+# mpi_patterns of its own (a byte string appended), so each script is a
+# program of its own too and only the script keys of these jobs decide
+# (the executable's: slurm_record_exec.sh).
+program() {
+	local p=$work/mpi_patterns-$1
+	[ -f "$p" ] || { cp "$work/mpi_patterns" "$p" &&
+		printf 'topoplace-test-%s' "$1" >>"$p" && chmod 755 "$p"; }
+	echo "$p"
+}
 # [ITERS=N] run NAME [SBATCH OPTIONS...]: a 1-node, 4-rank ring job of
 # tpalice with no topoplace flag unless given; prints the job id.  Jobs
 # with the same ITERS (default 20) have the same batch script.
 run() {
-	local name=$1
+	local name=$1 prog
 	shift
+	prog=$(program "${ITERS:-20}")
 	tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J "$name" "$@" \
-		-o "$out/$name-%j.out" --wrap "$mpienv; srun $work/mpi_patterns ring ${ITERS:-20}"
+		-o "$out/$name-%j.out" --wrap "$mpienv; srun $prog ring ${ITERS:-20}"
 }
 # state JOB: the job's end state; the end of its output (as comments, on
 # stderr) when it did not complete.

@@ -1,0 +1,130 @@
+#!/bin/bash
+# slurm_record_exec.sh: under ProfileRecord=first the executable of a
+# step identifies its application (issue #18, topoplace-profile(5)
+# APPLICATION IDENTITY).  tpalice's batch jobs give no topoplace flag;
+# each runs the same real Open MPI program with srun, 4 ranks on one node
+# (as slurm_record_policy.sh, whose setup this repeats):
+#   - job exa (its own script) is recorded: the program's first run;
+#   - job exb, another script under another job name, runs the same
+#     program found through its PATH: slurmd decides to record it (its
+#     script and name are new), but slurmstepd finds the program's run
+#     by its executable: it is not recorded again, its output and
+#     slurmd's log say "found by executable <path> (sha256 <12 hex>...)";
+#   - an interactive srun of the program under another name (no script,
+#     no profile by its name) gets its throttle window from the run found
+#     by its executable (slurmd's log names it);
+#   - job exc runs a copy of the program tpalice may execute but not
+#     read: slurmstepd, which reads it as her, cannot hash it: one line in
+#     slurmd's log, and the job runs and is recorded as before.
+set -u
+
+if [ "${1:-}" != --inside ]; then
+	: "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
+	: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
+	. "$abs_top_srcdir/tests/lib/bed.sh"
+	tp_require_bed
+	S=$abs_top_srcdir
+	MPICC=$(command -v mpicc.openmpi || command -v mpicc) ||
+		tp_skip "mpicc not installed (libopenmpi-dev)"
+	[ -f "$abs_top_builddir/profiles/.libs/libtopoplace_profiler.so" ] ||
+		tp_skip "the build has no profiler library (configure found no MPI)"
+	[ -n "$(ls /usr/lib/*/slurm-wlm/mpi_pmix*.so 2>/dev/null)" ] ||
+		tp_skip "Slurm's mpi/pmix plugin is not installed"
+	work=$(mktemp -d /tmp/tp-slurm-record-exec.XXXXXX) || exit 1
+	chmod 755 "$work"
+	mkdir -m 755 "$work/bin" "$work/hidden"
+	"$MPICC" -O2 "$S/tests/integration/mpi_patterns.c" -pthread \
+		-o "$work/bin/mpi_patterns" ||
+		{ echo "not ok - mpi_patterns builds"; echo "0 passed, 1 failed"; rm -rf "$work"; exit 1; }
+	# Executable by everyone, readable by root only.
+	install -m 711 "$work/bin/mpi_patterns" "$work/hidden/mpi_noread"
+	echo "optional $abs_top_builddir/slurm-plugin/.libs/spank_topoplace.so" >"$work/plugstack.conf"
+	"$abs_top_builddir/tools/topoplace-fattree" --leaves 2 \
+		--hosts-per-leaf 2 --spines 2 --format slurm \
+		-o "$work/topology.conf" || exit 1
+	export TOPOPLACE_LIBDIR=$abs_top_builddir/profiles/.libs:$abs_top_builddir/throttle/.libs
+	export TP_RECORD_WORK=$work
+	"$abs_top_srcdir/tests/lib/tp-bed" --topology "$work/topology.conf" \
+		--cpus 4 --select select/topoplace_cons_tres \
+		--task-plugin task/topoplace --node-tmpfs --conf "MpiDefault=pmix" \
+		--plugin-dir "$abs_top_builddir/slurm-plugin/.libs" \
+		--plugstack "$work/plugstack.conf" \
+		--keep "$abs_top_builddir/tests/integration/slurm_record_exec.keep" \
+		-- "$0" --inside
+	rc=$?
+	rm -rf "$work"
+	exit $rc
+fi
+
+. "$abs_top_srcdir/tests/lib/bed.sh"
+alice=tpalice
+id -u "$alice" >/dev/null 2>&1 || tp_skip "user $alice does not exist"
+work=$TP_RECORD_WORK
+out=$TP_BED_JOBDIR
+etc=$(dirname "$SLURM_CONF")
+store=$TP_BED_DIR/store
+mkdir -p "$store" && chmod 755 "$store"
+install -d -o "$alice" -m 755 "$store/$alice"
+printf 'FabricSource=topology\nProfileStore=%s\nProfileRecord=first\n' \
+	"$store" >"$etc/topoplace.conf"
+scontrol reconfigure
+sleep 2
+
+tmpfs=$(sed -n 's/^TmpFS=//p' "$SLURM_CONF")
+mpienv="export OMPI_MCA_btl=self,vader OMPI_MCA_mpi_yield_when_idle=1 TMPDIR=$tmpfs"
+# run NAME COMMAND: a 1-node, 4-rank job of tpalice, no topoplace flag,
+# whose script runs `srun COMMAND`; prints the job id.
+run() {
+	tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J "$1" \
+		-o "$out/$1-%j.out" --wrap "$mpienv; srun $2"
+}
+state() {
+	local st
+	st=$(tp_wait_job "$1" 120)
+	[ "$st" = COMPLETED ] ||
+		tail -n 20 "$out"/*-"$1".out 2>/dev/null | sed 's/^/#   /' >&2
+	echo "$st"
+}
+runs() { ls "$store/$alice/$1/"*.tpp 2>/dev/null | wc -l; }
+all_runs() { ls "$store/$alice"/*/*.tpp 2>/dev/null | wc -l; }
+slurmd_logs() { cat "$TP_BED_LOGDIR"/slurmd*.log; }
+exe=$work/bin/mpi_patterns
+hash12=$(sha256sum "$exe" | cut -c1-12)
+
+ja=$(run exa "$exe ring 50")
+tp_check_eq "job exa $ja completes" COMPLETED "$(state "$ja")"
+tp_check_eq "it is recorded: one run of $alice/exa" 1 "$(runs exa)"
+before=$(all_runs)
+
+# The step finds mpi_patterns through its own PATH, as srun does.
+jb=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J exb \
+	-o "$out/exb-%j.out" --wrap "$mpienv; export PATH=$work/bin:\$PATH; srun mpi_patterns ring 51")
+tp_check_eq "job exb $jb (another script, another name, the same program by PATH) completes" \
+	COMPLETED "$(state "$jb")"
+tp_check "slurmd decided to record it (a new script)" \
+	grep -q "recorded as profile $alice/exb: ProfileRecord=first: no profile of this batch script yet" \
+	"$out/exb-$jb.out"
+tp_check_eq "the step was not recorded: no run of exb" 0 "$(runs exb)"
+tp_check_eq "and no run anywhere else" "$before" "$(all_runs)"
+tp_check "its output says the profile was found by executable, with the hash" \
+	grep -qE "^topoplace: not recorded again: profile found by executable $exe \(sha256 $hash12\.\.\.\): profile $alice/exa, a 4-rank run recorded by JobId=$ja \(ProfileRecord=first: its executable has a profile\)\$" \
+	"$out/exb-$jb.out"
+tp_check "slurmd's log says it with the key" \
+	bash -c 'grep -q "task/topoplace: StepId=$1\.0: not recorded: profile found by executable $2 (sha256 $3\.\.\.)" <<<"$4"' \
+	_ "$jb" "$exe" "$hash12" "$(slurmd_logs)"
+
+# An interactive srun (no script, a job name with no profile): its
+# throttle window is decided from the run found by its executable.
+tp_as_user "$alice" timeout 120 bash -c "$mpienv; srun -N 1 -n 4 -J inter $exe ring 53" \
+	>"$out/inter.out" 2>&1
+tp_check_eq "an interactive srun of the program under the name inter completes" 0 "$?"
+tp_check "slurmd's log: its profile (for the throttle window) found by executable" \
+	bash -c 'grep -qE "task/topoplace: StepId=[0-9]+\.0: profile found by executable $1 \(sha256 $2\.\.\.\): profile $3/exa, a 4-rank run recorded by JobId=$4\$" <<<"$5"' \
+	_ "$exe" "$hash12" "$alice" "$ja" "$(slurmd_logs)"
+
+jc=$(run exc "$work/hidden/mpi_noread ring 52")
+tp_check_eq "job exc $jc (a program tpalice cannot read) completes" COMPLETED "$(state "$jc")"
+tp_check_eq "slurmd's log has one line naming the file and why" 1 \
+	"$(slurmd_logs | grep -c "StepId=$jc\.0: ProfileRecord: executable not identified (executable $work/hidden/mpi_noread: open: Permission denied): recorded as decided for the job")"
+tp_check_eq "it is recorded as before" 1 "$(runs exc)"
+tp_done
