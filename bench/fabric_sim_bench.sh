@@ -270,7 +270,7 @@ choose() {
 		--clients "$LINK_CLIENTS" \
 		--interval "$((LINK_BYTES * 1000000 / LINK_CLIENT_RATE))us" \
 		--objective "$1" --confidence "$2") || return 1
-	sed 's/^/   /' <<<"$out" >"$tmp/decision"
+	awk '{ print "   " $0 }' <<<"$out" >"$tmp/decision"
 	sed -n 's/^window_us=//p' <<<"$out"
 }
 
