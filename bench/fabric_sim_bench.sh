@@ -224,8 +224,7 @@ goal2_bound() {
 				b = m + t * sqrt(v > 0 ? v : 0) * sqrt(1 + 1 / n[w])
 				j = b > worst[w] ? b : worst[w]
 				if (j <= lim) { want = w; break } }
-			printf "   goal 2, %s at %s: the smallest sweep window whose worst seed and %s bound (step 1, t %s) are within %gx: %s (bound %.3fx); chosen %s: %s
-",
+			printf "   goal 2, %s at %s: the smallest sweep window whose worst seed and %s bound (step 1, t %s) are within %gx: %s (bound %.3fx); chosen %s: %s\n",
 				o, q, q, t, lim, want == "" ? "none" : want, want == "" ? 0 : b, chosen,
 				(want == "" ? chosen == 0 : chosen == want) ? "holds" : "does not hold"
 		}' "$tmp/runs"
