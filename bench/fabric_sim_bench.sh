@@ -18,12 +18,20 @@
 #   SEEDS [13 .. 24]  the seeds the chosen window is checked on (those
 #      not in SWEEP_SEEDS are held out: the choice never saw them)
 #   PHASES [on off]  the pacing phase settings step 3 checks
+#   CONFIDENCES [worst 0.95]  the ThrottleConfidence values each
+#      mpi_slowdown objective is decided at (worst: the worst run alone)
 #   DURATION_MS [100] simulated per run;  SIM_ARGS: more bench/fabric_sim
 #   options (the fabric and workload; its --help), the same in every run
 #   SWEEP_OUT, TABLE_OUT: keep the sweep and the threshold table
 #   SWEEP_IN: a v3 sweep an earlier run kept with SWEEP_OUT (the same
 #      SWEEP_SEEDS, WINDOWS and model settings): step 1 reads it instead
 #      of simulating again (the model is deterministic)
+#   CHECK_RUNS: a directory step 3's runs (one v2 file per phase and seed)
+#      are kept in; a run found there that measured every window step 3
+#      needs is read instead of simulated again (the same model settings)
+#   CHECK_WINDOWS: more windows (us, comma-separated) step 3 simulates
+#      besides the chosen ones, so that a later run with CHECK_RUNS can
+#      check other choices without simulating
 # A seed sets the job id (so the clients' phases), the clients' servers
 # and the victims' first sends: each seed is another run of one job.
 # Steps:
@@ -65,6 +73,7 @@ read -ra objectives <<<"${OBJECTIVES:-${OBJECTIVE:-mpi_slowdown<=1.1 io_cost<=20
 sweep_seeds=${SWEEP_SEEDS:-$(seq -s' ' 1 12)}
 seeds=${SEEDS:-$(seq -s' ' 13 24)}
 phases=${PHASES:-on off}
+read -ra confidences <<<"${CONFIDENCES:-worst 0.95}"
 routing=${ROUTING:-static}
 read -ra sim_args <<<"--routing $routing --duration-ms ${DURATION_MS:-100} ${SIM_ARGS:-}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tp-fabric-sim.XXXXXX") || exit 2
@@ -72,6 +81,8 @@ trap 'rm -rf "$tmp"' EXIT
 sweep=${SWEEP_OUT:-$tmp/sweep.csv}
 table=${TABLE_OUT:-$tmp/table.csv}
 sweep_in=${SWEEP_IN:-}
+check_runs=${CHECK_RUNS:-}
+[[ -z $check_runs ]] || mkdir -p "$check_runs" || exit 2
 [[ -z $sweep_in || -r $sweep_in ]] || { echo "fabric_sim_bench: SWEEP_IN $sweep_in: not readable" >&2; exit 2; }
 
 # The pipeline's inputs as the shared-link bench passes them: request
@@ -197,10 +208,38 @@ goal2() {
 		}' "$tmp/runs"
 }
 
+# goal2_bound OBJECTIVE CONFIDENCE T CHOSEN: goal 2 for a window chosen at
+# a confidence, on step 1's figures: the smallest sweep window where the
+# worst seed and the bound mean + T sd sqrt(1 + 1/N) over the seeds (T
+# as the decision printed it) are both within X.
+goal2_bound() {
+	awk -v o="$1" -v q="$2" -v t="$3" -v chosen="$4" '
+		{ w = $1 + 0; x = $4 + 0; n[w]++; s[w] += x; ss[w] += x * x
+		  if (!(w in worst) || x > worst[w]) worst[w] = x
+		  if (!(w in seen)) { seen[w] = 1; order[k++] = w } }
+		END {
+			lim = substr(o, 15) + 0; want = ""
+			for (i = 0; i < k; i++) { w = order[i]; m = s[w] / n[w]
+				v = n[w] > 1 ? (ss[w] - n[w] * m * m) / (n[w] - 1) : 0
+				b = m + t * sqrt(v > 0 ? v : 0) * sqrt(1 + 1 / n[w])
+				j = b > worst[w] ? b : worst[w]
+				if (j <= lim) { want = w; break } }
+			printf "   goal 2, %s at %s: the smallest sweep window whose worst seed and %s bound (step 1, t %s) are within %gx: %s (bound %.3fx); chosen %s: %s\n",
+				o, q, q, t, lim, want == "" ? "none" : want, want == "" ? 0 : b, chosen,
+				(want == "" ? chosen == 0 : chosen == want) ? "holds" : "does not hold"
+		}' "$tmp/runs"
+}
+
+# mean_cost COSTS...: the mean of costs given as "+12.3%", as "+5.2%".
+mean_cost() {
+	printf '%s\n' "$@" | awk '{ sub(/%/, ""); s += $1; n++ } END { printf "%+.1f%%", n ? s / n : 0 }'
+}
+
 # sweep_goals OBJECTIVE CHOSEN PREDICTED: goals 1 and 3 on the sweep seeds
-# at the chosen window (phase on, clients started together).
+# at the chosen window (phase on, clients started together); goal 1 per
+# seed and on the mean over the seeds (the prediction is an expectation).
 sweep_goals() {
-	local met=0 near=0 n=0 seed t0 at mean_x cost ok
+	local met=0 near=0 n=0 seed t0 at mean_x cost ok costs=()
 	for seed in $sweep_seeds; do
 		t0=$(awk -v s="$seed" '$1 == 0 && $2 == s { print $3 }' "$tmp/runs")
 		read -r at mean_x < <(awk -v w="$2" -v s="$seed" '$1 == w && $2 == s { print $3, $4 }' "$tmp/runs")
@@ -209,10 +248,12 @@ sweep_goals() {
 		ok=$(within25 "$3" "$cost")
 		[[ $ok == yes ]] && ((near++))
 		((n++))
+		costs+=("$cost")
 		printf "   sweep seed %3s: T0 %s us, %s us at the window, cost %s (predicted %s, within 25%%: %s), victim %sx\n" \
 			"$seed" "$t0" "$at" "$cost" "$3" "$ok" "$mean_x"
 	done
-	echo "   goal 1 on the sweep, $1: predicted $3 within 25% of the measured cost on $near of $n sweep seeds"
+	echo "   goal 1 on the sweep, $1: predicted $3 within 25% of the measured cost on $near of $n sweep seeds;" \
+		"of their mean $(mean_cost "${costs[@]}"): $(within25 "$3" "$(mean_cost "${costs[@]}")")"
 	echo "   goal 3 on the sweep, $1: met on $met of $n sweep seeds (phase on, clients started together)"
 }
 
@@ -220,24 +261,46 @@ echo
 echo "== 2. thresholds and the windows for ${objectives[*]}"
 "$topoplace" throttle thresholds "$sweep" -o "$table" || exit 1
 grep '^#' "$table" | sed 's/^/   /'
-chosen=() predicted=() checked=()
+# choose OBJECTIVE CONFIDENCE: the decision (indented, into
+# $tmp/decision) and the chosen window_us (stdout).
+choose() {
+	local out
+	out=$("$topoplace" throttle window --table "$table" --bytes "$LINK_BYTES" \
+		--clients "$LINK_CLIENTS" \
+		--interval "$((LINK_BYTES * 1000000 / LINK_CLIENT_RATE))us" \
+		--objective "$1" --confidence "$2") || return 1
+	awk '{ print "   " $0 }' <<<"$out" >"$tmp/decision"
+	sed -n 's/^window_us=//p' <<<"$out"
+}
+
+# chosen[k], predicted[k], checked[k] (a label: the objective, and for
+# mpi_slowdown the confidence), objective_of[k].
+chosen=() predicted=() checked=() objective_of=()
 for objective in "${objectives[@]}"; do
-	echo "-- $objective"
-	w=$(link_choose_window "$table" "$objective" 2>"$tmp/decision") || {
-		cat "$tmp/decision" >&2
-		exit 1
-	}
-	cat "$tmp/decision"
-	p=$(sed -n 's/^ *expected_cost=\([-+0-9.]*%\).*/\1/p' "$tmp/decision")
-	b=$(sed -n 's/^ *cost_bound=\([-+0-9.]*%\).*/\1/p' "$tmp/decision")
-	echo "   chosen window: $w us, predicted I/O cost ${p:-none}${b:+ (at most $b)}"
-	goal2 "$objective" "$w"
-	if [[ $w =~ ^[1-9][0-9]*$ ]]; then
-		sweep_goals "$objective" "$w" "$p"
-		chosen+=("$w") predicted+=("$p") checked+=("$objective")
-	else
-		echo "   not throttled: nothing to check on held-out seeds"
-	fi
+	rules=("${confidences[@]}")
+	[[ $objective == mpi_slowdown* ]] || rules=("${confidences[-1]}")
+	for conf in "${rules[@]}"; do
+		label=$objective
+		[[ $objective == mpi_slowdown* ]] && label+="@$conf"
+		echo "-- $objective, ThrottleConfidence=$conf"
+		w=$(choose "$objective" "$conf") || { cat "$tmp/decision" >&2; exit 1; }
+		cat "$tmp/decision"
+		p=$(sed -n 's/^ *expected_cost=\([-+0-9.]*%\).*/\1/p' "$tmp/decision")
+		b=$(sed -n 's/^ *cost_bound=\([-+0-9.]*%\).*/\1/p' "$tmp/decision")
+		echo "   chosen window: $w us, predicted I/O cost ${p:-none}${b:+ (at most $b)}"
+		t=$(sed -n 's/.* t([0-9]*, [0-9.]*)=\([0-9.]*\) .*/\1/p' "$tmp/decision")
+		if [[ -n $t ]]; then
+			goal2_bound "$objective" "$conf" "$t" "$w"
+		else
+			goal2 "$objective" "$w"
+		fi
+		if [[ $w =~ ^[1-9][0-9]*$ ]]; then
+			sweep_goals "$objective" "$w" "$p"
+			chosen+=("$w") predicted+=("$p") checked+=("$label") objective_of+=("$objective")
+		else
+			echo "   not throttled: nothing to check on held-out seeds"
+		fi
+	done
 done
 if ((${#chosen[@]} == 0)); then
 	echo "   no window to check"
@@ -246,23 +309,38 @@ fi
 
 echo
 echo "== 3. clients started together, seeds $seeds (held out: not in $sweep_seeds), at ${chosen[*]} us (${checked[*]})"
-printf "%-6s %4s %-5s %-18s %9s %9s %11s %11s %8s %8s %-9s %9s %9s %9s %9s %-6s\n" phase seed set \
+printf "%-6s %4s %-5s %-24s %9s %9s %11s %11s %8s %8s %-9s %9s %9s %9s %9s %-6s\n" phase seed set \
 	objective alone_us alone_p99 victim_us victim_p99 mean_x p99_x met T0_us \
 	interval cost predicted in25%
 sim_windows=0
-for w in "${chosen[@]}"; do [[ ,$sim_windows, == *,$w,* ]] || sim_windows+=",$w"; done
+for w in "${chosen[@]}" ${CHECK_WINDOWS//,/ }; do [[ ,$sim_windows, == *,$w,* ]] || sim_windows+=",$w"; done
+
+# check_run PHASE SEED OUT: step 3's run of a seed (the victims alone, then
+# every window of sim_windows), from CHECK_RUNS when a kept run measured
+# them all, else simulated (and kept there).
+check_run() {
+	local kept=${check_runs:+$check_runs/check-$1-$2.csv}
+	if [[ -n $kept && -s $kept ]] && awk -F, -v want="$sim_windows" '
+		BEGIN { n = split(want, W, ",") } /^[0-9]/ && $7 != "alone" { seen[$3 + 0] = 1 }
+		END { for (i = 1; i <= n; i++) if (!(W[i] + 0 in seen)) exit 1 }' "$kept"; then
+		cp "$kept" "$3"
+		return
+	fi
+	"$sim" "${sim_args[@]}" --alone --windows "$sim_windows" --phase "$1" \
+		--seed "$2" >"$3" 2>"$tmp/sim.log" || { cat "$tmp/sim.log" >&2; return 1; }
+	[[ -z $kept ]] || cp "$3" "$kept"
+}
 for phase in $phases; do
-	declare -A met_swept=() n_swept=() met_held=() n_held=() near_held=()
+	declare -A met_swept=() n_swept=() met_held=() n_held=() near_held=() costs_held=()
 	for seed in $seeds; do
 		run=$tmp/check-$phase-$seed.csv
-		"$sim" "${sim_args[@]}" --alone --windows "$sim_windows" --phase "$phase" \
-			--seed "$seed" >"$run" 2>"$tmp/sim.log" || { cat "$tmp/sim.log" >&2; exit 1; }
+		check_run "$phase" "$seed" "$run" || exit 1
 		alone=$(link_latency_stats alone 0 <"$run")
 		t0=$(link_io_interval 0 <"$run")
 		set=held
 		[[ " $sweep_seeds " == *" $seed "* ]] && set=sweep
 		for k in "${!chosen[@]}"; do
-			objective=${checked[k]} w=${chosen[k]}
+			objective=${checked[k]} w=${chosen[k]} goal=${objective_of[k]}
 			victim=$(link_latency_stats victim "$w" <"$run")
 			at=$(link_io_interval "$w" <"$run")
 			read -r mean_x p99_x cost < <(awk -v a="$alone" -v v="$victim" \
@@ -270,24 +348,29 @@ for phase in $phases; do
 				split(a, A, " "); split(v, V, " ")
 				printf "%.3f %.3f %+.1f%%\n", V[1] / A[1], V[2] / A[2], (at / t0 - 1) * 100 }')
 			met=no
-			objective_met "$objective" "$mean_x" "$cost" && met=yes
+			objective_met "$goal" "$mean_x" "$cost" && met=yes
 			near=$(within25 "${predicted[k]}" "$cost")
 			if [[ $set == sweep ]]; then
 				((n_swept[$objective]++)); [[ $met == yes ]] && ((met_swept[$objective]++))
 			else
 				((n_held[$objective]++)); [[ $met == yes ]] && ((met_held[$objective]++))
 				[[ $near == yes ]] && ((near_held[$objective]++))
+				costs_held[$objective]+=" $cost"
 			fi
-			printf "%-6s %4s %-5s %-18s %9s %9s %11s %11s %7sx %7sx %-9s %9s %9s %9s %9s %-6s\n" \
+			printf "%-6s %4s %-5s %-24s %9s %9s %11s %11s %7sx %7sx %-9s %9s %9s %9s %9s %-6s\n" \
 				"$phase" "$seed" "$set" "$objective" "${alone% *}" "${alone#* }" "${victim% *}" "${victim#* }" \
 				"$mean_x" "$p99_x" "$met" \
 				"${t0% *}" "${at% *}" "$cost" "${predicted[k]:-none}" "$near"
 		done
 	done
-	for objective in "${checked[@]}"; do
-		echo "phase $phase, $objective: objective met in ${met_swept[$objective]:-0} of ${n_swept[$objective]:-0} sweep seeds," \
+	for k in "${!checked[@]}"; do
+		objective=${checked[k]}
+		# shellcheck disable=SC2086 # the costs, one word each
+		mean=$(mean_cost ${costs_held[$objective]:-})
+		echo "phase $phase, $objective at ${chosen[k]} us: objective met in ${met_swept[$objective]:-0} of ${n_swept[$objective]:-0} sweep seeds," \
 			"${met_held[$objective]:-0} of ${n_held[$objective]:-0} held-out seeds;" \
-			"predicted cost within 25% of measured on ${near_held[$objective]:-0} of ${n_held[$objective]:-0} held-out seeds"
+			"predicted cost ${predicted[k]} within 25% of measured on ${near_held[$objective]:-0} of ${n_held[$objective]:-0} held-out seeds," \
+			"of their mean $mean: $(within25 "${predicted[k]}" "$mean")"
 	done
-	unset met_swept n_swept met_held n_held near_held
+	unset met_swept n_swept met_held n_held near_held costs_held
 done

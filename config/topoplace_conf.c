@@ -977,6 +977,29 @@ static void print_objective(const struct key *key, const void *base, char *buf,
 
 static const struct kind kind_objective = {parse_objective, print_objective};
 
+/* ThrottleConfidence: window.h owns the syntax and the default. */
+static tp_status parse_confidence(tp_config *cfg, const struct key *key,
+                                  const char *text, void *base, tp_error *err)
+{
+	(void)cfg;
+	return tp_throttle_confidence_parse(text, field_of(key, base), err);
+}
+
+static void print_confidence(const struct key *key, const void *base,
+                             char *buf, size_t size)
+{
+	tp_throttle_confidence_format(
+	    *(const double *)const_field_of(key, base), buf, size);
+}
+
+static void confidence_default(const struct key *key, void *base)
+{
+	*(double *)field_of(key, base) = TP_CONFIDENCE_DEFAULT;
+}
+
+static const struct kind kind_confidence = {parse_confidence,
+                                            print_confidence};
+
 static tp_status parse_record_mode(tp_config *cfg, const struct key *key,
                                    const char *text, void *base, tp_error *err)
 {
@@ -1146,6 +1169,8 @@ static const struct key keys[] = {
      .def.u64 = TP_CONFIG_DEFAULT_REMAP_MEMORY},
     {"ThrottleObjective", PART(throttle_objective), &kind_objective,
      .set_default = zero_default},
+    {"ThrottleConfidence", PART(throttle_confidence), &kind_confidence,
+     .set_default = confidence_default},
     {"ProfileRecord", PART_SPAN(record.mode, record.sample_every),
      &kind_record_mode, .set_default = zero_default},
     {"ProfileRecordAllowUserOff", PART(record.allow_user_off), &kind_boolean,
@@ -2076,6 +2101,7 @@ void tp_config_throttle_policy(const tp_config_settings *settings,
 	                          : settings->throttle_class_count;
 	policy->allow_user_off = settings->throttle_allow_user_off;
 	policy->objective = settings->throttle_objective;
+	policy->confidence = settings->throttle_confidence;
 }
 
 void tp_config_store_options(const tp_config *config, tp_store_options *options)

@@ -150,6 +150,9 @@ typedef struct tp_config_settings {
 	uint64_t remap_budget_us;    /* wall time, RemapBudget */
 	uint64_t remap_memory_bytes; /* address space added, RemapMemory */
 	tp_throttle_objective throttle_objective; /* none by default */
+	/* ThrottleConfidence: how sure an mpi_slowdown window must be to
+	 * hold on a run the sweep did not measure; 0 is worst (window.h). */
+	double throttle_confidence;
 	/* Which jobs are recorded without --comm-record: ProfileRecord,
 	 * ProfileRecordAllowUserOff, ProfileRecordExclude.  max_age_s is
 	 * not set here (ProfileMaxAge is site-wide): tp_config_record_policy

@@ -5,6 +5,7 @@ placement_libtopoplace_la_SOURCES += \
 	throttle/sweep.c throttle/sweep.h \
 	throttle/threshold.c throttle/threshold.h \
 	throttle/window.c throttle/window.h \
+	throttle/prediction.c throttle/prediction.h \
 	throttle/tbf.c throttle/tbf.h \
 	throttle/calibrate.c throttle/calibrate.h \
 	throttle/phase.c throttle/phase.h

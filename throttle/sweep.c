@@ -553,6 +553,35 @@ static double median_interval(const tp_sweep_point *p, size_t n,
 	             : (scratch[m / 2 - 1] + scratch[m / 2]) / 2;
 }
 
+/* The mean and sample standard deviation of the victim slowdown (victim
+ * mean over the run's own no-I/O baseline) of the run points @p[n] that
+ * measured both, into @out (see tp_sweep_point). */
+static void slowdown_spread(const tp_sweep_point *p, size_t n,
+                            tp_sweep_point *out)
+{
+	double sum = 0, squares = 0;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (p[i].victim_samples && p[i].alone_mean_us > 0) {
+			sum += p[i].victim_mean_us / p[i].alone_mean_us;
+			m++;
+		}
+	out->slowdown_runs = m;
+	out->slowdown_mean_x = m ? sum / (double)m : 0;
+	out->slowdown_sd_x = 0;
+	if (m < 2)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (p[i].victim_samples && p[i].alone_mean_us > 0) {
+			double d = p[i].victim_mean_us / p[i].alone_mean_us -
+			           out->slowdown_mean_x;
+
+			squares += d * d;
+		}
+	out->slowdown_sd_x = sqrt(squares / (double)(m - 1));
+}
+
 /* Fold the run points of @p[n] (sorted by size, clients, interval, run)
  * into one point per (size, clients, interval); returns the new count.
  * @scratch holds at least @n doubles. */
@@ -571,6 +600,7 @@ static size_t fold_runs(tp_sweep_point *p, size_t n, double *scratch)
 		/* Read before p[k] is written: k <= i. */
 		worst.io_interval_median_us =
 		    median_interval(p + i, j - i, scratch);
+		slowdown_spread(p + i, j - i, &worst);
 		p[k++] = worst;
 		i = j;
 	}

@@ -119,6 +119,14 @@ typedef struct tp_sweep_point {
 	 * median): the one that decides a window. */
 	size_t runs;
 	uint32_t worst_run;
+	/* Over the runs that measured victims over their own no-I/O
+	 * baseline: how many, and the mean and sample standard deviation
+	 * of each run's victim mean over its baseline (the slowdown), from
+	 * which a prediction bound for a run not measured follows
+	 * (prediction.h).  With fewer than 2 such runs the spread is
+	 * unknown: slowdown_runs says so (sd 0). */
+	size_t slowdown_runs;
+	double slowdown_mean_x, slowdown_sd_x;
 } tp_sweep_point;
 
 /* A new empty sweep, or NULL when out of memory.  Free with tp_sweep_free. */

@@ -483,6 +483,13 @@ static tp_status add_group_curve(tp_threshold_table *t, const tp_sweep_point *p,
 		                    .runs = p[i].runs ? (uint32_t)p[i].runs : 1,
 		                    .worst_run = p[i].worst_run};
 
+		/* The spread only when every run measured the victims over
+		 * its own baseline: then N is the point's runs. */
+		if (p[i].runs > 1 && p[i].slowdown_runs == p[i].runs) {
+			c.victim_mean_x_mean = p[i].slowdown_mean_x;
+			c.victim_mean_x_sd = p[i].slowdown_sd_x;
+		}
+
 		if (p[i].samples < min_samples &&
 		    p[i].victim_samples < min_samples)
 			continue;
@@ -609,6 +616,19 @@ int tp_threshold_format_v4(const tp_threshold *e, const tp_curve_point *c,
 	return m < 0 || (size_t)m >= size - (size_t)(n - 1) ? -1 : n - 1 + m;
 }
 
+int tp_threshold_format_v5(const tp_threshold *e, const tp_curve_point *c,
+                           char *buf, size_t size)
+{
+	int n = tp_threshold_format_v4(e, c, buf, size);
+	int m;
+
+	if (n < 1)
+		return -1;
+	m = snprintf(buf + n - 1, size - (size_t)(n - 1), ",%.4f,%.4f\n",
+	             c->victim_mean_x_mean, c->victim_mean_x_sd);
+	return m < 0 || (size_t)m >= size - (size_t)(n - 1) ? -1 : n - 1 + m;
+}
+
 int tp_threshold_table_version(const tp_threshold_table *table)
 {
 	int version = table->curve_count ? 2 : 1;
@@ -616,9 +636,11 @@ int tp_threshold_table_version(const tp_threshold_table *table)
 	for (size_t i = 0; i < table->curve_count; i++) {
 		const tp_curve_point *c = &table->curve[i];
 
+		if (c->runs > 1 && c->victim_mean_x_mean > 0)
+			return 5;
 		if (c->runs > 1 && c->io_interval_median_us > 0)
-			return 4;
-		if (c->runs > 1)
+			version = 4;
+		else if (c->runs > 1 && version < 3)
 			version = 3;
 	}
 	return version;
@@ -685,8 +707,46 @@ static tp_status parse_median_field(tp_csv *csv, tp_curve_point *c,
 	return TP_OK;
 }
 
+/*
+ * Fields 12-13 of a version 5 line: the mean and standard deviation of
+ * the victim slowdown over the runs of @c, given only with its victim
+ * mean (the worst run's, so at least the mean, to the written rounding)
+ * and for one run a mean that is that run's with no spread.
+ */
+static tp_status parse_spread_fields(tp_csv *csv, tp_curve_point *c,
+                                     tp_error *err)
+{
+	double mean, sd;
+	const char *why = NULL;
+	tp_status st;
+
+	if ((st = tp_csv_decimal(csv, 12, "victim_mean_x_mean", 0, 1e9, &mean,
+	                         err)) != TP_OK ||
+	    (st = tp_csv_decimal(csv, 13, "victim_mean_x_sd", 0, 1e9, &sd,
+	                         err)) != TP_OK)
+		return st;
+	if (mean > 0 && !(c->victim_mean_x > 0))
+		why = "is given where victim_mean_x is not (0)";
+	else if (mean > c->victim_mean_x + 0.00015)
+		why = "is above victim_mean_x, the worst run's";
+	else if (c->runs == 1 && mean > 0 &&
+	         (fabs(mean - c->victim_mean_x) > 0.00015 || sd > 0))
+		why = "must be victim_mean_x with sd 0 for a window of one run";
+	else if (!(mean > 0) && sd > 0)
+		why = "is 0 (not given) but its sd is not";
+	if (why)
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: line %lu: column %u: "
+		                    "victim_mean_x_mean %.4f %s (%.4f)",
+		                    csv->name, csv->line_no, csv->columns[12],
+		                    mean, why, c->victim_mean_x);
+	c->victim_mean_x_mean = mean;
+	c->victim_mean_x_sd = mean > 0 ? sd : 0;
+	return TP_OK;
+}
+
 /* Fields 5-8 of a version 2 line (9-10 of a version 3 one, 11 of a
- * version 4 one): its curve point. */
+ * version 4 one, 12-13 of a version 5 one): its curve point. */
 static tp_status parse_curve_fields(tp_csv *csv, int version,
                                     const tp_threshold *e, tp_curve_point *c,
                                     tp_error *err)
@@ -718,7 +778,11 @@ static tp_status parse_curve_fields(tp_csv *csv, int version,
 	                      &v, err)) != TP_OK)
 		return st;
 	c->worst_run = (uint32_t)v;
-	return version >= 4 ? parse_median_field(csv, c, err) : TP_OK;
+	if (version < 4)
+		return TP_OK;
+	if ((st = parse_median_field(csv, c, err)) != TP_OK)
+		return st;
+	return version >= 5 ? parse_spread_fields(csv, c, err) : TP_OK;
 }
 
 /* Fields 0-4, the entry, of a line of any version. */
@@ -750,7 +814,7 @@ static tp_status parse_entry_fields(tp_csv *csv, tp_threshold *e, tp_error *err)
 static tp_status parse_table_line(tp_csv *csv, int version,
                                   tp_threshold_table *t, tp_error *err)
 {
-	static const unsigned fields[] = {5, 9, 11, 12};
+	static const unsigned fields[] = {5, 9, 11, 12, 14};
 	tp_threshold e = {0};
 	tp_curve_point c;
 	tp_status st;
@@ -781,7 +845,8 @@ static bool has_magic(const char *text, size_t len, const char *magic)
 
 const char *tp_threshold_magic(int version)
 {
-	return version == 4   ? TP_THRESHOLD_MAGIC_V4
+	return version == 5   ? TP_THRESHOLD_MAGIC_V5
+	       : version == 4 ? TP_THRESHOLD_MAGIC_V4
 	       : version == 3 ? TP_THRESHOLD_MAGIC_V3
 	       : version == 2 ? TP_THRESHOLD_MAGIC_V2
 	                      : TP_THRESHOLD_MAGIC;
@@ -789,7 +854,8 @@ const char *tp_threshold_magic(int version)
 
 const char *tp_threshold_header(int version)
 {
-	return version == 4   ? TP_THRESHOLD_HEADER_V4
+	return version == 5   ? TP_THRESHOLD_HEADER_V5
+	       : version == 4 ? TP_THRESHOLD_HEADER_V4
 	       : version == 3 ? TP_THRESHOLD_HEADER_V3
 	       : version == 2 ? TP_THRESHOLD_HEADER_V2
 	                      : TP_THRESHOLD_HEADER;
@@ -810,6 +876,8 @@ tp_status tp_threshold_table_parse(const char *name, const char *text,
 		version = 3;
 	else if (has_magic(text, len, TP_THRESHOLD_MAGIC_V4))
 		version = 4;
+	else if (has_magic(text, len, TP_THRESHOLD_MAGIC_V5))
+		version = 5;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",

@@ -57,6 +57,12 @@
  * run and the worst run's interval stays its bound. */
 #define TP_THRESHOLD_MAGIC_V4  "# topoplace-thresholds v4"
 #define TP_THRESHOLD_HEADER_V4 TP_THRESHOLD_HEADER_V3 ",io_interval_median_us"
+/* Version 5: version 4 plus, per window, the mean and the sample standard
+ * deviation over the runs of each run's victim slowdown, from which the
+ * chooser bounds a run the sweep did not measure (prediction.h). */
+#define TP_THRESHOLD_MAGIC_V5 "# topoplace-thresholds v5"
+#define TP_THRESHOLD_HEADER_V5                                                 \
+	TP_THRESHOLD_HEADER_V4 ",victim_mean_x_mean,victim_mean_x_sd"
 /* Bound on the curve points of a table (all entries together). */
 #define TP_THRESHOLD_MAX_CURVE_POINTS 100000
 
@@ -107,6 +113,11 @@ typedef struct tp_curve_point {
 	 * from; 0 when not given (tables before version 4: the expected
 	 * cost is then counted from io_interval_us). */
 	double io_interval_median_us;
+	/* Over the runs (version 5): the mean and sample standard
+	 * deviation of each run's victim mean over its no-I/O baseline; the
+	 * mean is 0 when not given (one run, a table before version 5, or
+	 * a window some run measured no victim at). */
+	double victim_mean_x_mean, victim_mean_x_sd;
 } tp_curve_point;
 
 /* A table of thresholds, sorted by (request_bytes, clients), with the
@@ -203,13 +214,19 @@ int tp_threshold_format_v3(const tp_threshold *entry,
 int tp_threshold_format_v4(const tp_threshold *entry,
                            const tp_curve_point *point, char *buf, size_t size);
 
-/* The table version @table needs: 4 when a curve point was measured in
- * more than one run (its median run and its worst differ), 3 when such
- * points have no median (a version 3 table read back), 2 with a curve,
+/* One version 5 line: as version 4 plus the point's victim slowdown
+ * mean and standard deviation over its runs. */
+int tp_threshold_format_v5(const tp_threshold *entry,
+                           const tp_curve_point *point, char *buf, size_t size);
+
+/* The table version @table needs: 5 when a curve point of more than one
+ * run has the spread of its victim slowdown, 4 when it has the median
+ * run's interval (its median run and its worst differ), 3 when such
+ * points have neither (a version 3 table read back), 2 with a curve,
  * else 1. */
 int tp_threshold_table_version(const tp_threshold_table *table);
 
-/* The magic line and the column header of table version @version (1..4;
+/* The magic line and the column header of table version @version (1..5;
  * any other gives version 1's), for the reader and the writer alike. */
 const char *tp_threshold_magic(int version);
 const char *tp_threshold_header(int version);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prediction.h"
 #include "units.h"
 #include "window.h"
 
@@ -167,6 +168,36 @@ tp_status tp_throttle_objective_parse(const char *text,
 	                    "accepted: %s (X a plain number in [1, 1000], P "
 	                    "in [0, 10000])",
 	                    text, TP_OBJECTIVE_CHOICES);
+}
+
+tp_status tp_throttle_confidence_parse(const char *text, double *confidence,
+                                       tp_error *err)
+{
+	double v;
+
+	if (!text)
+		text = "";
+	if (!strcmp(text, "worst")) {
+		*confidence = 0;
+		return TP_OK;
+	}
+	if (plain_decimal(text, strlen(text), &v) && v >= TP_CONFIDENCE_MIN &&
+	    v <= TP_CONFIDENCE_MAX) {
+		*confidence = v;
+		return TP_OK;
+	}
+	return tp_error_set(err, TP_ERR_INVALID,
+	                    "ThrottleConfidence '%.60s': not a confidence; "
+	                    "accepted: %s",
+	                    text, TP_CONFIDENCE_CHOICES);
+}
+
+void tp_throttle_confidence_format(double confidence, char *buf, size_t size)
+{
+	if (confidence > 0)
+		snprintf(buf, size, "%g", confidence);
+	else
+		snprintf(buf, size, "worst");
 }
 
 void tp_throttle_objective_format(const tp_throttle_objective *o, char *buf,
@@ -366,13 +397,38 @@ static void expected_effect(const tp_io_pattern *p, const tp_curve_point *c,
 	}
 }
 
+/* The upper @confidence prediction bound for one run @p did not measure
+ * (prediction.h), or 0 when it cannot be had: confidence worst, fewer
+ * than 2 runs, no spread in the table (before version 5). */
+static double unseen_bound(const tp_curve_point *p, double confidence)
+{
+	double bound;
+
+	if (!(confidence > 0) || p->runs < 2 || !(p->victim_mean_x_mean > 0))
+		return 0;
+	bound = tp_prediction_upper(p->victim_mean_x_mean, p->victim_mean_x_sd,
+	                            p->runs, confidence);
+	return isfinite(bound) ? bound : 0;
+}
+
+/* The victim slowdown an mpi_slowdown objective judges @p on: its worst
+ * measured run, or the prediction bound for an unseen run when that is
+ * higher.  Never below the worst run: a window a measured run misses does
+ * not meet the objective, whatever a fitted distribution says. */
+static double judged_slowdown(const tp_curve_point *p, double confidence)
+{
+	return fmax(p->victim_mean_x, unseen_bound(p, confidence));
+}
+
 /*
  * The measured point of @c[n] that meets @o (see tp_throttle_objective),
- * or NULL with the reason in @why.  *met is false when no point meets it
- * and the returned point is the closest (slowdown objective only).
+ * judged at @confidence (slowdown objective: judged_slowdown), or NULL
+ * with the reason in @why.  *met is false when no point meets it and the
+ * returned point is the closest (slowdown objective only).
  */
 static const tp_curve_point *meet_objective(const tp_curve_point *c, size_t n,
                                             const tp_throttle_objective *o,
+                                            double confidence,
                                             const char *objective, bool *met,
                                             char *why, size_t size)
 {
@@ -382,11 +438,12 @@ static const tp_curve_point *meet_objective(const tp_curve_point *c, size_t n,
 	if (o->kind == TP_OBJECTIVE_VICTIM_SLOWDOWN) {
 		for (size_t i = 0; i < n; i++) /* by window, shortest first */
 			if (c[i].victim_mean_x > 0 &&
-			    c[i].victim_mean_x <= o->limit)
+			    judged_slowdown(&c[i], confidence) <= o->limit)
 				return &c[i];
 		for (size_t i = 0; i < n; i++)
 			if (c[i].victim_mean_x > 0 &&
-			    (!best || c[i].victim_mean_x < best->victim_mean_x))
+			    (!best || judged_slowdown(&c[i], confidence) <
+			                  judged_slowdown(best, confidence)))
 				best = &c[i];
 		if (!best)
 			snprintf(why, size,
@@ -440,6 +497,25 @@ static void cost_words(const tp_window_decision *d, char *buf, size_t size)
 	         bound, measured);
 }
 
+/* Fill @d's prediction fields for the slowdown objective's point @p at
+ * @confidence and, when the bound was computed, say it in @buf (which
+ * names the worst run) instead. */
+static void unseen_words(const tp_curve_point *p, double confidence,
+                         tp_window_decision *d, char *buf, size_t size)
+{
+	double bound = unseen_bound(p, confidence);
+
+	d->confidence = confidence;
+	if (!(bound > 0))
+		return;
+	d->slowdown_mean_x = p->victim_mean_x_mean;
+	d->slowdown_sd_x = p->victim_mean_x_sd;
+	d->t_quantile = tp_student_t_quantile(confidence, p->runs - 1);
+	d->predicted_unseen_x = bound;
+	snprintf(buf, size, ", %u runs (worst %.3fx, an unseen run %.3fx at %g%%)",
+	         p->runs, p->victim_mean_x, bound, confidence * 100);
+}
+
 /*
  * The automatic window from the site objective on the measured curve.
  * Returns false (the caller uses the threshold rule) with @fallback saying
@@ -453,7 +529,7 @@ static bool decide_by_objective(const tp_io_pattern *pattern,
 {
 	const tp_curve_point *p;
 	char objective[48], why[160] = "", window[32], note[96] = "", cost[96],
-	                    runs[64] = "";
+	                    runs[96] = "";
 	bool met;
 
 	tp_throttle_objective_format(&policy->objective, objective,
@@ -465,18 +541,21 @@ static bool decide_by_objective(const tp_io_pattern *pattern,
 		         objective);
 		return false;
 	}
-	p = meet_objective(c, n, &policy->objective, objective, &met, why,
-	                   sizeof(why));
+	p = meet_objective(c, n, &policy->objective, policy->confidence,
+	                   objective, &met, why, sizeof(why));
 	if (!p) {
 		snprintf(fallback, size, "; objective %s not applied: %s",
 		         objective, why);
 		return false;
 	}
 	snprintf(d->objective, sizeof(d->objective), "%s", objective);
-	/* Which run decided, when the curve is the worst of several. */
+	/* Which run decided, when the curve is the worst of several; or
+	 * the bound for an unseen run, when it was higher. */
 	if (p->runs > 1)
 		snprintf(runs, sizeof(runs), ", worst of %u runs (run %u)",
 		         p->runs, p->worst_run);
+	if (policy->objective.kind == TP_OBJECTIVE_VICTIM_SLOWDOWN)
+		unseen_words(p, policy->confidence, d, runs, sizeof(runs));
 	if (p->window_us == 0) {
 		expected_effect(pattern, c, n, d);
 		snprintf(d->reason, sizeof(d->reason),

@@ -637,7 +637,8 @@ static int draw_tradeoff(const tp_sweep *sweep, const tp_sweep_point *group,
                          tp_error *err)
 {
 	static const char *const all[] = {"*"};
-	tp_throttle_policy policy = {0, 0, all, 1, true, *objective};
+	tp_throttle_policy policy = {0,    0, all, 1, true, *objective,
+	                             TP_CONFIDENCE_DEFAULT};
 	tp_throttle_request fixed = {TP_THROTTLE_FIXED, window_us};
 	tp_iocurve_tradeoff chart = {0};
 	tp_threshold_table *table;
@@ -868,7 +869,8 @@ static tp_status mark_window(const struct io_opts *o, struct io_work *w,
 		tp_threshold_table table = {&curve->threshold, 1, NULL, 0};
 		static const char *const all[] = {"*"};
 		tp_throttle_policy policy = {0, 0,    all,
-		                             1, true, {TP_OBJECTIVE_NONE, 0}};
+		                             1, true, {TP_OBJECTIVE_NONE, 0},
+		                             TP_CONFIDENCE_DEFAULT};
 		tp_io_pattern job = {curve->points[0].request_bytes,
 		                     curve->points[0].clients,
 		                     (double)o->interval_us, 0, NULL};

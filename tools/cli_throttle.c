@@ -52,6 +52,7 @@ static void usage(FILE *out)
 	    "            [--no-user-off]\n"
 	    "            [--objective none|mpi_slowdown<=X|io_cost<=P%%] "
 	    "[--json]\n"
+	    "            [--confidence worst|Q (default 0.95)]\n"
 	    "      the window, its I/O cost and its victim benefit\n"
 	    "  tbf --name N --jobid ID --window W --bytes 4M --clients N\n"
 	    "            [--rpc-bytes 1M] [--servers 1] [--stop]\n"
@@ -412,7 +413,9 @@ static void write_threshold_entry(FILE *out, int version,
 		if (point->request_bytes != e->request_bytes ||
 		    point->clients != e->clients)
 			continue;
-		if ((version == 4
+		if ((version == 5
+		         ? tp_threshold_format_v5(e, point, line, sizeof(line))
+		     : version == 4
 		         ? tp_threshold_format_v4(e, point, line, sizeof(line))
 		     : version == 3
 		         ? tp_threshold_format_v3(e, point, line, sizeof(line))
@@ -423,9 +426,9 @@ static void write_threshold_entry(FILE *out, int version,
 }
 
 /* The table, version 1, 2 (one line per measured window, which carries
- * the curves the costs and site objectives are read from) or 4 (the
- * curve of several runs, each window its worst run's and its median
- * run's interval), into @out. */
+ * the curves the costs and site objectives are read from) or 5 (the
+ * curve of several runs, each window its worst run's, its median run's
+ * interval and the spread of the runs' victim slowdown), into @out. */
 static void write_threshold_table(FILE *out, const char *sweep_path,
                                   const tp_threshold_params *params,
                                   const tp_threshold_table *table)
@@ -561,6 +564,31 @@ static void print_cost(const tp_window_decision *d)
 		       d->measured_cost_fraction * 100);
 }
 
+/* How bad a run the sweep did not measure may be at the window an
+ * mpi_slowdown objective chose, and what the choice was judged on. */
+static void print_unseen_bound(const tp_window_decision *d)
+{
+	if (strncmp(d->objective, "mpi_slowdown", 12) != 0)
+		return;
+	if (d->predicted_unseen_x > 0)
+		printf("predicted_worst_unseen=%.3fx at %g%% (one run the sweep "
+		       "did not measure: mean %.3fx + t(%u, %g)=%.3f x sd "
+		       "%.4f x sqrt(1 + 1/%u); judged on the larger of it "
+		       "and the worst run)\n",
+		       d->predicted_unseen_x, d->confidence * 100,
+		       d->slowdown_mean_x, d->window_runs - 1, d->confidence,
+		       d->t_quantile, d->slowdown_sd_x, d->window_runs);
+	else if (d->confidence > 0)
+		printf("predicted_worst_unseen=none (confidence %g not "
+		       "applied: the window was measured in fewer than 2 runs "
+		       "or the table (before version 5) has no spread of "
+		       "runs; judged on the worst run)\n",
+		       d->confidence);
+	else
+		printf("predicted_worst_unseen=none (confidence worst: judged "
+		       "on the worst run)\n");
+}
+
 /* Both sides of the trade-off: what the window costs the I/O and what
  * it buys the victim traffic, with where each number comes from. */
 static void print_decision(const tp_window_decision *d)
@@ -589,6 +617,7 @@ static void print_decision(const tp_window_decision *d)
 		       "measure is worse at this window than the %u it "
 		       "measured with this chance; more runs lower it)\n",
 		       d->window_runs + 1, d->window_runs);
+	print_unseen_bound(d);
 	print_cost(d);
 	if (d->phase_before_us > 0)
 		printf("io_phase_us=%.0f -> %.0f\n", d->phase_before_us,
@@ -672,6 +701,9 @@ static tp_status print_decision_json(const tp_window_decision *d,
 		tp_json_uint(&j, "runs", d->window_runs);
 		tp_json_double(&j, "unseen_worse_chance",
 		               d->unseen_worse_chance);
+		json_positive(&j, "predicted_worst_unseen",
+		              d->predicted_unseen_x);
+		json_positive(&j, "confidence", d->confidence);
 		tp_json_end_object(&j);
 	} else {
 		tp_json_null(&j, "decided_by");
@@ -767,6 +799,10 @@ static int parse_window_option(int c, const char *arg, struct window_opts *o)
 	case 'J':
 		st = tp_throttle_objective_parse(arg, &policy->objective, &err);
 		break;
+	case 'Q':
+		st = tp_throttle_confidence_parse(arg, &policy->confidence,
+		                                  &err);
+		break;
 	default: /* 'j' */
 		o->json = true;
 		break;
@@ -795,6 +831,7 @@ static int parse_window_opts(int argc, char **argv, struct window_opts *o)
 	    {"throttled-classes", required_argument, NULL, 'C'},
 	    {"no-user-off", no_argument, NULL, 'O'},
 	    {"objective", required_argument, NULL, 'J'},
+	    {"confidence", required_argument, NULL, 'Q'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -804,7 +841,8 @@ static int parse_window_opts(int argc, char **argv, struct window_opts *o)
 
 	*o = (struct window_opts){
 	    .classes_text = "*",
-	    .policy = {0, 0, NULL, 0, true, {TP_OBJECTIVE_NONE, 0}},
+	    .policy = {0, 0, NULL, 0, true, {TP_OBJECTIVE_NONE, 0},
+	               TP_CONFIDENCE_DEFAULT},
 	    .request = {TP_THROTTLE_AUTO, 0},
 	    .job = {0, 0, 0, 0, NULL},
 	};
@@ -813,7 +851,7 @@ static int parse_window_opts(int argc, char **argv, struct window_opts *o)
 			o->help = true;
 			return TP_EXIT_OK;
 		}
-		if (c == 0 || !strchr("TbcinkumMCOJj", c))
+		if (c == 0 || !strchr("TbcinkumMCOJQj", c))
 			return bad_option(what, argv);
 		if ((rc = parse_window_option(c, optarg, o)) != TP_EXIT_OK)
 			return rc;

@@ -30,7 +30,8 @@ static void decide_all(const tp_threshold_table *table)
 	static const char *const objectives[] = {"none", "mpi_slowdown<=1.1",
 	                                         "io_cost<=20%"};
 	tp_io_pattern job = {4 << 20, 87, 313, 0, "io"};
-	tp_throttle_policy policy = {0, 0, all, 1, true, {TP_OBJECTIVE_NONE, 0}};
+	tp_throttle_policy policy = {0, 0, all, 1, true, {TP_OBJECTIVE_NONE, 0},
+	                             TP_CONFIDENCE_DEFAULT};
 	tp_throttle_request fixed = {TP_THROTTLE_FIXED, 6250};
 	tp_window_decision d;
 	tp_error err;

@@ -225,14 +225,14 @@ expect_error "v2: a malformed objective is one usage error" 2 \
 }'
 } >"$tmp/v3.csv"
 tp_check "v3: thresholds reads a sweep of two runs" throttle thresholds "$tmp/v3.csv" -o "$tmp/v3.table"
-tp_check_eq "v3 sweep: the table is version 4, one line per window, and says each window is the worst of 2 runs" \
-	"# topoplace-thresholds v4|8|1" \
+tp_check_eq "v3 sweep: the table is version 5, one line per window, and says each window is the worst of 2 runs" \
+	"# topoplace-thresholds v5|8|1" \
 	"$(head -1 "$tmp/v3.table" | cut -d' ' -f1-3)|$(grep -c '^4194304,4,' "$tmp/v3.table")|$(grep -c 'each window the worst of 2 runs' "$tmp/v3.table")"
 tp_check_eq "v3: the 6.25 ms line is run 2's 1.28x of 2 runs" \
 	"1.2800,2,2" "$(grep '^4194304,4,.*,6250.000,' "$tmp/v3.table" | cut -d, -f8,10,11)"
 tp_check_eq "v4: unthrottled, the fastest run's 3.3 ms and the median run's 3.4 ms (of 3.3 and 3.5)" \
 	"3300.000,3400.000" "$(grep '^4194304,4,.*,0.000,' "$tmp/v3.table" | cut -d, -f7,12)"
-out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2')
+out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2' --confidence worst)
 echo "$out" | sed 's/^/# /'
 tp_check_eq "v3: mpi_slowdown<=1.2 takes 8 ms, the worst run's, and says which run decided" \
 	"window_us=8000|curve_runs=2 (each window the worst run's)|decided_by=run 2, the worst of 2 at this window|unthrottled_interval_us=3400.0 (measured: the median run's; the fastest run's 3300.0)" \
@@ -241,20 +241,27 @@ tp_check_eq "v4: the expected cost is the median run's (8 ms over 3.4 ms), the f
 	"expected_cost=+135.3% (I/O time, counted from the median run's measured unthrottled interval)|cost_bound=+142.4% (at most: if every run were as fast unthrottled as the fastest measured)|measured_cost=+137.1% (the sweep at this window, the median run; at most +145.5%)" \
 	"$(grep -E '^(expected_cost|cost_bound|measured_cost)=' <<<"$out" | paste -sd'|')"
 tp_check "v4: the reason gives both" grep -q '^reason=.*I/O cost +135% for the median run (at most +142%), measured +137%$' <<<"$out"
-out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2' --json)
+out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2' --confidence worst --json)
 tp_check_eq "v4 --json: the median run's cost and its bound" \
 	"3400.0 3300.0 1.3529 1.4242 1.3706 1.4545" \
 	"$(python3 -c 'import json,sys; d = json.load(sys.stdin); print("%.1f %.1f %.4f %.4f %.4f %.4f" % (d["unthrottled_interval_us"], d["unthrottled_fastest_us"], d["expected_cost"], d["cost_bound"], d["measured_cost"], d["measured_cost_bound"]))' <<<"$out")"
-# A version 3 table (before the median column) reads and decides as it did:
-# the cost counted from the fastest run, one figure.
+# Version 4 and 3 tables (before the spread columns, and the median one)
+# read and decide as they did: on the worst run whatever the confidence,
+# the cost of a version 3 table counted from the fastest run, one figure.
+sed '1s/^# topoplace-thresholds v5/# topoplace-thresholds v4/; 2s/,victim_mean_x_mean,victim_mean_x_sd$//; /^[0-9]/s/,[0-9.]*,[0-9.]*$//' \
+	"$tmp/v3.table" >"$tmp/old-v4.table"
 sed '1s/^# topoplace-thresholds v4/# topoplace-thresholds v3/; 2s/,io_interval_median_us$//; /^[0-9]/s/,[0-9.]*$//' \
-	"$tmp/v3.table" >"$tmp/old-v3.table"
+	"$tmp/old-v4.table" >"$tmp/old-v3.table"
+out=$(throttle window --table "$tmp/old-v4.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2')
+tp_check_eq "v4 table, default confidence: 8 ms on the worst run, and the decision says no bound was computed" \
+	"window_us=8000|predicted_worst_unseen=none (confidence 0.95 not applied: the window was measured in fewer than 2 runs or the table (before version 5) has no spread of runs; judged on the worst run)" \
+	"$(grep -E '^(window_us|predicted_worst_unseen)=' <<<"$out" | paste -sd'|')"
 out=$(throttle window --table "$tmp/old-v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2')
 tp_check_eq "v3 table: read unchanged, 8 ms, the cost from the fastest run as before" \
 	"window_us=8000|unthrottled_interval_us=3300.0 (measured)|expected_cost=+142.4% (I/O time, counted from the measured unthrottled interval)|measured_cost=+145.5% (the sweep at this window)" \
 	"$(grep -E '^(window_us|unthrottled_interval_us|expected_cost|cost_bound|measured_cost)=' <<<"$out" | paste -sd'|')"
 # A version 4 line whose median run is faster than the fastest run.
-sed '/^4194304,4,.*,0\.000,/s/,3400\.000$/,3200.000/' "$tmp/v3.table" >"$tmp/bad-v4.table"
+sed '/^4194304,4,.*,0\.000,/s/,3400\.000$/,3200.000/' "$tmp/old-v4.table" >"$tmp/bad-v4.table"
 line=$(grep -n '^4194304,4,.*,0\.000,' "$tmp/bad-v4.table" | cut -d: -f1)
 expect_error "v4: a median run faster than the fastest is one clear error naming file, line and column" 1 \
 	"^topoplace throttle window: $tmp/bad-v4.table: line $line: column [0-9]*: io_interval_median_us 3200.000 is below io_interval_us, the fastest run's, at window 0 \\(3300\.000\\)$" \
@@ -263,10 +270,26 @@ tp_check "v3: the reason names the runs" grep -q '^reason=.*worst of 2 runs (run
 tp_check_eq "v3: a run not measured is worse than both at 8 ms with chance 1 in 3" \
 	"unseen_run_worse=1 in 3 (a run the sweep did not measure is worse at this window than the 2 it measured with this chance; more runs lower it)" \
 	"$(grep -E '^unseen_run_worse=' <<<"$out")"
-out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2' --json)
+out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2' --confidence worst --json)
 tp_check_eq "v3 --json: decided_by gives the same chance" \
 	"2 2 0.3333" \
 	"$(python3 -c 'import json,sys; d = json.load(sys.stdin)["decided_by"]; print(d["run"], d["runs"], "%.4f" % d["unseen_worse_chance"])' <<<"$out")"
+# Version 5, at the default confidence (0.95): two runs give a wide bound
+# for a third (t(1, 0.95) = 6.31), so 8 ms (runs at 1.10x and 1.05x) is
+# not enough; 10 ms is, and the decision says what it was judged on.
+out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2')
+tp_check_eq "v5, confidence 0.95: 10 ms, with the bound for an unseen run" \
+	"window_us=10000|predicted_worst_unseen=1.080x at 95% (one run the sweep did not measure: mean 1.025x + t(1, 0.95)=6.314 x sd 0.0071 x sqrt(1 + 1/2); judged on the larger of it and the worst run)" \
+	"$(grep -E '^(window_us|predicted_worst_unseen)=' <<<"$out" | paste -sd'|')"
+tp_check "v5: the reason gives the worst run and the bound" \
+	grep -q '^reason=.*, 2 runs (worst 1.030x, an unseen run 1.080x at 95%): ' <<<"$out"
+out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2' --json)
+tp_check_eq "v5 --json: decided_by gives the bound and its confidence" \
+	"1.080 0.95" \
+	"$(python3 -c 'import json,sys; d = json.load(sys.stdin)["decided_by"]; print("%.3f" % d["predicted_worst_unseen"], d["confidence"])' <<<"$out")"
+expect_error "a confidence out of range is one usage error naming it" 2 \
+	"^topoplace throttle window: ThrottleConfidence '0.4': not a confidence; accepted: worst.Q \\(a fraction in \\[0.5, 0.999\\]\\)$" \
+	throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2' --confidence 0.4
 out=$(throttle window --table "$tmp/v2.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2')
 tp_check_eq "v2 (run 1 alone): the same objective takes 6.25 ms, no runs named, a new run worse with chance 1 in 2" \
 	"window_us=6250||unseen_run_worse=1 in 2" \

@@ -402,6 +402,10 @@ static const struct bad_case bad_cases[] = {
      "control character 0x01"},
     {"ThrottleObjective=mpi_slowdown<1.1\n", TP_ERR_INVALID, 1,
      "ThrottleObjective", "io_cost<=P%"},
+    {"ThrottleConfidence=0.4\n", TP_ERR_INVALID, 1, "ThrottleConfidence",
+     "worst|Q"},
+    {"DefaultPlacement=leaf\nThrottleConfidence=95%\n", TP_ERR_INVALID, 2,
+     "ThrottleConfidence '95%'", "[0.5, 0.999]"},
 };
 
 static void
@@ -780,6 +784,37 @@ static void test_throttle_objective_per_partition_reaches_policy(void **state)
 	                 TP_OK);
 	fclose(out);
 	assert_non_null(strstr(text, "ThrottleObjective=mpi_slowdown<=1.1"));
+	tp_config_free(cfg);
+	tp_config_free(none);
+}
+
+/* ThrottleConfidence: 0.95 by default, per partition, "worst" is 0 (the
+ * worst measured run alone), into the policy the task plugin hands to the
+ * window decision, and written back as read. */
+static void test_throttle_confidence_per_partition_reaches_policy(void **state)
+{
+	tp_config *cfg = parse_ok("ThrottleConfidence=0.9\n"
+	                          "PartitionName=mpi ThrottleConfidence=worst\n"
+	                          "PartitionName=plain ThrottleMode=preload\n");
+	tp_config *none = parse_ok("");
+	tp_throttle_policy policy;
+	char text[4096];
+	FILE *out = fmemopen(text, sizeof(text), "w");
+	tp_error err;
+
+	(void)state;
+	tp_config_throttle_policy(tp_config_defaults(none), &policy);
+	assert_true(policy.confidence > 0.9499 && policy.confidence < 0.9501);
+	tp_config_throttle_policy(tp_config_for_partition(cfg, "plain"),
+	                          &policy);
+	assert_true(policy.confidence > 0.8999 && policy.confidence < 0.9001);
+	tp_config_throttle_policy(tp_config_for_partition(cfg, "mpi"), &policy);
+	assert_true(policy.confidence == 0);
+	assert_non_null(out);
+	assert_int_equal(tp_config_write_settings(cfg, "mpi", out, &err),
+	                 TP_OK);
+	fclose(out);
+	assert_non_null(strstr(text, "ThrottleConfidence=worst"));
 	tp_config_free(cfg);
 	tp_config_free(none);
 }
@@ -1165,6 +1200,8 @@ int main(void)
 	        test_partition_names_match_case_sensitively_like_slurm),
 	    cmocka_unit_test(
 	        test_throttle_objective_per_partition_reaches_policy),
+	    cmocka_unit_test(
+	        test_throttle_confidence_per_partition_reaches_policy),
 	    cmocka_unit_test(test_routing_is_site_wide_and_adaptive_by_default),
 	    cmocka_unit_test(
 	        test_leaf_wait_max_is_per_partition_and_unbounded_by_default),

@@ -545,9 +545,9 @@ static void test_v4_table_keeps_the_median_run_and_reads_back(void **state)
 	static const tp_threshold entry = {4096, 2, 2500, 100, 0.9,
 	                                   2500, 2500, NULL};
 	static const tp_curve_point curve[] = {
-	    {4096, 2, 0, 1800, 3.0, 9.0, 3, 2, 2000},
-	    {4096, 2, 3000, 3100, 1.1, 2.0, 3, 1, 3050},
-	    {4096, 2, 6000, 6000, 1.0, 1.0, 1, 0, 6000},
+	    {4096, 2, 0, 1800, 3.0, 9.0, 3, 2, 2000, 0, 0},
+	    {4096, 2, 3000, 3100, 1.1, 2.0, 3, 1, 3050, 0, 0},
+	    {4096, 2, 6000, 6000, 1.0, 1.0, 1, 0, 6000, 0, 0},
 	};
 	tp_threshold_table *t = calloc(1, sizeof(*t)), *back = NULL;
 	char text[2048], line[200];
@@ -632,6 +632,94 @@ static void test_bad_v4_tables_name_line_and_column(void **state)
 	}
 }
 
+/*
+ * A curve of three runs with the spread of their victim slowdowns:
+ * version 5; the mean and the standard deviation read back, and a
+ * version 5 table read back is written as version 5 again.
+ */
+static void test_v5_table_keeps_the_runs_spread_and_reads_back(void **state)
+{
+	static const tp_threshold entry = {4096, 2, 2500, 100, 0.9,
+	                                   2500, 2500, NULL};
+	static const tp_curve_point curve[] = {
+	    {4096, 2, 0, 1800, 3.0, 9.0, 3, 2, 2000, 2.8, 0.15},
+	    {4096, 2, 3000, 3100, 1.1, 2.0, 3, 1, 3050, 1.05, 0.0432},
+	    {4096, 2, 6000, 6000, 1.0, 1.0, 1, 0, 6000, 0, 0},
+	};
+	tp_threshold_table *t = calloc(1, sizeof(*t)), *back = NULL;
+	char text[2048], line[200];
+	size_t n;
+	tp_error err;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(tp_threshold_table_add(t, &entry, &err), TP_OK);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(tp_threshold_table_add_curve(t, &curve[i], &err),
+		                 TP_OK);
+	assert_int_equal(tp_threshold_table_version(t), 5);
+	n = (size_t)snprintf(text, sizeof(text), "%s\n%s\n",
+	                     tp_threshold_magic(5), tp_threshold_header(5));
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(tp_threshold_format_v5(&t->entries[0], &t->curve[i],
+		                                   line, sizeof(line)) > 0);
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", line);
+	}
+	assert_non_null(strstr(
+	    text, ",3100.000,1.1000,2.0000,3,1,3050.000,1.0500,0.0432\n"));
+	if (tp_threshold_table_parse("t.csv", text, n, &back, &err) != TP_OK)
+		fail_msg("%s", err.message);
+	assert_int_equal(back->curve_count, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(back->curve[i].victim_mean_x_mean ==
+		            curve[i].victim_mean_x_mean);
+		assert_true(back->curve[i].victim_mean_x_sd ==
+		            curve[i].victim_mean_x_sd);
+	}
+	assert_int_equal(tp_threshold_table_version(back), 5);
+	tp_threshold_table_free(back);
+	tp_threshold_table_free(t);
+}
+
+/* A version 5 line's spread is checked against its worst run and its
+ * runs; each refusal names the file, the line and the column. */
+static void test_bad_v5_tables_name_line_and_column(void **state)
+{
+#define V5 TP_THRESHOLD_MAGIC_V5 "\n" TP_THRESHOLD_HEADER_V5 "\n"
+	static const struct {
+		const char *text, *what;
+	} bad[] = {
+	    {V5 "1024,1,10,1,1,4000,4100,1.1,1,3,1,4000,1.2,0.01\n",
+	     "t.csv: line 3: column 40: victim_mean_x_mean 1.2000 is above "
+	     "victim_mean_x, the worst run's (1.1000)"},
+	    {V5 "1024,1,10,1,1,4000,4100,0,0,3,1,4000,1.2,0.01\n",
+	     "victim_mean_x_mean 1.2000 is given where victim_mean_x is not"},
+	    {V5 "1024,1,10,1,1,4000,4100,1.1,1,1,0,4100,1.1,0.01\n",
+	     "must be victim_mean_x with sd 0 for a window of one run"},
+	    {V5 "1024,1,10,1,1,4000,4100,1.1,1,3,1,4000,0,0.01\n",
+	     "is 0 (not given) but its sd is not"},
+	    {V5 "1024,1,10,1,1,4000,4100,1.1,1,3,1,4000,1.0,-1\n",
+	     "t.csv: line 3: column 44: victim_mean_x_sd '-1'"},
+	    {V5 "1024,1,10,1,1,4000,4100,1.1,1,3,1,4000,1.0\n", "t.csv: line 3"},
+	};
+#undef V5
+	tp_threshold_table *back;
+	tp_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		back = NULL;
+		assert_int_equal(
+		    tp_threshold_table_parse("t.csv", bad[i].text,
+		                             strlen(bad[i].text), &back, &err),
+		    TP_ERR_PARSE);
+		assert_null(back);
+		if (!strstr(err.message, bad[i].what))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.message,
+			         bad[i].what);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -657,6 +745,8 @@ int main(void)
 	    cmocka_unit_test(test_bad_v3_tables_name_line_and_column),
 	    cmocka_unit_test(test_v4_table_keeps_the_median_run_and_reads_back),
 	    cmocka_unit_test(test_bad_v4_tables_name_line_and_column),
+	    cmocka_unit_test(test_v5_table_keeps_the_runs_spread_and_reads_back),
+	    cmocka_unit_test(test_bad_v5_tables_name_line_and_column),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

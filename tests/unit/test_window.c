@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "prediction.h"
 #include "sweep.h"
 #include "threshold.h"
 #include "units.h"
@@ -167,7 +168,7 @@ static void test_auto_window_is_smallest_keeping_mean_at_threshold(void **state)
 {
 	tp_threshold_table *t = table_4m();
 	tp_throttle_policy policy = {0, 0,    all_classes,
-	                             1, true, {TP_OBJECTIVE_NONE, 0}};
+	                             1, true, {TP_OBJECTIVE_NONE, 0}, 0};
 	tp_io_pattern job = {4 << 20, 64, 1000, 100, "batch"};
 	tp_window_decision d;
 	tp_error err;
@@ -194,7 +195,7 @@ static void test_job_already_above_threshold_is_not_throttled(void **state)
 {
 	tp_threshold_table *t = table_4m();
 	tp_throttle_policy policy = {0, 0,    all_classes,
-	                             1, true, {TP_OBJECTIVE_NONE, 0}};
+	                             1, true, {TP_OBJECTIVE_NONE, 0}, 0};
 	tp_io_pattern job = {4 << 20, 64, 5000, 0, NULL};
 	tp_window_decision d;
 	tp_error err;
@@ -213,14 +214,14 @@ static void test_policy_bounds_and_classes_are_respected(void **state)
 	tp_threshold_table *t = table_4m();
 	const char *const io_only[] = {"io"};
 	tp_throttle_policy capped = {0, 1200, all_classes,
-	                             1, true, {TP_OBJECTIVE_NONE, 0}};
+	                             1, true, {TP_OBJECTIVE_NONE, 0}, 0};
 	tp_throttle_policy raised = {3000, 0,    all_classes,
-	                             1,    true, {TP_OBJECTIVE_NONE, 0}};
+	                             1,    true, {TP_OBJECTIVE_NONE, 0}, 0};
 	tp_throttle_policy io_class = {0, 0,    io_only,
-	                               1, true, {TP_OBJECTIVE_NONE, 0}};
+	                               1, true, {TP_OBJECTIVE_NONE, 0}, 0};
 	tp_io_pattern job = {4 << 20, 64, 1000, 0, "batch"};
 	tp_throttle_policy bad = {5000, 1000, all_classes,
-	                          1,    true, {TP_OBJECTIVE_NONE, 0}};
+	                          1,    true, {TP_OBJECTIVE_NONE, 0}, 0};
 	tp_window_decision d;
 	tp_error err;
 
@@ -251,9 +252,9 @@ static void test_user_override_off_and_fixed_window(void **state)
 {
 	tp_threshold_table *t = table_4m();
 	tp_throttle_policy policy = {0, 2500, all_classes,
-	                             1, true, {TP_OBJECTIVE_NONE, 0}};
+	                             1, true, {TP_OBJECTIVE_NONE, 0}, 0};
 	tp_throttle_policy enforced = {0, 0,     all_classes,
-	                               1, false, {TP_OBJECTIVE_NONE, 0}};
+	                               1, false, {TP_OBJECTIVE_NONE, 0}, 0};
 	tp_io_pattern job = {4 << 20, 64, 1000, 0, "batch"};
 	tp_throttle_request off = {TP_THROTTLE_OFF, 0};
 	tp_throttle_request fixed = {TP_THROTTLE_FIXED, 2000};
@@ -288,7 +289,7 @@ static void test_extrapolated_threshold_is_flagged_in_decision(void **state)
 {
 	tp_threshold_table *t = table_4m();
 	tp_throttle_policy policy = {0, 0,    all_classes,
-	                             1, true, {TP_OBJECTIVE_NONE, 0}};
+	                             1, true, {TP_OBJECTIVE_NONE, 0}, 0};
 	tp_io_pattern job = {4 << 20, 128, 1000, 0, NULL};
 	tp_window_decision d;
 	tp_error err;
@@ -474,7 +475,7 @@ static void decide_with(const tp_threshold_table *table, const char *text,
                         tp_window_decision *d)
 {
 	static const char *const all[] = {"*"};
-	tp_throttle_policy policy = {0, 0, all, 1, true, {TP_OBJECTIVE_NONE, 0}};
+	tp_throttle_policy policy = {0, 0, all, 1, true, {TP_OBJECTIVE_NONE, 0}, 0};
 	tp_io_pattern job = {4 << 20, 4, 313, 0, "io"};
 	tp_error err;
 
@@ -646,7 +647,8 @@ static void test_expected_cost_is_the_median_runs_with_the_fastest_as_bound(
 	add_run_at_t0(sweep, 3500, 2);
 	add_run_at_t0(sweep, 4200, 3);
 	table = table_of(sweep);
-	assert_int_equal(tp_threshold_table_version(table), 4);
+	/* Several runs with victims over their own baselines: the spread too. */
+	assert_int_equal(tp_threshold_table_version(table), 5);
 	decide_with(table, "mpi_slowdown<=1.2", &d);
 	assert_int_equal(d.window_us, 6250);
 	assert_true(fabs(d.unthrottled_interval_us - 3500) < 1);
@@ -686,7 +688,7 @@ static void test_unmeasured_window_gives_no_unseen_run_chance(void **state)
 {
 	static const char *const all[] = {"*"};
 	tp_throttle_policy policy = {0, 0,    all,
-	                             1, true, {TP_OBJECTIVE_NONE, 0}};
+	                             1, true, {TP_OBJECTIVE_NONE, 0}, 0};
 	tp_throttle_request user = {TP_THROTTLE_FIXED, 7000};
 	tp_io_pattern job = {4 << 20, 4, 313, 0, "io"};
 	tp_threshold_table *table = issue_table();
@@ -705,6 +707,188 @@ static void test_unmeasured_window_gives_no_unseen_run_chance(void **state)
 	    tp_window_decide(&job, table, &policy, &user, &d, &err), TP_OK);
 	assert_true(fabs(d.unseen_worse_chance - 0.5) < 1e-12);
 	tp_threshold_table_free(table);
+}
+
+/* Student's t quantiles against the printed tables (to their 4-6
+ * digits), and no bound without a spread to base it on. */
+static void test_t_quantiles_and_prediction_bound_match_the_tables(
+    void **state)
+{
+	static const struct {
+		double q;
+		unsigned df;
+		double t;
+	} table[] = {
+	    {0.95, 1, 6.313752},  {0.975, 1, 12.706205}, {0.9, 11, 1.363430},
+	    {0.95, 11, 1.795885}, {0.99, 11, 2.718079},  {0.975, 30, 2.042272},
+	    {0.95, 2, 2.919986},  {0.5, 5, 0},           {0.05, 11, -1.795885},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (fabs(tp_student_t_quantile(table[i].q, table[i].df) -
+		         table[i].t) > 2e-6)
+			fail_msg("t(%u, %g) = %.6f, not %.6f", table[i].df,
+			         table[i].q,
+			         tp_student_t_quantile(table[i].q, table[i].df),
+			         table[i].t);
+	assert_true(isnan(tp_student_t_quantile(0.95, 0)));
+	assert_true(isnan(tp_student_t_quantile(1, 5)));
+	/* 12 runs, mean 1.06, sd 0.02: 1.06 + 1.795885 x 0.02 x
+	 * sqrt(13/12). */
+	assert_true(fabs(tp_prediction_upper(1.06, 0.02, 12, 0.95) -
+	                 (1.06 + 1.795885 * 0.02 * sqrt(13.0 / 12))) < 1e-6);
+	assert_true(isnan(tp_prediction_upper(1.06, 0.02, 1, 0.95)));
+	assert_true(isnan(tp_prediction_upper(1.06, -1, 12, 0.95)));
+}
+
+/* The victim slowdowns of 12 runs at 4 and 5 ms (bench/RESULTS.md, the
+ * D-mod-K model, seeds 1-12): at 4 ms the worst is 1.096x, the 95% bound
+ * for an unseen run 1.1005x; at 5 ms 1.069x and 1.068x. */
+static const double runs_4ms[] = {1.021, 1.032, 1.079, 1.096, 1.068, 1.074,
+                                  1.073, 1.067, 1.032, 1.057, 1.048, 1.063};
+static const double runs_5ms[] = {1.015, 1.028, 1.069, 1.045, 1.037, 1.053,
+                                  1.046, 1.045, 1.025, 1.051, 1.021, 1.024};
+#define MODEL_RUNS (sizeof(runs_4ms) / sizeof(runs_4ms[0]))
+
+/* The issue's curve in 12 runs, with the runs' slowdowns at 4 and 5 ms
+ * set to @at_4ms and @at_5ms. */
+static tp_threshold_table *model_table(const double *at_4ms,
+                                       const double *at_5ms)
+{
+	tp_sweep *sweep = tp_sweep_new();
+
+	assert_non_null(sweep);
+	for (uint32_t r = 0; r < MODEL_RUNS; r++) {
+		measured_point curve[ISSUE_POINTS];
+
+		memcpy(curve, issue_curve, sizeof(curve));
+		curve[2].victim_x = at_4ms[r];
+		curve[3].victim_x = at_5ms[r];
+		add_run(sweep, curve, ISSUE_POINTS, r + 1, VICTIM_BASE_US);
+	}
+	return table_of(sweep);
+}
+
+/* decide_with at @confidence (0: worst). */
+static void decide_at(const tp_threshold_table *table, const char *text,
+                      double confidence, tp_window_decision *d)
+{
+	static const char *const all[] = {"*"};
+	tp_throttle_policy policy = {
+	    0, 0, all, 1, true, {TP_OBJECTIVE_NONE, 0}, confidence};
+	tp_io_pattern job = {4 << 20, 4, 313, 0, "io"};
+	tp_error err;
+
+	assert_int_equal(tp_throttle_objective_parse(text, &policy.objective,
+	                                             &err),
+	                 TP_OK);
+	if (tp_window_decide(&job, table, &policy, NULL, d, &err) != TP_OK)
+		fail_msg("%s", err.message);
+}
+
+/*
+ * "MPI within 1.1x" on 12 runs: the worst run alone takes 4 ms (1.096x),
+ * where 3 of 12 held-out runs of the model missed; at 95% the bound for an
+ * unseen run at 4 ms is 1.1005x, so 5 ms is taken, and the decision gives
+ * the bound it used.  At 90% (bound 1.0905x) 4 ms again.  The table
+ * carries the runs' spread (version 5).
+ */
+static void test_confidence_judges_windows_on_the_bound_for_an_unseen_run(
+    void **state)
+{
+	tp_threshold_table *table = model_table(runs_4ms, runs_5ms);
+	tp_window_decision d;
+
+	(void)state;
+	assert_int_equal(tp_threshold_table_version(table), 5);
+	decide_at(table, "mpi_slowdown<=1.1", 0, &d);
+	assert_int_equal(d.window_us, 4000);
+	assert_true(d.predicted_unseen_x == 0);
+	decide_at(table, "mpi_slowdown<=1.1", 0.95, &d);
+	assert_int_equal(d.window_us, 5000);
+	assert_true(fabs(d.confidence - 0.95) < 1e-12);
+	assert_true(fabs(d.slowdown_mean_x - 12.459 / 12) < 1e-6);
+	assert_true(fabs(d.t_quantile - 1.795885) < 1e-5);
+	assert_true(fabs(d.predicted_unseen_x - 1.0681) < 2e-4);
+	assert_non_null(
+	    strstr(d.reason, "12 runs (worst 1.069x, an unseen run 1.068x at "
+	                     "95%)"));
+	decide_at(table, "mpi_slowdown<=1.09", 0.9, &d);
+	assert_int_equal(d.window_us, 5000);
+	decide_at(table, "mpi_slowdown<=1.1", 0.9, &d);
+	assert_int_equal(d.window_us, 4000);
+	assert_true(fabs(d.predicted_unseen_x - 1.0905) < 2e-4);
+	tp_threshold_table_free(table);
+}
+
+/*
+ * The bound never lets a window through that a measured run misses: 11
+ * runs at 1.00x and one at 1.20x at 4 ms have a 95% bound of 1.125x, yet
+ * "within 1.15x" is not met there (the run at 1.20x is real).  A table
+ * without the runs' spread (version 4 and before) is judged on the worst
+ * run whatever the confidence, and the decision says none was computed.
+ */
+static void test_bound_never_undercuts_the_worst_measured_run(void **state)
+{
+	double outlier[MODEL_RUNS], flat[MODEL_RUNS];
+	tp_threshold_table *table;
+	tp_window_decision d;
+
+	(void)state;
+	for (size_t r = 0; r < MODEL_RUNS; r++) {
+		outlier[r] = r == 5 ? 1.2 : 1.0;
+		flat[r] = 1.0;
+	}
+	table = model_table(outlier, flat);
+	decide_at(table, "mpi_slowdown<=1.15", 0.95, &d);
+	assert_int_equal(d.window_us, 5000);
+	assert_true(fabs(d.predicted_unseen_x - 1.0) < 1e-9);
+	/* Without the spread (as a version 4 table): the worst run. */
+	for (size_t i = 0; i < table->curve_count; i++)
+		table->curve[i].victim_mean_x_mean =
+		    table->curve[i].victim_mean_x_sd = 0;
+	assert_int_equal(tp_threshold_table_version(table), 4);
+	tp_threshold_table_free(table);
+	table = model_table(runs_4ms, runs_5ms);
+	for (size_t i = 0; i < table->curve_count; i++)
+		table->curve[i].victim_mean_x_mean =
+		    table->curve[i].victim_mean_x_sd = 0;
+	decide_at(table, "mpi_slowdown<=1.1", 0.95, &d);
+	assert_int_equal(d.window_us, 4000);
+	assert_true(d.predicted_unseen_x == 0);
+	assert_true(fabs(d.confidence - 0.95) < 1e-12);
+	tp_threshold_table_free(table);
+}
+
+/* ThrottleConfidence: "worst" or a plain fraction in [0.5, 0.999]; one
+ * message naming the text and the accepted forms. */
+static void test_confidence_syntax_is_strict(void **state)
+{
+	static const char *const bad[] = {"", "0.4", "1", "95%", "0.95x",
+	                                  ".9", "best", "0.9995"};
+	double q = -1;
+	char text[32];
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_throttle_confidence_parse("worst", &q, &err),
+	                 TP_OK);
+	assert_true(q == 0);
+	tp_throttle_confidence_format(q, text, sizeof(text));
+	assert_string_equal(text, "worst");
+	assert_int_equal(tp_throttle_confidence_parse("0.95", &q, &err),
+	                 TP_OK);
+	assert_true(fabs(q - 0.95) < 1e-12);
+	tp_throttle_confidence_format(q, text, sizeof(text));
+	assert_string_equal(text, "0.95");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(
+		    tp_throttle_confidence_parse(bad[i], &q, &err),
+		    TP_ERR_INVALID);
+		assert_non_null(strstr(err.message, "ThrottleConfidence"));
+		assert_non_null(strstr(err.message, "worst|Q"));
+	}
 }
 
 static void test_objective_syntax_is_strict(void **state)
@@ -740,8 +924,8 @@ static void test_objective_syntax_is_strict(void **state)
 static void test_user_window_never_undercuts_the_site(void **state)
 {
 	tp_threshold_table *t = table_4m();
-	tp_throttle_policy enforced = {1000, 0, all_classes, 1, false, {0}};
-	tp_throttle_policy optional = {1000, 0, all_classes, 1, true, {0}};
+	tp_throttle_policy enforced = {1000, 0, all_classes, 1, false, {0}, 0};
+	tp_throttle_policy optional = {1000, 0, all_classes, 1, true, {0}, 0};
 	tp_io_pattern job = {4 << 20, 64, 1000, 0, "batch"};
 	tp_throttle_request tiny = {TP_THROTTLE_FIXED, 1};
 	tp_throttle_request wide = {TP_THROTTLE_FIXED, 5000};
@@ -809,6 +993,12 @@ int main(void)
 	        test_expected_cost_is_the_median_runs_with_the_fastest_as_bound),
 	    cmocka_unit_test(test_objective_syntax_is_strict),
 	    cmocka_unit_test(test_user_window_never_undercuts_the_site),
+	    cmocka_unit_test(
+	        test_t_quantiles_and_prediction_bound_match_the_tables),
+	    cmocka_unit_test(
+	        test_confidence_judges_windows_on_the_bound_for_an_unseen_run),
+	    cmocka_unit_test(test_bound_never_undercuts_the_worst_measured_run),
+	    cmocka_unit_test(test_confidence_syntax_is_strict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
