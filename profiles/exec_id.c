@@ -218,6 +218,30 @@ static int cmp_desc(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
+bool tp_exec_is_interpreter(const char *path)
+{
+	/* Names that are the whole file name, then prefixes (python3.11,
+	 * perl5.36, mpiexec.hydra, ...). */
+	static const char *const exact[] = {
+	    "R",   "Rscript", "java", "sh",    "bash",   "dash",    "zsh",
+	    "ksh", "csh",     "tcsh", "env",   "mpirun", "orterun", "prterun"};
+	static const char *const prefix[] = {
+	    "python", "pypy", "perl",   "ruby", "julia", "node",
+	    "lua",    "octave", "php",  "tclsh", "mpiexec"};
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	if (!base || !base[0])
+		return false;
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(base, exact[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (!strncmp(base, prefix[i], strlen(prefix[i])))
+			return true;
+	return false;
+}
+
 int tp_exec_layout_format(uint32_t *node_ranks, size_t nodes, char *out,
                           size_t size)
 {

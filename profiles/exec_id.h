@@ -31,6 +31,7 @@
 #ifndef TP_EXEC_ID_H
 #define TP_EXEC_ID_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,6 +93,18 @@ tp_status tp_exec_hash_path(const char *path, tp_exec_id *id, tp_error *err);
 tp_status tp_exec_resolve(const char *argv0, const char *path_env,
                           const char *cwd, char *out, size_t size,
                           tp_error *err);
+
+/*
+ * Whether @path (a resolved command) is an interpreter or a launcher whose
+ * file says nothing about the program it runs: python*, pypy*, perl*,
+ * ruby*, R, Rscript, julia*, java, node*, lua*, octave*, php*, tclsh*,
+ * the shells (sh, bash, dash, zsh, ksh, csh, tcsh), env, and MPI's own
+ * launchers (mpirun, mpiexec*, orterun, prterun).  Judged by the file
+ * name only (a renamed copy is not caught); a step of one of them has no
+ * executable key: `python a.py` and `python b.py` would otherwise be one
+ * application.
+ */
+bool tp_exec_is_interpreter(const char *path);
 
 /*
  * The layout text of @nodes per-node rank counts (0 counts skipped;

@@ -1055,6 +1055,14 @@ static void _step_exec_find(stepd_step_rec_t *job, const tp_config *config,
 	                       job->cwd, &exec, &se->err);
 	if (se->rc != TP_OK)
 		return;
+	/* `python app.py`: the interpreter says nothing of the program. */
+	if (tp_exec_is_interpreter(exec.path)) {
+		snprintf(se->match.why, sizeof(se->match.why),
+		         "by executable: %s is an interpreter or launcher, not "
+		         "an application's own program",
+		         exec.path);
+		return;
+	}
 	/* A credential of up to 8 KiB: not on the stack. */
 	if (!(se->summary = malloc(sizeof(*se->summary)))) {
 		se->rc = tp_error_set(&se->err, TP_ERR_NOMEM, "out of memory");

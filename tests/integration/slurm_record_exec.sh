@@ -38,6 +38,9 @@ if [ "${1:-}" != --inside ]; then
 		{ echo "not ok - mpi_patterns builds"; echo "0 passed, 1 failed"; rm -rf "$work"; exit 1; }
 	# Executable by everyone, readable by root only.
 	install -m 711 "$work/bin/mpi_patterns" "$work/hidden/mpi_noread"
+	# The same bytes under an interpreter's name: no executable key.
+	mkdir -m 755 "$work/interp"
+	install -m 755 "$work/bin/mpi_patterns" "$work/interp/python3"
 	echo "optional $abs_top_builddir/slurm-plugin/.libs/spank_topoplace.so" >"$work/plugstack.conf"
 	"$abs_top_builddir/tools/topoplace-fattree" --leaves 2 \
 		--hosts-per-leaf 2 --spines 2 --format slurm \
@@ -127,4 +130,11 @@ tp_check_eq "job exc $jc (a program tpalice cannot read) completes" COMPLETED "$
 tp_check_eq "slurmd's log has one line naming the file and why" 1 \
 	"$(slurmd_logs | grep -c "StepId=$jc\.0: ProfileRecord: executable not identified (executable $work/hidden/mpi_noread: open: Permission denied): recorded as decided for the job")"
 tp_check_eq "it is recorded as before" 1 "$(runs exc)"
+# A step whose command is an interpreter (here the same bytes as exa's
+# program, named python3) has no executable key: recorded by its script.
+jd=$(run exd "$work/interp/python3 ring 54")
+tp_check_eq "job exd $jd (the program as python3) completes" COMPLETED "$(state "$jd")"
+tp_check_eq "an interpreter is no executable key: exd is recorded" 1 "$(runs exd)"
+tp_check "its output says nothing of a profile found by executable" \
+	bash -c '! grep -q "found by executable" "$1"' _ "$out/exd-$jd.out"
 tp_done

@@ -263,6 +263,29 @@ static void test_malformed_exe_or_layout_line_is_named(void **s)
 	expect_bad_line("\nlayout", "", "line 19: expected 'layout");
 }
 
+static void test_interpreters_and_launchers_are_no_key(void **state)
+{
+	static const char *const yes[] = {
+	    "/usr/bin/python3",  "/usr/bin/python3.11", "/opt/pypy/bin/pypy3",
+	    "/usr/bin/perl5.36", "/usr/lib/R/bin/R",    "/usr/bin/Rscript",
+	    "/usr/bin/bash",     "/bin/sh",             "/usr/bin/env",
+	    "/usr/bin/mpirun",   "/usr/bin/mpiexec.hydra", "julia-1.9",
+	    "/usr/bin/node"};
+	static const char *const no[] = {
+	    "/opt/lulesh/bin/lulesh2.0", "/usr/bin/lmp", "/home/a/stencil",
+	    "/usr/bin/Rx",               "/usr/bin/shx", "/usr/bin/bash-app/x",
+	    "/bin/",                     "",             "/work/python/app"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!tp_exec_is_interpreter(yes[i]))
+			fail_msg("'%s' is an interpreter or launcher", yes[i]);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (tp_exec_is_interpreter(no[i]))
+			fail_msg("'%s' is a program of its own", no[i]);
+	assert_false(tp_exec_is_interpreter(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +298,7 @@ int main(void)
 	    cmocka_unit_test(test_summary_round_trips_exe_and_layout),
 	    cmocka_unit_test(test_version_2_summary_is_read_and_written_back),
 	    cmocka_unit_test(test_malformed_exe_or_layout_line_is_named),
+	    cmocka_unit_test(test_interpreters_and_launchers_are_no_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
