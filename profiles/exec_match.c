@@ -14,13 +14,15 @@
  * can write it (the store checks owner and mode), so at worst a user's own
  * files steer that user's own lookup, to a run that must then verify.
  */
-#include "exec_match.h"
+#include "tp_config.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "exec_match.h"
 
 /* A run whose summary names the program looked for. */
 struct exec_run {

@@ -50,6 +50,15 @@ static double beta_fraction(double a, double b, double x)
 	return h;
 }
 
+/* ln Gamma(@x), x > 0.  lgamma_r: lgamma sets the global signgam, and
+ * this runs in multithreaded daemons (slurmstepd). */
+static double log_gamma(double x)
+{
+	int sign;
+
+	return lgamma_r(x, &sign);
+}
+
 /* The regularized incomplete beta function I_x(a, b), 0 <= x <= 1. */
 static double incomplete_beta(double a, double b, double x)
 {
@@ -59,8 +68,8 @@ static double incomplete_beta(double a, double b, double x)
 		return 0;
 	if (x >= 1)
 		return 1;
-	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
-	            b * log1p(-x));
+	front = exp(log_gamma(a + b) - log_gamma(a) - log_gamma(b) +
+	            a * log(x) + b * log1p(-x));
 	if (x < (a + 1) / (a + b + 2))
 		return front * beta_fraction(a, b, x) / a;
 	return 1 - front * beta_fraction(b, a, 1 - x) / b;
