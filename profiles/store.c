@@ -871,7 +871,8 @@ static tp_status read_run(const tp_store_options *opt, int dirfd,
                           const char *ns, const char *name, uid_t owner,
                           const char *file, tp_profile **profile, tp_error *err)
 {
-	char label[4096 + 3 * TP_STORE_NAME_MAX];
+	/* The caller's label, '/' and a name. */
+	char label[4096 + 3 * TP_STORE_NAME_MAX + 2];
 	struct stat sb;
 	uint8_t *buf;
 	size_t len;
@@ -1154,7 +1155,8 @@ tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
 {
 	char **nss = NULL, **names = NULL, **files = NULL;
 	size_t nns = 0, nnames = 0, nfiles = 0, cap = 0;
-	char label[4096 + 3 * TP_STORE_NAME_MAX];
+	/* The caller's label, '/' and a name. */
+	char label[4096 + 3 * TP_STORE_NAME_MAX + 2];
 	tp_status st;
 	int root;
 
@@ -1572,7 +1574,8 @@ static tp_status scan_list_app(int fd, const char *label, const char *name,
 static tp_status scan_list(int nsfd, const char *ns_label, uid_t owner,
                            struct scan_newest *n, tp_error *err)
 {
-	char label[4096 + 3 * TP_STORE_NAME_MAX];
+	/* The caller's label, '/' and a name. */
+	char label[4096 + 3 * TP_STORE_NAME_MAX + 2];
 	char **names = NULL;
 	size_t count = 0;
 	tp_status st =
@@ -1600,7 +1603,8 @@ static void scan_visit(const tp_store_options *opt, int nsfd,
                        struct scan_newest *n, tp_profile_summary *summary,
                        tp_store_summary_visit visit, void *ctx, size_t *read)
 {
-	char label[4096 + 3 * TP_STORE_NAME_MAX];
+	/* The caller's label, '/' and a name. */
+	char label[4096 + 3 * TP_STORE_NAME_MAX + 2];
 
 	qsort(n->runs, n->count, sizeof(*n->runs), cmp_scan_newest_first);
 	for (size_t i = 0; i < n->count; i++) {
