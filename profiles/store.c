@@ -871,8 +871,7 @@ static tp_status read_run(const tp_store_options *opt, int dirfd,
                           const char *ns, const char *name, uid_t owner,
                           const char *file, tp_profile **profile, tp_error *err)
 {
-	/* The caller's label, '/' and a name. */
-	char label[4096 + 3 * TP_STORE_NAME_MAX + 2];
+	char label[4096 + 3 * TP_STORE_NAME_MAX];
 	struct stat sb;
 	uint8_t *buf;
 	size_t len;
@@ -1155,8 +1154,7 @@ tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
 {
 	char **nss = NULL, **names = NULL, **files = NULL;
 	size_t nns = 0, nnames = 0, nfiles = 0, cap = 0;
-	/* The caller's label, '/' and a name. */
-	char label[4096 + 3 * TP_STORE_NAME_MAX + 2];
+	char label[4096 + 3 * TP_STORE_NAME_MAX];
 	tp_status st;
 	int root;
 
