@@ -99,6 +99,22 @@ SH
 	chmod +x "$1"
 }
 
+# ranks_report ERR CMD...: CMD's standard output sorted by rank; its
+# standard error goes to ERR, so that a launcher's warning is not read as a
+# rank's line, and is shown by stderr_detail when the check fails.
+ranks_report() {
+	local err=$1
+	shift
+	timeout 120 "$@" 2>"$err" | sort -n
+}
+
+# stderr_detail ERR: the launcher's standard error as `#` lines under the
+# check that just failed.
+stderr_detail() {
+	[[ -s $1 ]] && head -n 20 "$1" | sed 's/^/#   launcher stderr: /'
+	return 0
+}
+
 # ---- 1b. Open MPI rankfile across hosts ----------------------------------
 # mpirun's rsh launcher replaced (plm_rsh_agent) by a stand-in that records
 # the host each daemon was sent to and starts the daemon here with that
@@ -124,17 +140,17 @@ multi_host_rankfile() {
 		_ "$want"
 	fake_remote_shell "$work/fake-rsh" "$work/launched.ompi"
 	report='echo "$OMPI_COMM_WORLD_RANK $TP_FAKE_HOST $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"'
-	got=$(timeout 120 mpirun --allow-run-as-root --oversubscribe \
-		--mca plm_rsh_agent "$work/fake-rsh" \
+	got=$(ranks_report "$work/mpirun.err" mpirun --allow-run-as-root \
+		--oversubscribe --mca plm_rsh_agent "$work/fake-rsh" \
 		--mca plm_rsh_no_tree_spawn 1 \
 		--host n0001:2,n0002:2,n0005:2,n0006:2 \
 		--rankfile "$work/rankfile.hosts" -np 8 \
-		sh -c "$report" 2>&1 | sort -n)
+		sh -c "$report")
 	tp_check_eq "mpirun started one daemon per rankfile host" \
 		"$(cut -d" " -f2 <<<"$want" | sort -u)" \
 		"$(sort -u "$work/launched.ompi" 2>/dev/null)"
 	tp_check_eq "each Open MPI rank ran on its rankfile host, bound to its slot" \
-		"$want" "$got"
+		"$want" "$got" || stderr_detail "$work/mpirun.err"
 }
 
 # ---- 1. Open MPI rankfile -> core binding --------------------------------
@@ -162,22 +178,22 @@ if command -v mpirun >/dev/null; then
 		tp_check_eq "the rankfile places every rank" "$cores" \
 			"$(wc -l <<<"$want")"
 		report='echo "$OMPI_COMM_WORLD_RANK $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"'
-		got=$(timeout 120 mpirun --allow-run-as-root --oversubscribe \
-			--rankfile "$work/rankfile.local" -np "$cores" \
-			sh -c "$report" 2>&1 | sort -n)
+		got=$(ranks_report "$work/mpirun.err" mpirun --allow-run-as-root \
+			--oversubscribe --rankfile "$work/rankfile.local" \
+			-np "$cores" sh -c "$report")
 		tp_check_eq "mpirun binds each rank to its rankfile slot" \
-			"$want" "$got"
+			"$want" "$got" || stderr_detail "$work/mpirun.err"
 		# Reverse the slots: the binding must follow, or the check above
 		# could not tell a honoured rankfile from default binding.
 		awk -v n="$cores" '{ sub(/slot=[0-9]+/, "slot=" (n - 1 - (NR - 1))); print }' \
 			"$work/rankfile.local" >"$work/rankfile.rev"
 		want=$(sed -n 's/^rank \([0-9]*\)=.* slot=\([0-9]*\)$/\1 \2/p' \
 			"$work/rankfile.rev")
-		got=$(timeout 120 mpirun --allow-run-as-root --oversubscribe \
-			--rankfile "$work/rankfile.rev" -np "$cores" \
-			sh -c "$report" 2>&1 | sort -n)
+		got=$(ranks_report "$work/mpirun.err" mpirun --allow-run-as-root \
+			--oversubscribe --rankfile "$work/rankfile.rev" \
+			-np "$cores" sh -c "$report")
 		tp_check_eq "mpirun follows reversed slots (the check discriminates)" \
-			"$want" "$got"
+			"$want" "$got" || stderr_detail "$work/mpirun.err"
 		multi_host_rankfile
 	fi
 else
@@ -197,14 +213,15 @@ tp_check "the mapping is not block order (the remap moved ranks)" \
 	_ "$work/hostfile"
 if command -v mpiexec.hydra >/dev/null; then
 	fake_remote_shell "$work/fake-ssh" "$work/launched"
-	got=$(timeout 120 mpiexec.hydra -launcher ssh \
+	got=$(ranks_report "$work/hydra.err" mpiexec.hydra -launcher ssh \
 		-launcher-exec "$work/fake-ssh" -f "$work/machinefile" -n 27 \
-		sh -c 'echo "$PMI_RANK $TP_FAKE_HOST"' 2>&1 | sort -n)
+		sh -c 'echo "$PMI_RANK $TP_FAKE_HOST"')
 	tp_check_eq "mpiexec.hydra started one proxy per machinefile host" \
 		"$(cut -d: -f1 "$work/machinefile" | sort -u)" \
 		"$(sort -u "$work/launched" 2>/dev/null)"
 	tp_check_eq "each MPICH rank ran on the host its machinefile run names" \
-		"$(awk '{print NR - 1, $1}' "$work/hostfile")" "$got"
+		"$(awk '{print NR - 1, $1}' "$work/hostfile")" "$got" ||
+		stderr_detail "$work/hydra.err"
 else
 	not_run "mpiexec.hydra not installed (mpich): Hydra part"
 fi

@@ -41,10 +41,16 @@ tp_check() {
 	return "$rc"
 }
 
-# tp_check_eq NAME EXPECTED ACTUAL
+# tp_check_eq NAME EXPECTED ACTUAL: values of several lines are shown as
+# the lines that differ (diff -u, without its file headers), so a failure
+# record cut to its first lines still shows what was wrong.
 tp_check_eq() {
 	if [[ $2 == "$3" ]]; then
 		tp_pass "$1"
+	elif [[ $2 == *$'\n'* || $3 == *$'\n'* ]]; then
+		tp_fail "$1" "lines differ (-expected +actual):" \
+			"$(diff -u <(printf '%s\n' "$2") <(printf '%s\n' "$3") | tail -n +3)"
+		return 1
 	else
 		tp_fail "$1" "expected: $2" "actual:   $3"
 		return 1
