@@ -1,9 +1,11 @@
 /*
  * fuzz_sweep.c: libFuzzer target for the throttle readers: the sweep
  * reader (topoplace-sweep(5)), threshold detection on whatever it accepts,
- * and the threshold-table reader (versions 1 to 3: the kind column, the
- * measured curves, the runs of a sweep of several), and the window
- * decision with each site objective on whatever table results.  No files, no output, no leaks.
+ * and the threshold-table reader (versions 1 to 5: the kind column, the
+ * measured curves, the runs of a sweep of several, the median unthrottled
+ * interval, each window's mean and spread), and the window decision with
+ * each site objective, judged on the worst run and at the default
+ * confidence, on whatever table results.  No files, no output, no leaks.
  *
  * Build (see the working agreement):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icommon -Ithrottle
@@ -40,6 +42,9 @@ static void decide_all(const tp_threshold_table *table)
 	     i++) {
 		tp_throttle_objective_parse(objectives[i], &policy.objective,
 		                            &err);
+		policy.confidence = TP_CONFIDENCE_DEFAULT;
+		tp_window_decide(&job, table, &policy, NULL, &d, &err);
+		policy.confidence = 0; /* worst: the worst measured run */
 		tp_window_decide(&job, table, &policy, NULL, &d, &err);
 	}
 	tp_window_decide(&job, table, &policy, &fixed, &d, &err);
