@@ -152,3 +152,19 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_record_exec.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_record_exec.sh
+
+# A step's executable on a hung file system: slurmstepd's hash of it is
+# given up after TP_SC_EXEC_HASH_TIMEOUT_MS and the job runs (issue #18's
+# bound, the fault injected with tests/lib/tp_hangfs.c, a FUSE stand-in).
+if WITH_SLURM
+TESTS += tests/integration/slurm_exec_hang.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_exec_hang.sh
+if HAVE_FUSE3
+check_PROGRAMS += tests/lib/tp-hangfs
+tests_lib_tp_hangfs_SOURCES = tests/lib/tp_hangfs.c
+tests_lib_tp_hangfs_CFLAGS = $(AM_CFLAGS) $(FUSE3_CFLAGS)
+tests_lib_tp_hangfs_LDADD = $(FUSE3_LIBS)
+else
+EXTRA_DIST += tests/lib/tp_hangfs.c
+endif
