@@ -46,7 +46,11 @@
  * too), the I/O server list for interactive jobs (environment only: their
  * rank files are written by srun, see spank_topoplace.c) and, for
  * --comm-record, what the profiler needs.  The first node of the step
- * logs; the others decide the same quietly.
+ * logs; the others decide the same quietly.  That work reads the profile
+ * store and the step's program, often on shared file systems, so it runs
+ * in a child of slurmstepd bounded by TP_SC_STEP_WORK_TIMEOUT_MS and
+ * RemapMemory, which hands back what it changed in the step's environment
+ * (_step_run_bounded); past a bound the step starts without it.
  *
  * task_p_pre_launch runs in each task, as the user, just before exec, and
  * preloads the pacing library and the profiler into the tasks of steps
@@ -716,8 +720,17 @@ static void _supervise(pid_t pid, int fd, uint64_t budget_us,
 		return;
 	(void)kill(-pid, SIGKILL);
 	(void)kill(pid, SIGKILL);
-	while (waitpid(pid, &child->status, 0) < 0 && errno == EINTR)
-		;
+	/* At most a second more: a child stuck in a hung file system
+	 * (state D) dies only when the file system answers, and the daemon
+	 * must not wait for that.  Its status is not needed: every way
+	 * here is over a bound. */
+	for (int i = 0; i < 100; i++) {
+		pid_t done = waitpid(pid, &child->status, WNOHANG);
+
+		if (done == pid || (done < 0 && errno != EINTR))
+			break;
+		usleep(10000);
+	}
 }
 
 /* Whether @records (@len bytes) end with the child's TP_BATCH_DONE line. */
@@ -1195,13 +1208,37 @@ static bool _step_totals_by_exec(stepd_step_rec_t *job, const char *who,
 	return true;
 }
 
+/* The step's window from @totals (NULL: no profile), into its environment. */
+static void _step_set_window(stepd_step_rec_t *job, const char *who, bool loud,
+                             const tp_config *config,
+                             const tp_config_settings *settings,
+                             const tp_opt_values *opts,
+                             const tp_profile_summary *totals)
+{
+	char lib[1024], reason[256];
+	uint64_t window_us = 0;
+
+	if (!_throttle_decide(who, loud,
+	                      loud && _debug(config, TP_DEBUG_THROTTLE),
+	                      settings, totals, opts, &window_us, reason,
+	                      sizeof(reason)))
+		return;
+	_lib_path("libtopoplace_pacing.so", lib, sizeof(lib));
+	setenvf(&job->env, "TOPOPLACE_IO_WINDOW_US", "%" PRIu64, window_us);
+	setenvf(&job->env, "TOPOPLACE_PACING_LIB", "%s", lib);
+	if (_user_window_changed(opts, window_us))
+		_step_note_add(job, "--io-throttle: %s", reason);
+	_loud_info(loud, "%s: %s: I/O throttle window %" PRIu64 " us: %s",
+	           plugin_type, who, window_us, reason);
+}
+
 /* The throttle window of a step the batch script did not decide for. */
 static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
                            const tp_config *config,
                            const tp_config_settings *settings,
                            const tp_opt_values *opts, struct step_exec *se)
 {
-	char socket[256], lib[1024], reason[256];
+	char socket[256];
 	tp_identity_profile profile = tp_identity_job_profile(
 	    opts->comm_profile, getenvp(job->env, "SLURM_JOB_NAME"),
 	    job->user_name);
@@ -1213,7 +1250,6 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	const char *name = NULL;
 	tp_identity_key key;
 	tp_profile_summary *totals = NULL;
-	uint64_t window_us = 0;
 	bool from_summary = false, have = false;
 	tp_error err;
 	int rc;
@@ -1258,20 +1294,8 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	if (!have && !opts->comm_profile[0] &&
 	    (totals || (totals = malloc(sizeof(*totals)))))
 		have = _step_totals_by_exec(job, who, loud, config, se, totals);
-	if (_throttle_decide(
-	        who, loud, loud && _debug(config, TP_DEBUG_THROTTLE), settings,
-	        have ? totals : NULL, opts, &window_us, reason,
-	        sizeof(reason))) {
-		_lib_path("libtopoplace_pacing.so", lib, sizeof(lib));
-		setenvf(&job->env, "TOPOPLACE_IO_WINDOW_US", "%" PRIu64,
-		        window_us);
-		setenvf(&job->env, "TOPOPLACE_PACING_LIB", "%s", lib);
-		if (_user_window_changed(opts, window_us))
-			_step_note_add(job, "--io-throttle: %s", reason);
-		_loud_info(loud,
-		           "%s: %s: I/O throttle window %" PRIu64 " us: %s",
-		           plugin_type, who, window_us, reason);
-	}
+	_step_set_window(job, who, loud, config, settings, opts,
+	                 have ? totals : NULL);
 	free(totals);
 }
 
@@ -1314,6 +1338,195 @@ static void _step_ioservers(stepd_step_rec_t *job, const char *who, bool loud,
 	tp_topo_free(topo);
 }
 
+/* What a step's bounded work is asked to do (task_p_pre_setuid). */
+struct step_work {
+	bool record, throttle, ioservers;
+	const char *site_name; /* the batch job's recording, or NULL */
+	uint32_t servers;
+	const tp_opt_values *opts;
+};
+
+/* The step's recording, throttle window and I/O servers, into its
+ * environment: the work that reads the store and the step's program. */
+static void _step_work(stepd_step_rec_t *job, const char *who, bool loud,
+                       const tp_config *config,
+                       const tp_config_settings *settings,
+                       const struct step_work *w)
+{
+	struct step_exec se = {0};
+
+	if (w->record) {
+		_comm_record(job, config, w->opts, w->site_name);
+		if (!w->opts->comm_record && w->site_name && w->site_name[0])
+			_record_by_exec(job, who, loud, config, settings,
+			                w->site_name, w->opts, &se);
+	}
+	if (w->throttle)
+		_step_throttle(job, who, loud, config, settings, w->opts, &se);
+	if (w->ioservers && w->servers)
+		_step_ioservers(job, who, loud, config, settings, w->servers);
+	free(se.summary);
+}
+
+/* Whether @env holds exactly the entry @entry ("NAME=value"). */
+static bool _env_has_entry(char **env, const char *entry)
+{
+	for (char **e = env; e && *e; e++)
+		if (!strcmp(*e, entry))
+			return true;
+	return false;
+}
+
+/*
+ * In the child: what the step's environment gained or changed since
+ * @before ("E NAME=value") and what it lost ("U NAME"), as records on
+ * @fd.  A record is a line: an entry holding a newline is left out.
+ */
+static void _env_changes_send(int fd, char **before, char **after)
+{
+	char *line = NULL;
+
+	for (char **e = after; e && *e; e++) {
+		if (strchr(*e, '\n') || _env_has_entry(before, *e))
+			continue;
+		xstrfmtcat(line, "E %s\n", *e);
+		(void)_write_all(fd, line, strlen(line));
+		xfree(line);
+	}
+	for (char **b = before; b && *b; b++) {
+		const char *eq = strchr(*b, '=');
+		char name[256];
+
+		if (!eq || strchr(*b, '\n') || (size_t)(eq - *b) >= sizeof(name))
+			continue;
+		memcpy(name, *b, (size_t)(eq - *b));
+		name[eq - *b] = '\0';
+		if (getenvp(after, name))
+			continue;
+		xstrfmtcat(line, "U %s\n", name);
+		(void)_write_all(fd, line, strlen(line));
+		xfree(line);
+	}
+}
+
+/* Apply the child's records (_env_changes_send) to the step's environment. */
+static void _env_changes_apply(stepd_step_rec_t *job, char *records)
+{
+	char *save = NULL;
+
+	for (char *line = strtok_r(records, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *eq;
+
+		if (line[0] == 'U' && line[1] == ' ' && line[2])
+			unsetenvp(job->env, line + 2);
+		else if (line[0] == 'E' && line[1] == ' ' &&
+		         (eq = strchr(line + 2, '=')) && eq > line + 2) {
+			*eq = '\0';
+			setenvf(&job->env, line + 2, "%s", eq + 1);
+		}
+	}
+}
+
+/* Why the step's bounded work was dropped, for the log and rank 0's
+ * stderr. */
+static void _step_failure_note(const struct batch_child *child,
+                               const tp_config_settings *settings, char *note,
+                               size_t size)
+{
+	static const char what[] = "topoplace's work for the step (profile "
+	                           "store, program hash, I/O servers)";
+	static const char outcome[] = "the step runs without its recording, "
+	                              "throttle window or I/O servers";
+
+	if (child->over_time)
+		snprintf(note, size, "%s did not finish within %d ms: %s", what,
+		         TP_SC_STEP_WORK_TIMEOUT_MS, outcome);
+	else if (child->over_memory)
+		snprintf(note, size,
+		         "%s needed more than %" PRIu64 " MiB (RemapMemory): %s",
+		         what, settings->remap_memory_bytes >> 20, outcome);
+	else if (child->over_records)
+		snprintf(note, size, "%s said more than %d bytes: %s", what,
+		         TP_BATCH_RECORDS_MAX, outcome);
+	else if (WIFSIGNALED(child->status))
+		snprintf(note, size, "%s was stopped by signal %d: %s", what,
+		         WTERMSIG(child->status), outcome);
+	else
+		snprintf(note, size, "%s did not finish (exit status %d): %s",
+		         what,
+		         WIFEXITED(child->status) ? WEXITSTATUS(child->status)
+		                                  : -1,
+		         outcome);
+}
+
+/*
+ * Run _step_work in a child of slurmstepd bounded by
+ * TP_SC_STEP_WORK_TIMEOUT_MS and RemapMemory, and apply what it changed in
+ * the step's environment.  The store is often on a shared file system and
+ * the step's program may be too: a hung one, or a munged that does not
+ * answer, must cost the step that bound, not its start.  Past a bound
+ * nothing of the child's work is kept: one log line, one line on rank 0's
+ * stderr, and only a window the user gave (--io-throttle) still applies.
+ */
+static void _step_run_bounded(stepd_step_rec_t *job, const char *who,
+                              bool loud, const tp_config *config,
+                              const tp_config_settings *settings,
+                              const struct step_work *w)
+{
+	uint64_t budget_us = (uint64_t)TP_SC_STEP_WORK_TIMEOUT_MS * 1000;
+	uint64_t base_bytes = _statm_bytes(getpid(), 1);
+	struct batch_child child = {0};
+	char note[512];
+	int pipe_fd[2];
+	pid_t pid = -1;
+
+	if (!pipe2(pipe_fd, O_CLOEXEC)) {
+		pid = fork();
+		if (pid < 0) {
+			close(pipe_fd[0]);
+			close(pipe_fd[1]);
+		}
+	}
+	if (pid < 0) {
+		_loud_error(loud, "%s: %s: fork: %m: no recording, throttle "
+		                  "window or I/O servers",
+		            plugin_type, who);
+		return;
+	}
+	if (pid == 0) {
+		char **before = env_array_copy((const char **)job->env);
+
+		(void)setpgid(0, 0);
+		close(pipe_fd[0]);
+		_limit_child(settings, budget_us);
+		_step_work(job, who, loud, config, settings, w);
+		_env_changes_send(pipe_fd[1], before, job->env);
+		(void)_write_all(pipe_fd[1], TP_BATCH_DONE "\n",
+		                 strlen(TP_BATCH_DONE) + 1);
+		_exit(0);
+	}
+	close(pipe_fd[1]);
+	(void)setpgid(pid, pid); /* whichever of the two runs first */
+	_supervise(pid, pipe_fd[0], budget_us, base_bytes,
+	           settings->remap_memory_bytes, &child);
+	close(pipe_fd[0]);
+	if (!child.over_time && !child.over_records && !child.over_memory &&
+	    WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
+	    _records_done(child.records, child.len)) {
+		_env_changes_apply(job, child.records);
+		xfree(child.records);
+		return;
+	}
+	xfree(child.records);
+	_step_failure_note(&child, settings, note, sizeof(note));
+	_loud_error(loud, "%s: %s: %s", plugin_type, who, note);
+	_step_note_add(job, "%s", note);
+	if (w->throttle && w->opts->io_throttle.mode == TP_THROTTLE_FIXED)
+		_step_set_window(job, who, loud, config, settings, w->opts,
+		                 NULL);
+}
+
 /*
  * Once per step and node, as root, before the tasks fork (see the top).
  * A step of a batch job inherits what slurmd decided for the job; only a
@@ -1331,10 +1544,9 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	char who[64], conf_path[1024], partition_buf[256];
 	const char *partition;
 	const tp_config_settings *settings;
-	struct step_exec se = {0};
+	struct step_work work;
 	tp_config *config = NULL;
 	tp_opt_values opts;
-	uint32_t servers;
 	tp_error err;
 	int missing;
 
@@ -1374,18 +1586,15 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 		           plugin_type, who);
 		record = false;
 	}
-	if (record) {
-		_comm_record(job, config, &opts, site_name);
-		if (!opts.comm_record && site_name && site_name[0])
-			_record_by_exec(job, who, loud, config, settings,
-			                site_name, &opts, &se);
-	}
-	if (throttle)
-		_step_throttle(job, who, loud, config, settings, &opts, &se);
-	servers = opts.io_servers ? opts.io_servers : settings->ioserver_count;
-	if (ioservers && servers)
-		_step_ioservers(job, who, loud, config, settings, servers);
-	free(se.summary);
+	work.record = record;
+	work.throttle = throttle;
+	work.ioservers = ioservers;
+	work.site_name = site_name;
+	work.servers =
+	    opts.io_servers ? opts.io_servers : settings->ioserver_count;
+	work.opts = &opts;
+	if (record || throttle || (ioservers && work.servers))
+		_step_run_bounded(job, who, loud, config, settings, &work);
 	tp_config_free(config);
 	return SLURM_SUCCESS;
 }

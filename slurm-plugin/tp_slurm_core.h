@@ -192,6 +192,17 @@ uint64_t tp_sc_step_profile_max_bytes(uint64_t remap_memory_bytes);
  * hashed (tp_sc_step_exec_id) before it gives up on it. */
 #define TP_SC_EXEC_HASH_TIMEOUT_MS 3000
 
+/*
+ * The most a step's work in slurmstepd may take (task/topoplace,
+ * task_p_pre_setuid): preparing the user's namespace of the store for a
+ * recording, finding the step's program and its runs (within it, the
+ * hash's own TP_SC_EXEC_HASH_TIMEOUT_MS), reading a profile's totals for
+ * the throttle window, placing I/O servers.  It runs in a child killed
+ * past this: the step then starts without that work
+ * (topoplace.conf(5), RemapMemory).
+ */
+#define TP_SC_STEP_WORK_TIMEOUT_MS 5000
+
 /* Who a step runs as: its files are found and read with these. */
 typedef struct tp_sc_step_user {
 	uid_t uid;

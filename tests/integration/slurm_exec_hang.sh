@@ -15,6 +15,12 @@
 #   - job hang2, after the file system answers again, runs the same
 #     program and its executable is hashed (slurmd's debug line with the
 #     sha256): nothing in slurmd or slurmstepd stayed stuck.
+# Then the store itself is on a mount where every lookup hangs
+# (tp-hangfs --hold-all): a batch job under ProfileRecord=first runs once
+# slurmd's work for it is given up at RemapBudget (2 s), an interactive
+# `srun --comm-record` once slurmstepd's is given up at 5 s
+# (TP_SC_STEP_WORK_TIMEOUT_MS), both saying so where the user looks, and
+# the daemons answer.
 set -u
 
 if [ "${1:-}" != --inside ]; then
@@ -122,4 +128,50 @@ tp_check "its executable is hashed this time: slurmd's debug line has the sha256
 	_ "$j2" "$mnt/app" "$hash12" "$(slurmd_logs)"
 tp_check_eq "and no line says it was not identified" 0 \
 	"$(slurmd_logs | grep -c "StepId=$j2\.0: ProfileRecord: executable not identified")"
+
+# ---- 2. The store itself on a hung mount --------------------------------
+# Every lookup in it is held: slurmd's batch work (RemapBudget, 2 s) and
+# slurmstepd's step work (TP_SC_STEP_WORK_TIMEOUT_MS, 5 s) are given up
+# and the jobs run, without waiting for the file system.
+hung=$work/store-hung
+ctl2=$work/ctl2
+mkdir -p "$hung" "$ctl2" && chmod 755 "$hung"
+"$TP_HANGFS" --hold-all "$ctl2" "$hung" -o allow_other,default_permissions ||
+	tp_fail "tp-hangfs --hold-all mounts $hung"
+trap 'touch "$ctl/release" "$ctl2/release"; fusermount3 -u "$mnt" 2>/dev/null; fusermount3 -u "$hung" 2>/dev/null' EXIT
+printf 'FabricSource=topology\nProfileStore=%s\nProfileRecord=first\n' \
+	"$hung" >"$etc/topoplace.conf"
+# The configuration is read at each launch (slurmd, slurmstepd): no
+# reconfigure, which must not meet a submission (bench/reconfigure_race.sh).
+j3=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 1 -J hungstore \
+	-o "$out/hungstore-%j.out" --wrap "/bin/true")
+st=$(tp_wait_job "$j3" 120)
+tp_check_eq "batch job $j3 (ProfileRecord=first, the store hung) completes" COMPLETED "$st"
+tp_check "the store's lookup was held (held: $(cat "$ctl2/held" 2>/dev/null))" test -e "$ctl2/held"
+tp_check_eq "slurmd's log: one line, its work given up at RemapBudget" 1 \
+	"$(slurmd_logs | grep -c "JobId=$j3: .*did not finish within its budget of 2 s (RemapBudget)")"
+tp_check "the job's output says so" \
+	grep -q "^topoplace: .*did not finish within its budget of 2 s (RemapBudget): the job runs in Slurm's order" \
+	"$out/hungstore-$j3.out"
+t0=$SECONDS
+tp_as_user "$alice" timeout 120 srun -N 1 -n 1 -J hungstep --comm-record /bin/true \
+	>"$out/hungstep.out" 2>&1
+rc=$?
+took=$((SECONDS - t0))
+tp_check_eq "an interactive srun --comm-record with the store hung exits 0 (in ${took} s)" 0 "$rc"
+tp_check_eq "the store's first held lookup is still unanswered after both jobs" \
+	absent "$([ -e "$ctl2/answered" ] && echo present || echo absent)"
+tp_check "its stderr says the step's work was given up at 5000 ms" \
+	grep -q "^topoplace: topoplace's work for the step (profile store, program hash, I/O servers) did not finish within 5000 ms: the step runs without its recording, throttle window or I/O servers" \
+	"$out/hungstep.out"
+tp_check_eq "slurmd's log has that line once" 1 \
+	"$(slurmd_logs | grep -c "task/topoplace: StepId=[0-9]*\.0: topoplace's work for the step .* did not finish within 5000 ms")"
+tp_check "the daemons answer: scontrol ping" bash -c 'scontrol ping | grep -q UP'
+touch "$ctl2/release"
+for ((i = 0; i < 50; i++)); do
+	[ -z "$(stuck)" ] && break
+	sleep 0.2
+done
+tp_check_eq "once the store answers, no process of $alice is left waiting on it" "" "$(stuck)"
+tp_check "a plain srun runs after it" tp_as_user "$alice" timeout 60 srun -N 1 -n 1 /bin/true
 tp_done

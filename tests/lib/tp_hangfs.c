@@ -4,6 +4,7 @@
  * a daemon's bounded work on a user's file really is bounded.
  *
  *   tp-hangfs SOURCE CONTROL_DIR MOUNTPOINT [FUSE OPTIONS...]
+ *   tp-hangfs --hold-all CONTROL_DIR MOUNTPOINT [FUSE OPTIONS...]
  *
  * MOUNTPOINT shows one regular file, "app", with SOURCE's mode, size and
  * bytes.  The first open of it is held: tp-hangfs writes CONTROL_DIR/held
@@ -11,6 +12,12 @@
  * exists, and writes CONTROL_DIR/answered.  Every later open is answered
  * at once, so the same file still runs once the held open is out of the
  * way.
+ *
+ * With --hold-all MOUNTPOINT is an empty directory that cannot be read:
+ * every request but the mount point's own attributes (a lookup of any
+ * name, a listing) is held the same way, the first one writing
+ * CONTROL_DIR/held, and answered "no such file" once CONTROL_DIR/release
+ * exists: a store directory on a hung mount.
  *
  * The kernel sends a FUSE request to this process and, once it is here,
  * waits for the answer in an uninterruptible sleep: a process killed
@@ -38,6 +45,7 @@ static const char app_path[] = "/app";
 struct hangfs {
 	int source_fd;
 	int control_fd; /* CONTROL_DIR, for the marker files */
+	bool hold_all;  /* --hold-all: no source; every request held */
 	atomic_bool held_once;
 };
 
@@ -60,6 +68,24 @@ static void write_marker(const struct hangfs *fs, const char *name,
 	close(fd);
 }
 
+/* Hold the calling request until CONTROL_DIR/release exists; the first
+ * held request is named in CONTROL_DIR/held, its answer in .../answered. */
+static void hold(struct hangfs *fs)
+{
+	const struct fuse_context *who = fuse_get_context();
+	bool first = !atomic_exchange(&fs->held_once, true);
+	char text[64];
+
+	snprintf(text, sizeof(text), "pid=%ld uid=%ld\n", (long)who->pid,
+	         (long)who->uid);
+	if (first)
+		write_marker(fs, "held", text);
+	while (faccessat(fs->control_fd, "release", F_OK, 0))
+		usleep(100000);
+	if (first)
+		write_marker(fs, "answered", text);
+}
+
 static int hangfs_getattr(const char *path, struct stat *sb,
                           struct fuse_file_info *fi)
 {
@@ -72,7 +98,9 @@ static int hangfs_getattr(const char *path, struct stat *sb,
 		sb->st_nlink = 2;
 		return 0;
 	}
-	if (strcmp(path, app_path))
+	if (fs->hold_all)
+		hold(fs);
+	if (fs->hold_all || strcmp(path, app_path))
 		return -ENOENT;
 	if (fstat(fs->source_fd, sb))
 		return -errno;
@@ -84,14 +112,19 @@ static int hangfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
                           off_t offset, struct fuse_file_info *fi,
                           enum fuse_readdir_flags flags)
 {
+	struct hangfs *fs = hangfs_state();
+
 	(void)offset;
 	(void)fi;
 	(void)flags;
 	if (strcmp(path, "/"))
 		return -ENOENT;
+	if (fs->hold_all)
+		hold(fs);
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
-	fill(buf, app_path + 1, NULL, 0, 0);
+	if (!fs->hold_all)
+		fill(buf, app_path + 1, NULL, 0, 0);
 	return 0;
 }
 
@@ -100,21 +133,13 @@ static int hangfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 static int hangfs_open(const char *path, struct fuse_file_info *fi)
 {
 	struct hangfs *fs = hangfs_state();
-	const struct fuse_context *who = fuse_get_context();
-	char text[64];
 
-	if (strcmp(path, app_path))
+	if (fs->hold_all || strcmp(path, app_path))
 		return -ENOENT;
 	if ((fi->flags & O_ACCMODE) != O_RDONLY)
 		return -EACCES;
-	if (atomic_exchange(&fs->held_once, true))
-		return 0;
-	snprintf(text, sizeof(text), "pid=%ld uid=%ld\n", (long)who->pid,
-	         (long)who->uid);
-	write_marker(fs, "held", text);
-	while (faccessat(fs->control_fd, "release", F_OK, 0))
-		usleep(100000);
-	write_marker(fs, "answered", text);
+	if (!atomic_load(&fs->held_once))
+		hold(fs);
 	return 0;
 }
 
@@ -141,11 +166,13 @@ int main(int argc, char **argv)
 	struct hangfs fs = {.source_fd = -1, .control_fd = -1};
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: tp-hangfs SOURCE CONTROL_DIR "
-		                "MOUNTPOINT [FUSE OPTIONS...]\n");
+		fprintf(stderr, "usage: tp-hangfs SOURCE|--hold-all "
+		                "CONTROL_DIR MOUNTPOINT [FUSE OPTIONS...]\n");
 		return 2;
 	}
-	fs.source_fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+	fs.hold_all = !strcmp(argv[1], "--hold-all");
+	fs.source_fd =
+	    fs.hold_all ? 0 : open(argv[1], O_RDONLY | O_CLOEXEC);
 	fs.control_fd = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs.source_fd < 0 || fs.control_fd < 0) {
 		fprintf(stderr, "tp-hangfs: %s: %s\n",
