@@ -130,9 +130,10 @@ tp_check_eq "and no line says it was not identified" 0 \
 	"$(slurmd_logs | grep -c "StepId=$j2\.0: ProfileRecord: executable not identified")"
 
 # ---- 2. The store itself on a hung mount --------------------------------
-# Every lookup in it is held: slurmd's batch work (RemapBudget, 2 s) and
-# slurmstepd's step work (TP_SC_STEP_WORK_TIMEOUT_MS, 5 s) are given up
-# and the jobs run, without waiting for the file system.
+# Every lookup in it is held: slurmctld's lookup (ProfileLookupTimeout),
+# slurmd's batch work (RemapBudget, 2 s) and slurmstepd's step work
+# (TP_SC_STEP_WORK_TIMEOUT_MS, 5 s) are given up and the jobs run,
+# without waiting for the file system.
 hung=$work/store-hung
 ctl2=$work/ctl2
 mkdir -p "$hung" "$ctl2" && chmod 755 "$hung"
@@ -141,13 +142,21 @@ mkdir -p "$hung" "$ctl2" && chmod 755 "$hung"
 trap 'touch "$ctl/release" "$ctl2/release"; fusermount3 -u "$mnt" 2>/dev/null; fusermount3 -u "$hung" 2>/dev/null' EXIT
 printf 'FabricSource=topology\nProfileStore=%s\nProfileRecord=first\n' \
 	"$hung" >"$etc/topoplace.conf"
-# The configuration is read at each launch (slurmd, slurmstepd): no
-# reconfigure, which must not meet a submission (bench/reconfigure_race.sh).
+# slurmctld reads it at reconfigure (no submission just before or after
+# it: bench/reconfigure_race.sh); slurmd and slurmstepd at each launch.
+t0=$SECONDS
+scontrol reconfigure
+tp_check "slurmctld reconfigures onto the hung store and answers (in $((SECONDS - t0)) s)" \
+	bash -c 'scontrol ping | grep -q UP'
+sleep 3
 j3=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 1 -J hungstore \
 	-o "$out/hungstore-%j.out" --wrap "/bin/true")
 st=$(tp_wait_job "$j3" 120)
 tp_check_eq "batch job $j3 (ProfileRecord=first, the store hung) completes" COMPLETED "$st"
 tp_check "the store's lookup was held (held: $(cat "$ctl2/held" 2>/dev/null))" test -e "$ctl2/held"
+tp_check "slurmctld placed it by plain cons_tres after ProfileLookupTimeout, one line" \
+	bash -c '[ "$(grep -c "JobId=$1.*no answer from the store after .* (ProfileLookupTimeout): placed by plain cons_tres" "$2")" = 1 ]' \
+	_ "$j3" "$TP_BED_SLURMCTLD_LOG"
 tp_check_eq "slurmd's log: one line, its work given up at RemapBudget" 1 \
 	"$(slurmd_logs | grep -c "JobId=$j3: .*did not finish within its budget of 2 s (RemapBudget)")"
 tp_check "the job's output says so" \
