@@ -160,6 +160,12 @@ if WITH_SLURM
 TESTS += tests/integration/slurm_exec_hang.sh
 endif
 dist_check_SCRIPTS += tests/integration/slurm_exec_hang.sh
+# The store's file system full while a job records: the job runs, says
+# why, and nothing half written is left.
+if WITH_SLURM
+TESTS += tests/integration/slurm_store_full.sh
+endif
+dist_check_SCRIPTS += tests/integration/slurm_store_full.sh
 if HAVE_FUSE3
 check_PROGRAMS += tests/lib/tp-hangfs
 tests_lib_tp_hangfs_SOURCES = tests/lib/tp_hangfs.c

@@ -103,6 +103,7 @@ TP_E2E_24_11_TESTS = tests/integration/smoke_cluster.sh \
 	tests/integration/slurm_record_policy.sh \
 	tests/integration/slurm_record_exec.sh \
 	tests/integration/slurm_exec_hang.sh \
+	tests/integration/slurm_store_full.sh \
 	tests/integration/slurm_store.sh \
 	tests/integration/slurm_sacct.sh \
 	tests/integration/slurm_routing.sh \
