@@ -815,6 +815,73 @@ static void _child_failure_note(const struct batch_child *child,
 		                                  : -1);
 }
 
+/* The work a bounded child does: its records go to @fd. */
+typedef void (*bounded_work)(int fd, void *ctx);
+
+/*
+ * Run @work(fd, @ctx) in a child of the daemon in its own process group,
+ * bounded by @budget_us and RemapMemory (_limit_child, _supervise), and
+ * collect what it sent into @child.  True when the child finished within
+ * every bound and sent its last record (TP_BATCH_DONE); false otherwise,
+ * with @child->records NULL when no child could be made (pipe or fork:
+ * errno says why).
+ */
+static bool _run_child_bounded(const tp_config_settings *settings,
+                               uint64_t budget_us, bounded_work work,
+                               void *ctx, struct batch_child *child)
+{
+	uint64_t base_bytes = _statm_bytes(getpid(), 1);
+	int pipe_fd[2];
+	pid_t pid;
+
+	memset(child, 0, sizeof(*child)); /* records NULL: no child */
+	/* Close-on-exec at once: slurmstepd, forked by other threads,
+	 * must not hold the write end open. */
+	if (pipe2(pipe_fd, O_CLOEXEC))
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		(void)setpgid(0, 0);
+		close(pipe_fd[0]);
+		_limit_child(settings, budget_us);
+		work(pipe_fd[1], ctx);
+		(void)_write_all(pipe_fd[1], TP_BATCH_DONE "\n",
+		                 strlen(TP_BATCH_DONE) + 1);
+		_exit(0);
+	}
+	close(pipe_fd[1]);
+	if (pid < 0) {
+		int saved = errno;
+
+		close(pipe_fd[0]);
+		errno = saved;
+		return false;
+	}
+	(void)setpgid(pid, pid); /* whichever of the two runs first */
+	_supervise(pid, pipe_fd[0], budget_us, base_bytes,
+	           settings->remap_memory_bytes, child);
+	close(pipe_fd[0]);
+	return !child->over_time && !child->over_records &&
+	       !child->over_memory && WIFEXITED(child->status) &&
+	       WEXITSTATUS(child->status) == 0 &&
+	       _records_done(child->records, child->len);
+}
+
+/* What _batch_work needs in the child. */
+struct batch_work_ctx {
+	batch_job_launch_msg_t *req;
+	const tp_batch_prep_job *job;
+	const tp_batch_identity *id;
+};
+
+static void _batch_work_on(int fd, void *ctx)
+{
+	struct batch_work_ctx *c = ctx;
+	struct batch_out to_parent = {.req = c->req, .fd = fd};
+
+	_batch_work(&to_parent, c->job, c->id);
+}
+
 /*
  * Run _batch_work for @job in a child bounded by RemapBudget and
  * RemapMemory and apply what it sent.  Past a bound, or when the child
@@ -827,50 +894,21 @@ static void _run_bounded(struct batch_out *out, const tp_batch_prep_job *job,
 {
 	const tp_config_settings *settings = job->settings;
 	uint64_t budget_us = _budget_us(settings);
-	uint64_t base_bytes = _statm_bytes(getpid(), 1);
-	struct batch_child child = {0};
+	struct batch_work_ctx ctx = {out->req, job, id};
+	struct batch_child child;
 	char note[512], dir[1024];
-	int pipe_fd[2];
-	pid_t pid;
 
-	/* Close-on-exec at once: slurmstepd, forked by other threads,
-	 * must not hold the write end open. */
-	if (pipe2(pipe_fd, O_CLOEXEC)) {
-		error("%s: JobId=%u: pipe: %m: no remapping or I/O servers",
-		      plugin_type, job->job_id);
-		_throttle_only(out, job);
-		return;
-	}
-	pid = fork();
-	if (pid == 0) {
-		struct batch_out to_parent = {.req = out->req,
-		                              .fd = pipe_fd[1]};
-
-		(void)setpgid(0, 0);
-		close(pipe_fd[0]);
-		_limit_child(settings, budget_us);
-		_batch_work(&to_parent, job, id);
-		(void)_write_all(pipe_fd[1], TP_BATCH_DONE "\n",
-		                 strlen(TP_BATCH_DONE) + 1);
-		_exit(0);
-	}
-	close(pipe_fd[1]);
-	if (pid < 0) {
-		error("%s: JobId=%u: fork: %m: no remapping or I/O servers",
-		      plugin_type, job->job_id);
-		close(pipe_fd[0]);
-		_throttle_only(out, job);
-		return;
-	}
-	(void)setpgid(pid, pid); /* whichever of the two runs first */
-	_supervise(pid, pipe_fd[0], budget_us, base_bytes,
-	           settings->remap_memory_bytes, &child);
-	close(pipe_fd[0]);
-	if (!child.over_time && !child.over_records && !child.over_memory &&
-	    WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
-	    _records_done(child.records, child.len)) {
+	if (_run_child_bounded(settings, budget_us, _batch_work_on, &ctx,
+	                       &child)) {
 		_apply_records(out, child.records);
 		xfree(child.records);
+		return;
+	}
+	if (!child.records) {
+		error("%s: JobId=%u: no child for the work: %m: no remapping "
+		      "or I/O servers",
+		      plugin_type, job->job_id);
+		_throttle_only(out, job);
 		return;
 	}
 	xfree(child.records);
@@ -1460,6 +1498,27 @@ static void _step_failure_note(const struct batch_child *child,
 		         outcome);
 }
 
+/* What _step_work needs in the child. */
+struct step_work_ctx {
+	stepd_step_rec_t *job;
+	const char *who;
+	bool loud;
+	const tp_config *config;
+	const tp_config_settings *settings;
+	const struct step_work *work;
+};
+
+/* In the child: the step's work, then what it changed in the step's
+ * environment, as records on @fd. */
+static void _step_work_on(int fd, void *ctx)
+{
+	struct step_work_ctx *c = ctx;
+	char **before = env_array_copy((const char **)c->job->env);
+
+	_step_work(c->job, c->who, c->loud, c->config, c->settings, c->work);
+	_env_changes_send(fd, before, c->job->env);
+}
+
 /*
  * Run _step_work in a child of slurmstepd bounded by
  * TP_SC_STEP_WORK_TIMEOUT_MS and RemapMemory, and apply what it changed in
@@ -1474,48 +1533,21 @@ static void _step_run_bounded(stepd_step_rec_t *job, const char *who,
                               const tp_config_settings *settings,
                               const struct step_work *w)
 {
-	uint64_t budget_us = (uint64_t)TP_SC_STEP_WORK_TIMEOUT_MS * 1000;
-	uint64_t base_bytes = _statm_bytes(getpid(), 1);
-	struct batch_child child = {0};
+	struct step_work_ctx ctx = {job, who, loud, config, settings, w};
+	struct batch_child child;
 	char note[512];
-	int pipe_fd[2];
-	pid_t pid = -1;
 
-	if (!pipe2(pipe_fd, O_CLOEXEC)) {
-		pid = fork();
-		if (pid < 0) {
-			close(pipe_fd[0]);
-			close(pipe_fd[1]);
-		}
-	}
-	if (pid < 0) {
-		_loud_error(loud, "%s: %s: fork: %m: no recording, throttle "
-		                  "window or I/O servers",
-		            plugin_type, who);
-		return;
-	}
-	if (pid == 0) {
-		char **before = env_array_copy((const char **)job->env);
-
-		(void)setpgid(0, 0);
-		close(pipe_fd[0]);
-		_limit_child(settings, budget_us);
-		_step_work(job, who, loud, config, settings, w);
-		_env_changes_send(pipe_fd[1], before, job->env);
-		(void)_write_all(pipe_fd[1], TP_BATCH_DONE "\n",
-		                 strlen(TP_BATCH_DONE) + 1);
-		_exit(0);
-	}
-	close(pipe_fd[1]);
-	(void)setpgid(pid, pid); /* whichever of the two runs first */
-	_supervise(pid, pipe_fd[0], budget_us, base_bytes,
-	           settings->remap_memory_bytes, &child);
-	close(pipe_fd[0]);
-	if (!child.over_time && !child.over_records && !child.over_memory &&
-	    WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
-	    _records_done(child.records, child.len)) {
+	if (_run_child_bounded(settings,
+	                       (uint64_t)TP_SC_STEP_WORK_TIMEOUT_MS * 1000,
+	                       _step_work_on, &ctx, &child)) {
 		_env_changes_apply(job, child.records);
 		xfree(child.records);
+		return;
+	}
+	if (!child.records) {
+		_loud_error(loud, "%s: %s: no child for the step's work: %m: "
+		                  "no recording, throttle window or I/O servers",
+		            plugin_type, who);
 		return;
 	}
 	xfree(child.records);
@@ -1587,13 +1619,17 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 		record = false;
 	}
 	work.record = record;
-	work.throttle = throttle;
+	/* Without classes to throttle only a user window can apply: no
+	 * store to read, and no child to pay for (_step_throttle). */
+	work.throttle = throttle &&
+	                (opts.io_throttle.mode == TP_THROTTLE_FIXED ||
+	                 settings->throttle_class_count);
 	work.ioservers = ioservers;
 	work.site_name = site_name;
 	work.servers =
 	    opts.io_servers ? opts.io_servers : settings->ioserver_count;
 	work.opts = &opts;
-	if (record || throttle || (ioservers && work.servers))
+	if (work.record || work.throttle || (ioservers && work.servers))
 		_step_run_bounded(job, who, loud, config, settings, &work);
 	tp_config_free(config);
 	return SLURM_SUCCESS;

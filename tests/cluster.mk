@@ -22,7 +22,7 @@ TESTS += tests/integration/slurm_interactive.sh \
 endif
 dist_check_SCRIPTS += tests/integration/slurm_interactive.sh \
 	tests/integration/slurm_restart.sh tests/integration/slurm_fallback.sh
-EXTRA_DIST += tests/lib/bed.sh
+EXTRA_DIST += tests/lib/bed.sh tests/lib/record_bed.sh
 
 # select/topoplace_cons_tres under valgrind memcheck in slurmctld (issue 7,
 # test 6); tests/lib/slurmctld.supp holds Slurm's own known findings.

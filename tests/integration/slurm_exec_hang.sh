@@ -27,33 +27,15 @@ if [ "${1:-}" != --inside ]; then
 	: "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
 	: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
 	. "$abs_top_srcdir/tests/lib/bed.sh"
-	tp_require_bed
-	S=$abs_top_srcdir
+	. "$abs_top_srcdir/tests/lib/record_bed.sh"
 	hangfs=$abs_top_builddir/tests/lib/tp-hangfs
 	[ -x "$hangfs" ] ||
 		tp_skip "tests/lib/tp-hangfs not built (configure found no FUSE 3: apt-get install libfuse3-dev fuse3)"
 	[ -c /dev/fuse ] && command -v fusermount3 >/dev/null ||
 		tp_skip "no /dev/fuse or fusermount3 (fuse3): cannot mount the hung file system"
-	[ -f "$abs_top_builddir/profiles/.libs/libtopoplace_profiler.so" ] ||
-		tp_skip "the build has no profiler library (configure found no MPI)"
-	work=$(mktemp -d /tmp/tp-slurm-exec-hang.XXXXXX) || exit 1
-	chmod 755 "$work"
-	echo "optional $abs_top_builddir/slurm-plugin/.libs/spank_topoplace.so" >"$work/plugstack.conf"
-	"$abs_top_builddir/tools/topoplace-fattree" --leaves 2 \
-		--hosts-per-leaf 2 --spines 2 --format slurm \
-		-o "$work/topology.conf" || exit 1
-	export TOPOPLACE_LIBDIR=$abs_top_builddir/profiles/.libs:$abs_top_builddir/throttle/.libs
-	export TP_HANG_WORK=$work TP_HANGFS=$hangfs
-	"$abs_top_srcdir/tests/lib/tp-bed" --topology "$work/topology.conf" \
-		--cpus 4 --select select/topoplace_cons_tres \
-		--task-plugin task/topoplace \
-		--plugin-dir "$abs_top_builddir/slurm-plugin/.libs" \
-		--plugstack "$work/plugstack.conf" \
-		--keep "$abs_top_builddir/tests/integration/slurm_exec_hang.keep" \
-		-- "$0" --inside
-	rc=$?
-	rm -rf "$work"
-	exit $rc
+	tp_record_bed_prepare
+	export TP_HANGFS=$hangfs
+	tp_record_bed_run slurm_exec_hang
 fi
 
 # Inside the bed's mount namespace: the FUSE mount is seen by every slurmd
@@ -62,7 +44,7 @@ fi
 alice=tpalice
 id -u "$alice" >/dev/null 2>&1 || tp_skip "user $alice does not exist"
 uid=$(id -u "$alice")
-work=$TP_HANG_WORK
+work=$TP_RECORD_WORK
 out=$TP_BED_JOBDIR
 etc=$(dirname "$SLURM_CONF")
 store=$TP_BED_DIR/store

@@ -14,36 +14,9 @@ if [ "${1:-}" != --inside ]; then
 	: "${abs_top_builddir:?run from make check (abs_top_builddir unset)}"
 	: "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
 	. "$abs_top_srcdir/tests/lib/bed.sh"
-	tp_require_bed
-	S=$abs_top_srcdir
-	MPICC=$(command -v mpicc.openmpi || command -v mpicc) ||
-		tp_skip "mpicc not installed (libopenmpi-dev)"
-	[ -f "$abs_top_builddir/profiles/.libs/libtopoplace_profiler.so" ] ||
-		tp_skip "the build has no profiler library (configure found no MPI)"
-	[ -e /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so ] ||
-		[ -n "$(ls /usr/lib/*/slurm-wlm/mpi_pmix*.so 2>/dev/null)" ] ||
-		tp_skip "Slurm's mpi/pmix plugin is not installed"
-	work=$(mktemp -d /tmp/tp-slurm-record-nodes.XXXXXX) || exit 1
-	chmod 755 "$work"
-	"$MPICC" -O2 "$S/tests/integration/mpi_patterns.c" -pthread \
-		-o "$work/mpi_patterns" ||
-		{ echo "not ok - mpi_patterns builds"; echo "0 passed, 1 failed"; rm -rf "$work"; exit 1; }
-	echo "optional $abs_top_builddir/slurm-plugin/.libs/spank_topoplace.so" >"$work/plugstack.conf"
-	"$abs_top_builddir/tools/topoplace-fattree" --leaves 2 \
-		--hosts-per-leaf 2 --spines 2 --format slurm \
-		-o "$work/topology.conf" || exit 1
-	export TOPOPLACE_LIBDIR=$abs_top_builddir/profiles/.libs:$abs_top_builddir/throttle/.libs
-	export TP_RECORD_WORK=$work
-	"$abs_top_srcdir/tests/lib/tp-bed" --topology "$work/topology.conf" \
-		--cpus 2 --select select/topoplace_cons_tres \
-		--task-plugin task/topoplace --node-tmpfs \
-		--plugin-dir "$abs_top_builddir/slurm-plugin/.libs" \
-		--plugstack "$work/plugstack.conf" \
-		--keep "$abs_top_builddir/tests/integration/slurm_record_nodes.keep" \
-		-- "$0" --inside
-	rc=$?
-	rm -rf "$work"
-	exit $rc
+	. "$abs_top_srcdir/tests/lib/record_bed.sh"
+	tp_record_bed_prepare --mpi mpi_patterns --pmix
+	tp_record_bed_run slurm_record_nodes --cpus 2 --node-tmpfs
 fi
 
 . "$abs_top_srcdir/tests/lib/bed.sh"
