@@ -782,37 +782,38 @@ static void _child_failure_note(const struct batch_child *child,
                                 const tp_config_settings *settings,
                                 uint64_t budget_us, char *note, size_t size)
 {
+	/* What the child does: a hung store shows here as much as a large
+	 * remapping, and the admin reads the line for either. */
+	static const char what[] = "topoplace's work for the job (profile, "
+	                           "rank remapping, I/O servers)";
+	static const char outcome[] = "the job runs in Slurm's order";
 	char budget[32];
 
 	tp_units_format_us((double)budget_us, budget, sizeof(budget));
 	if (child->over_time)
 		snprintf(note, size,
-		         "the rank remapping did not finish within its budget "
-		         "of %s (RemapBudget): the job runs in Slurm's order",
-		         budget);
+		         "%s did not finish within its budget of %s "
+		         "(RemapBudget): %s",
+		         what, budget, outcome);
 	else if (child->over_memory)
 		snprintf(note, size,
-		         "the rank remapping needed more than %" PRIu64
-		         " MiB (RemapMemory): the job runs in Slurm's order",
-		         settings->remap_memory_bytes >> 20);
+		         "%s needed more than %" PRIu64 " MiB (RemapMemory): %s",
+		         what, settings->remap_memory_bytes >> 20, outcome);
 	else if (child->over_records)
-		snprintf(note, size,
-		         "the rank remapping said more than %d bytes: the job "
-		         "runs in Slurm's order",
-		         TP_BATCH_RECORDS_MAX);
+		snprintf(note, size, "%s said more than %d bytes: %s", what,
+		         TP_BATCH_RECORDS_MAX, outcome);
 	else if (WIFSIGNALED(child->status))
 		snprintf(note, size,
-		         "the rank remapping was stopped by signal %d "
-		         "(RemapBudget %s, RemapMemory %" PRIu64 " MiB): the "
-		         "job runs in Slurm's order",
-		         WTERMSIG(child->status), budget,
-		         settings->remap_memory_bytes >> 20);
+		         "%s was stopped by signal %d (RemapBudget %s, "
+		         "RemapMemory %" PRIu64 " MiB): %s",
+		         what, WTERMSIG(child->status), budget,
+		         settings->remap_memory_bytes >> 20, outcome);
 	else
-		snprintf(note, size,
-		         "the rank remapping did not finish (exit status %d): "
-		         "the job runs in Slurm's order",
+		snprintf(note, size, "%s did not finish (exit status %d): %s",
+		         what,
 		         WIFEXITED(child->status) ? WEXITSTATUS(child->status)
-		                                  : -1);
+		                                  : -1,
+		         outcome);
 }
 
 /* The work a bounded child does: its records go to @fd. */

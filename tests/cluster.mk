@@ -196,6 +196,10 @@ slurm-regression: all
 # Batch jobs whose launch meets `scontrol reconfigure`, plain cons_tres
 # beside topoplace (a bench: Slurm itself loses some, at random).
 EXTRA_DIST += bench/reconfigure_race.sh
+
+# What a step's bounded work in slurmstepd adds to its start (before and
+# after a change, figures in bench/RESULTS.md).
+EXTRA_DIST += bench/step_launch_bench.sh
 clean-local-cluster: clean-local-regression
 clean-local-regression:
 	-rm -rf slurm-regression

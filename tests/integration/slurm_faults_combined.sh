@@ -133,10 +133,10 @@ rc=$?
 tp_check "1: meanwhile $bob's srun -w $node hostname succeeds in $ms ms (under $((${TP_RESPONSIVE_MS:-15000} / 1000)) s)" \
 	test "$rc" = 0 -a "$ms" -lt "${TP_RESPONSIVE_MS:-15000}"
 tp_check "1: the job's output says it runs in Slurm's order" wait_for 10 \
-	grep -qx "topoplace: the rank remapping did not finish within its budget of 10 ms (RemapBudget): the job runs in Slurm's order" \
+	grep -qx "topoplace: topoplace's work for the job (profile, rank remapping, I/O servers) did not finish within its budget of 10 ms (RemapBudget): the job runs in Slurm's order" \
 	"$out/big-$j.out"
 tp_check_eq "1: one slurmd log line says so" 1 \
-	"$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -c "task/topoplace: JobId=$j: the rank remapping did not finish within its budget of 10 ms")"
+	"$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -c "task/topoplace: JobId=$j: topoplace's work for the job (profile, rank remapping, I/O servers) did not finish within its budget of 10 ms")"
 tp_check_eq "1: and no other slurmd line of the job" 1 \
 	"$(cat "$TP_BED_LOGDIR"/slurmd.*.log | grep -c "task/topoplace: JobId=$j:")"
 tp_check_responsive "after fault 1" "$probe"

@@ -113,7 +113,7 @@ tp_check_eq "(10^6 ranks on -n 2) no hostfile or rankfile" \
 	"hostfile none rankfile none" "$(grep '^hostfile ' "$out/million-$j.out")"
 tp_check "(10^6 ranks on -n 2) the job's output says why ($(grep '^topoplace:' "$out/million-$j.out"))" \
 	grep -q -e "^topoplace: profile $user/million has 1000000 ranks but the job has 2 tasks" \
-	-e "^topoplace: the rank remapping did not finish" "$out/million-$j.out"
+	-e "^topoplace: topoplace's work for the job (profile, rank remapping, I/O servers) did not finish" "$out/million-$j.out"
 tp_check "(10^6 ranks on -n 2) nothing left in $base/$j" \
 	wait_for 5 test ! -e "$base/$j"
 
@@ -139,11 +139,11 @@ ms=$(((${EPOCHREALTIME/[.,]/} - start) / 1000))
 tp_check_eq "meanwhile $bob's srun -w $node hostname succeeds" 0 "$rc"
 tp_check "(in seconds: $ms ms)" test "$ms" -lt 5000
 tp_check "the job's output says it runs in Slurm's order" wait_for 10 \
-	grep -qx "topoplace: the rank remapping did not finish within its budget of 10 ms (RemapBudget): the job runs in Slurm's order" \
+	grep -qx "topoplace: topoplace's work for the job (profile, rank remapping, I/O servers) did not finish within its budget of 10 ms (RemapBudget): the job runs in Slurm's order" \
 	"$out/big-$j.out"
 tp_check_eq "with no rankfile" "rankfile none" "$(grep '^rankfile' "$out/big-$j.out")"
 tp_check_eq "one slurmd log line" 1 \
-	"$(slurmd_lines "task/topoplace: JobId=$j: the rank remapping did not finish within its budget of 10 ms")"
+	"$(slurmd_lines "task/topoplace: JobId=$j: topoplace's work for the job (profile, rank remapping, I/O servers) did not finish within its budget of 10 ms")"
 tp_check_eq "(and no other line of the job)" 1 \
 	"$(slurmd_lines "task/topoplace: JobId=$j:")"
 scancel "$j"
@@ -164,7 +164,7 @@ tp_check_eq "under RemapMemory=16MiB the job completes" COMPLETED "$(tp_wait_job
 tp_check_eq "in Slurm's order" "rankfile none" "$(grep '^rankfile' "$out/bigmem-$j.out")"
 tp_check "its output names the profile and why ($(grep '^topoplace:' "$out/bigmem-$j.out"))" \
 	grep -q -e "^topoplace: profile $user/bigall not used (.*): no rank remapping or I/O throttling from it" \
-	-e "^topoplace: the rank remapping needed more than 16 MiB (RemapMemory): the job runs in Slurm's order" \
+	-e "^topoplace: topoplace's work for the job (profile, rank remapping, I/O servers) needed more than 16 MiB (RemapMemory): the job runs in Slurm's order" \
 	"$out/bigmem-$j.out"
 tp_check "no job directory is left" wait_for 5 test ! -e "$base/$j"
 cp "$out/good.conf" "$etc/topoplace.conf"
