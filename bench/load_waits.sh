@@ -18,7 +18,11 @@
 #           topoplace "waits:" line on (a job the plugin never made wait
 #           was not held): plain cons_tres could have started it, the
 #           placement kept it from incompatible traffic (issue #15 goal
-#           1's "unless" clause, up to IsolationWaitMax);
+#           1's "unless" clause, up to IsolationWaitMax).  The records
+#           do not show nodes still completing a job or reserved by
+#           backfill, so where that line itself says the job's size was
+#           usable in all, the seconds from it to its start (at most to
+#           its bound) are held too;
 #   open    compat >= size (under cons_tres: free >= size): hosts it may
 #           use were free, and it still waited: the queue order (a job
 #           ahead that cannot start stops the main pass, backfill
@@ -60,7 +64,8 @@ events() {
 	[ -s "$log" ] || return 0
 	tmp=$(mktemp) || return 0
 	sed -n \
-		-e 's/^\[\([0-9T:.-]*\)\] topoplace: JobId=\([0-9]*\): placement=[a-z]* class=[a-z_]*: waits: .*/\1 W \2/p' \
+		-e 's/^\[\([0-9T:.-]*\)\] topoplace: JobId=\([0-9]*\): placement=[a-z]* class=[a-z_]*: waits: .*needs \([0-9]*\) hosts.* \([0-9]*\) usable hosts (\([0-9]*\) busy.*/\1 W \2 \3 \4/p' \
+		-e 's/^\[\([0-9T:.-]*\)\] topoplace: JobId=\([0-9]*\): placement=[a-z]* class=[a-z_]*: waits: .*/\1 W \2 0 0/p' \
 		-e 's/^\[\([0-9T:.-]*\)\] topoplace: JobId=\([0-9]*\): placement=[a-z]*: isolation given up after .*/\1 G \2/p' \
 		-e 's/^\[\([0-9T:.-]*\)\] sched: Allocate JobId=\([0-9]*\) .*/\1 M \2/p' \
 		-e 's/^\[\([0-9T:.-]*\)\] sched\/backfill: _start_job: Started JobId=\([0-9]*\) .*/\1 B \2/p' \
@@ -139,10 +144,14 @@ BEGIN {
 	read_submitted(f_cs, "c"); read_submitted(f_rs, "r")
 	read_done(f_cd, "c"); read_done(f_rd, "r")
 	while ((getline line < "/dev/stdin") > 0) {
-		split(line, a, " ")
-		if (a[2] == "G") GIVEN[a[4], a[3]] = a[1]
-		else if (a[2] == "W" && !((a[4], a[3]) in WAITS)) WAITS[a[4], a[3]] = a[1]
-		else if (a[2] == "M" || a[2] == "B") BY[a[4], a[3]] = (a[2] == "M" ? "m" : "b")
+		m = split(line, a, " "); R = a[m]
+		if (a[2] == "G") GIVEN[R, a[3]] = a[1]
+		else if (a[2] == "W" && !((R, a[3]) in WAITS)) {
+			WAITS[R, a[3]] = a[1]
+			# Its first test: enough usable hosts in all, so the
+			# placement, not the occupancy, held it.
+			if (a[4] > 0 && a[5] + 0 >= a[4] + 0) WAIT_HELD[R, a[3]] = 1
+		} else if (a[2] == "M" || a[2] == "B") BY[R, a[3]] = (a[2] == "M" ? "m" : "b")
 	}
 	print "# trace_id cons_id run_id class nodes wait_cons wait_run delta cat open_cons open_run held_run started_cons started_run placed" > out
 	for (k = 1; k <= njobs; k++) {
@@ -150,6 +159,19 @@ BEGIN {
 		if (!(("r", j) in ST) || !(("c", c) in ST)) continue
 		pending("c", c, 0); oc = OPEN
 		pending("r", j, 1); or_ = OPEN
+		# The plugin's own word: its first test found hosts enough in
+		# all but not apart from incompatible classes; held from then
+		# at least until it started or its bound passed.
+		if (("r", j) in WAIT_HELD) {
+			lh = ST["r", j] - int(WAITS["r", j])
+			if (bound > 0 && EL["r", j] + bound - int(WAITS["r", j]) < lh)
+				lh = EL["r", j] + bound - int(WAITS["r", j])
+			if (lh > HELD) {
+				HELD = lh
+				if (HF < 0 || int(WAITS["r", j]) < HF) HF = int(WAITS["r", j])
+				if (HT < int(WAITS["r", j]) + lh - 1) HT = int(WAITS["r", j]) + lh - 1
+			}
+		}
 		HELDS[j] = HELD; HFROM[j] = HF; HTO[j] = HT
 		OPC[j] = oc; OPR[j] = or_
 		open_c += oc; open_r += or_; held_r += HELD
