@@ -45,7 +45,10 @@
 #              job on one of their leaves (leaf) / in one of their pods or,
 #              spanning pods, while any io_heavy job ran (pod: what adaptive
 #              routing exposes)
-# and the ratio of each figure to cons_tres's from the same run; the cost
+# and the ratio of each figure to cons_tres's from the same run; where each
+# topoplace run's waits differ from cons_tres's (bench/load_waits.sh: jobs
+# the placement held from incompatible traffic, jobs pending behind them,
+# the rest, in seconds of the total and of the mean wait); the cost
 # model's predictions for what ran (bench/load_predict.sh: at every job
 # start, `topoplace cost --busy` on the running jobs, on the bed's tree
 # with its real uplinks and a storage leaf a pod holding BENCH_IO_SERVERS
@@ -249,6 +252,22 @@ awk -v hpl="$hpl" -v lpp="$lpp" -v hosts="$hosts" -v tau="$tau" \
 for run in $runs; do
 	"$top/bench/load_decisions.sh" "$work" "$run"
 done
+# Where each topoplace run's waits differ from cons_tres's, job by job:
+# held by the placement, pending behind a held job, or other
+# (bench/load_waits.sh; per job in WORK/RUN.waits).  The bound in seconds
+# from BENCH_ISOLATION_WAIT (none, N, Ns, Nms, Nmin).
+bound_s=$(awk -v b="${BENCH_ISOLATION_WAIT:-none}" 'BEGIN {
+	n = b + 0
+	print b ~ /^[0-9.]+ms$/ ? n / 1000 : (b ~ /^[0-9.]+min$/ ? n * 60 : n)
+}')
+case " $runs " in
+*" cons_tres "*)
+	for run in $runs; do
+		[ "$run" = cons_tres ] ||
+			"$top/bench/load_waits.sh" "$work" "$run" "$hosts" "$hpl" "${bound_s:-0}"
+	done
+	;;
+esac
 # How far the replay fell behind its schedule (Slurm's SubmitTime against
 # the job's offset): runs whose lags differ received different streams, and
 # their ratios are not comparable (bench/RESULTS.md, IsolationWaitMax).

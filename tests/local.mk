@@ -103,7 +103,7 @@ EXTRA_DIST += \
 TESTS += tests/integration/bench_load_smoke.sh
 dist_check_SCRIPTS += tests/integration/bench_load_smoke.sh
 EXTRA_DIST += bench/load_bench.sh bench/load_prep.awk bench/load_report.awk \
-	bench/load_predict.sh bench/load_decisions.sh \
+	bench/load_predict.sh bench/load_decisions.sh bench/load_waits.sh \
 	bench/traces/README.md bench/traces/LLNL-Atlas-2006-2.1-cln.swf.gz
 
 # The profile coverage benchmark's figures (bench/profile_coverage_*, issue

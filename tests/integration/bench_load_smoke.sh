@@ -126,4 +126,63 @@ tp_check_eq "load_decisions.sh: the bounds' counts, the jobs with no decision li
 	"$("$abs_top_srcdir/bench/load_decisions.sh" "$work" d)"
 tp_check_eq "load_decisions.sh: nothing for a run without decision lines (cons_tres)" \
 	"" "$("$abs_top_srcdir/bench/load_decisions.sh" "$work" none)"
+# load_waits.sh: where run s waited longer than cons_tres, on 8 hosts in 2
+# leaves of 4, IsolationWaitMax 2 s (epoch 1000 = 1970-01-01T00:16:40 UTC).
+#   trace 11, io_heavy, 2 hosts: n0001-2 (leaf 0), 1000-1010 in both runs.
+#   trace 12, comm_sensitive, 5 hosts, eligible 1000: cons_tres starts it
+#     at once (n0003-7); under s, 6 hosts are free but only leaf 1's 4 are
+#     apart from the io_heavy job: held at 1000 and 1001 (its "waits:"
+#     line at 1000), placed past its bound at 1002: delta +2, (a).
+#   trace 13, quiet, 1 host, eligible 1001: cons_tres at once, s at 1002
+#     (n0008 was free: 1 open second) while job 2, ahead of it, was held:
+#     delta +1, (b).
+#   trace 14, quiet, 2 hosts, eligible 1003: no host free until job 2
+#     ends (1005, under s 1007): delta +2, (c) (a held job's later end is
+#     no head-of-line blocking).
+printf '1 11 io_heavy 2 10\n2 12 comm_sensitive 5 5\n3 13 quiet 1 10\n4 14 quiet 2 5\n' >"$work/cons_tres.submitted"
+cp "$work/cons_tres.submitted" "$work/s.submitted"
+printf '1 COMPLETED 1000 1000 1010 1,2\n2 COMPLETED 1000 1000 1005 3,4,5,6,7\n3 COMPLETED 1001 1001 1011 8\n4 COMPLETED 1003 1005 1010 3,4\n' >"$work/cons_tres.done"
+printf '1 COMPLETED 1000 1000 1010 1,2\n2 COMPLETED 1000 1002 1007 3,4,5,6,7\n3 COMPLETED 1001 1002 1012 8\n4 COMPLETED 1003 1007 1012 3,4\n' >"$work/s.done"
+cat >"$work/cons_tres.slurmctld.log" <<'LOG'
+[1970-01-01T00:16:40.010] sched: Allocate JobId=1 NodeList=n[0001-0002] #CPUs=4 Partition=debug
+[1970-01-01T00:16:40.020] sched: Allocate JobId=2 NodeList=n[0003-0007] #CPUs=10 Partition=debug
+[1970-01-01T00:16:41.500] sched/backfill: _start_job: Started JobId=3 in debug on n0008
+[1970-01-01T00:16:45.100] sched: Allocate JobId=4 NodeList=n[0003-0004] #CPUs=4 Partition=debug
+LOG
+cat >"$work/s.slurmctld.log" <<'LOG'
+[1970-01-01T00:16:40.010] sched: Allocate JobId=1 NodeList=n[0001-0002] #CPUs=4 Partition=debug
+[1970-01-01T00:16:40.020] topoplace: JobId=2: placement=shared class=comm_sensitive: waits: cannot be met now: shared policy
+[1970-01-01T00:16:42.100] topoplace: JobId=2: placement=shared: isolation given up after 2 s (bound 2 s): placed by Slurm's default beside any class
+[1970-01-01T00:16:42.100] sched/backfill: _start_job: Started JobId=2 in debug on n[0003-0007]
+[1970-01-01T00:16:42.110] sched/backfill: _start_job: Started JobId=3 in debug on n0008
+[1970-01-01T00:16:47.100] sched: Allocate JobId=4 NodeList=n[0003-0004] #CPUs=4 Partition=debug
+LOG
+tp_check_eq "load_waits.sh: the wait difference by cause" \
+	"# s: wait minus cons_tres's, 4 jobs that ran in both: total +5 s, mean +1.25 s (per job: $work/s.waits)
+# s:   (a) held from incompatible traffic: 1 jobs (1 started at once under cons_tres), +2 s (+0.50 s of the mean); 2 held s in all
+# s:   (b) pending behind a held job: 1 jobs, +1 s (+0.25 s of the mean; longer waits +1 s)
+# s:   (c) other: 2 jobs, +2 s (+0.50 s of the mean; longer +2 s, shorter +0 s)
+# s:   placed past the isolation bound (2 s): 1 jobs, +2 s, started 0 s in all after their bound
+# s:   open s (pending while hosts it may use were free): cons_tres 0, s 1
+# s:   started by the main pass / backfill: cons_tres 3 / 1, s 2 / 2" \
+	"$(TZ=UTC "$abs_top_srcdir/bench/load_waits.sh" "$work" s 8 4 2)"
+tp_check_eq "load_waits.sh: per job" \
+	"12 2 2 comm_sensitive 5 0 2 +2 a 0 0 2 m b given_up
+13 3 3 quiet 1 0 1 +1 b 0 1 0 b b -" "$(TZ=UTC awk '$1 == 12 || $1 == 13' "$work/s.waits")"
+# The records miss nodes still completing or reserved by backfill: a
+# 1-host io_heavy job whose records show 8 free hosts, but whose "waits:"
+# line says 3 were usable and none apart from comm_sensitive jobs, was
+# held from that line to its start at its 2 s bound.
+mkdir "$work/w2"
+printf '1 21 io_heavy 1 5\n' >"$work/w2/cons_tres.submitted"
+cp "$work/w2/cons_tres.submitted" "$work/w2/u.submitted"
+printf '1 COMPLETED 1000 1000 1005 1\n' >"$work/w2/cons_tres.done"
+printf '1 COMPLETED 1000 1002 1007 1\n' >"$work/w2/u.done"
+printf '%s\n' "[1970-01-01T00:16:40.020] topoplace: JobId=1: placement=shared class=io_heavy: waits: cannot be met now: shared policy for a io_heavy job needs 1 hosts on leaves without incompatible jobs; they hold 0 usable hosts (1 leaves with free hosts refused for incompatible neighbours; 3 usable hosts (5 busy, 0 held for other jobs, 0 down))" >"$work/w2/u.slurmctld.log"
+tp_check_eq "load_waits.sh: held by the plugin's own word where the records show free hosts" \
+	"# u:   (a) held from incompatible traffic: 1 jobs (1 started at once under cons_tres), +2 s (+2.00 s of the mean); 2 held s in all" \
+	"$(TZ=UTC "$abs_top_srcdir/bench/load_waits.sh" "$work/w2" u 8 4 2 | grep '(a)')"
+tp_check_eq "load_waits.sh: nothing without cons_tres's records" \
+	"# t: no t.submitted in $work: no wait attribution" \
+	"$("$abs_top_srcdir/bench/load_waits.sh" "$work" t 8 4 2)"
 tp_done
