@@ -14,6 +14,7 @@
 #include "cost.h"
 #include "hostlist.h"
 #include "remap.h"
+#include "remap_rank_cost.h"
 
 #define NONE UINT32_MAX
 
@@ -1131,6 +1132,8 @@ struct refine {
 	uint32_t *nb_leaf_mark; /* per topo leaf: nb_stamp when gathered */
 	uint32_t *nb_leaves;    /* the gathered leaves */
 	uint32_t nb_leaf_count, nb_stamp;
+	/* each rank's cost where it is, kept by occ_move and occ_swap */
+	tp_remap_rank_cost costs;
 };
 
 static unsigned hl_distance(const struct refine *f, uint32_t a, uint32_t b)
@@ -1140,6 +1143,12 @@ static unsigned hl_distance(const struct refine *f, uint32_t a, uint32_t b)
 	if (f->leaf[a] == f->leaf[b])
 		return TP_HOPS_SAME_LEAF;
 	return tp_topo_leaf_distance(f->topo, f->leaf[a], f->leaf[b]);
+}
+
+/* hl_distance for tp_remap_rank_cost (@ctx: the struct refine). */
+static unsigned refine_distance(const void *ctx, uint32_t a, uint32_t b)
+{
+	return hl_distance(ctx, a, b);
 }
 
 /* Sum of w x d(host b, host of neighbour) over rank r's neighbours. */
@@ -1248,19 +1257,23 @@ static void occ_move(struct refine *f, uint32_t r, uint32_t b)
 	f->leaf_free[f->leaf[a]]++;
 	f->leaf_free[f->leaf[b]]--;
 	f->rank_hl[r] = b;
+	tp_remap_rank_cost_moved(&f->costs, r, a);
 }
 
 static void occ_swap(struct refine *f, uint32_t r, uint32_t s)
 {
 	uint32_t wr = f->where[r], ws = f->where[s];
-	uint32_t hr = f->rank_hl[r];
+	uint32_t hr = f->rank_hl[r], hs = f->rank_hl[s];
 
 	f->occ[wr] = s;
 	f->occ[ws] = r;
 	f->where[r] = ws;
 	f->where[s] = wr;
-	f->rank_hl[r] = f->rank_hl[s];
+	/* One rank at a time, as tp_remap_rank_cost_moved expects. */
+	f->rank_hl[r] = hs;
+	tp_remap_rank_cost_moved(&f->costs, r, hr);
 	f->rank_hl[s] = hr;
+	tp_remap_rank_cost_moved(&f->costs, s, hs);
 }
 
 /*
@@ -1341,19 +1354,19 @@ static int64_t improve_rank(struct refine *f, uint32_t r)
 			continue;
 		for (uint32_t k = 0; k < f->used[b]; k++) {
 			uint32_t s = f->occ[f->pos0[b] + k];
-			int64_t delta_s = 0, w_rs = 0;
+			int64_t cost_s_at_a = 0, w_rs = 0, delta_s;
 
 			for (uint64_t e = g->row_start[s];
 			     e < g->row_start[s + 1]; e++) {
 				uint32_t nb = g->col[e];
-				uint32_t h = f->rank_hl[nb];
 				int64_t w = (int64_t)g->weight[e];
 
 				if (nb == r)
 					w_rs = w;
-				delta_s += w * ((int64_t)hl_distance(f, a, h) -
-				                (int64_t)hl_distance(f, b, h));
+				cost_s_at_a +=
+				    w * hl_distance(f, a, f->rank_hl[nb]);
 			}
+			delta_s = cost_s_at_a - f->costs.cost[s];
 			/* The r-s edge keeps its length: undo both counts. */
 			int64_t gain =
 			    -(delta_r + delta_s + 2 * w_rs * (int64_t)dab);
@@ -1448,7 +1461,7 @@ static int64_t improve_rank_wide(struct refine *f, uint32_t r)
 			for (uint32_t k = 0; k < f->used[h]; k++) {
 				uint32_t s = f->occ[f->pos0[h] + k];
 				int64_t ds = rank_cost_at(f, s, a) -
-				             rank_cost_at(f, s, h);
+				             f->costs.cost[s];
 				/* The r-s edge keeps its length. */
 				int64_t gain = -(
 				    dr + ds + 2 * f->w_to_r[s] * (int64_t)dah);
@@ -1494,6 +1507,7 @@ static void refine_free(struct refine *f)
 	free(f->nb_leaf_w);
 	free(f->nb_leaf_mark);
 	free(f->nb_leaves);
+	tp_remap_rank_cost_free(&f->costs);
 }
 
 /*
@@ -1596,11 +1610,12 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 		f.used[h]++;
 		f.leaf_free[f.leaf[h]]--;
 	}
+	rc = tp_remap_rank_cost_init(&f.costs, g, rank_hl, refine_distance, &f,
+	                             err);
+	if (rc != TP_OK)
+		goto out;
 	for (uint32_t r = 0; r < f.n; r++)
-		for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++)
-			current +=
-			    (int64_t)g->weight[e] *
-			    hl_distance(&f, rank_hl[r], rank_hl[g->col[e]]);
+		current += f.costs.cost[r];
 	current /= 2;
 	if (wide && f.n > SMALL_MAX_RANKS)
 		max_passes = 3;
