@@ -1096,20 +1096,105 @@ out:
 /* Leaf-wide swaps beyond SMALL_MAX_RANKS: at most this many slots a leaf. */
 #define WIDE_LEAF_SLOTS 64
 
+/* ---- the allocation's leaves and their distances ------------------- */
+
+/*
+ * The leaves the allocation uses, numbered 0.. in order of first use, and
+ * the hops between them: the refinement asks for a distance for every
+ * neighbour of every rank it tries, and a table lookup is cheaper than the
+ * fabric's (a call, its override check, the pods' comparison).  Built once
+ * per search; the table only up to ALLOC_LEAF_TABLE_MAX leaves (64 KiB),
+ * the fabric is asked above.
+ */
+#define ALLOC_LEAF_TABLE_MAX 256
+
+struct alloc_leaves {
+	const tp_topo *topo;
+	uint32_t count;
+	uint32_t *of_position; /* allocation position -> allocation leaf */
+	uint32_t *topo_leaf;   /* allocation leaf -> fabric leaf */
+	/* count x count hops (same leaf: TP_HOPS_SAME_LEAF), or NULL */
+	uint8_t *hops;
+};
+
+static void alloc_leaves_free(struct alloc_leaves *al)
+{
+	free(al->of_position);
+	free(al->topo_leaf);
+	free(al->hops);
+}
+
+static tp_status alloc_leaves_build(const tp_topo *topo,
+                                    const tp_remap_host *hosts, uint32_t nhosts,
+                                    struct alloc_leaves *al, tp_error *err)
+{
+	uint32_t nleaves_topo = tp_topo_leaf_count(topo);
+	uint32_t *index = malloc(nleaves_topo * sizeof(*index));
+
+	*al = (struct alloc_leaves){.topo = topo};
+	al->of_position = malloc(nhosts * sizeof(*al->of_position));
+	al->topo_leaf = malloc(nhosts * sizeof(*al->topo_leaf));
+	if (!index || !al->of_position || !al->topo_leaf) {
+		free(index);
+		return tp_error_set(err, TP_ERR_NOMEM, "remap: out of memory");
+	}
+	for (uint32_t l = 0; l < nleaves_topo; l++)
+		index[l] = NONE;
+	for (uint32_t i = 0; i < nhosts; i++) {
+		uint32_t l = tp_topo_host_leaf(topo, hosts[i].host);
+
+		if (index[l] == NONE) {
+			index[l] = al->count;
+			al->topo_leaf[al->count++] = l;
+		}
+		al->of_position[i] = index[l];
+	}
+	free(index);
+	if (al->count > ALLOC_LEAF_TABLE_MAX)
+		return TP_OK;
+	al->hops = malloc((size_t)al->count * al->count);
+	if (!al->hops)
+		return tp_error_set(err, TP_ERR_NOMEM, "remap: out of memory");
+	for (uint32_t a = 0; a < al->count; a++)
+		for (uint32_t b = 0; b < al->count; b++)
+			al->hops[(size_t)a * al->count + b] =
+			    (uint8_t)(a == b ? TP_HOPS_SAME_LEAF
+			                     : tp_topo_leaf_distance(
+			                           topo, al->topo_leaf[a],
+			                           al->topo_leaf[b]));
+	return TP_OK;
+}
+
+/* Hops between allocation leaves @a and @b (TP_HOPS_SAME_LEAF if equal). */
+static inline unsigned alloc_leaf_hops(const struct alloc_leaves *al,
+                                       uint32_t a, uint32_t b)
+{
+	if (al->hops)
+		return al->hops[(size_t)a * al->count + b];
+	return a == b ? TP_HOPS_SAME_LEAF
+	              : tp_topo_leaf_distance(al->topo, al->topo_leaf[a],
+	                                      al->topo_leaf[b]);
+}
+
 /* ---- refinement --------------------------------------------------------- */
 
 struct refine {
 	const tp_topo *topo;
 	const tp_remap_host *hosts;
 	const tp_traffic_csr *g;
+	const struct alloc_leaves *al;
 	uint32_t nhosts, n;
-	uint32_t *leaf;       /* allocation position -> topo leaf */
+	/*
+	 * Leaves below are the allocation's (al), not the fabric's: arrays
+	 * per leaf are al->count long.
+	 */
+	const uint32_t *leaf; /* allocation position -> allocation leaf */
 	uint32_t *pos0;       /* first position of each host in `occ` */
 	uint32_t *used;       /* ranks on each host */
 	uint32_t *occ;        /* ranks by host, `used` of `slots` filled */
 	uint32_t *where;      /* rank -> index into occ */
 	uint32_t *rank_hl;    /* rank -> allocation position */
-	uint32_t *leaf_free;  /* free slots per topo leaf */
+	uint32_t *leaf_free;  /* free slots per leaf */
 	uint32_t *leaf_first; /* first allocation position on each leaf */
 	uint32_t *leaf_next;  /* next allocation position on the same leaf */
 	uint32_t *mark;       /* per allocation position: stamp */
@@ -1118,9 +1203,9 @@ struct refine {
 	uint32_t stamp;
 	/* leaf-wide swaps only (NULL otherwise) */
 	int64_t *w_to_r;     /* per rank: bytes with the rank being moved */
-	uint32_t *leaf_mark; /* per topo leaf: stamp */
+	uint32_t *leaf_mark; /* per leaf: stamp */
 	uint32_t *lcands;    /* candidate leaves */
-	int64_t *leaf_w;     /* per topo leaf: bytes of r with it */
+	int64_t *leaf_w;     /* per leaf: bytes of r with it */
 	uint32_t lstamp;
 	/*
 	 * The neighbours of the rank being moved, gathered by host and by
@@ -1128,21 +1213,35 @@ struct refine {
 	 * its neighbours' leaves, not over its neighbours.
 	 */
 	int64_t *host_w;        /* per allocation position; 0 ungathered */
-	int64_t *nb_leaf_w;     /* per topo leaf, valid where marked */
-	uint32_t *nb_leaf_mark; /* per topo leaf: nb_stamp when gathered */
+	int64_t *nb_leaf_w;     /* per leaf, valid where marked */
+	uint32_t *nb_leaf_mark; /* per leaf: nb_stamp when gathered */
 	uint32_t *nb_leaves;    /* the gathered leaves */
 	uint32_t nb_leaf_count, nb_stamp;
 	/* each rank's cost where it is, kept by occ_move and occ_swap */
 	tp_remap_rank_cost costs;
 };
 
-static unsigned hl_distance(const struct refine *f, uint32_t a, uint32_t b)
+/*
+ * Hops between allocation positions @a and @b.  Always inlined: gcc -O2
+ * otherwise calls it from every loop over neighbours, and the call cost
+ * more than the table saved (callgrind, bench/RESULTS.md, issue 16).
+ */
+static inline __attribute__((always_inline)) unsigned
+hl_distance(const struct refine *f, uint32_t a, uint32_t b)
 {
+	uint32_t la, lb;
+
 	if (a == b)
 		return 0;
-	if (f->leaf[a] == f->leaf[b])
+	la = f->leaf[a];
+	lb = f->leaf[b];
+	/* The common cases first, with no call: this is the inner loop. */
+	if (la == lb)
 		return TP_HOPS_SAME_LEAF;
-	return tp_topo_leaf_distance(f->topo, f->leaf[a], f->leaf[b]);
+	if (f->al->hops)
+		return f->al->hops[(size_t)la * f->al->count + lb];
+	return tp_topo_leaf_distance(f->topo, f->al->topo_leaf[la],
+	                             f->al->topo_leaf[lb]);
 }
 
 /* hl_distance for tp_remap_rank_cost (@ctx: the struct refine). */
@@ -1176,7 +1275,7 @@ static void gather_neighbours(struct refine *f, uint32_t r)
 
 	if (++f->nb_stamp == 0) {
 		memset(f->nb_leaf_mark, 0,
-		       tp_topo_leaf_count(f->topo) * sizeof(*f->nb_leaf_mark));
+		       f->al->count * sizeof(*f->nb_leaf_mark));
 		f->nb_stamp = 1;
 	}
 	f->nb_leaf_count = 0;
@@ -1213,9 +1312,7 @@ static int64_t gathered_leaf_cost(const struct refine *f, uint32_t lb)
 	for (uint32_t i = 0; i < f->nb_leaf_count; i++) {
 		uint32_t l = f->nb_leaves[i];
 
-		sum += f->nb_leaf_w[l] *
-		       (l == lb ? TP_HOPS_SAME_LEAF
-		                : tp_topo_leaf_distance(f->topo, lb, l));
+		sum += f->nb_leaf_w[l] * alloc_leaf_hops(f->al, lb, l);
 	}
 	return sum;
 }
@@ -1404,8 +1501,7 @@ static int64_t improve_rank_wide(struct refine *f, uint32_t r)
 	if (g->row_start[r] == g->row_start[r + 1])
 		return 0;
 	if (++f->lstamp == 0) {
-		memset(f->leaf_mark, 0,
-		       tp_topo_leaf_count(f->topo) * sizeof(*f->leaf_mark));
+		memset(f->leaf_mark, 0, f->al->count * sizeof(*f->leaf_mark));
 		f->lstamp = 1;
 	}
 	for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++) {
@@ -1460,8 +1556,8 @@ static int64_t improve_rank_wide(struct refine *f, uint32_t r)
 			dah = hl_distance(f, a, h);
 			for (uint32_t k = 0; k < f->used[h]; k++) {
 				uint32_t s = f->occ[f->pos0[h] + k];
-				int64_t ds = rank_cost_at(f, s, a) -
-				             f->costs.cost[s];
+				int64_t ds =
+				    rank_cost_at(f, s, a) - f->costs.cost[s];
 				/* The r-s edge keeps its length. */
 				int64_t gain = -(
 				    dr + ds + 2 * f->w_to_r[s] * (int64_t)dah);
@@ -1492,7 +1588,6 @@ static void refine_free(struct refine *f)
 	free(f->leaf_mark);
 	free(f->lcands);
 	free(f->leaf_w);
-	free(f->leaf);
 	free(f->pos0);
 	free(f->used);
 	free(f->occ);
@@ -1517,17 +1612,19 @@ static void refine_free(struct refine *f)
  * improve_rank_wide.
  */
 static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
-                        uint32_t nhosts, const tp_traffic_csr *g, uint64_t seed,
-                        bool wide, uint32_t *rank_hl, uint64_t *moves,
-                        tp_error *err)
+                        uint32_t nhosts, const struct alloc_leaves *al,
+                        const tp_traffic_csr *g, uint64_t seed, bool wide,
+                        uint32_t *rank_hl, uint64_t *moves, tp_error *err)
 {
 	struct refine f = {.topo = topo,
 	                   .hosts = hosts,
 	                   .g = g,
+	                   .al = al,
+	                   .leaf = al->of_position,
 	                   .nhosts = nhosts,
 	                   .n = g->ranks,
 	                   .rank_hl = rank_hl};
-	uint32_t nleaves = tp_topo_leaf_count(topo), maxdeg = 0;
+	uint32_t nleaves = al->count, maxdeg = 0;
 	uint32_t *perm = NULL;
 	uint64_t total_slots = 0, state = seed ^ 0x5eedull;
 	int64_t current = 0;
@@ -1557,7 +1654,6 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 			maxdeg = (uint32_t)d;
 	}
 	/* Each neighbour adds at most 2 candidates (its host, a free one). */
-	f.leaf = malloc(nhosts * sizeof(*f.leaf));
 	f.pos0 = malloc(nhosts * sizeof(*f.pos0));
 	f.used = calloc(nhosts, sizeof(*f.used));
 	f.occ = malloc(total_slots * sizeof(*f.occ));
@@ -1579,10 +1675,10 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 		f.lcands = malloc(((size_t)maxdeg + 1) * sizeof(*f.lcands));
 		f.leaf_w = calloc(nleaves, sizeof(*f.leaf_w));
 	}
-	if (!f.leaf || !f.pos0 || !f.used || !f.occ || !f.where ||
-	    !f.leaf_free || !f.leaf_first || !f.leaf_next || !f.mark ||
-	    !f.cost || !f.cands || !perm || !f.host_w || !f.nb_leaf_w ||
-	    !f.nb_leaf_mark || !f.nb_leaves ||
+	if (!f.pos0 || !f.used || !f.occ || !f.where || !f.leaf_free ||
+	    !f.leaf_first || !f.leaf_next || !f.mark || !f.cost || !f.cands ||
+	    !perm || !f.host_w || !f.nb_leaf_w || !f.nb_leaf_mark ||
+	    !f.nb_leaves ||
 	    (wide && (!f.w_to_r || !f.leaf_mark || !f.lcands || !f.leaf_w))) {
 		rc =
 		    tp_error_set(err, TP_ERR_NOMEM,
@@ -1593,7 +1689,6 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 		f.leaf_first[l] = NONE;
 	/* Backwards, so each leaf's list is in allocation order. */
 	for (uint32_t i = nhosts; i-- > 0;) {
-		f.leaf[i] = tp_topo_host_leaf(topo, hosts[i].host);
 		f.leaf_next[i] = f.leaf_first[f.leaf[i]];
 		f.leaf_first[f.leaf[i]] = i;
 	}
@@ -2030,6 +2125,7 @@ struct search {
 	const tp_logger *log;
 	tp_traffic_csr *g;
 	struct tree t;
+	struct alloc_leaves al;
 	/* rank -> host-local position, n each */
 	uint32_t *block, *part, *block_ref, *trial_hl, *unrefined;
 	const uint32_t *best; /* one of the above */
@@ -2046,8 +2142,8 @@ static uint64_t search_hop_bytes(const struct search *s, const uint32_t *hl)
 static tp_status search_refine(struct search *s, uint64_t seed, bool wide,
                                uint32_t *hl, tp_error *err)
 {
-	return refine(s->topo, s->hosts, s->host_count, s->g, seed, wide, hl,
-	              &s->st.moves, err);
+	return refine(s->topo, s->hosts, s->host_count, &s->al, s->g, seed,
+	              wide, hl, &s->st.moves, err);
 }
 
 /* Where METIS's work goes across the candidates (see search_partitions). */
@@ -2333,6 +2429,7 @@ static void search_free(struct search *s)
 	free(s->unrefined);
 	tp_traffic_csr_free(s->g);
 	tree_free(&s->t);
+	alloc_leaves_free(&s->al);
 }
 
 /* The steps after block: partitions, polish, refined block, host swaps. */
@@ -2344,6 +2441,9 @@ static tp_status search_run(struct search *s, tp_error *err)
 	                          err);
 	if (rc == TP_OK)
 		rc = tree_build(s->topo, s->hosts, s->host_count, &s->t, err);
+	if (rc == TP_OK)
+		rc = alloc_leaves_build(s->topo, s->hosts, s->host_count,
+		                        &s->al, err);
 	if (rc == TP_OK)
 		rc = search_partitions(s, err);
 	if (rc == TP_OK)
