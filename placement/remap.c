@@ -1606,15 +1606,39 @@ static void refine_free(struct refine *f)
 }
 
 /*
+ * The hop-bytes of the mapping refine was given and of the one it leaves,
+ * from its own exact sums, so the caller need not count them again over
+ * the whole matrix.  Known only when no sum can overflow: at most 2^54
+ * bytes in the matrix (both directions), hops of at most 255.
+ */
+struct refine_hop_bytes {
+	bool known;
+	uint64_t before, after;
+};
+
+static bool refine_sums_exact(const tp_traffic_csr *g)
+{
+	uint64_t total = 0, arcs = g->row_start[g->ranks];
+
+	for (uint64_t e = 0; e < arcs; e++) {
+		if (g->weight[e] > (1ull << 54) - total)
+			return false;
+		total += g->weight[e];
+	}
+	return true;
+}
+
+/*
  * Lower the hop-bytes of @rank_hl in place by passes over the ranks in a
  * seeded order until a pass saves less than 0.1% (at most 8 passes).
  * @wide: a rank that improve_rank cannot move also tries
- * improve_rank_wide.
+ * improve_rank_wide.  Fills @hb (known false when the sums are too large).
  */
 static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
                         uint32_t nhosts, const struct alloc_leaves *al,
                         const tp_traffic_csr *g, uint64_t seed, bool wide,
-                        uint32_t *rank_hl, uint64_t *moves, tp_error *err)
+                        uint32_t *rank_hl, uint64_t *moves,
+                        struct refine_hop_bytes *hb, tp_error *err)
 {
 	struct refine f = {.topo = topo,
 	                   .hosts = hosts,
@@ -1636,6 +1660,7 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 	 * more than 2^58 bytes in the matrix they could overflow, so such a
 	 * job keeps the unrefined mapping.
 	 */
+	hb->known = refine_sums_exact(g);
 	{
 		uint64_t total = 0, arcs = g->row_start[g->ranks];
 
@@ -1712,6 +1737,7 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 	for (uint32_t r = 0; r < f.n; r++)
 		current += f.costs.cost[r];
 	current /= 2;
+	hb->before = (uint64_t)current;
 	if (wide && f.n > SMALL_MAX_RANKS)
 		max_passes = 3;
 	else if (f.n > TRIAL_MAX_RANKS)
@@ -1747,6 +1773,7 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 		if (saved == 0 || saved < current / 1000)
 			break;
 	}
+	hb->after = (uint64_t)current;
 out:
 	free(perm);
 	refine_free(&f);
@@ -2131,6 +2158,7 @@ struct search {
 	const uint32_t *best; /* one of the above */
 	bool wide;            /* leaf-wide moves in refinements */
 	uint64_t hb_block_ref;
+	bool refine_sums_exact; /* refine knows hop-bytes (refine_sums_exact) */
 	tp_remap_stats st;
 };
 
@@ -2139,11 +2167,31 @@ static uint64_t search_hop_bytes(const struct search *s, const uint32_t *hl)
 	return hl_hop_bytes(s->topo, s->traffic, s->hosts, hl);
 }
 
+/*
+ * Refine @hl in place; *@before (may be NULL) and *@after: its hop-bytes
+ * before and after, from refine's own sums when it has them
+ * (search_hop_bytes is a pass over every traffic entry with a fabric
+ * lookup each: 1-2% of a small job's time when every candidate was
+ * counted twice), counted otherwise.
+ */
 static tp_status search_refine(struct search *s, uint64_t seed, bool wide,
-                               uint32_t *hl, tp_error *err)
+                               uint32_t *hl, uint64_t *before, uint64_t *after,
+                               tp_error *err)
 {
-	return refine(s->topo, s->hosts, s->host_count, &s->al, s->g, seed,
-	              wide, hl, &s->st.moves, err);
+	struct refine_hop_bytes hb;
+	uint64_t counted_before = 0;
+	tp_status rc;
+
+	if (before && !s->refine_sums_exact)
+		counted_before = search_hop_bytes(s, hl);
+	rc = refine(s->topo, s->hosts, s->host_count, &s->al, s->g, seed, wide,
+	            hl, &s->st.moves, &hb, err);
+	if (rc != TP_OK)
+		return rc;
+	if (before)
+		*before = hb.known ? hb.before : counted_before;
+	*after = hb.known ? hb.after : search_hop_bytes(s, hl);
+	return TP_OK;
 }
 
 /* Where METIS's work goes across the candidates (see search_partitions). */
@@ -2182,12 +2230,11 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 		if (!tr->spread && work == 0)
 			w->packed_without_metis = true;
 	}
-	hb_part = search_hop_bytes(s, s->trial_hl);
 	memcpy(s->unrefined, s->trial_hl, (size_t)n * sizeof(*s->unrefined));
-	rc = search_refine(s, tr->seed, false, s->trial_hl, err);
+	rc = search_refine(s, tr->seed, false, s->trial_hl, &hb_part, &hb_ref,
+	                   err);
 	if (rc != TP_OK)
 		return rc;
-	hb_ref = search_hop_bytes(s, s->trial_hl);
 	if (tr->refine_passes)
 		snprintf(fm_note, sizeof(fm_note), " fm-passes %d",
 		         tr->refine_passes);
@@ -2296,10 +2343,9 @@ static tp_status search_polish_wide(struct search *s, tp_error *err)
 	if (!s->wide)
 		return TP_OK;
 	memcpy(s->unrefined, s->part, (size_t)n * sizeof(*s->unrefined));
-	rc = search_refine(s, s->seed, true, s->part, err);
+	rc = search_refine(s, s->seed, true, s->part, NULL, &hb_wide, err);
 	if (rc != TP_OK)
 		return rc;
-	hb_wide = search_hop_bytes(s, s->part);
 	if (hb_wide <= s->st.refined_hop_bytes)
 		s->st.refined_hop_bytes = hb_wide;
 	else /* as in search_candidate: never happens, never worse either */
@@ -2337,10 +2383,10 @@ static tp_status search_refine_block(struct search *s, tp_error *err)
 		return TP_OK;
 	}
 	t_us = thread_cpu_us();
-	rc = search_refine(s, s->seed, s->wide, s->block_ref, err);
+	rc = search_refine(s, s->seed, s->wide, s->block_ref, NULL,
+	                   &s->hb_block_ref, err);
 	if (rc != TP_OK)
 		return rc;
-	s->hb_block_ref = search_hop_bytes(s, s->block_ref);
 	tp_log(s->log, TP_LOG_DEBUG,
 	       "remap: block refined: hop-bytes %llu, %llu us",
 	       (unsigned long long)s->hb_block_ref,
@@ -2378,11 +2424,12 @@ static tp_status search_swap_hosts(struct search *s, tp_error *err)
 	memcpy(s->trial_hl, s->best, (size_t)s->n * sizeof(*s->trial_hl));
 	rc = swap_host_contents(s->topo, s->hosts, s->host_count, s->g,
 	                        s->trial_hl, &swaps, err);
+	hb_swapped = s->st.hop_bytes;
 	if (rc == TP_OK && swaps)
-		rc = search_refine(s, s->seed, s->wide, s->trial_hl, err);
+		rc = search_refine(s, s->seed, s->wide, s->trial_hl, NULL,
+		                   &hb_swapped, err);
 	if (rc != TP_OK)
 		return rc;
-	hb_swapped = swaps ? search_hop_bytes(s, s->trial_hl) : s->st.hop_bytes;
 	tp_log(s->log, TP_LOG_DEBUG,
 	       "remap: whole-host swaps: %llu, hop-bytes %llu, %llu us",
 	       (unsigned long long)swaps, (unsigned long long)hb_swapped,
@@ -2441,6 +2488,8 @@ static tp_status search_run(struct search *s, tp_error *err)
 	                          err);
 	if (rc == TP_OK)
 		rc = tree_build(s->topo, s->hosts, s->host_count, &s->t, err);
+	if (rc == TP_OK)
+		s->refine_sums_exact = refine_sums_exact(s->g);
 	if (rc == TP_OK)
 		rc = alloc_leaves_build(s->topo, s->hosts, s->host_count,
 		                        &s->al, err);
