@@ -1339,6 +1339,22 @@ static bool swap_gains_nothing(const struct refine *f, uint32_t a, uint32_t b)
 	       f->hosts[b].slots == 1;
 }
 
+/*
+ * At least the gain of swapping the rank being moved (costing @delta_r
+ * more on the host of @s) with @s, from kept sums only: s's colocated
+ * neighbours are at least TP_HOPS_SAME_LEAF hops from any other host, so
+ * s costs at least that times its colocated bytes there.  Leaves out the
+ * r-s edge's correction, which only lowers the gain.  A partner whose
+ * bound is no better than the best gain so far is skipped unscanned: on
+ * a good partition most partners are ranks bound to their own host.
+ */
+static int64_t swap_gain_bound(const struct refine *f, int64_t delta_r,
+                               uint32_t s)
+{
+	return f->costs.cost[s] - TP_HOPS_SAME_LEAF * f->costs.colocated[s] -
+	       delta_r;
+}
+
 static void occ_move(struct refine *f, uint32_t r, uint32_t b)
 {
 	uint32_t a = f->rank_hl[r];
@@ -1453,6 +1469,8 @@ static int64_t improve_rank(struct refine *f, uint32_t r)
 			uint32_t s = f->occ[f->pos0[b] + k];
 			int64_t cost_s_at_a = 0, w_rs = 0, delta_s;
 
+			if (swap_gain_bound(f, delta_r, s) <= best_gain)
+				continue;
 			for (uint64_t e = g->row_start[s];
 			     e < g->row_start[s + 1]; e++) {
 				uint32_t nb = g->col[e];
@@ -1556,8 +1574,13 @@ static int64_t improve_rank_wide(struct refine *f, uint32_t r)
 			dah = hl_distance(f, a, h);
 			for (uint32_t k = 0; k < f->used[h]; k++) {
 				uint32_t s = f->occ[f->pos0[h] + k];
-				int64_t ds =
-				    rank_cost_at(f, s, a) - f->costs.cost[s];
+				int64_t ds;
+
+				if (swap_gain_bound(f, dr, s) -
+				        2 * f->w_to_r[s] * (int64_t)dah <=
+				    best_gain)
+					continue;
+				ds = rank_cost_at(f, s, a) - f->costs.cost[s];
 				/* The r-s edge keeps its length. */
 				int64_t gain = -(
 				    dr + ds + 2 * f->w_to_r[s] * (int64_t)dah);

@@ -7,8 +7,11 @@
  * would go: two scans of the partner's neighbours, the larger part of
  * the refinement's time at 128-2,048 ranks (bench/RESULTS.md, issue 16).
  * Ranks move seldom next to how often they are tried, so the cost where
- * each rank is is kept here instead: a move updates the moved rank and
- * its neighbours, O(degree).
+ * each rank is is kept here instead, and its bytes with the ranks at its
+ * own position (every one of them is at least 2 hops away from any other
+ * position, so a partner's cost elsewhere has a lower bound without a
+ * scan, and most partners are ruled out by it): a move updates the moved
+ * rank and its neighbours, O(degree).
  *
  * Positions are the caller's (allocation positions, any uint32_t the
  * distance function takes); the caller owns the graph and the position
@@ -36,6 +39,8 @@ typedef struct tp_remap_rank_cost {
 	const void *ctx;
 	/* per rank: sum of weight x distance to each neighbour, exact */
 	int64_t *cost;
+	/* per rank: sum of weight to the neighbours at its position */
+	int64_t *colocated;
 } tp_remap_rank_cost;
 
 /*
@@ -57,7 +62,7 @@ tp_status tp_remap_rank_cost_init(tp_remap_rank_cost *rc,
 void tp_remap_rank_cost_moved(tp_remap_rank_cost *rc, uint32_t r,
                               uint32_t from);
 
-/* Frees the cost array (not @rc; NULL-safe). */
+/* Frees the arrays (not @rc; NULL-safe). */
 void tp_remap_rank_cost_free(tp_remap_rank_cost *rc);
 
 #endif /* TP_REMAP_RANK_COST_H */

@@ -1,7 +1,8 @@
 /*
- * test_remap_rank_cost.c: the per-rank costs the refinement keeps
- * (placement/remap_rank_cost.h) equal costs recomputed from scratch after
- * any sequence of moves and swaps, on random graphs and placements.
+ * test_remap_rank_cost.c: the per-rank costs and bytes with colocated
+ * ranks the refinement keeps (placement/remap_rank_cost.h) equal those
+ * recomputed from scratch after any sequence of moves and swaps, on random
+ * graphs and placements.
  */
 #include "tp_config.h"
 
@@ -70,12 +71,17 @@ static void assert_costs_from_scratch(const tp_remap_rank_cost *rc,
                                       const uint32_t *pos)
 {
 	for (uint32_t r = 0; r < g->ranks; r++) {
-		int64_t sum = 0;
+		int64_t sum = 0, colocated = 0;
 
-		for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++)
+		for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1];
+		     e++) {
 			sum += (int64_t)g->weight[e] *
 			       tree_distance(NULL, pos[r], pos[g->col[e]]);
+			if (pos[g->col[e]] == pos[r])
+				colocated += (int64_t)g->weight[e];
+		}
 		assert_int_equal(rc->cost[r], sum);
+		assert_int_equal(rc->colocated[r], colocated);
 	}
 }
 
