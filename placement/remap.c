@@ -1217,6 +1217,13 @@ struct refine {
 	uint32_t *nb_leaf_mark; /* per leaf: nb_stamp when gathered */
 	uint32_t *nb_leaves;    /* the gathered leaves */
 	uint32_t nb_leaf_count, nb_stamp;
+	/*
+	 * gathered_leaf_cost per leaf, valid where stamped with nb_stamp:
+	 * the candidate hosts of one rank share few leaves (at one rank per
+	 * host, every host of a neighbour's leaf is a candidate).
+	 */
+	int64_t *leaf_cost;
+	uint32_t *leaf_cost_stamp;
 	/* each rank's cost where it is, kept by occ_move and occ_swap */
 	tp_remap_rank_cost costs;
 };
@@ -1276,6 +1283,8 @@ static void gather_neighbours(struct refine *f, uint32_t r)
 	if (++f->nb_stamp == 0) {
 		memset(f->nb_leaf_mark, 0,
 		       f->al->count * sizeof(*f->nb_leaf_mark));
+		memset(f->leaf_cost_stamp, 0,
+		       f->al->count * sizeof(*f->leaf_cost_stamp));
 		f->nb_stamp = 1;
 	}
 	f->nb_leaf_count = 0;
@@ -1305,15 +1314,19 @@ static void scatter_neighbours(struct refine *f, uint32_t r)
  * The gathered rank's bytes x hops to a host of leaf @lb, counting its
  * neighbours on that host at 2 hops like the rest of the leaf.
  */
-static int64_t gathered_leaf_cost(const struct refine *f, uint32_t lb)
+static int64_t gathered_leaf_cost(struct refine *f, uint32_t lb)
 {
 	int64_t sum = 0;
 
+	if (f->leaf_cost_stamp[lb] == f->nb_stamp)
+		return f->leaf_cost[lb];
 	for (uint32_t i = 0; i < f->nb_leaf_count; i++) {
 		uint32_t l = f->nb_leaves[i];
 
 		sum += f->nb_leaf_w[l] * alloc_leaf_hops(f->al, lb, l);
 	}
+	f->leaf_cost[lb] = sum;
+	f->leaf_cost_stamp[lb] = f->nb_stamp;
 	return sum;
 }
 
@@ -1322,7 +1335,7 @@ static int64_t gathered_leaf_cost(const struct refine *f, uint32_t lb)
  * at its leaf's distance from b's leaf, less the 2 hops of those on b
  * itself (0 hops).  Work: r's neighbours' leaves, not r's neighbours.
  */
-static int64_t gathered_cost_at(const struct refine *f, uint32_t b)
+static int64_t gathered_cost_at(struct refine *f, uint32_t b)
 {
 	return gathered_leaf_cost(f, f->leaf[b]) -
 	       f->host_w[b] * TP_HOPS_SAME_LEAF;
@@ -1624,6 +1637,8 @@ static void refine_free(struct refine *f)
 	free(f->host_w);
 	free(f->nb_leaf_w);
 	free(f->nb_leaf_mark);
+	free(f->leaf_cost);
+	free(f->leaf_cost_stamp);
 	free(f->nb_leaves);
 	tp_remap_rank_cost_free(&f->costs);
 }
@@ -1716,6 +1731,8 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 	f.host_w = calloc(nhosts, sizeof(*f.host_w));
 	f.nb_leaf_w = malloc(nleaves * sizeof(*f.nb_leaf_w));
 	f.nb_leaf_mark = calloc(nleaves, sizeof(*f.nb_leaf_mark));
+	f.leaf_cost = malloc(nleaves * sizeof(*f.leaf_cost));
+	f.leaf_cost_stamp = calloc(nleaves, sizeof(*f.leaf_cost_stamp));
 	f.nb_leaves = malloc(((size_t)maxdeg + 1) * sizeof(*f.nb_leaves));
 	if (wide) {
 		f.w_to_r = calloc(f.n, sizeof(*f.w_to_r));
@@ -1726,7 +1743,7 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 	if (!f.pos0 || !f.used || !f.occ || !f.where || !f.leaf_free ||
 	    !f.leaf_first || !f.leaf_next || !f.mark || !f.cost || !f.cands ||
 	    !perm || !f.host_w || !f.nb_leaf_w || !f.nb_leaf_mark ||
-	    !f.nb_leaves ||
+	    !f.leaf_cost || !f.leaf_cost_stamp || !f.nb_leaves ||
 	    (wide && (!f.w_to_r || !f.leaf_mark || !f.lcands || !f.leaf_w))) {
 		rc =
 		    tp_error_set(err, TP_ERR_NOMEM,
