@@ -185,7 +185,7 @@ static void size_times_print(void)
 	qsort(size_times, n_size_times, sizeof(*size_times), size_time_cmp);
 	printf("# time per size (CPU s summed over rows with ours and "
 	       "metis-rb; scotch over its rows):\n"
-	       "# %7s %5s %9s %9s %9s %9s %9s\n",
+	       "# %7s %5s %10s %10s %10s %9s %9s\n",
 	       "ranks", "rows", "ours", "metis-rb", "scotch", "ours/mrb",
 	       "ours/scot");
 	for (unsigned i = 0; i < n_size_times; i++) {
@@ -193,12 +193,12 @@ static void size_times_print(void)
 
 		if (!st->rows)
 			continue;
-		printf("# %7u %5u %9.4f %9.4f", st->ranks, st->rows, st->ours,
+		printf("# %7u %5u %10.6f %10.6f", st->ranks, st->rows, st->ours,
 		       st->metis_rb);
 		if (st->rows_scotch)
-			printf(" %9.4f", st->scotch);
+			printf(" %10.6f", st->scotch);
 		else
-			printf(" %9s", "-");
+			printf(" %10s", "-");
 		if (st->metis_rb > 0)
 			printf(" %9.2f", st->ours / st->metis_rb);
 		else
