@@ -1103,10 +1103,12 @@ out:
  * the hops between them: the refinement asks for a distance for every
  * neighbour of every rank it tries, and a table lookup is cheaper than the
  * fabric's (a call, its override check, the pods' comparison).  Built once
- * per search; the table only up to ALLOC_LEAF_TABLE_MAX leaves (64 KiB),
+ * per search; the table only up to ALLOC_LEAF_TABLE_MAX leaves (1 MiB,
+ * built with at most 2^20 fabric lookups: a job spanning that many leaves
+ * has at least as many hosts, and its refinement asks far more often),
  * the fabric is asked above.
  */
-#define ALLOC_LEAF_TABLE_MAX 256
+#define ALLOC_LEAF_TABLE_MAX 1024
 
 struct alloc_leaves {
 	const tp_topo *topo;
