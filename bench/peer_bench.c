@@ -12,7 +12,7 @@
  *              [--rpn 1,16] [--allocs leaves,part,frag]
  *              [--frag-seeds 1,2,3] [--seed S]
  *              [--max-peer-ranks N | scotch=N,treematch=N,metis-rb=N]
- *              [--trace on] [--search auto|full|fast]
+ *              [--trace on] [--search auto|full|fast] [--digest on]
  *
  * Defaults (about 3 minutes on 2 vCPUs): every matrix in DIR (default
  * tests/data/matrices), all five families at 512, 4,096, 16,384 and 65,536
@@ -50,7 +50,11 @@
  * the candidates after the first two lowered it by more than 0.1%, and
  * the CPU of the candidates, the leaf-wide polish and the host swaps over
  * metis-rb's (wins_print): what a rule that skips candidates would lose.
- * Figures only: nothing passes or fails.
+ * --digest on prints under each row a line "# digest" with ours' output
+ * in full: a hash of the mapping (hosts and slots of every rank), its
+ * hop-bytes and every field of tp_remap_stats, so that two builds can be
+ * checked to return the same mapping on every input
+ * (bench/remap_identity.sh).  Figures only: nothing passes or fails.
  *
  * Scotch: the target is a tleaf whose last level is the host's slots (one
  * more level below hosts when rpn > 1), restricted with SCOTCH_archSub to
@@ -125,6 +129,9 @@ static struct size_time {
 static unsigned n_size_times;
 /* --trace on: the remapper's debug log, one line each, after its row. */
 static bool trace;
+/* --digest on: ours' mapping and stats, hashed, under each row. */
+static bool digest;
+static char digest_line[512];
 /* --search: ours' candidate search (tp_remap_compute_search). */
 static tp_remap_search search = TP_REMAP_SEARCH_AUTO;
 static struct vs {
@@ -178,7 +185,7 @@ static void size_times_print(void)
 	qsort(size_times, n_size_times, sizeof(*size_times), size_time_cmp);
 	printf("# time per size (CPU s summed over rows with ours and "
 	       "metis-rb; scotch over its rows):\n"
-	       "# %7s %5s %9s %9s %9s %9s %9s\n",
+	       "# %7s %5s %10s %10s %10s %9s %9s\n",
 	       "ranks", "rows", "ours", "metis-rb", "scotch", "ours/mrb",
 	       "ours/scot");
 	for (unsigned i = 0; i < n_size_times; i++) {
@@ -186,12 +193,12 @@ static void size_times_print(void)
 
 		if (!st->rows)
 			continue;
-		printf("# %7u %5u %9.4f %9.4f", st->ranks, st->rows, st->ours,
+		printf("# %7u %5u %10.6f %10.6f", st->ranks, st->rows, st->ours,
 		       st->metis_rb);
 		if (st->rows_scotch)
-			printf(" %9.4f", st->scotch);
+			printf(" %10.6f", st->scotch);
 		else
-			printf(" %9s", "-");
+			printf(" %10s", "-");
 		if (st->metis_rb > 0)
 			printf(" %9.2f", st->ours / st->metis_rb);
 		else
@@ -875,6 +882,38 @@ static void tally(bool frag, int m, uint64_t ours, uint64_t peer)
 		v->worst = ratio;
 }
 
+/* FNV-1a over @n 32-bit words, continuing from @h. */
+static uint64_t fnv1a_words(uint64_t h, const uint32_t *w, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		for (int b = 0; b < 4; b++) {
+			h ^= (w[i] >> (8 * b)) & 0xff;
+			h *= 0x100000001b3ull;
+		}
+	return h;
+}
+
+/*
+ * Ours' whole output on one input, for --digest: the mapping's hash and
+ * every stat, so a change that keeps hop-bytes but moves ranks shows.
+ */
+static void digest_set(const tp_remap_mapping *map, const tp_remap_stats *st)
+{
+	uint64_t h = fnv1a_words(0xcbf29ce484222325ull, map->rank_host,
+	                         map->ranks);
+
+	h = fnv1a_words(h, map->rank_slot, map->ranks);
+	snprintf(digest_line, sizeof(digest_line),
+	         "map %016llx hop-bytes %llu block %llu partition %llu "
+	         "refined %llu chosen %s from %s moves %llu host-swaps %llu",
+	         (unsigned long long)h, (unsigned long long)st->hop_bytes,
+	         (unsigned long long)st->block_hop_bytes,
+	         (unsigned long long)st->partition_hop_bytes,
+	         (unsigned long long)st->refined_hop_bytes, st->chosen,
+	         st->partition, (unsigned long long)st->moves,
+	         (unsigned long long)st->host_swaps);
+}
+
 static void run_input(const char *label, const tp_traffic *t, int levels,
                       uint32_t rpn, enum alloc_kind kind, uint64_t fseed)
 {
@@ -953,6 +992,8 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 			memcpy(rank_host, map.rank_host,
 			       t->ranks * sizeof(*rank_host));
 			chosen = st.chosen;
+			if (digest)
+				digest_set(&map, &st);
 			if (!strcmp(chosen, "partition"))
 				partition = !strcmp(st.partition, "bisection")
 				                ? "(rb)"
@@ -1014,6 +1055,9 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 			printf(" %6s", "-");
 	}
 	printf("  %s%s%s\n", chosen, partition, note);
+	if (digest && have[M_OURS])
+		printf("# digest %s %u %d %u %s %s\n", label, t->ranks, levels,
+		       rpn, aname, digest_line);
 	if (trace && have[M_OURS]) {
 		fputs(trace_buf, stdout);
 		wins_add(t->ranks, rpn, kind == A_FRAG,
@@ -1244,6 +1288,7 @@ static void usage(void)
 	        "[--families F,..|none] [--peers P,..] [--trees 2,3] "
 	        "[--rpn 1,16] [--allocs leaves,part,frag] [--frag-seeds 1,2,3] "
 	        "[--seed S] [--trace on|off] [--search auto|full|fast] "
+	        "[--digest on|off] "
 	        "[--max-peer-ranks N|peer=N,..]\n");
 	exit(2);
 }
@@ -1283,6 +1328,8 @@ int main(int argc, char **argv)
 			snprintf(fseeds_s, sizeof(fseeds_s), "%s", v);
 		else if (!strcmp(a, "--trace"))
 			trace = !strcmp(v, "on");
+		else if (!strcmp(a, "--digest"))
+			digest = !strcmp(v, "on");
 		else if (!strcmp(a, "--search")) {
 			tp_error err = {0};
 

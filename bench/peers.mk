@@ -8,4 +8,5 @@ bench_peer_bench_LDADD = placement/libtopoplace.la $(SCOTCH_LIBS) \
 	$(METIS_LIBS) $(MATH_LIBS)
 endif
 EXTRA_DIST += bench/peer_bench.c bench/metis_rb.c bench/metis_rb.h
-dist_noinst_SCRIPTS += bench/peers-setup.sh bench/peers.sh
+dist_noinst_SCRIPTS += bench/peers-setup.sh bench/peers.sh \
+	bench/remap_identity.sh bench/remap_cpu_ratio.sh

@@ -14,6 +14,7 @@
 #include "cost.h"
 #include "hostlist.h"
 #include "remap.h"
+#include "remap_rank_cost.h"
 
 #define NONE UINT32_MAX
 
@@ -1095,20 +1096,107 @@ out:
 /* Leaf-wide swaps beyond SMALL_MAX_RANKS: at most this many slots a leaf. */
 #define WIDE_LEAF_SLOTS 64
 
+/* ---- the allocation's leaves and their distances ------------------- */
+
+/*
+ * The leaves the allocation uses, numbered 0.. in order of first use, and
+ * the hops between them: the refinement asks for a distance for every
+ * neighbour of every rank it tries, and a table lookup is cheaper than the
+ * fabric's (a call, its override check, the pods' comparison).  Built once
+ * per search; the table only up to ALLOC_LEAF_TABLE_MAX leaves (1 MiB,
+ * built with at most 2^20 fabric lookups: a job spanning that many leaves
+ * has at least as many hosts, and its refinement asks far more often),
+ * the fabric is asked above.
+ */
+#define ALLOC_LEAF_TABLE_MAX 1024
+
+struct alloc_leaves {
+	const tp_topo *topo;
+	uint32_t count;
+	uint32_t *of_position; /* allocation position -> allocation leaf */
+	uint32_t *topo_leaf;   /* allocation leaf -> fabric leaf */
+	/* count x count hops (same leaf: TP_HOPS_SAME_LEAF), or NULL */
+	uint8_t *hops;
+};
+
+static void alloc_leaves_free(struct alloc_leaves *al)
+{
+	free(al->of_position);
+	free(al->topo_leaf);
+	free(al->hops);
+}
+
+static tp_status alloc_leaves_build(const tp_topo *topo,
+                                    const tp_remap_host *hosts, uint32_t nhosts,
+                                    struct alloc_leaves *al, tp_error *err)
+{
+	uint32_t nleaves_topo = tp_topo_leaf_count(topo);
+	uint32_t *index = malloc(nleaves_topo * sizeof(*index));
+
+	*al = (struct alloc_leaves){.topo = topo};
+	al->of_position = malloc(nhosts * sizeof(*al->of_position));
+	al->topo_leaf = malloc(nhosts * sizeof(*al->topo_leaf));
+	if (!index || !al->of_position || !al->topo_leaf) {
+		free(index);
+		return tp_error_set(err, TP_ERR_NOMEM, "remap: out of memory");
+	}
+	for (uint32_t l = 0; l < nleaves_topo; l++)
+		index[l] = NONE;
+	for (uint32_t i = 0; i < nhosts; i++) {
+		uint32_t l = tp_topo_host_leaf(topo, hosts[i].host);
+
+		if (index[l] == NONE) {
+			index[l] = al->count;
+			al->topo_leaf[al->count++] = l;
+		}
+		al->of_position[i] = index[l];
+	}
+	free(index);
+	if (al->count > ALLOC_LEAF_TABLE_MAX)
+		return TP_OK;
+	al->hops = malloc((size_t)al->count * al->count);
+	if (!al->hops)
+		return tp_error_set(err, TP_ERR_NOMEM, "remap: out of memory");
+	for (uint32_t a = 0; a < al->count; a++)
+		for (uint32_t b = 0; b < al->count; b++)
+			al->hops[(size_t)a * al->count + b] =
+			    (uint8_t)(a == b ? TP_HOPS_SAME_LEAF
+			                     : tp_topo_leaf_distance(
+			                           topo, al->topo_leaf[a],
+			                           al->topo_leaf[b]));
+	return TP_OK;
+}
+
+/* Hops between allocation leaves @a and @b (TP_HOPS_SAME_LEAF if equal). */
+static inline unsigned alloc_leaf_hops(const struct alloc_leaves *al,
+                                       uint32_t a, uint32_t b)
+{
+	if (al->hops)
+		return al->hops[(size_t)a * al->count + b];
+	return a == b ? TP_HOPS_SAME_LEAF
+	              : tp_topo_leaf_distance(al->topo, al->topo_leaf[a],
+	                                      al->topo_leaf[b]);
+}
+
 /* ---- refinement --------------------------------------------------------- */
 
 struct refine {
 	const tp_topo *topo;
 	const tp_remap_host *hosts;
 	const tp_traffic_csr *g;
+	const struct alloc_leaves *al;
 	uint32_t nhosts, n;
-	uint32_t *leaf;       /* allocation position -> topo leaf */
+	/*
+	 * Leaves below are the allocation's (al), not the fabric's: arrays
+	 * per leaf are al->count long.
+	 */
+	const uint32_t *leaf; /* allocation position -> allocation leaf */
 	uint32_t *pos0;       /* first position of each host in `occ` */
 	uint32_t *used;       /* ranks on each host */
 	uint32_t *occ;        /* ranks by host, `used` of `slots` filled */
 	uint32_t *where;      /* rank -> index into occ */
 	uint32_t *rank_hl;    /* rank -> allocation position */
-	uint32_t *leaf_free;  /* free slots per topo leaf */
+	uint32_t *leaf_free;  /* free slots per leaf */
 	uint32_t *leaf_first; /* first allocation position on each leaf */
 	uint32_t *leaf_next;  /* next allocation position on the same leaf */
 	uint32_t *mark;       /* per allocation position: stamp */
@@ -1117,9 +1205,9 @@ struct refine {
 	uint32_t stamp;
 	/* leaf-wide swaps only (NULL otherwise) */
 	int64_t *w_to_r;     /* per rank: bytes with the rank being moved */
-	uint32_t *leaf_mark; /* per topo leaf: stamp */
+	uint32_t *leaf_mark; /* per leaf: stamp */
 	uint32_t *lcands;    /* candidate leaves */
-	int64_t *leaf_w;     /* per topo leaf: bytes of r with it */
+	int64_t *leaf_w;     /* per leaf: bytes of r with it */
 	uint32_t lstamp;
 	/*
 	 * The neighbours of the rank being moved, gathered by host and by
@@ -1127,19 +1215,48 @@ struct refine {
 	 * its neighbours' leaves, not over its neighbours.
 	 */
 	int64_t *host_w;        /* per allocation position; 0 ungathered */
-	int64_t *nb_leaf_w;     /* per topo leaf, valid where marked */
-	uint32_t *nb_leaf_mark; /* per topo leaf: nb_stamp when gathered */
+	int64_t *nb_leaf_w;     /* per leaf, valid where marked */
+	uint32_t *nb_leaf_mark; /* per leaf: nb_stamp when gathered */
 	uint32_t *nb_leaves;    /* the gathered leaves */
 	uint32_t nb_leaf_count, nb_stamp;
+	/*
+	 * gathered_leaf_cost per leaf, valid where stamped with nb_stamp:
+	 * the candidate hosts of one rank share few leaves (at one rank per
+	 * host, every host of a neighbour's leaf is a candidate).
+	 */
+	int64_t *leaf_cost;
+	uint32_t *leaf_cost_stamp;
+	/* each rank's cost where it is, kept by occ_move and occ_swap */
+	tp_remap_rank_cost costs;
 };
 
-static unsigned hl_distance(const struct refine *f, uint32_t a, uint32_t b)
+/*
+ * Hops between allocation positions @a and @b.  Always inlined: gcc -O2
+ * otherwise calls it from every loop over neighbours, and the call cost
+ * more than the table saved (callgrind, bench/RESULTS.md, issue 16).
+ */
+static inline __attribute__((always_inline)) unsigned
+hl_distance(const struct refine *f, uint32_t a, uint32_t b)
 {
+	uint32_t la, lb;
+
 	if (a == b)
 		return 0;
-	if (f->leaf[a] == f->leaf[b])
+	la = f->leaf[a];
+	lb = f->leaf[b];
+	/* The common cases first, with no call: this is the inner loop. */
+	if (la == lb)
 		return TP_HOPS_SAME_LEAF;
-	return tp_topo_leaf_distance(f->topo, f->leaf[a], f->leaf[b]);
+	if (f->al->hops)
+		return f->al->hops[(size_t)la * f->al->count + lb];
+	return tp_topo_leaf_distance(f->topo, f->al->topo_leaf[la],
+	                             f->al->topo_leaf[lb]);
+}
+
+/* hl_distance for tp_remap_rank_cost (@ctx: the struct refine). */
+static unsigned refine_distance(const void *ctx, uint32_t a, uint32_t b)
+{
+	return hl_distance(ctx, a, b);
 }
 
 /* Sum of w x d(host b, host of neighbour) over rank r's neighbours. */
@@ -1167,7 +1284,9 @@ static void gather_neighbours(struct refine *f, uint32_t r)
 
 	if (++f->nb_stamp == 0) {
 		memset(f->nb_leaf_mark, 0,
-		       tp_topo_leaf_count(f->topo) * sizeof(*f->nb_leaf_mark));
+		       f->al->count * sizeof(*f->nb_leaf_mark));
+		memset(f->leaf_cost_stamp, 0,
+		       f->al->count * sizeof(*f->leaf_cost_stamp));
 		f->nb_stamp = 1;
 	}
 	f->nb_leaf_count = 0;
@@ -1197,17 +1316,19 @@ static void scatter_neighbours(struct refine *f, uint32_t r)
  * The gathered rank's bytes x hops to a host of leaf @lb, counting its
  * neighbours on that host at 2 hops like the rest of the leaf.
  */
-static int64_t gathered_leaf_cost(const struct refine *f, uint32_t lb)
+static int64_t gathered_leaf_cost(struct refine *f, uint32_t lb)
 {
 	int64_t sum = 0;
 
+	if (f->leaf_cost_stamp[lb] == f->nb_stamp)
+		return f->leaf_cost[lb];
 	for (uint32_t i = 0; i < f->nb_leaf_count; i++) {
 		uint32_t l = f->nb_leaves[i];
 
-		sum += f->nb_leaf_w[l] *
-		       (l == lb ? TP_HOPS_SAME_LEAF
-		                : tp_topo_leaf_distance(f->topo, lb, l));
+		sum += f->nb_leaf_w[l] * alloc_leaf_hops(f->al, lb, l);
 	}
+	f->leaf_cost[lb] = sum;
+	f->leaf_cost_stamp[lb] = f->nb_stamp;
 	return sum;
 }
 
@@ -1216,7 +1337,7 @@ static int64_t gathered_leaf_cost(const struct refine *f, uint32_t lb)
  * at its leaf's distance from b's leaf, less the 2 hops of those on b
  * itself (0 hops).  Work: r's neighbours' leaves, not r's neighbours.
  */
-static int64_t gathered_cost_at(const struct refine *f, uint32_t b)
+static int64_t gathered_cost_at(struct refine *f, uint32_t b)
 {
 	return gathered_leaf_cost(f, f->leaf[b]) -
 	       f->host_w[b] * TP_HOPS_SAME_LEAF;
@@ -1231,6 +1352,22 @@ static bool swap_gains_nothing(const struct refine *f, uint32_t a, uint32_t b)
 {
 	return f->leaf[a] == f->leaf[b] && f->hosts[a].slots == 1 &&
 	       f->hosts[b].slots == 1;
+}
+
+/*
+ * At least the gain of swapping the rank being moved (costing @delta_r
+ * more on the host of @s) with @s, from kept sums only: s's colocated
+ * neighbours are at least TP_HOPS_SAME_LEAF hops from any other host, so
+ * s costs at least that times its colocated bytes there.  Leaves out the
+ * r-s edge's correction, which only lowers the gain.  A partner whose
+ * bound is no better than the best gain so far is skipped unscanned: on
+ * a good partition most partners are ranks bound to their own host.
+ */
+static int64_t swap_gain_bound(const struct refine *f, int64_t delta_r,
+                               uint32_t s)
+{
+	return f->costs.cost[s] - TP_HOPS_SAME_LEAF * f->costs.colocated[s] -
+	       delta_r;
 }
 
 static void occ_move(struct refine *f, uint32_t r, uint32_t b)
@@ -1248,19 +1385,23 @@ static void occ_move(struct refine *f, uint32_t r, uint32_t b)
 	f->leaf_free[f->leaf[a]]++;
 	f->leaf_free[f->leaf[b]]--;
 	f->rank_hl[r] = b;
+	tp_remap_rank_cost_moved(&f->costs, r, a);
 }
 
 static void occ_swap(struct refine *f, uint32_t r, uint32_t s)
 {
 	uint32_t wr = f->where[r], ws = f->where[s];
-	uint32_t hr = f->rank_hl[r];
+	uint32_t hr = f->rank_hl[r], hs = f->rank_hl[s];
 
 	f->occ[wr] = s;
 	f->occ[ws] = r;
 	f->where[r] = ws;
 	f->where[s] = wr;
-	f->rank_hl[r] = f->rank_hl[s];
+	/* One rank at a time, as tp_remap_rank_cost_moved expects. */
+	f->rank_hl[r] = hs;
+	tp_remap_rank_cost_moved(&f->costs, r, hr);
 	f->rank_hl[s] = hr;
+	tp_remap_rank_cost_moved(&f->costs, s, hs);
 }
 
 /*
@@ -1341,19 +1482,21 @@ static int64_t improve_rank(struct refine *f, uint32_t r)
 			continue;
 		for (uint32_t k = 0; k < f->used[b]; k++) {
 			uint32_t s = f->occ[f->pos0[b] + k];
-			int64_t delta_s = 0, w_rs = 0;
+			int64_t cost_s_at_a = 0, w_rs = 0, delta_s;
 
+			if (swap_gain_bound(f, delta_r, s) <= best_gain)
+				continue;
 			for (uint64_t e = g->row_start[s];
 			     e < g->row_start[s + 1]; e++) {
 				uint32_t nb = g->col[e];
-				uint32_t h = f->rank_hl[nb];
 				int64_t w = (int64_t)g->weight[e];
 
 				if (nb == r)
 					w_rs = w;
-				delta_s += w * ((int64_t)hl_distance(f, a, h) -
-				                (int64_t)hl_distance(f, b, h));
+				cost_s_at_a +=
+				    w * hl_distance(f, a, f->rank_hl[nb]);
 			}
+			delta_s = cost_s_at_a - f->costs.cost[s];
 			/* The r-s edge keeps its length: undo both counts. */
 			int64_t gain =
 			    -(delta_r + delta_s + 2 * w_rs * (int64_t)dab);
@@ -1391,8 +1534,7 @@ static int64_t improve_rank_wide(struct refine *f, uint32_t r)
 	if (g->row_start[r] == g->row_start[r + 1])
 		return 0;
 	if (++f->lstamp == 0) {
-		memset(f->leaf_mark, 0,
-		       tp_topo_leaf_count(f->topo) * sizeof(*f->leaf_mark));
+		memset(f->leaf_mark, 0, f->al->count * sizeof(*f->leaf_mark));
 		f->lstamp = 1;
 	}
 	for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++) {
@@ -1447,8 +1589,13 @@ static int64_t improve_rank_wide(struct refine *f, uint32_t r)
 			dah = hl_distance(f, a, h);
 			for (uint32_t k = 0; k < f->used[h]; k++) {
 				uint32_t s = f->occ[f->pos0[h] + k];
-				int64_t ds = rank_cost_at(f, s, a) -
-				             rank_cost_at(f, s, h);
+				int64_t ds;
+
+				if (swap_gain_bound(f, dr, s) -
+				        2 * f->w_to_r[s] * (int64_t)dah <=
+				    best_gain)
+					continue;
+				ds = rank_cost_at(f, s, a) - f->costs.cost[s];
 				/* The r-s edge keeps its length. */
 				int64_t gain = -(
 				    dr + ds + 2 * f->w_to_r[s] * (int64_t)dah);
@@ -1479,7 +1626,6 @@ static void refine_free(struct refine *f)
 	free(f->leaf_mark);
 	free(f->lcands);
 	free(f->leaf_w);
-	free(f->leaf);
 	free(f->pos0);
 	free(f->used);
 	free(f->occ);
@@ -1493,27 +1639,56 @@ static void refine_free(struct refine *f)
 	free(f->host_w);
 	free(f->nb_leaf_w);
 	free(f->nb_leaf_mark);
+	free(f->leaf_cost);
+	free(f->leaf_cost_stamp);
 	free(f->nb_leaves);
+	tp_remap_rank_cost_free(&f->costs);
+}
+
+/*
+ * The hop-bytes of the mapping refine was given and of the one it leaves,
+ * from its own exact sums, so the caller need not count them again over
+ * the whole matrix.  Known only when no sum can overflow: at most 2^54
+ * bytes in the matrix (both directions), hops of at most 255.
+ */
+struct refine_hop_bytes {
+	bool known;
+	uint64_t before, after;
+};
+
+static bool refine_sums_exact(const tp_traffic_csr *g)
+{
+	uint64_t total = 0, arcs = g->row_start[g->ranks];
+
+	for (uint64_t e = 0; e < arcs; e++) {
+		if (g->weight[e] > (1ull << 54) - total)
+			return false;
+		total += g->weight[e];
+	}
+	return true;
 }
 
 /*
  * Lower the hop-bytes of @rank_hl in place by passes over the ranks in a
  * seeded order until a pass saves less than 0.1% (at most 8 passes).
  * @wide: a rank that improve_rank cannot move also tries
- * improve_rank_wide.
+ * improve_rank_wide.  Fills @hb (known false when the sums are too large).
  */
 static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
-                        uint32_t nhosts, const tp_traffic_csr *g, uint64_t seed,
-                        bool wide, uint32_t *rank_hl, uint64_t *moves,
-                        tp_error *err)
+                        uint32_t nhosts, const struct alloc_leaves *al,
+                        const tp_traffic_csr *g, uint64_t seed, bool wide,
+                        uint32_t *rank_hl, uint64_t *moves,
+                        struct refine_hop_bytes *hb, tp_error *err)
 {
 	struct refine f = {.topo = topo,
 	                   .hosts = hosts,
 	                   .g = g,
+	                   .al = al,
+	                   .leaf = al->of_position,
 	                   .nhosts = nhosts,
 	                   .n = g->ranks,
 	                   .rank_hl = rank_hl};
-	uint32_t nleaves = tp_topo_leaf_count(topo), maxdeg = 0;
+	uint32_t nleaves = al->count, maxdeg = 0;
 	uint32_t *perm = NULL;
 	uint64_t total_slots = 0, state = seed ^ 0x5eedull;
 	int64_t current = 0;
@@ -1525,6 +1700,7 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 	 * more than 2^58 bytes in the matrix they could overflow, so such a
 	 * job keeps the unrefined mapping.
 	 */
+	hb->known = refine_sums_exact(g);
 	{
 		uint64_t total = 0, arcs = g->row_start[g->ranks];
 
@@ -1543,7 +1719,6 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 			maxdeg = (uint32_t)d;
 	}
 	/* Each neighbour adds at most 2 candidates (its host, a free one). */
-	f.leaf = malloc(nhosts * sizeof(*f.leaf));
 	f.pos0 = malloc(nhosts * sizeof(*f.pos0));
 	f.used = calloc(nhosts, sizeof(*f.used));
 	f.occ = malloc(total_slots * sizeof(*f.occ));
@@ -1558,6 +1733,8 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 	f.host_w = calloc(nhosts, sizeof(*f.host_w));
 	f.nb_leaf_w = malloc(nleaves * sizeof(*f.nb_leaf_w));
 	f.nb_leaf_mark = calloc(nleaves, sizeof(*f.nb_leaf_mark));
+	f.leaf_cost = malloc(nleaves * sizeof(*f.leaf_cost));
+	f.leaf_cost_stamp = calloc(nleaves, sizeof(*f.leaf_cost_stamp));
 	f.nb_leaves = malloc(((size_t)maxdeg + 1) * sizeof(*f.nb_leaves));
 	if (wide) {
 		f.w_to_r = calloc(f.n, sizeof(*f.w_to_r));
@@ -1565,10 +1742,10 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 		f.lcands = malloc(((size_t)maxdeg + 1) * sizeof(*f.lcands));
 		f.leaf_w = calloc(nleaves, sizeof(*f.leaf_w));
 	}
-	if (!f.leaf || !f.pos0 || !f.used || !f.occ || !f.where ||
-	    !f.leaf_free || !f.leaf_first || !f.leaf_next || !f.mark ||
-	    !f.cost || !f.cands || !perm || !f.host_w || !f.nb_leaf_w ||
-	    !f.nb_leaf_mark || !f.nb_leaves ||
+	if (!f.pos0 || !f.used || !f.occ || !f.where || !f.leaf_free ||
+	    !f.leaf_first || !f.leaf_next || !f.mark || !f.cost || !f.cands ||
+	    !perm || !f.host_w || !f.nb_leaf_w || !f.nb_leaf_mark ||
+	    !f.leaf_cost || !f.leaf_cost_stamp || !f.nb_leaves ||
 	    (wide && (!f.w_to_r || !f.leaf_mark || !f.lcands || !f.leaf_w))) {
 		rc =
 		    tp_error_set(err, TP_ERR_NOMEM,
@@ -1579,7 +1756,6 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 		f.leaf_first[l] = NONE;
 	/* Backwards, so each leaf's list is in allocation order. */
 	for (uint32_t i = nhosts; i-- > 0;) {
-		f.leaf[i] = tp_topo_host_leaf(topo, hosts[i].host);
 		f.leaf_next[i] = f.leaf_first[f.leaf[i]];
 		f.leaf_first[f.leaf[i]] = i;
 	}
@@ -1596,12 +1772,14 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 		f.used[h]++;
 		f.leaf_free[f.leaf[h]]--;
 	}
+	rc = tp_remap_rank_cost_init(&f.costs, g, rank_hl, refine_distance, &f,
+	                             err);
+	if (rc != TP_OK)
+		goto out;
 	for (uint32_t r = 0; r < f.n; r++)
-		for (uint64_t e = g->row_start[r]; e < g->row_start[r + 1]; e++)
-			current +=
-			    (int64_t)g->weight[e] *
-			    hl_distance(&f, rank_hl[r], rank_hl[g->col[e]]);
+		current += f.costs.cost[r];
 	current /= 2;
+	hb->before = (uint64_t)current;
 	if (wide && f.n > SMALL_MAX_RANKS)
 		max_passes = 3;
 	else if (f.n > TRIAL_MAX_RANKS)
@@ -1637,6 +1815,7 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 		if (saved == 0 || saved < current / 1000)
 			break;
 	}
+	hb->after = (uint64_t)current;
 out:
 	free(perm);
 	refine_free(&f);
@@ -2015,11 +2194,13 @@ struct search {
 	const tp_logger *log;
 	tp_traffic_csr *g;
 	struct tree t;
+	struct alloc_leaves al;
 	/* rank -> host-local position, n each */
 	uint32_t *block, *part, *block_ref, *trial_hl, *unrefined;
 	const uint32_t *best; /* one of the above */
 	bool wide;            /* leaf-wide moves in refinements */
 	uint64_t hb_block_ref;
+	bool refine_sums_exact; /* refine knows hop-bytes (refine_sums_exact) */
 	tp_remap_stats st;
 };
 
@@ -2028,11 +2209,31 @@ static uint64_t search_hop_bytes(const struct search *s, const uint32_t *hl)
 	return hl_hop_bytes(s->topo, s->traffic, s->hosts, hl);
 }
 
+/*
+ * Refine @hl in place; *@before (may be NULL) and *@after: its hop-bytes
+ * before and after, from refine's own sums when it has them
+ * (search_hop_bytes is a pass over every traffic entry with a fabric
+ * lookup each: 1-2% of a small job's time when every candidate was
+ * counted twice), counted otherwise.
+ */
 static tp_status search_refine(struct search *s, uint64_t seed, bool wide,
-                               uint32_t *hl, tp_error *err)
+                               uint32_t *hl, uint64_t *before, uint64_t *after,
+                               tp_error *err)
 {
-	return refine(s->topo, s->hosts, s->host_count, s->g, seed, wide, hl,
-	              &s->st.moves, err);
+	struct refine_hop_bytes hb;
+	uint64_t counted_before = 0;
+	tp_status rc;
+
+	if (before && !s->refine_sums_exact)
+		counted_before = search_hop_bytes(s, hl);
+	rc = refine(s->topo, s->hosts, s->host_count, &s->al, s->g, seed, wide,
+	            hl, &s->st.moves, &hb, err);
+	if (rc != TP_OK)
+		return rc;
+	if (before)
+		*before = hb.known ? hb.before : counted_before;
+	*after = hb.known ? hb.after : search_hop_bytes(s, hl);
+	return TP_OK;
 }
 
 /* Where METIS's work goes across the candidates (see search_partitions). */
@@ -2071,12 +2272,11 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 		if (!tr->spread && work == 0)
 			w->packed_without_metis = true;
 	}
-	hb_part = search_hop_bytes(s, s->trial_hl);
 	memcpy(s->unrefined, s->trial_hl, (size_t)n * sizeof(*s->unrefined));
-	rc = search_refine(s, tr->seed, false, s->trial_hl, err);
+	rc = search_refine(s, tr->seed, false, s->trial_hl, &hb_part, &hb_ref,
+	                   err);
 	if (rc != TP_OK)
 		return rc;
-	hb_ref = search_hop_bytes(s, s->trial_hl);
 	if (tr->refine_passes)
 		snprintf(fm_note, sizeof(fm_note), " fm-passes %d",
 		         tr->refine_passes);
@@ -2185,10 +2385,9 @@ static tp_status search_polish_wide(struct search *s, tp_error *err)
 	if (!s->wide)
 		return TP_OK;
 	memcpy(s->unrefined, s->part, (size_t)n * sizeof(*s->unrefined));
-	rc = search_refine(s, s->seed, true, s->part, err);
+	rc = search_refine(s, s->seed, true, s->part, NULL, &hb_wide, err);
 	if (rc != TP_OK)
 		return rc;
-	hb_wide = search_hop_bytes(s, s->part);
 	if (hb_wide <= s->st.refined_hop_bytes)
 		s->st.refined_hop_bytes = hb_wide;
 	else /* as in search_candidate: never happens, never worse either */
@@ -2226,10 +2425,10 @@ static tp_status search_refine_block(struct search *s, tp_error *err)
 		return TP_OK;
 	}
 	t_us = thread_cpu_us();
-	rc = search_refine(s, s->seed, s->wide, s->block_ref, err);
+	rc = search_refine(s, s->seed, s->wide, s->block_ref, NULL,
+	                   &s->hb_block_ref, err);
 	if (rc != TP_OK)
 		return rc;
-	s->hb_block_ref = search_hop_bytes(s, s->block_ref);
 	tp_log(s->log, TP_LOG_DEBUG,
 	       "remap: block refined: hop-bytes %llu, %llu us",
 	       (unsigned long long)s->hb_block_ref,
@@ -2267,11 +2466,12 @@ static tp_status search_swap_hosts(struct search *s, tp_error *err)
 	memcpy(s->trial_hl, s->best, (size_t)s->n * sizeof(*s->trial_hl));
 	rc = swap_host_contents(s->topo, s->hosts, s->host_count, s->g,
 	                        s->trial_hl, &swaps, err);
+	hb_swapped = s->st.hop_bytes;
 	if (rc == TP_OK && swaps)
-		rc = search_refine(s, s->seed, s->wide, s->trial_hl, err);
+		rc = search_refine(s, s->seed, s->wide, s->trial_hl, NULL,
+		                   &hb_swapped, err);
 	if (rc != TP_OK)
 		return rc;
-	hb_swapped = swaps ? search_hop_bytes(s, s->trial_hl) : s->st.hop_bytes;
 	tp_log(s->log, TP_LOG_DEBUG,
 	       "remap: whole-host swaps: %llu, hop-bytes %llu, %llu us",
 	       (unsigned long long)swaps, (unsigned long long)hb_swapped,
@@ -2318,6 +2518,7 @@ static void search_free(struct search *s)
 	free(s->unrefined);
 	tp_traffic_csr_free(s->g);
 	tree_free(&s->t);
+	alloc_leaves_free(&s->al);
 }
 
 /* The steps after block: partitions, polish, refined block, host swaps. */
@@ -2329,6 +2530,11 @@ static tp_status search_run(struct search *s, tp_error *err)
 	                          err);
 	if (rc == TP_OK)
 		rc = tree_build(s->topo, s->hosts, s->host_count, &s->t, err);
+	if (rc == TP_OK)
+		s->refine_sums_exact = refine_sums_exact(s->g);
+	if (rc == TP_OK)
+		rc = alloc_leaves_build(s->topo, s->hosts, s->host_count,
+		                        &s->al, err);
 	if (rc == TP_OK)
 		rc = search_partitions(s, err);
 	if (rc == TP_OK)

@@ -4,6 +4,7 @@ placement_libtopoplace_la_SOURCES += \
 	placement/traffic.c placement/traffic.h \
 	placement/cost.c placement/cost.h \
 	placement/remap.c placement/remap.h \
+	placement/remap_rank_cost.c placement/remap_rank_cost.h \
 	placement/rankfile.c placement/rankfile.h
 placement_libtopoplace_la_LIBADD += $(METIS_LIBS)
 
@@ -41,6 +42,14 @@ tests_unit_test_remap_LDADD = $(TP_UNIT_LDADD)
 tests_unit_test_remap_peers_SOURCES = tests/unit/test_remap_peers.c
 tests_unit_test_remap_peers_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_remap_peers_LDADD = $(TP_UNIT_LDADD)
+
+# The refinement's per-rank costs, kept by moves (issue 16).
+TP_UNIT_TESTS += tests/unit/test_remap_rank_cost
+check_PROGRAMS += tests/unit/test_remap_rank_cost
+TESTS += tests/unit/test_remap_rank_cost
+tests_unit_test_remap_rank_cost_SOURCES = tests/unit/test_remap_rank_cost.c
+tests_unit_test_remap_rank_cost_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_remap_rank_cost_LDADD = $(TP_UNIT_LDADD)
 
 tests_unit_test_rankfile_SOURCES = tests/unit/test_rankfile.c
 tests_unit_test_rankfile_CFLAGS = $(TP_UNIT_CFLAGS)
