@@ -777,24 +777,21 @@ static uint64_t _budget_us(const tp_config_settings *settings)
 	           : half_timeout_us;
 }
 
-/* Why the child's work was dropped, for the log and the job's stderr. */
-static void _child_failure_note(const struct batch_child *child,
-                                const tp_config_settings *settings,
-                                uint64_t budget_us, char *note, size_t size)
+/*
+ * Why a bounded child's work was dropped, for the log and the user's
+ * stderr: "@what <what happened>: @outcome".  @within says the time bound
+ * ("within its budget of 2 s (RemapBudget)"), @limits both bounds for a
+ * child stopped by a signal (RLIMIT_CPU, RLIMIT_AS).
+ */
+static void _failure_note(const struct batch_child *child,
+                          const tp_config_settings *settings,
+                          const char *what, const char *within,
+                          const char *limits, const char *outcome,
+                          char *note, size_t size)
 {
-	/* What the child does: a hung store shows here as much as a large
-	 * remapping, and the admin reads the line for either. */
-	static const char what[] = "topoplace's work for the job (profile, "
-	                           "rank remapping, I/O servers)";
-	static const char outcome[] = "the job runs in Slurm's order";
-	char budget[32];
-
-	tp_units_format_us((double)budget_us, budget, sizeof(budget));
 	if (child->over_time)
-		snprintf(note, size,
-		         "%s did not finish within its budget of %s "
-		         "(RemapBudget): %s",
-		         what, budget, outcome);
+		snprintf(note, size, "%s did not finish %s: %s", what, within,
+		         outcome);
 	else if (child->over_memory)
 		snprintf(note, size,
 		         "%s needed more than %" PRIu64 " MiB (RemapMemory): %s",
@@ -804,9 +801,9 @@ static void _child_failure_note(const struct batch_child *child,
 		         TP_BATCH_RECORDS_MAX, outcome);
 	else if (WIFSIGNALED(child->status))
 		snprintf(note, size,
-		         "%s was stopped by signal %d (RemapBudget %s, "
-		         "RemapMemory %" PRIu64 " MiB): %s",
-		         what, WTERMSIG(child->status), budget,
+		         "%s was stopped by signal %d (%s, RemapMemory %" PRIu64
+		         " MiB): %s",
+		         what, WTERMSIG(child->status), limits,
 		         settings->remap_memory_bytes >> 20, outcome);
 	else
 		snprintf(note, size, "%s did not finish (exit status %d): %s",
@@ -814,6 +811,25 @@ static void _child_failure_note(const struct batch_child *child,
 		         WIFEXITED(child->status) ? WEXITSTATUS(child->status)
 		                                  : -1,
 		         outcome);
+}
+
+/* Why slurmd's child for a batch job was dropped.  It names all of the
+ * work: a hung store shows here as much as a large remapping. */
+static void _child_failure_note(const struct batch_child *child,
+                                const tp_config_settings *settings,
+                                uint64_t budget_us, char *note, size_t size)
+{
+	char budget[32], within[96], limits[64];
+
+	tp_units_format_us((double)budget_us, budget, sizeof(budget));
+	snprintf(within, sizeof(within),
+	         "within its budget of %s (RemapBudget)", budget);
+	snprintf(limits, sizeof(limits), "RemapBudget %s", budget);
+	_failure_note(child, settings,
+	              "topoplace's work for the job (profile, rank remapping, "
+	              "I/O servers)",
+	              within, limits, "the job runs in Slurm's order", note,
+	              size);
 }
 
 /* The work a bounded child does: its records go to @fd. */
@@ -1467,36 +1483,22 @@ static void _env_changes_apply(stepd_step_rec_t *job, char *records)
 	}
 }
 
-/* Why the step's bounded work was dropped, for the log and rank 0's
- * stderr. */
+/* Why slurmstepd's child for a step was dropped. */
 static void _step_failure_note(const struct batch_child *child,
                                const tp_config_settings *settings, char *note,
                                size_t size)
 {
-	static const char what[] = "topoplace's work for the step (profile "
-	                           "store, program hash, I/O servers)";
-	static const char outcome[] = "the step runs without its recording, "
-	                              "throttle window or I/O servers";
+	char within[32];
 
-	if (child->over_time)
-		snprintf(note, size, "%s did not finish within %d ms: %s", what,
-		         TP_SC_STEP_WORK_TIMEOUT_MS, outcome);
-	else if (child->over_memory)
-		snprintf(note, size,
-		         "%s needed more than %" PRIu64 " MiB (RemapMemory): %s",
-		         what, settings->remap_memory_bytes >> 20, outcome);
-	else if (child->over_records)
-		snprintf(note, size, "%s said more than %d bytes: %s", what,
-		         TP_BATCH_RECORDS_MAX, outcome);
-	else if (WIFSIGNALED(child->status))
-		snprintf(note, size, "%s was stopped by signal %d: %s", what,
-		         WTERMSIG(child->status), outcome);
-	else
-		snprintf(note, size, "%s did not finish (exit status %d): %s",
-		         what,
-		         WIFEXITED(child->status) ? WEXITSTATUS(child->status)
-		                                  : -1,
-		         outcome);
+	snprintf(within, sizeof(within), "within %d ms",
+	         TP_SC_STEP_WORK_TIMEOUT_MS);
+	_failure_note(child, settings,
+	              "topoplace's work for the step (profile store, program "
+	              "hash, I/O servers)",
+	              within, within + strlen("within "),
+	              "the step runs without its recording, throttle window "
+	              "or I/O servers",
+	              note, size);
 }
 
 /* What _step_work needs in the child. */
