@@ -104,6 +104,7 @@
 #include "units.h"
 #include "window.h"
 #include "batch_prep.h"
+#include "child_records.h"
 #include "prep_throttle.h"
 #include "spank_env.h"
 #include "tp_slurm_compat.h"
@@ -329,9 +330,8 @@ static int _write_files_as_user(const tp_batch_identity *id, const char *dir,
  * Where the batch job's variables and notes go: straight into the launch
  * request (@fd < 0), or, from the child that does the job's work (see
  * task_p_slurmd_batch_request), as records on @fd for slurmd to apply
- * once the child has finished within its budget.  A record is one line:
- * "E NAME=value" or "N note", and a last "D" once all is sent; values
- * never hold a newline (paths, host lists, numbers).
+ * once the child has finished within its budget (jobprep/child_records.h:
+ * "E NAME=value", "N note", and a last "D" once all is sent).
  */
 struct batch_out {
 	batch_job_launch_msg_t *req;
@@ -354,18 +354,31 @@ static bool _write_all(int fd, const char *text, size_t len)
 	return true;
 }
 
+/*
+ * In the child: one record on @fd.  One that cannot be a line (a newline
+ * in a variable's value) is not sent, and the log says which.
+ */
+static void _record_send(int fd, tp_child_record_kind kind, const char *name,
+                         const char *value)
+{
+	tp_strbuf line = TP_STRBUF_INIT(0);
+	tp_error err;
+
+	if (tp_child_record_add(&line, kind, name, value, &err) != TP_OK)
+		error("%s: %s", plugin_type, err.message);
+	else
+		(void)_write_all(fd, line.s, line.len);
+	tp_strbuf_free(&line);
+}
+
 static void _env_put(struct batch_out *out, const char *name, const char *value)
 {
-	char *line = NULL;
-
 	if (out->fd < 0) {
 		env_array_overwrite(&out->req->environment, name, value);
 		out->req->envc = envcount(out->req->environment);
 		return;
 	}
-	xstrfmtcat(line, "E %s=%s\n", name, value);
-	(void)_write_all(out->fd, line, strlen(line));
-	xfree(line);
+	_record_send(out->fd, TP_CHILD_RECORD_SET, name, value);
 }
 
 /*
@@ -378,9 +391,7 @@ static void _note(struct batch_out *out, const char *text)
 	char *line = NULL;
 
 	if (out->fd >= 0) {
-		xstrfmtcat(line, "N %s\n", text);
-		(void)_write_all(out->fd, line, strlen(line));
-		xfree(line);
+		_record_send(out->fd, TP_CHILD_RECORD_NOTE, NULL, text);
 		return;
 	}
 	old = _env_get(out->req->environment, out->req->envc, TP_ENV_NOTE);
@@ -622,9 +633,6 @@ static void _limit_child(const tp_config_settings *settings, uint64_t budget_us)
 /* At most this much from the child: a runaway child cannot grow slurmd. */
 #define TP_BATCH_RECORDS_MAX (64 * 1024)
 
-/* The child's last record: everything before it is complete. */
-#define TP_BATCH_DONE "D"
-
 /* What the child sent and how it ended. */
 struct batch_child {
 	char *records; /* xmalloc'd, NUL-terminated */
@@ -733,32 +741,32 @@ static void _supervise(pid_t pid, int fd, uint64_t budget_us,
 	}
 }
 
-/* Whether @records (@len bytes) end with the child's TP_BATCH_DONE line. */
-static bool _records_done(const char *records, size_t len)
+/* One record of slurmd's child, applied to the batch job (@ctx: its
+ * batch_out).  The child sets and notes; it has nothing to unset. */
+static void _batch_record_apply(tp_child_record_kind kind, const char *name,
+                                const char *value, void *ctx)
 {
-	size_t n = strlen(TP_BATCH_DONE "\n");
+	struct batch_out *out = ctx;
 
-	return len >= n && !strcmp(records + len - n, TP_BATCH_DONE "\n") &&
-	       (len == n || records[len - n - 1] == '\n');
+	if (kind == TP_CHILD_RECORD_NOTE)
+		_note(out, value);
+	else if (kind == TP_CHILD_RECORD_SET)
+		_env_put(out, name, value);
+	else
+		error("%s: JobId=%u: the batch work's child unset %s: ignored",
+		      plugin_type, out->req->job_id, name);
 }
 
-/* Apply the child's records ("E NAME=value", "N note") to @out. */
-static void _apply_records(struct batch_out *out, char *records)
+/* Apply the records of a child that finished (@records: all it sent). */
+static void _records_apply(char *records, tp_child_record_fn fn, void *ctx,
+                           const char *who)
 {
-	char *save = NULL;
+	size_t skipped = tp_child_records_each(records, fn, ctx);
 
-	for (char *line = strtok_r(records, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *eq;
-
-		if (line[0] == 'N' && line[1] == ' ')
-			_note(out, line + 2);
-		else if (line[0] == 'E' && line[1] == ' ' &&
-		         (eq = strchr(line + 2, '=')) && eq > line + 2) {
-			*eq = '\0';
-			_env_put(out, line + 2, eq + 1);
-		}
-	}
+	if (skipped)
+		error("%s: %s: %zu line(s) from the child were no record: "
+		      "ignored",
+		      plugin_type, who, skipped);
 }
 
 /*
@@ -839,7 +847,7 @@ typedef void (*bounded_work)(int fd, void *ctx);
  * Run @work(fd, @ctx) in a child of the daemon in its own process group,
  * bounded by @budget_us and RemapMemory (_limit_child, _supervise), and
  * collect what it sent into @child.  True when the child finished within
- * every bound and sent its last record (TP_BATCH_DONE); false otherwise,
+ * every bound and sent its last record (TP_CHILD_RECORD_DONE); false otherwise,
  * with @child->records NULL when no child could be made (pipe or fork:
  * errno says why).
  */
@@ -862,8 +870,8 @@ static bool _run_child_bounded(const tp_config_settings *settings,
 		close(pipe_fd[0]);
 		_limit_child(settings, budget_us);
 		work(pipe_fd[1], ctx);
-		(void)_write_all(pipe_fd[1], TP_BATCH_DONE "\n",
-		                 strlen(TP_BATCH_DONE) + 1);
+		(void)_write_all(pipe_fd[1], TP_CHILD_RECORD_DONE,
+		                 strlen(TP_CHILD_RECORD_DONE));
 		_exit(0);
 	}
 	close(pipe_fd[1]);
@@ -881,7 +889,7 @@ static bool _run_child_bounded(const tp_config_settings *settings,
 	return !child->over_time && !child->over_records &&
 	       !child->over_memory && WIFEXITED(child->status) &&
 	       WEXITSTATUS(child->status) == 0 &&
-	       _records_done(child->records, child->len);
+	       tp_child_records_done(child->records, child->len);
 }
 
 /* What _batch_work needs in the child. */
@@ -917,7 +925,10 @@ static void _run_bounded(struct batch_out *out, const tp_batch_prep_job *job,
 
 	if (_run_child_bounded(settings, budget_us, _batch_work_on, &ctx,
 	                       &child)) {
-		_apply_records(out, child.records);
+		char who[32];
+
+		snprintf(who, sizeof(who), "JobId=%u", job->job_id);
+		_records_apply(child.records, _batch_record_apply, out, who);
 		xfree(child.records);
 		return;
 	}
@@ -1082,6 +1093,10 @@ static void _step_note_add(stepd_step_rec_t *job, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(note, sizeof(note), fmt, ap);
 	va_end(ap);
+	/* One line for rank 0's stderr, and one record from the step's
+	 * child: a path in it may hold a newline. */
+	for (char *nl = strchr(note, '\n'); nl; nl = strchr(nl, '\n'))
+		*nl = ' ';
 	if (old && old[0])
 		setenvf(&job->env, TP_ENV_STEP_NOTE, "%s; %s", old, note);
 	else
@@ -1434,53 +1449,47 @@ static bool _env_has_entry(char **env, const char *entry)
 
 /*
  * In the child: what the step's environment gained or changed since
- * @before ("E NAME=value") and what it lost ("U NAME"), as records on
- * @fd.  A record is a line: an entry holding a newline is left out.
+ * @before (set records) and what it lost (unset records), on @fd.  An
+ * entry that cannot be one record is left out, and the log says which
+ * (_record_send).
  */
 static void _env_changes_send(int fd, char **before, char **after)
 {
-	char *line = NULL;
-
 	for (char **e = after; e && *e; e++) {
-		if (strchr(*e, '\n') || _env_has_entry(before, *e))
+		const char *eq = strchr(*e, '=');
+		char *name;
+
+		if (!eq || _env_has_entry(before, *e))
 			continue;
-		xstrfmtcat(line, "E %s\n", *e);
-		(void)_write_all(fd, line, strlen(line));
-		xfree(line);
+		name = xstrndup(*e, (size_t)(eq - *e));
+		_record_send(fd, TP_CHILD_RECORD_SET, name, eq + 1);
+		xfree(name);
 	}
 	for (char **b = before; b && *b; b++) {
 		const char *eq = strchr(*b, '=');
-		char name[256];
+		char *name;
 
-		if (!eq || strchr(*b, '\n') || (size_t)(eq - *b) >= sizeof(name))
+		if (!eq)
 			continue;
-		memcpy(name, *b, (size_t)(eq - *b));
-		name[eq - *b] = '\0';
-		if (getenvp(after, name))
-			continue;
-		xstrfmtcat(line, "U %s\n", name);
-		(void)_write_all(fd, line, strlen(line));
-		xfree(line);
+		name = xstrndup(*b, (size_t)(eq - *b));
+		if (!getenvp(after, name))
+			_record_send(fd, TP_CHILD_RECORD_UNSET, name, NULL);
+		xfree(name);
 	}
 }
 
-/* Apply the child's records (_env_changes_send) to the step's environment. */
-static void _env_changes_apply(stepd_step_rec_t *job, char *records)
+/* One record of slurmstepd's child, applied to the step's environment
+ * (@ctx: the step).  The child sends no notes: it adds them to the
+ * step's environment like any variable. */
+static void _step_record_apply(tp_child_record_kind kind, const char *name,
+                               const char *value, void *ctx)
 {
-	char *save = NULL;
+	stepd_step_rec_t *job = ctx;
 
-	for (char *line = strtok_r(records, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *eq;
-
-		if (line[0] == 'U' && line[1] == ' ' && line[2])
-			unsetenvp(job->env, line + 2);
-		else if (line[0] == 'E' && line[1] == ' ' &&
-		         (eq = strchr(line + 2, '=')) && eq > line + 2) {
-			*eq = '\0';
-			setenvf(&job->env, line + 2, "%s", eq + 1);
-		}
-	}
+	if (kind == TP_CHILD_RECORD_UNSET)
+		unsetenvp(job->env, name);
+	else if (kind == TP_CHILD_RECORD_SET)
+		setenvf(&job->env, name, "%s", value);
 }
 
 /* Why slurmstepd's child for a step was dropped. */
@@ -1543,7 +1552,7 @@ static void _step_run_bounded(stepd_step_rec_t *job, const char *who,
 	if (_run_child_bounded(settings,
 	                       (uint64_t)TP_SC_STEP_WORK_TIMEOUT_MS * 1000,
 	                       _step_work_on, &ctx, &child)) {
-		_env_changes_apply(job, child.records);
+		_records_apply(child.records, _step_record_apply, job, who);
 		xfree(child.records);
 		return;
 	}
