@@ -1413,9 +1413,9 @@ static tp_status candidate_read(struct candidates *c, size_t i,
 	} else {
 		c->size_bytes[i] = (uint64_t)sb.st_size;
 		c->mtime_s[i] = (int64_t)sb.st_mtim.tv_sec;
-		c->read[i] = read_summary(c->dirfd, c->label, file, &sb,
-		                          c->owner, &c->summaries[i], stats,
-		                          err);
+		c->read[i] =
+		    read_summary(c->dirfd, c->label, file, &sb, c->owner,
+		                 &c->summaries[i], stats, err);
 	}
 	c->ranks[i] = c->read[i] == TP_OK ? c->summaries[i].ranks : 0;
 	return c->read[i];
@@ -1507,8 +1507,8 @@ tp_status tp_store_read_job_runs(const tp_store_options *opt, const char *ns,
 		goto out;
 	tp_error_clear(&newest_err);
 	read_for_choice(&c, job_tasks, &out->stats, &newest_err);
-	out->choice = tp_identity_choose_run(c.ranks, candidate_count(&c),
-	                                     job_tasks);
+	out->choice =
+	    tp_identity_choose_run(c.ranks, candidate_count(&c), job_tasks);
 	chosen = out->choice.index;
 	candidate_entry(&c, chosen, ns, name, &out->run);
 	/* Past this point every failure leaves the run itself to read. */
@@ -1520,8 +1520,8 @@ tp_status tp_store_read_job_runs(const tp_store_options *opt, const char *ns,
 		st = c.read[chosen];
 		goto out;
 	}
-	st = candidate_verify(opt, ns, name, &c, chosen, &out->stats,
-	                      &unjudged, err);
+	st = candidate_verify(opt, ns, name, &c, chosen, &out->stats, &unjudged,
+	                      err);
 	if (st == TP_OK || unjudged)
 		out->fallback = false;
 	if (st != TP_OK)

@@ -699,9 +699,9 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	 * without it the job is only not told of a scaled remapping. */
 	if (request->job_tasks)
 		scale = calloc(TP_IDENTITY_RUN_CANDIDATES_MAX, sizeof(*scale));
-	result->status =
-	    tp_store_read_job_runs(&opt, request->user, name, request->job_tasks,
-	                           totals, scale, &found, &err);
+	result->status = tp_store_read_job_runs(&opt, request->user, name,
+	                                        request->job_tasks, totals,
+	                                        scale, &found, &err);
 	result->over_newest = found.choice.over_newest;
 	if (result->status == TP_OK) {
 		lookup_classify(request, totals, result);
@@ -725,8 +725,8 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	/* Bounded before a byte is read: see TP_LOOKUP_PROFILE_MAX_BYTES. */
 	if (opt.limits.max_file_bytes > TP_LOOKUP_PROFILE_MAX_BYTES)
 		opt.limits.max_file_bytes = TP_LOOKUP_PROFILE_MAX_BYTES;
-	result->status = tp_store_get(&opt, request->user, name,
-	                              found.run.file, &profile, &err);
+	result->status = tp_store_get(&opt, request->user, name, found.run.file,
+	                              &profile, &err);
 	if (result->status == TP_ERR_LIMIT)
 		tp_error_prefix(
 		    &err,
