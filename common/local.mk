@@ -14,6 +14,11 @@ placement_libtopoplace_la_SOURCES += \
 	common/hostlist.c common/hostlist.h \
 	common/tp_strbuf.c common/tp_strbuf.h
 
+# The words for a profile key's source, shared by profiles/app_identity
+# (slurmd's job output) and placement/sched_policy (SystemComment).
+placement_libtopoplace_la_SOURCES += \
+	common/tp_identity_source.c common/tp_identity_source.h
+
 TP_COMMON_UNIT_TESTS = tests/unit/test_hostlist tests/unit/test_strbuf
 TP_UNIT_TESTS += $(TP_COMMON_UNIT_TESTS)
 check_PROGRAMS += $(TP_COMMON_UNIT_TESTS)

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tp_identity_source.h"
+
 static void note_set(tp_decision *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -110,9 +112,9 @@ static const char *found_name(const tp_sched_policy_job *job,
 static const char *found_by(const tp_sched_policy_job *job,
                             const tp_sched_profile_answer *answer)
 {
-	return answer->by_script ? "script hash"
-	       : job->named      ? "--comm-profile"
-	                         : "job name";
+	return tp_identity_source_name(answer->by_script ? TP_IDENTITY_SCRIPT
+	                               : job->named ? TP_IDENTITY_COMM_PROFILE
+	                                            : TP_IDENTITY_JOB_NAME);
 }
 
 /* "recorded by JobId=N" or "imported" into @from. */

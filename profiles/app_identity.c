@@ -89,20 +89,6 @@ tp_identity_profile tp_identity_job_profile(const char *comm_profile,
 	return profile;
 }
 
-const char *tp_identity_source_name(tp_identity_source source)
-{
-	switch (source) {
-	case TP_IDENTITY_COMM_PROFILE:
-		return "--comm-profile";
-	case TP_IDENTITY_SCRIPT:
-		return "script hash";
-	case TP_IDENTITY_JOB_NAME:
-		return "job name";
-	default:
-		return "none";
-	}
-}
-
 /*
  * The runs of @user/@name into *@count and the newest file time into
  * *@newest_s.  A store, namespace or name that does not exist has none.

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "tp_error.h"
+#include "tp_identity_source.h" /* which key chose it, and its words */
 
 /* "s-" + 32 hex digits + NUL. */
 #define TP_IDENTITY_SCRIPT_KEY_SIZE 35
@@ -80,21 +81,6 @@ tp_identity_profile tp_identity_job_profile(const char *comm_profile,
                                             const char *user);
 
 struct tp_store_options; /* store.h, which includes this header */
-
-/*
- * Which key chose a job's profile (tp_identity_resolve), most specific
- * first: the user's word, then what the job runs, then what it is called.
- */
-typedef enum tp_identity_source {
-	TP_IDENTITY_NONE = 0,     /* nothing to look up */
-	TP_IDENTITY_COMM_PROFILE, /* --comm-profile */
-	TP_IDENTITY_SCRIPT,       /* the batch script's key, which has runs */
-	TP_IDENTITY_JOB_NAME,     /* the job name */
-} tp_identity_source;
-
-/* What users read for @source: "--comm-profile", "script hash", "job
- * name" (as in "by script hash"), "none". */
-const char *tp_identity_source_name(tp_identity_source source);
 
 /* The profile key a job reads and records against (tp_identity_resolve). */
 typedef struct tp_identity_key {

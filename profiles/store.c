@@ -1247,16 +1247,16 @@ void tp_store_list_free(tp_store_list *list)
 }
 
 /*
- * Read the summary of run @run (stat'ed as @run_sb) in @dirfd.  Any
- * reason not to use it is TP_ERR_PARSE / TP_ERR_AUTH / TP_ERR_NOTFOUND /
- * TP_ERR_IO with the reason; the caller falls back to the run.
+ * Read the summary of run @run (stat'ed as @run_sb) in @dirfd, its
+ * credential left to verify_summary.  Any reason not to use it is
+ * TP_ERR_PARSE / TP_ERR_AUTH / TP_ERR_NOTFOUND / TP_ERR_IO with the
+ * reason; the caller falls back to the run.  Counted in @stats (may be
+ * NULL).
  */
-static tp_status read_summary(const tp_store_options *opt, int dirfd,
-                              const char *ns, const char *name,
-                              const char *label, const char *run,
+static tp_status read_summary(int dirfd, const char *label, const char *run,
                               const struct stat *run_sb, uid_t owner,
-                              bool verify, tp_profile_summary *summary,
-                              bool *unjudged, tp_error *err)
+                              tp_profile_summary *summary,
+                              tp_store_stats *stats, tp_error *err)
 {
 	char sum[TP_STORE_FILE_MAX + 1], path[4096 + 4 * TP_STORE_NAME_MAX];
 	struct stat sb;
@@ -1267,6 +1267,8 @@ static tp_status read_summary(const tp_store_options *opt, int dirfd,
 
 	summary_name(run, sum);
 	snprintf(path, sizeof(path), "%s/%s", label, sum);
+	if (stats)
+		stats->summaries_read++;
 	fd = openat(dirfd, sum, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return tp_error_set(
@@ -1299,59 +1301,240 @@ static tp_status read_summary(const tp_store_options *opt, int dirfd,
 		                    path, summary->profile_file,
 		                    (unsigned long long)summary->profile_bytes,
 		                    (unsigned long long)run_sb->st_size);
-	if (!verify)
-		return TP_OK;
+	return TP_OK;
+}
+
+/*
+ * Verify the credential of @summary, read for run @run in @label, as
+ * stored at @ns/@name.  *@unjudged: munged did not answer, so the run's
+ * own credential cannot be checked either and reading the run would not
+ * help.  Counted in @stats (may be NULL).
+ */
+static tp_status verify_summary(const tp_store_options *opt, const char *ns,
+                                const char *name, const char *label,
+                                const char *run,
+                                const tp_profile_summary *summary,
+                                tp_store_stats *stats, bool *unjudged,
+                                tp_error *err)
+{
+	char sum[TP_STORE_FILE_MAX + 1];
+	tp_status st;
+
+	if (stats)
+		stats->credentials_checked++;
 	st = verify_credential(opt, ns, name, summary->digest,
 	                       summary->credential, NULL, err);
-	/* munged did not answer: the run's own credential cannot be checked
-	 * either, so reading the run would not help. */
 	*unjudged = st == TP_ERR_IO;
-	if (st != TP_OK)
-		tp_error_prefix(err, "%s", path);
+	if (st != TP_OK) {
+		summary_name(run, sum);
+		tp_error_prefix(err, "%s/%s", label, sum);
+	}
 	return st;
 }
 
 /*
- * The rank counts of the newest TP_IDENTITY_RUN_CANDIDATES_MAX runs of
- * @files (oldest first) from their summaries, unverified (0 when one
- * cannot be read), and the run tp_identity_choose_run gives a job of
- * @job_tasks tasks.  Returns the index into @files.
+ * The runs a job's readers weigh: the application's directory, its runs
+ * (oldest first) and, from @first, the newest
+ * TP_IDENTITY_RUN_CANDIDATES_MAX, each with what reading its summary gave
+ * (a summary carries a credential of up to 8 KiB: they are on the heap).
+ * A candidate not read yet has status TP_ERR_NOTFOUND and ranks 0.
  */
-static size_t choose_run(const tp_store_options *opt, int dirfd,
-                         const char *label, uid_t owner, char **files,
-                         size_t count, uint32_t job_tasks,
-                         tp_identity_run_choice *choice)
+struct candidates {
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	int dirfd;
+	uid_t owner;
+	char **files;
+	size_t count, first;
+	tp_profile_summary *summaries;
+	tp_status read[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	uint32_t ranks[TP_IDENTITY_RUN_CANDIDATES_MAX]; /* 0: not usable */
+	uint64_t size_bytes[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	int64_t mtime_s[TP_IDENTITY_RUN_CANDIDATES_MAX];
+};
+
+static size_t candidate_count(const struct candidates *c)
 {
-	uint32_t ranks[TP_IDENTITY_RUN_CANDIDATES_MAX];
-	size_t first = count > TP_IDENTITY_RUN_CANDIDATES_MAX
-	                   ? count - TP_IDENTITY_RUN_CANDIDATES_MAX
-	                   : 0;
-	tp_profile_summary *summary;
+	return c->count - c->first;
+}
 
-	if (!job_tasks || count == 1) {
-		/* Nothing to weigh: the newest, as every reader. */
-		tp_identity_run_choice newest = {count - 1, false, false};
+/* Open and list @ns/@name into @c; candidates_close whatever the status.
+ * TP_ERR_NOTFOUND: no run. */
+static tp_status candidates_open(const tp_store_options *opt, const char *ns,
+                                 const char *name, struct candidates *c,
+                                 tp_error *err)
+{
+	int dirfd = -1;
+	tp_status st;
 
-		*choice = newest;
-		return count - 1;
+	memset(c, 0, sizeof(*c));
+	c->dirfd = -1;
+	st = open_app_dir(opt, ns, name, &c->owner, &dirfd, c->label, err);
+	if (st != TP_OK)
+		return st;
+	c->dirfd = dirfd;
+	st = list_entries(dirfd, c->label, is_run_file, &c->files, &c->count,
+	                  err);
+	if (st == TP_OK && c->count == 0)
+		st = tp_error_set(err, TP_ERR_NOTFOUND, "%s: no stored run",
+		                  c->label);
+	if (st != TP_OK)
+		return st;
+	c->first = c->count > TP_IDENTITY_RUN_CANDIDATES_MAX
+	               ? c->count - TP_IDENTITY_RUN_CANDIDATES_MAX
+	               : 0;
+	for (size_t i = 0; i < candidate_count(c); i++)
+		c->read[i] = TP_ERR_NOTFOUND;
+	c->summaries = calloc(candidate_count(c), sizeof(*c->summaries));
+	if (!c->summaries)
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    c->label);
+	return TP_OK;
+}
+
+static void candidates_close(struct candidates *c)
+{
+	free(c->summaries);
+	free_files(c->files, c->count);
+	if (c->dirfd >= 0)
+		close(c->dirfd);
+}
+
+/* Read candidate @i's summary (0: the oldest weighed), unverified; why it
+ * cannot be used into @err. */
+static tp_status candidate_read(struct candidates *c, size_t i,
+                                tp_store_stats *stats, tp_error *err)
+{
+	const char *file = c->files[c->first + i];
+	struct stat sb;
+
+	if (fstatat(c->dirfd, file, &sb, AT_SYMLINK_NOFOLLOW)) {
+		c->read[i] = tp_error_set(err, TP_ERR_IO, "%s/%s: stat: %s",
+		                          c->label, file, strerror(errno));
+	} else {
+		c->size_bytes[i] = (uint64_t)sb.st_size;
+		c->mtime_s[i] = (int64_t)sb.st_mtim.tv_sec;
+		c->read[i] =
+		    read_summary(c->dirfd, c->label, file, &sb, c->owner,
+		                 &c->summaries[i], stats, err);
 	}
-	summary = malloc(sizeof(*summary));
-	for (size_t i = first; i < count; i++) {
-		struct stat sb;
+	c->ranks[i] = c->read[i] == TP_OK ? c->summaries[i].ranks : 0;
+	return c->read[i];
+}
+
+static tp_status candidate_verify(const tp_store_options *opt, const char *ns,
+                                  const char *name, struct candidates *c,
+                                  size_t i, tp_store_stats *stats,
+                                  bool *unjudged, tp_error *err)
+{
+	return verify_summary(opt, ns, name, c->label, c->files[c->first + i],
+	                      &c->summaries[i], stats, unjudged, err);
+}
+
+/*
+ * Read the candidates newest first until tp_identity_choose_run has its
+ * answer: the first with the job's @job_tasks, else every one; with no
+ * task count, the newest alone.  Those left unread have ranks 0, which
+ * the rule, weighing from the newest, never reaches.  Why the newest
+ * cannot be used into @newest_err (its summary is the fallback's).
+ */
+static void read_for_choice(struct candidates *c, uint32_t job_tasks,
+                            tp_store_stats *stats, tp_error *newest_err)
+{
+	size_t n = candidate_count(c);
+
+	for (size_t i = n; i-- > 0;) {
+		tp_error ignored;
+
+		candidate_read(c, i, stats, i == n - 1 ? newest_err : &ignored);
+		if (!job_tasks || c->ranks[i] == job_tasks)
+			break;
+	}
+}
+
+/*
+ * The scale view of every candidate (all read) into @runs, oldest first:
+ * each verified as tp_store_get_summary verifies the newest's, except
+ * @verified (already verified; candidate_count: none); a run whose summary
+ * cannot be used has ranks 0 (the scale rule refuses it).
+ */
+static size_t scale_view(const tp_store_options *opt, const char *ns,
+                         const char *name, struct candidates *c,
+                         size_t verified, tp_scale_run *runs,
+                         tp_store_stats *stats)
+{
+	for (size_t i = 0; i < candidate_count(c); i++) {
 		tp_error ignored;
 		bool unjudged;
 
-		ranks[i - first] = 0;
-		if (summary &&
-		    !fstatat(dirfd, files[i], &sb, AT_SYMLINK_NOFOLLOW) &&
-		    read_summary(opt, dirfd, NULL, NULL, label, files[i], &sb,
-		                 owner, false, summary, &unjudged,
-		                 &ignored) == TP_OK)
-			ranks[i - first] = summary->ranks;
+		if (i == verified ||
+		    (c->read[i] == TP_OK &&
+		     candidate_verify(opt, ns, name, c, i, stats, &unjudged,
+		                      &ignored) == TP_OK))
+			tp_scale_run_of_summary(&c->summaries[i], &runs[i]);
+		else
+			memset(&runs[i], 0, sizeof(runs[i]));
 	}
-	free(summary);
-	*choice = tp_identity_choose_run(ranks, count - first, job_tasks);
-	return first + choice->index;
+	return candidate_count(c);
+}
+
+/* Name candidate @i of @ns/@name in @run. */
+static void candidate_entry(const struct candidates *c, size_t i,
+                            const char *ns, const char *name,
+                            tp_store_entry *run)
+{
+	snprintf(run->ns, sizeof(run->ns), "%s", ns);
+	snprintf(run->name, sizeof(run->name), "%s", name);
+	snprintf(run->file, sizeof(run->file), "%s", c->files[c->first + i]);
+	run->size_bytes = c->size_bytes[i];
+	run->mtime_s = c->mtime_s[i];
+}
+
+tp_status tp_store_read_job_runs(const tp_store_options *opt, const char *ns,
+                                 const char *name, uint32_t job_tasks,
+                                 tp_profile_summary *summary,
+                                 tp_scale_run *scale_runs,
+                                 tp_store_job_runs *out, tp_error *err)
+{
+	struct candidates c;
+	tp_error newest_err;
+	bool unjudged = false;
+	size_t chosen;
+	tp_status st;
+
+	memset(out, 0, sizeof(*out));
+	st = candidates_open(opt, ns, name, &c, err);
+	if (st != TP_OK)
+		goto out;
+	tp_error_clear(&newest_err);
+	read_for_choice(&c, job_tasks, &out->stats, &newest_err);
+	out->choice =
+	    tp_identity_choose_run(c.ranks, candidate_count(&c), job_tasks);
+	chosen = out->choice.index;
+	candidate_entry(&c, chosen, ns, name, &out->run);
+	/* Past this point every failure leaves the run itself to read. */
+	out->fallback = true;
+	if (c.read[chosen] != TP_OK) {
+		/* Only a run that was read can match: this is the newest. */
+		if (err)
+			*err = newest_err;
+		st = c.read[chosen];
+		goto out;
+	}
+	st = candidate_verify(opt, ns, name, &c, chosen, &out->stats, &unjudged,
+	                      err);
+	if (st == TP_OK || unjudged)
+		out->fallback = false;
+	if (st != TP_OK)
+		goto out;
+	*summary = c.summaries[chosen];
+	/* Unmatched, every candidate was read: only the credentials of the
+	 * others are left to check. */
+	if (scale_runs && job_tasks && !out->choice.matched)
+		out->scale_count = scale_view(opt, ns, name, &c, chosen,
+		                              scale_runs, &out->stats);
+out:
+	candidates_close(&c);
+	return st;
 }
 
 tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
@@ -1372,48 +1555,14 @@ tp_status tp_store_get_summary_for(const tp_store_options *opt, const char *ns,
                                    tp_identity_run_choice *choice,
                                    bool *fallback, tp_error *err)
 {
-	char label[4096 + 2 * TP_STORE_NAME_MAX];
-	char **files = NULL;
-	size_t count = 0, chosen;
-	struct stat sb;
-	bool unjudged = false;
-	uid_t owner;
+	tp_store_job_runs found;
 	tp_status st;
-	int dirfd;
 
-	*fallback = false;
-	memset(run, 0, sizeof(*run));
-	memset(choice, 0, sizeof(*choice));
-	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
-	if (st != TP_OK)
-		return st;
-	st = list_entries(dirfd, label, is_run_file, &files, &count, err);
-	if (st == TP_OK && count == 0)
-		st = tp_error_set(err, TP_ERR_NOTFOUND, "%s: no stored run",
-		                  label);
-	if (st != TP_OK)
-		goto out;
-	chosen = choose_run(opt, dirfd, label, owner, files, count, job_tasks,
-	                    choice);
-	snprintf(run->ns, sizeof(run->ns), "%s", ns);
-	snprintf(run->name, sizeof(run->name), "%s", name);
-	snprintf(run->file, sizeof(run->file), "%s", files[chosen]);
-	/* Past this point every failure leaves the run itself to read. */
-	*fallback = true;
-	if (fstatat(dirfd, run->file, &sb, AT_SYMLINK_NOFOLLOW)) {
-		st = tp_error_set(err, TP_ERR_IO, "%s/%s: stat: %s", label,
-		                  run->file, strerror(errno));
-		goto out;
-	}
-	run->size_bytes = (uint64_t)sb.st_size;
-	run->mtime_s = (int64_t)sb.st_mtim.tv_sec;
-	st = read_summary(opt, dirfd, ns, name, label, run->file, &sb, owner,
-	                  true, summary, &unjudged, err);
-	if (st == TP_OK || unjudged)
-		*fallback = false;
-out:
-	free_files(files, count);
-	close(dirfd);
+	st = tp_store_read_job_runs(opt, ns, name, job_tasks, summary, NULL,
+	                            &found, err);
+	*run = found.run;
+	*choice = found.choice;
+	*fallback = found.fallback;
 	return st;
 }
 
@@ -1421,48 +1570,21 @@ tp_status tp_store_scale_runs(const tp_store_options *opt, const char *ns,
                               const char *name, tp_scale_run *runs,
                               size_t *count, tp_error *err)
 {
-	char label[4096 + 2 * TP_STORE_NAME_MAX];
-	char **files = NULL;
-	size_t n = 0, first;
-	tp_profile_summary *summary = NULL;
-	uid_t owner;
+	struct candidates c;
 	tp_status st;
-	int dirfd;
 
 	*count = 0;
-	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
-	if (st != TP_OK)
-		return st;
-	st = list_entries(dirfd, label, is_run_file, &files, &n, err);
-	if (st == TP_OK && n == 0)
-		st = tp_error_set(err, TP_ERR_NOTFOUND, "%s: no stored run",
-		                  label);
-	/* A summary carries a credential of up to 8 KiB: not on the stack. */
-	if (st == TP_OK && !(summary = malloc(sizeof(*summary))))
-		st = tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
-		                  label);
-	if (st != TP_OK)
-		goto out;
-	first = n > TP_IDENTITY_RUN_CANDIDATES_MAX
-	            ? n - TP_IDENTITY_RUN_CANDIDATES_MAX
-	            : 0;
-	for (size_t i = first; i < n; i++) {
-		tp_scale_run *run = &runs[(*count)++];
-		struct stat sb;
-		tp_error ignored;
-		bool unjudged;
+	st = candidates_open(opt, ns, name, &c, err);
+	if (st == TP_OK) {
+		for (size_t i = 0; i < candidate_count(&c); i++) {
+			tp_error ignored;
 
-		memset(run, 0, sizeof(*run));
-		if (!fstatat(dirfd, files[i], &sb, AT_SYMLINK_NOFOLLOW) &&
-		    read_summary(opt, dirfd, ns, name, label, files[i], &sb,
-		                 owner, true, summary, &unjudged,
-		                 &ignored) == TP_OK)
-			tp_scale_run_of_summary(summary, run);
+			candidate_read(&c, i, NULL, &ignored);
+		}
+		*count = scale_view(opt, ns, name, &c, candidate_count(&c),
+		                    runs, NULL);
 	}
-out:
-	free(summary);
-	free_files(files, n);
-	close(dirfd);
+	candidates_close(&c);
 	return st;
 }
 
@@ -1488,8 +1610,11 @@ tp_status tp_store_run_summary(const tp_store_options *opt, const char *ns,
 		st = tp_error_set(err, TP_ERR_NOTFOUND, "%s/%s: no such run",
 		                  label, file);
 	else
-		st = read_summary(opt, dirfd, ns, name, label, file, &sb, owner,
-		                  true, summary, &unjudged, err);
+		st = read_summary(dirfd, label, file, &sb, owner, summary, NULL,
+		                  err);
+	if (st == TP_OK)
+		st = verify_summary(opt, ns, name, label, file, summary, NULL,
+		                    &unjudged, err);
 	close(dirfd);
 	return st;
 }
@@ -1610,7 +1735,7 @@ static void scan_visit(const tp_store_options *opt, int nsfd,
 		tp_store_entry entry;
 		struct stat sb;
 		tp_error ignored;
-		bool unjudged, ok;
+		bool ok;
 		int fd;
 
 		snprintf(label, sizeof(label), "%s/%s", ns_label, r->name);
@@ -1619,9 +1744,8 @@ static void scan_visit(const tp_store_options *opt, int nsfd,
 		if (fd < 0)
 			continue;
 		ok = !fstatat(fd, r->file, &sb, AT_SYMLINK_NOFOLLOW) &&
-		     read_summary(opt, fd, NULL, NULL, label, r->file, &sb,
-		                  owner, false, summary, &unjudged,
-		                  &ignored) == TP_OK;
+		     read_summary(fd, label, r->file, &sb, owner, summary,
+		                  NULL, &ignored) == TP_OK;
 		close(fd);
 		if (!ok)
 			continue;

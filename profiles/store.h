@@ -233,16 +233,67 @@ tp_status tp_store_get_summary(const tp_store_options *opt, const char *ns,
                                tp_error *err);
 
 /*
- * tp_store_get_summary for a job of @job_tasks tasks (0: none given): when
- * @ns/@name has several runs, the run is the one tp_identity_choose_run
- * (app_identity.h) gives among the newest TP_IDENTITY_RUN_CANDIDATES_MAX,
- * weighed by their summaries' rank counts (read, not verified: only the
- * chosen run's summary is verified, as tp_store_get_summary verifies the
- * newest's); *@choice says which and whether an older run was preferred
- * to the newest.  @run names the chosen run, so a caller that falls back
- * reads that one.  slurmctld's lookup and slurmd's and srun's readers
- * (tp_sc_profile_totals) all call it with the job's task count, so the
- * class and the remapping come from one run.
+ * What one store call read: for callers that bound or report their work,
+ * and for the tests that hold them to it.
+ */
+typedef struct tp_store_stats {
+	size_t summaries_read;      /* summary files opened */
+	size_t credentials_checked; /* credentials given to the backend */
+} tp_store_stats;
+
+/* Which run of an application a job gets, and what finding it read. */
+typedef struct tp_store_job_runs {
+	/* The chosen run: a caller that falls back reads this one. */
+	tp_store_entry run;
+	tp_identity_run_choice choice;
+	bool fallback; /* as tp_store_get_summary's */
+	/* Runs in the caller's scale view, oldest first; 0: none given. */
+	size_t scale_count;
+	tp_store_stats stats;
+} tp_store_job_runs;
+
+/*
+ * A job's lookup of @ns/@name, each summary read once: the run the job
+ * gets and its verified summary, and, when @scale_runs is not NULL (room
+ * for TP_IDENTITY_RUN_CANDIDATES_MAX), the runs as the scale rule weighs
+ * them (scale_rule.h), so that a job of another size is judged from the
+ * same reads.
+ *
+ * The run: for a job of @job_tasks tasks (0: none given), the one
+ * tp_identity_choose_run (app_identity.h) gives among the newest
+ * TP_IDENTITY_RUN_CANDIDATES_MAX, weighed by their summaries' rank counts.
+ * Summaries are read newest first and only until the rule has its answer
+ * (the first with the job's task count; with no task count, the newest),
+ * unverified (owner, mode and freshness checked): only the chosen run's
+ * credential is verified.  TP_OK: @summary is the chosen run's; else
+ * @out->fallback as tp_store_get_summary's, with @out->run naming the
+ * chosen run and its size.
+ *
+ * The scale view, in @scale_runs[0 .. @out->scale_count): given when the
+ * job has a task count, the chosen run's summary is usable (TP_OK) and no
+ * run has the job's task count; otherwise the rule has nothing to decide
+ * (a run fits the job as it is) or would refuse (the newest run, which it
+ * weighs, has no usable summary), and @out->scale_count is 0.  Each run
+ * as tp_store_scale_runs gives it: its summary's credential verified (the
+ * chosen run's once), ranks 0 when it cannot be used.
+ *
+ * Bounded: at most TP_IDENTITY_RUN_CANDIDATES_MAX summaries read, each
+ * once; one credential check, or one per run for the scale view.
+ * @out->stats counts both.  Errors as tp_store_get_summary's.
+ */
+tp_status tp_store_read_job_runs(const tp_store_options *opt, const char *ns,
+                                 const char *name, uint32_t job_tasks,
+                                 tp_profile_summary *summary,
+                                 tp_scale_run *scale_runs,
+                                 tp_store_job_runs *out, tp_error *err);
+
+/*
+ * tp_store_read_job_runs without the scale view: the run for a job of
+ * @job_tasks tasks, *@choice which and whether an older run was preferred
+ * to the newest.  slurmd's and srun's readers (tp_sc_profile_totals) call
+ * it with the job's task count, and slurmctld's lookup calls
+ * tp_store_read_job_runs, so the class and the remapping come from one
+ * run.
  */
 tp_status tp_store_get_summary_for(const tp_store_options *opt, const char *ns,
                                    const char *name, uint32_t job_tasks,
@@ -252,15 +303,17 @@ tp_status tp_store_get_summary_for(const tp_store_options *opt, const char *ns,
                                    bool *fallback, tp_error *err);
 
 /*
- * The newest TP_IDENTITY_RUN_CANDIDATES_MAX runs of @ns/@name as the scale
- * rule weighs them (scale_rule.h), oldest first, into @runs (room for
- * TP_IDENTITY_RUN_CANDIDATES_MAX) and *@count: from their summaries, each
- * checked as tp_store_get_summary checks the newest's (owner, mode,
+ * The scale view alone: the newest TP_IDENTITY_RUN_CANDIDATES_MAX runs of
+ * @ns/@name as the scale rule weighs them, oldest first, into @runs (room
+ * for TP_IDENTITY_RUN_CANDIDATES_MAX) and *@count: from their summaries,
+ * each checked as tp_store_get_summary checks the newest's (owner, mode,
  * freshness, credential); a run whose summary is missing, stale or
  * refused has ranks 0 (the rule refuses it).  Reads no run: at most
  * TP_IDENTITY_RUN_CANDIDATES_MAX summaries of TP_SUMMARY_MAX_BYTES and as
- * many credential checks.  TP_ERR_NOTFOUND: no run; errors as
- * tp_store_get_summary's lookup.
+ * many credential checks.  For slurmd's remapping (tp_sc_scaled_profile),
+ * which asks after its run's totals; a caller that also chooses the run
+ * calls tp_store_read_job_runs instead, which reads each summary once.
+ * TP_ERR_NOTFOUND: no run; errors as tp_store_get_summary's lookup.
  */
 tp_status tp_store_scale_runs(const tp_store_options *opt, const char *ns,
                               const char *name, tp_scale_run *runs,

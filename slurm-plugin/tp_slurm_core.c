@@ -599,34 +599,27 @@ static void lookup_classify(const tp_lookup_request *request,
  * A job whose task count is not the profile's ranks: whether slurmd will
  * remap it from a scaled run, by the rule slurmd applies
  * (tp_sc_scaled_profile), so that the SystemComment says what happens at
- * launch instead of "class only".  Reads at most
- * TP_IDENTITY_RUN_CANDIDATES_MAX summaries, as the run choice did; a store
- * error leaves the class-only answer (slurmd's own read decides then).
+ * launch instead of "class only".  From the scale view the run choice
+ * read (@runs, @count: tp_store_read_job_runs), so no summary is read
+ * twice; no view (a run has the job's task count, or the newest run's
+ * summary was not usable and the rule would refuse) leaves the class-only
+ * answer, as does a refusal (slurmd's own read decides then).
  */
-static void lookup_scale(const tp_store_options *opt,
-                         const tp_lookup_request *request, const char *name,
+static void lookup_scale(const tp_lookup_request *request,
+                         const tp_scale_run *runs, size_t count,
                          tp_lookup_result *result)
 {
-	tp_scale_run *runs;
 	tp_scale_verdict verdict;
-	size_t count = 0;
-	tp_error err;
 
 	if (!request->job_tasks || !result->ranks ||
-	    result->ranks == request->job_tasks)
+	    result->ranks == request->job_tasks || !runs || !count)
 		return;
-	/* 16 runs of 300 bytes each: off this thread's stack (see above). */
-	runs = calloc(TP_IDENTITY_RUN_CANDIDATES_MAX, sizeof(*runs));
-	if (runs && tp_store_scale_runs(opt, request->user, name, runs, &count,
-	                                &err) == TP_OK) {
-		verdict = tp_scale_decide(runs, count, request->job_tasks);
-		if (verdict.scaled)
-			snprintf(result->scale, sizeof(result->scale),
-			         "a %u-rank run scaled to %u ranks (%.160s)",
-			         runs[verdict.source].ranks, request->job_tasks,
-			         verdict.text);
-	}
-	free(runs);
+	verdict = tp_scale_decide(runs, count, request->job_tasks);
+	if (verdict.scaled)
+		snprintf(result->scale, sizeof(result->scale),
+		         "a %u-rank run scaled to %u ranks (%.160s)",
+		         runs[verdict.source].ranks, request->job_tasks,
+		         verdict.text);
 }
 
 /*
@@ -654,16 +647,16 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	tp_store_auth auth;
 	tp_profile *profile = NULL;
 	tp_profile_summary *totals;
-	tp_store_entry run;
-	tp_identity_run_choice choice = {0};
+	tp_scale_run *scale = NULL;
+	tp_store_job_runs found;
 	tp_identity_profile job = {request->name, request->named, true};
 	tp_identity_key key;
 	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE] = "";
 	const char *name = request->name;
-	bool fallback = false;
 	tp_error err;
 
 	(void)ctx;
+	memset(&found, 0, sizeof(found));
 	/* A summary carries a credential of up to 8 KiB: off the stack of a
 	 * thread slurmctld did not size for it. */
 	totals = malloc(sizeof(*totals));
@@ -701,34 +694,39 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	}
 	name = key.name;
 	result->by_script = key.source == TP_IDENTITY_SCRIPT;
-	result->status = tp_store_get_summary_for(
-	    &opt, request->user, name, request->job_tasks, totals, &run,
-	    &choice, &fallback, &err);
-	result->over_newest = choice.over_newest;
+	/* The scale view, for a job of another size, from the same reads
+	 * (16 runs of 300 bytes each: off this thread's stack, see above);
+	 * without it the job is only not told of a scaled remapping. */
+	if (request->job_tasks)
+		scale = calloc(TP_IDENTITY_RUN_CANDIDATES_MAX, sizeof(*scale));
+	result->status = tp_store_read_job_runs(&opt, request->user, name,
+	                                        request->job_tasks, totals,
+	                                        scale, &found, &err);
+	result->over_newest = found.choice.over_newest;
 	if (result->status == TP_OK) {
 		lookup_classify(request, totals, result);
 		goto out;
 	}
-	if (!fallback) {
+	if (!found.fallback) {
 		snprintf(result->error, sizeof(result->error), "%s",
 		         err.message);
 		goto out;
 	}
 	snprintf(result->note, sizeof(result->note),
 	         "%.440s: read the whole run (%llu bytes) instead", err.message,
-	         (unsigned long long)run.size_bytes);
+	         (unsigned long long)found.run.size_bytes);
 	/* A large run is read in the full lane, so small lookups never
 	 * wait behind it (tp_profile_lookup.h). */
 	if (pass == TP_LOOKUP_QUICK &&
-	    run.size_bytes > TP_LOOKUP_QUICK_MAX_BYTES) {
+	    found.run.size_bytes > TP_LOOKUP_QUICK_MAX_BYTES) {
 		result->needs_full_read = true;
 		goto out;
 	}
 	/* Bounded before a byte is read: see TP_LOOKUP_PROFILE_MAX_BYTES. */
 	if (opt.limits.max_file_bytes > TP_LOOKUP_PROFILE_MAX_BYTES)
 		opt.limits.max_file_bytes = TP_LOOKUP_PROFILE_MAX_BYTES;
-	result->status =
-	    tp_store_get(&opt, request->user, name, run.file, &profile, &err);
+	result->status = tp_store_get(&opt, request->user, name, found.run.file,
+	                              &profile, &err);
 	if (result->status == TP_ERR_LIMIT)
 		tp_error_prefix(
 		    &err,
@@ -747,9 +745,10 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	lookup_classify(request, totals, result);
 out:
 	if (result->status == TP_OK && !result->needs_full_read) {
-		lookup_scale(&opt, request, name, result);
+		lookup_scale(request, scale, found.scale_count, result);
 		note_use(&opt, request, name, result);
 	}
+	free(scale);
 	free(totals);
 }
 

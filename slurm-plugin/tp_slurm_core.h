@@ -276,8 +276,11 @@ tp_status tp_sc_lookup_request(const tp_config *config,
  * usable summary (missing, stale, bad; @result->note says which) it reads
  * the run itself, at most TP_LOOKUP_PROFILE_MAX_BYTES: in the quick pass
  * only a run of at most TP_LOOKUP_QUICK_MAX_BYTES, a larger one is left to
- * the full pass (needs_full_read).  slurmctld runs it on the lookup
- * threads, never under its locks.  @ctx is unused.
+ * the full pass (needs_full_read).  The run chosen for the job's task
+ * count and, for a job of another size, whether slurmd will scale one
+ * (@result->scale) come from one tp_store_read_job_runs: at most
+ * TP_IDENTITY_RUN_CANDIDATES_MAX summaries read, each once.  slurmctld
+ * runs it on the lookup threads, never under its locks.  @ctx is unused.
  */
 void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
                        tp_lookup_result *result, void *ctx);

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -36,6 +37,8 @@ struct fake {
 	long uid;   /* -1: the caller's euid */
 	long age_s; /* back-date the credential */
 	long ttl_s;
+	bool down;         /* verify answers TP_ERR_IO, as munged gone */
+	unsigned verified; /* credentials given to verify */
 };
 
 static tp_status fake_sign(void *data, const char *payload, char **cred,
@@ -61,11 +64,14 @@ static tp_status fake_sign(void *data, const char *payload, char **cred,
 static tp_status fake_verify(void *data, const char *cred, tp_store_cred *out,
                              tp_error *err)
 {
+	struct fake *f = data;
 	long uid, ttl;
 	long long enc;
 	int n = 0;
 
-	(void)data;
+	f->verified++;
+	if (f->down)
+		return tp_error_set(err, TP_ERR_IO, "fake: munged is down");
 	if (sscanf(cred, "FAKE:%ld:%lld:%ld:%n", &uid, &enc, &ttl, &n) != 3 ||
 	    !n)
 		return tp_error_set(err, TP_ERR_AUTH, "fake: bad credential");
@@ -1193,6 +1199,226 @@ static void test_scale_runs_come_from_verified_summaries(void **st)
 	                 TP_ERR_NOTFOUND);
 }
 
+
+/*
+ * Summary files opened in application @name's directory, counted by the
+ * kernel (inotify), not by the store: a watch to start before the call,
+ * summary_opens to read after it.  Closes are watched too, so two opens
+ * of one file in a row are two events, never merged into one.
+ */
+static int watch_summary_opens(struct fixture *fx, const char *name)
+{
+	char dir[512];
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	assert_true(fd >= 0);
+	snprintf(dir, sizeof(dir), "%s/%s/%s", fx->root, fx->ns, name);
+	assert_true(inotify_add_watch(fd, dir, IN_OPEN | IN_CLOSE_NOWRITE) >=
+	            0);
+	return fd;
+}
+
+static size_t summary_opens(int fd)
+{
+	char buf[65536]
+	    __attribute__((aligned(__alignof__(struct inotify_event))));
+	size_t opens = 0;
+	ssize_t len;
+
+	while ((len = read(fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + len;) {
+			const struct inotify_event *ev = (const void *)p;
+			size_t n = ev->len ? strlen(ev->name) : 0;
+
+			assert_false(ev->mask & IN_Q_OVERFLOW);
+			if ((ev->mask & IN_OPEN) && n > 4 &&
+			    !strcmp(ev->name + n - 4, ".sum"))
+				opens++;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	close(fd);
+	return opens;
+}
+
+/* @count runs of "ring", 8 and 16 ranks in turn (the newest: 16), oldest
+ * first into @files. */
+static void put_rings(struct fixture *fx, size_t count,
+                      char files[][TP_STORE_FILE_MAX + 1])
+{
+	fx->opt.keep = (unsigned)count;
+	for (size_t i = 0; i < count; i++)
+		put_ring(fx, "ring", i % 2 ? 16 : 8, files[i]);
+}
+
+/* Re-sign run @file's summary as uid 4242: it no longer verifies. */
+static void forge_summary(struct fixture *fx, const char *file)
+{
+	char path[512], cmd[700];
+
+	summary_path(fx, "ring", file, path, sizeof(path));
+	snprintf(cmd, sizeof(cmd), "sed -i 's/FAKE:[0-9]*:/FAKE:4242:/' '%s'",
+	         path);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void expect_same_scale_runs(const tp_scale_run *a, const tp_scale_run *b,
+                                   size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		assert_int_equal(a[i].ranks, b[i].ranks);
+		assert_int_equal(a[i].state, b[i].state);
+		assert_int_equal(a[i].stencil.dims, b[i].stencil.dims);
+		assert_int_equal(a[i].duration_us, b[i].duration_us);
+		assert_string_equal(a[i].app, b[i].app);
+	}
+}
+
+#define RINGS (TP_IDENTITY_RUN_CANDIDATES_MAX + 4)
+
+static void test_a_job_of_another_size_reads_each_summary_once(void **st)
+{
+	struct fixture *fx = *st;
+	char files[RINGS][TP_STORE_FILE_MAX + 1];
+	tp_scale_run view[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	tp_scale_run alone[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	tp_profile_summary *sum = malloc(sizeof(*sum));
+	tp_store_job_runs found;
+	tp_scale_verdict v;
+	size_t count;
+	tp_error err;
+	int watch;
+
+	assert_non_null(sum);
+	put_rings(fx, RINGS, files);
+	/* 32 tasks: no run has them, so the scale rule decides; its view
+	 * and the run choice come from one read of each of the newest 16
+	 * summaries (choosing, then asking for the view, reads 32 or
+	 * more), and one credential check each (the newest's once). */
+	fx->fake.verified = 0;
+	watch = watch_summary_opens(fx, "ring");
+	assert_int_equal(tp_store_read_job_runs(&fx->opt, fx->ns, "ring", 32,
+	                                        sum, view, &found, &err),
+	                 TP_OK);
+	assert_int_equal(summary_opens(watch), TP_IDENTITY_RUN_CANDIDATES_MAX);
+	assert_int_equal(found.stats.summaries_read,
+	                 TP_IDENTITY_RUN_CANDIDATES_MAX);
+	assert_int_equal(fx->fake.verified, TP_IDENTITY_RUN_CANDIDATES_MAX);
+	assert_int_equal(found.stats.credentials_checked,
+	                 TP_IDENTITY_RUN_CANDIDATES_MAX);
+	/* The run: the newest, as tp_store_get_summary_for gives it. */
+	assert_string_equal(found.run.file, files[RINGS - 1]);
+	assert_false(found.choice.matched);
+	assert_false(found.fallback);
+	assert_int_equal(sum->ranks, 16);
+	/* The view: tp_store_scale_runs's, and the rule scales from it. */
+	assert_int_equal(found.scale_count, TP_IDENTITY_RUN_CANDIDATES_MAX);
+	assert_int_equal(tp_store_scale_runs(&fx->opt, fx->ns, "ring", alone,
+	                                     &count, &err),
+	                 TP_OK);
+	assert_int_equal(count, found.scale_count);
+	expect_same_scale_runs(view, alone, count);
+	v = tp_scale_decide(view, found.scale_count, 32);
+	assert_true(v.scaled);
+	assert_string_equal(v.text, "1-D periodic stencil seen at 8, 16 ranks");
+	free(sum);
+}
+
+static void test_a_summary_that_fails_to_verify_never_feeds_the_rule(void **st)
+{
+	struct fixture *fx = *st;
+	char files[RINGS][TP_STORE_FILE_MAX + 1];
+	tp_scale_run view[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	tp_profile_summary *sum = malloc(sizeof(*sum));
+	tp_store_job_runs found;
+	tp_scale_verdict v;
+	tp_error err;
+
+	assert_non_null(sum);
+	put_rings(fx, RINGS, files);
+	/* The oldest run weighed: its ranks still count for the choice
+	 * (read unverified, as before), but not in the view. */
+	forge_summary(fx, files[RINGS - TP_IDENTITY_RUN_CANDIDATES_MAX]);
+	assert_int_equal(tp_store_read_job_runs(&fx->opt, fx->ns, "ring", 32,
+	                                        sum, view, &found, &err),
+	                 TP_OK);
+	assert_int_equal(found.scale_count, TP_IDENTITY_RUN_CANDIDATES_MAX);
+	assert_int_equal(view[0].ranks, 0);
+	assert_int_equal(view[1].ranks, 16);
+	v = tp_scale_decide(view, found.scale_count, 32);
+	assert_false(v.scaled);
+	assert_string_equal(v.text, "a run's summary cannot be read");
+	/* The newest refused: the run itself is left to read, and there is
+	 * no view (the rule would refuse a run it cannot read). */
+	forge_summary(fx, files[RINGS - 1]);
+	assert_int_equal(tp_store_read_job_runs(&fx->opt, fx->ns, "ring", 32,
+	                                        sum, view, &found, &err),
+	                 TP_ERR_AUTH);
+	assert_true(found.fallback);
+	assert_string_equal(found.run.file, files[RINGS - 1]);
+	assert_int_equal(found.scale_count, 0);
+	/* munged down: unjudged, nothing to fall back to, and no credential
+	 * asked beyond the chosen run's. */
+	fx->fake.down = true;
+	fx->fake.verified = 0;
+	assert_int_equal(tp_store_read_job_runs(&fx->opt, fx->ns, "ring", 32,
+	                                        sum, view, &found, &err),
+	                 TP_ERR_IO);
+	assert_false(found.fallback);
+	assert_int_equal(found.scale_count, 0);
+	assert_int_equal(fx->fake.verified, 1);
+	free(sum);
+}
+
+static void test_a_job_whose_size_ran_reads_until_that_run(void **st)
+{
+	struct fixture *fx = *st;
+	char files[RINGS][TP_STORE_FILE_MAX + 1];
+	tp_scale_run view[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	tp_profile_summary *sum = malloc(sizeof(*sum));
+	tp_store_job_runs found;
+	tp_error err;
+	int watch;
+
+	assert_non_null(sum);
+	put_rings(fx, RINGS, files);
+	/* 8 tasks: the newest (16) and the one before it (8) are read, the
+	 * older ones are not needed (weighing all 16 read 17); only the
+	 * chosen run's credential is checked, and no view is wanted. */
+	fx->fake.verified = 0;
+	watch = watch_summary_opens(fx, "ring");
+	assert_int_equal(tp_store_read_job_runs(&fx->opt, fx->ns, "ring", 8,
+	                                        sum, view, &found, &err),
+	                 TP_OK);
+	assert_int_equal(summary_opens(watch), 2);
+	assert_int_equal(found.stats.summaries_read, 2);
+	assert_int_equal(fx->fake.verified, 1);
+	assert_string_equal(found.run.file, files[RINGS - 2]);
+	assert_true(found.choice.matched);
+	assert_true(found.choice.over_newest);
+	assert_int_equal(sum->ranks, 8);
+	assert_int_equal(found.scale_count, 0);
+	/* The newest's task count, or none: the newest alone. */
+	watch = watch_summary_opens(fx, "ring");
+	assert_int_equal(tp_store_read_job_runs(&fx->opt, fx->ns, "ring", 16,
+	                                        sum, NULL, &found, &err),
+	                 TP_OK);
+	assert_true(found.choice.matched);
+	assert_false(found.choice.over_newest);
+	assert_int_equal(tp_store_read_job_runs(&fx->opt, fx->ns, "ring", 0,
+	                                        sum, view, &found, &err),
+	                 TP_OK);
+	assert_string_equal(found.run.file, files[RINGS - 1]);
+	assert_int_equal(found.scale_count, 0);
+	assert_int_equal(summary_opens(watch), 2);
+	/* No run: as tp_store_get_summary's lookup. */
+	assert_int_equal(tp_store_read_job_runs(&fx->opt, fx->ns, "none", 8,
+	                                        sum, view, &found, &err),
+	                 TP_ERR_NOTFOUND);
+	assert_false(found.fallback);
+	free(sum);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -1227,6 +1453,9 @@ int main(void)
 	    T(test_bad_last_use_records_are_named_and_ignored),
 	    T(test_summary_for_a_job_is_its_task_counts_newest_run),
 	    T(test_scale_runs_come_from_verified_summaries),
+	    T(test_a_job_of_another_size_reads_each_summary_once),
+	    T(test_a_summary_that_fails_to_verify_never_feeds_the_rule),
+	    T(test_a_job_whose_size_ran_reads_until_that_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -432,6 +432,68 @@ static void add_tail_run(tp_sweep *sweep, const double *stuck_x, uint32_t run)
 	}
 }
 
+/* A refused table and what its error must say. */
+struct bad_table {
+	const char *text, *what;
+};
+
+/* Each of the @count tables of @bad is refused as TP_ERR_PARSE, its
+ * error saying its .what. */
+static void expect_bad_tables(const struct bad_table *bad, size_t count)
+{
+	tp_threshold_table *back;
+	tp_error err;
+
+	for (size_t i = 0; i < count; i++) {
+		back = NULL;
+		assert_int_equal(tp_threshold_table_parse("t.csv", bad[i].text,
+		                                          strlen(bad[i].text),
+		                                          &back, &err),
+		                 TP_ERR_PARSE);
+		assert_null(back);
+		if (!strstr(err.message, bad[i].what))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.message,
+			         bad[i].what);
+	}
+}
+
+/* A table of @entry with its @count curve points. */
+static tp_threshold_table *curve_table(const tp_threshold *entry,
+                                       const tp_curve_point *curve,
+                                       size_t count)
+{
+	tp_threshold_table *t = calloc(1, sizeof(*t));
+	tp_error err;
+
+	assert_non_null(t);
+	assert_int_equal(tp_threshold_table_add(t, entry, &err), TP_OK);
+	for (size_t i = 0; i < count; i++)
+		assert_int_equal(
+		    tp_threshold_table_add_curve(t, &curve[i], &err), TP_OK);
+	return t;
+}
+
+/* The curve of @t's first entry as a version @version table, each line
+ * by @format, into @text; its length. */
+static size_t write_curve(const tp_threshold_table *t, int version,
+                          int (*format)(const tp_threshold *,
+                                        const tp_curve_point *, char *, size_t),
+                          char *text, size_t size)
+{
+	char line[200];
+	size_t n;
+
+	n = (size_t)snprintf(text, size, "%s\n%s\n",
+	                     tp_threshold_magic(version),
+	                     tp_threshold_header(version));
+	for (size_t i = 0; i < t->curve_count; i++) {
+		assert_true(format(&t->entries[0], &t->curve[i], line,
+		                   sizeof(line)) > 0);
+		n += (size_t)snprintf(text + n, size - n, "%s", line);
+	}
+	return n;
+}
+
 /*
  * Two runs of a sweep: run 2's tail settles one window later.  Pooled,
  * the p99 of both would be calm at 10 ms (run 1's messages outnumber run
@@ -502,9 +564,7 @@ static void test_knee_and_table_of_several_runs_follow_the_worst(void **state)
 
 static void test_bad_v3_tables_name_line_and_column(void **state)
 {
-	static const struct {
-		const char *text, *what;
-	} bad[] = {
+	static const struct bad_table bad[] = {
 	    {TP_THRESHOLD_MAGIC_V3 "\n" TP_THRESHOLD_HEADER_V3
 	                           "\n1024,1,10,1,1,0,100,1,1,0,0\n",
 	     "t.csv: line 3: column 25: runs '0': out of range"},
@@ -518,21 +578,9 @@ static void test_bad_v3_tables_name_line_and_column(void **state)
 	                           "\n1024,1,10,1,1,0,100,1,1\n",
 	     "t.csv: line 2"},
 	};
-	tp_threshold_table *back;
-	tp_error err;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		back = NULL;
-		assert_int_equal(
-		    tp_threshold_table_parse("t.csv", bad[i].text,
-		                             strlen(bad[i].text), &back, &err),
-		    TP_ERR_PARSE);
-		assert_null(back);
-		if (!strstr(err.message, bad[i].what))
-			fail_msg("case %zu: '%s' lacks '%s'", i, err.message,
-			         bad[i].what);
-	}
+	expect_bad_tables(bad, sizeof(bad) / sizeof(bad[0]));
 }
 
 /*
@@ -549,25 +597,14 @@ static void test_v4_table_keeps_the_median_run_and_reads_back(void **state)
 	    {4096, 2, 3000, 3100, 1.1, 2.0, 3, 1, 3050, 0, 0},
 	    {4096, 2, 6000, 6000, 1.0, 1.0, 1, 0, 6000, 0, 0},
 	};
-	tp_threshold_table *t = calloc(1, sizeof(*t)), *back = NULL;
-	char text[2048], line[200];
+	tp_threshold_table *t = curve_table(&entry, curve, 3), *back = NULL;
+	char text[2048];
 	size_t n;
 	tp_error err;
 
 	(void)state;
-	assert_non_null(t);
-	assert_int_equal(tp_threshold_table_add(t, &entry, &err), TP_OK);
-	for (size_t i = 0; i < 3; i++)
-		assert_int_equal(tp_threshold_table_add_curve(t, &curve[i], &err),
-		                 TP_OK);
 	assert_int_equal(tp_threshold_table_version(t), 4);
-	n = (size_t)snprintf(text, sizeof(text), "%s\n%s\n",
-	                     tp_threshold_magic(4), tp_threshold_header(4));
-	for (size_t i = 0; i < 3; i++) {
-		assert_true(tp_threshold_format_v4(&t->entries[0], &t->curve[i],
-		                                   line, sizeof(line)) > 0);
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", line);
-	}
+	n = write_curve(t, 4, tp_threshold_format_v4, text, sizeof(text));
 	assert_non_null(strstr(text, ",3100.000,1.1000,2.0000,3,1,3050.000\n"));
 	if (tp_threshold_table_parse("t.csv", text, n, &back, &err) != TP_OK)
 		fail_msg("%s", err.message);
@@ -589,9 +626,7 @@ static void test_v4_table_keeps_the_median_run_and_reads_back(void **state)
 static void test_bad_v4_tables_name_line_and_column(void **state)
 {
 #define V4 TP_THRESHOLD_MAGIC_V4 "\n" TP_THRESHOLD_HEADER_V4 "\n"
-	static const struct {
-		const char *text, *what;
-	} bad[] = {
+	static const struct bad_table bad[] = {
 	    {V4 "1024,1,10,1,1,0,2000,1,1,3,1,1900\n",
 	     "t.csv: line 3: column 30: io_interval_median_us 1900.000 is "
 	     "below io_interval_us, the fastest run's, at window 0 (2000.000)"},
@@ -615,21 +650,9 @@ static void test_bad_v4_tables_name_line_and_column(void **state)
 	     "t.csv: line 2"},
 	};
 #undef V4
-	tp_threshold_table *back;
-	tp_error err;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		back = NULL;
-		assert_int_equal(
-		    tp_threshold_table_parse("t.csv", bad[i].text,
-		                             strlen(bad[i].text), &back, &err),
-		    TP_ERR_PARSE);
-		assert_null(back);
-		if (!strstr(err.message, bad[i].what))
-			fail_msg("case %zu: '%s' lacks '%s'", i, err.message,
-			         bad[i].what);
-	}
+	expect_bad_tables(bad, sizeof(bad) / sizeof(bad[0]));
 }
 
 /*
@@ -646,25 +669,14 @@ static void test_v5_table_keeps_the_runs_spread_and_reads_back(void **state)
 	    {4096, 2, 3000, 3100, 1.1, 2.0, 3, 1, 3050, 1.05, 0.0432},
 	    {4096, 2, 6000, 6000, 1.0, 1.0, 1, 0, 6000, 0, 0},
 	};
-	tp_threshold_table *t = calloc(1, sizeof(*t)), *back = NULL;
-	char text[2048], line[200];
+	tp_threshold_table *t = curve_table(&entry, curve, 3), *back = NULL;
+	char text[2048];
 	size_t n;
 	tp_error err;
 
 	(void)state;
-	assert_non_null(t);
-	assert_int_equal(tp_threshold_table_add(t, &entry, &err), TP_OK);
-	for (size_t i = 0; i < 3; i++)
-		assert_int_equal(tp_threshold_table_add_curve(t, &curve[i], &err),
-		                 TP_OK);
 	assert_int_equal(tp_threshold_table_version(t), 5);
-	n = (size_t)snprintf(text, sizeof(text), "%s\n%s\n",
-	                     tp_threshold_magic(5), tp_threshold_header(5));
-	for (size_t i = 0; i < 3; i++) {
-		assert_true(tp_threshold_format_v5(&t->entries[0], &t->curve[i],
-		                                   line, sizeof(line)) > 0);
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", line);
-	}
+	n = write_curve(t, 5, tp_threshold_format_v5, text, sizeof(text));
 	assert_non_null(strstr(
 	    text, ",3100.000,1.1000,2.0000,3,1,3050.000,1.0500,0.0432\n"));
 	if (tp_threshold_table_parse("t.csv", text, n, &back, &err) != TP_OK)
@@ -686,9 +698,7 @@ static void test_v5_table_keeps_the_runs_spread_and_reads_back(void **state)
 static void test_bad_v5_tables_name_line_and_column(void **state)
 {
 #define V5 TP_THRESHOLD_MAGIC_V5 "\n" TP_THRESHOLD_HEADER_V5 "\n"
-	static const struct {
-		const char *text, *what;
-	} bad[] = {
+	static const struct bad_table bad[] = {
 	    {V5 "1024,1,10,1,1,4000,4100,1.1,1,3,1,4000,1.2,0.01\n",
 	     "t.csv: line 3: column 40: victim_mean_x_mean 1.2000 is above "
 	     "victim_mean_x, the worst run's (1.1000)"},
@@ -703,21 +713,9 @@ static void test_bad_v5_tables_name_line_and_column(void **state)
 	    {V5 "1024,1,10,1,1,4000,4100,1.1,1,3,1,4000,1.0\n", "t.csv: line 3"},
 	};
 #undef V5
-	tp_threshold_table *back;
-	tp_error err;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		back = NULL;
-		assert_int_equal(
-		    tp_threshold_table_parse("t.csv", bad[i].text,
-		                             strlen(bad[i].text), &back, &err),
-		    TP_ERR_PARSE);
-		assert_null(back);
-		if (!strstr(err.message, bad[i].what))
-			fail_msg("case %zu: '%s' lacks '%s'", i, err.message,
-			         bad[i].what);
-	}
+	expect_bad_tables(bad, sizeof(bad) / sizeof(bad[0]));
 }
 
 int main(void)

@@ -471,19 +471,27 @@ static void test_window_cost_is_counted_from_the_measured_interval(
 	tp_threshold_table_free(table);
 }
 
-static void decide_with(const tp_threshold_table *table, const char *text,
-                        tp_window_decision *d)
+/* The window for a 4 MiB, 4-client job under objective @text, judged at
+ * @confidence (0: on the worst measured run). */
+static void decide_at(const tp_threshold_table *table, const char *text,
+                      double confidence, tp_window_decision *d)
 {
 	static const char *const all[] = {"*"};
-	tp_throttle_policy policy = {0, 0, all, 1, true, {TP_OBJECTIVE_NONE, 0}, 0};
+	tp_throttle_policy policy = {
+	    0, 0, all, 1, true, {TP_OBJECTIVE_NONE, 0}, confidence};
 	tp_io_pattern job = {4 << 20, 4, 313, 0, "io"};
 	tp_error err;
 
-	assert_int_equal(tp_throttle_objective_parse(text, &policy.objective,
-	                                             &err),
-	                 TP_OK);
+	assert_int_equal(
+	    tp_throttle_objective_parse(text, &policy.objective, &err), TP_OK);
 	if (tp_window_decide(&job, table, &policy, NULL, d, &err) != TP_OK)
 		fail_msg("%s", err.message);
+}
+
+static void decide_with(const tp_threshold_table *table, const char *text,
+                        tp_window_decision *d)
+{
+	decide_at(table, text, 0, d);
 }
 
 /* "MPI mean within 1.1x": met, by the smallest measured window that
@@ -768,23 +776,6 @@ static tp_threshold_table *model_table(const double *at_4ms,
 		add_run(sweep, curve, ISSUE_POINTS, r + 1, VICTIM_BASE_US);
 	}
 	return table_of(sweep);
-}
-
-/* decide_with at @confidence (0: worst). */
-static void decide_at(const tp_threshold_table *table, const char *text,
-                      double confidence, tp_window_decision *d)
-{
-	static const char *const all[] = {"*"};
-	tp_throttle_policy policy = {
-	    0, 0, all, 1, true, {TP_OBJECTIVE_NONE, 0}, confidence};
-	tp_io_pattern job = {4 << 20, 4, 313, 0, "io"};
-	tp_error err;
-
-	assert_int_equal(tp_throttle_objective_parse(text, &policy.objective,
-	                                             &err),
-	                 TP_OK);
-	if (tp_window_decide(&job, table, &policy, NULL, d, &err) != TP_OK)
-		fail_msg("%s", err.message);
 }
 
 /*
