@@ -2191,6 +2191,7 @@ struct search {
 	uint32_t host_count, n;
 	uint64_t seed;
 	tp_remap_search mode;
+	uint32_t max_partitions; /* tp_remap_options; 0: no limit */
 	const tp_logger *log;
 	tp_traffic_csr *g;
 	struct tree t;
@@ -2263,6 +2264,7 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 		                            s->trial_hl, &work, err);
 	if (rc != TP_OK)
 		return rc;
+	s->st.partitions++;
 	t_part_us = thread_cpu_us() - t_us;
 	if (tr->bisection) {
 		w->bisection = work;
@@ -2336,6 +2338,8 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 	     (s->mode == TP_REMAP_SEARCH_AUTO && s->n <= TINY_MAX_RANKS)) &&
 	    ntrial > FAST_TRIALS)
 		ntrial = FAST_TRIALS;
+	if (s->max_partitions && ntrial > s->max_partitions)
+		ntrial = s->max_partitions;
 	for (uint32_t i = 0; i < ntrial; i++) {
 		const struct trial *tr = &trials[i];
 		tp_status rc;
@@ -2568,6 +2572,21 @@ tp_status tp_remap_compute_search(const tp_topo *topo,
                                   tp_remap_mapping *mapping,
                                   tp_remap_stats *stats, tp_error *err)
 {
+	const tp_remap_options options = {.search = search};
+
+	return tp_remap_compute_options(topo, traffic, hosts, host_count, seed,
+	                                &options, log, mapping, stats, err);
+}
+
+tp_status tp_remap_compute_options(const tp_topo *topo,
+                                   const tp_traffic *traffic,
+                                   const tp_remap_host *hosts,
+                                   uint32_t host_count, uint64_t seed,
+                                   const tp_remap_options *options,
+                                   const tp_logger *log,
+                                   tp_remap_mapping *mapping,
+                                   tp_remap_stats *stats, tp_error *err)
+{
 	struct search s = {
 	    .topo = topo,
 	    .traffic = traffic,
@@ -2575,7 +2594,8 @@ tp_status tp_remap_compute_search(const tp_topo *topo,
 	    .host_count = host_count,
 	    .n = traffic->ranks,
 	    .seed = seed,
-	    .mode = search,
+	    .mode = options->search,
+	    .max_partitions = options->max_partitions,
 	    .log = log,
 	};
 	tp_status rc;

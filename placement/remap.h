@@ -91,6 +91,9 @@ typedef struct tp_remap_stats {
 	uint64_t moves; /* refinement moves and swaps applied */
 	/* whole hosts' contents traded between leaves in the result */
 	uint64_t host_swaps;
+	/* candidate partitions made and refined, the bisection included
+	 * (0: block only: nothing crosses a host, or one rank) */
+	uint32_t partitions;
 } tp_remap_stats;
 
 /*
@@ -162,5 +165,27 @@ tp_status tp_remap_compute_search(const tp_topo *topo,
                                   const tp_logger *log,
                                   tp_remap_mapping *mapping,
                                   tp_remap_stats *stats, tp_error *err);
+
+/*
+ * How tp_remap_compute_options searches.  max_partitions, for measuring
+ * which candidates pay (bench/peer_bench --candidates): at most that many
+ * of the search's candidate partitions, in its order (the bisection is the
+ * first); 0: as many as @search and the METIS work budget allow.  It never
+ * adds candidates the search would not try.
+ */
+typedef struct tp_remap_options {
+	tp_remap_search search;
+	uint32_t max_partitions;
+} tp_remap_options;
+
+/* tp_remap_compute with @options (same inputs, outputs, errors). */
+tp_status tp_remap_compute_options(const tp_topo *topo,
+                                   const tp_traffic *traffic,
+                                   const tp_remap_host *hosts,
+                                   uint32_t host_count, uint64_t seed,
+                                   const tp_remap_options *options,
+                                   const tp_logger *log,
+                                   tp_remap_mapping *mapping,
+                                   tp_remap_stats *stats, tp_error *err);
 
 #endif /* TP_REMAP_H */

@@ -489,6 +489,56 @@ static void test_fast_search_tries_the_bisection_and_one_partition(void **state)
 }
 
 /*
+ * tp_remap_options.max_partitions stops the search after that many
+ * candidate partitions (the bisection first), and tp_remap_stats counts
+ * the ones made (one debug line each); 0 leaves the search as it is, and
+ * a limit above what the search tries adds none.  The 512-rank grid at
+ * 16 ranks per host on 2 leaves of the FULL case above; every limit's
+ * result stays at or below its refined bisection and block.
+ */
+static void test_partition_limit_stops_the_search_and_is_counted(void **state)
+{
+	static const uint32_t limits[] = {0, 1, 2, 3, 64};
+	tp_remap_host *hosts = first_hosts(32, 16);
+	tp_traffic *t = stencil(8, 8, 8, 1000, NULL);
+	uint32_t unlimited = 0;
+	tp_topo *topo;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 2, 18, &err), TP_OK);
+	for (size_t i = 0; i < sizeof(limits) / sizeof(*limits); i++) {
+		struct search_log sl = {0};
+		tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
+		tp_remap_options opt = {.search = TP_REMAP_SEARCH_AUTO,
+		                        .max_partitions = limits[i]};
+		tp_remap_mapping m;
+		tp_remap_stats st;
+
+		assert_int_equal(tp_remap_compute_options(topo, t, hosts, 32, 1,
+		                                          &opt, &log, &m, &st,
+		                                          &err),
+		                 TP_OK);
+		print_message("limit %u: %u partitions (%u debug lines)\n",
+		              limits[i], st.partitions, sl.candidates);
+		assert_int_equal(st.partitions, sl.candidates);
+		if (limits[i] == 0)
+			unlimited = st.partitions;
+		else if (limits[i] < unlimited)
+			assert_int_equal(st.partitions, limits[i]);
+		else
+			assert_int_equal(st.partitions, unlimited);
+		assert_true(st.hop_bytes <= sl.bisection_refined);
+		assert_true(st.hop_bytes <= st.block_hop_bytes);
+		tp_remap_mapping_free(&m);
+	}
+	assert_true(unlimited > 3);
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+	free(hosts);
+}
+
+/*
  * The default search (AUTO, tp_remap_compute) of a job of at most 16
  * ranks tries the bisection and the first packed partition only, then the
  * leaf-wide polish; at 17 ranks, and with FULL at 16, it tries more.  A
@@ -530,6 +580,7 @@ static void test_tiny_jobs_try_two_partitions_by_default(void **state)
 		print_message("%u ranks, search %s: %u partitions\n", n,
 		              tp_remap_search_name(cases[c].search),
 		              sl.candidates);
+		assert_int_equal(st.partitions, sl.candidates);
 		if (cases[c].two)
 			assert_int_equal(sl.candidates, 2);
 		else
@@ -558,6 +609,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_fast_search_tries_the_bisection_and_one_partition),
 	    cmocka_unit_test(test_tiny_jobs_try_two_partitions_by_default),
+	    cmocka_unit_test(
+	        test_partition_limit_stops_the_search_and_is_counted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
