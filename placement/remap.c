@@ -2102,6 +2102,22 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
  * bench/RESULTS.md, issue 16).
  */
 #define TINY_MAX_RANKS 16
+/*
+ * AUTO: larger jobs on at most FEW_HOSTS_MAX hosts try the first
+ * FEW_HOSTS_TRIALS candidates, without the last (the 4-try packed
+ * partition, or the packed one of seed + 3 when slots are idle: 1.5-2 times
+ * metis-rb's CPU).  Over 2,256 bench/peer_bench inputs (the real matrices
+ * and the five families at 27-512 ranks, 2- and 3-level, 1/4/16 ranks
+ * per host, contiguous and fragmented, fragment seeds 1-9) it put no
+ * input above the best of block, METIS-rb and Scotch that was not above
+ * it with every candidate, and changed 6 mappings (up to 5.9% more
+ * hop-bytes, one of them already above the best: +0.5%).  At 16 hosts
+ * (256 ranks, 16 per host) a 5-candidate limit put one more family input
+ * above the best peer, so the rule stops at 8 (peer_bench --candidates;
+ * bench/RESULTS.md, issue 16, "Which candidates are needed").
+ */
+#define FEW_HOSTS_MAX    8
+#define FEW_HOSTS_TRIALS 5
 
 /* Leaves of the allocation: tree nodes whose children are hosts. */
 static uint32_t count_leaves(const struct tree *t)
@@ -2338,6 +2354,9 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 	     (s->mode == TP_REMAP_SEARCH_AUTO && s->n <= TINY_MAX_RANKS)) &&
 	    ntrial > FAST_TRIALS)
 		ntrial = FAST_TRIALS;
+	if (s->mode == TP_REMAP_SEARCH_AUTO && s->host_count <= FEW_HOSTS_MAX &&
+	    ntrial > FEW_HOSTS_TRIALS)
+		ntrial = FEW_HOSTS_TRIALS;
 	if (s->max_partitions && ntrial > s->max_partitions)
 		ntrial = s->max_partitions;
 	for (uint32_t i = 0; i < ntrial; i++) {

@@ -489,6 +489,56 @@ static void test_fast_search_tries_the_bisection_and_one_partition(void **state)
 }
 
 /*
+ * The default search (AUTO) of a job of more than 16 ranks on at most 8
+ * hosts tries the first 5 candidate partitions, where FULL tries 6; on 10
+ * hosts AUTO tries what FULL does (on 9, the METIS work budget itself
+ * stops FULL at 5).  4x4xH grids at 16 ranks per host,
+ * every slot used (no spread candidate), on leaves of 4 hosts.  Counted
+ * by tp_remap_stats.partitions; the result stays at or below its refined
+ * bisection and block.
+ */
+static void test_jobs_on_few_hosts_try_five_partitions_by_default(void **state)
+{
+	static const struct {
+		uint32_t hosts;
+		tp_remap_search search;
+		uint32_t partitions;
+	} cases[] = {{8, TP_REMAP_SEARCH_AUTO, 5},
+	             {8, TP_REMAP_SEARCH_FULL, 6},
+	             {10, TP_REMAP_SEARCH_AUTO, 6},
+	             {10, TP_REMAP_SEARCH_FULL, 6}};
+	tp_topo *topo;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 4, 4, &err), TP_OK);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		struct search_log sl = {0};
+		tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
+		tp_remap_host *hosts = first_hosts(cases[c].hosts, 16);
+		tp_traffic *t = stencil(4, 4, cases[c].hosts, 1000, NULL);
+		tp_remap_mapping m;
+		tp_remap_stats st;
+
+		assert_int_equal(tp_remap_compute_search(
+		                     topo, t, hosts, cases[c].hosts, 1,
+		                     cases[c].search, &log, &m, &st, &err),
+		                 TP_OK);
+		print_message("%u hosts, search %s: %u partitions\n",
+		              cases[c].hosts,
+		              tp_remap_search_name(cases[c].search),
+		              st.partitions);
+		assert_int_equal(st.partitions, cases[c].partitions);
+		assert_true(st.hop_bytes <= sl.bisection_refined);
+		assert_true(st.hop_bytes <= st.block_hop_bytes);
+		tp_remap_mapping_free(&m);
+		tp_traffic_free(t);
+		free(hosts);
+	}
+	tp_topo_free(topo);
+}
+
+/*
  * tp_remap_options.max_partitions stops the search after that many
  * candidate partitions (the bisection first), and tp_remap_stats counts
  * the ones made (one debug line each); 0 leaves the search as it is, and
@@ -611,6 +661,8 @@ int main(void)
 	    cmocka_unit_test(test_tiny_jobs_try_two_partitions_by_default),
 	    cmocka_unit_test(
 	        test_partition_limit_stops_the_search_and_is_counted),
+	    cmocka_unit_test(
+	        test_jobs_on_few_hosts_try_five_partitions_by_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
