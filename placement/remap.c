@@ -2105,8 +2105,8 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
 /*
  * AUTO: larger jobs on at most FEW_HOSTS_MAX hosts try the first
  * FEW_HOSTS_TRIALS candidates, without the last (the 4-try packed
- * partition, or the packed one of seed + 3 when slots are idle: 1.5-2 times
- * metis-rb's CPU).  Over 2,256 bench/peer_bench inputs (the real matrices
+ * partition, or the packed one of seed + 3 when slots are idle: 1.3-2.2
+ * times metis-rb's CPU).  Over 2,256 bench/peer_bench inputs (the real matrices
  * and the five families at 27-512 ranks, 2- and 3-level, 1/4/16 ranks
  * per host, contiguous and fragmented, fragment seeds 1-9) it put no
  * input above the best of block, METIS-rb and Scotch that was not above

@@ -142,7 +142,7 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
  * tp_remap_compute does): FAST's two partitions with FULL's leaf-wide
  * swaps for jobs of at most 16 ranks, where the other candidates never
  * lowered the result on the bench inputs; FULL's first 5 candidates on
- * at most 8 hosts, where the last one (the 4-try packed partition, 1.5-2x
+ * at most 8 hosts, where the last one (the 4-try packed partition, 1.3-2.2x
  * METIS-rb's CPU) left no bench input above the best peer that was not
  * above it without; FULL above.  All never have more hop-bytes than block
  * or the plain bisection.
