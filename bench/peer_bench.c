@@ -13,6 +13,7 @@
  *              [--frag-seeds 1,2,3] [--seed S]
  *              [--max-peer-ranks N | scotch=N,treematch=N,metis-rb=N]
  *              [--trace on] [--search auto|full|fast] [--digest on]
+ *              [--candidates N,..,all]
  *
  * Defaults (about 3 minutes on 2 vCPUs): every matrix in DIR (default
  * tests/data/matrices), all five families at 512, 4,096, 16,384 and 65,536
@@ -54,7 +55,14 @@
  * in full: a hash of the mapping (hosts and slots of every rank), its
  * hop-bytes and every field of tp_remap_stats, so that two builds can be
  * checked to return the same mapping on every input
- * (bench/remap_identity.sh).  Figures only: nothing passes or fails.
+ * (bench/remap_identity.sh).  --candidates 2,3,all runs ours once per
+ * value on every input, with at most that many candidate partitions
+ * (tp_remap_options.max_partitions; all: as the search decides; the row
+ * shows the last value) and closes with a table per job size and ranks
+ * per host (cands_print): for each value, the inputs where ours is above
+ * the best of block and the peers, the worst ours/best, and ours/metis-rb
+ * CPU: which candidates a rule on the input could drop without losing to
+ * a peer.  Figures only: nothing passes or fails.
  *
  * Scotch: the target is a tleaf whose last level is the host's slots (one
  * more level below hosts when rpn > 1), restricted with SCOTCH_archSub to
@@ -134,6 +142,26 @@ static bool digest;
 static char digest_line[512];
 /* --search: ours' candidate search (tp_remap_compute_search). */
 static tp_remap_search search = TP_REMAP_SEARCH_AUTO;
+/*
+ * --candidates: limits on ours' candidate partitions (0: all), each run
+ * on every input; the row and the summaries above show the last.
+ */
+#define CAND_LIMITS 8
+static uint32_t cand_limit[CAND_LIMITS];
+static unsigned n_cand_limits;
+#define CAND_KEYS 128
+static struct cand_key {
+	uint32_t ranks, rpn; /* 0, 0: every input */
+	unsigned rows;
+	double s_metis_rb; /* CPU s of metis-rb on rows that ran it */
+	struct {
+		unsigned above, below_peer; /* vs best of block + peers */
+		double worst;               /* highest ours / best */
+		double s_ours;              /* on rows that ran metis-rb */
+		uint64_t partitions;        /* tp_remap_stats.partitions */
+	} lim[CAND_LIMITS];
+} cand_keys[CAND_KEYS];
+static unsigned n_cand_keys;
 static struct vs {
 	unsigned wins, ties, losses;
 	double worst; /* highest ours / peer */
@@ -914,6 +942,134 @@ static void digest_set(const tp_remap_mapping *map, const tp_remap_stats *st)
 	         (unsigned long long)st->host_swaps);
 }
 
+static struct cand_key *cand_key_get(uint32_t ranks, uint32_t rpn)
+{
+	for (unsigned i = 0; i < n_cand_keys; i++)
+		if (cand_keys[i].ranks == ranks && cand_keys[i].rpn == rpn)
+			return &cand_keys[i];
+	if (n_cand_keys == CAND_KEYS)
+		return NULL;
+	cand_keys[n_cand_keys] = (struct cand_key){.ranks = ranks, .rpn = rpn};
+	return &cand_keys[n_cand_keys++];
+}
+
+/* Ours with at most @limit candidate partitions: hop-bytes, CPU s. */
+static uint64_t ours_limited(const struct setup *s, const tp_traffic *t,
+                             uint32_t limit, double *secs,
+                             uint32_t *partitions)
+{
+	tp_remap_options opt = {.search = search, .max_partitions = limit};
+	tp_remap_mapping map = {0};
+	tp_remap_stats st;
+	tp_error err;
+	double t0 = cpu_s();
+
+	if (tp_remap_compute_options(s->topo, t, s->hosts, s->nhosts, seed,
+	                             &opt, NULL, &map, &st, &err) != TP_OK)
+		die("--candidates", &err);
+	*secs = cpu_s() - t0;
+	*partitions = st.partitions;
+	tp_remap_mapping_free(&map);
+	return st.hop_bytes;
+}
+
+/*
+ * --candidates: ours under every limit against @best, the best of block
+ * and the peers (@best_peer: of the peers only), counted for the input's
+ * size and ranks per host and for all inputs.  Every limit is run again
+ * here, after one unmeasured run: the first run of ours after the peers
+ * took up to 1.7 times as long as the same run repeated (caches), which
+ * would charge the row's limit for it.  The last limit's hop-bytes must
+ * be the row's (@ours_hb): the search is deterministic.
+ */
+static void cands_add(const struct setup *s, const tp_traffic *t, uint32_t rpn,
+                      uint64_t ours_hb, uint64_t best, uint64_t best_peer,
+                      double s_metis_rb, bool have_mrb)
+{
+	struct cand_key *k[2] = {cand_key_get(t->ranks, rpn),
+	                         cand_key_get(0, 0)};
+	double secs;
+	uint32_t parts;
+
+	(void)ours_limited(s, t, cand_limit[0], &secs, &parts);
+	for (unsigned i = 0; i < n_cand_limits; i++) {
+		uint64_t hb = ours_limited(s, t, cand_limit[i], &secs, &parts);
+		double ratio = best ? (double)hb / (double)best : 1.0;
+
+		if (i + 1 == n_cand_limits && hb != ours_hb) {
+			fprintf(stderr, "peer_bench: --candidates: ours gave %llu "
+			        "then %llu hop-bytes on the same input\n",
+			        (unsigned long long)ours_hb,
+			        (unsigned long long)hb);
+			exit(1);
+		}
+		for (int j = 0; j < 2; j++) {
+			if (!k[j])
+				continue;
+			k[j]->lim[i].above += hb > best;
+			k[j]->lim[i].partitions += parts;
+			k[j]->lim[i].below_peer += hb < best_peer;
+			if (ratio > k[j]->lim[i].worst)
+				k[j]->lim[i].worst = ratio;
+			if (have_mrb)
+				k[j]->lim[i].s_ours += secs;
+		}
+	}
+	for (int j = 0; j < 2; j++)
+		if (k[j]) {
+			k[j]->rows++;
+			if (have_mrb)
+				k[j]->s_metis_rb += s_metis_rb;
+		}
+}
+
+static int cand_key_cmp(const void *a, const void *b)
+{
+	const struct cand_key *x = a, *y = b;
+
+	if (x->ranks != y->ranks)
+		return (x->ranks > y->ranks) - (x->ranks < y->ranks);
+	return (x->rpn > y->rpn) - (x->rpn < y->rpn);
+}
+
+static void cands_print(void)
+{
+	qsort(cand_keys, n_cand_keys, sizeof(*cand_keys), cand_key_cmp);
+	printf("# candidates (--candidates): per job size and ranks per host "
+	       "(0 0: all inputs), for each limit on ours' candidate "
+	       "partitions: inputs above the best of block and the peers, the "
+	       "worst ours/best, inputs below the best peer, the mean count "
+	       "of partitions tried, ours/metis-rb CPU\n# %6s %3s %5s",
+	       "ranks", "rpn", "rows");
+	for (unsigned i = 0; i < n_cand_limits; i++) {
+		char name[16];
+
+		if (cand_limit[i])
+			snprintf(name, sizeof(name), "N=%u", cand_limit[i]);
+		else
+			snprintf(name, sizeof(name), "N=all");
+		printf(" | %5s %4s %6s %4s %4s %5s", name, "abv", "worst", "blw",
+		       "prt", "cpu");
+	}
+	printf("\n");
+	for (unsigned k = 0; k < n_cand_keys; k++) {
+		const struct cand_key *c = &cand_keys[k];
+
+		printf("# %6u %3u %5u", c->ranks, c->rpn, c->rows);
+		for (unsigned i = 0; i < n_cand_limits; i++) {
+			printf(" | %5s %4u %6.4f %4u %4.1f", "", c->lim[i].above,
+			       c->lim[i].worst, c->lim[i].below_peer,
+			       c->rows ? (double)c->lim[i].partitions / c->rows
+			               : 0.0);
+			if (c->s_metis_rb > 0)
+				printf(" %5.2f", c->lim[i].s_ours / c->s_metis_rb);
+			else
+				printf(" %5s", "-");
+		}
+		printf("\n");
+	}
+}
+
 static void run_input(const char *label, const tp_traffic *t, int levels,
                       uint32_t rpn, enum alloc_kind kind, uint64_t fseed)
 {
@@ -927,6 +1083,10 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 	const char *chosen = "", *partition = "";
 	uint64_t best_peer = UINT64_MAX;
 	const tp_logger tracer = {trace_sink, NULL, TP_LOG_DEBUG};
+	const tp_remap_options ours_opt = {
+	    .search = search,
+	    .max_partitions =
+	        n_cand_limits ? cand_limit[n_cand_limits - 1] : 0};
 
 	setup_make(&s, levels, t->ranks, rpn, kind, fseed);
 	alloc_name(kind, fseed, aname, sizeof(aname));
@@ -985,8 +1145,8 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 		case M_OURS:
 			trace_buf[0] = '\0';
 			memset(&row_trace, 0, sizeof(row_trace));
-			if (tp_remap_compute_search(
-			        s.topo, t, s.hosts, s.nhosts, seed, search,
+			if (tp_remap_compute_options(
+			        s.topo, t, s.hosts, s.nhosts, seed, &ours_opt,
 			        trace ? &tracer : NULL, &map, &st, &err) != TP_OK)
 				die(label, &err);
 			memcpy(rank_host, map.rank_host,
@@ -1073,6 +1233,10 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 		uint64_t best =
 		    best_peer < hb[M_BLOCK] ? best_peer : hb[M_BLOCK];
 
+		if (n_cand_limits)
+			cands_add(&s, t, rpn, hb[M_OURS], best, best_peer,
+			          have[M_METIS_RB] ? secs[M_METIS_RB] : 0,
+			          have[M_METIS_RB]);
 		if (hb[M_OURS] <= best)
 			n_le_best++;
 		else
@@ -1288,7 +1452,7 @@ static void usage(void)
 	        "[--families F,..|none] [--peers P,..] [--trees 2,3] "
 	        "[--rpn 1,16] [--allocs leaves,part,frag] [--frag-seeds 1,2,3] "
 	        "[--seed S] [--trace on|off] [--search auto|full|fast] "
-	        "[--digest on|off] "
+	        "[--digest on|off] [--candidates N,..,all] "
 	        "[--max-peer-ranks N|peer=N,..]\n");
 	exit(2);
 }
@@ -1336,7 +1500,27 @@ int main(int argc, char **argv)
 			if (tp_remap_search_parse(v, &search, &err) != TP_OK)
 				die("--search", &err);
 		}
-		else if (!strcmp(a, "--seed"))
+		else if (!strcmp(a, "--candidates")) {
+			char buf[256], *p[MAXLIST];
+			int np;
+
+			snprintf(buf, sizeof(buf), "%s", v);
+			np = split_list(buf, p);
+			if (np > CAND_LIMITS)
+				usage();
+			n_cand_limits = 0;
+			for (int j = 0; j < np; j++) {
+				char *end;
+				unsigned long lim =
+				    strcmp(p[j], "all") ? strtoul(p[j], &end, 10)
+				                        : 0;
+
+				if (strcmp(p[j], "all") &&
+				    (*end || lim == 0 || lim > 64))
+					usage();
+				cand_limit[n_cand_limits++] = (uint32_t)lim;
+			}
+		} else if (!strcmp(a, "--seed"))
 			seed = strtoull(v, NULL, 10);
 		else if (!strcmp(a, "--peers")) {
 			char buf[256], *p[MAXLIST];
@@ -1497,5 +1681,7 @@ int main(int argc, char **argv)
 	size_times_print();
 	if (trace)
 		wins_print();
+	if (n_cand_limits)
+		cands_print();
 	return 0;
 }

@@ -2102,6 +2102,22 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
  * bench/RESULTS.md, issue 16).
  */
 #define TINY_MAX_RANKS 16
+/*
+ * AUTO: larger jobs on at most FEW_HOSTS_MAX hosts try the first
+ * FEW_HOSTS_TRIALS candidates, without the last (the 4-try packed
+ * partition, or the packed one of seed + 3 when slots are idle: 1.3-2.2
+ * times metis-rb's CPU).  Over 2,256 bench/peer_bench inputs (the real matrices
+ * and the five families at 27-512 ranks, 2- and 3-level, 1/4/16 ranks
+ * per host, contiguous and fragmented, fragment seeds 1-9) it put no
+ * input above the best of block, METIS-rb and Scotch that was not above
+ * it with every candidate, and changed 6 mappings (up to 5.9% more
+ * hop-bytes, one of them already above the best: +0.5%).  At 16 hosts
+ * (256 ranks, 16 per host) a 5-candidate limit put one more family input
+ * above the best peer, so the rule stops at 8 (peer_bench --candidates;
+ * bench/RESULTS.md, issue 16, "Which candidates are needed").
+ */
+#define FEW_HOSTS_MAX    8
+#define FEW_HOSTS_TRIALS 5
 
 /* Leaves of the allocation: tree nodes whose children are hosts. */
 static uint32_t count_leaves(const struct tree *t)
@@ -2191,6 +2207,7 @@ struct search {
 	uint32_t host_count, n;
 	uint64_t seed;
 	tp_remap_search mode;
+	uint32_t max_partitions; /* tp_remap_options; 0: no limit */
 	const tp_logger *log;
 	tp_traffic_csr *g;
 	struct tree t;
@@ -2263,6 +2280,7 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 		                            s->trial_hl, &work, err);
 	if (rc != TP_OK)
 		return rc;
+	s->st.partitions++;
 	t_part_us = thread_cpu_us() - t_us;
 	if (tr->bisection) {
 		w->bisection = work;
@@ -2336,6 +2354,11 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 	     (s->mode == TP_REMAP_SEARCH_AUTO && s->n <= TINY_MAX_RANKS)) &&
 	    ntrial > FAST_TRIALS)
 		ntrial = FAST_TRIALS;
+	if (s->mode == TP_REMAP_SEARCH_AUTO && s->host_count <= FEW_HOSTS_MAX &&
+	    ntrial > FEW_HOSTS_TRIALS)
+		ntrial = FEW_HOSTS_TRIALS;
+	if (s->max_partitions && ntrial > s->max_partitions)
+		ntrial = s->max_partitions;
 	for (uint32_t i = 0; i < ntrial; i++) {
 		const struct trial *tr = &trials[i];
 		tp_status rc;
@@ -2568,6 +2591,21 @@ tp_status tp_remap_compute_search(const tp_topo *topo,
                                   tp_remap_mapping *mapping,
                                   tp_remap_stats *stats, tp_error *err)
 {
+	const tp_remap_options options = {.search = search};
+
+	return tp_remap_compute_options(topo, traffic, hosts, host_count, seed,
+	                                &options, log, mapping, stats, err);
+}
+
+tp_status tp_remap_compute_options(const tp_topo *topo,
+                                   const tp_traffic *traffic,
+                                   const tp_remap_host *hosts,
+                                   uint32_t host_count, uint64_t seed,
+                                   const tp_remap_options *options,
+                                   const tp_logger *log,
+                                   tp_remap_mapping *mapping,
+                                   tp_remap_stats *stats, tp_error *err)
+{
 	struct search s = {
 	    .topo = topo,
 	    .traffic = traffic,
@@ -2575,7 +2613,8 @@ tp_status tp_remap_compute_search(const tp_topo *topo,
 	    .host_count = host_count,
 	    .n = traffic->ranks,
 	    .seed = seed,
-	    .mode = search,
+	    .mode = options->search,
+	    .max_partitions = options->max_partitions,
 	    .log = log,
 	};
 	tp_status rc;

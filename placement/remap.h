@@ -28,7 +28,8 @@
  *   2,048 ranks and 1 time above; the first always runs.  The best is
  *   polished with swaps against any rank of a neighbour's leaf.  Jobs of
  *   at most 16 ranks try only the bisection and the first packed
- *   partition (tp_remap_search AUTO, below).
+ *   partition, larger jobs on at most 8 hosts the first 5 candidates
+ *   (tp_remap_search AUTO, below).
  * - The block mapping (ranks filling the hosts in the given order, the
  *   mapping the job would get anyway), as is and refined (only when it
  *   is within 17/16 of the partition's hop-bytes); ties
@@ -91,6 +92,9 @@ typedef struct tp_remap_stats {
 	uint64_t moves; /* refinement moves and swaps applied */
 	/* whole hosts' contents traded between leaves in the result */
 	uint64_t host_swaps;
+	/* candidate partitions made and refined, the bisection included
+	 * (0: block only: nothing crosses a host, or one rank) */
+	uint32_t partitions;
 } tp_remap_stats;
 
 /*
@@ -137,8 +141,11 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
  * on more inputs (bench/RESULTS.md, issue 16).  AUTO (what
  * tp_remap_compute does): FAST's two partitions with FULL's leaf-wide
  * swaps for jobs of at most 16 ranks, where the other candidates never
- * lowered the result on the bench inputs; FULL above.  All never have more
- * hop-bytes than block or the plain bisection.
+ * lowered the result on the bench inputs; FULL's first 5 candidates on
+ * at most 8 hosts, where the last one (the 4-try packed partition, 1.3-2.2x
+ * METIS-rb's CPU) left no bench input above the best peer that was not
+ * above it without; FULL above.  All never have more hop-bytes than block
+ * or the plain bisection.
  */
 typedef enum tp_remap_search {
 	TP_REMAP_SEARCH_FULL,
@@ -162,5 +169,27 @@ tp_status tp_remap_compute_search(const tp_topo *topo,
                                   const tp_logger *log,
                                   tp_remap_mapping *mapping,
                                   tp_remap_stats *stats, tp_error *err);
+
+/*
+ * How tp_remap_compute_options searches.  max_partitions, for measuring
+ * which candidates pay (bench/peer_bench --candidates): at most that many
+ * of the search's candidate partitions, in its order (the bisection is the
+ * first); 0: as many as @search and the METIS work budget allow.  It never
+ * adds candidates the search would not try.
+ */
+typedef struct tp_remap_options {
+	tp_remap_search search;
+	uint32_t max_partitions;
+} tp_remap_options;
+
+/* tp_remap_compute with @options (same inputs, outputs, errors). */
+tp_status tp_remap_compute_options(const tp_topo *topo,
+                                   const tp_traffic *traffic,
+                                   const tp_remap_host *hosts,
+                                   uint32_t host_count, uint64_t seed,
+                                   const tp_remap_options *options,
+                                   const tp_logger *log,
+                                   tp_remap_mapping *mapping,
+                                   tp_remap_stats *stats, tp_error *err);
 
 #endif /* TP_REMAP_H */

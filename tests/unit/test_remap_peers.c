@@ -489,6 +489,106 @@ static void test_fast_search_tries_the_bisection_and_one_partition(void **state)
 }
 
 /*
+ * The default search (AUTO) of a job of more than 16 ranks on at most 8
+ * hosts tries the first 5 candidate partitions, where FULL tries 6; on 10
+ * hosts AUTO tries what FULL does (on 9, the METIS work budget itself
+ * stops FULL at 5).  4x4xH grids at 16 ranks per host,
+ * every slot used (no spread candidate), on leaves of 4 hosts.  Counted
+ * by tp_remap_stats.partitions; the result stays at or below its refined
+ * bisection and block.
+ */
+static void test_jobs_on_few_hosts_try_five_partitions_by_default(void **state)
+{
+	static const struct {
+		uint32_t hosts;
+		tp_remap_search search;
+		uint32_t partitions;
+	} cases[] = {{8, TP_REMAP_SEARCH_AUTO, 5},
+	             {8, TP_REMAP_SEARCH_FULL, 6},
+	             {10, TP_REMAP_SEARCH_AUTO, 6},
+	             {10, TP_REMAP_SEARCH_FULL, 6}};
+	tp_topo *topo;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 4, 4, &err), TP_OK);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		struct search_log sl = {0};
+		tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
+		tp_remap_host *hosts = first_hosts(cases[c].hosts, 16);
+		tp_traffic *t = stencil(4, 4, cases[c].hosts, 1000, NULL);
+		tp_remap_mapping m;
+		tp_remap_stats st;
+
+		assert_int_equal(tp_remap_compute_search(
+		                     topo, t, hosts, cases[c].hosts, 1,
+		                     cases[c].search, &log, &m, &st, &err),
+		                 TP_OK);
+		print_message("%u hosts, search %s: %u partitions\n",
+		              cases[c].hosts,
+		              tp_remap_search_name(cases[c].search),
+		              st.partitions);
+		assert_int_equal(st.partitions, cases[c].partitions);
+		assert_true(st.hop_bytes <= sl.bisection_refined);
+		assert_true(st.hop_bytes <= st.block_hop_bytes);
+		tp_remap_mapping_free(&m);
+		tp_traffic_free(t);
+		free(hosts);
+	}
+	tp_topo_free(topo);
+}
+
+/*
+ * tp_remap_options.max_partitions stops the search after that many
+ * candidate partitions (the bisection first), and tp_remap_stats counts
+ * the ones made (one debug line each); 0 leaves the search as it is, and
+ * a limit above what the search tries adds none.  The 512-rank grid at
+ * 16 ranks per host on 2 leaves of the FULL case above; every limit's
+ * result stays at or below its refined bisection and block.
+ */
+static void test_partition_limit_stops_the_search_and_is_counted(void **state)
+{
+	static const uint32_t limits[] = {0, 1, 2, 3, 64};
+	tp_remap_host *hosts = first_hosts(32, 16);
+	tp_traffic *t = stencil(8, 8, 8, 1000, NULL);
+	uint32_t unlimited = 0;
+	tp_topo *topo;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 2, 18, &err), TP_OK);
+	for (size_t i = 0; i < sizeof(limits) / sizeof(*limits); i++) {
+		struct search_log sl = {0};
+		tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
+		tp_remap_options opt = {.search = TP_REMAP_SEARCH_AUTO,
+		                        .max_partitions = limits[i]};
+		tp_remap_mapping m;
+		tp_remap_stats st;
+
+		assert_int_equal(tp_remap_compute_options(topo, t, hosts, 32, 1,
+		                                          &opt, &log, &m, &st,
+		                                          &err),
+		                 TP_OK);
+		print_message("limit %u: %u partitions (%u debug lines)\n",
+		              limits[i], st.partitions, sl.candidates);
+		assert_int_equal(st.partitions, sl.candidates);
+		if (limits[i] == 0)
+			unlimited = st.partitions;
+		else if (limits[i] < unlimited)
+			assert_int_equal(st.partitions, limits[i]);
+		else
+			assert_int_equal(st.partitions, unlimited);
+		assert_true(st.hop_bytes <= sl.bisection_refined);
+		assert_true(st.hop_bytes <= st.block_hop_bytes);
+		tp_remap_mapping_free(&m);
+	}
+	assert_true(unlimited > 3);
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+	free(hosts);
+}
+
+/*
  * The default search (AUTO, tp_remap_compute) of a job of at most 16
  * ranks tries the bisection and the first packed partition only, then the
  * leaf-wide polish; at 17 ranks, and with FULL at 16, it tries more.  A
@@ -530,6 +630,7 @@ static void test_tiny_jobs_try_two_partitions_by_default(void **state)
 		print_message("%u ranks, search %s: %u partitions\n", n,
 		              tp_remap_search_name(cases[c].search),
 		              sl.candidates);
+		assert_int_equal(st.partitions, sl.candidates);
 		if (cases[c].two)
 			assert_int_equal(sl.candidates, 2);
 		else
@@ -558,6 +659,10 @@ int main(void)
 	    cmocka_unit_test(
 	        test_fast_search_tries_the_bisection_and_one_partition),
 	    cmocka_unit_test(test_tiny_jobs_try_two_partitions_by_default),
+	    cmocka_unit_test(
+	        test_partition_limit_stops_the_search_and_is_counted),
+	    cmocka_unit_test(
+	        test_jobs_on_few_hosts_try_five_partitions_by_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
