@@ -21,7 +21,8 @@
 # (tests/integration/mpi_patterns.c) by `srun --mpi=pmix`, one rank a node,
 # with a pattern chosen by the application number (ring, 3-D stencil or
 # alltoall), then sleeps out the job's trace run time, which it gets from
-# the environment (TP_BENCH_RUN) and not from its text.  Job names carry
+# the environment (TP_BENCH_RUN) and not from its text.  BENCH_EXEC=shared
+# (default) runs one binary for every application, per-app a copy each.  Job names carry
 # nothing: BENCH_NAMES=random (default) gives each job a name of its own,
 # BENCH_NAMES=same calls every job "job".  No --comm-profile, no
 # --comm-record: what a user who does nothing submits.  Each job is
@@ -216,6 +217,15 @@ awk 'FNR == NR { app[$1] = $2; next } /^#/ { print; next } { print $0, app[$1] }
 # memory); TMPDIR is the node's TmpFS (Open MPI's session directory).
 tmpfs=/run/topoplace-bed/tmp
 for app in $(awk '!/^#/ { print $7 }' "$work/jobs.txt" | sort -u); do
+	# BENCH_EXEC=shared (default): every application runs one binary, as
+	# scripts of one solver do; per-app: each its own copy, as distinct
+	# programs (the executable rule tells these apart, not those).
+	exe=mpi_patterns
+	if [ "${BENCH_EXEC:-shared}" = per-app ]; then
+		exe=mpi_patterns.$app
+		cp "$work/mpi_patterns" "$work/$exe"
+		echo "$app $app $app" >>"$work/$exe" # a hash of its own
+	fi
 	case $((${app#?} % 3)) in
 	0) prog="ring 20 4096" ;;
 	1) prog="stencil 10 8 8 8" ;;
@@ -226,7 +236,7 @@ for app in $(awk '!/^#/ { print $7 }' "$work/jobs.txt" | sort -u); do
 # application $app of the trace
 export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_mpi_yield_when_idle=1 TMPDIR=$tmpfs
 end=\$((SECONDS + \${TP_BENCH_RUN:-1}))
-srun --mpi=pmix $work/mpi_patterns $prog
+srun --mpi=pmix $work/$exe $prog
 rc=\$?
 left=\$((end - SECONDS))
 if [ \$left -gt 0 ]; then sleep \$left; fi
