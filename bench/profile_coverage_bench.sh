@@ -216,6 +216,10 @@ awk 'FNR == NR { app[$1] = $2; next } /^#/ { print; next } { print $0, app[$1] }
 # bed's nodes are one host; slurm_record_nodes.sh says why not shared
 # memory); TMPDIR is the node's TmpFS (Open MPI's session directory).
 tmpfs=/run/topoplace-bed/tmp
+case ${BENCH_EXEC:-shared} in
+shared | per-app) ;;
+*) die "BENCH_EXEC=${BENCH_EXEC}: not shared or per-app" ;;
+esac
 for app in $(awk '!/^#/ { print $7 }' "$work/jobs.txt" | sort -u); do
 	# BENCH_EXEC=shared (default): every application runs one binary, as
 	# scripts of one solver do; per-app: each its own copy, as distinct
