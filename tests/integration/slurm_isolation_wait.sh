@@ -66,10 +66,9 @@ tp_check_eq "topoplace config check shows IsolationWaitMax=4s" \
 	"IsolationWaitMax=4s" \
 	"$("${abs_top_builddir:-$abs_top_srcdir}/tools/topoplace" config check "$etc/topoplace.conf" 2>&1 | grep -o '^IsolationWaitMax=[^ ]*')"
 b=$(as_user sbatch --parsable -J hpcg --placement=shared -N 2 -o /dev/null --wrap 'sleep 60')
-t0=$SECONDS
 tp_check "IsolationWaitMax=4s: the shared job starts" wait_state "$b" RUNNING 40
-waited=$((SECONDS - t0))
-tp_check "... after waiting its bound (started after ${waited} s)" [ "$waited" -ge 4 ]
+waited=$(job_waited "$b")
+tp_check "... after waiting its bound (StartTime - SubmitTime = ${waited} s)" [ "$waited" -ge 4 ]
 c=$(comment "$b")
 tp_check "... SystemComment says isolation was given up, after how long, the bound" \
 	grep -Eq "^topoplace: placement=off class=comm_sensitive.*isolation given up after [4-9] s \(bound 4 s\): placed by Slurm's default beside any class" <<<"$c"

@@ -132,6 +132,18 @@ wait_state() { # JOB STATE SECS
 	return 1
 }
 
+# Seconds from a job's SubmitTime to its StartTime, on slurmctld's clock.
+# The wait bounds (LeafWaitMax, IsolationWaitMax) count whole seconds of
+# that clock from SubmitTime; a shell clock started after sbatch returned
+# can see 3 s for a job that waited its 4.
+job_waited() { # JOB
+	local t s
+	t=$(scontrol show job "$1")
+	s=$(grep -o 'SubmitTime=[^ ]*' <<<"$t" | cut -d= -f2)
+	t=$(grep -o 'StartTime=[^ ]*' <<<"$t" | cut -d= -f2)
+	echo $(($(date -d "$t" +%s) - $(date -d "$s" +%s)))
+}
+
 # Waits TP_RECONFIGURE_WAIT seconds (default 10) for the line.
 # Tests that check where jobs go wait for this after a reconfigure, so
 # that the layout they expect is the one every host being up gives; the
