@@ -13,6 +13,8 @@ const char *tp_identity_source_name(tp_identity_source source)
 		return "--comm-profile";
 	case TP_IDENTITY_SCRIPT:
 		return "script hash";
+	case TP_IDENTITY_SCRIPT_LINK:
+		return "script hash, via executable";
 	case TP_IDENTITY_JOB_NAME:
 		return "job name";
 	default:

@@ -20,11 +20,13 @@ typedef enum tp_identity_source {
 	TP_IDENTITY_NONE = 0,     /* nothing to look up */
 	TP_IDENTITY_COMM_PROFILE, /* --comm-profile */
 	TP_IDENTITY_SCRIPT,       /* the batch script's key, which has runs */
+	TP_IDENTITY_SCRIPT_LINK,  /* the application its script's key links to */
 	TP_IDENTITY_JOB_NAME,     /* the job name */
 } tp_identity_source;
 
-/* What users read for @source: "--comm-profile", "script hash", "job
- * name" (as in "by script hash"), "none". */
+/* What users read for @source: "--comm-profile", "script hash",
+ * "script hash, via executable", "job name" (as in "by script hash"),
+ * "none". */
 const char *tp_identity_source_name(tp_identity_source source);
 
 #endif /* TP_IDENTITY_SOURCE_H */

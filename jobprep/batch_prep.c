@@ -186,6 +186,13 @@ static void note_identity(struct prep_state *st)
 		         user_of(st->job),
 		         totals->app[0] ? totals->app : st->key.name,
 		         st->key.name, from);
+	else if (st->key.source == TP_IDENTITY_SCRIPT_LINK)
+		put_note(st->prep,
+		         "profile %s/%.64s by script hash, via executable "
+		         "(this batch script's JobId=%" PRIu64 " ran its "
+		         "program), %s",
+		         user_of(st->job), st->key.name, st->key.link_job_id,
+		         from);
 	else if (st->key.source == TP_IDENTITY_JOB_NAME && st->script_key[0] &&
 	         totals->job_id)
 		put_note(st->prep,
@@ -650,7 +657,10 @@ static void site_record(struct prep_state *st, const char *app)
 	    job->comm_record_off ? TP_RECORD_USER_NO : TP_RECORD_USER_UNSET;
 	/* A batch job's runs are its script's (tp_identity_resolve): the
 	 * reason says so, not the job name, which may have runs. */
-	if (st->key.source != TP_IDENTITY_COMM_PROFILE && st->script_key[0])
+	if (st->key.source == TP_IDENTITY_SCRIPT_LINK)
+		rec.runs_of = "this batch script's program";
+	else if (st->key.source != TP_IDENTITY_COMM_PROFILE &&
+	         st->script_key[0])
 		rec.runs_of = "this batch script";
 	rec.has_profile = st->key.app_runs > 0;
 	rec.newest_age_s =

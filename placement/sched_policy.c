@@ -101,18 +101,26 @@ bool tp_sched_policy_timed_out(const tp_sched_policy_job *job,
 	return true;
 }
 
+/* Whether the profile was found by the job's script (or its link), so
+ * it is another application's name than the job's. */
+static bool found_by_script(const tp_sched_profile_answer *answer)
+{
+	return answer->source == TP_IDENTITY_SCRIPT ||
+	       answer->source == TP_IDENTITY_SCRIPT_LINK;
+}
+
 /* The profile found: its application's name (by script hash) or the
  * job's, and how it was found. */
 static const char *found_name(const tp_sched_policy_job *job,
                               const tp_sched_profile_answer *answer)
 {
-	return shown(answer->by_script ? answer->app : job->profile);
+	return shown(found_by_script(answer) ? answer->app : job->profile);
 }
 
 static const char *found_by(const tp_sched_policy_job *job,
                             const tp_sched_profile_answer *answer)
 {
-	return tp_identity_source_name(answer->by_script ? TP_IDENTITY_SCRIPT
+	return tp_identity_source_name(found_by_script(answer) ? answer->source
 	                               : job->named ? TP_IDENTITY_COMM_PROFILE
 	                                            : TP_IDENTITY_JOB_NAME);
 }

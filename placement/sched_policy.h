@@ -41,6 +41,7 @@
 #include "policy.h"
 #include "sched_decisions.h"
 #include "tp_error.h"
+#include "tp_identity_source.h"
 
 /* The job, as far as settling its profile goes.  Pointers are borrowed. */
 typedef struct tp_sched_policy_job {
@@ -104,8 +105,11 @@ typedef struct tp_sched_profile_answer {
 	const char *class_reason; /* why that class (NULL: none) */
 	uint32_t ranks;           /* the profile's rank count; 0: unknown */
 	uint64_t recorded_job_id; /* the job that recorded it; 0: imported */
-	bool by_script;           /* found by the job's script, not its name */
-	const char *app;          /* by_script: the profile's application */
+	/* Which key found it: TP_IDENTITY_SCRIPT or TP_IDENTITY_SCRIPT_LINK
+	 * (the profile is @app's), else the job's own (--comm-profile or
+	 * job name, as the job says). */
+	tp_identity_source source;
+	const char *app; /* by the script or its link: the application */
 	bool over_newest; /* an older run than the newest, for its ranks */
 	/* Other ranks than the job's tasks, but slurmd remaps from a run
 	 * scaled to them: what ("a 16-rank run scaled to 32 ranks (...)");

@@ -118,6 +118,56 @@ static tp_status count_runs(const tp_store_options *opt, const char *user,
 	return TP_OK;
 }
 
+_Static_assert(TP_IDENTITY_NAME_MAX == TP_STORE_NAME_MAX,
+               "tp_identity_key.linked holds a store name");
+
+/*
+ * Rule 2b of tp_identity_resolve: the application @script_key's link
+ * names, into @key when it has runs.  Whatever keeps the link from being
+ * followed is only said in @key->why: the job falls to its name.
+ */
+static tp_status follow_script_link(const tp_store_options *opt,
+                                    const char *user, const char *script_key,
+                                    tp_identity_key *key, tp_error *err)
+{
+	char target[TP_STORE_NAME_MAX + 1];
+	size_t runs = 0;
+	int64_t newest_s = 0;
+	uint64_t job_id = 0;
+	tp_error link_err;
+	tp_status rc;
+
+	rc = tp_store_read_link(opt, user, script_key, target, &job_id,
+	                        &link_err);
+	if (rc == TP_ERR_NOTFOUND)
+		return TP_OK;
+	if (rc != TP_OK) {
+		snprintf(key->why, sizeof(key->why), "link not followed: %.200s",
+		         link_err.message);
+		return TP_OK;
+	}
+	rc = count_runs(opt, user, target, &runs, &newest_s, err);
+	if (rc != TP_OK)
+		return rc;
+	if (!runs) {
+		snprintf(key->why, sizeof(key->why),
+		         "its batch script %s links to %s, which has no runs",
+		         script_key, target);
+		return TP_OK;
+	}
+	key->source = TP_IDENTITY_SCRIPT_LINK;
+	snprintf(key->linked, sizeof(key->linked), "%s", target);
+	key->name = key->linked;
+	key->link_job_id = job_id;
+	key->app_runs = runs;
+	key->newest_mtime_s = newest_s;
+	snprintf(key->why, sizeof(key->why),
+	         "its batch script %s never ran, but runs the program of %s "
+	         "(%zu runs; linked by JobId=%llu)",
+	         script_key, target, runs, (unsigned long long)job_id);
+	return TP_OK;
+}
+
 tp_status tp_identity_resolve(const tp_store_options *opt, const char *user,
                               const tp_identity_profile *profile,
                               const char *script_key, tp_identity_key *key,
@@ -126,6 +176,7 @@ tp_status tp_identity_resolve(const tp_store_options *opt, const char *user,
 	bool script = script_key && script_key[0] && !profile->named && user &&
 	              tp_store_valid_name(user) &&
 	              tp_store_valid_name(script_key);
+	char link_note[sizeof(key->why)] = "";
 	size_t runs = 0;
 	int64_t newest_s = 0;
 	tp_status rc;
@@ -151,12 +202,19 @@ tp_status tp_identity_resolve(const tp_store_options *opt, const char *user,
 			         runs);
 			return TP_OK;
 		}
+		rc = follow_script_link(opt, user, script_key, key, err);
+		if (rc != TP_OK || key->source == TP_IDENTITY_SCRIPT_LINK)
+			return rc;
+		/* Why its link was not followed, if it has one. */
+		snprintf(link_note, sizeof(link_note), "%s%.200s",
+		         key->why[0] ? "; " : "", key->why);
 	}
 	if (!profile->lookup) {
 		snprintf(key->why, sizeof(key->why),
-		         "%s, and the job name is no profile name",
+		         "%s, and the job name is no profile name%.120s",
 		         script ? "its batch script never ran"
-		                : "no batch script");
+		                : "no batch script",
+		         link_note);
 		return TP_OK;
 	}
 	key->source =
@@ -166,7 +224,8 @@ tp_status tp_identity_resolve(const tp_store_options *opt, const char *user,
 		/* A new script is a new application, whatever the name's runs
 		 * (app_runs stays 0); the name's profile is only a guess. */
 		snprintf(key->why, sizeof(key->why),
-		         "its batch script %s never ran", script_key);
+		         "its batch script %s never ran%.160s", script_key,
+		         link_note);
 		return TP_OK;
 	}
 	rc = count_runs(opt, user, profile->name, &runs, &newest_s, err);

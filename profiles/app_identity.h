@@ -82,6 +82,9 @@ tp_identity_profile tp_identity_job_profile(const char *comm_profile,
 
 struct tp_store_options; /* store.h, which includes this header */
 
+/* TP_STORE_NAME_MAX, which store.h cannot give this header. */
+#define TP_IDENTITY_NAME_MAX 64
+
 /* The profile key a job reads and records against (tp_identity_resolve). */
 typedef struct tp_identity_key {
 	tp_identity_source source;
@@ -98,7 +101,12 @@ typedef struct tp_identity_key {
 	size_t app_runs;
 	int64_t newest_mtime_s; /* the newest of those runs; 0: none */
 	/* Why this key, for logs: "the script s-... has 2 runs", ... */
-	char why[160];
+	char why[224];
+	/* TP_IDENTITY_SCRIPT_LINK: the application the script's link names
+	 * (@name points here: a key is not copied by value) and the job
+	 * that left the link. */
+	char linked[TP_IDENTITY_NAME_MAX + 1];
+	uint64_t link_job_id;
 } tp_identity_key;
 
 /*
@@ -109,6 +117,12 @@ typedef struct tp_identity_key {
  *      script, or it could not be read) when the store has runs of it in
  *      the user's namespace: the exact script ran before, whatever it was
  *      called then;
+ *   2b. else the application the script key's link names
+ *      (TP_STORE_LINK_FILE, store.h), when that application has runs: an
+ *      earlier job of the script ran a program the user recorded under
+ *      another name (slurmstepd found it by its executable and left the
+ *      link); one hop, never a chain, and a link that cannot be read is
+ *      ignored (the job falls to 3);
  *   3. else the job name (@profile->name, when @profile->lookup).
  * @profile is tp_identity_job_profile's answer.  Only names are listed
  * (tp_store_list_runs: one directory each, nothing read or verified):

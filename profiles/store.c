@@ -1914,26 +1914,30 @@ bad:
 	                    path, LAST_USE_TAG);
 }
 
-/* Read the last-use record in @dirfd (@label its path), checked as
- * tp_store_last_use says. */
-static tp_status read_last_use(int dirfd, const char *label, uid_t owner,
-                               int64_t *used_s, uint64_t *job_id, tp_error *err)
+/*
+ * Open, check and read the small record @file of @dirfd (@label its
+ * directory's path; the path goes to *@path), as tp_store_last_use and
+ * tp_store_read_link say: a regular file with one link, owned by @owner
+ * and writable by nobody else, at most @max bytes.  @missing is the error
+ * text when it does not exist (TP_ERR_NOTFOUND).  The caller frees *@buf.
+ */
+static tp_status read_owned_record(int dirfd, const char *label, uid_t owner,
+                                   const char *file, size_t max,
+                                   const char *missing, char *path,
+                                   size_t path_size, uint8_t **buf,
+                                   size_t *len, tp_error *err)
 {
-	char path[4096 + 4 * TP_STORE_NAME_MAX];
 	struct stat sb;
-	uint8_t *buf = NULL;
-	size_t len;
 	tp_status st;
 	int fd, saved;
 
-	snprintf(path, sizeof(path), "%s/%s", label, TP_STORE_LAST_USE_FILE);
-	fd = openat(dirfd, TP_STORE_LAST_USE_FILE,
-	            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	snprintf(path, path_size, "%s/%s", label, file);
+	fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		saved = errno;
 		if (saved == ENOENT)
-			return tp_error_set(err, TP_ERR_NOTFOUND,
-			                    "%s: never used", path);
+			return tp_error_set(err, TP_ERR_NOTFOUND, "%s: %s",
+			                    path, missing);
 		return tp_error_set(
 		    err, saved == ELOOP ? TP_ERR_AUTH : TP_ERR_IO,
 		    "%s: %s: ignored", path,
@@ -1950,9 +1954,24 @@ static tp_status read_last_use(int dirfd, const char *label, uid_t owner,
 		    path, (unsigned)sb.st_uid, (unsigned)(sb.st_mode & 0777),
 		    (unsigned)owner);
 	}
-	st = tp_profile_slurp_fd(fd, path, TP_STORE_LAST_USE_MAX_BYTES, &buf,
-	                         &len, err);
+	st = tp_profile_slurp_fd(fd, path, max, buf, len, err);
 	close(fd);
+	return st;
+}
+
+/* Read the last-use record in @dirfd (@label its path), checked as
+ * tp_store_last_use says. */
+static tp_status read_last_use(int dirfd, const char *label, uid_t owner,
+                               int64_t *used_s, uint64_t *job_id, tp_error *err)
+{
+	char path[4096 + 4 * TP_STORE_NAME_MAX];
+	uint8_t *buf = NULL;
+	size_t len;
+	tp_status st;
+
+	st = read_owned_record(dirfd, label, owner, TP_STORE_LAST_USE_FILE,
+	                       TP_STORE_LAST_USE_MAX_BYTES, "never used", path,
+	                       sizeof(path), &buf, &len, err);
 	if (st != TP_OK)
 		return st;
 	st = parse_last_use(path, (const char *)buf, len, used_s, job_id, err);
@@ -1985,21 +2004,23 @@ tp_status tp_store_last_use(const tp_store_options *opt, const char *ns,
 	return st;
 }
 
-/* Replace the last-use record in @dirfd with @text, owned by @owner. */
-static tp_status write_last_use(int dirfd, const char *label, uid_t owner,
-                                const char *text, tp_error *err)
+/* Replace the record @file in @dirfd with @text, owned by @owner:
+ * written beside it, then renamed over it (readers never see it torn). */
+static tp_status write_owned_record(int dirfd, const char *label, uid_t owner,
+                                    const char *file, const char *text,
+                                    tp_error *err)
 {
 	char stamp[48], tmp[96];
 	int fd, saved;
 
 	make_stamp(stamp, sizeof(stamp));
-	snprintf(tmp, sizeof(tmp), "%s%s.use", TMP_PREFIX, stamp);
+	snprintf(tmp, sizeof(tmp), "%s%s.rec", TMP_PREFIX, stamp);
 	fd = openat(dirfd, tmp,
 	            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return tp_error_set(err, TP_ERR_IO, "%s/%s: create: %s", label,
 		                    tmp, strerror(errno));
-	/* slurmctld (root) writes it for the owner: readers check the
+	/* A daemon (root) writes it for the owner: readers check the
 	 * owner, as for runs and summaries. */
 	if ((geteuid() != owner && fchown(fd, owner, (gid_t)-1)) ||
 	    tp_file_write_all(fd, text, strlen(text)) || fsync(fd)) {
@@ -2010,11 +2031,11 @@ static tp_status write_last_use(int dirfd, const char *label, uid_t owner,
 		                    tmp, strerror(saved));
 	}
 	close(fd);
-	if (renameat(dirfd, tmp, dirfd, TP_STORE_LAST_USE_FILE)) {
+	if (renameat(dirfd, tmp, dirfd, file)) {
 		saved = errno;
 		unlinkat(dirfd, tmp, 0);
 		return tp_error_set(err, TP_ERR_IO, "%s/%s: rename: %s", label,
-		                    TP_STORE_LAST_USE_FILE, strerror(saved));
+		                    file, strerror(saved));
 	}
 	return TP_OK;
 }
@@ -2053,7 +2074,168 @@ tp_status tp_store_note_use(const tp_store_options *opt, const char *ns,
 		       old_err.message);
 	snprintf(text, sizeof(text), "%s%lld %llu\n", LAST_USE_TAG,
 	         (long long)now_s, (unsigned long long)job_id);
-	st = write_last_use(dirfd, label, owner, text, err);
+	st = write_owned_record(dirfd, label, owner, TP_STORE_LAST_USE_FILE,
+	                        text, err);
+	close(dirfd);
+	if (st == TP_OK && written)
+		*written = true;
+	return st;
+}
+
+/* ---- links: a script that runs an application recorded under another name */
+
+#define LINK_TAG "topoplace-link 1 "
+
+/* "topoplace-link 1 <name> <job id>\n" and nothing after; <name> a store
+ * name other than the link's own @self. */
+static tp_status parse_link(const char *path, const char *self,
+                            const char *text, size_t len,
+                            char target[TP_STORE_NAME_MAX + 1],
+                            uint64_t *job_id, tp_error *err)
+{
+	const char *p = text, *end;
+	size_t n;
+
+	if (len < strlen(LINK_TAG) ||
+	    memcmp(text, LINK_TAG, strlen(LINK_TAG)) ||
+	    memchr(text, '\0', len) || text[len - 1] != '\n')
+		goto bad;
+	p += strlen(LINK_TAG);
+	end = memchr(p, ' ', len - (size_t)(p - text));
+	if (!end || (n = (size_t)(end - p)) == 0 || n > TP_STORE_NAME_MAX)
+		goto bad;
+	memcpy(target, p, n);
+	target[n] = '\0';
+	p = end + 1;
+	if (!parse_decimal(&p, '\n', UINT64_MAX, job_id) || p != text + len)
+		goto bad;
+	if (!tp_store_valid_name(target))
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: links to '%s', not a profile name: "
+		                    "ignored",
+		                    path, target);
+	if (!strcmp(target, self))
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: links to itself: ignored", path);
+	return TP_OK;
+bad:
+	return tp_error_set(err, TP_ERR_PARSE,
+	                    "%s: not a link record ('%s<profile name> <job "
+	                    "id>' and a newline): ignored",
+	                    path, LINK_TAG);
+}
+
+/* The link record of the open directory @dirfd of @name (@label its path). */
+static tp_status read_link_at(int dirfd, const char *label, uid_t owner,
+                              const char *name,
+                              char target[TP_STORE_NAME_MAX + 1],
+                              uint64_t *job_id, tp_error *err)
+{
+	char path[4096 + 4 * TP_STORE_NAME_MAX];
+	uint8_t *buf = NULL;
+	size_t len;
+	tp_status st;
+
+	target[0] = '\0';
+	st = read_owned_record(dirfd, label, owner, TP_STORE_LINK_FILE,
+	                       TP_STORE_LINK_MAX_BYTES, "no link", path,
+	                       sizeof(path), &buf, &len, err);
+	if (st != TP_OK)
+		return st;
+	st = parse_link(path, name, (const char *)buf, len, target, job_id,
+	                err);
+	free(buf);
+	if (st != TP_OK)
+		target[0] = '\0';
+	return st;
+}
+
+tp_status tp_store_read_link(const tp_store_options *opt, const char *ns,
+                             const char *name,
+                             char target[TP_STORE_NAME_MAX + 1],
+                             uint64_t *job_id, tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	uint64_t job = 0;
+	uid_t owner;
+	tp_status st;
+	int dirfd;
+
+	target[0] = '\0';
+	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
+	if (st != TP_OK)
+		return st;
+	st = read_link_at(dirfd, label, owner, name, target, &job, err);
+	close(dirfd);
+	if (st == TP_OK && job_id)
+		*job_id = job;
+	return st;
+}
+
+tp_status tp_store_put_link(const tp_store_options *opt, const char *ns,
+                            const char *name, const char *target,
+                            uint64_t job_id, bool *written, tp_error *err)
+{
+	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	char text[TP_STORE_LINK_MAX_BYTES];
+	char old[TP_STORE_NAME_MAX + 1];
+	uint64_t old_job;
+	struct stat sb;
+	tp_error old_err;
+	uid_t owner;
+	tp_status st;
+	int root, nsfd, dirfd;
+
+	if (written)
+		*written = false;
+	if ((st = check_options(opt, err)) != TP_OK ||
+	    (st = check_names(ns, name, err)) != TP_OK ||
+	    (st = check_names(ns, target, err)) != TP_OK ||
+	    (st = tp_store_namespace_owner(ns, &owner, err)) != TP_OK)
+		return st;
+	if (!strcmp(name, target))
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "link %s/%s: links to itself", ns, name);
+	if ((st = open_root(opt, 0, &root, err)) != TP_OK)
+		return st;
+	snprintf(label, sizeof(label), "%s/%s", opt->root, ns);
+	/* The namespace exists: the target's runs are in it. */
+	st = open_owned_dir(root, ns, owner, 0, NULL, label, &nsfd, err);
+	close(root);
+	if (st != TP_OK)
+		return st;
+	snprintf(label, sizeof(label), "%s/%s/%s", opt->root, ns, name);
+	/* A daemon (root) makes the name's directory for its owner; one that
+	 * was there, or that anyone put there meanwhile, is checked below as
+	 * any other (owner, mode, no symlink). */
+	if (mkdirat(nsfd, name, 0700) == 0 && geteuid() != owner) {
+		dirfd = openat(nsfd, name,
+		               O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dirfd >= 0 && !fstat(dirfd, &sb) &&
+		    sb.st_uid == geteuid() && fchown(dirfd, owner, (gid_t)-1))
+			tp_log(opt->logger, TP_LOG_WARNING, "%s: chown: %s",
+			       label, strerror(errno));
+		if (dirfd >= 0)
+			close(dirfd);
+	}
+	st = open_owned_dir(nsfd, name, owner, 0, NULL, label, &dirfd, err);
+	close(nsfd);
+	if (st != TP_OK)
+		return st;
+	/* The same link again costs no write (every step of the script
+	 * would otherwise write it). */
+	st = read_link_at(dirfd, label, owner, name, old, &old_job, &old_err);
+	if (st == TP_OK && !strcmp(old, target)) {
+		close(dirfd);
+		return TP_OK;
+	}
+	if (st != TP_OK && st != TP_ERR_NOTFOUND)
+		tp_log(opt->logger, TP_LOG_WARNING, "%s (replaced)",
+		       old_err.message);
+	snprintf(text, sizeof(text), "%s%s %llu\n", LINK_TAG, target,
+	         (unsigned long long)job_id);
+	st = write_owned_record(dirfd, label, owner, TP_STORE_LINK_FILE, text,
+	                        err);
 	close(dirfd);
 	if (st == TP_OK && written)
 		*written = true;

@@ -74,6 +74,20 @@
 #define TP_STORE_LAST_USE_MAX_BYTES    128
 #define TP_STORE_LAST_USE_RESOLUTION_S 60
 
+/*
+ * The link record of a name that has no runs of its own: TP_STORE_LINK_FILE
+ * in its directory, one line "topoplace-link 1 <name> <job id>\n" naming
+ * another application of the same namespace, at most
+ * TP_STORE_LINK_MAX_BYTES.  slurmstepd leaves one under a batch script's
+ * key when the step's program is one the user recorded under another name
+ * (exec_match.h): the script's next jobs are then looked up by that
+ * application (tp_identity_resolve).  Like the last-use record it is not
+ * signed: it only points within the owner's own namespace, and the runs it
+ * leads to are verified as any others.
+ */
+#define TP_STORE_LINK_FILE      "link"
+#define TP_STORE_LINK_MAX_BYTES (32 + TP_STORE_NAME_MAX + 24)
+
 /* What a credential backend says about one credential. */
 typedef struct tp_store_cred {
 	uid_t uid;           /* who made it */
@@ -410,5 +424,30 @@ tp_status tp_store_note_use(const tp_store_options *opt, const char *ns,
 tp_status tp_store_last_use(const tp_store_options *opt, const char *ns,
                             const char *name, int64_t *used_s, uint64_t *job_id,
                             tp_error *err);
+
+/*
+ * Link @ns/@name to the application @ns/@target (see TP_STORE_LINK_FILE),
+ * left by job @job_id: the directory of @name is made when missing (0700,
+ * for the namespace's owner, also when the caller is root); the namespace
+ * must exist.  The same link again is not rewritten (*@written false);
+ * another is replaced.  Errors name the path and why: TP_ERR_INVALID for a
+ * link to itself, TP_ERR_AUTH for a directory or record of another owner.
+ */
+tp_status tp_store_put_link(const tp_store_options *opt, const char *ns,
+                            const char *name, const char *target,
+                            uint64_t job_id, bool *written, tp_error *err);
+
+/*
+ * Read the link record of @ns/@name into @target and *@job_id (may be
+ * NULL).  TP_ERR_NOTFOUND: no link (or no such name); checked as the
+ * last-use record is (TP_ERR_AUTH, TP_ERR_LIMIT), and TP_ERR_PARSE for a
+ * record that is not one, names no profile, or names @name itself.  Each
+ * error names the file and why; callers ignore the link then.  Whether
+ * @target has runs is the caller's question.
+ */
+tp_status tp_store_read_link(const tp_store_options *opt, const char *ns,
+                             const char *name,
+                             char target[TP_STORE_NAME_MAX + 1],
+                             uint64_t *job_id, tp_error *err);
 
 #endif /* TP_STORE_H */

@@ -1111,6 +1111,7 @@ static void _step_note_add(stepd_step_rec_t *job, const char *fmt, ...)
  */
 struct step_exec {
 	bool tried;
+	bool linked; /* _step_link_script was done */
 	tp_status rc; /* of finding, hashing or looking up */
 	tp_error err;
 	tp_exec_match match;
@@ -1155,6 +1156,56 @@ static void _step_exec_find(stepd_step_rec_t *job, const tp_config *config,
 	se->rc =
 	    tp_sc_exec_match(config, socket, job->user_name, &exec, job->ntasks,
 	                     &se->match, se->summary, &se->err);
+}
+
+/*
+ * A step of a batch job whose script's key has no profile, found by its
+ * executable: link the script's key to that application (store.h,
+ * TP_STORE_LINK_FILE), so that slurmctld places the script's next jobs
+ * with it and slurmd remaps them (tp_identity_resolve follows the link).
+ * Without it a script that runs a program recorded under another script
+ * never gets a placement profile: slurmctld looks up by script and job
+ * name at submission and cannot hash the program.  At most once per step;
+ * the same link again costs no write; a failure is one line and changes
+ * nothing else.
+ */
+static void _step_link_script(stepd_step_rec_t *job, const char *who,
+                              bool loud, const tp_config *config,
+                              struct step_exec *se)
+{
+	const char *script_key =
+	    getenvp(job->env, "TOPOPLACE_PROFILE_SCRIPT_KEY");
+	char socket[256];
+	bool written = false;
+	tp_error err;
+
+	if (se->linked || !se->match.found || !script_key ||
+	    !tp_identity_is_script_key(script_key) ||
+	    !strcmp(script_key, se->match.name))
+		return;
+	se->linked = true;
+	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+	if (tp_sc_link_script(config, socket, job->user_name, script_key,
+	                      se->match.name, job->step_id.job_id, &written,
+	                      &err) != TP_OK) {
+		_loud_error(loud,
+		            "%s: %s: batch script %s not linked to profile "
+		            "%s/%s: %s",
+		            plugin_type, who, script_key, job->user_name,
+		            se->match.name, err.message);
+		return;
+	}
+	if (!written)
+		return;
+	_loud_info(loud,
+	           "%s: %s: batch script %s linked to profile %s/%s (found %s): "
+	           "its next jobs are placed with it",
+	           plugin_type, who, script_key, job->user_name,
+	           se->match.name, se->match.why);
+	_step_note_add(job,
+	               "this batch script's next jobs are placed with profile "
+	               "%s/%s, found by its executable",
+	               job->user_name, se->match.name);
 }
 
 /*
@@ -1214,6 +1265,7 @@ static void _record_by_exec(stepd_step_rec_t *job, const char *who, bool loud,
 	setenvf(&job->env, TP_ENV_PROFILE_SKIP, "%s", reason);
 	_step_note_add(job, "not recorded again: profile found %s (%s)",
 	               se->match.why, reason);
+	_step_link_script(job, who, loud, config, se);
 	_loud_info(loud, "%s: %s: not recorded: profile found %s (%s)",
 	           plugin_type, who, se->match.why, reason);
 }
@@ -1275,6 +1327,7 @@ static bool _step_totals_by_exec(stepd_step_rec_t *job, const char *who,
 	*totals = *se->summary;
 	_loud_info(loud, "%s: %s: profile found %s", plugin_type, who,
 	           se->match.why);
+	_step_link_script(job, who, loud, config, se);
 	return true;
 }
 

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "jobclass.h"
+#include "tp_identity_source.h"
 #include "tp_error.h"
 
 #define TP_LOOKUP_TEXT_MAX 256
@@ -98,7 +99,9 @@ typedef struct tp_lookup_result {
 	char note[TP_ERROR_MESSAGE_MAX];
 	uint64_t recorded_job_id; /* TP_OK: the job that recorded the
 	                             profile; 0: imported */
-	bool by_script;                /* TP_OK: found by the script key */
+	/* TP_OK: which key found it (by the script key, or its link: the
+	 * profile's application is @app; else the job's own name). */
+	tp_identity_source source;
 	char app[TP_LOOKUP_TEXT_MAX];  /* TP_OK: the profile's application */
 	/* TP_OK: why the use of the profile could not be recorded
 	 * (tp_store_note_use), for one log line; "" when it was, or needed

@@ -467,6 +467,20 @@ tp_status tp_sc_exec_match(const tp_config *config, const char *munge_socket,
 	return tp_exec_match_find(&opt, user, exec, tasks, match, summary, err);
 }
 
+tp_status tp_sc_link_script(const tp_config *config, const char *munge_socket,
+                            const char *user, const char *script_key,
+                            const char *target, uint64_t job_id,
+                            bool *written, tp_error *err)
+{
+	tp_munge_config munge;
+	tp_store_options opt;
+	tp_store_auth auth;
+
+	store_options(config, munge_socket, &munge, &auth, &opt);
+	return tp_store_put_link(&opt, user, script_key, target, job_id,
+	                         written, err);
+}
+
 uint64_t tp_sc_step_profile_max_bytes(uint64_t remap_memory_bytes)
 {
 	uint64_t cap = remap_memory_bytes / 3;
@@ -693,7 +707,7 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 		goto out;
 	}
 	name = key.name;
-	result->by_script = key.source == TP_IDENTITY_SCRIPT;
+	result->source = key.source;
 	/* The scale view, for a job of another size, from the same reads
 	 * (16 runs of 300 bytes each: off this thread's stack, see above);
 	 * without it the job is only not told of a scaled remapping. */

@@ -236,6 +236,16 @@ tp_status tp_sc_exec_match(const tp_config *config, const char *munge_socket,
                            uint32_t tasks, tp_exec_match *match,
                            tp_profile_summary *summary, tp_error *err);
 
+/*
+ * Link @user's batch script key @script_key to the application @target
+ * (tp_store_put_link, in @config's store), left by job @job_id; *@written
+ * says whether the store was written (false: the same link was there).
+ */
+tp_status tp_sc_link_script(const tp_config *config, const char *munge_socket,
+                            const char *user, const char *script_key,
+                            const char *target, uint64_t job_id,
+                            bool *written, tp_error *err);
+
 /* The classifier's view of @profile (jobclass.h). */
 void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary);
 
@@ -271,7 +281,8 @@ tp_status tp_sc_lookup_request(const tp_config *config,
 /*
  * A tp_lookup_reader: classify the profile of @request, the key
  * tp_identity_resolve gives (its script's key when that script ran
- * before, else @request->name; @result->by_script says which), from the
+ * before, the application its key links to, else @request->name;
+ * @result->source says which), from the
  * summary of its run (store.h), its credential verified with munge.  Without a
  * usable summary (missing, stale, bad; @result->note says which) it reads
  * the run itself, at most TP_LOOKUP_PROFILE_MAX_BYTES: in the quick pass

@@ -10,6 +10,9 @@
 #     script and name are new), but slurmstepd finds the program's run
 #     by its executable: it is not recorded again, its output and
 #     slurmd's log say "found by executable <path> (sha256 <12 hex>...)";
+#   - slurmstepd links exb's script key to exa (a link record in the
+#     store), so exb's script submitted again is placed with exa's profile
+#     (SystemComment "by script hash, via executable") and not recorded;
 #   - an interactive srun of the program under another name (no script,
 #     no profile by its name) gets its throttle window from the run found
 #     by its executable (slurmd's log names it);
@@ -83,11 +86,41 @@ tp_check "slurmd decided to record it (a new script)" \
 tp_check_eq "the step was not recorded: no run of exb" 0 "$(runs exb)"
 tp_check_eq "and no run anywhere else" "$before" "$(all_runs)"
 tp_check "its output says the profile was found by executable, with the hash" \
-	grep -qE "^topoplace: not recorded again: profile found by executable $exe \(sha256 $hash12\.\.\.\): profile $alice/exa, a 4-rank run recorded by JobId=$ja \(ProfileRecord=first: its executable has a profile\)\$" \
+	grep -qE "^topoplace: not recorded again: profile found by executable $exe \(sha256 $hash12\.\.\.\): profile $alice/exa, a 4-rank run recorded by JobId=$ja \(ProfileRecord=first: its executable has a profile\)(; |\$)" \
 	"$out/exb-$jb.out"
 tp_check "slurmd's log says it with the key" \
 	bash -c 'grep -q "task/topoplace: StepId=$1\.0: not recorded: profile found by executable $2 (sha256 $3\.\.\.)" <<<"$4"' \
 	_ "$jb" "$exe" "$hash12" "$(slurmd_logs)"
+
+# exb's script is linked to exa (store.h TP_STORE_LINK_FILE): its next
+# job is placed and remapped with exa's profile from submission on.
+exb_key=$(ls "$store/$alice" | while read -r k; do
+	[ -f "$store/$alice/$k/link" ] && echo "$k"; done)
+tp_check "slurmstepd linked exb's script key to exa (link: topoplace-link 1 exa $jb)" \
+	bash -c '[[ $1 =~ ^s-[0-9a-f]{32}$ ]] && [ "$(cat "$2/$1/link")" = "topoplace-link 1 exa $3" ]' \
+	_ "$exb_key" "$store/$alice" "$jb"
+tp_check_eq "... owned by $alice, mode 600, in a directory of hers, mode 700" \
+	"$alice 600 $alice 700" \
+	"$(stat -c '%U %a' "$store/$alice/$exb_key/link") $(stat -c '%U %a' "$store/$alice/$exb_key")"
+tp_check "... and exb's output says its next jobs are placed with exa's profile" \
+	grep -q "^topoplace: not recorded again: .*; this batch script's next jobs are placed with profile $alice/exa, found by its executable\$" \
+	"$out/exb-$jb.out"
+jb2=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J exb \
+	-o "$out/exb-%j.out" --wrap "$mpienv; export PATH=$work/bin:\$PATH; srun mpi_patterns ring 51")
+tp_check_eq "exb's script again: job $jb2 completes" COMPLETED "$(state "$jb2")"
+system_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*\) $/\1/p'; }
+tp_check "its SystemComment: exa's profile, by script hash via executable" \
+	grep -qE "^topoplace: placement=[a-z]+ class=[a-z_]+ \(profile\): profile $alice/exa by script hash, via executable, recorded by JobId=$ja\$" \
+	<<<"$(system_comment "$jb2")"
+tp_check "its output: the same profile, and which job of the script ran the program" \
+	grep -q "^topoplace: profile $alice/exa by script hash, via executable (this batch script's JobId=$jb ran its program), recorded by JobId=$ja\$" \
+	"$out/exb-$jb2.out"
+tp_check_eq "it is not recorded (ProfileRecord=first: the program has a profile)" \
+	"0 $before" "$(runs exb) $(all_runs)"
+tp_check "slurmd's log: found by the link, and the steps not recorded" \
+	bash -c 'grep -q "JobId=$1: profile $2/exa by script hash, via executable (its batch script s-[0-9a-f]* never ran, but runs the program of exa (1 runs; linked by JobId=$3))" <<<"$4" &&
+		! grep -q "JobId=$1: MPI steps recorded" <<<"$4"' \
+	_ "$jb2" "$alice" "$jb" "$(slurmd_logs)"
 
 # An interactive srun (no script, a job name with no profile): its
 # throttle window is decided from the run found by its executable.

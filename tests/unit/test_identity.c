@@ -418,6 +418,152 @@ static void test_a_store_that_cannot_be_listed_is_an_error(void **state)
 	fx->opt.root = fx->root;
 }
 
+/* ---- rule 2b: a script's link to the application its program is ---- */
+
+/* Write @text as the link record of @name (for records no daemon would
+ * write), mode @mode. */
+static void put_link_text(struct store_fx *fx, const char *name,
+                          const char *text, mode_t mode)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", fx->root, fx->user, name);
+	(void)mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/%s/%s/%s", fx->root, fx->user, name,
+	         TP_STORE_LINK_FILE);
+	(void)unlink(path);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* The defect of issue 18's coverage bench: script B runs the program the
+ * user recorded from script A (as ringA); slurmstepd links B's key to
+ * ringA, and B's next job is looked up by ringA's runs. */
+static void test_a_linked_script_finds_the_applications_runs(void **state)
+{
+	struct store_fx *fx = *state;
+	char b[TP_IDENTITY_SCRIPT_KEY_SIZE];
+	char target[TP_STORE_NAME_MAX + 1];
+	tp_identity_profile job = tp_identity_job_profile("", "ringB", fx->user);
+	tp_identity_key key;
+	uint64_t job_id = 0;
+	bool written = false;
+	tp_error err;
+
+	script_key_of("srun ./ring --size 2\n", b);
+	put_run(fx, "ringA", "0000000a-1");
+	put_run(fx, "ringA", "0000000b-1");
+
+	assert_int_equal(tp_store_put_link(&fx->opt, fx->user, b, "ringA", 42,
+	                                   &written, &err),
+	                 TP_OK);
+	assert_true(written);
+	/* The same link again: no write. */
+	assert_int_equal(tp_store_put_link(&fx->opt, fx->user, b, "ringA", 43,
+	                                   &written, &err),
+	                 TP_OK);
+	assert_false(written);
+	assert_int_equal(
+	    tp_store_read_link(&fx->opt, fx->user, b, target, &job_id, &err),
+	    TP_OK);
+	assert_string_equal(target, "ringA");
+	assert_int_equal(job_id, 42);
+
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, b, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_SCRIPT_LINK);
+	assert_string_equal(key.name, "ringA");
+	assert_int_equal(key.app_runs, 2);
+	assert_int_equal(key.link_job_id, 42);
+	assert_true(key.newest_mtime_s > 0);
+	assert_string_equal(tp_identity_source_name(key.source),
+	                    "script hash, via executable");
+	assert_non_null(strstr(key.why, "runs the program of ringA"));
+
+	/* A link never replaces the user's word. */
+	job = tp_identity_job_profile("mine", "ringB", fx->user);
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, b, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_COMM_PROFILE);
+
+	/* Once the script has runs of its own, they are its profile. */
+	job = tp_identity_job_profile("", "ringB", fx->user);
+	put_run(fx, b, "0000000c-1");
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, b, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_SCRIPT);
+	assert_string_equal(key.name, b);
+}
+
+/* Whatever keeps a link from being followed: the job falls to its name,
+ * and why says why. */
+static void test_a_link_that_cannot_be_followed_is_ignored(void **state)
+{
+	struct store_fx *fx = *state;
+	char b[TP_IDENTITY_SCRIPT_KEY_SIZE];
+	char line[160];
+	tp_identity_profile job = tp_identity_job_profile("", "ringB", fx->user);
+	tp_identity_key key;
+	tp_error err;
+	static const struct {
+		const char *text;
+		mode_t mode;
+		const char *why;
+	} bad[] = {
+	    {"topoplace-link 1 gone 7\n", 0600, "which has no runs"},
+	    {"topoplace-link 1 ringA\n", 0600, "not a link record"},
+	    {"topoplace-link 1 ringA 7", 0600, "not a link record"},
+	    {"topoplace-link 2 ringA 7\n", 0600, "not a link record"},
+	    {"topoplace-link 1 ../x 7\n", 0600, "not a profile name"},
+	    {"topoplace-link 1 ringA 7\n", 0666, "mode 666"},
+	};
+
+	script_key_of("srun ./ring --size 3\n", b);
+	put_run(fx, "ringA", "0000000a-1");
+	put_run(fx, "ringB", "0000000a-1");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		put_link_text(fx, b, bad[i].text, bad[i].mode);
+		assert_int_equal(tp_identity_resolve(&fx->opt, fx->user, &job,
+		                                     b, &key, &err),
+		                 TP_OK);
+		assert_int_equal(key.source, TP_IDENTITY_JOB_NAME);
+		assert_string_equal(key.name, "ringB");
+		assert_int_equal(key.app_runs, 0);
+		if (!strstr(key.why, bad[i].why))
+			fail_msg("case %zu: '%s' not in '%s'", i, bad[i].why,
+			         key.why);
+	}
+	/* A link to itself is refused when written and when read. */
+	assert_int_equal(tp_store_put_link(&fx->opt, fx->user, b, b, 1, NULL,
+	                                   &err),
+	                 TP_ERR_INVALID);
+	snprintf(line, sizeof(line), "topoplace-link 1 %s 7\n", b);
+	put_link_text(fx, b, line, 0600);
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, b, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_JOB_NAME);
+	assert_non_null(strstr(key.why, "links to itself"));
+	/* A bad record is replaced by a good one. */
+	assert_int_equal(tp_store_put_link(&fx->opt, fx->user, b, "ringA", 8,
+	                                   NULL, &err),
+	                 TP_OK);
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, b, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_SCRIPT_LINK);
+	/* No namespace: nothing to link (the runs would be in it). */
+	assert_int_equal(tp_store_put_link(&fx->opt, "nosuchuser_tp", b,
+	                                   "ringA", 1, NULL, &err),
+	                 TP_ERR_NOTFOUND);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +591,12 @@ int main(void)
 	        store_setup, store_teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_a_store_that_cannot_be_listed_is_an_error, store_setup,
+	        store_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_a_linked_script_finds_the_applications_runs, store_setup,
+	        store_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_a_link_that_cannot_be_followed_is_ignored, store_setup,
 	        store_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -221,7 +221,7 @@ static void test_found_by_script_names_the_application(void **state)
 	    .status = TP_OK,
 	    .ranks = 64,
 	    .recorded_job_id = 5,
-	    .by_script = true,
+	    .source = TP_IDENTITY_SCRIPT,
 	    .app = "lammps",
 	};
 
@@ -230,6 +230,28 @@ static void test_found_by_script_names_the_application(void **state)
 	                 TP_SCHED_PROFILE_USED);
 	assert_string_equal(d.note, "profile alice/lammps by script hash, "
 	                            "recorded by JobId=5");
+}
+
+/* A script that never ran, whose link names the application recorded
+ * from its program: found by that application, and says how. */
+static void test_found_by_script_link_says_via_executable(void **state)
+{
+	tp_sched_policy_job job = ring_job();
+	tp_decision d = fresh();
+	tp_sched_profile_answer answer = {
+	    .status = TP_OK,
+	    .ranks = 64,
+	    .recorded_job_id = 9,
+	    .source = TP_IDENTITY_SCRIPT_LINK,
+	    .app = "ringA",
+	};
+
+	(void)state;
+	assert_int_equal(tp_sched_policy_answer(&job, &d, &answer),
+	                 TP_SCHED_PROFILE_USED);
+	assert_string_equal(d.note,
+	                    "profile alice/ringA by script hash, via "
+	                    "executable, recorded by JobId=9");
 }
 
 /* The application's runs pass the scale rule: the note says what slurmd
@@ -303,7 +325,7 @@ static void test_class_only_by_script_names_the_application(void **state)
 	    .status = TP_OK,
 	    .ranks = 1,
 	    .recorded_job_id = 7,
-	    .by_script = true,
+	    .source = TP_IDENTITY_SCRIPT,
 	    .app = "s-0123456789abcdef0123456789abcdef",
 	};
 
@@ -395,6 +417,7 @@ int main(void)
 	    cmocka_unit_test(test_found_by_job_name_recorded),
 	    cmocka_unit_test(test_found_by_comm_profile_imported_older_run),
 	    cmocka_unit_test(test_found_by_script_names_the_application),
+	    cmocka_unit_test(test_found_by_script_link_says_via_executable),
 	    cmocka_unit_test(test_other_task_count_scaled_says_so),
 	    cmocka_unit_test(test_other_task_count_uses_the_class_only),
 	    cmocka_unit_test(test_class_only_by_script_names_the_application),
