@@ -24,7 +24,9 @@
 # the environment (TP_BENCH_RUN) and not from its text.  BENCH_EXEC=shared
 # (default) runs one binary for every application, per-app a copy each.  Job names carry
 # nothing: BENCH_NAMES=random (default) gives each job a name of its own,
-# BENCH_NAMES=same calls every job "job".  No --comm-profile, no
+# BENCH_NAMES=same calls every job "job".  BENCH_CONF adds lines to both
+# runs' topoplace.conf ("ProfileByExecutable=no", say; a literal \n
+# separates lines).  No --comm-profile, no
 # --comm-record: what a user who does nothing submits.  Each job is
 # `sbatch -N nodes -n nodes --time limit+1` (one minute more than the trace
 # asks: Open MPI's start on a loaded 2-core bed) as the test user at its
@@ -91,6 +93,7 @@ if [ "${BENCH_INSIDE:-}" = 1 ]; then
 	install -d -o "$user" -m 755 "$store/$user"
 	printf 'FabricSource=topology\nProfileStore=%s\nProfileRecord=%s\n' \
 		"$store" "$policy" >"$etc/topoplace.conf"
+	[ -z "${BENCH_CONF:-}" ] || printf '%b\n' "$BENCH_CONF" >>"$etc/topoplace.conf"
 	reconfigure_and_wait "topoplace: reconfigure: $etc/topoplace.conf: fabric of $hosts hosts" ||
 		{ echo "profile_coverage_bench: $run: topoplace.conf not loaded" >&2; exit 1; }
 	t0=$(date +%s)
@@ -249,7 +252,7 @@ SCRIPT
 	chmod 644 "$work/apps/$app.sh"
 done
 echo "# $(date -u +%FT%TZ) $(uname -n) nproc=$(nproc) cpu=$(lscpu | sed -n 's/^Model name: *//p') load=$(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# command: $0 $build; ProfileRecord off then $record, BENCH_NAMES=$names"
+echo "# command: $0 $build; ProfileRecord off then $record, BENCH_NAMES=$names, BENCH_EXEC=${BENCH_EXEC:-shared}${BENCH_CONF:+, BENCH_CONF=$BENCH_CONF}"
 echo "# trace: $(basename "$trace")"
 grep '^#' "$work/stream.txt"
 echo "# applications: $(cut -d' ' -f2 "$work/apps.txt" | sort -u | wc -l) in $(wc -l <"$work/apps.txt") jobs"

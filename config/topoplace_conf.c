@@ -1177,6 +1177,8 @@ static const struct key keys[] = {
      .def.yes = true},
     {"ProfileRecordExclude", PART_SPAN(record.exclude, record.exclude_count),
      &kind_record_exclude, .set_default = zero_default},
+    {"ProfileByExecutable", PART(profile_by_executable), &kind_boolean,
+     .def.yes = true},
     /* none: whole-leaf jobs wait as long as it takes; else 1s..3600s
      * (units.h's bound on any duration). */
     {"LeafWaitMax", PART(leaf_wait_max_us), &kind_bound,

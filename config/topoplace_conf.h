@@ -158,6 +158,10 @@ typedef struct tp_config_settings {
 	 * not set here (ProfileMaxAge is site-wide): tp_config_record_policy
 	 * gives the complete policy. */
 	tp_record_policy record;
+	/* ProfileByExecutable: a step's program identifies its application
+	 * (exec_match.h: not recorded again, throttled from its run, the
+	 * script's link followed by every daemon); yes by default. */
+	bool profile_by_executable;
 	/* LeafWaitMax: how long a `leaf` job waits for whole leaves before
 	 * it accepts a compatible shared placement (alloc.h); 0: no bound. */
 	uint64_t leaf_wait_max_us;

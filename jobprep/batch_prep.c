@@ -115,8 +115,12 @@ static const char *user_of(const tp_batch_prep_job *job)
 
 tp_identity_profile tp_batch_prep_identity(const tp_batch_prep_job *job)
 {
-	return tp_identity_job_profile(job->comm_profile, job->job_name,
-	                               job->user);
+	tp_identity_profile profile = tp_identity_job_profile(
+	    job->comm_profile, job->job_name, job->user);
+
+	profile.skip_link =
+	    job->settings && !job->settings->profile_by_executable;
+	return profile;
 }
 
 bool tp_batch_prep_needs_work(const tp_batch_prep_job *job)

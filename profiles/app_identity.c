@@ -202,7 +202,9 @@ tp_status tp_identity_resolve(const tp_store_options *opt, const char *user,
 			         runs);
 			return TP_OK;
 		}
-		rc = follow_script_link(opt, user, script_key, key, err);
+		rc = profile->skip_link ? TP_OK
+		                        : follow_script_link(opt, user,
+		                                             script_key, key, err);
 		if (rc != TP_OK || key->source == TP_IDENTITY_SCRIPT_LINK)
 			return rc;
 		/* Why its link was not followed, if it has one. */

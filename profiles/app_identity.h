@@ -67,6 +67,9 @@ typedef struct tp_identity_profile {
 	const char *name; /* --comm-profile's, else the job name; NULL: none */
 	bool named;       /* it is --comm-profile's: the user expects it */
 	bool lookup;      /* name and user are store names: ask the store */
+	/* ProfileByExecutable=no (topoplace.conf(5)): a script key's link
+	 * is not followed (rule 2b of tp_identity_resolve). */
+	bool skip_link;
 } tp_identity_profile;
 
 /*
@@ -122,7 +125,7 @@ typedef struct tp_identity_key {
  *      earlier job of the script ran a program the user recorded under
  *      another name (slurmstepd found it by its executable and left the
  *      link); one hop, never a chain, and a link that cannot be read is
- *      ignored (the job falls to 3);
+ *      ignored (the job falls to 3); not with @profile->skip_link;
  *   3. else the job name (@profile->name, when @profile->lookup).
  * @profile is tp_identity_job_profile's answer.  Only names are listed
  * (tp_store_list_runs: one directory each, nothing read or verified):

@@ -1232,8 +1232,10 @@ static void _record_by_exec(stepd_step_rec_t *job, const char *who, bool loud,
 
 	unsetenvp(job->env, TP_ENV_PROFILE_SKIP);
 	tp_config_record_policy(config, settings, &policy);
-	if (policy.mode != TP_RECORD_FIRST && policy.mode != TP_RECORD_SAMPLE &&
-	    policy.mode != TP_RECORD_STALE)
+	if ((policy.mode != TP_RECORD_FIRST &&
+	     policy.mode != TP_RECORD_SAMPLE &&
+	     policy.mode != TP_RECORD_STALE) ||
+	    !settings->profile_by_executable)
 		return;
 	_step_exec_find(job, config, se);
 	if (se->rc != TP_OK) {
@@ -1377,6 +1379,7 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	tp_error err;
 	int rc;
 
+	profile.skip_link = !settings->profile_by_executable;
 	/* Without classes to throttle only a user window can apply. */
 	if (opts->io_throttle.mode != TP_THROTTLE_FIXED &&
 	    !settings->throttle_class_count)
@@ -1415,6 +1418,7 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	}
 	/* No profile by the other keys: what the step runs may have one. */
 	if (!have && !opts->comm_profile[0] &&
+	    settings->profile_by_executable &&
 	    (totals || (totals = malloc(sizeof(*totals)))))
 		have = _step_totals_by_exec(job, who, loud, config, se, totals);
 	_step_set_window(job, who, loud, config, settings, opts,

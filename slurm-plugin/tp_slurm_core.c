@@ -663,7 +663,8 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	tp_profile_summary *totals;
 	tp_scale_run *scale = NULL;
 	tp_store_job_runs found;
-	tp_identity_profile job = {request->name, request->named, true};
+	tp_identity_profile job = {request->name, request->named, true,
+	                           request->skip_link};
 	tp_identity_key key;
 	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE] = "";
 	const char *name = request->name;

@@ -13,6 +13,8 @@
 #   - slurmstepd links exb's script key to exa (a link record in the
 #     store), so exb's script submitted again is placed with exa's profile
 #     (SystemComment "by script hash, via executable") and not recorded;
+#   - with ProfileByExecutable=no, exb's script is its own application
+#     again: the link is not followed and its first run is recorded;
 #   - an interactive srun of the program under another name (no script,
 #     no profile by its name) gets its throttle window from the run found
 #     by its executable (slurmd's log names it);
@@ -143,4 +145,21 @@ tp_check_eq "job exd $jd (the program as python3) completes" COMPLETED "$(state 
 tp_check_eq "an interpreter is no executable key: exd is recorded" 1 "$(runs exd)"
 tp_check "its output says nothing of a profile found by executable" \
 	bash -c '! grep -q "found by executable" "$1"' _ "$out/exd-$jd.out"
+
+# ProfileByExecutable=no: exb's script is its own application again: its
+# link is not followed, and its first run is recorded under its own name.
+printf 'FabricSource=topology\nProfileStore=%s\nProfileRecord=first\nProfileByExecutable=no\n' \
+	"$store" >"$etc/topoplace.conf"
+scontrol reconfigure
+sleep 2
+jb3=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J exb \
+	-o "$out/exb-%j.out" --wrap "$mpienv; export PATH=$work/bin:\$PATH; srun mpi_patterns ring 51")
+tp_check_eq "ProfileByExecutable=no: exb's script again, job $jb3, completes" COMPLETED "$(state "$jb3")"
+tp_check "... its SystemComment names no profile (the link is not followed)" \
+	bash -c '! grep -q "profile" <<<"$1"' _ "$(system_comment "$jb3")"
+tp_check "... slurmd records it: no profile of this batch script yet" \
+	grep -q "recorded as profile $alice/exb: ProfileRecord=first: no profile of this batch script yet" \
+	"$out/exb-$jb3.out"
+tp_check_eq "... and the step is recorded: one run of exb and one under the script key" \
+	"1 1" "$(runs exb) $(runs "$exb_key")"
 tp_done

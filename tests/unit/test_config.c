@@ -82,6 +82,7 @@ static void test_empty_file_gives_every_documented_default(void **state)
 	assert_int_equal(s->throttle_min_window_us, 0);
 	assert_int_equal(s->throttle_max_window_us, 0);
 	assert_true(s->throttle_allow_user_off);
+	assert_true(s->profile_by_executable);
 	assert_int_equal(s->decision_budget_us, 2000);
 	assert_int_equal(s->rank_remap, TP_RANK_REMAP_AUTO);
 	assert_int_equal(tp_config_partition_count(cfg), 0);
@@ -131,6 +132,7 @@ static const char every_key[] = "FabricSource=cache\n"
                                 "ThrottleMinWindow=800us\n"
                                 "ThrottleMaxWindow=1.5s\n"
                                 "ThrottleAllowUserOff=no\n"
+                                "ProfileByExecutable=no\n"
                                 "DecisionBudget=5ms\n"
                                 "RankRemap=off\n";
 
@@ -175,6 +177,7 @@ static void test_every_key_is_parsed_into_its_field(void **state)
 	assert_int_equal(s->throttle_min_window_us, 800);
 	assert_int_equal(s->throttle_max_window_us, 1500000);
 	assert_false(s->throttle_allow_user_off);
+	assert_false(s->profile_by_executable);
 	assert_int_equal(s->decision_budget_us, 5000);
 	assert_int_equal(s->rank_remap, TP_RANK_REMAP_OFF);
 	tp_config_free(cfg);

@@ -484,6 +484,15 @@ static void test_a_linked_script_finds_the_applications_runs(void **state)
 	                    "script hash, via executable");
 	assert_non_null(strstr(key.why, "runs the program of ringA"));
 
+	/* ProfileByExecutable=no: the link is not followed. */
+	job.skip_link = true;
+	assert_int_equal(
+	    tp_identity_resolve(&fx->opt, fx->user, &job, b, &key, &err),
+	    TP_OK);
+	assert_int_equal(key.source, TP_IDENTITY_JOB_NAME);
+	assert_string_equal(key.name, "ringB");
+	assert_int_equal(key.app_runs, 0);
+
 	/* A link never replaces the user's word. */
 	job = tp_identity_job_profile("mine", "ringB", fx->user);
 	assert_int_equal(
