@@ -424,6 +424,12 @@ struct prep_ctx {
 	const char *munge_socket;
 	const tp_batch_identity *id; /* the job's user (tp_slurm_compat.h) */
 	uint32_t job_id;
+	/* The scale view _port_totals read with the run's totals (room for
+	 * TP_IDENTITY_RUN_CANDIDATES_MAX, or NULL), for _port_scaled: the
+	 * store's summaries are read once per job. */
+	tp_scale_run *scale_runs;
+	size_t scale_count;
+	char scale_name[TP_STORE_NAME_MAX + 1]; /* whose runs they are */
 };
 
 static tp_status _port_identity(void *ctx, const char *user,
@@ -443,13 +449,15 @@ static tp_status _port_totals(void *ctx, const char *user, const char *name,
                               tp_error *err)
 {
 	struct prep_ctx *c = ctx;
-	tp_sc_profile_run found = {{0}};
+	tp_sc_profile_run found = {.scale_runs = c->scale_runs};
 	tp_status rc;
 
 	rc = tp_sc_profile_totals(c->config, c->munge_socket, user, name, tasks,
 	                          0, totals, from_summary, &found, err);
 	snprintf(run->file, sizeof(run->file), "%s", found.file);
 	run->over_newest = found.over_newest;
+	c->scale_count = c->scale_runs ? found.scale_count : 0;
+	snprintf(c->scale_name, sizeof(c->scale_name), "%s", name);
 	return rc;
 }
 
@@ -458,9 +466,12 @@ static tp_status _port_scaled(void *ctx, const char *user, const char *name,
                               size_t text_size, tp_error *err)
 {
 	struct prep_ctx *c = ctx;
+	bool have = c->scale_count && !strcmp(c->scale_name, name);
 
 	return tp_sc_scaled_profile(c->config, c->munge_socket, user, name,
-	                            tasks, scaled, text, text_size, err);
+	                            tasks, have ? c->scale_runs : NULL,
+	                            have ? c->scale_count : 0, scaled, text,
+	                            text_size, err);
 }
 
 static tp_status _port_read_profile(void *ctx, const char *user,
@@ -569,10 +580,15 @@ static void _batch_work(struct batch_out *out, const tp_batch_prep_job *job,
 	tp_batch_prep prep;
 
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+	/* 16 runs of 300 bytes: off the stack; without it the runs are read
+	 * again if the job needs them scaled. */
+	ctx.scale_runs =
+	    calloc(TP_IDENTITY_RUN_CANDIDATES_MAX, sizeof(*ctx.scale_runs));
 	tp_batch_prep_init(&prep);
 	tp_batch_prep_run(job, &ports, &_slurm_log, &prep);
 	_apply_prep(out, &prep);
 	tp_batch_prep_free(&prep);
+	free(ctx.scale_runs);
 }
 
 /* The throttle window alone (no profile), straight into the request. */

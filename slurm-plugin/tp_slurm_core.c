@@ -245,32 +245,35 @@ tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket
 	tp_munge_config munge;
 	tp_store_options opt;
 	tp_store_auth auth;
-	tp_store_entry entry;
-	tp_identity_run_choice choice;
+	tp_store_job_runs found;
+	tp_scale_run *scale_runs = run ? run->scale_runs : NULL;
 	tp_profile *profile = NULL;
-	bool fallback = false;
 	tp_status rc;
 
 	*from_summary = false;
-	if (run)
-		memset(run, 0, sizeof(*run));
-	store_options(config, munge_socket, &munge, &auth, &opt);
-	rc = tp_store_get_summary_for(&opt, user, name, job_tasks, totals,
-	                              &entry, &choice, &fallback, err);
+	memset(&found, 0, sizeof(found));
 	if (run) {
-		snprintf(run->file, sizeof(run->file), "%s", entry.file);
-		run->over_newest = choice.over_newest;
+		memset(run, 0, sizeof(*run));
+		run->scale_runs = scale_runs;
+	}
+	store_options(config, munge_socket, &munge, &auth, &opt);
+	rc = tp_store_read_job_runs(&opt, user, name, job_tasks, totals,
+	                            scale_runs, &found, err);
+	if (run) {
+		snprintf(run->file, sizeof(run->file), "%s", found.run.file);
+		run->over_newest = found.choice.over_newest;
+		run->scale_count = found.scale_count;
 	}
 	if (rc == TP_OK) {
 		*from_summary = true;
 		return TP_OK;
 	}
-	if (!fallback)
+	if (!found.fallback)
 		return rc;
 	/* No usable summary (an older store, a stale one): the run. */
 	rc = tp_sc_read_profile_bounded(config, munge_socket, user, name,
-	                                entry.file, max_file_bytes, &profile,
-	                                err);
+	                                found.run.file, max_file_bytes,
+	                                &profile, err);
 	if (rc == TP_OK)
 		rc = tp_summary_of_profile(profile, totals, err);
 	tp_profile_free(profile);
@@ -280,22 +283,27 @@ tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket
 tp_status tp_sc_scaled_profile(const tp_config *config,
                                const char *munge_socket, const char *user,
                                const char *name, uint32_t job_tasks,
+                               const tp_scale_run *given, size_t given_count,
                                tp_profile **scaled, char *text,
                                size_t text_size, tp_error *err)
 {
-	tp_scale_run runs[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	tp_scale_run read[TP_IDENTITY_RUN_CANDIDATES_MAX];
+	const tp_scale_run *runs = given;
 	tp_munge_config munge;
 	tp_store_options opt;
 	tp_store_auth auth;
 	tp_scale_verdict verdict;
-	size_t count = 0;
+	size_t count = given_count;
 	tp_status rc;
 
 	*scaled = NULL;
-	store_options(config, munge_socket, &munge, &auth, &opt);
-	rc = tp_store_scale_runs(&opt, user, name, runs, &count, err);
-	if (rc != TP_OK)
-		return rc;
+	if (!given || !given_count) {
+		store_options(config, munge_socket, &munge, &auth, &opt);
+		rc = tp_store_scale_runs(&opt, user, name, read, &count, err);
+		if (rc != TP_OK)
+			return rc;
+		runs = read;
+	}
 	verdict = tp_scale_decide(runs, count, job_tasks);
 	if (!verdict.scaled) {
 		snprintf(text, text_size, "not scaled: %s", verdict.text);

@@ -142,6 +142,11 @@ tp_status tp_sc_read_profile_bounded(const tp_config *config,
 typedef struct tp_sc_profile_run {
 	char file[TP_STORE_FILE_MAX + 1]; /* "" when none was found */
 	bool over_newest; /* an older run matched the job's task count */
+	/* In: room for TP_IDENTITY_RUN_CANDIDATES_MAX, or NULL.  Out: the
+	 * scale view (tp_store_read_job_runs) in [0, scale_count), from the
+	 * same summary reads, for tp_sc_scaled_profile. */
+	tp_scale_run *scale_runs;
+	size_t scale_count;
 } tp_sc_profile_run;
 
 /*
@@ -154,8 +159,9 @@ typedef struct tp_sc_profile_run {
  * whole under @max_file_bytes as tp_sc_read_profile_bounded does.  For
  * readers that only classify or throttle, or must know the ranks before
  * deciding to read the matrix (then read @run->file, not the newest).
- * *@from_summary says which; @run (NULL: not wanted) which run.  Errors as
- * tp_sc_read_profile.
+ * *@from_summary says which; @run (NULL: not wanted) which run, and
+ * with @run->scale_runs the scale view too, each summary read once.
+ * Errors as tp_sc_read_profile.
  */
 tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket,
                                const char *user, const char *name,
@@ -165,8 +171,9 @@ tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket
 
 /*
  * A job of @job_tasks tasks whose profile @user/@name has another rank
- * count: the scale rule (scale_rule.h) over the runs' summaries
- * (tp_store_scale_runs: no matrix read).  Scaled: TP_OK, *@scaled the
+ * count: the scale rule (scale_rule.h) over the runs' summaries: @runs
+ * [0, @count) when the caller has them (tp_sc_profile_run's scale view),
+ * else read (tp_store_scale_runs: no matrix read).  Scaled: TP_OK, *@scaled the
  * profile to remap from (tp_profile_free), @text "remapped from a
  * 64-rank profile scaled to 128 ranks (3-D periodic stencil seen at 16,
  * 64 ranks)".  Refused: TP_OK, *@scaled NULL, @text "not scaled: why".
@@ -175,6 +182,7 @@ tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket
 tp_status tp_sc_scaled_profile(const tp_config *config,
                                const char *munge_socket, const char *user,
                                const char *name, uint32_t job_tasks,
+                               const tp_scale_run *runs, size_t count,
                                tp_profile **scaled, char *text,
                                size_t text_size, tp_error *err);
 
