@@ -266,7 +266,7 @@ static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
 	if (tp_sc_profile_totals(config, socket, pw.pw_name, name,
 	                         ntasks ? (uint32_t)strtoul(ntasks, NULL, 10)
 	                                : 0,
-	                         cap, totals, &from_summary, &run,
+	                         cap, totals, &from_summary, &run, NULL,
 	                         &err) != TP_OK ||
 	    (hostfile && _ranks_fit(totals->ranks, &err) != TP_OK) ||
 	    tp_sc_read_profile_bounded(config, socket, pw.pw_name, name,

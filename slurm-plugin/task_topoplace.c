@@ -449,11 +449,12 @@ static tp_status _port_totals(void *ctx, const char *user, const char *name,
                               tp_error *err)
 {
 	struct prep_ctx *c = ctx;
-	tp_sc_profile_run found = {.scale_runs = c->scale_runs};
+	tp_sc_profile_run found;
 	tp_status rc;
 
 	rc = tp_sc_profile_totals(c->config, c->munge_socket, user, name, tasks,
-	                          0, totals, from_summary, &found, err);
+	                          0, totals, from_summary, &found,
+	                          c->scale_runs, err);
 	snprintf(run->file, sizeof(run->file), "%s", found.file);
 	run->over_newest = found.over_newest;
 	c->scale_count = c->scale_runs ? found.scale_count : 0;
@@ -1306,7 +1307,7 @@ static int _step_read_totals(stepd_step_rec_t *job, const tp_config *config,
 	    tp_sc_step_profile_max_bytes(settings->remap_memory_bytes);
 	int rc = tp_sc_profile_totals(config, socket, job->user_name, name,
 	                              job->ntasks, cap, totals, from_summary,
-	                              NULL, err);
+	                              NULL, NULL, err);
 
 	if (rc == TP_ERR_LIMIT) {
 		tp_error_prefix(err,

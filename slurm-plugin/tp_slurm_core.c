@@ -240,25 +240,23 @@ tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket
                                const char *user, const char *name,
                                uint32_t job_tasks, uint64_t max_file_bytes,
                                tp_profile_summary *totals, bool *from_summary,
-                               tp_sc_profile_run *run, tp_error *err)
+                               tp_sc_profile_run *run, tp_scale_run *scale_runs,
+                               tp_error *err)
 {
 	tp_munge_config munge;
 	tp_store_options opt;
 	tp_store_auth auth;
 	tp_store_job_runs found;
-	tp_scale_run *scale_runs = run ? run->scale_runs : NULL;
 	tp_profile *profile = NULL;
 	tp_status rc;
 
 	*from_summary = false;
 	memset(&found, 0, sizeof(found));
-	if (run) {
+	if (run)
 		memset(run, 0, sizeof(*run));
-		run->scale_runs = scale_runs;
-	}
 	store_options(config, munge_socket, &munge, &auth, &opt);
 	rc = tp_store_read_job_runs(&opt, user, name, job_tasks, totals,
-	                            scale_runs, &found, err);
+	                            run ? scale_runs : NULL, &found, err);
 	if (run) {
 		snprintf(run->file, sizeof(run->file), "%s", found.run.file);
 		run->over_newest = found.choice.over_newest;

@@ -142,10 +142,7 @@ tp_status tp_sc_read_profile_bounded(const tp_config *config,
 typedef struct tp_sc_profile_run {
 	char file[TP_STORE_FILE_MAX + 1]; /* "" when none was found */
 	bool over_newest; /* an older run matched the job's task count */
-	/* In: room for TP_IDENTITY_RUN_CANDIDATES_MAX, or NULL.  Out: the
-	 * scale view (tp_store_read_job_runs) in [0, scale_count), from the
-	 * same summary reads, for tp_sc_scaled_profile. */
-	tp_scale_run *scale_runs;
+	/* Runs of the scale view given to tp_sc_profile_totals, if any. */
 	size_t scale_count;
 } tp_sc_profile_run;
 
@@ -159,15 +156,18 @@ typedef struct tp_sc_profile_run {
  * whole under @max_file_bytes as tp_sc_read_profile_bounded does.  For
  * readers that only classify or throttle, or must know the ranks before
  * deciding to read the matrix (then read @run->file, not the newest).
- * *@from_summary says which; @run (NULL: not wanted) which run, and
- * with @run->scale_runs the scale view too, each summary read once.
+ * *@from_summary says which; @run (NULL: not wanted) which run.  With
+ * @scale_runs (room for TP_IDENTITY_RUN_CANDIDATES_MAX; NULL: not
+ * wanted) the scale view too, in [0, @run->scale_count), from the same
+ * summary reads (tp_store_read_job_runs), for tp_sc_scaled_profile.
  * Errors as tp_sc_read_profile.
  */
 tp_status tp_sc_profile_totals(const tp_config *config, const char *munge_socket,
                                const char *user, const char *name,
                                uint32_t job_tasks, uint64_t max_file_bytes,
                                tp_profile_summary *totals, bool *from_summary,
-                               tp_sc_profile_run *run, tp_error *err);
+                               tp_sc_profile_run *run, tp_scale_run *scale_runs,
+                               tp_error *err);
 
 /*
  * A job of @job_tasks tasks whose profile @user/@name has another rank
