@@ -517,6 +517,26 @@ static void unseen_words(const tp_curve_point *p, double confidence,
 }
 
 /*
+ * Why the window below @p was not taken: the largest measured window of
+ * @c[n] (by window, shortest first) below @p, into @d, with what the
+ * objective judged it on.  Every such window failed (meet_objective takes
+ * the first that meets it), so this is the one a site asks about.
+ */
+static void rejected_below(const tp_curve_point *c, size_t n,
+                           const tp_curve_point *p, double confidence,
+                           tp_window_decision *d)
+{
+	for (size_t i = (size_t)(p - c); i-- > 0;) {
+		if (!(c[i].victim_mean_x > 0))
+			continue;
+		d->rejected_window_us = c[i].window_us;
+		d->rejected_worst_x = c[i].victim_mean_x;
+		d->rejected_unseen_x = unseen_bound(&c[i], confidence);
+		return;
+	}
+}
+
+/*
  * The automatic window from the site objective on the measured curve.
  * Returns false (the caller uses the threshold rule) with @fallback saying
  * why when the curve cannot answer.
@@ -554,8 +574,11 @@ static bool decide_by_objective(const tp_io_pattern *pattern,
 	if (p->runs > 1)
 		snprintf(runs, sizeof(runs), ", worst of %u runs (run %u)",
 		         p->runs, p->worst_run);
-	if (policy->objective.kind == TP_OBJECTIVE_VICTIM_SLOWDOWN)
+	if (policy->objective.kind == TP_OBJECTIVE_VICTIM_SLOWDOWN) {
 		unseen_words(p, policy->confidence, d, runs, sizeof(runs));
+		if (met)
+			rejected_below(c, n, p, policy->confidence, d);
+	}
 	if (p->window_us == 0) {
 		expected_effect(pattern, c, n, d);
 		snprintf(d->reason, sizeof(d->reason),

@@ -172,6 +172,13 @@ typedef struct tp_window_decision {
 	double confidence;
 	double slowdown_mean_x, slowdown_sd_x, t_quantile;
 	double predicted_unseen_x;
+	/* When an mpi_slowdown objective was met above the smallest measured
+	 * window: the largest measured window below the one chosen, which
+	 * the objective rejected, and what it was judged on there (its
+	 * worst run; the bound for an unseen run, 0 when not computed).
+	 * rejected_window_us 0: nothing smaller was measured. */
+	double rejected_window_us;
+	double rejected_worst_x, rejected_unseen_x;
 	char objective[48]; /* the objective that set the window, or "" */
 	char reason[256];   /* one line: why this decision */
 } tp_window_decision;

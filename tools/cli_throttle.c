@@ -587,6 +587,19 @@ static void print_unseen_bound(const tp_window_decision *d)
 	else
 		printf("predicted_worst_unseen=none (confidence worst: judged "
 		       "on the worst run)\n");
+	/* Why not smaller: the window just below, as it was judged (four
+	 * decimals: a bound of 1.1005x must not read as 1.100x). */
+	if (d->rejected_window_us > 0 && d->rejected_unseen_x > 0)
+		printf("rejected_window_us=%.0f (the largest measured window "
+		       "below: worst run %.4fx, an unseen run %.4fx at %g%%; "
+		       "%s not met)\n",
+		       d->rejected_window_us, d->rejected_worst_x,
+		       d->rejected_unseen_x, d->confidence * 100, d->objective);
+	else if (d->rejected_window_us > 0)
+		printf("rejected_window_us=%.0f (the largest measured window "
+		       "below: worst run %.4fx; %s not met)\n",
+		       d->rejected_window_us, d->rejected_worst_x,
+		       d->objective);
 }
 
 /* Both sides of the trade-off: what the window costs the I/O and what
@@ -704,6 +717,16 @@ static tp_status print_decision_json(const tp_window_decision *d,
 		json_positive(&j, "predicted_worst_unseen",
 		              d->predicted_unseen_x);
 		json_positive(&j, "confidence", d->confidence);
+		if (d->rejected_window_us > 0) {
+			tp_json_begin_object(&j, "rejected");
+			tp_json_double(&j, "window_us", d->rejected_window_us);
+			tp_json_double(&j, "worst", d->rejected_worst_x);
+			json_positive(&j, "predicted_worst_unseen",
+			              d->rejected_unseen_x);
+			tp_json_end_object(&j);
+		} else {
+			tp_json_null(&j, "rejected");
+		}
 		tp_json_end_object(&j);
 	} else {
 		tp_json_null(&j, "decided_by");

@@ -283,10 +283,15 @@ tp_check_eq "v5, confidence 0.95: 10 ms, with the bound for an unseen run" \
 	"$(grep -E '^(window_us|predicted_worst_unseen)=' <<<"$out" | paste -sd'|')"
 tp_check "v5: the reason gives the worst run and the bound" \
 	grep -q '^reason=.*, 2 runs (worst 1.030x, an unseen run 1.080x at 95%): ' <<<"$out"
+tp_check "v5: why not 8 ms, the largest measured window below" \
+	grep -qE '^rejected_window_us=8000 \(the largest measured window below: worst run 1\.[0-9]{4}x, an unseen run [0-9.]+x at 95%; mpi_slowdown<=1.2 not met\)$' <<<"$out"
 out=$(throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2' --json)
 tp_check_eq "v5 --json: decided_by gives the bound and its confidence" \
 	"1.080 0.95" \
 	"$(python3 -c 'import json,sys; d = json.load(sys.stdin)["decided_by"]; print("%.3f" % d["predicted_worst_unseen"], d["confidence"])' <<<"$out")"
+tp_check_eq "v5 --json: decided_by.rejected names 8 ms and its bound above 1.2" \
+	"8000 yes" \
+	"$(python3 -c 'import json,sys; r = json.load(sys.stdin)["decided_by"]["rejected"]; print("%.0f" % r["window_us"], "yes" if max(r["worst"], r["predicted_worst_unseen"]) > 1.2 else "no")' <<<"$out")"
 expect_error "a confidence out of range is one usage error naming it" 2 \
 	"^topoplace throttle window: ThrottleConfidence '0.4': not a confidence; accepted: worst.Q \\(a fraction in \\[0.5, 0.999\\]\\)$" \
 	throttle window --table "$tmp/v3.table" --bytes 4M --clients 4 --interval 313us --objective 'mpi_slowdown<=1.2' --confidence 0.4

@@ -796,6 +796,10 @@ static void test_confidence_judges_windows_on_the_bound_for_an_unseen_run(
 	decide_at(table, "mpi_slowdown<=1.1", 0, &d);
 	assert_int_equal(d.window_us, 4000);
 	assert_true(d.predicted_unseen_x == 0);
+	/* Worst run alone: 2 ms, the window below, missed on its runs. */
+	assert_true(d.rejected_window_us == 2000);
+	assert_true(d.rejected_worst_x > 1.1);
+	assert_true(d.rejected_unseen_x == 0);
 	decide_at(table, "mpi_slowdown<=1.1", 0.95, &d);
 	assert_int_equal(d.window_us, 5000);
 	assert_true(fabs(d.confidence - 0.95) < 1e-12);
@@ -805,6 +809,10 @@ static void test_confidence_judges_windows_on_the_bound_for_an_unseen_run(
 	assert_non_null(
 	    strstr(d.reason, "12 runs (worst 1.069x, an unseen run 1.068x at "
 	                     "95%)"));
+	/* Why not 4 ms: its bound, above 1.1x though its worst run is not. */
+	assert_true(d.rejected_window_us == 4000);
+	assert_true(fabs(d.rejected_worst_x - 1.096) < 1e-9);
+	assert_true(fabs(d.rejected_unseen_x - 1.1005) < 2e-4);
 	decide_at(table, "mpi_slowdown<=1.09", 0.9, &d);
 	assert_int_equal(d.window_us, 5000);
 	decide_at(table, "mpi_slowdown<=1.1", 0.9, &d);
