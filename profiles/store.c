@@ -1148,9 +1148,17 @@ static int add_entry(tp_store_list *list, size_t *cap, const char *ns,
 	return 0;
 }
 
-tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
-                             const char *name, tp_store_list *list,
-                             tp_error *err)
+static bool is_link_file(int dirfd, const char *entry)
+{
+	(void)dirfd;
+	return !strcmp(entry, TP_STORE_LINK_FILE);
+}
+
+/* The regular files @keep accepts in the name directories of @ns/@name
+ * (all namespaces when @ns is NULL, all names when @name is NULL). */
+static tp_status list_files(const tp_store_options *opt, const char *ns,
+                            const char *name, entry_filter keep,
+                            tp_store_list *list, tp_error *err)
 {
 	char **nss = NULL, **names = NULL, **files = NULL;
 	size_t nns = 0, nnames = 0, nfiles = 0, cap = 0;
@@ -1206,8 +1214,8 @@ tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
 				continue;
 			snprintf(label, sizeof(label), "%s/%s/%s", opt->root,
 			         nss[i], names[j]);
-			st = list_entries(fd, label, is_run_file, &files,
-			                  &nfiles, err);
+			st = list_entries(fd, label, keep, &files, &nfiles,
+			                  err);
 			for (size_t k = 0; st == TP_OK && k < nfiles; k++) {
 				struct stat sb;
 
@@ -1235,6 +1243,19 @@ tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
 	if (st != TP_OK)
 		tp_store_list_free(list);
 	return st;
+}
+
+tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
+                             const char *name, tp_store_list *list,
+                             tp_error *err)
+{
+	return list_files(opt, ns, name, is_run_file, list, err);
+}
+
+tp_status tp_store_list_links(const tp_store_options *opt, const char *ns,
+                              tp_store_list *list, tp_error *err)
+{
+	return list_files(opt, ns, NULL, is_link_file, list, err);
 }
 
 void tp_store_list_free(tp_store_list *list)

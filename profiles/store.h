@@ -212,6 +212,15 @@ tp_status tp_store_list_runs(const tp_store_options *opt, const char *ns,
                              const char *name, tp_store_list *list,
                              tp_error *err);
 
+/*
+ * List the link records (TP_STORE_LINK_FILE) of namespace @ns (all when
+ * NULL), as tp_store_list_runs lists runs: .name is the name that links,
+ * .file TP_STORE_LINK_FILE; nothing is read (tp_store_read_link reads
+ * one).  Free with tp_store_list_free.
+ */
+tp_status tp_store_list_links(const tp_store_options *opt, const char *ns,
+                              tp_store_list *list, tp_error *err);
+
 /* Frees the entries of @list (NULL-safe). */
 void tp_store_list_free(tp_store_list *list);
 

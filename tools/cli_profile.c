@@ -58,6 +58,10 @@ static void usage(FILE *out)
 	    "per\n"
 	    "                                      application (needs "
 	    "--store)\n"
+	    "  list --links [NS]                   batch scripts linked to "
+	    "an\n"
+	    "                                      application by their "
+	    "program\n"
 	    "  verify PROFILE... | --as NS/NAME FILE\n"
 	    "                                      check digest and munge "
 	    "credential\n"
@@ -682,6 +686,62 @@ static void list_runs_json(tp_json *j, const tp_store_list *list)
 	tp_json_end_array(j);
 }
 
+/*
+ * `list --links [NS]`: each link record (store.h TP_STORE_LINK_FILE),
+ * read and checked as the daemons read it: "NS/KEY -> NAME (JobId=N)",
+ * or why the daemons ignore it.  Exit 0 either way: a bad link is
+ * ignored, never an error of the store.
+ */
+static int list_links(struct common *c, const char *ns)
+{
+	tp_store_list links;
+	tp_json j;
+	tp_error err;
+
+	if (tp_store_list_links(&c->opt, ns, &links, &err) != TP_OK)
+		return tp_cli_fail(WHAT, &err);
+	if (c->json) {
+		tp_json_init(&j, stdout);
+		tp_json_begin_document(&j, "profile-links", 1);
+		tp_json_string(&j, "store", c->store);
+		tp_json_string(&j, "ns", ns);
+		tp_json_begin_array(&j, "links");
+	}
+	for (size_t i = 0; i < links.count; i++) {
+		const tp_store_entry *e = &links.entries[i];
+		char target[TP_STORE_NAME_MAX + 1];
+		uint64_t job_id = 0;
+		bool ok = tp_store_read_link(&c->opt, e->ns, e->name, target,
+		                             &job_id, &err) == TP_OK;
+
+		if (c->json) {
+			tp_json_begin_object(&j, NULL);
+			tp_json_string(&j, "ns", e->ns);
+			tp_json_string(&j, "name", e->name);
+			tp_json_string(&j, "target", ok ? target : NULL);
+			if (ok)
+				tp_json_uint(&j, "job_id", job_id);
+			else
+				tp_json_null(&j, "job_id");
+			json_time(&j, "modified", e->mtime_s, true);
+			tp_json_string(&j, "ignored", ok ? NULL : err.message);
+			tp_json_end_object(&j);
+		} else if (ok) {
+			printf("%s/%s\t-> %s\tJobId=%llu\n", e->ns, e->name,
+			       target, (unsigned long long)job_id);
+		} else {
+			printf("%s/%s\tIGNORED: %s\n", e->ns, e->name,
+			       err.message);
+		}
+	}
+	tp_store_list_free(&links);
+	if (!c->json)
+		return TP_EXIT_OK;
+	tp_json_end_array(&j);
+	tp_json_end_document(&j);
+	return tp_cli_json_finish(WHAT, &j, TP_EXIT_OK);
+}
+
 static int action_list(struct common *c, int argc, char **argv)
 {
 	char ref[512], *ns = NULL, *name = NULL, *run = NULL;
@@ -692,6 +752,15 @@ static int action_list(struct common *c, int argc, char **argv)
 	bool by_app = false;
 	int rc = TP_EXIT_OK;
 
+	if (argc >= 1 && !strcmp(argv[0], "--links")) {
+		if (!c->store)
+			return tp_cli_usage_error(WHAT,
+			                          "list: --store is required");
+		if (argc > 2 || (argc == 2 && !tp_store_valid_name(argv[1])))
+			return tp_cli_usage_error(WHAT,
+			                          "list --links: at most one NS");
+		return list_links(c, argc == 2 ? argv[1] : NULL);
+	}
 	if (argc >= 1 && !strcmp(argv[0], "--apps")) {
 		by_app = true;
 		argc--;

@@ -10,7 +10,9 @@
 # the JSON form says the same (last_used); `profile prune` drops per
 # application the runs beyond --keep and those older than --max-age (the
 # newest included), never another application's, and takes the last-use
-# record of an application with no run left; --max-age 0 drops none by age.
+# record of an application with no run left; --max-age 0 drops none by age;
+# `profile list --links` shows each script's link, and why a bad one is
+# ignored.
 #
 # Env: abs_top_builddir, abs_top_srcdir (make check).
 
@@ -99,6 +101,29 @@ tp_check_eq "past the age the newest goes too, with its summary and last-use" \
 	"" "$(find "$S/site" -type f)"
 tp_check_eq "and the applications are gone from the listing" \
 	"" "$("$tp" profile list --apps "${P[@]}" site)"
+
+# Links (topoplace-profile(5): the script's link), as slurmstepd leaves
+# them: one to an application with runs, one that names no profile.
+"$tp" profile put "$M/lulesh.tpp" site/hpcg "${P[@]}" >/dev/null || tp_fail "profile put site/hpcg"
+good=s-0123456789abcdef0123456789abcdef bad=s-fedcba9876543210fedcba9876543210
+mkdir -m 700 "$S/site/$good" "$S/site/$bad"
+printf 'topoplace-link 1 hpcg 17\n' >"$S/site/$good/link"
+printf 'topoplace-link 1 ../etc 18\n' >"$S/site/$bad/link"
+chmod 600 "$S/site/$good/link" "$S/site/$bad/link"
+out=$("$tp" profile list --links "${P[@]}" site)
+tp_check_eq "list --links: the link, its target and the job that left it; a bad one and why it is ignored" \
+	"site/$good	-> hpcg	JobId=17|site/$bad	IGNORED: $S/site/$bad/link: links to '../etc', not a profile name: ignored" \
+	"$(paste -sd'|' <<<"$out")"
+tp_check_eq "list --links --json: the same" \
+	"$good hpcg 17 None|$bad None None links to '../etc', not a profile name: ignored" \
+	"$("$tp" profile list --links "${P[@]}" site --json | python3 -c 'import json,sys
+for l in json.load(sys.stdin)["links"]:
+    print(l["name"], l["target"], l["job_id"], (l["ignored"] or "None").split(": ", 1)[-1])' | paste -sd'|')"
+tp_check_eq "list --apps is not changed by links (one application, hpcg)" \
+	"site/hpcg" "$("$tp" profile list --apps "${P[@]}" site | cut -f1)"
+tp_expect_fail "list --links takes at most one namespace" 2 \
+	"topoplace profile: list --links: at most one NS" \
+	"$tp" profile list --links "${P[@]}" site other
 tp_expect_fail "prune needs --store" 2 \
 	"topoplace profile: prune: --store is required" \
 	env -u TOPOPLACE_PROFILE_STORE "$tp" profile prune
