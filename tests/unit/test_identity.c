@@ -548,6 +548,32 @@ static void test_a_link_that_cannot_be_followed_is_ignored(void **state)
 			fail_msg("case %zu: '%s' not in '%s'", i, bad[i].why,
 			         key.why);
 	}
+	/* A symbolic link as the record (to a file the user may not read,
+	 * say) and a record over the limit: ignored, never followed. */
+	{
+		char path[256], big[TP_STORE_LINK_MAX_BYTES + 64];
+
+		snprintf(path, sizeof(path), "%s/%s/%s/%s", fx->root, fx->user,
+		         b, TP_STORE_LINK_FILE);
+		(void)unlink(path);
+		assert_int_equal(symlink("/etc/passwd", path), 0);
+		assert_int_equal(tp_identity_resolve(&fx->opt, fx->user, &job,
+		                                     b, &key, &err),
+		                 TP_OK);
+		assert_int_equal(key.source, TP_IDENTITY_JOB_NAME);
+		assert_non_null(strstr(key.why, "a symbolic link"));
+		(void)unlink(path);
+		memset(big, ' ', sizeof(big) - 2);
+		memcpy(big, "topoplace-link 1 ringA 7", 24);
+		big[sizeof(big) - 2] = '\n';
+		big[sizeof(big) - 1] = '\0';
+		put_link_text(fx, b, big, 0600);
+		assert_int_equal(tp_identity_resolve(&fx->opt, fx->user, &job,
+		                                     b, &key, &err),
+		                 TP_OK);
+		assert_int_equal(key.source, TP_IDENTITY_JOB_NAME);
+		assert_non_null(strstr(key.why, "link not followed"));
+	}
 	/* A link to itself is refused when written and when read. */
 	assert_int_equal(tp_store_put_link(&fx->opt, fx->user, b, b, 1, NULL,
 	                                   &err),
