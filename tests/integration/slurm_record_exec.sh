@@ -162,4 +162,27 @@ tp_check "... slurmd records it: no profile of this batch script yet" \
 	"$out/exb-$jb3.out"
 tp_check_eq "... and the step is recorded: one run of exb and one under the script key" \
 	"1 1" "$(runs exb) $(runs "$exb_key")"
+
+# A hostile link (the user's own namespace: she may plant anything):
+# a symbolic link as the record of a new script, to a file she cannot
+# read.  Every daemon ignores it; the job runs as one with no profile,
+# and its step, which finds the program's run, writes a good record over it.
+printf 'FabricSource=topology\nProfileStore=%s\nProfileRecord=first\n' \
+	"$store" >"$etc/topoplace.conf"
+scontrol reconfigure
+sleep 2
+wrap="$mpienv; srun $exe ring 55"
+key=$(printf '#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n' "$wrap" | sha256sum | cut -c1-32)
+install -d -o "$alice" -m 700 "$store/$alice/s-$key"
+ln -s /etc/shadow "$store/$alice/s-$key/link"
+chown -h "$alice" "$store/$alice/s-$key/link"
+je=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J exe -o "$out/exe-%j.out" --wrap "$wrap")
+tp_check_eq "a script whose link record is a symbolic link: job $je completes" COMPLETED "$(state "$je")"
+tp_check "... its SystemComment names no profile found through it" \
+	bash -c '! grep -q "via executable" <<<"$1"' _ "$(system_comment "$je")"
+tp_check "... slurmd looked it up by its job name (the link not followed)" \
+	bash -c '! grep -q "JobId=$1: profile .* via executable" <<<"$2"' _ "$je" "$(slurmd_logs)"
+tp_check "... its step found the freshest run of the program (exb, job 7) by executable and replaced the bad record (so the key above is the job's)" \
+	bash -c '[ ! -L "$1" ] && [ "$(cat "$1")" = "topoplace-link 1 exb $2" ]' _ "$store/$alice/s-$key/link" "$je"
+tp_check "... and slurmctld still answers" scontrol ping
 tp_done
