@@ -1933,6 +1933,7 @@ static tp_status swap_host_contents(const tp_topo *topo,
 	struct host_swap hs = {.nhosts = nhosts};
 	uint32_t nleaves_topo = tp_topo_leaf_count(topo), *leaf_of = NULL;
 	uint32_t *leaf_topo = NULL; /* allocation leaf -> fabric leaf */
+	uint32_t *nz_leaf = NULL;   /* leaves one content has bytes with */
 	uint64_t total = 0, arcs = g->row_start[g->ranks];
 	tp_status rc = TP_OK;
 
@@ -1968,7 +1969,8 @@ static tp_status swap_host_contents(const tp_topo *topo,
 	hs.cl = malloc((size_t)nhosts * hs.nleaves * sizeof(*hs.cl));
 	hs.dist = malloc((size_t)hs.nleaves * hs.nleaves * sizeof(*hs.dist));
 	leaf_topo = malloc(hs.nleaves * sizeof(*leaf_topo));
-	if (!hs.wl || !hs.cl || !hs.dist || !leaf_topo)
+	nz_leaf = malloc(hs.nleaves * sizeof(*nz_leaf));
+	if (!hs.wl || !hs.cl || !hs.dist || !leaf_topo || !nz_leaf)
 		goto nomem;
 	/*
 	 * Leaf x leaf, from one fabric leaf per allocation leaf: every host
@@ -2000,15 +2002,20 @@ static tp_status swap_host_contents(const tp_topo *topo,
 		for (uint32_t v = 0; v < nhosts; v++)
 			hs.wl[(size_t)u * hs.nleaves + hs.lidx[v]] +=
 			    hs.w[(size_t)u * nhosts + v];
+	/* Over the leaves a content has bytes with: few on a good mapping. */
 	for (uint32_t u = 0; u < nhosts; u++) {
 		const int64_t *wu = hs.wl + (size_t)u * hs.nleaves;
+		uint32_t nz = 0;
 
+		for (uint32_t l = 0; l < hs.nleaves; l++)
+			if (wu[l])
+				nz_leaf[nz++] = l;
 		for (uint32_t lc = 0; lc < hs.nleaves; lc++) {
 			const unsigned *d = hs.dist + (size_t)lc * hs.nleaves;
 			int64_t sum = 0;
 
-			for (uint32_t l = 0; l < hs.nleaves; l++)
-				sum += wu[l] * (int64_t)d[l];
+			for (uint32_t i = 0; i < nz; i++)
+				sum += wu[nz_leaf[i]] * (int64_t)d[nz_leaf[i]];
 			hs.cl[(size_t)u * hs.nleaves + lc] = sum;
 		}
 	}
@@ -2052,6 +2059,7 @@ nomem:
 out:
 	free(leaf_of);
 	free(leaf_topo);
+	free(nz_leaf);
 	host_swap_free(&hs);
 	return rc;
 }
