@@ -1833,9 +1833,10 @@ out:
  * is an exact, cheap step: a quadratic-assignment pass over hosts, with
  * each host's bytes to every other host summed once.
  *
- * Bounds: hosts x hosts + hosts x leaves 64-bit sums (HOST_SWAP_MAX_HOSTS
- * hosts: 0.5 MiB + 0.5 MiB), per pass hosts^2 / 2 pairs x the allocation's
- * leaves, at most HOST_SWAP_PASSES passes.
+ * Bounds: hosts x hosts + 2 x hosts x leaves 64-bit sums
+ * (HOST_SWAP_MAX_HOSTS hosts: 0.5 MiB + 2 x 0.5 MiB); hosts x leaves^2 to
+ * start, then per pass hosts^2 pairs at O(1) each plus hosts x leaves per
+ * swap made, at most HOST_SWAP_PASSES passes.
  */
 #define HOST_SWAP_MAX_HOSTS 256
 #define HOST_SWAP_PASSES    4
@@ -1848,7 +1849,13 @@ struct host_swap {
 	uint32_t *used;    /* content -> ranks */
 	int64_t *w;        /* content x content: bytes both ways */
 	int64_t *wl;       /* content x leaf: bytes to the contents there */
-	unsigned *dist;    /* leaf x leaf hops (same leaf: TP_HOPS_SAME_LEAF) */
+	/*
+	 * content x leaf: sum over leaves l of wl[c][l] x dist[L][l], the
+	 * bytes x hops of content c were it on leaf L (its bytes to its own
+	 * host counted at TP_HOPS_SAME_LEAF, which host_swap_delta undoes).
+	 */
+	int64_t *cl;
+	unsigned *dist; /* leaf x leaf hops (same leaf: TP_HOPS_SAME_LEAF) */
 };
 
 static void host_swap_free(struct host_swap *hs)
@@ -1859,23 +1866,27 @@ static void host_swap_free(struct host_swap *hs)
 	free(hs->used);
 	free(hs->w);
 	free(hs->wl);
+	free(hs->cl);
 	free(hs->dist);
 }
 
-/* Change in hop-bytes (x2) if contents @u and @v trade places. */
+/*
+ * Change in hop-bytes (x2) if contents @u and @v trade places: the sum
+ * over leaves l of (wl[u][l] - wl[v][l]) x (dist[lv][l] - dist[lu][l]),
+ * which expands to the four cl terms below, exactly (integers), in O(1)
+ * instead of a loop over the leaves for every pair (that loop was 18% of
+ * ours' instructions at 256 ranks, one per host: bench/RESULTS.md,
+ * issue 16, "Where remap's time goes at 64-2,048 ranks").
+ */
 static int64_t host_swap_delta(const struct host_swap *hs, uint32_t u,
                                uint32_t v)
 {
 	uint32_t nl = hs->nleaves;
 	uint32_t lu = hs->lidx[hs->pos[u]], lv = hs->lidx[hs->pos[v]];
-	const int64_t *wu = hs->wl + (size_t)u * nl,
-	              *wv = hs->wl + (size_t)v * nl;
-	const unsigned *du = hs->dist + (size_t)lu * nl;
-	const unsigned *dv = hs->dist + (size_t)lv * nl;
-	int64_t sum = 0;
+	const int64_t *cu = hs->cl + (size_t)u * nl,
+	              *cv = hs->cl + (size_t)v * nl;
+	int64_t sum = (cu[lv] - cu[lu]) + (cv[lu] - cv[lv]);
 
-	for (uint32_t l = 0; l < nl; l++)
-		sum += (wu[l] - wv[l]) * ((int64_t)dv[l] - (int64_t)du[l]);
 	/* The u-v edge keeps its length: take out what the sum gave it. */
 	return sum + 2 * hs->w[(size_t)u * hs->nhosts + v] *
 	                 ((int64_t)hs->dist[(size_t)lu * nl + lv] -
@@ -1891,9 +1902,16 @@ static void host_swap_apply(struct host_swap *hs, uint32_t u, uint32_t v)
 	for (uint32_t c = 0; c < nh; c++) {
 		int64_t d =
 		    hs->w[(size_t)c * nh + v] - hs->w[(size_t)c * nh + u];
+		int64_t *cc = hs->cl + (size_t)c * nl;
 
+		if (d == 0)
+			continue;
 		hs->wl[(size_t)c * nl + lu] += d;
 		hs->wl[(size_t)c * nl + lv] -= d;
+		/* cl follows wl: d more bytes on leaf lu, d fewer on lv. */
+		for (uint32_t l = 0; l < nl; l++)
+			cc[l] += d * ((int64_t)hs->dist[(size_t)l * nl + lu] -
+			              (int64_t)hs->dist[(size_t)l * nl + lv]);
 	}
 	hs->pos[u] = pv;
 	hs->pos[v] = pu;
@@ -1915,6 +1933,7 @@ static tp_status swap_host_contents(const tp_topo *topo,
 	struct host_swap hs = {.nhosts = nhosts};
 	uint32_t nleaves_topo = tp_topo_leaf_count(topo), *leaf_of = NULL;
 	uint32_t *leaf_topo = NULL; /* allocation leaf -> fabric leaf */
+	uint32_t *nz_leaf = NULL;   /* leaves one content has bytes with */
 	uint64_t total = 0, arcs = g->row_start[g->ranks];
 	tp_status rc = TP_OK;
 
@@ -1947,9 +1966,11 @@ static tp_status swap_host_contents(const tp_topo *topo,
 	if (hs.nleaves < 2)
 		goto out;
 	hs.wl = calloc((size_t)nhosts * hs.nleaves, sizeof(*hs.wl));
+	hs.cl = malloc((size_t)nhosts * hs.nleaves * sizeof(*hs.cl));
 	hs.dist = malloc((size_t)hs.nleaves * hs.nleaves * sizeof(*hs.dist));
 	leaf_topo = malloc(hs.nleaves * sizeof(*leaf_topo));
-	if (!hs.wl || !hs.dist || !leaf_topo)
+	nz_leaf = malloc(hs.nleaves * sizeof(*nz_leaf));
+	if (!hs.wl || !hs.cl || !hs.dist || !leaf_topo || !nz_leaf)
 		goto nomem;
 	/*
 	 * Leaf x leaf, from one fabric leaf per allocation leaf: every host
@@ -1981,6 +2002,23 @@ static tp_status swap_host_contents(const tp_topo *topo,
 		for (uint32_t v = 0; v < nhosts; v++)
 			hs.wl[(size_t)u * hs.nleaves + hs.lidx[v]] +=
 			    hs.w[(size_t)u * nhosts + v];
+	/* Over the leaves a content has bytes with: few on a good mapping. */
+	for (uint32_t u = 0; u < nhosts; u++) {
+		const int64_t *wu = hs.wl + (size_t)u * hs.nleaves;
+		uint32_t nz = 0;
+
+		for (uint32_t l = 0; l < hs.nleaves; l++)
+			if (wu[l])
+				nz_leaf[nz++] = l;
+		for (uint32_t lc = 0; lc < hs.nleaves; lc++) {
+			const unsigned *d = hs.dist + (size_t)lc * hs.nleaves;
+			int64_t sum = 0;
+
+			for (uint32_t i = 0; i < nz; i++)
+				sum += wu[nz_leaf[i]] * (int64_t)d[nz_leaf[i]];
+			hs.cl[(size_t)u * hs.nleaves + lc] = sum;
+		}
+	}
 	for (int pass = 0; pass < HOST_SWAP_PASSES; pass++) {
 		uint64_t before = *swaps;
 
@@ -2021,6 +2059,7 @@ nomem:
 out:
 	free(leaf_of);
 	free(leaf_topo);
+	free(nz_leaf);
 	host_swap_free(&hs);
 	return rc;
 }
