@@ -1909,6 +1909,14 @@ static bool parse_decimal(const char **cursor, char stop, uint64_t max,
 
 #define LAST_USE_TAG "topoplace-last-use 1 "
 
+/* Whether @text[@len] is one line of a small record: @tag first, no NUL,
+ * a newline last (the fields between are the caller's). */
+static bool record_line(const char *text, size_t len, const char *tag)
+{
+	return len > strlen(tag) && !memcmp(text, tag, strlen(tag)) &&
+	       !memchr(text, '\0', len) && text[len - 1] == '\n';
+}
+
 /* "topoplace-last-use 1 <unix s> <job id>\n" and nothing after. */
 static tp_status parse_last_use(const char *path, const char *text, size_t len,
                                 int64_t *used_s, uint64_t *job_id,
@@ -1917,9 +1925,7 @@ static tp_status parse_last_use(const char *path, const char *text, size_t len,
 	const char *p = text;
 	uint64_t when, job;
 
-	if (len < strlen(LAST_USE_TAG) ||
-	    memcmp(text, LAST_USE_TAG, strlen(LAST_USE_TAG)) ||
-	    memchr(text, '\0', len) || text[len - 1] != '\n')
+	if (!record_line(text, len, LAST_USE_TAG))
 		goto bad;
 	p += strlen(LAST_USE_TAG);
 	if (!parse_decimal(&p, ' ', INT64_MAX, &when) ||
@@ -2117,9 +2123,7 @@ static tp_status parse_link(const char *path, const char *self,
 	const char *p = text, *end;
 	size_t n;
 
-	if (len < strlen(LINK_TAG) ||
-	    memcmp(text, LINK_TAG, strlen(LINK_TAG)) ||
-	    memchr(text, '\0', len) || text[len - 1] != '\n')
+	if (!record_line(text, len, LINK_TAG))
 		goto bad;
 	p += strlen(LINK_TAG);
 	end = memchr(p, ' ', len - (size_t)(p - text));
