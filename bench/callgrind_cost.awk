@@ -12,9 +12,10 @@
 #   P  the profiler's own work: the instructions of every function in the
 #      object whose path contains @lib, plus every call those functions
 #      make into other objects, except the call a wrapper forwards to (MPI_X
-#      to PMPI_X, mpi_x_ to mpi_x_/ompi_x_f, write to write/__libc_write):
-#      that is the application's call, which runs with or without the
-#      profiler.  A non-forwarded call that re-enters a wrapper (libmunge's
+#      to PMPI_X, also from slow_X, a wrapper's own way out through a
+#      function that records the call; mpi_x_ to mpi_x_/ompi_x_f, write to
+#      write/__libc_write): that is the application's call, which runs
+#      with or without the profiler.  A non-forwarded call that re-enters a wrapper (libmunge's
 #      write, in store mode) is counted twice: P errs high, never low;
 #   F  the end of the run (tp_prof_on_finalize: gather, build, write), calls
 #      included; part of P;
@@ -43,6 +44,7 @@ function norm(name) {
 	sub(/^libc_/, "", name)
 	sub(/^_*gi_+(libc_)?/, "", name)
 	sub(/^pmpi_/, "mpi_", name)
+	sub(/^slow_/, "mpi_", name)
 	if (name ~ /^ompi_.*_f$/)
 		name = "mpi_" substr(name, 6, length(name) - 7) "_"
 	return name
