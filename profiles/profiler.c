@@ -1412,23 +1412,75 @@ static uint64_t sum_counts(const int *counts, int n, MPI_Datatype type)
 	return total;
 }
 
-#define COLL(ID, BYTES)                                                        \
-	do {                                                                   \
-		if (!tp_prof_depth)                                            \
-			coll_record(ID, BYTES);                                \
-	} while (0)
-
-TP_EXPORT int MPI_Barrier(MPI_Comm comm)
+/*
+ * One call of collective @coll putting @n x @count @type into it, counted
+ * inline (no call: see SEND_WRAPPER) when recording without the lock and
+ * @type's size is cached.  @n < 0: not known without asking MPI.  0 when
+ * not counted: the wrapper's slow_X counts it, as it always did.
+ */
+static inline int coll_fast(enum tp_prof_coll coll, int count,
+                            MPI_Datatype type, int n)
 {
-	COLL(TP_COLL_BARRIER, 0);
-	return PMPI_Barrier(comm);
+	const struct type_slot *t;
+	uint64_t bytes = 0;
+
+	if (!S.fast || n < 0)
+		return 0;
+	if (count > 0 && type != MPI_DATATYPE_NULL) {
+		t = &S.types[slot_of(HANDLE_KEY(type), TYPE_SLOTS_LOG2)];
+		if (t->type != type)
+			return 0;
+		bytes = (uint64_t)count * t->size * (uint64_t)n;
+	}
+	S.coll_calls[coll]++;
+	S.coll_bytes[coll] += bytes;
+	return 1;
 }
 
-TP_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+/* tp_prof_comm_peers(@comm) if known without a call, else -1. */
+static inline int peers_fast(MPI_Comm comm)
 {
-	COLL(TP_COLL_IBARRIER, 0);
-	return PMPI_Ibarrier(comm, request);
+	const struct comm_slot *c;
+
+	if (comm == MPI_COMM_WORLD)
+		return S.world_size;
+	c = comm_cached(comm);
+	return c ? c->size : -1;
 }
+
+/* Whether this rank is @root of @comm (1, 0), if known without a call. */
+static inline int is_root_fast(MPI_Comm comm, int root)
+{
+	if (root == MPI_ROOT)
+		return 1;
+	return comm == MPI_COMM_WORLD ? S.world_rank == root : -1;
+}
+
+/*
+ * A collective's wrapper, made as SEND_WRAPPER: FAST counts the call
+ * inline (coll_fast) or is 0; then slow_NAME counts it with SLOW, which
+ * may ask MPI (a datatype's size, the communicator's rank or size).
+ */
+#define COLL_WRAPPER(NAME, PARAMS, ARGS, FAST, SLOW)                           \
+	static __attribute__((noinline)) int slow_##NAME PARAMS                \
+	{                                                                      \
+		SLOW;                                                          \
+		return PMPI_##NAME ARGS;                                       \
+	}                                                                      \
+	TP_EXPORT int MPI_##NAME PARAMS                                        \
+	{                                                                      \
+		if (!tp_prof_depth && !(FAST))                                 \
+			return slow_##NAME ARGS;                               \
+		return PMPI_##NAME ARGS;                                       \
+	}
+
+COLL_WRAPPER(Barrier, (MPI_Comm comm), (comm),
+             coll_fast(TP_COLL_BARRIER, 0, MPI_DATATYPE_NULL, 1),
+             coll_record(TP_COLL_BARRIER, 0))
+
+COLL_WRAPPER(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request),
+             coll_fast(TP_COLL_IBARRIER, 0, MPI_DATATYPE_NULL, 1),
+             coll_record(TP_COLL_IBARRIER, 0))
 
 /* The root's payload: only the root puts data into a broadcast. */
 static uint64_t root_bytes(MPI_Comm comm, int root, uint64_t bytes)
@@ -1436,72 +1488,56 @@ static uint64_t root_bytes(MPI_Comm comm, int root, uint64_t bytes)
 	return root == MPI_ROOT || tp_prof_comm_rank(comm) == root ? bytes : 0;
 }
 
-TP_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root,
-                        MPI_Comm comm)
-{
-	if (!tp_prof_depth)
-		coll_record(
-		    TP_COLL_BCAST,
-		    root_bytes(comm, root, type_bytes(count, datatype)));
-	return PMPI_Bcast(buf, count, datatype, root, comm);
-}
+#define BCAST_PARAMS                                                           \
+	(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+#define BCAST_ARGS (buf, count, datatype, root, comm)
+#define IBCAST_PARAMS                                                          \
+	(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm, \
+	 MPI_Request *request)
+#define IBCAST_ARGS (buf, count, datatype, root, comm, request)
 
-TP_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype datatype, int root,
-                         MPI_Comm comm, MPI_Request *request)
-{
-	if (!tp_prof_depth)
-		coll_record(
-		    TP_COLL_IBCAST,
-		    root_bytes(comm, root, type_bytes(count, datatype)));
-	return PMPI_Ibcast(buf, count, datatype, root, comm, request);
-}
+COLL_WRAPPER(Bcast, BCAST_PARAMS, BCAST_ARGS,
+             coll_fast(TP_COLL_BCAST, count, datatype,
+                       is_root_fast(comm, root)),
+             coll_record(TP_COLL_BCAST,
+                         root_bytes(comm, root, type_bytes(count, datatype))))
 
-TP_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
-                         MPI_Datatype datatype, MPI_Op op, int root,
-                         MPI_Comm comm)
-{
-	COLL(TP_COLL_REDUCE, type_bytes(count, datatype));
-	return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
+COLL_WRAPPER(Ibcast, IBCAST_PARAMS, IBCAST_ARGS,
+             coll_fast(TP_COLL_IBCAST, count, datatype,
+                       is_root_fast(comm, root)),
+             coll_record(TP_COLL_IBCAST,
+                         root_bytes(comm, root, type_bytes(count, datatype))))
 
-TP_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Op op, int root,
-                          MPI_Comm comm, MPI_Request *request)
-{
-	COLL(TP_COLL_IREDUCE, type_bytes(count, datatype));
-	return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm,
-	                    request);
-}
+/* Reductions and scans: count of datatype from each rank. */
+#define REDUCE_WRAPPER(NAME, ID, PARAMS, ARGS)                                 \
+	COLL_WRAPPER(NAME, PARAMS, ARGS, coll_fast(ID, count, datatype, 1),    \
+	             coll_record(ID, type_bytes(count, datatype)))
 
-TP_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-	COLL(TP_COLL_ALLREDUCE, type_bytes(count, datatype));
-	return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-}
+#define REDUCE_PARAMS                                                          \
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
+	 MPI_Op op, int root, MPI_Comm comm)
+#define REDUCE_ARGS (sendbuf, recvbuf, count, datatype, op, root, comm)
+#define IREDUCE_PARAMS                                                         \
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
+	 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+#define IREDUCE_ARGS                                                           \
+	(sendbuf, recvbuf, count, datatype, op, root, comm, request)
+#define ALLREDUCE_PARAMS                                                       \
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
+	 MPI_Op op, MPI_Comm comm)
+#define ALLREDUCE_ARGS (sendbuf, recvbuf, count, datatype, op, comm)
+#define IALLREDUCE_PARAMS                                                      \
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
+	 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+#define IALLREDUCE_ARGS (sendbuf, recvbuf, count, datatype, op, comm, request)
 
-TP_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                             MPI_Request *request)
-{
-	COLL(TP_COLL_IALLREDUCE, type_bytes(count, datatype));
-	return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm,
-	                       request);
-}
-
-TP_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-	COLL(TP_COLL_SCAN, type_bytes(count, datatype));
-	return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
-TP_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
-                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-	COLL(TP_COLL_EXSCAN, type_bytes(count, datatype));
-	return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-}
+REDUCE_WRAPPER(Reduce, TP_COLL_REDUCE, REDUCE_PARAMS, REDUCE_ARGS)
+REDUCE_WRAPPER(Ireduce, TP_COLL_IREDUCE, IREDUCE_PARAMS, IREDUCE_ARGS)
+REDUCE_WRAPPER(Allreduce, TP_COLL_ALLREDUCE, ALLREDUCE_PARAMS, ALLREDUCE_ARGS)
+REDUCE_WRAPPER(Iallreduce, TP_COLL_IALLREDUCE, IALLREDUCE_PARAMS,
+               IALLREDUCE_ARGS)
+REDUCE_WRAPPER(Scan, TP_COLL_SCAN, ALLREDUCE_PARAMS, ALLREDUCE_ARGS)
+REDUCE_WRAPPER(Exscan, TP_COLL_EXSCAN, ALLREDUCE_PARAMS, ALLREDUCE_ARGS)
 
 TP_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                                  const int recvcounts[], MPI_Datatype datatype,
@@ -1538,26 +1574,44 @@ static uint64_t alltoall_bytes(const void *sendbuf, int sendcount,
 	return one * (uint64_t)tp_prof_comm_peers(comm);
 }
 
-TP_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount,
-                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                           MPI_Datatype recvtype, MPI_Comm comm)
-{
-	COLL(TP_COLL_ALLTOALL, alltoall_bytes(sendbuf, sendcount, sendtype,
-	                                      recvcount, recvtype, comm));
-	return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                     recvtype, comm);
-}
+/*
+ * The parameters of Alltoall, Allgather and their nonblocking forms
+ * (GATHER_* adds the root), and what one rank puts in: sendcount
+ * sendtype, or recvcount recvtype when in place.
+ */
+#define ALLTOALL_PARAMS                                                        \
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,            \
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+#define ALLTOALL_ARGS                                                          \
+	(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+#define IALLTOALL_PARAMS                                                       \
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,            \
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,   \
+	 MPI_Request *request)
+#define IALLTOALL_ARGS                                                         \
+	(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,     \
+	 request)
+#define GATHER_PARAMS                                                          \
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,            \
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,        \
+	 MPI_Comm comm)
+#define GATHER_ARGS                                                            \
+	(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
+#define PUT_COUNT (sendbuf == MPI_IN_PLACE ? recvcount : sendcount)
+#define PUT_TYPE  (sendbuf == MPI_IN_PLACE ? recvtype : sendtype)
 
-TP_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount,
-                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, MPI_Comm comm,
-                            MPI_Request *request)
-{
-	COLL(TP_COLL_IALLTOALL, alltoall_bytes(sendbuf, sendcount, sendtype,
-	                                       recvcount, recvtype, comm));
-	return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                      recvtype, comm, request);
-}
+COLL_WRAPPER(Alltoall, ALLTOALL_PARAMS, ALLTOALL_ARGS,
+             coll_fast(TP_COLL_ALLTOALL, PUT_COUNT, PUT_TYPE, peers_fast(comm)),
+             coll_record(TP_COLL_ALLTOALL,
+                         alltoall_bytes(sendbuf, sendcount, sendtype, recvcount,
+                                        recvtype, comm)))
+
+COLL_WRAPPER(Ialltoall, IALLTOALL_PARAMS, IALLTOALL_ARGS,
+             coll_fast(TP_COLL_IALLTOALL, PUT_COUNT, PUT_TYPE,
+                       peers_fast(comm)),
+             coll_record(TP_COLL_IALLTOALL,
+                         alltoall_bytes(sendbuf, sendcount, sendtype, recvcount,
+                                        recvtype, comm)))
 
 TP_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
                             const int sdispls[], MPI_Datatype sendtype,
@@ -1597,28 +1651,13 @@ TP_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
 	                      recvcounts, rdispls, recvtypes, comm);
 }
 
-TP_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount,
-                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, MPI_Comm comm)
-{
-	COLL(TP_COLL_ALLGATHER, sendbuf == MPI_IN_PLACE
-	                            ? type_bytes(recvcount, recvtype)
-	                            : type_bytes(sendcount, sendtype));
-	return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                      recvtype, comm);
-}
+COLL_WRAPPER(Allgather, ALLTOALL_PARAMS, ALLTOALL_ARGS,
+             coll_fast(TP_COLL_ALLGATHER, PUT_COUNT, PUT_TYPE, 1),
+             coll_record(TP_COLL_ALLGATHER, type_bytes(PUT_COUNT, PUT_TYPE)))
 
-TP_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount,
-                             MPI_Datatype sendtype, void *recvbuf,
-                             int recvcount, MPI_Datatype recvtype,
-                             MPI_Comm comm, MPI_Request *request)
-{
-	COLL(TP_COLL_IALLGATHER, sendbuf == MPI_IN_PLACE
-	                             ? type_bytes(recvcount, recvtype)
-	                             : type_bytes(sendcount, sendtype));
-	return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                       recvtype, comm, request);
-}
+COLL_WRAPPER(Iallgather, IALLTOALL_PARAMS, IALLTOALL_ARGS,
+             coll_fast(TP_COLL_IALLGATHER, PUT_COUNT, PUT_TYPE, 1),
+             coll_record(TP_COLL_IALLGATHER, type_bytes(PUT_COUNT, PUT_TYPE)))
 
 TP_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, void *recvbuf,
@@ -1638,16 +1677,9 @@ TP_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount,
 	                       recvcounts, displs, recvtype, comm);
 }
 
-TP_EXPORT int MPI_Gather(const void *sendbuf, int sendcount,
-                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                         MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-	COLL(TP_COLL_GATHER, sendbuf == MPI_IN_PLACE
-	                         ? type_bytes(recvcount, recvtype)
-	                         : type_bytes(sendcount, sendtype));
-	return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                   recvtype, root, comm);
-}
+COLL_WRAPPER(Gather, GATHER_PARAMS, GATHER_ARGS,
+             coll_fast(TP_COLL_GATHER, PUT_COUNT, PUT_TYPE, 1),
+             coll_record(TP_COLL_GATHER, type_bytes(PUT_COUNT, PUT_TYPE)))
 
 TP_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount,
                           MPI_Datatype sendtype, void *recvbuf,
@@ -1666,18 +1698,21 @@ TP_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount,
 	                    displs, recvtype, root, comm);
 }
 
-TP_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount,
-                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, int root, MPI_Comm comm)
+/* The root puts sendcount to each peer; the others nothing. */
+static inline int scatter_n_fast(MPI_Comm comm, int root)
 {
-	if (!tp_prof_depth)
-		coll_record(TP_COLL_SCATTER,
-		            root_bytes(comm, root,
-		                       type_bytes(sendcount, sendtype) *
-		                           (uint64_t)tp_prof_comm_peers(comm)));
-	return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                    recvtype, root, comm);
+	int is_root = is_root_fast(comm, root);
+
+	return is_root == 1 ? peers_fast(comm) : is_root;
 }
+
+COLL_WRAPPER(Scatter, GATHER_PARAMS, GATHER_ARGS,
+             coll_fast(TP_COLL_SCATTER, sendcount, sendtype,
+                       scatter_n_fast(comm, root)),
+             coll_record(TP_COLL_SCATTER,
+                         root_bytes(comm, root,
+                                    type_bytes(sendcount, sendtype) *
+                                        (uint64_t)tp_prof_comm_peers(comm))))
 
 TP_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
                            const int displs[], MPI_Datatype sendtype,
