@@ -782,7 +782,8 @@ void tp_prof_on_init(int thread_level)
 	 * With MPI_THREAD_MULTIPLE every call takes the lock, and the peers
 	 * map.  Without memory for the flat row, the map records the same.
 	 */
-	if (!S.locking && S.world_size <= ROW_FLAT_MAX_RANKS)
+	if (!S.locking && S.world_size > 0 &&
+	    S.world_size <= ROW_FLAT_MAX_RANKS)
 		S.flat = calloc((size_t)S.world_size, sizeof(*S.flat));
 	S.fast = !S.locking;
 	S.io_on = 1;
