@@ -544,6 +544,7 @@ static struct comm_info *comm_info(MPI_Comm comm)
 /* World rank of @dest in @comm, -1 for MPI_PROC_NULL or unknown. */
 static int to_world(MPI_Comm comm, int dest)
 {
+	const struct comm_slot *cached;
 	struct comm_info *ci;
 	struct comm_slot *c;
 
@@ -551,6 +552,12 @@ static int to_world(MPI_Comm comm, int dest)
 		return -1;
 	if (comm == MPI_COMM_WORLD)
 		return dest < S.world_size ? dest : -1;
+	/* Jobs without the flat row come here for every send. */
+	if (S.fast && (cached = comm_cached(comm))) {
+		if (dest >= cached->size)
+			return -1;
+		return cached->to_world ? cached->to_world[dest] : dest;
+	}
 	ci = comm_info(comm);
 	if (!ci) {
 		S.failed = 1;
