@@ -12,7 +12,11 @@
 #     MPI calls it forwards), of which the end of the run (gather, build,
 #     write).  The profiler's own count does not depend on load; the whole
 #     process's does a little (MPI's busy-wait loops spin while a peer is
-#     descheduled), which the two whole-process columns show.
+#     descheduled), which the two whole-process columns show.  A second
+#     table gives its work per wrapped call (its count less the start and
+#     the end of the run, over the calls into its wrappers) and, with
+#     BASE_SRC, the same of another source tree's library on the same
+#     program, run beside it: old and new side by side.
 #  2. Wall time: PAIRS pairs without/with, back to back, the order
 #     alternating; median of the per-pair ratios with a 95% bootstrap
 #     interval, min-of-N ratio and the 10th-90th percentile of the ratios
@@ -28,6 +32,9 @@
 #            cells a side, 4 atoms each, and time steps)  LAMMPS_WALL="20 2000"
 #            ONLY=REGEX (the workloads, as "NP
 #            PROG ARGS", that match)
+#            BASE_SRC=DIR (instructions: also preload the library built from
+#            the sources in DIR, e.g. `git archive main | tar -x -C DIR`,
+#            with this tree's tp_config.h; a third callgrind run a workload)
 #   SMOKE=1 bench/record_overhead_bench.sh BUILDDIR
 #       one small callgrind pair of mpi_bench and 3 wall pairs; checks that
 #       the counts are parsed, that the profile was written, that the
@@ -46,11 +53,16 @@ LAMMPS=${LAMMPS:-16 200}
 LAMMPS_WALL=${LAMMPS_WALL:-20 2000}
 SMOKE=${SMOKE:-0}
 ONLY=${ONLY:-}
+BASE_SRC=${BASE_SRC:-}
 T=$(mktemp -d /tmp/tp-recbench.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
 
 . "$src/bench/profiler_build.sh"
 profiler_build || exit 1
+if [[ -n $BASE_SRC ]]; then # the library of the sources to compare with
+	(src=$(cd "$BASE_SRC" && pwd) && T=$T/base && mkdir -p "$T" &&
+		profiler_build) || exit 1
+fi
 mpicc -O2 "$src/tests/integration/mpi_patterns.c" -o "$T/mpi_patterns" \
 	-lpthread || exit 1
 hpcc=$(command -v hpcc || true)
@@ -67,8 +79,9 @@ hpcc_dir() { # N NP: prints the directory
 		echo "$d"
 }
 
-# run PRELOAD(0|1) NP OUT PREFIX... -- PROG ARGS...: one mpirun of PROG
+# run PRELOAD(0|1|2) NP OUT PREFIX... -- PROG ARGS...: one mpirun of PROG
 # under PREFIX (e.g. valgrind), in PROG's directory for hpcc; stdout to OUT.
+# PRELOAD 1: this tree's library; 2: BASE_SRC's.
 # PROG lammps takes SIZE STEPS (bench/lammps_lj.in's variables s and n).
 run() {
 	local pre=$1 np=$2 out=$3 dir=$T
@@ -82,7 +95,8 @@ run() {
 	local prog=$1
 	shift
 	local x=(-x TOPOPLACE_PROFILE_DIR="$T/profiles")
-	((pre)) && x+=(-x LD_PRELOAD="$T/libtopoplace_profiler.so")
+	((pre == 1)) && x+=(-x LD_PRELOAD="$T/libtopoplace_profiler.so")
+	((pre == 2)) && x+=(-x LD_PRELOAD="$T/base/libtopoplace_profiler.so")
 	if [[ $prog == hpcc ]]; then
 		dir=$(hpcc_dir "$1" "$np") || return 1
 		set --
@@ -103,7 +117,8 @@ run() {
 # cg_run PRELOAD NP WORKLOAD...: callgrind of every rank; prints the sums
 # over the ranks of bench/callgrind_cost.awk's fields (total profiler
 # finalize end_mpi progress tls), the number of profiles written and of
-# ranks; fails unless every rank's counts were parsed.
+# ranks, then the sums of its fields calls and init; fails unless every
+# rank's counts were parsed.
 cg_run() {
 	local pre=$1 np=$2 f
 	shift 2
@@ -116,10 +131,10 @@ cg_run() {
 		awk -v lib=libtopoplace_profiler -f "$src/bench/callgrind_cost.awk" "$f" ||
 			return 1
 	done | awk -v n="$(find "$T/profiles" -name '*.tpp' | wc -l)" -v np="$np" \
-		'{ for (i = 1; i <= 6; i++) s[i] += $(2 * i); r++ }
+		'{ for (i = 1; i <= 8; i++) s[i] += $(2 * i); r++ }
 		END { if (r != np) exit 1  # a rank without its counts
-		    printf "%d %d %d %d %d %d %d %d\n", s[1], s[2], s[3],
-		    s[4], s[5], s[6], n, r }'
+		    printf "%d %d %d %d %d %d %d %d %d %d\n", s[1], s[2], s[3],
+		    s[4], s[5], s[6], n, r, s[7], s[8] }'
 }
 
 # The instruction table: one callgrind pair per workload.  The shares are
@@ -128,13 +143,15 @@ cg_run() {
 # the work, would otherwise make the profiler's share look smaller.  That
 # base also leaves out real message work, so the shares err high.
 instr_part() { # WORKLOAD (as "NP PROG ARGS")...
-	local w a b
+	local w a b c percall=()
 	printf '%-36s %13s %13s %7s %6s %13s %8s %9s %7s %11s %7s\n' \
 		"workload (np)" Ir_without Ir_with delta% poll% base_Ir calls% \
 		end_cpu_Ir end% end_mpi_Ir tls%
 	for w in "$@"; do
 		set -- $w
-		a=$(cg_run 0 "$@") && b=$(cg_run 1 "$@") || {
+		c=
+		a=$(cg_run 0 "$@") && b=$(cg_run 1 "$@") &&
+			{ [[ -z $BASE_SRC ]] || c=$(cg_run 2 "$@"); } || {
 			printf '%-36s run failed: %s\n' "${w#* } ($1)" \
 				"$(tail -n 3 "$T/stderr" | tr '\n' ' ')"
 			continue
@@ -149,7 +166,37 @@ instr_part() { # WORKLOAD (as "NP PROG ARGS")...
 			    100 * (y[1] - x[1]) / x[1], 100 * x[5] / x[1], base,
 			    100 * (y[2] - y[3]) / base, y[3] - y[4],
 			    100 * (y[3] - y[4]) / base, y[4], 100 * y[6] / base }'
+		percall+=("$(awk -v w="${w#* } ($1)" -v a="$a" -v b="$b" -v c="$c" '
+		function per(f) { return f[9] ? (f[2] - f[3] - f[10]) / f[9] : 0 }
+		BEGIN {
+			split(a, x, " "); split(b, y, " ")
+			base = x[1] - x[5]
+			if (base <= 0)
+				base = x[1]
+			if (c == "") {
+				printf "%-36s %9d %9.1f %8.4f\n", w, y[9], per(y),
+				    100 * per(y) * y[9] / base
+				exit
+			}
+			split(c, z, " ")
+			printf "%-36s %9d %9d %11.1f %9.1f %7.3f %10.4f %8.4f\n",
+			    w, z[9], y[9], per(z), per(y),
+			    per(z) ? per(y) / per(z) : 0,
+			    100 * per(z) * z[9] / base, 100 * per(y) * y[9] / base }')")
 	done
+	# Per wrapped call: the profiler's count less its start (MPI_Init
+	# wrappers) and end (MPI_Finalize's gather, build, write), over the
+	# calls into its wrappers; its share of base_Ir as calls% above, the
+	# start left out.
+	echo "## per wrapped call (profiler Ir less start and end of run / calls into its wrappers)"
+	if [[ -z $BASE_SRC ]]; then
+		printf '%-36s %9s %9s %8s\n' "workload (np)" calls Ir/call calls%
+	else
+		echo "# base: library of $BASE_SRC"
+		printf '%-36s %9s %9s %11s %9s %7s %10s %8s\n' "workload (np)" \
+			base_calls calls base_Ir/call Ir/call ratio base_calls% calls%
+	fi
+	printf '%s\n' "${percall[@]}"
 }
 
 # wall_run PRELOAD NP WORKLOAD...: "wall loop finalize" seconds of one run
@@ -222,7 +269,7 @@ smoke() {
 	echo "without: $a"
 	echo "with:    $b"
 	# total profiler finalize end_mpi progress tls profiles ranks, twice
-	set -- $a $b
+	set -- $(cut -d' ' -f1-8 <<<"$a") $(cut -d' ' -f1-8 <<<"$b")
 	check() { # DESCRIPTION CONDITION(awk)
 		if awk "BEGIN { exit !($2) }"; then
 			echo "ok: $1"

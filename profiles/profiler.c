@@ -6,17 +6,18 @@
  *   mpirun -x LD_PRELOAD=.../libtopoplace_profiler.so \
  *          -x TOPOPLACE_PROFILE_DIR=/tmp ./app
  *
- * Per rank the library keeps O(peers) state: a hash map from the
- * MPI_COMM_WORLD rank of each destination to bytes and messages sent,
- * per-collective totals, the I/O counters of profiler_io.c, a translation
- * table per communicator used (dropped on MPI_Comm_free, since handles are
- * reused) and a map of live persistent send requests (dropped on
- * MPI_Request_free).  At MPI_Finalize each rank sends its sparse row to
- * rank 0 with MPI_Gatherv; only rank 0 ever holds the whole matrix, builds
- * the profile with the profile.h writer API and writes it: to the munge-
- * signed store (store.h) when TOPOPLACE_PROFILE_STORE is set, otherwise
- * atomically to a file.  Nothing is written before that, so a job that
- * dies earlier leaves no file at all.
+ * Per rank the library keeps: the bytes and messages sent to each
+ * MPI_COMM_WORLD rank (a flat row indexed by it in jobs of up to
+ * ROW_FLAT_MAX_RANKS ranks, 64 KiB at most; in larger ones a hash map of
+ * the destinations, O(peers)), per-collective totals, the I/O counters of
+ * profiler_io.c, a translation table per communicator used (dropped on
+ * MPI_Comm_free, since handles are reused) and a map of live persistent
+ * send requests (dropped on MPI_Request_free).  At MPI_Finalize each rank
+ * sends its sparse row to rank 0 with MPI_Gatherv; only rank 0 ever holds
+ * the whole matrix, builds the profile with the profile.h writer API and
+ * writes it: to the munge-signed store (store.h) when
+ * TOPOPLACE_PROFILE_STORE is set, otherwise atomically to a file.  Nothing is
+ * written before that, so a job that dies earlier leaves no file at all.
  *
  * This is a preload module, not core library code: its state is global
  * (one process, one MPI library) and it reports problems on stderr, its
@@ -25,6 +26,14 @@
  *
  * Threads: with MPI_THREAD_MULTIPLE the maps are guarded by a mutex; at
  * lower levels no lock is taken.
+ *
+ * The cost of a recorded call (bench/RESULTS.md, "The profiler's cost per
+ * call"): a communication-only program makes an MPI call every
+ * microsecond or so, and each recorded call's work is a share of its run.
+ * So the common send is recorded inline in its wrapper, with no call and
+ * no lock (send_fast): the size of a predefined datatype, the translation
+ * of a communicator and the row are read from caches that the first call
+ * of each fills (send_slow, which records everything the same way).
  */
 #include "tp_config.h"
 
@@ -114,7 +123,63 @@ struct handle_map {
 /* How the ranks of one communicator map to MPI_COMM_WORLD. */
 struct comm_info {
 	int size;      /* of the (remote) group sends address */
-	int *to_world; /* NULL: identity */
+	int *to_world; /* -1: not in MPI_COMM_WORLD; NULL: identity */
+};
+
+/*
+ * The flat row: bytes and messages to each MPI_COMM_WORLD rank, indexed by
+ * it: a message costs an add, not a hash and a probe.  Only in jobs of up
+ * to ROW_FLAT_MAX_RANKS ranks: at 16 B a rank it is 64 KiB at most, what
+ * the hash map takes for ~700-1,400 destinations (24 B slots, at most
+ * half full, doubling), and less than the translation tables of a few
+ * communicators (4 B a rank each).  Larger jobs keep the hash map, whose
+ * size follows the destinations, not the job: a rank of a 100,000-rank
+ * stencil sends to 6.  The tests build the library with 0 too
+ * (-DTP_PROF_ROW_FLAT_MAX_RANKS=0) to check that the hash map records
+ * the same matrix.
+ */
+#ifdef TP_PROF_ROW_FLAT_MAX_RANKS
+#define ROW_FLAT_MAX_RANKS TP_PROF_ROW_FLAT_MAX_RANKS
+#else
+#define ROW_FLAT_MAX_RANKS 4096
+#endif
+
+struct peer_count {
+	uint64_t bytes;
+	uint64_t msgs;
+};
+
+/*
+ * The sizes of predefined datatypes met, by handle: asking MPI
+ * (PMPI_Type_size, a call through the PLT and its argument checks) was
+ * ~30 of the ~200 instructions of a recorded call.  Only predefined types
+ * (combiner MPI_COMBINER_NAMED) are kept: they are never freed, so a
+ * handle has one size for the whole run.  A derived type's handle can be
+ * freed and reused for another type; MPI is asked every time.
+ * Direct-mapped: a type whose slot another holds asks MPI and takes the
+ * slot.  An empty slot holds MPI_DATATYPE_NULL with size 0, the bytes of
+ * that type.
+ */
+#define TYPE_SLOTS_LOG2 4
+
+struct type_slot {
+	MPI_Datatype type;
+	uint64_t size;
+};
+
+/*
+ * The translations of the communicators last used, in front of the comms
+ * map (a hash, a probe and a pointer to follow each call otherwise).  A
+ * slot copies a comms entry while that entry lives: filled when the entry
+ * is found or made, cleared when MPI_Comm_free drops it.  An empty slot
+ * holds MPI_COMM_NULL with size 0, which no destination is below.
+ */
+#define COMM_SLOTS_LOG2 3
+
+struct comm_slot {
+	MPI_Comm comm;
+	int size;
+	const int *to_world; /* as comm_info's */
 };
 
 static struct {
@@ -122,6 +187,11 @@ static struct {
 	int finalised;
 	int io_on;
 	int locking;
+	/*
+	 * Recording, and without the lock: the caches below are used and
+	 * filled, and collectives are counted inline.
+	 */
+	int fast;
 	int failed; /* an allocation failed: the counts are not exact */
 	int world_rank;
 	int world_size;
@@ -129,11 +199,18 @@ static struct {
 	uint64_t start_ns;
 	MPI_Group world_group;
 	pthread_mutex_t lock;
+	/*
+	 * The flat row, or NULL: the peers map.  Only while fast (set at
+	 * MPI_Init, taken at MPI_Finalize), so it is send_fast's one test.
+	 */
+	struct peer_count *flat;
 	struct peer_map peers;
 	struct handle_map comms;    /* value a: struct comm_info * */
 	struct handle_map requests; /* a: world dst, b: bytes */
 	uint64_t coll_calls[TP_COLL_COUNT];
 	uint64_t coll_bytes[TP_COLL_COUNT];
+	struct type_slot types[1 << TYPE_SLOTS_LOG2];
+	struct comm_slot comm_cache[1 << COMM_SLOTS_LOG2];
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void lock(void)
@@ -154,6 +231,17 @@ static size_t hash64(uint64_t k, size_t capacity)
 	k *= 0xff51afd7ed558ccdULL;
 	k ^= k >> 33;
 	return (size_t)k & (capacity - 1);
+}
+
+/*
+ * A cache slot of @key (a handle's bits): the top @log2 bits of its
+ * product with 2^64 / phi.  Open MPI's predefined handles are addresses
+ * 512 B apart, MPICH's are ints differing in their low byte; the top bits
+ * of the product depend on all of them.
+ */
+static inline size_t slot_of(uint64_t key, unsigned log2)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - log2));
 }
 
 static int peer_grow(struct peer_map *m)
@@ -200,6 +288,17 @@ static void peer_add(struct peer_map *m, uint32_t rank, uint64_t bytes)
 	}
 	m->slots[i].bytes += bytes;
 	m->slots[i].msgs++;
+}
+
+/* One message of @bytes to MPI_COMM_WORLD rank @w (lock held). */
+static void peer_count(uint32_t w, uint64_t bytes)
+{
+	if (S.flat) {
+		S.flat[w].bytes += bytes;
+		S.flat[w].msgs++;
+	} else {
+		peer_add(&S.peers, w, bytes);
+	}
 }
 
 static struct handle_slot *handle_find(struct handle_map *m, uint64_t key)
@@ -301,29 +400,82 @@ uint64_t tp_prof_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t tp_prof_type_bytes(int count, MPI_Datatype type)
+/* Keep @type's @size if it is predefined (see struct type_slot). */
+static void type_cache_fill(MPI_Datatype type, int size)
+{
+	struct type_slot *t =
+	    &S.types[slot_of(HANDLE_KEY(type), TYPE_SLOTS_LOG2)];
+	int ints, addrs, types, combiner;
+
+	if (PMPI_Type_get_envelope(type, &ints, &addrs, &types, &combiner) !=
+	        MPI_SUCCESS ||
+	    combiner != MPI_COMBINER_NAMED)
+		return;
+	t->type = type;
+	t->size = (uint64_t)size;
+}
+
+static uint64_t type_bytes_slow(int count, MPI_Datatype type)
 {
 	int size = 0;
 
-	if (count <= 0 || type == MPI_DATATYPE_NULL)
-		return 0;
 	if (PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)
 		return 0;
+	if (S.fast)
+		type_cache_fill(type, size);
 	return (uint64_t)count * (uint64_t)size;
+}
+
+static inline uint64_t type_bytes(int count, MPI_Datatype type)
+{
+	const struct type_slot *t;
+
+	if (count <= 0 || type == MPI_DATATYPE_NULL)
+		return 0;
+	if (S.fast) {
+		t = &S.types[slot_of(HANDLE_KEY(type), TYPE_SLOTS_LOG2)];
+		if (t->type == type)
+			return (uint64_t)count * t->size;
+	}
+	return type_bytes_slow(count, type);
+}
+
+uint64_t tp_prof_type_bytes(int count, MPI_Datatype type)
+{
+	return type_bytes(count, type);
+}
+
+/* @comm's cache slot, if it holds @comm (NULL otherwise). */
+static inline const struct comm_slot *comm_cached(MPI_Comm comm)
+{
+	const struct comm_slot *c =
+	    &S.comm_cache[slot_of(HANDLE_KEY(comm), COMM_SLOTS_LOG2)];
+
+	return c->comm == comm && c->size > 0 ? c : NULL;
 }
 
 int tp_prof_comm_rank(MPI_Comm comm)
 {
 	int r = -1;
 
+	if (S.fast && comm == MPI_COMM_WORLD)
+		return S.world_rank;
 	PMPI_Comm_rank(comm, &r);
 	return r;
 }
 
 int tp_prof_comm_peers(MPI_Comm comm)
 {
+	const struct comm_slot *c;
 	int inter = 0, n = 0;
 
+	if (S.fast) {
+		if (comm == MPI_COMM_WORLD)
+			return S.world_size;
+		/* A cached slot's size is this count: see comm_info(). */
+		if ((c = comm_cached(comm)))
+			return c->size;
+	}
 	PMPI_Comm_test_inter(comm, &inter);
 	if (inter)
 		PMPI_Comm_remote_size(comm, &n);
@@ -339,7 +491,7 @@ static struct comm_info *comm_info(MPI_Comm comm)
 	struct handle_slot *s = handle_find(&S.comms, key);
 	struct comm_info *ci;
 	MPI_Group group;
-	int inter = 0, i, *ranks, identity;
+	int inter = 0, i, *ranks, identity, w;
 
 	if (s)
 		return (struct comm_info *)(uintptr_t)s->a;
@@ -371,8 +523,14 @@ static struct comm_info *comm_info(MPI_Comm comm)
 		/* Duplicates of MPI_COMM_WORLD cost no table. */
 		free(ranks);
 	} else {
-		memmove(ranks, ranks + ci->size,
-		        (size_t)ci->size * sizeof(int));
+		/*
+		 * MPI_UNDEFINED (a rank of another job's group) and anything
+		 * else no world rank is -1: the row is indexed by these.
+		 */
+		for (i = 0; i < ci->size; i++) {
+			w = ranks[ci->size + i];
+			ranks[i] = w >= 0 && w < S.world_size ? w : -1;
+		}
 		ci->to_world = ranks;
 	}
 	if (handle_put(&S.comms, key, (uint64_t)(uintptr_t)ci, 0)) {
@@ -386,37 +544,93 @@ static struct comm_info *comm_info(MPI_Comm comm)
 /* World rank of @dest in @comm, -1 for MPI_PROC_NULL or unknown. */
 static int to_world(MPI_Comm comm, int dest)
 {
+	const struct comm_slot *cached;
 	struct comm_info *ci;
+	struct comm_slot *c;
 
 	if (dest == MPI_PROC_NULL || dest < 0)
 		return -1;
 	if (comm == MPI_COMM_WORLD)
 		return dest < S.world_size ? dest : -1;
+	/* Jobs without the flat row come here for every send. */
+	if (S.fast && (cached = comm_cached(comm))) {
+		if (dest >= cached->size)
+			return -1;
+		return cached->to_world ? cached->to_world[dest] : dest;
+	}
 	ci = comm_info(comm);
 	if (!ci) {
 		S.failed = 1;
 		return -1;
 	}
+	if (S.fast) {
+		c = &S.comm_cache[slot_of(HANDLE_KEY(comm), COMM_SLOTS_LOG2)];
+		c->comm = comm;
+		c->size = ci->size;
+		c->to_world = ci->to_world;
+	}
 	if (dest >= ci->size)
 		return -1;
-	if (!ci->to_world)
-		return dest;
-	return ci->to_world[dest] == MPI_UNDEFINED ? -1 : ci->to_world[dest];
+	return ci->to_world ? ci->to_world[dest] : dest;
 }
 
-void tp_prof_send(MPI_Comm comm, int dest, int count, MPI_Datatype type)
+/*
+ * One send, recorded inline when all it needs is cached: the flat row
+ * (so recording, and without the lock), @type's size, and @comm's
+ * translation (MPI_COMM_WORLD needs none).  0 when it was not: the caller
+ * then calls send_slow, which records it the same way and fills the
+ * caches for the next call.  No call here, so a wrapper need not save its
+ * arguments around it.
+ */
+static inline int send_fast(MPI_Comm comm, int dest, int count,
+                            MPI_Datatype type)
+{
+	struct peer_count *row = S.flat;
+	const struct type_slot *t;
+	const struct comm_slot *c;
+	int w;
+
+	if (!row || dest < 0)
+		return 0;
+	t = &S.types[slot_of(HANDLE_KEY(type), TYPE_SLOTS_LOG2)];
+	if (t->type != type)
+		return 0;
+	if (comm == MPI_COMM_WORLD) {
+		if (dest >= S.world_size)
+			return 0;
+		w = dest;
+	} else {
+		c = &S.comm_cache[slot_of(HANDLE_KEY(comm), COMM_SLOTS_LOG2)];
+		if (c->comm != comm || dest >= c->size)
+			return 0;
+		w = c->to_world ? c->to_world[dest] : dest;
+		if (w < 0)
+			return 0;
+	}
+	row[w].bytes += count > 0 ? (uint64_t)count * t->size : 0;
+	row[w].msgs++;
+	return 1;
+}
+
+static void send_slow(MPI_Comm comm, int dest, int count, MPI_Datatype type)
 {
 	uint64_t bytes;
 	int w;
 
 	if (!S.initialised || S.finalised || dest == MPI_PROC_NULL)
 		return;
-	bytes = tp_prof_type_bytes(count, type);
+	bytes = type_bytes(count, type);
 	lock();
 	w = to_world(comm, dest);
 	if (w >= 0)
-		peer_add(&S.peers, (uint32_t)w, bytes);
+		peer_count((uint32_t)w, bytes);
 	unlock();
+}
+
+void tp_prof_send(MPI_Comm comm, int dest, int count, MPI_Datatype type)
+{
+	if (!send_fast(comm, dest, count, type))
+		send_slow(comm, dest, count, type);
 }
 
 void tp_prof_persistent_add(MPI_Request req, MPI_Comm comm, int dest, int count,
@@ -427,7 +641,7 @@ void tp_prof_persistent_add(MPI_Request req, MPI_Comm comm, int dest, int count,
 
 	if (!S.initialised || S.finalised || dest == MPI_PROC_NULL)
 		return;
-	bytes = tp_prof_type_bytes(count, type);
+	bytes = type_bytes(count, type);
 	lock();
 	/*
 	 * Translated now: the communicator may be freed while the request
@@ -449,7 +663,7 @@ void tp_prof_start(MPI_Request req)
 	lock();
 	s = handle_find(&S.requests, HANDLE_KEY(req));
 	if (s)
-		peer_add(&S.peers, (uint32_t)s->a, s->b);
+		peer_count((uint32_t)s->a, s->b);
 	unlock();
 }
 
@@ -469,6 +683,7 @@ void tp_prof_request_free(MPI_Request req)
 void tp_prof_comm_free(MPI_Comm comm)
 {
 	struct handle_slot *s;
+	struct comm_slot *c;
 	struct comm_info *ci;
 
 	if (!S.initialised)
@@ -481,10 +696,14 @@ void tp_prof_comm_free(MPI_Comm comm)
 		free(ci);
 		handle_del(&S.comms, s);
 	}
+	/* The handle may come back as another communicator. */
+	c = &S.comm_cache[slot_of(HANDLE_KEY(comm), COMM_SLOTS_LOG2)];
+	if (c->comm == comm)
+		*c = (struct comm_slot){MPI_COMM_NULL, 0, NULL};
 	unlock();
 }
 
-void tp_prof_coll(enum tp_prof_coll coll, uint64_t bytes)
+static void coll_locked(enum tp_prof_coll coll, uint64_t bytes)
 {
 	if (!S.initialised || S.finalised)
 		return;
@@ -492,6 +711,32 @@ void tp_prof_coll(enum tp_prof_coll coll, uint64_t bytes)
 	S.coll_calls[coll]++;
 	S.coll_bytes[coll] += bytes;
 	unlock();
+}
+
+static inline void coll_record(enum tp_prof_coll coll, uint64_t bytes)
+{
+	if (S.fast) {
+		S.coll_calls[coll]++;
+		S.coll_bytes[coll] += bytes;
+	} else {
+		coll_locked(coll, bytes);
+	}
+}
+
+void tp_prof_coll(enum tp_prof_coll coll, uint64_t bytes)
+{
+	coll_record(coll, bytes);
+}
+
+/* No cached handle or translation: at MPI_Init and after MPI_Finalize. */
+static void caches_clear(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(S.types) / sizeof(S.types[0]); i++)
+		S.types[i] = (struct type_slot){MPI_DATATYPE_NULL, 0};
+	for (i = 0; i < sizeof(S.comm_cache) / sizeof(S.comm_cache[0]); i++)
+		S.comm_cache[i] = (struct comm_slot){MPI_COMM_NULL, 0, NULL};
 }
 
 int tp_prof_io_on(void)
@@ -539,6 +784,15 @@ void tp_prof_on_init(int thread_level)
 		S.finalised = 1; /* every wrapper passes straight through */
 		return;
 	}
+	caches_clear();
+	/*
+	 * With MPI_THREAD_MULTIPLE every call takes the lock, and the peers
+	 * map.  Without memory for the flat row, the map records the same.
+	 */
+	if (!S.locking && S.world_size > 0 &&
+	    S.world_size <= ROW_FLAT_MAX_RANKS)
+		S.flat = calloc((size_t)S.world_size, sizeof(*S.flat));
+	S.fast = !S.locking;
 	S.io_on = 1;
 }
 
@@ -814,6 +1068,7 @@ static void release_state(void)
 			free(ci->to_world);
 			free(ci);
 		}
+	caches_clear();
 	free(S.comms.slots);
 	free(S.requests.slots);
 	free(S.peers.slots);
@@ -828,6 +1083,8 @@ void tp_prof_on_finalize(void)
 {
 	struct tp_prof_io_local io;
 	struct row_entry *row = NULL, *rows = NULL;
+	struct peer_count *flat;
+	size_t peers = 0;
 	int n = 0, *counts = NULL, *displs = NULL, r, ok = 1;
 	uint64_t local[2 * TP_COLL_COUNT], coll[2 * TP_COLL_COUNT];
 	uint64_t io_local[4 + TP_PROFILE_IO_BUCKETS];
@@ -844,13 +1101,31 @@ void tp_prof_on_finalize(void)
 	lock();
 	S.io_on = 0;
 	S.finalised = 1;
+	S.fast = 0;
+	flat = S.flat;
+	S.flat = NULL;
 	unlock();
 	tp_prof_io_summary(&io);
 
-	/* This rank's sparse row. */
-	row = malloc((S.peers.count ? S.peers.count : 1) * sizeof(*row));
+	/* This rank's sparse row: the destinations sent to, in any order. */
+	if (flat) {
+		for (r = 0; r < S.world_size; r++)
+			peers += flat[r].msgs > 0;
+	} else {
+		peers = S.peers.count;
+	}
+	row = malloc((peers ? peers : 1) * sizeof(*row));
 	if (!row)
 		S.failed = 1;
+	else if (flat)
+		for (r = 0; r < S.world_size; r++) {
+			if (!flat[r].msgs)
+				continue;
+			row[n].dst = (uint64_t)r;
+			row[n].bytes = flat[r].bytes;
+			row[n].msgs = flat[r].msgs;
+			n++;
+		}
 	else
 		for (i = 0; i < S.peers.capacity; i++)
 			if (S.peers.slots[i].rank != PEER_EMPTY) {
@@ -859,6 +1134,7 @@ void tp_prof_on_finalize(void)
 				row[n].msgs = S.peers.slots[i].msgs;
 				n++;
 			}
+	free(flat);
 
 	/* Node size and failures: one MAX reduction. */
 	node = MPI_COMM_NULL;
@@ -1015,12 +1291,24 @@ TP_EXPORT int MPI_Request_free(MPI_Request *req)
 
 /* ---- C wrappers: point-to-point ---------------------------------------- */
 
-/* Sends that record one message to @dest, then run the real call. */
+/*
+ * Sends that record one message to @dest, then run the real call.  Both
+ * ways out of the wrapper are tail calls with its own arguments: when
+ * send_fast records the call, the wrapper calls nothing else and keeps
+ * the arguments where they came (a call to send_slow between would have
+ * it save them all and put them back: 40-60 instructions, more than
+ * send_fast).  The slow way is a function of its own for that reason.
+ */
 #define SEND_WRAPPER(NAME, PARAMS, ARGS)                                       \
+	static __attribute__((noinline)) int slow_##NAME PARAMS                \
+	{                                                                      \
+		send_slow(comm, dest, count, datatype);                        \
+		return PMPI_##NAME ARGS;                                       \
+	}                                                                      \
 	TP_EXPORT int MPI_##NAME PARAMS                                        \
 	{                                                                      \
-		if (!tp_prof_depth)                                            \
-			tp_prof_send(comm, dest, count, datatype);             \
+		if (!tp_prof_depth && !send_fast(comm, dest, count, datatype)) \
+			return slow_##NAME ARGS;                               \
 		return PMPI_##NAME ARGS;                                       \
 	}
 
@@ -1042,28 +1330,46 @@ SEND_WRAPPER(Ibsend, NONBLOCKING_PARAMS, NONBLOCKING_ARGS)
 SEND_WRAPPER(Issend, NONBLOCKING_PARAMS, NONBLOCKING_ARGS)
 SEND_WRAPPER(Irsend, NONBLOCKING_PARAMS, NONBLOCKING_ARGS)
 
-TP_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount,
-                           MPI_Datatype sendtype, int dest, int sendtag,
-                           void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                           int source, int recvtag, MPI_Comm comm,
-                           MPI_Status *status)
+/* As SEND_WRAPPER. */
+#define SENDRECV_PARAMS                                                        \
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,  \
+	 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,     \
+	 int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+#define SENDRECV_ARGS                                                          \
+	(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,      \
+	 recvtype, source, recvtag, comm, status)
+
+static __attribute__((noinline)) int slow_Sendrecv SENDRECV_PARAMS
 {
-	if (!tp_prof_depth)
-		tp_prof_send(comm, dest, sendcount, sendtype);
-	return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
-	                     recvbuf, recvcount, recvtype, source, recvtag,
-	                     comm, status);
+	send_slow(comm, dest, sendcount, sendtype);
+	return PMPI_Sendrecv SENDRECV_ARGS;
 }
 
-TP_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
-                                   int dest, int sendtag, int source,
-                                   int recvtag, MPI_Comm comm,
-                                   MPI_Status *status)
+TP_EXPORT int MPI_Sendrecv SENDRECV_PARAMS
 {
-	if (!tp_prof_depth)
-		tp_prof_send(comm, dest, count, datatype);
-	return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag,
-	                             source, recvtag, comm, status);
+	if (!tp_prof_depth && !send_fast(comm, dest, sendcount, sendtype))
+		return slow_Sendrecv SENDRECV_ARGS;
+	return PMPI_Sendrecv SENDRECV_ARGS;
+}
+
+#define SENDRECV_REPLACE_PARAMS                                                \
+	(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,   \
+	 int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+#define SENDRECV_REPLACE_ARGS                                                  \
+	(buf, count, datatype, dest, sendtag, source, recvtag, comm, status)
+
+static
+    __attribute__((noinline)) int slow_Sendrecv_replace SENDRECV_REPLACE_PARAMS
+{
+	send_slow(comm, dest, count, datatype);
+	return PMPI_Sendrecv_replace SENDRECV_REPLACE_ARGS;
+}
+
+TP_EXPORT int MPI_Sendrecv_replace SENDRECV_REPLACE_PARAMS
+{
+	if (!tp_prof_depth && !send_fast(comm, dest, count, datatype))
+		return slow_Sendrecv_replace SENDRECV_REPLACE_ARGS;
+	return PMPI_Sendrecv_replace SENDRECV_REPLACE_ARGS;
 }
 
 /* Persistent sends: remembered here, counted per MPI_Start. */
@@ -1110,27 +1416,79 @@ static uint64_t sum_counts(const int *counts, int n, MPI_Datatype type)
 	if (!counts)
 		return 0;
 	for (i = 0; i < n; i++)
-		total += tp_prof_type_bytes(counts[i], type);
+		total += type_bytes(counts[i], type);
 	return total;
 }
 
-#define COLL(ID, BYTES)                                                        \
-	do {                                                                   \
-		if (!tp_prof_depth)                                            \
-			tp_prof_coll(ID, BYTES);                               \
-	} while (0)
-
-TP_EXPORT int MPI_Barrier(MPI_Comm comm)
+/*
+ * One call of collective @coll putting @n x @count @type into it, counted
+ * inline (no call: see SEND_WRAPPER) when recording without the lock and
+ * @type's size is cached.  @n < 0: not known without asking MPI.  0 when
+ * not counted: the wrapper's slow_X counts it, as it always did.
+ */
+static inline int coll_fast(enum tp_prof_coll coll, int count,
+                            MPI_Datatype type, int n)
 {
-	COLL(TP_COLL_BARRIER, 0);
-	return PMPI_Barrier(comm);
+	const struct type_slot *t;
+	uint64_t bytes = 0;
+
+	if (!S.fast || n < 0)
+		return 0;
+	if (count > 0 && type != MPI_DATATYPE_NULL) {
+		t = &S.types[slot_of(HANDLE_KEY(type), TYPE_SLOTS_LOG2)];
+		if (t->type != type)
+			return 0;
+		bytes = (uint64_t)count * t->size * (uint64_t)n;
+	}
+	S.coll_calls[coll]++;
+	S.coll_bytes[coll] += bytes;
+	return 1;
 }
 
-TP_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+/* tp_prof_comm_peers(@comm) if known without a call, else -1. */
+static inline int peers_fast(MPI_Comm comm)
 {
-	COLL(TP_COLL_IBARRIER, 0);
-	return PMPI_Ibarrier(comm, request);
+	const struct comm_slot *c;
+
+	if (comm == MPI_COMM_WORLD)
+		return S.world_size;
+	c = comm_cached(comm);
+	return c ? c->size : -1;
 }
+
+/* Whether this rank is @root of @comm (1, 0), if known without a call. */
+static inline int is_root_fast(MPI_Comm comm, int root)
+{
+	if (root == MPI_ROOT)
+		return 1;
+	return comm == MPI_COMM_WORLD ? S.world_rank == root : -1;
+}
+
+/*
+ * A collective's wrapper, made as SEND_WRAPPER: FAST counts the call
+ * inline (coll_fast) or is 0; then slow_NAME counts it with SLOW, which
+ * may ask MPI (a datatype's size, the communicator's rank or size).
+ */
+#define COLL_WRAPPER(NAME, PARAMS, ARGS, FAST, SLOW)                           \
+	static __attribute__((noinline)) int slow_##NAME PARAMS                \
+	{                                                                      \
+		SLOW;                                                          \
+		return PMPI_##NAME ARGS;                                       \
+	}                                                                      \
+	TP_EXPORT int MPI_##NAME PARAMS                                        \
+	{                                                                      \
+		if (!tp_prof_depth && !(FAST))                                 \
+			return slow_##NAME ARGS;                               \
+		return PMPI_##NAME ARGS;                                       \
+	}
+
+COLL_WRAPPER(Barrier, (MPI_Comm comm), (comm),
+             coll_fast(TP_COLL_BARRIER, 0, MPI_DATATYPE_NULL, 1),
+             coll_record(TP_COLL_BARRIER, 0))
+
+COLL_WRAPPER(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request),
+             coll_fast(TP_COLL_IBARRIER, 0, MPI_DATATYPE_NULL, 1),
+             coll_record(TP_COLL_IBARRIER, 0))
 
 /* The root's payload: only the root puts data into a broadcast. */
 static uint64_t root_bytes(MPI_Comm comm, int root, uint64_t bytes)
@@ -1138,79 +1496,63 @@ static uint64_t root_bytes(MPI_Comm comm, int root, uint64_t bytes)
 	return root == MPI_ROOT || tp_prof_comm_rank(comm) == root ? bytes : 0;
 }
 
-TP_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype datatype, int root,
-                        MPI_Comm comm)
-{
-	if (!tp_prof_depth)
-		tp_prof_coll(TP_COLL_BCAST,
-		             root_bytes(comm, root,
-		                        tp_prof_type_bytes(count, datatype)));
-	return PMPI_Bcast(buf, count, datatype, root, comm);
-}
+#define BCAST_PARAMS                                                           \
+	(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+#define BCAST_ARGS (buf, count, datatype, root, comm)
+#define IBCAST_PARAMS                                                          \
+	(void *buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm, \
+	 MPI_Request *request)
+#define IBCAST_ARGS (buf, count, datatype, root, comm, request)
 
-TP_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype datatype, int root,
-                         MPI_Comm comm, MPI_Request *request)
-{
-	if (!tp_prof_depth)
-		tp_prof_coll(TP_COLL_IBCAST,
-		             root_bytes(comm, root,
-		                        tp_prof_type_bytes(count, datatype)));
-	return PMPI_Ibcast(buf, count, datatype, root, comm, request);
-}
+COLL_WRAPPER(Bcast, BCAST_PARAMS, BCAST_ARGS,
+             coll_fast(TP_COLL_BCAST, count, datatype,
+                       is_root_fast(comm, root)),
+             coll_record(TP_COLL_BCAST,
+                         root_bytes(comm, root, type_bytes(count, datatype))))
 
-TP_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
-                         MPI_Datatype datatype, MPI_Op op, int root,
-                         MPI_Comm comm)
-{
-	COLL(TP_COLL_REDUCE, tp_prof_type_bytes(count, datatype));
-	return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
+COLL_WRAPPER(Ibcast, IBCAST_PARAMS, IBCAST_ARGS,
+             coll_fast(TP_COLL_IBCAST, count, datatype,
+                       is_root_fast(comm, root)),
+             coll_record(TP_COLL_IBCAST,
+                         root_bytes(comm, root, type_bytes(count, datatype))))
 
-TP_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Op op, int root,
-                          MPI_Comm comm, MPI_Request *request)
-{
-	COLL(TP_COLL_IREDUCE, tp_prof_type_bytes(count, datatype));
-	return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm,
-	                    request);
-}
+/* Reductions and scans: count of datatype from each rank. */
+#define REDUCE_WRAPPER(NAME, ID, PARAMS, ARGS)                                 \
+	COLL_WRAPPER(NAME, PARAMS, ARGS, coll_fast(ID, count, datatype, 1),    \
+	             coll_record(ID, type_bytes(count, datatype)))
 
-TP_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-	COLL(TP_COLL_ALLREDUCE, tp_prof_type_bytes(count, datatype));
-	return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-}
+#define REDUCE_PARAMS                                                          \
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
+	 MPI_Op op, int root, MPI_Comm comm)
+#define REDUCE_ARGS (sendbuf, recvbuf, count, datatype, op, root, comm)
+#define IREDUCE_PARAMS                                                         \
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
+	 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+#define IREDUCE_ARGS                                                           \
+	(sendbuf, recvbuf, count, datatype, op, root, comm, request)
+#define ALLREDUCE_PARAMS                                                       \
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
+	 MPI_Op op, MPI_Comm comm)
+#define ALLREDUCE_ARGS (sendbuf, recvbuf, count, datatype, op, comm)
+#define IALLREDUCE_PARAMS                                                      \
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
+	 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+#define IALLREDUCE_ARGS (sendbuf, recvbuf, count, datatype, op, comm, request)
 
-TP_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                             MPI_Request *request)
-{
-	COLL(TP_COLL_IALLREDUCE, tp_prof_type_bytes(count, datatype));
-	return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm,
-	                       request);
-}
-
-TP_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-	COLL(TP_COLL_SCAN, tp_prof_type_bytes(count, datatype));
-	return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
-TP_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
-                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-	COLL(TP_COLL_EXSCAN, tp_prof_type_bytes(count, datatype));
-	return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-}
+REDUCE_WRAPPER(Reduce, TP_COLL_REDUCE, REDUCE_PARAMS, REDUCE_ARGS)
+REDUCE_WRAPPER(Ireduce, TP_COLL_IREDUCE, IREDUCE_PARAMS, IREDUCE_ARGS)
+REDUCE_WRAPPER(Allreduce, TP_COLL_ALLREDUCE, ALLREDUCE_PARAMS, ALLREDUCE_ARGS)
+REDUCE_WRAPPER(Iallreduce, TP_COLL_IALLREDUCE, IALLREDUCE_PARAMS,
+               IALLREDUCE_ARGS)
+REDUCE_WRAPPER(Scan, TP_COLL_SCAN, ALLREDUCE_PARAMS, ALLREDUCE_ARGS)
+REDUCE_WRAPPER(Exscan, TP_COLL_EXSCAN, ALLREDUCE_PARAMS, ALLREDUCE_ARGS)
 
 TP_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                                  const int recvcounts[], MPI_Datatype datatype,
                                  MPI_Op op, MPI_Comm comm)
 {
 	if (!tp_prof_depth)
-		tp_prof_coll(
+		coll_record(
 		    TP_COLL_REDUCE_SCATTER,
 		    sum_counts(recvcounts, tp_prof_comm_peers(comm), datatype));
 	return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
@@ -1222,9 +1564,9 @@ TP_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
                                        MPI_Op op, MPI_Comm comm)
 {
 	if (!tp_prof_depth)
-		tp_prof_coll(TP_COLL_REDUCE_SCATTER_BLOCK,
-		             tp_prof_type_bytes(recvcount, datatype) *
-		                 (uint64_t)tp_prof_comm_peers(comm));
+		coll_record(TP_COLL_REDUCE_SCATTER_BLOCK,
+		            type_bytes(recvcount, datatype) *
+		                (uint64_t)tp_prof_comm_peers(comm));
 	return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype,
 	                                 op, comm);
 }
@@ -1235,31 +1577,49 @@ static uint64_t alltoall_bytes(const void *sendbuf, int sendcount,
                                MPI_Datatype recvtype, MPI_Comm comm)
 {
 	uint64_t one = sendbuf == MPI_IN_PLACE
-	                   ? tp_prof_type_bytes(recvcount, recvtype)
-	                   : tp_prof_type_bytes(sendcount, sendtype);
+	                   ? type_bytes(recvcount, recvtype)
+	                   : type_bytes(sendcount, sendtype);
 	return one * (uint64_t)tp_prof_comm_peers(comm);
 }
 
-TP_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount,
-                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                           MPI_Datatype recvtype, MPI_Comm comm)
-{
-	COLL(TP_COLL_ALLTOALL, alltoall_bytes(sendbuf, sendcount, sendtype,
-	                                      recvcount, recvtype, comm));
-	return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                     recvtype, comm);
-}
+/*
+ * The parameters of Alltoall, Allgather and their nonblocking forms
+ * (GATHER_* adds the root), and what one rank puts in: sendcount
+ * sendtype, or recvcount recvtype when in place.
+ */
+#define ALLTOALL_PARAMS                                                        \
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,            \
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+#define ALLTOALL_ARGS                                                          \
+	(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+#define IALLTOALL_PARAMS                                                       \
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,            \
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,   \
+	 MPI_Request *request)
+#define IALLTOALL_ARGS                                                         \
+	(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,     \
+	 request)
+#define GATHER_PARAMS                                                          \
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,            \
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,        \
+	 MPI_Comm comm)
+#define GATHER_ARGS                                                            \
+	(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
+#define PUT_COUNT (sendbuf == MPI_IN_PLACE ? recvcount : sendcount)
+#define PUT_TYPE  (sendbuf == MPI_IN_PLACE ? recvtype : sendtype)
 
-TP_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount,
-                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, MPI_Comm comm,
-                            MPI_Request *request)
-{
-	COLL(TP_COLL_IALLTOALL, alltoall_bytes(sendbuf, sendcount, sendtype,
-	                                       recvcount, recvtype, comm));
-	return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                      recvtype, comm, request);
-}
+COLL_WRAPPER(Alltoall, ALLTOALL_PARAMS, ALLTOALL_ARGS,
+             coll_fast(TP_COLL_ALLTOALL, PUT_COUNT, PUT_TYPE, peers_fast(comm)),
+             coll_record(TP_COLL_ALLTOALL,
+                         alltoall_bytes(sendbuf, sendcount, sendtype, recvcount,
+                                        recvtype, comm)))
+
+COLL_WRAPPER(Ialltoall, IALLTOALL_PARAMS, IALLTOALL_ARGS,
+             coll_fast(TP_COLL_IALLTOALL, PUT_COUNT, PUT_TYPE,
+                       peers_fast(comm)),
+             coll_record(TP_COLL_IALLTOALL,
+                         alltoall_bytes(sendbuf, sendcount, sendtype, recvcount,
+                                        recvtype, comm)))
 
 TP_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
                             const int sdispls[], MPI_Datatype sendtype,
@@ -1269,10 +1629,10 @@ TP_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
 {
 	if (!tp_prof_depth) {
 		int n = tp_prof_comm_peers(comm);
-		tp_prof_coll(TP_COLL_ALLTOALLV,
-		             sendbuf == MPI_IN_PLACE
-		                 ? sum_counts(recvcounts, n, recvtype)
-		                 : sum_counts(sendcounts, n, sendtype));
+		coll_record(TP_COLL_ALLTOALLV,
+		            sendbuf == MPI_IN_PLACE
+		                ? sum_counts(recvcounts, n, recvtype)
+		                : sum_counts(sendcounts, n, sendtype));
 	}
 	return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
 	                      recvcounts, rdispls, recvtype, comm);
@@ -1292,35 +1652,20 @@ TP_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
 		    sendbuf == MPI_IN_PLACE ? recvtypes : sendtypes;
 		uint64_t bytes = 0;
 		for (i = 0; c && t && i < n; i++)
-			bytes += tp_prof_type_bytes(c[i], t[i]);
-		tp_prof_coll(TP_COLL_ALLTOALLW, bytes);
+			bytes += type_bytes(c[i], t[i]);
+		coll_record(TP_COLL_ALLTOALLW, bytes);
 	}
 	return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
 	                      recvcounts, rdispls, recvtypes, comm);
 }
 
-TP_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount,
-                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, MPI_Comm comm)
-{
-	COLL(TP_COLL_ALLGATHER, sendbuf == MPI_IN_PLACE
-	                            ? tp_prof_type_bytes(recvcount, recvtype)
-	                            : tp_prof_type_bytes(sendcount, sendtype));
-	return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                      recvtype, comm);
-}
+COLL_WRAPPER(Allgather, ALLTOALL_PARAMS, ALLTOALL_ARGS,
+             coll_fast(TP_COLL_ALLGATHER, PUT_COUNT, PUT_TYPE, 1),
+             coll_record(TP_COLL_ALLGATHER, type_bytes(PUT_COUNT, PUT_TYPE)))
 
-TP_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount,
-                             MPI_Datatype sendtype, void *recvbuf,
-                             int recvcount, MPI_Datatype recvtype,
-                             MPI_Comm comm, MPI_Request *request)
-{
-	COLL(TP_COLL_IALLGATHER, sendbuf == MPI_IN_PLACE
-	                             ? tp_prof_type_bytes(recvcount, recvtype)
-	                             : tp_prof_type_bytes(sendcount, sendtype));
-	return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                       recvtype, comm, request);
-}
+COLL_WRAPPER(Iallgather, IALLTOALL_PARAMS, IALLTOALL_ARGS,
+             coll_fast(TP_COLL_IALLGATHER, PUT_COUNT, PUT_TYPE, 1),
+             coll_record(TP_COLL_IALLGATHER, type_bytes(PUT_COUNT, PUT_TYPE)))
 
 TP_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, void *recvbuf,
@@ -1330,26 +1675,19 @@ TP_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount,
 	if (!tp_prof_depth) {
 		uint64_t b = 0;
 		if (sendbuf != MPI_IN_PLACE)
-			b = tp_prof_type_bytes(sendcount, sendtype);
+			b = type_bytes(sendcount, sendtype);
 		else if (recvcounts)
-			b = tp_prof_type_bytes(
-			    recvcounts[tp_prof_comm_rank(comm)], recvtype);
-		tp_prof_coll(TP_COLL_ALLGATHERV, b);
+			b = type_bytes(recvcounts[tp_prof_comm_rank(comm)],
+			               recvtype);
+		coll_record(TP_COLL_ALLGATHERV, b);
 	}
 	return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf,
 	                       recvcounts, displs, recvtype, comm);
 }
 
-TP_EXPORT int MPI_Gather(const void *sendbuf, int sendcount,
-                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                         MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-	COLL(TP_COLL_GATHER, sendbuf == MPI_IN_PLACE
-	                         ? tp_prof_type_bytes(recvcount, recvtype)
-	                         : tp_prof_type_bytes(sendcount, sendtype));
-	return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                   recvtype, root, comm);
-}
+COLL_WRAPPER(Gather, GATHER_PARAMS, GATHER_ARGS,
+             coll_fast(TP_COLL_GATHER, PUT_COUNT, PUT_TYPE, 1),
+             coll_record(TP_COLL_GATHER, type_bytes(PUT_COUNT, PUT_TYPE)))
 
 TP_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount,
                           MPI_Datatype sendtype, void *recvbuf,
@@ -1359,28 +1697,30 @@ TP_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount,
 	if (!tp_prof_depth) {
 		uint64_t b = 0;
 		if (sendbuf != MPI_IN_PLACE)
-			b = tp_prof_type_bytes(sendcount, sendtype);
+			b = type_bytes(sendcount, sendtype);
 		else if (recvcounts)
-			b = tp_prof_type_bytes(recvcounts[root], recvtype);
-		tp_prof_coll(TP_COLL_GATHERV, b);
+			b = type_bytes(recvcounts[root], recvtype);
+		coll_record(TP_COLL_GATHERV, b);
 	}
 	return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
 	                    displs, recvtype, root, comm);
 }
 
-TP_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount,
-                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, int root, MPI_Comm comm)
+/* The root puts sendcount to each peer; the others nothing. */
+static inline int scatter_n_fast(MPI_Comm comm, int root)
 {
-	if (!tp_prof_depth)
-		tp_prof_coll(
-		    TP_COLL_SCATTER,
-		    root_bytes(comm, root,
-		               tp_prof_type_bytes(sendcount, sendtype) *
-		                   (uint64_t)tp_prof_comm_peers(comm)));
-	return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	                    recvtype, root, comm);
+	int is_root = is_root_fast(comm, root);
+
+	return is_root == 1 ? peers_fast(comm) : is_root;
 }
+
+COLL_WRAPPER(Scatter, GATHER_PARAMS, GATHER_ARGS,
+             coll_fast(TP_COLL_SCATTER, sendcount, sendtype,
+                       scatter_n_fast(comm, root)),
+             coll_record(TP_COLL_SCATTER,
+                         root_bytes(comm, root,
+                                    type_bytes(sendcount, sendtype) *
+                                        (uint64_t)tp_prof_comm_peers(comm))))
 
 TP_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
                            const int displs[], MPI_Datatype sendtype,
@@ -1392,7 +1732,7 @@ TP_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
 		if (root == MPI_ROOT || tp_prof_comm_rank(comm) == root)
 			b = sum_counts(sendcounts, tp_prof_comm_peers(comm),
 			               sendtype);
-		tp_prof_coll(TP_COLL_SCATTERV, b);
+		coll_record(TP_COLL_SCATTERV, b);
 	}
 	return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
 	                     recvcount, recvtype, root, comm);

@@ -37,7 +37,7 @@ EXTRA_DIST += \
 	tests/integration/profiler_lib.sh \
 	tests/integration/mpi_patterns.c tests/integration/mpi_fortran.f90 \
 	tests/integration/mpi_f08.f90 \
-	bench/profiler_bench.sh bench/mpi_bench.c
+	bench/profiler_bench.sh bench/mpi_bench.c bench/profiler_same_counts.sh
 
 # Real MPI runs with exact expected counts (skip without Open MPI).
 TESTS += tests/integration/profiler_patterns.sh tests/integration/profiler_store.sh \

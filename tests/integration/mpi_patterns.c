@@ -11,6 +11,9 @@
  *   mpi_patterns threads ITERS BYTES     MPI_THREAD_MULTIPLE: 4 threads each
  *                                        send ITERS messages to rank+1
  *   mpi_patterns io DIR K BYTES GAP_US   MPI-IO and POSIX requests
+ *   mpi_patterns caches ITERS            handles the profiler caches, in
+ *                                        more kinds than its slots, freed
+ *                                        and made again (3+ ranks)
  *   mpi_patterns abort ITERS BYTES       ring, then rank 1 calls MPI_Abort
  *
  * Rank 0 prints facts the scripts need on stdout ("dims X Y Z").
@@ -270,6 +273,78 @@ static void subcomm(int iters, int bytes)
 	}
 }
 
+/* One Sendrecv of @count @type to rank+1 of @comm, from rank-1. */
+static void to_next(MPI_Comm comm, int count, MPI_Datatype type, void *s,
+                    void *r)
+{
+	int cr, cn;
+
+	MPI_Comm_rank(comm, &cr);
+	MPI_Comm_size(comm, &cn);
+	MPI_Sendrecv(s, count, type, (cr + 1) % cn, 0, r, count, type,
+	             (cr + cn - 1) % cn, 0, comm, MPI_STATUS_IGNORE);
+}
+
+/*
+ * What libtopoplace_profiler caches by handle (profiler.c: the sizes of
+ * predefined datatypes in 16 slots, the translations of communicators in
+ * 8), in more kinds than it has slots, in turn, and handles freed and
+ * made again.  Per iteration, to world rank+1: 2 elements of each of 20
+ * predefined types (134 B), 1 of a derived type of 3 doubles, freed, then
+ * 1 of one of 5 ints (the handle may come back: 44 B), 0 ints; in 12
+ * communicators alive at once, k + 1 bytes in communicator k, which is
+ * ordered as the world for even k (to world rank+1) and reversed for odd
+ * k (to world rank-1).  Collectives: Bcast of 2 doubles from world rank
+ * 1, Alltoall of 3 ints in communicator 1 (its translation cached) and of
+ * 1 int in a duplicate of the world used for nothing else, Scatter of 2
+ * ints from world rank 0, Allreduce of 4 shorts in communicator 2.
+ */
+static void caches(int iters)
+{
+	MPI_Datatype types[] = {
+	    MPI_CHAR,           MPI_SHORT,       MPI_INT,
+	    MPI_LONG_LONG,      MPI_FLOAT,       MPI_DOUBLE,
+	    MPI_BYTE,           MPI_UNSIGNED,    MPI_INT8_T,
+	    MPI_INT16_T,        MPI_INT32_T,     MPI_INT64_T,
+	    MPI_UINT8_T,        MPI_UINT16_T,    MPI_UINT32_T,
+	    MPI_UINT64_T,       MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR,
+	    MPI_UNSIGNED_SHORT, MPI_C_BOOL,
+	};
+	enum { NTYPES = sizeof(types) / sizeof(types[0]), NCOMMS = 12 };
+	double s[64] = {0}, r[64 * 16];
+	MPI_Comm comms[NCOMMS], dup;
+	MPI_Datatype derived;
+	int i, k;
+
+	for (k = 0; k < NCOMMS; k++)
+		MPI_Comm_split(MPI_COMM_WORLD, 0, k % 2 ? -rank : rank,
+		               &comms[k]);
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	for (i = 0; i < iters; i++) {
+		for (k = 0; k < NTYPES; k++)
+			to_next(MPI_COMM_WORLD, 2, types[k], s, r);
+		MPI_Type_contiguous(3, MPI_DOUBLE, &derived);
+		MPI_Type_commit(&derived);
+		to_next(MPI_COMM_WORLD, 1, derived, s, r);
+		MPI_Type_free(&derived);
+		MPI_Type_contiguous(5, MPI_INT, &derived);
+		MPI_Type_commit(&derived);
+		to_next(MPI_COMM_WORLD, 1, derived, s, r);
+		MPI_Type_free(&derived);
+		to_next(MPI_COMM_WORLD, 0, MPI_INT, s, r);
+		for (k = 0; k < NCOMMS; k++)
+			to_next(comms[k], k + 1, MPI_BYTE, s, r);
+		MPI_Bcast(s, 2, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+		MPI_Alltoall(s, 3, MPI_INT, r, 3, MPI_INT, comms[1]);
+		MPI_Alltoall(s, 1, MPI_INT, r, 1, MPI_INT, dup);
+		MPI_Scatter(s, 2, MPI_INT, r, 2, MPI_INT, 0, MPI_COMM_WORLD);
+		MPI_Allreduce(MPI_IN_PLACE, s, 4, MPI_SHORT, MPI_MAX, comms[2]);
+	}
+	for (k = 0; k < NCOMMS; k++)
+		MPI_Comm_free(&comms[k]);
+	MPI_Comm_free(&dup);
+}
+
 struct thread_arg {
 	int tag, iters, bytes;
 };
@@ -394,6 +469,8 @@ int main(int argc, char **argv)
 			printf("no MPI_THREAD_MULTIPLE\n");
 	} else if (!strcmp(mode, "io")) {
 		io(argv[2], b, c, d);
+	} else if (!strcmp(mode, "caches")) {
+		caches(a);
 	} else if (!strcmp(mode, "abort")) {
 		ring(a, b);
 		MPI_Barrier(MPI_COMM_WORLD);

@@ -4,7 +4,8 @@
 # Debian's Open MPI wrappers into $PT (a fresh directory readable by
 # tpalice), and offers:
 #
-#   prof_run NP OUTDIR PROGRAM ARGS...   mpirun with the library preloaded,
+#   prof_build OUT [CFLAGS...]           build the library (again) into OUT
+#   prof_run NP OUTDIR PROGRAM ARGS...   mpirun with $PROF_LIB preloaded,
 #                                        profile written to OUTDIR
 #   prof_file OUTDIR                     the one .tpp file in OUTDIR
 #   prof_matrix FILE                     its matrix, "src dst bytes msgs",
@@ -47,16 +48,22 @@ chmod 755 "$PT"
 trap 'rm -rf "$PT"' EXIT
 S=$abs_top_srcdir
 
-tp_check "the profiler library builds with $MPICC (-Werror)" \
+# prof_build OUT [CFLAGS...]: the library, with extra compiler flags.
+prof_build() {
+	local out=$1
+	shift
 	"$MPICC" -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 \
-	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -fPIC -shared \
-	-Wl,-z,defs \
-	-fvisibility=hidden -I"$abs_top_builddir" -I"$S/common" -I"$S/profiles" \
-	"$S/profiles/profiler.c" "$S/profiles/profiler_io.c" \
-	"$S/profiles/profiler_fortran.c" "$S/profiles/profile.c" \
-	"$S/profiles/sha256.c" "$S/profiles/store.c" "$S/profiles/summary.c" "$S/profiles/scale.c" "$S/profiles/scale_rule.c" "$S/profiles/exec_id.c" "$S/profiles/app_identity.c" "$S/profiles/munge_auth.c" \
-	"$S/common/tp_error.c" "$S/common/tp_log.c" "$S/common/tp_file.c" \
-	-lmunge -ldl -lpthread -o "$PT/libtopoplace_profiler.so" || tp_done
+		-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -fPIC -shared \
+		-Wl,-z,defs "$@" \
+		-fvisibility=hidden -I"$abs_top_builddir" -I"$S/common" -I"$S/profiles" \
+		"$S/profiles/profiler.c" "$S/profiles/profiler_io.c" \
+		"$S/profiles/profiler_fortran.c" "$S/profiles/profile.c" \
+		"$S/profiles/sha256.c" "$S/profiles/store.c" "$S/profiles/summary.c" "$S/profiles/scale.c" "$S/profiles/scale_rule.c" "$S/profiles/exec_id.c" "$S/profiles/app_identity.c" "$S/profiles/munge_auth.c" \
+		"$S/common/tp_error.c" "$S/common/tp_log.c" "$S/common/tp_file.c" \
+		-lmunge -ldl -lpthread -o "$out"
+}
+tp_check "the profiler library builds with $MPICC (-Werror)" \
+	prof_build "$PT/libtopoplace_profiler.so" || tp_done
 PROF_LIB=$PT/libtopoplace_profiler.so
 tp_check "the MPI test programs build" \
 	"$MPICC" -O2 -Wall -Wextra -Werror "${PROG_CFLAGS[@]}" \

@@ -11,6 +11,11 @@
 #   alltoall    MPI_Alltoall (collective bytes) + the same by Isend
 #   persistent  Send_init/Start, Ssend_init/Startall, freed and re-made
 #   subcomm     rings in split communicators with permuted ranks
+#   caches      the handles the profiler caches (datatype sizes,
+#               communicator translations): more kinds than its slots, a
+#               derived type freed and made again
+#   hash map    the library built without its flat row (as for jobs above
+#               4096 ranks) records the same as the one with it
 #   fortran     the same kinds through Open MPI's Fortran bindings
 #   io          MPI-IO and POSIX requests: volume, histogram, clients
 #   abort       a rank calls MPI_Abort before MPI_Finalize: no file at all
@@ -24,7 +29,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=profiler_lib.sh
 . "$abs_top_srcdir/tests/integration/profiler_lib.sh"
 
-# run NAME NP ARGS...: profile of one run into $PT/NAME; sets F, OUT.
+# run NAME NP ARGS...: profile of one run into $PT/NAME; sets F, OUT;
+# its counts (prof_counts) in $PT/NAME.counts.
 run() {
 	local name=$1 np=$2
 	shift 2
@@ -32,6 +38,15 @@ run() {
 	OUT=$(prof_run "$np" "$PT/$name" "$@" 2>"$PT/$name.err")
 	F=$(prof_file "$PT/$name")
 	[[ -n $F ]] || tp_fail "$name: a profile was written" "$(cat "$PT/$name.err")"
+	[[ -z $F ]] || prof_counts "$F" >"$PT/$name.counts"
+}
+
+# prof_counts FILE: what a run recorded, less its times: the matrix, the
+# collectives, the I/O requests.
+prof_counts() {
+	prof_matrix "$1"
+	"${PROF_CLI[@]}" show "$1" | sed -n -e '/^collectives:/,/^io:/p' |
+		sed -e 's/, [0-9.]* s, .*//'
 }
 
 # --- ring ------------------------------------------------------------------
@@ -107,6 +122,25 @@ expect=$(awk -v N=6 -v it=4 -v B=10 'BEGIN {
 tp_check_eq "subcomm: ranks (also of an inter-communicator's remote group) translated to MPI_COMM_WORLD" \
 	"$expect" "$(prof_matrix "$F")"
 
+# --- the handles the profiler caches ------------------------------------------
+run caches 4 "$PT/mpi_patterns" caches 5
+# Per rank and iteration to rank+1: 2 x (1+2+4+8+4+8+1+4+1+2+4+8+1+2+4+8+
+# 1+1+2+1 = 67) B of 20 predefined types, 24 + 20 B of two derived types,
+# 0 B, 1+3+5+7+9+11 B in the 6 communicators ordered as the world: 214 B,
+# 29 messages; to rank-1, 2+4+6+8+10+12 B in the 6 reversed ones: 42 B, 6.
+expect=$(for r in 0 1 2 3; do
+	echo "$r $(((r + 1) % 4)) 1070 145"
+	echo "$r $(((r + 3) % 4)) 210 30"
+done | sort -n -k1,1 -k2,2)
+tp_check_eq "caches: 20 predefined types, a derived type's handle made again, 12 communicators" \
+	"$expect" "$(prof_matrix "$F")"
+# 4 ranks x 5 iterations; Alltoall 3 ints x 4 peers in communicator 1 and
+# 1 int x 4 in a duplicate; Bcast 16 B and Scatter 4 x 8 B, root only;
+# Allreduce 8 B.
+tp_check_eq "caches: collectives in cached and uncached communicators" \
+	"20 160|40 1280|20 80|20 160" \
+	"$(prof_coll "$F" Allreduce)|$(prof_coll "$F" Alltoall)|$(prof_coll "$F" Bcast)|$(prof_coll "$F" Scatter)"
+
 # --- MPI_THREAD_MULTIPLE -----------------------------------------------------
 run threads 3 "$PT/mpi_patterns" threads 50 64
 if grep -q "no MPI_THREAD_MULTIPLE" <<<"$OUT"; then
@@ -114,6 +148,23 @@ if grep -q "no MPI_THREAD_MULTIPLE" <<<"$OUT"; then
 else
 	tp_check_eq "threads: 4 threads x 50 sends per rank, none lost" \
 		"$(printf '0 1 12800 200\n1 2 12800 200\n2 0 12800 200')" "$(prof_matrix "$F")"
+fi
+
+# --- the hash map (jobs above ROW_FLAT_MAX_RANKS ranks) ------------------------
+if tp_check "the library builds without its flat row" \
+	prof_build "$PT/libtopoplace_profiler_hashed.so" \
+	-DTP_PROF_ROW_FLAT_MAX_RANKS=0; then
+	flat_lib=$PROF_LIB
+	PROF_LIB=$PT/libtopoplace_profiler_hashed.so
+	for w in "ring 4 ring 20 400" "stencil 8 stencil 5 4 5 6" \
+		"alltoall 4 alltoall 3 10" "persistent 3 persistent 7 100 300" \
+		"subcomm 6 subcomm 4 10" "caches 4 caches 5"; do
+		set -- $w
+		run "hashed-$1" "$2" "$PT/mpi_patterns" "${@:3}"
+		tp_check_eq "hash map: $1 recorded as with the flat row" \
+			"$(cat "$PT/$1.counts")" "$(cat "$PT/hashed-$1.counts")"
+	done
+	PROF_LIB=$flat_lib
 fi
 
 # --- Fortran -----------------------------------------------------------------
