@@ -79,12 +79,19 @@ not_run() {
 "$topoplace" remap --help >/dev/null 2>&1 ||
 	tp_skip "$topoplace has no remap subcommand"
 work=$(mktemp -d) || exit 1
-trap 'rm -rf "$work"' EXIT
+# Open MPI's daemons detach (orted --daemonize): if mpirun is stopped by
+# its timeout, they would outlive the test; their command line names the
+# rankfile under $work.
+trap 'pkill -f "orte_rankfile $work/" 2>/dev/null; rm -rf "$work"' EXIT
 
 # fake_remote_shell PATH LOG: writes PATH, a stand-in for the ssh/rsh that
 # mpirun (plm_rsh_agent) and Hydra (-launcher-exec) call with options, a
 # host and a command line: it appends the host to LOG and runs the command
 # here with TP_FAKE_HOST=host in its environment, which the ranks inherit.
+# Each stand-in host gets its own TMPDIR, as each real host has its own
+# /tmp: Open MPI's daemons name their session directory after the real
+# hostname, and four daemons sharing one directory here raced on it (one
+# died at start-up, and mpirun waited for it forever: 2 of 10 runs hung).
 fake_remote_shell() {
 	cat >"$1" <<SH
 #!/bin/bash
@@ -94,7 +101,8 @@ done
 host=\$1
 shift
 echo "\$host" >>'$2'
-exec env TP_FAKE_HOST="\$host" sh -c "\$*"
+mkdir -p '$work/tmp.'"\$host" || exit 1
+exec env TP_FAKE_HOST="\$host" TMPDIR='$work/tmp.'"\$host" sh -c "\$*"
 SH
 	chmod +x "$1"
 }
