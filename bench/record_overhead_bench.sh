@@ -32,6 +32,7 @@
 #            cells a side, 4 atoms each, and time steps)  LAMMPS_WALL="20 2000"
 #            ONLY=REGEX (the workloads, as "NP
 #            PROG ARGS", that match)
+#            PROFILER_CFLAGS="-D..." (both libraries; bench/profiler_build.sh)
 #            BASE_SRC=DIR (instructions: also preload the library built from
 #            the sources in DIR, e.g. `git archive main | tar -x -C DIR`,
 #            with this tree's tp_config.h; a third callgrind run a workload)

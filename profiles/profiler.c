@@ -8,8 +8,9 @@
  *
  * Per rank the library keeps: the bytes and messages sent to each
  * MPI_COMM_WORLD rank (a flat row indexed by it in jobs of up to
- * ROW_FLAT_MAX_RANKS ranks, 64 KiB at most; in larger ones a hash map of
- * the destinations, O(peers)), per-collective totals, the I/O counters of
+ * ROW_FLAT_MAX_RANKS ranks, 64 KiB at most; in larger ones the same row
+ * cut in 4 KiB pages, a page allocated at the first message to one of its
+ * ranks), per-collective totals, the I/O counters of
  * profiler_io.c, a translation table per communicator used (dropped on
  * MPI_Comm_free, since handles are reused) and a map of live persistent
  * send requests (dropped on MPI_Request_free).  At MPI_Finalize each rank
@@ -24,8 +25,8 @@
  * only channel, prefixed "topoplace-profiler:".  A failure to record or to
  * write never changes what the application's MPI calls do or return.
  *
- * Threads: with MPI_THREAD_MULTIPLE the maps are guarded by a mutex; at
- * lower levels no lock is taken.
+ * Threads: with MPI_THREAD_MULTIPLE the row's pages and the maps are
+ * guarded by a mutex; at lower levels no lock is taken.
  *
  * The cost of a recorded call (bench/RESULTS.md, "The profiler's cost per
  * call"): a communication-only program makes an MPI call every
@@ -88,21 +89,6 @@ static const char *const coll_names[TP_COLL_COUNT] = {
 
 /* ---- maps ------------------------------------------------------------ */
 
-#define PEER_EMPTY UINT32_MAX
-
-struct peer_slot {
-	uint32_t rank; /* MPI_COMM_WORLD rank, PEER_EMPTY = free */
-	uint64_t bytes;
-	uint64_t msgs;
-};
-
-/* Open addressing, linear probing, at most half full; never shrinks. */
-struct peer_map {
-	size_t capacity; /* power of two, 0 before the first insert */
-	size_t count;
-	struct peer_slot *slots;
-};
-
 /*
  * A map from an MPI handle (its bits: a pointer in Open MPI, an int in
  * MPICH) to two words, with deletion (backward shift), for the
@@ -129,13 +115,21 @@ struct comm_info {
 /*
  * The flat row: bytes and messages to each MPI_COMM_WORLD rank, indexed by
  * it: a message costs an add, not a hash and a probe.  Only in jobs of up
- * to ROW_FLAT_MAX_RANKS ranks: at 16 B a rank it is 64 KiB at most, what
- * the hash map takes for ~700-1,400 destinations (24 B slots, at most
- * half full, doubling), and less than the translation tables of a few
- * communicators (4 B a rank each).  Larger jobs keep the hash map, whose
- * size follows the destinations, not the job: a rank of a 100,000-rank
- * stencil sends to 6.  The tests build the library with 0 too
- * (-DTP_PROF_ROW_FLAT_MAX_RANKS=0) to check that the hash map records
+ * to ROW_FLAT_MAX_RANKS ranks: at 16 B a rank it is 64 KiB at most, less
+ * than the translation tables of a few communicators (4 B a rank each).
+ *
+ * Larger jobs, and jobs under MPI_THREAD_MULTIPLE, use the paged row: the
+ * same row cut in pages of ROW_PAGE_RANKS ranks (4 KiB), behind a
+ * directory of one pointer a page (8 B per 256 ranks: 32 KiB at a
+ * million ranks); a page is allocated at the first message to one of its
+ * ranks.  A message costs one more load than in the flat row, where the
+ * hash map it replaced cost a hash and a probe (174-211 instructions a
+ * recorded send against 42-84: bench/RESULTS.md).  Its memory follows the
+ * ranks sent to, at most the flat row's 16 B a rank plus the directory: a
+ * rank of a 100,000-rank stencil sending to 6 neighbours holds at most 6
+ * pages (24 KiB); one sending to every rank holds 1.6 MB, as the flat row
+ * would (the hash map held 2-4x that).  The tests build the library with
+ * -DTP_PROF_ROW_FLAT_MAX_RANKS=0 too, to check that the paged row records
  * the same matrix.
  */
 #ifdef TP_PROF_ROW_FLAT_MAX_RANKS
@@ -148,6 +142,15 @@ struct peer_count {
 	uint64_t bytes;
 	uint64_t msgs;
 };
+
+/* The tests build with pages of 2 ranks too, so that a few ranks span
+ * several pages, some never touched. */
+#ifdef TP_PROF_ROW_PAGE_LOG2
+#define ROW_PAGE_LOG2 TP_PROF_ROW_PAGE_LOG2
+#else
+#define ROW_PAGE_LOG2 8
+#endif
+#define ROW_PAGE_RANKS (1u << ROW_PAGE_LOG2)
 
 /*
  * The sizes of predefined datatypes met, by handle: asking MPI
@@ -200,11 +203,19 @@ static struct {
 	MPI_Group world_group;
 	pthread_mutex_t lock;
 	/*
-	 * The flat row, or NULL: the peers map.  Only while fast (set at
-	 * MPI_Init, taken at MPI_Finalize), so it is send_fast's one test.
+	 * The flat row, or NULL: the paged row.  Only while fast (set at
+	 * MPI_Init, taken at MPI_Finalize), so it is send_fast's first test.
 	 */
 	struct peer_count *flat;
-	struct peer_map peers;
+	/*
+	 * The paged row's directory (row_pages entries; NULL when the flat
+	 * row is used, or when it could not be allocated: then nothing is
+	 * counted and the profile is marked inexact), and the same pointer
+	 * only while fast, for send_fast.
+	 */
+	struct peer_count **pages;
+	struct peer_count *const *fast_pages;
+	size_t row_pages;
 	struct handle_map comms;    /* value a: struct comm_info * */
 	struct handle_map requests; /* a: world dst, b: bytes */
 	uint64_t coll_calls[TP_COLL_COUNT];
@@ -244,61 +255,33 @@ static inline size_t slot_of(uint64_t key, unsigned log2)
 	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - log2));
 }
 
-static int peer_grow(struct peer_map *m)
+/*
+ * The paged row's entry of rank @w, its page allocated when it has none
+ * (lock held); NULL when there is no memory for it.
+ */
+static struct peer_count *row_page_entry(uint32_t w)
 {
-	size_t cap = m->capacity ? m->capacity * 2 : 16, i, j;
-	struct peer_slot *s = malloc(cap * sizeof(*s));
+	size_t p = (size_t)w >> ROW_PAGE_LOG2;
 
-	if (!s)
-		return -1;
-	for (i = 0; i < cap; i++)
-		s[i].rank = PEER_EMPTY;
-	for (i = 0; i < m->capacity; i++) {
-		if (m->slots[i].rank == PEER_EMPTY)
-			continue;
-		j = hash64(m->slots[i].rank, cap);
-		while (s[j].rank != PEER_EMPTY)
-			j = (j + 1) & (cap - 1);
-		s[j] = m->slots[i];
-	}
-	free(m->slots);
-	m->slots = s;
-	m->capacity = cap;
-	return 0;
-}
-
-static void peer_add(struct peer_map *m, uint32_t rank, uint64_t bytes)
-{
-	size_t i;
-
-	if ((m->count + 1) * 2 > m->capacity && peer_grow(m)) {
-		S.failed = 1;
-		return;
-	}
-	i = hash64(rank, m->capacity);
-	while (m->slots[i].rank != rank) {
-		if (m->slots[i].rank == PEER_EMPTY) {
-			m->slots[i].rank = rank;
-			m->slots[i].bytes = 0;
-			m->slots[i].msgs = 0;
-			m->count++;
-			break;
-		}
-		i = (i + 1) & (m->capacity - 1);
-	}
-	m->slots[i].bytes += bytes;
-	m->slots[i].msgs++;
+	if (!S.pages || p >= S.row_pages)
+		return NULL;
+	if (!S.pages[p] &&
+	    !(S.pages[p] = calloc(ROW_PAGE_RANKS, sizeof(*S.pages[p]))))
+		return NULL;
+	return &S.pages[p][w & (ROW_PAGE_RANKS - 1)];
 }
 
 /* One message of @bytes to MPI_COMM_WORLD rank @w (lock held). */
 static void peer_count(uint32_t w, uint64_t bytes)
 {
-	if (S.flat) {
-		S.flat[w].bytes += bytes;
-		S.flat[w].msgs++;
-	} else {
-		peer_add(&S.peers, w, bytes);
+	struct peer_count *pc = S.flat ? &S.flat[w] : row_page_entry(w);
+
+	if (!pc) {
+		S.failed = 1;
+		return;
 	}
+	pc->bytes += bytes;
+	pc->msgs++;
 }
 
 static struct handle_slot *handle_find(struct handle_map *m, uint64_t key)
@@ -582,33 +565,64 @@ static int to_world(MPI_Comm comm, int dest)
  * caches for the next call.  No call here, so a wrapper need not save its
  * arguments around it.
  */
-static inline int send_fast(MPI_Comm comm, int dest, int count,
-                            MPI_Datatype type)
+/*
+ * send_fast's lookups: the MPI_COMM_WORLD rank of @dest in @comm and the
+ * size of @type from the caches, or -1 when one is not cached.
+ */
+static inline __attribute__((always_inline)) int
+fast_world_dst(MPI_Comm comm, int dest, MPI_Datatype type, uint64_t *size)
 {
-	struct peer_count *row = S.flat;
 	const struct type_slot *t;
 	const struct comm_slot *c;
 	int w;
 
-	if (!row || dest < 0)
-		return 0;
+	if (dest < 0)
+		return -1;
 	t = &S.types[slot_of(HANDLE_KEY(type), TYPE_SLOTS_LOG2)];
 	if (t->type != type)
-		return 0;
-	if (comm == MPI_COMM_WORLD) {
-		if (dest >= S.world_size)
+		return -1;
+	*size = t->size;
+	if (comm == MPI_COMM_WORLD)
+		return dest < S.world_size ? dest : -1;
+	c = &S.comm_cache[slot_of(HANDLE_KEY(comm), COMM_SLOTS_LOG2)];
+	if (c->comm != comm || dest >= c->size)
+		return -1;
+	w = c->to_world ? c->to_world[dest] : dest;
+	return w;
+}
+
+/*
+ * Always inlined: GCC 12 made it a function of its own once it held both
+ * rows' paths, and each recorded send paid for the call (69 -> 100
+ * instructions).
+ */
+static inline __attribute__((always_inline)) int
+send_fast(MPI_Comm comm, int dest, int count, MPI_Datatype type)
+{
+	struct peer_count *row = S.flat, *pc;
+	uint64_t size;
+	int w;
+
+	/*
+	 * The flat row's path first and on its own: a test of the paged
+	 * row in it cost the common send 5-6 instructions (bench/RESULTS.md).
+	 */
+	if (__builtin_expect(row != NULL, 1)) {
+		if ((w = fast_world_dst(comm, dest, type, &size)) < 0)
 			return 0;
-		w = dest;
+		pc = &row[w];
 	} else {
-		c = &S.comm_cache[slot_of(HANDLE_KEY(comm), COMM_SLOTS_LOG2)];
-		if (c->comm != comm || dest >= c->size)
+		struct peer_count *const *pages = S.fast_pages;
+
+		/* A page not allocated yet: send_slow allocates it. */
+		if (!pages ||
+		    (w = fast_world_dst(comm, dest, type, &size)) < 0 ||
+		    !(pc = pages[(uint32_t)w >> ROW_PAGE_LOG2]))
 			return 0;
-		w = c->to_world ? c->to_world[dest] : dest;
-		if (w < 0)
-			return 0;
+		pc += (uint32_t)w & (ROW_PAGE_RANKS - 1);
 	}
-	row[w].bytes += count > 0 ? (uint64_t)count * t->size : 0;
-	row[w].msgs++;
+	pc->bytes += count > 0 ? (uint64_t)count * size : 0;
+	pc->msgs++;
 	return 1;
 }
 
@@ -786,13 +800,22 @@ void tp_prof_on_init(int thread_level)
 	}
 	caches_clear();
 	/*
-	 * With MPI_THREAD_MULTIPLE every call takes the lock, and the peers
-	 * map.  Without memory for the flat row, the map records the same.
+	 * With MPI_THREAD_MULTIPLE every call takes the lock, and the paged
+	 * row.  Without memory for the flat row, the paged row records the
+	 * same.
 	 */
 	if (!S.locking && S.world_size > 0 &&
 	    S.world_size <= ROW_FLAT_MAX_RANKS)
 		S.flat = calloc((size_t)S.world_size, sizeof(*S.flat));
+	if (!S.flat && S.world_size > 0) {
+		S.row_pages = ((size_t)S.world_size + ROW_PAGE_RANKS - 1) >>
+		              ROW_PAGE_LOG2;
+		S.pages = calloc(S.row_pages, sizeof(*S.pages));
+		if (!S.pages)
+			S.failed = 1;
+	}
 	S.fast = !S.locking;
+	S.fast_pages = S.fast ? S.pages : NULL;
 	S.io_on = 1;
 }
 
@@ -1071,20 +1094,32 @@ static void release_state(void)
 	caches_clear();
 	free(S.comms.slots);
 	free(S.requests.slots);
-	free(S.peers.slots);
 	memset(&S.comms, 0, sizeof(S.comms));
 	memset(&S.requests, 0, sizeof(S.requests));
-	memset(&S.peers, 0, sizeof(S.peers));
 	PMPI_Group_free(&S.world_group);
 	unlock();
+}
+
+/* Rank @r's counts in the flat row or the paged row taken at finalize. */
+static const struct peer_count *
+finalize_row_entry(const struct peer_count *flat,
+                   struct peer_count *const *pages, int r)
+{
+	const struct peer_count *page;
+
+	if (flat)
+		return &flat[r];
+	if (!pages || !(page = pages[(uint32_t)r >> ROW_PAGE_LOG2]))
+		return NULL;
+	return &page[(uint32_t)r & (ROW_PAGE_RANKS - 1)];
 }
 
 void tp_prof_on_finalize(void)
 {
 	struct tp_prof_io_local io;
 	struct row_entry *row = NULL, *rows = NULL;
-	struct peer_count *flat;
-	size_t peers = 0;
+	struct peer_count *flat, **pages;
+	size_t peers = 0, row_pages;
 	int n = 0, *counts = NULL, *displs = NULL, r, ok = 1;
 	uint64_t local[2 * TP_COLL_COUNT], coll[2 * TP_COLL_COUNT];
 	uint64_t io_local[4 + TP_PROFILE_IO_BUCKETS];
@@ -1104,37 +1139,40 @@ void tp_prof_on_finalize(void)
 	S.fast = 0;
 	flat = S.flat;
 	S.flat = NULL;
+	pages = S.pages;
+	row_pages = S.row_pages;
+	S.pages = NULL;
+	S.fast_pages = NULL;
+	S.row_pages = 0;
 	unlock();
 	tp_prof_io_summary(&io);
 
-	/* This rank's sparse row: the destinations sent to, in any order. */
-	if (flat) {
-		for (r = 0; r < S.world_size; r++)
-			peers += flat[r].msgs > 0;
-	} else {
-		peers = S.peers.count;
+	/* This rank's sparse row: the destinations sent to, in rank order. */
+	for (r = 0; r < S.world_size; r++) {
+		const struct peer_count *pc = finalize_row_entry(flat, pages, r);
+
+		peers += pc && pc->msgs > 0;
 	}
 	row = malloc((peers ? peers : 1) * sizeof(*row));
 	if (!row)
 		S.failed = 1;
-	else if (flat)
+	else
 		for (r = 0; r < S.world_size; r++) {
-			if (!flat[r].msgs)
+			const struct peer_count *pc =
+			    finalize_row_entry(flat, pages, r);
+
+			if (!pc || !pc->msgs)
 				continue;
 			row[n].dst = (uint64_t)r;
-			row[n].bytes = flat[r].bytes;
-			row[n].msgs = flat[r].msgs;
+			row[n].bytes = pc->bytes;
+			row[n].msgs = pc->msgs;
 			n++;
 		}
-	else
-		for (i = 0; i < S.peers.capacity; i++)
-			if (S.peers.slots[i].rank != PEER_EMPTY) {
-				row[n].dst = S.peers.slots[i].rank;
-				row[n].bytes = S.peers.slots[i].bytes;
-				row[n].msgs = S.peers.slots[i].msgs;
-				n++;
-			}
 	free(flat);
+	if (pages)
+		for (i = 0; i < row_pages; i++)
+			free(pages[i]);
+	free(pages);
 
 	/* Node size and failures: one MAX reduction. */
 	node = MPI_COMM_NULL;

@@ -14,8 +14,10 @@
 #   caches      the handles the profiler caches (datatype sizes,
 #               communicator translations): more kinds than its slots, a
 #               derived type freed and made again
-#   hash map    the library built without its flat row (as for jobs above
-#               4096 ranks) records the same as the one with it
+#   paged row   the library built without its flat row (as for jobs above
+#               4096 ranks: the row in pages), with pages of 2 ranks so
+#               that the jobs here span several, records the same as the
+#               one with it
 #   fortran     the same kinds through Open MPI's Fortran bindings
 #   io          MPI-IO and POSIX requests: volume, histogram, clients
 #   abort       a rank calls MPI_Abort before MPI_Finalize: no file at all
@@ -150,19 +152,19 @@ else
 		"$(printf '0 1 12800 200\n1 2 12800 200\n2 0 12800 200')" "$(prof_matrix "$F")"
 fi
 
-# --- the hash map (jobs above ROW_FLAT_MAX_RANKS ranks) ------------------------
+# --- the paged row (jobs above ROW_FLAT_MAX_RANKS ranks) -----------------------
 if tp_check "the library builds without its flat row" \
-	prof_build "$PT/libtopoplace_profiler_hashed.so" \
-	-DTP_PROF_ROW_FLAT_MAX_RANKS=0; then
+	prof_build "$PT/libtopoplace_profiler_paged.so" \
+	-DTP_PROF_ROW_FLAT_MAX_RANKS=0 -DTP_PROF_ROW_PAGE_LOG2=1; then
 	flat_lib=$PROF_LIB
-	PROF_LIB=$PT/libtopoplace_profiler_hashed.so
+	PROF_LIB=$PT/libtopoplace_profiler_paged.so
 	for w in "ring 4 ring 20 400" "stencil 8 stencil 5 4 5 6" \
 		"alltoall 4 alltoall 3 10" "persistent 3 persistent 7 100 300" \
 		"subcomm 6 subcomm 4 10" "caches 4 caches 5"; do
 		set -- $w
-		run "hashed-$1" "$2" "$PT/mpi_patterns" "${@:3}"
-		tp_check_eq "hash map: $1 recorded as with the flat row" \
-			"$(cat "$PT/$1.counts")" "$(cat "$PT/hashed-$1.counts")"
+		run "paged-$1" "$2" "$PT/mpi_patterns" "${@:3}"
+		tp_check_eq "paged row: $1 recorded as with the flat row" \
+			"$(cat "$PT/$1.counts")" "$(cat "$PT/paged-$1.counts")"
 	done
 	PROF_LIB=$flat_lib
 fi
