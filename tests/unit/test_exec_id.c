@@ -113,6 +113,157 @@ static void test_unknown_hashes_never_match(void **s)
 	assert_false(tp_exec_id_same_program(&a, &b));
 }
 
+/* The documented encoding, recomputed by hand: a length, then the bytes. */
+static void test_arguments_digest_is_length_prefixed_sha256(void **s)
+{
+	static const char *const args[] = {"-in", "in.lj"};
+	static const uint8_t input[] = {3, 0, 0, 0, 0, 0, 0, 0, '-', 'i', 'n',
+	                                5, 0, 0, 0, 0, 0, 0, 0, 'i', 'n', '.',
+	                                'l', 'j'};
+	uint8_t want[TP_SHA256_BYTES];
+	tp_exec_id id;
+
+	(void)s;
+	memset(&id, 0, sizeof(id));
+	tp_exec_args_digest(args, 2, &id);
+	tp_sha256(input, sizeof(input), want);
+	assert_int_equal(id.args_method, TP_EXEC_ARGS_FULL);
+	assert_int_equal(id.args_count, 2);
+	assert_memory_equal(id.args_sha256, want, sizeof(want));
+	/* The program's part is left as it was. */
+	assert_int_equal(id.hash_method, TP_EXEC_HASH_NONE);
+}
+
+/* Joined or split, empty or none: each is another argument list. */
+static void test_argument_boundaries_change_the_digest(void **s)
+{
+	static const char *const joined[] = {"a b"};
+	static const char *const split[] = {"a", "b"};
+	static const char *const shifted[] = {"a ", "b"};
+	static const char *const empty[] = {""};
+	tp_exec_id a, b, c, d, none;
+
+	(void)s;
+	memset(&a, 0, sizeof(a));
+	a.hash_method = TP_EXEC_HASH_FULL;
+	b = c = d = none = a;
+	tp_exec_args_digest(joined, 1, &a);
+	tp_exec_args_digest(split, 2, &b);
+	tp_exec_args_digest(shifted, 2, &c);
+	tp_exec_args_digest(empty, 1, &d);
+	tp_exec_args_digest(NULL, 0, &none);
+	assert_true(tp_exec_id_same_program(&a, &b));
+	assert_false(tp_exec_id_same_command(&a, &b));
+	assert_false(tp_exec_id_same_command(&b, &c));
+	assert_false(tp_exec_id_same_command(&d, &none));
+	assert_int_equal(none.args_method, TP_EXEC_ARGS_FULL);
+	assert_int_equal(none.args_count, 0);
+	tp_exec_args_digest(split, 2, &c);
+	assert_true(tp_exec_id_same_command(&b, &c));
+	/* Another program with the same arguments is another command. */
+	c.size_bytes = 7;
+	assert_false(tp_exec_id_same_command(&b, &c));
+}
+
+/* /proc/<pid>/cmdline gives what argv gives, argv[0] aside. */
+static void test_cmdline_digest_equals_argv_digest(void **s)
+{
+	static const char cmdline[] = "./lmp\0-in\0in.lj\0";
+	static const char other0[] = "/opt/lammps/bin/lmp\0-in\0in.lj\0";
+	static const char *const args[] = {"-in", "in.lj"};
+	tp_exec_id from_argv, from_cmdline, from_other;
+
+	(void)s;
+	memset(&from_argv, 0, sizeof(from_argv));
+	from_argv.hash_method = TP_EXEC_HASH_FULL;
+	from_cmdline = from_other = from_argv;
+	tp_exec_args_digest(args, 2, &from_argv);
+	/* sizeof - 1: the literal's own NUL is not part of the file. */
+	tp_exec_args_from_cmdline(cmdline, sizeof(cmdline) - 1, &from_cmdline);
+	tp_exec_args_from_cmdline(other0, sizeof(other0) - 1, &from_other);
+	assert_true(tp_exec_id_same_command(&from_argv, &from_cmdline));
+	assert_true(tp_exec_id_same_command(&from_argv, &from_other));
+	/* A command line that does not end in NUL was rewritten: unknown. */
+	tp_exec_args_from_cmdline(cmdline, sizeof(cmdline) - 2, &from_cmdline);
+	assert_int_equal(from_cmdline.args_method, TP_EXEC_ARGS_NONE);
+	tp_exec_args_from_cmdline(cmdline, 0, &from_cmdline);
+	assert_int_equal(from_cmdline.args_method, TP_EXEC_ARGS_NONE);
+	/* Just argv[0]: no arguments, known. */
+	tp_exec_args_from_cmdline(cmdline, 6, &from_cmdline);
+	assert_int_equal(from_cmdline.args_method, TP_EXEC_ARGS_FULL);
+	assert_int_equal(from_cmdline.args_count, 0);
+}
+
+/* Over 1 MiB of arguments: unknown, and unknown is no command. */
+static void test_arguments_over_the_bound_are_unknown(void **s)
+{
+	size_t half = (size_t)(TP_EXEC_ARGS_MAX_BYTES / 2);
+	char *big = malloc(half);
+	const char *args[3];
+	tp_exec_id a, b;
+	char *cmdline;
+	size_t len;
+
+	(void)s;
+	assert_non_null(big);
+	memset(big, 'x', half - 1);
+	big[half - 1] = '\0';
+	memset(&a, 0, sizeof(a));
+	a.hash_method = TP_EXEC_HASH_FULL;
+	b = a;
+	/* Two of half the bound, NULs included: exactly at it, hashed. */
+	args[0] = args[1] = big;
+	tp_exec_args_digest(args, 2, &a);
+	assert_int_equal(a.args_method, TP_EXEC_ARGS_FULL);
+	args[2] = "";
+	tp_exec_args_digest(args, 3, &b);
+	assert_int_equal(b.args_method, TP_EXEC_ARGS_NONE);
+	assert_int_equal(b.args_count, 0);
+	assert_false(tp_exec_id_same_command(&b, &b));
+	assert_true(tp_exec_id_same_program(&b, &b));
+	/* The same bound through the command line. */
+	len = 4 + 2 * half;
+	cmdline = malloc(len + 1);
+	assert_non_null(cmdline);
+	memcpy(cmdline, "lmp", 4);
+	memcpy(cmdline + 4, big, half);
+	memcpy(cmdline + 4 + half, big, half);
+	tp_exec_args_from_cmdline(cmdline, len, &b);
+	assert_true(tp_exec_id_same_command(&a, &b));
+	cmdline[len] = '\0';
+	tp_exec_args_from_cmdline(cmdline, len + 1, &b);
+	assert_int_equal(b.args_method, TP_EXEC_ARGS_NONE);
+	free(cmdline);
+	free(big);
+}
+
+/* The profiler's read: this very process's command line, bounded. */
+static void test_arguments_read_from_a_file(void **s)
+{
+	/* "\0" "100": not the octal escape \0100. */
+	static const char body[] = "app\0--steps\0" "100\0";
+	static const char *const args[] = {"--steps", "100"};
+	char path[64];
+	tp_exec_id a, b;
+	tp_error err;
+
+	(void)s;
+	memset(&a, 0, sizeof(a));
+	b = a;
+	make_file(path, body, sizeof(body) - 1);
+	assert_int_equal(tp_exec_args_read(path, &a, &err), TP_OK);
+	unlink(path);
+	tp_exec_args_digest(args, 2, &b);
+	assert_int_equal(a.args_count, 2);
+	assert_memory_equal(a.args_sha256, b.args_sha256, TP_SHA256_BYTES);
+	assert_int_equal(tp_exec_args_read(path, &a, &err), TP_ERR_IO);
+	assert_non_null(strstr(err.message, path));
+	assert_int_equal(a.args_method, TP_EXEC_ARGS_NONE);
+	assert_int_equal(tp_exec_args_read("/proc/self/cmdline", &a, &err),
+	                 TP_OK);
+	assert_int_equal(a.args_method, TP_EXEC_ARGS_FULL);
+}
+
 static void test_layout_is_sorted_run_length_text(void **s)
 {
 	uint32_t even[] = {0, 16, 0, 16, 16, 0, 16};
@@ -293,6 +444,11 @@ int main(void)
 	    cmocka_unit_test(test_large_executable_is_hashed_sampled),
 	    cmocka_unit_test(test_missing_or_relative_executable_is_an_error),
 	    cmocka_unit_test(test_unknown_hashes_never_match),
+	    cmocka_unit_test(test_arguments_digest_is_length_prefixed_sha256),
+	    cmocka_unit_test(test_argument_boundaries_change_the_digest),
+	    cmocka_unit_test(test_cmdline_digest_equals_argv_digest),
+	    cmocka_unit_test(test_arguments_over_the_bound_are_unknown),
+	    cmocka_unit_test(test_arguments_read_from_a_file),
 	    cmocka_unit_test(test_layout_is_sorted_run_length_text),
 	    cmocka_unit_test(test_layout_check_names_the_bad_term),
 	    cmocka_unit_test(test_summary_round_trips_exe_and_layout),
