@@ -318,6 +318,7 @@ static void summary_fixture(tp_profile_summary *sum)
 	sum->exec.size_bytes = 123456;
 	tp_sha256("lulesh", 6, sum->exec.sha256);
 	strcpy(sum->exec.layout, "4x16");
+	/* args_recorded 0: a version 3 summary unless a test sets it. */
 	strcpy(sum->credential, "MUNGE:x:");
 }
 
@@ -389,6 +390,7 @@ static void expect_bad_line(const char *key, const char *value,
 	tp_error err;
 
 	summary_fixture(&sum);
+	sum.args_recorded = 1; /* version 4: every line */
 	assert_int_equal(tp_summary_format(&sum, &text, &err), TP_OK);
 	at = strstr(text, key);
 	assert_non_null(at);
@@ -412,6 +414,101 @@ static void test_malformed_exe_or_layout_line_is_named(void **s)
 	expect_bad_line("\nexe", "none 0 - bin/x", "line 18: exe: not");
 	expect_bad_line("\nlayout", "4x15", "line 19: layout: not");
 	expect_bad_line("\nlayout", "", "line 19: expected 'layout");
+}
+
+/* Version 4: the args line after layout, and back. */
+static void test_summary_round_trips_the_arguments(void **s)
+{
+	static const char *const args[] = {"-in", "in.lj"};
+	tp_profile_summary sum, back;
+	char *text, *again, want[128], hex[65];
+	tp_error err;
+
+	(void)s;
+	summary_fixture(&sum);
+	sum.args_recorded = 1;
+	tp_exec_args_digest(args, 2, &sum.exec);
+	tp_sha256_hex(sum.exec.args_sha256, hex);
+	snprintf(want, sizeof(want), "\nlayout 4x16\nargs full 2 %s\n", hex);
+	assert_int_equal(tp_summary_format(&sum, &text, &err), TP_OK);
+	assert_non_null(strstr(text, "topoplace-summary 4\n"));
+	assert_non_null(strstr(text, want));
+	assert_int_equal(
+	    tp_summary_parse("s.sum", text, strlen(text), &back, &err), TP_OK);
+	assert_true(back.args_recorded);
+	assert_true(tp_exec_id_same_command(&sum.exec, &back.exec));
+	assert_int_equal(tp_summary_format(&back, &again, &err), TP_OK);
+	assert_string_equal(text, again);
+	free(text);
+	free(again);
+
+	/* Known to be unknown (over the bound, or a 1.1 run). */
+	sum.exec.args_method = TP_EXEC_ARGS_NONE;
+	sum.exec.args_count = 0;
+	memset(sum.exec.args_sha256, 0, TP_SHA256_BYTES);
+	assert_int_equal(tp_summary_format(&sum, &text, &err), TP_OK);
+	assert_non_null(strstr(text, "\nargs none 0 -\ncredential "));
+	assert_int_equal(
+	    tp_summary_parse("s.sum", text, strlen(text), &back, &err), TP_OK);
+	assert_true(back.args_recorded);
+	assert_int_equal(back.exec.args_method, TP_EXEC_ARGS_NONE);
+	free(text);
+}
+
+/* Version 3 (no args line): read with the arguments unknown, written
+ * back as it was. */
+static void test_version_3_summary_is_read_with_arguments_unknown(void **s)
+{
+	static const char *const args[] = {"x"};
+	tp_profile_summary sum, back;
+	char *text, *v3, *line;
+	tp_error err;
+
+	(void)s;
+	summary_fixture(&sum);
+	sum.args_recorded = 1;
+	tp_exec_args_digest(args, 1, &sum.exec);
+	assert_int_equal(tp_summary_format(&sum, &text, &err), TP_OK);
+	v3 = strdup(text);
+	v3[strlen("topoplace-summary ")] = '3';
+	line = strstr(v3, "\nargs ") + 1;
+	memmove(line, strstr(line, "credential "),
+	        strlen(strstr(line, "credential ")) + 1);
+	assert_int_equal(
+	    tp_summary_parse("v3.sum", v3, strlen(v3), &back, &err), TP_OK);
+	assert_true(back.exec_recorded);
+	assert_false(back.args_recorded);
+	assert_int_equal(back.exec.args_method, TP_EXEC_ARGS_NONE);
+	assert_true(tp_exec_id_same_program(&sum.exec, &back.exec));
+	assert_false(tp_exec_id_same_command(&sum.exec, &back.exec));
+	free(text);
+	assert_int_equal(tp_summary_format(&back, &text, &err), TP_OK);
+	assert_string_equal(text, v3);
+	free(text);
+	free(v3);
+	/* A version 4 summary must have it. */
+	summary_fixture(&sum);
+	sum.args_recorded = 1;
+	assert_int_equal(tp_summary_format(&sum, &text, &err), TP_OK);
+	line = strstr(text, "\nargs ") + 1;
+	memmove(line, strstr(line, "credential "),
+	        strlen(strstr(line, "credential ")) + 1);
+	assert_int_equal(
+	    tp_summary_parse("v4.sum", text, strlen(text), &back, &err),
+	    TP_ERR_PARSE);
+	assert_non_null(strstr(err.message, "v4.sum: line 20"));
+	assert_non_null(strstr(err.message, "args"));
+	free(text);
+}
+
+static void test_malformed_args_line_is_named(void **s)
+{
+	(void)s;
+	expect_bad_line("\nargs", "full 2 abc", "s.sum: line 20: args: not");
+	expect_bad_line("\nargs", "sha1 2 -", "line 20: args: not");
+	expect_bad_line("\nargs", "none 2 -", "line 20: args: not");
+	expect_bad_line("\nargs", "full 99999999999 -", "line 20: args: not");
+	expect_bad_line("\nargs", "full 02 -", "line 20: args: not");
 }
 
 static void test_interpreters_and_launchers_are_no_key(void **state)
@@ -454,6 +551,10 @@ int main(void)
 	    cmocka_unit_test(test_summary_round_trips_exe_and_layout),
 	    cmocka_unit_test(test_version_2_summary_is_read_and_written_back),
 	    cmocka_unit_test(test_malformed_exe_or_layout_line_is_named),
+	    cmocka_unit_test(test_summary_round_trips_the_arguments),
+	    cmocka_unit_test(
+	        test_version_3_summary_is_read_with_arguments_unknown),
+	    cmocka_unit_test(test_malformed_args_line_is_named),
 	    cmocka_unit_test(test_interpreters_and_launchers_are_no_key),
 	};
 
