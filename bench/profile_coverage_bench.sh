@@ -22,7 +22,12 @@
 # with a pattern chosen by the application number (ring, 3-D stencil or
 # alltoall), then sleeps out the job's trace run time, which it gets from
 # the environment (TP_BENCH_RUN) and not from its text.  BENCH_EXEC=shared
-# (default) runs one binary for every application, per-app a copy each.  Job names carry
+# (default) runs one binary for every application, per-app a copy each.
+# BENCH_ARGS=pattern (default) gives an application the pattern's
+# arguments only, so applications of one pattern run the same command
+# line; BENCH_ARGS=per-app adds the application's own input, "in.APP",
+# after them (mpi_patterns ignores it: the traffic is the pattern's), as
+# one solver run by many scripts with decks of their own.  Job names carry
 # nothing: BENCH_NAMES=random (default) gives each job a name of its own,
 # BENCH_NAMES=same calls every job "job".  BENCH_CONF adds lines to both
 # runs' topoplace.conf ("ProfileByExecutable=no", say; a literal \n
@@ -223,6 +228,10 @@ case ${BENCH_EXEC:-shared} in
 shared | per-app) ;;
 *) die "BENCH_EXEC=${BENCH_EXEC}: not shared or per-app" ;;
 esac
+case ${BENCH_ARGS:-pattern} in
+pattern | per-app) ;;
+*) die "BENCH_ARGS=${BENCH_ARGS}: not pattern or per-app" ;;
+esac
 for app in $(awk '!/^#/ { print $7 }' "$work/jobs.txt" | sort -u); do
 	# BENCH_EXEC=shared (default): every application runs one binary, as
 	# scripts of one solver do; per-app: each its own copy, as distinct
@@ -238,6 +247,9 @@ for app in $(awk '!/^#/ { print $7 }' "$work/jobs.txt" | sort -u); do
 	1) prog="stencil 10 8 8 8" ;;
 	*) prog="alltoall 10 256" ;;
 	esac
+	if [ "${BENCH_ARGS:-pattern}" = per-app ]; then
+		prog="$prog in.$app"
+	fi
 	cat >"$work/apps/$app.sh" <<SCRIPT
 #!/bin/bash
 # application $app of the trace
@@ -252,7 +264,7 @@ SCRIPT
 	chmod 644 "$work/apps/$app.sh"
 done
 echo "# $(date -u +%FT%TZ) $(uname -n) nproc=$(nproc) cpu=$(lscpu | sed -n 's/^Model name: *//p') load=$(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# command: $0 $build; ProfileRecord off then $record, BENCH_NAMES=$names, BENCH_EXEC=${BENCH_EXEC:-shared}${BENCH_CONF:+, BENCH_CONF=$BENCH_CONF}"
+echo "# command: $0 $build; ProfileRecord off then $record, BENCH_NAMES=$names, BENCH_EXEC=${BENCH_EXEC:-shared}, BENCH_ARGS=${BENCH_ARGS:-pattern}${BENCH_CONF:+, BENCH_CONF=$BENCH_CONF}"
 echo "# trace: $(basename "$trace")"
 grep '^#' "$work/stream.txt"
 echo "# applications: $(cut -d' ' -f2 "$work/apps.txt" | sort -u | wc -l) in $(wc -l <"$work/apps.txt") jobs"

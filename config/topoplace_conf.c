@@ -1051,6 +1051,27 @@ static void print_record_exclude(const struct key *key, const void *base,
 static const struct kind kind_record_exclude = {parse_record_exclude,
                                                 print_record_exclude};
 
+static tp_status parse_exec_match_rule(tp_config *cfg, const struct key *key,
+                                       const char *text, void *base,
+                                       tp_error *err)
+{
+	(void)cfg;
+	if (tp_exec_match_rule_parse(text, field_of(key, base), err) != TP_OK)
+		return tp_error_prefix(err, "%s", key->name);
+	return TP_OK;
+}
+
+static void print_exec_match_rule(const struct key *key, const void *base,
+                                  char *buf, size_t size)
+{
+	const tp_exec_match_rule *rule = const_field_of(key, base);
+
+	snprintf(buf, size, "%s", tp_exec_match_rule_name(*rule));
+}
+
+static const struct kind kind_exec_match_rule = {parse_exec_match_rule,
+                                                 print_exec_match_rule};
+
 /* A value of several fields, or no value at all: all zero (ProfileRecord
  * off, no objective, nothing excluded). */
 static void zero_default(const struct key *key, void *base)
@@ -1177,8 +1198,8 @@ static const struct key keys[] = {
      .def.yes = true},
     {"ProfileRecordExclude", PART_SPAN(record.exclude, record.exclude_count),
      &kind_record_exclude, .set_default = zero_default},
-    {"ProfileByExecutable", PART(profile_by_executable), &kind_boolean,
-     .def.yes = true},
+    {"ProfileByExecutable", PART(profile_by_exec), &kind_exec_match_rule,
+     .def.choice = TP_EXEC_MATCH_COMMAND},
     /* none: whole-leaf jobs wait as long as it takes; else 1s..3600s
      * (units.h's bound on any duration). */
     {"LeafWaitMax", PART(leaf_wait_max_us), &kind_bound,

@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "exec_match.h"
 #include "ioserver.h"
 #include "jobclass.h"
 #include "policy.h"
@@ -158,10 +159,12 @@ typedef struct tp_config_settings {
 	 * not set here (ProfileMaxAge is site-wide): tp_config_record_policy
 	 * gives the complete policy. */
 	tp_record_policy record;
-	/* ProfileByExecutable: a step's program identifies its application
+	/* ProfileByExecutable: a step's command (its program and arguments,
+	 * or under program the program alone) identifies its application
 	 * (exec_match.h: not recorded again, throttled from its run, the
-	 * script's link followed by every daemon); yes by default. */
-	bool profile_by_executable;
+	 * script's link followed by every daemon); command by default, no:
+	 * not at all. */
+	tp_exec_match_rule profile_by_exec;
 	/* LeafWaitMax: how long a `leaf` job waits for whole leaves before
 	 * it accepts a compatible shared placement (alloc.h); 0: no bound. */
 	uint64_t leaf_wait_max_us;

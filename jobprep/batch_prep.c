@@ -118,8 +118,8 @@ tp_identity_profile tp_batch_prep_identity(const tp_batch_prep_job *job)
 	tp_identity_profile profile = tp_identity_job_profile(
 	    job->comm_profile, job->job_name, job->user);
 
-	profile.skip_link =
-	    job->settings && !job->settings->profile_by_executable;
+	profile.skip_link = job->settings && job->settings->profile_by_exec ==
+	                                         TP_EXEC_MATCH_NO;
 	return profile;
 }
 

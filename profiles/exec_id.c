@@ -1,6 +1,6 @@
 /*
  * exec_id.c: hash an executable within a bound and print and check the
- * rank layout (exec_id.h).
+ * rank layout, and digest a command's arguments (exec_id.h).
  *
  * The file is read with pread at fixed offsets, not mapped: a file that
  * shrinks under us gives a short read (an error) instead of SIGBUS in the
@@ -351,10 +351,143 @@ int tp_exec_hash_method_parse(const char *name)
 	return -1;
 }
 
+/* Feed one argument, length-prefixed, into @ctx. */
+static void args_add(tp_sha256_ctx *ctx, const char *arg, size_t len)
+{
+	uint8_t len_le[8];
+
+	for (int i = 0; i < 8; i++)
+		len_le[i] = (uint8_t)((uint64_t)len >> (8 * i));
+	tp_sha256_update(ctx, len_le, sizeof(len_le));
+	tp_sha256_update(ctx, arg, len);
+}
+
+static void args_unknown(tp_exec_id *id)
+{
+	id->args_method = TP_EXEC_ARGS_NONE;
+	id->args_count = 0;
+	memset(id->args_sha256, 0, sizeof(id->args_sha256));
+}
+
+void tp_exec_args_digest(const char *const *args, size_t argc, tp_exec_id *id)
+{
+	tp_sha256_ctx ctx;
+	uint64_t bytes = 0;
+
+	args_unknown(id);
+	/* The bound first, so an over-long list costs no hashing. */
+	for (size_t i = 0; i < argc; i++) {
+		bytes += (uint64_t)strnlen(args[i], TP_EXEC_ARGS_MAX_BYTES) + 1;
+		if (bytes > TP_EXEC_ARGS_MAX_BYTES || argc > UINT32_MAX)
+			return;
+	}
+	tp_sha256_init(&ctx);
+	for (size_t i = 0; i < argc; i++)
+		args_add(&ctx, args[i], strlen(args[i]));
+	tp_sha256_final(&ctx, id->args_sha256);
+	id->args_count = (uint32_t)argc;
+	id->args_method = TP_EXEC_ARGS_FULL;
+}
+
+void tp_exec_args_from_cmdline(const char *buf, size_t len, tp_exec_id *id)
+{
+	const char *p, *end = buf + len, *nul;
+	tp_sha256_ctx ctx;
+	uint32_t count = 0;
+
+	args_unknown(id);
+	if (!len || buf[len - 1] != '\0')
+		return;
+	p = (const char *)memchr(buf, '\0', len) + 1; /* past argv[0] */
+	if ((uint64_t)(end - p) > TP_EXEC_ARGS_MAX_BYTES)
+		return;
+	tp_sha256_init(&ctx);
+	for (; p < end; p = nul + 1, count++) {
+		nul = memchr(p, '\0', (size_t)(end - p));
+		args_add(&ctx, p, (size_t)(nul - p));
+	}
+	tp_sha256_final(&ctx, id->args_sha256);
+	id->args_count = count;
+	id->args_method = TP_EXEC_ARGS_FULL;
+}
+
+tp_status tp_exec_args_read(const char *path, tp_exec_id *id, tp_error *err)
+{
+	/* One byte more than the most a digest is made of: a file that
+	 * fills the buffer is over the bound. */
+	size_t cap = (size_t)(TP_EXEC_ARG0_MAX_BYTES + TP_EXEC_ARGS_MAX_BYTES) +
+	             1,
+	       len = 0;
+	char *buf;
+	ssize_t n;
+	int fd;
+
+	args_unknown(id);
+	if (!(buf = malloc(cap)))
+		return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory",
+		                    path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return tp_error_set(err, TP_ERR_IO, "%s: open: %s", path,
+		                    strerror(errno));
+	}
+	while (len < cap) {
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+
+			close(fd);
+			free(buf);
+			return tp_error_set(err, TP_ERR_IO, "%s: read: %s",
+			                    path, strerror(saved));
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (len < cap)
+		tp_exec_args_from_cmdline(buf, len, id);
+	free(buf);
+	return TP_OK;
+}
+
+const char *tp_exec_args_method_name(uint32_t method)
+{
+	switch (method) {
+	case TP_EXEC_ARGS_NONE:
+		return "none";
+	case TP_EXEC_ARGS_FULL:
+		return "full";
+	default:
+		return "?";
+	}
+}
+
+int tp_exec_args_method_parse(const char *name)
+{
+	for (uint32_t m = 0; m <= TP_EXEC_ARGS_METHOD_LAST; m++)
+		if (!strcmp(name, tp_exec_args_method_name(m)))
+			return (int)m;
+	return -1;
+}
+
 int tp_exec_id_same_program(const tp_exec_id *a, const tp_exec_id *b)
 {
 	return a->hash_method != TP_EXEC_HASH_NONE &&
 	       a->hash_method == b->hash_method &&
 	       a->size_bytes == b->size_bytes &&
 	       !memcmp(a->sha256, b->sha256, TP_SHA256_BYTES);
+}
+
+int tp_exec_id_same_command(const tp_exec_id *a, const tp_exec_id *b)
+{
+	return tp_exec_id_same_program(a, b) &&
+	       a->args_method != TP_EXEC_ARGS_NONE &&
+	       a->args_method == b->args_method &&
+	       a->args_count == b->args_count &&
+	       !memcmp(a->args_sha256, b->args_sha256, TP_SHA256_BYTES);
 }

@@ -22,6 +22,18 @@
  * about 10 ms whatever the size.  A sampled hash never equals a full one
  * (a prefix and the method are hashed in).
  *
+ * The arguments (argv[1..]; argv[0] is not one: `./app` and `/abs/app`
+ * run the same program) are a second digest beside the program's: SHA-256
+ * over each argument as an 8-byte little-endian length, then its bytes,
+ * so ("a b") and ("a", "b") differ, and so does () from ("").  Two steps
+ * run the same command when they run the same program with the same
+ * arguments (tp_exec_id_same_command): one site-installed solver run by
+ * many scripts with different inputs is many applications, not one.
+ * Bounded (TP_EXEC_ARGS_MAX_BYTES): arguments of more than 1 MiB in all
+ * (each counted with its terminating NUL, as the kernel and
+ * /proc/<pid>/cmdline hold them) are not hashed: their digest is
+ * unknown, and an unknown digest is the same command as nothing.
+ *
  * The layout is the sorted per-node rank counts, run-length coded as
  * "<nodes>x<ranks per node>" terms joined by '+', largest ranks per node
  * first: "4x16" (4 nodes of 16 ranks), "2x16+1x8"; "" = unknown.
@@ -51,12 +63,31 @@ typedef enum tp_exec_hash_method {
 
 #define TP_EXEC_HASH_METHOD_LAST TP_EXEC_HASH_SAMPLED
 
+/* The most argument bytes hashed (arguments after argv[0], each with its
+ * NUL): past it the digest is unknown.  Linux itself allows about 2 MiB
+ * of arguments and environment together. */
+#define TP_EXEC_ARGS_MAX_BYTES ((uint64_t)1 << 20)
+/* The longest argv[0] Linux execs (MAX_ARG_STRLEN, 32 pages), NUL
+ * included: what /proc/self/cmdline may hold before the arguments. */
+#define TP_EXEC_ARG0_MAX_BYTES ((uint64_t)128 << 10)
+
+typedef enum tp_exec_args_method {
+	TP_EXEC_ARGS_NONE = 0, /* unknown: not recorded, or over the bound */
+	TP_EXEC_ARGS_FULL = 1, /* sha256 of every argument, length-prefixed */
+} tp_exec_args_method;
+
+#define TP_EXEC_ARGS_METHOD_LAST TP_EXEC_ARGS_FULL
+
 typedef struct tp_exec_id {
 	char path[TP_EXEC_PATH_MAX + 1]; /* absolute, printable; "" unknown */
 	uint32_t hash_method;            /* tp_exec_hash_method */
 	uint64_t size_bytes;             /* the file's size when hashed */
 	uint8_t sha256[TP_SHA256_BYTES];
 	char layout[TP_EXEC_LAYOUT_MAX + 1]; /* "4x16"; "" unknown */
+	/* The arguments, argv[1..]: NONE leaves count and sha256 0. */
+	uint32_t args_method; /* tp_exec_args_method */
+	uint32_t args_count;  /* how many arguments were hashed */
+	uint8_t args_sha256[TP_SHA256_BYTES];
 } tp_exec_id;
 
 /*
@@ -123,6 +154,39 @@ int tp_exec_layout_format(uint32_t *node_ranks, size_t nodes, char *out,
 tp_status tp_exec_layout_check(const char *layout, uint32_t ranks,
                                tp_error *err);
 
+/*
+ * The digest of the @argc arguments @args (a step's argv + 1; entries
+ * must not be NULL) into @id's args_method, args_count and args_sha256
+ * (nothing else touched): TP_EXEC_ARGS_FULL, or TP_EXEC_ARGS_NONE (count
+ * and digest 0) when they exceed TP_EXEC_ARGS_MAX_BYTES.  No allocation,
+ * no error: an argument list too long to hash is an unknown one.
+ */
+void tp_exec_args_digest(const char *const *args, size_t argc, tp_exec_id *id);
+
+/*
+ * The same digest from a process's command line as /proc/<pid>/cmdline
+ * holds it: @len bytes of NUL-terminated strings, argv[0] first and
+ * skipped.  Unknown (TP_EXEC_ARGS_NONE) when @len is 0, the last byte is
+ * not a NUL (a process that rewrote its command line) or the arguments
+ * exceed the bound.
+ */
+void tp_exec_args_from_cmdline(const char *buf, size_t len, tp_exec_id *id);
+
+/*
+ * Read @path (the caller's "/proc/self/cmdline"), at most
+ * TP_EXEC_ARG0_MAX_BYTES + TP_EXEC_ARGS_MAX_BYTES + 1 bytes, and digest
+ * its arguments (tp_exec_args_from_cmdline): a longer file is over the
+ * bound (unknown).  TP_ERR_IO (open or read failed, naming @path; the
+ * digest is then unknown), TP_ERR_NOMEM.
+ */
+tp_status tp_exec_args_read(const char *path, tp_exec_id *id, tp_error *err);
+
+/* The arguments method's name: "none", "full" ("?" otherwise). */
+const char *tp_exec_args_method_name(uint32_t method);
+
+/* The arguments method named @name, or -1. */
+int tp_exec_args_method_parse(const char *name);
+
 /* The method's name: "none", "full", "sampled" ("?" otherwise). */
 const char *tp_exec_hash_method_name(uint32_t method);
 
@@ -131,5 +195,14 @@ int tp_exec_hash_method_parse(const char *name);
 
 /* True when @a and @b are hashed, the same way, to the same content. */
 int tp_exec_id_same_program(const tp_exec_id *a, const tp_exec_id *b);
+
+/*
+ * True when @a and @b are the same program (tp_exec_id_same_program) run
+ * with the same arguments: both digests known, of as many arguments, and
+ * equal.  An unknown digest on either side is never the same command (a
+ * run recorded before arguments were, or over the bound): the caller
+ * that wants the program alone asks tp_exec_id_same_program.
+ */
+int tp_exec_id_same_command(const tp_exec_id *a, const tp_exec_id *b);
 
 #endif /* TP_EXEC_ID_H */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "exec_match.h"
@@ -36,6 +37,8 @@ struct exec_run {
 
 struct exec_scan {
 	const tp_exec_id *exec;
+	tp_exec_match_rule rule;
+	size_t other_args; /* the program, other or unknown arguments */
 	int64_t oldest_s;      /* runs written before: too old to use */
 	struct exec_run *runs; /* newest first */
 	size_t count;
@@ -52,6 +55,13 @@ static bool visit_run(void *ctx, const tp_store_entry *entry,
 	    entry->mtime_s < scan->oldest_s ||
 	    scan->count == TP_EXEC_MATCH_SUMMARIES_MAX)
 		return true;
+	/* A summary without an args line has its arguments unknown
+	 * (exec.args_method NONE): never the same command. */
+	if (scan->rule == TP_EXEC_MATCH_COMMAND &&
+	    !tp_exec_id_same_command(scan->exec, &summary->exec)) {
+		scan->other_args++;
+		return true;
+	}
 	run = &scan->runs[scan->count++];
 	snprintf(run->name, sizeof(run->name), "%s", entry->name);
 	snprintf(run->file, sizeof(run->file), "%s", entry->file);
@@ -107,16 +117,32 @@ static size_t choose(const struct exec_run *runs, size_t count,
 	return index[match->choice.index];
 }
 
-/* "by executable <path> (sha256 <12 hex>...)" into @match->why. */
-static void say_executable(const tp_exec_id *exec, tp_exec_match *match)
+/* "by executable <path> (sha256 <12 hex>...)", and under COMMAND the
+ * arguments, into @match->why. */
+static void say_executable(const tp_exec_id *exec, tp_exec_match_rule rule,
+                           tp_exec_match *match)
 {
-	char hex[2 * TP_SHA256_BYTES + 1];
+	char hex[2 * TP_SHA256_BYTES + 1], args[2 * TP_SHA256_BYTES + 1];
+	size_t used;
 
 	tp_sha256_hex(exec->sha256, hex);
 	snprintf(match->why, sizeof(match->why),
 	         "by executable %s (sha256 %.12s...%s)",
 	         exec->path[0] ? exec->path : "?", hex,
 	         exec->hash_method == TP_EXEC_HASH_SAMPLED ? ", sampled" : "");
+	if (rule != TP_EXEC_MATCH_COMMAND)
+		return;
+	used = strlen(match->why);
+	if (exec->args_method == TP_EXEC_ARGS_NONE) {
+		snprintf(match->why + used, sizeof(match->why) - used,
+		         " and arguments (unknown: over %u KiB)",
+		         (unsigned)(TP_EXEC_ARGS_MAX_BYTES >> 10));
+		return;
+	}
+	tp_sha256_hex(exec->args_sha256, args);
+	snprintf(match->why + used, sizeof(match->why) - used,
+	         " and arguments (%u, sha256 %.12s...)", exec->args_count,
+	         args);
 }
 
 /* What was found, after the executable. */
@@ -136,12 +162,54 @@ static void say_found(const tp_exec_match *found, const char *user,
 	         user, found->name, found->ranks, found->job_id, sizes);
 }
 
-tp_status tp_exec_match_find(const tp_store_options *opt, const char *user,
-                             const tp_exec_id *exec, uint32_t tasks,
-                             tp_exec_match *match, tp_profile_summary *summary,
-                             tp_error *err)
+const char *tp_exec_match_rule_name(tp_exec_match_rule rule)
 {
-	struct exec_scan scan = {.exec = exec};
+	switch (rule) {
+	case TP_EXEC_MATCH_COMMAND:
+		return "command";
+	case TP_EXEC_MATCH_PROGRAM:
+		return "program";
+	case TP_EXEC_MATCH_NO:
+		return "no";
+	default:
+		return "invalid";
+	}
+}
+
+tp_status tp_exec_match_rule_parse(const char *text, tp_exec_match_rule *rule,
+                                   tp_error *err)
+{
+	/* The boolean's words keep a topoplace.conf written when the key
+	 * was yes|no meaning what it meant: yes was the program alone. */
+	static const char *const program[] = {"program", "yes", "true", "on",
+	                                      "1"};
+	static const char *const no[] = {"no", "false", "off", "0"};
+
+	if (!strcasecmp(text, "command")) {
+		*rule = TP_EXEC_MATCH_COMMAND;
+		return TP_OK;
+	}
+	for (size_t i = 0; i < sizeof(program) / sizeof(program[0]); i++)
+		if (!strcasecmp(text, program[i])) {
+			*rule = TP_EXEC_MATCH_PROGRAM;
+			return TP_OK;
+		}
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (!strcasecmp(text, no[i])) {
+			*rule = TP_EXEC_MATCH_NO;
+			return TP_OK;
+		}
+	return tp_error_set(err, TP_ERR_INVALID,
+	                    "'%.80s' is not one of %s (yes: program)", text,
+	                    TP_EXEC_MATCH_RULE_CHOICES);
+}
+
+tp_status tp_exec_match_find(const tp_store_options *opt, const char *user,
+                             const tp_exec_id *exec, tp_exec_match_rule rule,
+                             uint32_t tasks, tp_exec_match *match,
+                             tp_profile_summary *summary, tp_error *err)
+{
+	struct exec_scan scan = {.exec = exec, .rule = rule};
 	tp_profile_summary *verified = summary;
 	size_t used, chosen;
 	tp_status st;
@@ -152,7 +220,21 @@ tp_status tp_exec_match_find(const tp_store_options *opt, const char *user,
 		                    "executable %s: not hashed: nothing to "
 		                    "match",
 		                    exec->path[0] ? exec->path : "?");
-	say_executable(exec, match);
+	if (rule != TP_EXEC_MATCH_COMMAND && rule != TP_EXEC_MATCH_PROGRAM)
+		return tp_error_set(err, TP_ERR_INVALID,
+		                    "executable %s: ProfileByExecutable=%s: "
+		                    "nothing to match",
+		                    exec->path[0] ? exec->path : "?",
+		                    tp_exec_match_rule_name(rule));
+	say_executable(exec, rule, match);
+	/* No digest is the same command as nothing: no need to read. */
+	if (rule == TP_EXEC_MATCH_COMMAND &&
+	    exec->args_method == TP_EXEC_ARGS_NONE) {
+		used = strlen(match->why);
+		snprintf(match->why + used, sizeof(match->why) - used,
+		         ": not matched by command");
+		return TP_OK;
+	}
 	if (opt->max_age_s > 0)
 		scan.oldest_s = (int64_t)time(NULL) - opt->max_age_s;
 	scan.runs = calloc(TP_EXEC_MATCH_SUMMARIES_MAX, sizeof(*scan.runs));
@@ -170,11 +252,19 @@ tp_status tp_exec_match_find(const tp_store_options *opt, const char *user,
 		tp_error_prefix(err, "%s", match->why);
 		goto out;
 	}
+	match->other_args = scan.other_args;
 	if (!scan.count) {
 		used = strlen(match->why);
 		snprintf(match->why + used, sizeof(match->why) - used,
-		         ": no run of it among the newest %zu of %s",
-		         match->read, user);
+		         ": no run of it among the newest %zu of %s", match->read,
+		         user);
+		used = strlen(match->why);
+		/* Say why the program's own runs were passed over. */
+		if (scan.other_args)
+			snprintf(match->why + used, sizeof(match->why) - used,
+			         " (%zu of the program with other or unknown "
+			         "arguments)",
+			         scan.other_args);
 		goto out;
 	}
 	snprintf(match->name, sizeof(match->name), "%s",

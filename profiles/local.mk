@@ -83,6 +83,8 @@ EXTRA_DIST += tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_ompi_monitoring.c \
 	tests/fuzz/corpus/profile/lulesh8-unsigned.tpp \
 	tests/fuzz/corpus/profile/lulesh8-signed.tpp \
 	tests/fuzz/corpus/profile/ring4-ompi.tpp \
+	tests/fuzz/corpus/profile/ring4-exec-1.1.tpp \
+	tests/fuzz/corpus/profile/ring4-args-1.2.tpp \
 	tests/fuzz/corpus/ompi_monitoring/ring4-rank0.prof \
 	tests/fuzz/corpus/ompi_monitoring/ring4-rank3.prof \
 	tests/fuzz/corpus/profile_coll/LULESH-27.txt.coll \
@@ -90,7 +92,8 @@ EXTRA_DIST += tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_ompi_monitoring.c \
 
 # The summary parser's fuzz target and seeds (tests/fuzz/run).
 EXTRA_DIST += tests/fuzz/fuzz_summary.c tests/fuzz/corpus/summary/valid \
-	tests/fuzz/corpus/summary/version2
+	tests/fuzz/corpus/summary/version2 tests/fuzz/corpus/summary/version3 \
+	tests/fuzz/corpus/summary/version4
 # The site's recording policy (ProfileRecord; issue #18).
 TP_UNIT_TESTS += tests/unit/test_record_policy
 check_PROGRAMS += tests/unit/test_record_policy

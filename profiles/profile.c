@@ -28,7 +28,11 @@ enum {
 	SECTION_COLLECTIVES = 3,
 	SECTION_IO = 4,
 	SECTION_EXEC = 5, /* minor 1 */
+	SECTION_ARGS = 6, /* minor 2 */
 };
+
+/* The last section of this code's minor version. */
+#define SECTION_LAST SECTION_ARGS
 
 #define SECTION_HEADER_BYTES 16
 #define META_FIXED_BYTES     40
@@ -36,6 +40,7 @@ enum {
 #define IO_FIXED_BYTES       (40 + 8 * TP_PROFILE_IO_BUCKETS)
 #define IO_CLIENT_BYTES      56
 #define EXEC_FIXED_BYTES     56
+#define ARGS_BYTES           (8 + TP_SHA256_BYTES)
 #define TRAILER_FIXED_BYTES  (TP_SHA256_BYTES + 8)
 
 static const char *section_name(uint32_t tag)
@@ -51,6 +56,8 @@ static const char *section_name(uint32_t tag)
 		return "io";
 	case SECTION_EXEC:
 		return "exec";
+	case SECTION_ARGS:
+		return "args";
 	default:
 		return "unknown section";
 	}
@@ -292,6 +299,37 @@ static const char *exec_problem(const tp_exec_id *e, uint32_t ranks)
 	return NULL;
 }
 
+/* What is wrong with the arguments digest of @e (the args section), or
+ * NULL. */
+static const char *args_problem(const tp_exec_id *e)
+{
+	static const uint8_t zero[TP_SHA256_BYTES];
+
+	if (e->args_method > TP_EXEC_ARGS_METHOD_LAST)
+		return "arguments method is not 0 (none) or 1 (full)";
+	if (e->args_method == TP_EXEC_ARGS_NONE &&
+	    (e->args_count || memcmp(e->args_sha256, zero, sizeof(zero))))
+		return "arguments method none with a count or digest";
+	return NULL;
+}
+
+/* The minor version a section came with: a file of an older minor may
+ * not hold it. */
+static unsigned section_minor(uint32_t tag)
+{
+	return tag == SECTION_ARGS   ? TP_PROFILE_VERSION_MINOR
+	       : tag == SECTION_EXEC ? TP_PROFILE_VERSION_MINOR_NO_ARGS
+	                             : 0;
+}
+
+/* The last section a file of minor version @minor holds. */
+static uint32_t last_section_of(unsigned minor)
+{
+	return minor == TP_PROFILE_VERSION_MINOR_NO_EXEC ? SECTION_IO
+	       : minor == TP_PROFILE_VERSION_MINOR_NO_ARGS ? SECTION_EXEC
+	                                                   : SECTION_LAST;
+}
+
 /* The invariants the decoder enforces, on a profile in memory. */
 static tp_status check_canonical(const tp_profile *p, tp_error *err)
 {
@@ -340,6 +378,9 @@ static tp_status check_canonical(const tp_profile *p, tp_error *err)
 		return tp_error_set(err, TP_ERR_INVALID, "profile %s: exec: %s",
 		                    app,
 		                    exec_problem(&p->exec, p->header.ranks));
+	if (args_problem(&p->exec))
+		return tp_error_set(err, TP_ERR_INVALID, "profile %s: args: %s",
+		                    app, args_problem(&p->exec));
 	for (int b = 0; b < TP_PROFILE_IO_BUCKETS; b++)
 		hist_sum = add_sat(hist_sum, p->io.size_hist[b]);
 	if (hist_sum != p->io.requests)
@@ -475,8 +516,8 @@ static size_t exec_bytes(const tp_profile *p)
 /* Bytes of header + sections, i.e. what the digest covers. */
 static int body_bytes(const tp_profile *p, size_t *bytes)
 {
-	size_t n = 5 * SECTION_HEADER_BYTES + meta_bytes(p) + 8 + 8 +
-	           IO_FIXED_BYTES + exec_bytes(p);
+	size_t n = 6 * SECTION_HEADER_BYTES + meta_bytes(p) + 8 + 8 +
+	           IO_FIXED_BYTES + exec_bytes(p) + ARGS_BYTES;
 
 	if (p->pair_count > (SIZE_MAX / 2) / TP_PROFILE_PAIR_BYTES ||
 	    p->collective_count > (SIZE_MAX / 4) / COLL_RECORD_BYTES ||
@@ -497,8 +538,8 @@ static uint8_t *put_section(uint8_t *w, uint32_t tag, size_t payload_bytes)
 	return w + SECTION_HEADER_BYTES;
 }
 
-/* The exec section (header included) at @w. */
-static void encode_exec(const tp_profile *p, uint8_t *w)
+/* The exec section (header included) at @w; returns its end. */
+static uint8_t *encode_exec(const tp_profile *p, uint8_t *w)
 {
 	size_t path_len = strlen(p->exec.path);
 	size_t layout_len = strlen(p->exec.layout);
@@ -512,6 +553,17 @@ static void encode_exec(const tp_profile *p, uint8_t *w)
 	put_u32(w + 52, 0);
 	memcpy(w + EXEC_FIXED_BYTES, p->exec.path, path_len);
 	memcpy(w + EXEC_FIXED_BYTES + path_len, p->exec.layout, layout_len);
+	return w + EXEC_FIXED_BYTES + path_len + layout_len;
+}
+
+/* The args section (header included) at @w. */
+static uint8_t *encode_args(const tp_profile *p, uint8_t *w)
+{
+	w = put_section(w, SECTION_ARGS, ARGS_BYTES);
+	put_u32(w, p->exec.args_method);
+	put_u32(w + 4, p->exec.args_count);
+	memcpy(w + 8, p->exec.args_sha256, TP_SHA256_BYTES);
+	return w + ARGS_BYTES;
 }
 
 /* Write header + sections (@body bytes after the file header) at @w. */
@@ -591,7 +643,8 @@ static void encode_body(const tp_profile *p, uint8_t *w, size_t body)
 		put_u64(w + 48, c->interval_p99_us);
 		w += IO_CLIENT_BYTES;
 	}
-	encode_exec(p, w);
+	w = encode_exec(p, w);
+	encode_args(p, w);
 }
 
 static tp_status encode_checked(tp_profile *p, size_t *body, tp_error *err)
@@ -978,6 +1031,25 @@ static tp_status decode_exec(const struct reader *r, size_t off, size_t n,
 	return TP_OK;
 }
 
+static tp_status decode_args(const struct reader *r, size_t off, size_t n,
+                             tp_profile *p)
+{
+	const uint8_t *b = r->buf + off;
+	const char *problem;
+
+	if (n != ARGS_BYTES)
+		return fail_at(r, TP_ERR_PARSE, "args", off,
+		               "section of %zu bytes, must be %d", n,
+		               ARGS_BYTES);
+	p->exec.args_method = get_u32(b);
+	p->exec.args_count = get_u32(b + 4);
+	memcpy(p->exec.args_sha256, b + 8, TP_SHA256_BYTES);
+	problem = args_problem(&p->exec);
+	if (problem)
+		return fail_at(r, TP_ERR_PARSE, "args", off, "%s", problem);
+	return TP_OK;
+}
+
 static tp_status decode_sections(const struct reader *r, size_t body_end,
                                  unsigned minor, const tp_profile_limits *lim,
                                  tp_profile *p)
@@ -1007,18 +1079,17 @@ static tp_status decode_sections(const struct reader *r, size_t body_end,
 			               "section length %llu runs past the "
 			               "body (%zu bytes left)",
 			               (unsigned long long)n, body_end - off);
-		if (tag == SECTION_EXEC &&
-		    minor == TP_PROFILE_VERSION_MINOR_NO_EXEC)
-			return fail_at(r, TP_ERR_PARSE, "exec",
+		if (tag <= SECTION_LAST && section_minor(tag) > minor)
+			return fail_at(r, TP_ERR_PARSE, section_name(tag),
 			               off - SECTION_HEADER_BYTES,
-			               "exec section in a version %u.%u file "
+			               "%s section in a version %u.%u file "
 			               "(it came with %u.%u)",
-			               TP_PROFILE_VERSION_MAJOR, minor,
-			               TP_PROFILE_VERSION_MAJOR,
-			               TP_PROFILE_VERSION_MINOR);
+			               section_name(tag), TP_PROFILE_VERSION_MAJOR,
+			               minor, TP_PROFILE_VERSION_MAJOR,
+			               section_minor(tag));
 		if (tag != expect) {
 			/* Minor versions may add sections after the known. */
-			if (tag > SECTION_EXEC && expect > SECTION_EXEC &&
+			if (tag > SECTION_LAST && expect > SECTION_LAST &&
 			    minor > TP_PROFILE_VERSION_MINOR) {
 				off += n;
 				continue;
@@ -1045,15 +1116,18 @@ static tp_status decode_sections(const struct reader *r, size_t body_end,
 		case SECTION_EXEC:
 			st = decode_exec(r, off, n, p);
 			break;
+		case SECTION_ARGS:
+			st = decode_args(r, off, n, p);
+			break;
 		}
 		if (st != TP_OK)
 			return st;
 		off += n;
 		expect++;
 	}
-	/* Minor 0 ends after io; from minor 1 on the exec section is due. */
-	if (expect <= SECTION_IO || (expect == SECTION_EXEC &&
-	                             minor > TP_PROFILE_VERSION_MINOR_NO_EXEC))
+	/* Minor 0 ends after io, minor 1 after exec; from minor 2 on the
+	 * args section is due too. */
+	if (expect <= last_section_of(minor))
 		return fail_at(r, TP_ERR_PARSE, "sections", off,
 		               "file ends before the %s section",
 		               section_name(expect));

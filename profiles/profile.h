@@ -5,7 +5,8 @@
  * A tp_profile is plain data: a header, a sparse rank-to-rank matrix
  * (sorted by (src, dst), no duplicate, no all-zero entry), per-collective
  * totals (sorted by name), an I/O summary, what the run ran (the
- * executable's path and hash and the rank layout, exec_id.h; format 1.1),
+ * executable's path and hash and the rank layout, exec_id.h; format 1.1;
+ * the digest of its arguments, format 1.2),
  * the SHA-256 digest of the encoded
  * file and the munge credential that signs it (a string, may be empty when
  * the profile has not been signed yet).
@@ -39,10 +40,14 @@
  * Format version written by this code; readers accept major 1, any minor.
  * Minor 1 added the exec section (what the run ran); a minor 0 file is
  * still read, its exec left unknown (hash method none, path and layout "").
+ * Minor 2 added the args section (the digest of the run's arguments,
+ * exec_id.h); a minor 1 file is still read, its arguments unknown
+ * (TP_EXEC_ARGS_NONE), so no run of it is the same command as a step.
  */
 #define TP_PROFILE_VERSION_MAJOR 1
-#define TP_PROFILE_VERSION_MINOR 1
+#define TP_PROFILE_VERSION_MINOR 2
 #define TP_PROFILE_VERSION_MINOR_NO_EXEC 0
+#define TP_PROFILE_VERSION_MINOR_NO_ARGS 1
 
 /* Fixed parts of the file (see topoplace-profile(5)). */
 #define TP_PROFILE_MAGIC        "\x89TPPROF\n"

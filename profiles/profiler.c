@@ -982,7 +982,8 @@ static int write_profile(tp_profile *p, const char *name)
 }
 
 /*
- * Rank 0: what the run ran (exec_id.h): this process's executable and
+ * Rank 0: what the run ran (exec_id.h): this process's executable, its
+ * arguments (argv[1..], from /proc/self/cmdline, bounded) and
  * the layout from @node_sizes (one per rank: the node's rank count at
  * the node's first rank, 0 elsewhere; sorted in place).  What cannot be
  * known is left unknown, with a warning, and the run is still recorded.
@@ -1011,6 +1012,11 @@ static void fill_exec(tp_exec_id *exec, uint32_t *node_sizes)
 		if (fd >= 0)
 			close(fd);
 	}
+	/* The arguments tell one program's applications apart (exec_id.h);
+	 * an unreadable command line leaves them unknown, which matches no
+	 * step by command. */
+	if (tp_exec_args_read("/proc/self/cmdline", exec, &err) != TP_OK)
+		warn("%s; arguments not recorded", err.message);
 	if (node_sizes &&
 	    (tp_exec_layout_format(node_sizes, (size_t)S.world_size,
 	                           exec->layout, sizeof(exec->layout)) ||

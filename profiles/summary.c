@@ -61,6 +61,7 @@ tp_status tp_summary_of_profile(const tp_profile *profile,
 	if (summary->stencil_state != TP_STENCIL_FOUND)
 		memset(&summary->stencil, 0, sizeof(summary->stencil));
 	summary->exec_recorded = 1;
+	summary->args_recorded = 1;
 	summary->exec = profile->exec;
 	if (cred_len)
 		memcpy(summary->credential, profile->credential, cred_len + 1);
@@ -77,6 +78,17 @@ static void format_exec(const tp_exec_id *e, char *buf, size_t size)
 	snprintf(buf, size, "exe %s %" PRIu64 " %s %s\nlayout %s\n",
 	         tp_exec_hash_method_name(e->hash_method), e->size_bytes, hex,
 	         e->path[0] ? e->path : "-", e->layout[0] ? e->layout : "-");
+}
+
+/* The args line (version 4) into @buf. */
+static void format_args(const tp_exec_id *e, char *buf, size_t size)
+{
+	char hex[65] = "-";
+
+	if (e->args_method != TP_EXEC_ARGS_NONE)
+		tp_sha256_hex(e->args_sha256, hex);
+	snprintf(buf, size, "args %s %" PRIu32 " %s\n",
+	         tp_exec_args_method_name(e->args_method), e->args_count, hex);
 }
 
 /* The stencil line's value (summary.h) into @buf. */
@@ -110,6 +122,7 @@ tp_status tp_summary_format(const tp_profile_summary *s, char **text,
 {
 	char hex[65], stencil[192] = "";
 	char exec[TP_EXEC_PATH_MAX + TP_EXEC_LAYOUT_MAX + 128] = "";
+	char args[128] = "";
 	char *out = NULL;
 	int version = TP_SUMMARY_VERSION_NO_STENCIL, n;
 
@@ -128,6 +141,12 @@ tp_status tp_summary_format(const tp_profile_summary *s, char **text,
 		if (version == TP_SUMMARY_VERSION_NO_STENCIL)
 			snprintf(stencil, sizeof(stencil), "stencil none\n");
 		format_exec(&s->exec, exec, sizeof(exec));
+		version = TP_SUMMARY_VERSION_NO_ARGS;
+	}
+	/* A version 3 summary read back has no args line: unknown, not
+	 * "none", so it is written back as it was. */
+	if (s->exec_recorded && s->args_recorded) {
+		format_args(&s->exec, args, sizeof(args));
 		version = TP_SUMMARY_VERSION;
 	}
 	n = asprintf(&out,
@@ -149,13 +168,14 @@ tp_status tp_summary_format(const tp_profile_summary *s, char **text,
 	             "app %s\n"
 	             "%s"
 	             "%s"
+	             "%s"
 	             "credential %s\n",
 	             TP_SUMMARY_TAG, version, s->profile_file, s->profile_bytes,
 	             s->profile_mtime_ns, hex, s->ranks, s->duration_us,
 	             s->net_bytes, s->net_msgs, s->io_read_bytes,
 	             s->io_write_bytes, s->io_requests, s->io_clients,
 	             s->io_request_bytes, s->job_id, s->app, stencil, exec,
-	             s->credential);
+	             args, s->credential);
 	if (n < 0)
 		return tp_error_set(err, TP_ERR_NOMEM,
 		                    "profile summary: out of memory");
@@ -513,6 +533,63 @@ static tp_status parse_exec(cursor *c, tp_profile_summary *s, tp_error *err)
 	return TP_OK;
 }
 
+/* "<none|full> <count> <hex or ->". */
+static bool args_fields(const char *v, size_t len, tp_exec_id *e)
+{
+	const char *p = v, *end = v + len, *f;
+	uint64_t count = 0;
+	char word[8];
+	size_t n;
+	int method;
+
+	f = next_field(&p, end, &n);
+	if (n >= sizeof(word))
+		return false;
+	memcpy(word, f, n);
+	word[n] = '\0';
+	if ((method = tp_exec_args_method_parse(word)) < 0)
+		return false;
+	f = next_field(&p, end, &n);
+	if (!n || n > 10 || (n > 1 && f[0] == '0'))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(f[i] - '0');
+
+		if (d > 9)
+			return false;
+		count = count * 10 + d;
+	}
+	if (count > UINT32_MAX)
+		return false;
+	n = (size_t)(end - p);
+	if (method == TP_EXEC_ARGS_NONE
+	        ? count || n != 1 || p[0] != '-'
+	        : !parse_hex_digest(p, n, e->args_sha256))
+		return false;
+	e->args_method = (uint32_t)method;
+	e->args_count = (uint32_t)count;
+	return true;
+}
+
+/* The args line (version 4), after the exe and layout lines. */
+static tp_status parse_args(cursor *c, tp_profile_summary *s, tp_error *err)
+{
+	const char *v;
+	size_t len;
+	tp_status st = next_value(c, "args", &v, &len, err);
+
+	if (st != TP_OK)
+		return st;
+	if (!args_fields(v, len, &s->exec))
+		return tp_error_set(err, TP_ERR_PARSE,
+		                    "%s: line %u: args: not '<none|full> "
+		                    "<count> <64 hex digits or ->' (none: "
+		                    "count 0 and -)",
+		                    c->origin, c->line);
+	s->args_recorded = 1;
+	return TP_OK;
+}
+
 tp_status tp_summary_parse(const char *origin, const char *text, size_t len,
                            tp_profile_summary *s, tp_error *err)
 {
@@ -573,8 +650,11 @@ tp_status tp_summary_parse(const char *origin, const char *text, size_t len,
 	if (version >= TP_SUMMARY_VERSION_NO_EXEC &&
 	    (st = parse_stencil(&c, s, err)) != TP_OK)
 		return st;
-	if (version >= TP_SUMMARY_VERSION &&
+	if (version >= TP_SUMMARY_VERSION_NO_ARGS &&
 	    (st = parse_exec(&c, s, err)) != TP_OK)
+		return st;
+	if (version >= TP_SUMMARY_VERSION &&
+	    (st = parse_args(&c, s, err)) != TP_OK)
 		return st;
 	if ((st = parse_text(&c, "credential", s->credential,
 	                     sizeof(s->credential), err)) != TP_OK)

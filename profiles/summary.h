@@ -24,9 +24,14 @@
  *           msgs=<m1,..,md>   (one line: the run's stencil, scale.h)
  *   exe <none|full|sampled> <bytes> <sha256 hex or -> <path or ->
  *   layout <nodes>x<ranks per node>[+...] | -
+ *   args <none|full> <count> <sha256 hex or ->
  *   credential <the run's munge credential>
  *
- * one "key value" per line, in this order.  The exe and layout lines
+ * one "key value" per line, in this order.  The args line (version 4)
+ * is the digest of the run's arguments (exec_id.h), so a step finds the
+ * runs of the same command, not only of the same program; a version 3
+ * summary is still read, its arguments unknown (args_recorded 0), and is
+ * written back as version 3.  The exe and layout lines
  * (version 3) say what the run ran (exec_id.h), so a step of the same
  * executable finds its runs from their summaries alone (app_identity.h);
  * a version 2 summary is still read, its exec unknown (exec_recorded 0),
@@ -53,7 +58,8 @@
 #include "scale.h"
 #include "tp_error.h"
 
-#define TP_SUMMARY_VERSION 3
+#define TP_SUMMARY_VERSION 4
+#define TP_SUMMARY_VERSION_NO_ARGS    3 /* still read */
 #define TP_SUMMARY_VERSION_NO_EXEC    2 /* still read */
 #define TP_SUMMARY_VERSION_NO_STENCIL 1 /* still read */
 #define TP_SUMMARY_TAG     "topoplace-summary"
@@ -81,6 +87,8 @@ typedef struct tp_profile_summary {
 	tp_stencil_state stencil_state; /* UNKNOWN in a version 1 summary */
 	tp_stencil stencil;             /* when FOUND: extents from ranks */
 	int exec_recorded; /* 0: a version 1 or 2 summary, exec unknown */
+	/* 0: a version 3 summary (or older): exec.args_* unknown */
+	int args_recorded;
 	tp_exec_id exec;
 	char credential[TP_PROFILE_CREDENTIAL_MAX + 1];
 } tp_profile_summary;

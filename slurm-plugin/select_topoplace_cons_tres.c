@@ -444,7 +444,7 @@ static void _policy_lookup(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 		/* The run slurmd remaps with: chosen by the same task count
 		 * (tp_sc_profile_totals). */
 		rq.job_tasks = job->job_tasks;
-		rq.skip_link = !settings->profile_by_executable;
+		rq.skip_link = settings->profile_by_exec == TP_EXEC_MATCH_NO;
 		queued = tp_lookup_submit(tp_lookups, &rq, &ticket, &err);
 	}
 	if (queued != TP_OK) {

@@ -1123,8 +1123,9 @@ static void _step_note_add(stepd_step_rec_t *job, const char *fmt, ...)
 /*
  * What the step's executable says (exec_match.h), found at most once per
  * step and node for the recording and the throttle window: its command
- * found and hashed as the user would (tp_sc_step_exec_id, bounded), then
- * the user's runs of the same program.
+ * found and hashed as the user would (tp_sc_step_exec_id, bounded), its
+ * arguments digested, then the user's runs of the same command (or, under
+ * ProfileByExecutable=program, of the same program).
  */
 struct step_exec {
 	bool tried;
@@ -1136,12 +1137,14 @@ struct step_exec {
 };
 
 static void _step_exec_find(stepd_step_rec_t *job, const tp_config *config,
+                            const tp_config_settings *settings,
                             struct step_exec *se)
 {
 	tp_sc_step_user user = {job->uid, job->gid, job->gids,
 	                        job->ngids > 0 ? (size_t)job->ngids : 0};
 	char socket[256];
 	tp_exec_id exec;
+	size_t args = 0;
 
 	if (se->tried)
 		return;
@@ -1164,6 +1167,12 @@ static void _step_exec_find(stepd_step_rec_t *job, const tp_config *config,
 		         exec.path);
 		return;
 	}
+	/* The arguments, argv[1..], as the profiler digests its own
+	 * (exec_id.h): one solver run with other inputs is another
+	 * application under ProfileByExecutable=command. */
+	while (args + 1 < job->argc && job->argv[args + 1])
+		args++;
+	tp_exec_args_digest((const char *const *)job->argv + 1, args, &exec);
 	/* A credential of up to 8 KiB: not on the stack. */
 	if (!(se->summary = malloc(sizeof(*se->summary)))) {
 		se->rc = tp_error_set(&se->err, TP_ERR_NOMEM, "out of memory");
@@ -1171,8 +1180,9 @@ static void _step_exec_find(stepd_step_rec_t *job, const tp_config *config,
 	}
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 	se->rc =
-	    tp_sc_exec_match(config, socket, job->user_name, &exec, job->ntasks,
-	                     &se->match, se->summary, &se->err);
+	    tp_sc_exec_match(config, socket, job->user_name, &exec,
+	                     settings->profile_by_exec, job->ntasks, &se->match,
+	                     se->summary, &se->err);
 }
 
 /*
@@ -1252,9 +1262,9 @@ static void _record_by_exec(stepd_step_rec_t *job, const char *who, bool loud,
 	if ((policy.mode != TP_RECORD_FIRST &&
 	     policy.mode != TP_RECORD_SAMPLE &&
 	     policy.mode != TP_RECORD_STALE) ||
-	    !settings->profile_by_executable)
+	    settings->profile_by_exec == TP_EXEC_MATCH_NO)
 		return;
-	_step_exec_find(job, config, se);
+	_step_exec_find(job, config, settings, se);
 	if (se->rc != TP_OK) {
 		_loud_error(loud,
 		            "%s: %s: ProfileRecord: executable not identified "
@@ -1328,13 +1338,14 @@ static int _step_read_totals(stepd_step_rec_t *job, const tp_config *config,
  */
 static bool _step_totals_by_exec(stepd_step_rec_t *job, const char *who,
                                  bool loud, const tp_config *config,
+                                 const tp_config_settings *settings,
                                  struct step_exec *se,
                                  tp_profile_summary *totals)
 {
 	/* salloc's shell: neither paced nor profiled (task_p_pre_launch). */
 	if (job->step_id.step_id == SLURM_INTERACTIVE_STEP)
 		return false;
-	_step_exec_find(job, config, se);
+	_step_exec_find(job, config, settings, se);
 	if (se->rc != TP_OK) {
 		_loud_info(loud && _debug(config, TP_DEBUG_PROFILE),
 		           "%s: Profile: %s: executable not identified (%s)",
@@ -1396,7 +1407,7 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	tp_error err;
 	int rc;
 
-	profile.skip_link = !settings->profile_by_executable;
+	profile.skip_link = settings->profile_by_exec == TP_EXEC_MATCH_NO;
 	/* Without classes to throttle only a user window can apply. */
 	if (opts->io_throttle.mode != TP_THROTTLE_FIXED &&
 	    !settings->throttle_class_count)
@@ -1435,9 +1446,10 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	}
 	/* No profile by the other keys: what the step runs may have one. */
 	if (!have && !opts->comm_profile[0] &&
-	    settings->profile_by_executable &&
+	    settings->profile_by_exec != TP_EXEC_MATCH_NO &&
 	    (totals || (totals = malloc(sizeof(*totals)))))
-		have = _step_totals_by_exec(job, who, loud, config, se, totals);
+		have = _step_totals_by_exec(job, who, loud, config, settings,
+		                            se, totals);
 	_step_set_window(job, who, loud, config, settings, opts,
 	                 have ? totals : NULL);
 	free(totals);

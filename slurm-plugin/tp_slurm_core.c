@@ -462,7 +462,8 @@ tp_status tp_sc_step_exec_id(const tp_sc_step_user *user, const char *argv0,
 
 tp_status tp_sc_exec_match(const tp_config *config, const char *munge_socket,
                            const char *user, const tp_exec_id *exec,
-                           uint32_t tasks, tp_exec_match *match,
+                           tp_exec_match_rule rule, uint32_t tasks,
+                           tp_exec_match *match,
                            tp_profile_summary *summary, tp_error *err)
 {
 	tp_munge_config munge;
@@ -470,7 +471,8 @@ tp_status tp_sc_exec_match(const tp_config *config, const char *munge_socket,
 	tp_store_auth auth;
 
 	store_options(config, munge_socket, &munge, &auth, &opt);
-	return tp_exec_match_find(&opt, user, exec, tasks, match, summary, err);
+	return tp_exec_match_find(&opt, user, exec, rule, tasks, match, summary,
+	                          err);
 }
 
 tp_status tp_sc_link_script(const tp_config *config, const char *munge_socket,

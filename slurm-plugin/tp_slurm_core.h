@@ -235,13 +235,15 @@ tp_status tp_sc_step_exec_id(const tp_sc_step_user *user, const char *argv0,
                              tp_exec_id *id, tp_error *err);
 
 /*
- * The application of @user's runs made by the program @exec, for a step
- * of @tasks ranks (tp_exec_match_find, in @config's store verified with
- * munge at @munge_socket); *@summary (may be NULL) the chosen run's.
+ * The application of @user's runs made by the command @exec, matched by
+ * @rule, for a step of @tasks ranks (tp_exec_match_find, in @config's
+ * store verified with munge at @munge_socket); *@summary (may be NULL)
+ * the chosen run's.
  */
 tp_status tp_sc_exec_match(const tp_config *config, const char *munge_socket,
                            const char *user, const tp_exec_id *exec,
-                           uint32_t tasks, tp_exec_match *match,
+                           tp_exec_match_rule rule, uint32_t tasks,
+                           tp_exec_match *match,
                            tp_profile_summary *summary, tp_error *err);
 
 /*

@@ -218,6 +218,14 @@ static void show_exec(const tp_exec_id *e)
 	}
 	printf("%-13s %s\n", "layout:",
 	       e->layout[0] ? e->layout : "unknown");
+	if (e->args_method == TP_EXEC_ARGS_NONE) {
+		/* Recorded before format 1.2, or over the bound. */
+		printf("%-13s %s\n", "arguments:", "unknown");
+	} else {
+		tp_sha256_hex(e->args_sha256, hex);
+		printf("%-13s %u (sha256:%.16s...)\n", "arguments:",
+		       e->args_count, hex);
+	}
 }
 
 /* The "executable" object of show and list --apps (JSON). */
@@ -236,6 +244,14 @@ static void json_exec(tp_json *j, const tp_exec_id *e)
 	} else {
 		tp_json_null(j, "size_bytes");
 		tp_json_null(j, "sha256");
+	}
+	if (e->args_method != TP_EXEC_ARGS_NONE) {
+		tp_sha256_hex(e->args_sha256, hex);
+		tp_json_uint(j, "args_count", e->args_count);
+		tp_json_string(j, "args_sha256", hex);
+	} else {
+		tp_json_null(j, "args_count");
+		tp_json_null(j, "args_sha256");
 	}
 	tp_json_end_object(j);
 	tp_json_string(j, "layout", e->layout[0] ? e->layout : NULL);
@@ -573,6 +589,18 @@ static bool app_last_use(const struct common *c, const tp_app_summary *a,
  * application it was recorded as (for a script key, the job name of the
  * run).
  */
+/* "<count>@<first 12 hex digits>" of a run's arguments, "?" unknown. */
+static const char *args_brief(const tp_exec_id *e, char *buf, size_t size)
+{
+	char hex[65];
+
+	if (e->args_method == TP_EXEC_ARGS_NONE)
+		return "?";
+	tp_sha256_hex(e->args_sha256, hex);
+	snprintf(buf, size, "%u@%.12s", e->args_count, hex);
+	return buf;
+}
+
 /* "<path>@<first 12 hex digits>" of what a run ran, "?" when unknown. */
 static const char *exec_brief(const tp_exec_id *e, char *buf, size_t size)
 {
@@ -598,7 +626,7 @@ static void list_apps(struct common *c, const tp_app_summary *apps,
 		const tp_app_summary *a = &apps[i];
 		char first[32], last[32], used[32] = "never";
 		char detail[TP_ERROR_MESSAGE_MAX + 2 * TP_EXEC_PATH_MAX];
-		char brief[TP_EXEC_PATH_MAX + 32];
+		char brief[TP_EXEC_PATH_MAX + 32], args[32];
 		const char *class_name = "?";
 		int64_t used_s = 0;
 		bool was_used = app_last_use(c, a, &used_s);
@@ -655,11 +683,13 @@ static void list_apps(struct common *c, const tp_app_summary *apps,
 			         err.message);
 		else
 			snprintf(detail, sizeof(detail),
-			         "ranks=%u\tclass=%s\tapp=%s%s\texe=%s\tlayout=%s",
+			         "ranks=%u\tclass=%s\tapp=%s%s\texe=%s\tlayout=%s"
+			         "\targs=%s",
 			         p->header.ranks, class_name, p->header.app,
 			         a->script_key ? " (by script)" : "",
 			         exec_brief(&p->exec, brief, sizeof(brief)),
-			         p->exec.layout[0] ? p->exec.layout : "?");
+			         p->exec.layout[0] ? p->exec.layout : "?",
+			         args_brief(&p->exec, args, sizeof(args)));
 		tp_profile_free(p);
 		printf("%s/%s\truns=%u\tfirst=%s\tlast=%s\tused=%s\t%s\n",
 		       a->ns, a->name, a->runs, first, last, used, detail);

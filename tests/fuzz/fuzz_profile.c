@@ -47,6 +47,12 @@ static void decode_one(const uint8_t *data, size_t size)
 		if (minor == TP_PROFILE_VERSION_MINOR_NO_EXEC &&
 		    (p->exec.path[0] != '\0' || q->exec.path[0] != '\0'))
 			__builtin_trap();
+		/* A file older than minor 2 carries no args section: its
+		 * arguments are unknown, and stay so when rewritten. */
+		if (minor <= TP_PROFILE_VERSION_MINOR_NO_ARGS &&
+		    (p->exec.args_method != TP_EXEC_ARGS_NONE ||
+		     q->exec.args_method != TP_EXEC_ARGS_NONE))
+			__builtin_trap();
 		free(third);
 		free(again);
 		tp_profile_free(q);

@@ -548,7 +548,7 @@ tp_check_eq "profile list --apps --json exits 0" 0 $?
 doc "profile list --apps" topoplace.profile-apps "$work/papps.json"
 tp_check_eq "profile list --apps: the text's lines" \
 	"$(cat "$work/papps.txt")" \
-	"$(jq_py "$work/papps.json" "'\n'.join('%s/%s\truns=%d\tfirst=%s\tlast=%s\tused=%s\tranks=%d\tclass=%s\tapp=%s\texe=%s\tlayout=%s' % (a['ns'], a['name'], a['runs'], a['first'], a['last'], a['last_used'] or 'never', a['ranks'], a['class'], a['app'], (a['executable']['path'] or '?') + ('@' + a['executable']['sha256'][:12] if a['executable']['sha256'] else '') if a['executable']['sha256'] or a['executable']['path'] else '?', a['layout'] or '?') for a in d['applications'])")"
+	"$(jq_py "$work/papps.json" "'\n'.join('%s/%s\truns=%d\tfirst=%s\tlast=%s\tused=%s\tranks=%d\tclass=%s\tapp=%s\texe=%s\tlayout=%s\targs=%s' % (a['ns'], a['name'], a['runs'], a['first'], a['last'], a['last_used'] or 'never', a['ranks'], a['class'], a['app'], (a['executable']['path'] or '?') + ('@' + a['executable']['sha256'][:12] if a['executable']['sha256'] else '') if a['executable']['sha256'] or a['executable']['path'] else '?', a['layout'] or '?', '%d@%s' % (a['executable']['args_count'], a['executable']['args_sha256'][:12]) if a['executable']['args_sha256'] else '?') for a in d['applications'])")"
 tp_check_eq "profile list --apps: the filter, each newest run verified" \
 	"site None ok,ok" \
 	"$(jq_py "$work/papps.json" "'%s %s %s' % (d['ns'], d['name'], ','.join(a['status'] for a in d['applications']))")"

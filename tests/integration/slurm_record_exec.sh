@@ -1,26 +1,36 @@
 #!/bin/bash
-# slurm_record_exec.sh: under ProfileRecord=first the executable of a
-# step identifies its application (issue #18, topoplace-profile(5)
-# APPLICATION IDENTITY).  tpalice's batch jobs give no topoplace flag;
+# slurm_record_exec.sh: under ProfileRecord=first the command of a step
+# (its executable and its arguments) identifies its application (issue
+# #18, topoplace-profile(5) APPLICATION IDENTITY).  tpalice's batch jobs
+# give no topoplace flag;
 # each runs the same real Open MPI program with srun, 4 ranks on one node
 # (as slurm_record_policy.sh, whose setup this repeats):
 #   - job exa (its own script) is recorded: the program's first run;
 #   - job exb, another script under another job name, runs the same
-#     program found through its PATH: slurmd decides to record it (its
-#     script and name are new), but slurmstepd finds the program's run
-#     by its executable: it is not recorded again, its output and
-#     slurmd's log say "found by executable <path> (sha256 <12 hex>...)";
+#     program with the same arguments, found through its PATH: slurmd
+#     decides to record it (its script and name are new), but slurmstepd
+#     finds the command's run: it is not recorded again, its output and
+#     slurmd's log say "found by executable <path> (sha256 <12 hex>...)
+#     and arguments (2, sha256 <12 hex>...)", the digest recomputed here
+#     from the documented encoding;
 #   - slurmstepd links exb's script key to exa (a link record in the
 #     store), so exb's script submitted again is placed with exa's profile
 #     (SystemComment "by script hash, via executable") and not recorded;
+#   - job exf, a third script, runs the same program with other
+#     arguments (another input, as one solver run by many scripts): it is
+#     another application, recorded under its own name and script key, and
+#     its script is linked to nothing;
 #   - with ProfileByExecutable=no, exb's script is its own application
 #     again: the link is not followed and its first run is recorded;
-#   - an interactive srun of the program under another name (no script,
+#   - an interactive srun of the command under another name (no script,
 #     no profile by its name) gets its throttle window from the run found
-#     by its executable (slurmd's log names it);
+#     by its executable and arguments (slurmd's log names it);
 #   - job exc runs a copy of the program tpalice may execute but not
 #     read: slurmstepd, which reads it as her, cannot hash it: one line in
-#     slurmd's log, and the job runs and is recorded as before.
+#     slurmd's log, and the job runs and is recorded as before;
+#   - with ProfileByExecutable=program (the rule before arguments were
+#     compared), a new script running the program with arguments no run
+#     had is taken for the program's freshest run: not recorded, linked.
 set -u
 
 if [ "${1:-}" != --inside ]; then
@@ -44,6 +54,8 @@ work=$TP_RECORD_WORK
 out=$TP_BED_JOBDIR
 etc=$(dirname "$SLURM_CONF")
 store=$TP_BED_DIR/store
+tp=$abs_top_builddir/tools/topoplace
+sock=$TP_BED_DIR/munge/munge.socket
 mkdir -p "$store" && chmod 755 "$store"
 install -d -o "$alice" -m 755 "$store/$alice"
 printf 'FabricSource=topology\nProfileStore=%s\nProfileRecord=first\n' \
@@ -71,6 +83,18 @@ all_runs() { ls "$store/$alice"/*/*.tpp 2>/dev/null | wc -l; }
 slurmd_logs() { cat "$TP_BED_LOGDIR"/slurmd*.log; }
 exe=$work/bin/mpi_patterns
 hash12=$(sha256sum "$exe" | cut -c1-12)
+# The arguments' digest as topoplace-profile(5) ARGS defines it, computed
+# apart from the C code: each argument as an 8-byte little-endian length,
+# then its bytes.
+args12() {
+	python3 -c 'import hashlib, struct, sys
+h = hashlib.sha256()
+for a in sys.argv[1:]:
+    b = a.encode()
+    h.update(struct.pack("<Q", len(b)) + b)
+print(h.hexdigest()[:12])' "$@"
+}
+ahash12=$(args12 ring 50)
 
 ja=$(run exa "$exe ring 50")
 tp_check_eq "job exa $ja completes" COMPLETED "$(state "$ja")"
@@ -79,20 +103,23 @@ before=$(all_runs)
 
 # The step finds mpi_patterns through its own PATH, as srun does.
 jb=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J exb \
-	-o "$out/exb-%j.out" --wrap "$mpienv; export PATH=$work/bin:\$PATH; srun mpi_patterns ring 51")
-tp_check_eq "job exb $jb (another script, another name, the same program by PATH) completes" \
+	-o "$out/exb-%j.out" --wrap "$mpienv; export PATH=$work/bin:\$PATH; srun mpi_patterns ring 50")
+tp_check_eq "job exb $jb (another script, another name, the same command, the program by PATH) completes" \
 	COMPLETED "$(state "$jb")"
 tp_check "slurmd decided to record it (a new script)" \
 	grep -q "recorded as profile $alice/exb: ProfileRecord=first: no profile of this batch script yet" \
 	"$out/exb-$jb.out"
 tp_check_eq "the step was not recorded: no run of exb" 0 "$(runs exb)"
 tp_check_eq "and no run anywhere else" "$before" "$(all_runs)"
-tp_check "its output says the profile was found by executable, with the hash" \
-	grep -qE "^topoplace: not recorded again: profile found by executable $exe \(sha256 $hash12\.\.\.\): profile $alice/exa, a 4-rank run recorded by JobId=$ja \(ProfileRecord=first: its executable has a profile\)(; |\$)" \
+tp_check "its output says the profile was found by executable and arguments, with both hashes" \
+	grep -qE "^topoplace: not recorded again: profile found by executable $exe \(sha256 $hash12\.\.\.\) and arguments \(2, sha256 $ahash12\.\.\.\): profile $alice/exa, a 4-rank run recorded by JobId=$ja \(ProfileRecord=first: its executable has a profile\)(; |\$)" \
 	"$out/exb-$jb.out"
 tp_check "slurmd's log says it with the key" \
-	bash -c 'grep -q "task/topoplace: StepId=$1\.0: not recorded: profile found by executable $2 (sha256 $3\.\.\.)" <<<"$4"' \
-	_ "$jb" "$exe" "$hash12" "$(slurmd_logs)"
+	bash -c 'grep -q "task/topoplace: StepId=$1\.0: not recorded: profile found by executable $2 (sha256 $3\.\.\.) and arguments (2, sha256 $4\.\.\.)" <<<"$5"' \
+	_ "$jb" "$exe" "$hash12" "$ahash12" "$(slurmd_logs)"
+tp_check "exa's run carries the digest of its arguments (profile show)" \
+	bash -c '"$1" profile show --store "$2" --munge-socket "$3" "$4/exa" | grep -qE "^arguments: +2 \(sha256:$5"' \
+	_ "$tp" "$store" "$sock" "$alice" "$ahash12"
 
 # exb's script is linked to exa (store.h TP_STORE_LINK_FILE): its next
 # job is placed and remapped with exa's profile from submission on.
@@ -108,7 +135,7 @@ tp_check "... and exb's output says its next jobs are placed with exa's profile"
 	grep -q "^topoplace: not recorded again: .*; this batch script's next jobs are placed with profile $alice/exa, found by its executable\$" \
 	"$out/exb-$jb.out"
 jb2=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J exb \
-	-o "$out/exb-%j.out" --wrap "$mpienv; export PATH=$work/bin:\$PATH; srun mpi_patterns ring 51")
+	-o "$out/exb-%j.out" --wrap "$mpienv; export PATH=$work/bin:\$PATH; srun mpi_patterns ring 50")
 tp_check_eq "exb's script again: job $jb2 completes" COMPLETED "$(state "$jb2")"
 system_comment() { scontrol show job "$1" | sed -n 's/^ *SystemComment=\(.*\) $/\1/p'; }
 tp_check "its SystemComment: exa's profile, by script hash via executable" \
@@ -124,14 +151,38 @@ tp_check "slurmd's log: found by the link, and the steps not recorded" \
 		! grep -q "JobId=$1: MPI steps recorded" <<<"$4"' \
 	_ "$jb2" "$alice" "$jb" "$(slurmd_logs)"
 
+# exf: the same program with other arguments (another input): another
+# application.  slurmd records it (a new script), and so does its step:
+# no run of the program has these arguments; its script is linked to
+# nothing.
+before=$(all_runs)
+wrapf="$mpienv; export PATH=$work/bin:\$PATH; srun mpi_patterns ring 51"
+jf=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J exf \
+	-o "$out/exf-%j.out" --wrap "$wrapf")
+tp_check_eq "job exf $jf (the same program, other arguments) completes" COMPLETED "$(state "$jf")"
+tp_check "slurmd decided to record it (a new script)" \
+	grep -q "recorded as profile $alice/exf: ProfileRecord=first: no profile of this batch script yet" \
+	"$out/exf-$jf.out"
+tp_check "its output says nothing of a profile found by executable" \
+	bash -c '! grep -q "found by executable" "$1"' _ "$out/exf-$jf.out"
+exf_key=s-$(printf '#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n' "$wrapf" | sha256sum | cut -c1-32)
+tp_check_eq "it is recorded under its own name and its own script key (2 runs more)" \
+	"1 $((before + 2))" "$(runs exf) $(all_runs)"
+tp_check "its script key has its run and no link" \
+	bash -c '[ "$1" != "$2" ] && ls "$3/$1/"*.tpp >/dev/null && [ ! -e "$3/$1/link" ]' \
+	_ "$exf_key" "$exb_key" "$store/$alice"
+tp_check "exf's run carries its own arguments' digest (profile list --apps)" \
+	bash -c '"$1" profile list --apps --store "$2" --munge-socket "$3" "$4" | grep -qE "^$4/exf	.*	args=2@$5\$"' \
+	_ "$tp" "$store" "$sock" "$alice" "$(args12 ring 51)"
+
 # An interactive srun (no script, a job name with no profile): its
-# throttle window is decided from the run found by its executable.
-tp_as_user "$alice" timeout 120 bash -c "$mpienv; srun -N 1 -n 4 -J inter $exe ring 53" \
+# throttle window is decided from the run found by its command.
+tp_as_user "$alice" timeout 120 bash -c "$mpienv; srun -N 1 -n 4 -J inter $exe ring 50" \
 	>"$out/inter.out" 2>&1
 tp_check_eq "an interactive srun of the program under the name inter completes" 0 "$?"
-tp_check "slurmd's log: its profile (for the throttle window) found by executable" \
-	bash -c 'grep -qE "task/topoplace: StepId=[0-9]+\.0: profile found by executable $1 \(sha256 $2\.\.\.\): profile $3/exa, a 4-rank run recorded by JobId=$4\$" <<<"$5"' \
-	_ "$exe" "$hash12" "$alice" "$ja" "$(slurmd_logs)"
+tp_check "slurmd's log: its profile (for the throttle window) found by executable and arguments" \
+	bash -c 'grep -qE "task/topoplace: StepId=[0-9]+\.0: profile found by executable $1 \(sha256 $2\.\.\.\) and arguments \(2, sha256 $6\.\.\.\): profile $3/exa, a 4-rank run recorded by JobId=$4\$" <<<"$5"' \
+	_ "$exe" "$hash12" "$alice" "$ja" "$(slurmd_logs)" "$ahash12"
 
 jc=$(run exc "$work/hidden/mpi_noread ring 52")
 tp_check_eq "job exc $jc (a program tpalice cannot read) completes" COMPLETED "$(state "$jc")"
@@ -153,7 +204,7 @@ printf 'FabricSource=topology\nProfileStore=%s\nProfileRecord=first\nProfileByEx
 scontrol reconfigure
 sleep 2
 jb3=$(tp_as_user "$alice" sbatch --parsable -N 1 -n 4 -J exb \
-	-o "$out/exb-%j.out" --wrap "$mpienv; export PATH=$work/bin:\$PATH; srun mpi_patterns ring 51")
+	-o "$out/exb-%j.out" --wrap "$mpienv; export PATH=$work/bin:\$PATH; srun mpi_patterns ring 50")
 tp_check_eq "ProfileByExecutable=no: exb's script again, job $jb3, completes" COMPLETED "$(state "$jb3")"
 tp_check "... its SystemComment names no profile (the link is not followed)" \
 	bash -c '! grep -q "profile" <<<"$1"' _ "$(system_comment "$jb3")"
@@ -171,7 +222,8 @@ printf 'FabricSource=topology\nProfileStore=%s\nProfileRecord=first\n' \
 	"$store" >"$etc/topoplace.conf"
 scontrol reconfigure
 sleep 2
-wrap="$mpienv; srun $exe ring 55"
+# srun -n 4: another script than exa's, the same command.
+wrap="$mpienv; srun -n 4 $exe ring 50"
 key=$(printf '#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n' "$wrap" | sha256sum | cut -c1-32)
 install -d -o "$alice" -m 700 "$store/$alice/s-$key"
 ln -s /etc/shadow "$store/$alice/s-$key/link"
@@ -182,7 +234,22 @@ tp_check "... its SystemComment names no profile found through it" \
 	bash -c '! grep -q "via executable" <<<"$1"' _ "$(system_comment "$je")"
 tp_check "... slurmd looked it up by its job name (the link not followed)" \
 	bash -c '! grep -q "JobId=$1: profile .* via executable" <<<"$2"' _ "$je" "$(slurmd_logs)"
-tp_check "... its step found the freshest run of the program (exb, job 7) by executable and replaced the bad record (so the key above is the job's)" \
+tp_check "... its step found the freshest run of the command (exb's under ProfileByExecutable=no) by executable and replaced the bad record (so the key above is the job's)" \
 	bash -c '[ ! -L "$1" ] && [ "$(cat "$1")" = "topoplace-link 1 exb $2" ]' _ "$store/$alice/s-$key/link" "$je"
 tp_check "... and slurmctld still answers" scontrol ping
+
+# ProfileByExecutable=program: the program alone, as before arguments
+# were compared: a new script with arguments no run had is taken for the
+# program's freshest run (exb's): not recorded, and linked to it.
+printf 'FabricSource=topology\nProfileStore=%s\nProfileRecord=first\nProfileByExecutable=program\n' \
+	"$store" >"$etc/topoplace.conf"
+scontrol reconfigure
+sleep 2
+before=$(all_runs)
+jg=$(run exg "$exe ring 56")
+tp_check_eq "ProfileByExecutable=program: job exg $jg (arguments no run had) completes" COMPLETED "$(state "$jg")"
+tp_check "... not recorded again: found by executable alone" \
+	grep -qE "^topoplace: not recorded again: profile found by executable $exe \(sha256 $hash12\.\.\.\): profile $alice/exb, " \
+	"$out/exg-$jg.out"
+tp_check_eq "... no run of exg, none anywhere" "0 $before" "$(runs exg) $(all_runs)"
 tp_done

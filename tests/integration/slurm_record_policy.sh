@@ -195,9 +195,9 @@ tp_check_eq "profile list --apps: ring, gamma, shared, forced, each script with 
 	"$(printf '%s\n' forced gamma ring s- s- s- s- s- shared)" \
 	"$(cut -f1 <<<"$apps" | sed "s|^$alice/||; s|^s-.*|s-|" | sort)"
 tp_check "ring: 1 run, never chosen by its name (its script's key was), 4 ranks, a class" \
-	grep -qE "^$alice/ring	runs=1	first=[0-9T:-]+Z	last=[0-9T:-]+Z	used=never	ranks=4	class=[a-z_]+	app=ring	exe=/[^	]+@[0-9a-f]{12}	layout=[0-9x+]+\$" <<<"$apps"
+	grep -qE "^$alice/ring	runs=1	first=[0-9T:-]+Z	last=[0-9T:-]+Z	used=never	ranks=4	class=[a-z_]+	app=ring	exe=/[^	]+@[0-9a-f]{12}	layout=[0-9x+]+	args=[0-9]+@[0-9a-f]{12}\$" <<<"$apps"
 tp_check "ring's script key: 1 run, used by a job, recorded as ring" \
-	grep -qE "^$alice/${ringkey##*/}	runs=1	first=[0-9T:-]+Z	last=[0-9T:-]+Z	used=[0-9T:-]+Z	ranks=4	class=[a-z_]+	app=ring \(by script\)	exe=/[^	]+@[0-9a-f]{12}	layout=[0-9x+]+\$" <<<"$apps"
+	grep -qE "^$alice/${ringkey##*/}	runs=1	first=[0-9T:-]+Z	last=[0-9T:-]+Z	used=[0-9T:-]+Z	ranks=4	class=[a-z_]+	app=ring \(by script\)	exe=/[^	]+@[0-9a-f]{12}	layout=[0-9x+]+	args=[0-9]+@[0-9a-f]{12}\$" <<<"$apps"
 tp_check_eq "the script keys name the applications they were recorded as" \
 	"$(printf '%s\n' forced gamma ring shared shared)" \
 	"$(grep "^$alice/s-" <<<"$apps" | grep -o 'app=[a-z]* (by script)	' | sed 's/app=//; s/ (by script)	//' | sort)"

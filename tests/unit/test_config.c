@@ -82,7 +82,7 @@ static void test_empty_file_gives_every_documented_default(void **state)
 	assert_int_equal(s->throttle_min_window_us, 0);
 	assert_int_equal(s->throttle_max_window_us, 0);
 	assert_true(s->throttle_allow_user_off);
-	assert_true(s->profile_by_executable);
+	assert_int_equal(s->profile_by_exec, TP_EXEC_MATCH_COMMAND);
 	assert_int_equal(s->decision_budget_us, 2000);
 	assert_int_equal(s->rank_remap, TP_RANK_REMAP_AUTO);
 	assert_int_equal(tp_config_partition_count(cfg), 0);
@@ -136,6 +136,58 @@ static const char every_key[] = "FabricSource=cache\n"
                                 "DecisionBudget=5ms\n"
                                 "RankRemap=off\n";
 
+/* The value `topoplace config` prints for ProfileByExecutable. */
+static void find_by_exec(void *ctx, const char *key, const char *value,
+                         tp_config_setting_origin origin, unsigned line)
+{
+	(void)origin;
+	(void)line;
+	if (!strcmp(key, "ProfileByExecutable"))
+		snprintf(ctx, 32, "%s", value);
+}
+
+/* command, program, no; yes (and the boolean words) keep their old
+ * meaning, the program alone; a partition overrides the site. */
+static void test_profile_by_executable_takes_command_program_or_no(void **state)
+{
+	static const struct {
+		const char *text;
+		tp_exec_match_rule rule;
+	} cases[] = {
+	    {"ProfileByExecutable=command\n", TP_EXEC_MATCH_COMMAND},
+	    {"ProfileByExecutable=Program\n", TP_EXEC_MATCH_PROGRAM},
+	    {"ProfileByExecutable=yes\n", TP_EXEC_MATCH_PROGRAM},
+	    {"ProfileByExecutable=true\n", TP_EXEC_MATCH_PROGRAM},
+	    {"ProfileByExecutable=no\n", TP_EXEC_MATCH_NO},
+	    {"ProfileByExecutable=off\n", TP_EXEC_MATCH_NO},
+	};
+	char printed[32] = "";
+	tp_config *cfg;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cfg = parse_ok(cases[i].text);
+		assert_int_equal(tp_config_defaults(cfg)->profile_by_exec,
+		                 cases[i].rule);
+		tp_config_free(cfg);
+	}
+	cfg = parse_ok("ProfileByExecutable=program\n"
+	               "PartitionName=solvers ProfileByExecutable=command\n");
+	assert_int_equal(tp_config_defaults(cfg)->profile_by_exec,
+	                 TP_EXEC_MATCH_PROGRAM);
+	assert_int_equal(tp_config_partition_count(cfg), 1);
+	assert_int_equal(tp_config_for_partition(cfg, "solvers")->profile_by_exec,
+	                 TP_EXEC_MATCH_COMMAND);
+	tp_config_free(cfg);
+	/* Printed as the file would spell it: yes is written program. */
+	cfg = parse_ok("ProfileByExecutable=yes\n");
+	assert_int_equal(tp_config_each_setting(cfg, NULL, find_by_exec,
+	                                        printed, NULL),
+	                 TP_OK);
+	assert_string_equal(printed, "program");
+	tp_config_free(cfg);
+}
+
 static void test_every_key_is_parsed_into_its_field(void **state)
 {
 	tp_config *cfg = parse_ok(every_key);
@@ -177,7 +229,7 @@ static void test_every_key_is_parsed_into_its_field(void **state)
 	assert_int_equal(s->throttle_min_window_us, 800);
 	assert_int_equal(s->throttle_max_window_us, 1500000);
 	assert_false(s->throttle_allow_user_off);
-	assert_false(s->profile_by_executable);
+	assert_int_equal(s->profile_by_exec, TP_EXEC_MATCH_NO);
 	assert_int_equal(s->decision_budget_us, 5000);
 	assert_int_equal(s->rank_remap, TP_RANK_REMAP_OFF);
 	tp_config_free(cfg);
@@ -403,6 +455,9 @@ static const struct bad_case bad_cases[] = {
     {"RankRemap=on\n", TP_ERR_INVALID, 1, "RankRemap", "auto|off"},
     {"DefaultPlacement=leaf\nRankRemap=off\x01\n", TP_ERR_PARSE, 2, "line 2",
      "control character 0x01"},
+    {"DefaultPlacement=leaf\nProfileByExecutable=arguments\n",
+     TP_ERR_INVALID, 2, "ProfileByExecutable",
+     "'arguments' is not one of command|program|no"},
     {"ThrottleObjective=mpi_slowdown<1.1\n", TP_ERR_INVALID, 1,
      "ThrottleObjective", "io_cost<=P%"},
     {"ThrottleConfidence=0.4\n", TP_ERR_INVALID, 1, "ThrottleConfidence",
@@ -1174,6 +1229,8 @@ int main(void)
 	    cmocka_unit_test(test_empty_file_gives_every_documented_default),
 	    cmocka_unit_test(test_default_config_equals_empty_file),
 	    cmocka_unit_test(test_every_key_is_parsed_into_its_field),
+	    cmocka_unit_test(
+	        test_profile_by_executable_takes_command_program_or_no),
 	    cmocka_unit_test(test_keys_and_words_are_case_insensitive),
 	    cmocka_unit_test(test_ioserver_policy_auto_follows_routing),
 	    cmocka_unit_test(test_several_pairs_comments_and_crlf_on_one_line),

@@ -121,6 +121,7 @@ static tp_exec_id program(const char *program, const char *path)
 	exec.hash_method = TP_EXEC_HASH_FULL;
 	exec.size_bytes = strlen(program);
 	tp_sha256(program, strlen(program), exec.sha256);
+	tp_exec_args_digest(NULL, 0, &exec); /* known: no arguments */
 	return exec;
 }
 
@@ -170,9 +171,10 @@ static void test_the_same_program_under_another_job_name_is_found(void **st)
 	put_run(fx, "noexec", 4, NULL, 13, NULL);
 	/* A copy at another path is the same program: the path is shown,
 	 * never compared. */
-	assert_int_equal(
-	    tp_exec_match_find(&fx->opt, fx->ns, &copy, 4, &match, &sum, &err),
-	    TP_OK);
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &copy,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    &sum, &err),
+	                 TP_OK);
 	assert_true(match.found);
 	assert_string_equal(match.name, "ring-a");
 	assert_string_equal(match.file, file);
@@ -197,17 +199,19 @@ static void test_a_rebuilt_binary_is_another_program(void **st)
 	tp_error err;
 
 	put_run(fx, "ring", 4, &old, 11, NULL);
-	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &rebuilt, 4,
-	                                    &match, NULL, &err),
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &rebuilt,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    NULL, &err),
 	                 TP_OK);
 	assert_false(match.found);
 	expect_in(match.why, "by executable /home/u/ring (sha256 ");
 	expect_in(match.why, "no run of it among the newest 1 of");
 	/* Same bytes hashed another way (sampled) are not compared. */
 	old.hash_method = TP_EXEC_HASH_SAMPLED;
-	assert_int_equal(
-	    tp_exec_match_find(&fx->opt, fx->ns, &old, 4, &match, NULL, &err),
-	    TP_OK);
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &old,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    NULL, &err),
+	                 TP_OK);
 	assert_false(match.found);
 }
 
@@ -224,18 +228,20 @@ static void test_the_steps_rank_count_chooses_among_the_matching_runs(void **s)
 	put_run(fx, "ring", 8, &ring, 22, eight);
 	/* Newer, of the step's size, but another program: not weighed. */
 	put_run(fx, "ring", 16, &rebuilt, 23, NULL);
-	assert_int_equal(
-	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 4, &match, NULL, &err),
-	    TP_OK);
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    NULL, &err),
+	                 TP_OK);
 	assert_true(match.found);
 	assert_string_equal(match.file, four);
 	assert_true(match.choice.matched);
 	assert_true(match.choice.over_newest);
 	assert_int_equal(match.runs, 2);
 	/* No run of 16 ranks of this program: the newest, and it says so. */
-	assert_int_equal(
-	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 16, &match, NULL, &err),
-	    TP_OK);
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring,
+	                                    TP_EXEC_MATCH_COMMAND, 16, &match,
+	                                    NULL, &err),
+	                 TP_OK);
 	assert_string_equal(match.file, eight);
 	assert_false(match.choice.matched);
 	assert_int_equal(match.ranks, 8);
@@ -264,9 +270,10 @@ static void test_a_script_keys_twin_is_reported_under_its_job_name(void **st)
 	assert_int_equal(tp_store_put(&fx->opt, fx->ns, key, p, NULL, &err),
 	                 TP_OK);
 	tp_profile_free(p);
-	assert_int_equal(
-	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 4, &match, NULL, &err),
-	    TP_OK);
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    NULL, &err),
+	                 TP_OK);
 	assert_true(match.found);
 	assert_string_equal(match.name, "ring-b");
 }
@@ -282,9 +289,10 @@ static void test_a_chosen_run_that_does_not_verify_finds_nothing(void **st)
 	fx->fake.age_s = 2 * 24 * 3600;
 	put_run(fx, "ring", 4, &ring, 31, NULL);
 	fx->opt.max_age_s = 24 * 3600;
-	assert_int_equal(
-	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 4, &match, NULL, &err),
-	    TP_ERR_AUTH);
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    NULL, &err),
+	                 TP_ERR_AUTH);
 	assert_false(match.found);
 	expect_in(err.message, "by executable /home/u/ring");
 	expect_in(err.message, "credential expired");
@@ -297,15 +305,17 @@ static void test_a_user_without_a_namespace_has_no_runs(void **st)
 	tp_exec_match match;
 	tp_error err;
 
-	assert_int_equal(
-	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 4, &match, NULL, &err),
-	    TP_OK);
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    NULL, &err),
+	                 TP_OK);
 	assert_false(match.found);
 	assert_int_equal(match.read, 0);
 	ring.hash_method = TP_EXEC_HASH_NONE;
-	assert_int_equal(
-	    tp_exec_match_find(&fx->opt, fx->ns, &ring, 4, &match, NULL, &err),
-	    TP_ERR_INVALID);
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &ring,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    NULL, &err),
+	                 TP_ERR_INVALID);
 	expect_in(err.message, "not hashed");
 }
 
@@ -423,6 +433,119 @@ static void test_a_command_is_found_as_execvp_finds_it(void **st)
 	    TP_ERR_INVALID);
 }
 
+/* One solver, two inputs: two applications by command, one by program. */
+static void test_other_arguments_are_another_application_by_command(void **st)
+{
+	static const char *const deck_a[] = {"-in", "a.lj"};
+	static const char *const deck_b[] = {"-in", "b.lj"};
+	struct fixture *fx = *st;
+	tp_exec_id lmp_a = program("lammps", "/opt/lammps/bin/lmp");
+	tp_exec_id lmp_b = lmp_a;
+	tp_exec_match match;
+	tp_error err;
+
+	tp_exec_args_digest(deck_a, 2, &lmp_a);
+	tp_exec_args_digest(deck_b, 2, &lmp_b);
+	put_run(fx, "melt", 4, &lmp_a, 21, NULL);
+	/* The same program with other arguments: not found by command. */
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &lmp_b,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    NULL, &err),
+	                 TP_OK);
+	assert_false(match.found);
+	assert_int_equal(match.other_args, 1);
+	expect_in(match.why, "by executable /opt/lammps/bin/lmp (sha256 ");
+	expect_in(match.why, ") and arguments (2, sha256 ");
+	expect_in(match.why, "(1 of the program with other or unknown "
+	                     "arguments)");
+	/* ... found by program, as before arguments were compared. */
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &lmp_b,
+	                                    TP_EXEC_MATCH_PROGRAM, 4, &match,
+	                                    NULL, &err),
+	                 TP_OK);
+	assert_true(match.found);
+	assert_string_equal(match.name, "melt");
+	assert_null(strstr(match.why, "arguments"));
+	/* The same arguments: found by command, and the why says both. */
+	put_run(fx, "crack", 4, &lmp_b, 22, NULL);
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &lmp_a,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    NULL, &err),
+	                 TP_OK);
+	assert_true(match.found);
+	assert_string_equal(match.name, "melt");
+	assert_int_equal(match.job_id, 21);
+	expect_in(match.why, "and arguments (2, sha256 ");
+	expect_in(match.why, ": profile ");
+	expect_in(match.why, "/melt, a 4-rank run recorded by JobId=21");
+}
+
+/* A run recorded before arguments were (format 1.1, summary v3) is
+ * never the same command; a step whose arguments are unknown matches
+ * nothing by command. */
+static void test_unknown_arguments_never_match_by_command(void **st)
+{
+	static const char *const deck[] = {"-in", "a.lj"};
+	struct fixture *fx = *st;
+	tp_exec_id old = program("lammps", "/opt/lammps/bin/lmp");
+	tp_exec_id step = old;
+	tp_exec_match match;
+	tp_error err;
+
+	/* program() knows "no arguments": make it the unknown of a 1.1 run. */
+	old.args_method = TP_EXEC_ARGS_NONE;
+	memset(old.args_sha256, 0, sizeof(old.args_sha256));
+	put_run(fx, "old", 4, &old, 31, NULL);
+	tp_exec_args_digest(deck, 2, &step);
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &step,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    NULL, &err),
+	                 TP_OK);
+	assert_false(match.found);
+	assert_int_equal(match.other_args, 1);
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &old,
+	                                    TP_EXEC_MATCH_COMMAND, 4, &match,
+	                                    NULL, &err),
+	                 TP_OK);
+	assert_false(match.found);
+	assert_int_equal(match.read, 0); /* nothing read */
+	expect_in(match.why, "and arguments (unknown: over 1024 KiB): not "
+	                     "matched by command");
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &step,
+	                                    TP_EXEC_MATCH_PROGRAM, 4, &match,
+	                                    NULL, &err),
+	                 TP_OK);
+	assert_true(match.found);
+	assert_string_equal(match.name, "old");
+	/* Not by executable at all: not a rule to match by. */
+	assert_int_equal(tp_exec_match_find(&fx->opt, fx->ns, &step,
+	                                    TP_EXEC_MATCH_NO, 4, &match, NULL,
+	                                    &err),
+	                 TP_ERR_INVALID);
+	expect_in(err.message, "ProfileByExecutable=no");
+}
+
+static void test_match_rules_parse_with_the_old_yes_as_program(void **st)
+{
+	tp_exec_match_rule rule = TP_EXEC_MATCH_NO;
+	tp_error err;
+
+	(void)st;
+	assert_int_equal(tp_exec_match_rule_parse("COMMAND", &rule, &err),
+	                 TP_OK);
+	assert_int_equal(rule, TP_EXEC_MATCH_COMMAND);
+	assert_int_equal(tp_exec_match_rule_parse("yes", &rule, &err), TP_OK);
+	assert_int_equal(rule, TP_EXEC_MATCH_PROGRAM);
+	assert_int_equal(tp_exec_match_rule_parse("0", &rule, &err), TP_OK);
+	assert_int_equal(rule, TP_EXEC_MATCH_NO);
+	assert_int_equal(tp_exec_match_rule_parse("args", &rule, &err),
+	                 TP_ERR_INVALID);
+	expect_in(err.message, "'args' is not one of command|program|no");
+	assert_int_equal(rule, TP_EXEC_MATCH_NO);
+	assert_string_equal(tp_exec_match_rule_name(TP_EXEC_MATCH_PROGRAM),
+	                    "program");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +570,12 @@ int main(void)
 	        teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_a_command_is_found_as_execvp_finds_it, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_other_arguments_are_another_application_by_command, setup,
+	        teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_unknown_arguments_never_match_by_command, setup, teardown),
+	    cmocka_unit_test(test_match_rules_parse_with_the_old_yes_as_program),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

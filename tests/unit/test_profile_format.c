@@ -57,6 +57,9 @@ static tp_profile *make_profile(void)
 	p->exec.size_bytes = 3;
 	tp_sha256("abc", 3, p->exec.sha256);
 	strcpy(p->exec.layout, "2x4");
+	p->exec.args_method = TP_EXEC_ARGS_FULL;
+	p->exec.args_count = 2;
+	tp_sha256("-i 3", 4, p->exec.args_sha256);
 	assert_int_equal(tp_profile_finish(p, NULL), TP_OK);
 	return p;
 }
@@ -87,20 +90,40 @@ static size_t exec_section_offset(const uint8_t *buf)
 	return off;
 }
 
+/* Offset of the args section's header (after exec) in @buf. */
+static size_t args_section_offset(const uint8_t *buf)
+{
+	size_t off = exec_section_offset(buf);
+
+	off += 16 + get_le(buf + off + 8, 8);
+	assert_int_equal(get_le(buf + off, 4), 6);
+	return off;
+}
+
+/* Cut an encoded file before the section at @off, as version @minor
+ * wrote it: digest valid, the credential, if any, dropped. */
+static size_t cut_before(uint8_t *buf, size_t off, unsigned minor)
+{
+	put_le(buf + 10, minor, 2);
+	put_le(buf + 16, off - TP_PROFILE_HEADER_BYTES, 8);
+	put_le(buf + off + TP_SHA256_BYTES, 0, 8);
+	tp_sha256(buf, off, buf + off);
+	return off + TP_SHA256_BYTES + 8;
+}
+
+/* Rewrite an encoded file as format 1.1 wrote it: no args section. */
+static size_t as_version_1_1(uint8_t *buf)
+{
+	return cut_before(buf, args_section_offset(buf), 1);
+}
+
 /*
  * Rewrite an encoded file as format 1.0 wrote it: no exec section, minor
  * 0, digest valid.  The credential, if any, is dropped.
  */
 static size_t as_version_1_0(uint8_t *buf)
 {
-	size_t off = exec_section_offset(buf);
-	size_t body = off - TP_PROFILE_HEADER_BYTES;
-
-	put_le(buf + 10, 0, 2);
-	put_le(buf + 16, body, 8);
-	put_le(buf + off + TP_SHA256_BYTES, 0, 8);
-	tp_sha256(buf, off, buf + off);
-	return off + TP_SHA256_BYTES + 8;
+	return cut_before(buf, exec_section_offset(buf), 0);
 }
 
 static void encode(tp_profile *p, uint8_t **buf, size_t *len)
@@ -289,7 +312,7 @@ static void test_wrong_version_is_refused_as_unsupported(void **s)
 	(void)s;
 	encode(p, &buf, &len);
 	buf[8] = 2;
-	expect_refused(buf, len, TP_ERR_UNSUPPORTED, "version 2.1 not");
+	expect_refused(buf, len, TP_ERR_UNSUPPORTED, "version 2.2 not");
 	free(buf);
 	tp_profile_free(p);
 }
@@ -506,6 +529,7 @@ static void test_version_1_0_file_is_read_with_exec_unknown(void **s)
 	assert_int_equal(q->exec.hash_method, TP_EXEC_HASH_NONE);
 	assert_string_equal(q->exec.path, "");
 	assert_string_equal(q->exec.layout, "");
+	assert_int_equal(q->exec.args_method, TP_EXEC_ARGS_NONE);
 	free(buf);
 	tp_profile_free(p);
 	tp_profile_free(q);
@@ -579,6 +603,106 @@ static void test_malformed_exec_fields_are_named(void **s)
 	tp_profile_free(p);
 }
 
+/* Format 1.1: the program is known, its arguments are not; re-encoded,
+ * the file is 1.2 with an args section saying so. */
+static void test_version_1_1_file_is_read_with_arguments_unknown(void **s)
+{
+	tp_profile *p = make_profile(), *q = NULL, *r = NULL;
+	uint8_t *buf, *again;
+	size_t len, again_len;
+	tp_error err;
+
+	(void)s;
+	encode(p, &buf, &len);
+	assert_int_equal(get_le(buf + 10, 2), 2);
+	len = as_version_1_1(buf);
+	assert_int_equal(tp_profile_decode("old.tpp", buf, len, NULL, &q, &err),
+	                 TP_OK);
+	assert_true(tp_exec_id_same_program(&q->exec, &p->exec));
+	assert_string_equal(q->exec.layout, "2x4");
+	assert_int_equal(q->exec.args_method, TP_EXEC_ARGS_NONE);
+	assert_int_equal(q->exec.args_count, 0);
+	assert_false(tp_exec_id_same_command(&q->exec, &p->exec));
+	encode(q, &again, &again_len);
+	assert_int_equal(get_le(again + 10, 2), 2);
+	assert_int_equal(
+	    tp_profile_decode("new.tpp", again, again_len, NULL, &r, &err),
+	    TP_OK);
+	assert_int_equal(r->exec.args_method, TP_EXEC_ARGS_NONE);
+	free(again);
+	free(buf);
+	tp_profile_free(p);
+	tp_profile_free(q);
+	tp_profile_free(r);
+}
+
+static void test_arguments_round_trip_and_a_1_2_file_needs_them(void **s)
+{
+	tp_profile *p = make_profile(), *q = NULL;
+	uint8_t *buf;
+	size_t len;
+	tp_error err;
+
+	(void)s;
+	encode(p, &buf, &len);
+	assert_int_equal(tp_profile_decode("new.tpp", buf, len, NULL, &q, &err),
+	                 TP_OK);
+	assert_true(tp_exec_id_same_command(&q->exec, &p->exec));
+	assert_int_equal(q->exec.args_count, 2);
+	len = as_version_1_1(buf);
+	put_le(buf + 10, 2, 2);
+	refresh_digest(buf);
+	expect_refused(buf, len, TP_ERR_PARSE,
+	               "file ends before the args section");
+	free(buf);
+	tp_profile_free(p);
+	tp_profile_free(q);
+}
+
+/* A 1.1 writer never wrote an args section: the version was damaged. */
+static void test_version_1_1_file_with_arguments_is_refused(void **s)
+{
+	tp_profile *p = make_profile();
+	uint8_t *buf;
+	size_t len;
+
+	(void)s;
+	encode(p, &buf, &len);
+	put_le(buf + 10, 1, 2);
+	refresh_digest(buf);
+	expect_refused(buf, len, TP_ERR_PARSE,
+	               "args section in a version 1.1 file (it came with 1.2)");
+	free(buf);
+	tp_profile_free(p);
+}
+
+static void test_malformed_args_fields_are_named(void **s)
+{
+	tp_profile *p = make_profile();
+	uint8_t *buf;
+	size_t len, off;
+
+	(void)s;
+	encode(p, &buf, &len);
+	off = args_section_offset(buf) + 16;
+	put_le(buf + off, 7, 4); /* method */
+	refresh_digest(buf);
+	expect_refused(buf, len, TP_ERR_PARSE, "args: offset");
+	expect_refused(buf, len, TP_ERR_PARSE, "arguments method is not");
+	put_le(buf + off, TP_EXEC_ARGS_NONE, 4); /* but count and digest */
+	refresh_digest(buf);
+	expect_refused(buf, len, TP_ERR_PARSE,
+	               "arguments method none with a count");
+	put_le(buf + off, TP_EXEC_ARGS_FULL, 4);
+	put_le(buf + off - 8, 41, 8); /* section size */
+	refresh_digest(buf);
+	expect_refused(buf, len, TP_ERR_PARSE, "");
+	free(buf);
+	p->exec.args_method = TP_EXEC_ARGS_NONE;
+	assert_int_equal(tp_profile_finish(p, NULL), TP_ERR_INVALID);
+	tp_profile_free(p);
+}
+
 static void test_writer_refuses_an_inconsistent_exec(void **s)
 {
 	tp_profile *p = make_profile();
@@ -617,6 +741,12 @@ int main(void)
 	    cmocka_unit_test(test_version_1_0_file_with_exec_is_refused),
 	    cmocka_unit_test(test_malformed_exec_fields_are_named),
 	    cmocka_unit_test(test_writer_refuses_an_inconsistent_exec),
+	    cmocka_unit_test(
+	        test_version_1_1_file_is_read_with_arguments_unknown),
+	    cmocka_unit_test(
+	        test_arguments_round_trip_and_a_1_2_file_needs_them),
+	    cmocka_unit_test(test_version_1_1_file_with_arguments_is_refused),
+	    cmocka_unit_test(test_malformed_args_fields_are_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

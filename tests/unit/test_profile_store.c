@@ -790,9 +790,9 @@ static void test_stale_or_tampered_summaries_fall_back(void **state)
 
 	/* Not a summary at all, or another version. */
 	assert_non_null(f = fopen(sum_path, "w"));
-	fputs("topoplace-summary 4\n", f);
+	fputs("topoplace-summary 5\n", f);
 	fclose(f);
-	expect_summary_fallback(fx, "app", "summary version 4, this reader");
+	expect_summary_fallback(fx, "app", "summary version 5, this reader");
 	assert_int_equal(chmod(sum_path, 0622), 0);
 	expect_summary_fallback(fx, "app", "writable by others: refused");
 
