@@ -120,6 +120,9 @@ tp_identity_profile tp_batch_prep_identity(const tp_batch_prep_job *job)
 
 	profile.skip_link = job->settings && job->settings->profile_by_exec ==
 	                                         TP_EXEC_MATCH_NO;
+	profile.link_by_command = job->settings &&
+	                          job->settings->profile_by_exec ==
+	                              TP_EXEC_MATCH_COMMAND;
 	return profile;
 }
 

@@ -128,22 +128,34 @@ _Static_assert(TP_IDENTITY_NAME_MAX == TP_STORE_NAME_MAX,
  */
 static tp_status follow_script_link(const tp_store_options *opt,
                                     const char *user, const char *script_key,
-                                    tp_identity_key *key, tp_error *err)
+                                    bool by_command, tp_identity_key *key,
+                                    tp_error *err)
 {
 	char target[TP_STORE_NAME_MAX + 1];
+	tp_store_link_rule rule = TP_STORE_LINK_PROGRAM;
 	size_t runs = 0;
 	int64_t newest_s = 0;
 	uint64_t job_id = 0;
 	tp_error link_err;
 	tp_status rc;
 
-	rc = tp_store_read_link(opt, user, script_key, target, &job_id,
+	rc = tp_store_read_link(opt, user, script_key, target, &job_id, &rule,
 	                        &link_err);
 	if (rc == TP_ERR_NOTFOUND)
 		return TP_OK;
 	if (rc != TP_OK) {
 		snprintf(key->why, sizeof(key->why), "link not followed: %.200s",
 		         link_err.message);
+		return TP_OK;
+	}
+	/* A link of the program alone may join scripts that run one solver
+	 * with other inputs: not under the rule that tells them apart. */
+	if (by_command && rule != TP_STORE_LINK_COMMAND) {
+		snprintf(key->why, sizeof(key->why),
+		         "its batch script %s links to %s by program alone "
+		         "(JobId=%llu), not followed under "
+		         "ProfileByExecutable=command",
+		         script_key, target, (unsigned long long)job_id);
 		return TP_OK;
 	}
 	rc = count_runs(opt, user, target, &runs, &newest_s, err);
@@ -202,9 +214,10 @@ tp_status tp_identity_resolve(const tp_store_options *opt, const char *user,
 			         runs);
 			return TP_OK;
 		}
-		rc = profile->skip_link ? TP_OK
-		                        : follow_script_link(opt, user,
-		                                             script_key, key, err);
+		rc = profile->skip_link
+		         ? TP_OK
+		         : follow_script_link(opt, user, script_key,
+		                              profile->link_by_command, key, err);
 		if (rc != TP_OK || key->source == TP_IDENTITY_SCRIPT_LINK)
 			return rc;
 		/* Why its link was not followed, if it has one. */

@@ -70,6 +70,10 @@ typedef struct tp_identity_profile {
 	/* ProfileByExecutable=no (topoplace.conf(5)): a script key's link
 	 * is not followed (rule 2b of tp_identity_resolve). */
 	bool skip_link;
+	/* ProfileByExecutable=command: only a link a step made by command
+	 * (program and arguments) is followed, not one made by the program
+	 * alone (ProfileByExecutable=program, or any version 1 link). */
+	bool link_by_command;
 } tp_identity_profile;
 
 /*
@@ -125,7 +129,8 @@ typedef struct tp_identity_key {
  *      earlier job of the script ran a program the user recorded under
  *      another name (slurmstepd found it by its executable and left the
  *      link); one hop, never a chain, and a link that cannot be read is
- *      ignored (the job falls to 3); not with @profile->skip_link;
+ *      ignored (the job falls to 3); not with @profile->skip_link, and
+ *      with @profile->link_by_command only a link made by command;
  *   3. else the job name (@profile->name, when @profile->lookup).
  * @profile is tp_identity_job_profile's answer.  Only names are listed
  * (tp_store_list_runs: one directory each, nothing read or verified):

@@ -2111,28 +2111,50 @@ tp_status tp_store_note_use(const tp_store_options *opt, const char *ns,
 
 /* ---- links: a script that runs an application recorded under another name */
 
-#define LINK_TAG "topoplace-link 1 "
+#define LINK_TAG    "topoplace-link 2 "
+#define LINK_TAG_V1 "topoplace-link 1 "
 
-/* "topoplace-link 1 <name> <job id>\n" and nothing after; <name> a store
- * name other than the link's own @self. */
+const char *tp_store_link_rule_name(tp_store_link_rule rule)
+{
+	return rule == TP_STORE_LINK_COMMAND ? "command" : "program";
+}
+
+/*
+ * "topoplace-link 2 <name> <job id> <rule>\n", or version 1's
+ * "topoplace-link 1 <name> <job id>\n" (rule program), and nothing after;
+ * <name> a store name other than the link's own @self.
+ */
 static tp_status parse_link(const char *path, const char *self,
                             const char *text, size_t len,
                             char target[TP_STORE_NAME_MAX + 1],
-                            uint64_t *job_id, tp_error *err)
+                            uint64_t *job_id, tp_store_link_rule *rule,
+                            tp_error *err)
 {
 	const char *p = text, *end;
+	bool v1 = record_line(text, len, LINK_TAG_V1);
 	size_t n;
 
-	if (!record_line(text, len, LINK_TAG))
+	if (!v1 && !record_line(text, len, LINK_TAG))
 		goto bad;
-	p += strlen(LINK_TAG);
+	p += strlen(v1 ? LINK_TAG_V1 : LINK_TAG);
 	end = memchr(p, ' ', len - (size_t)(p - text));
 	if (!end || (n = (size_t)(end - p)) == 0 || n > TP_STORE_NAME_MAX)
 		goto bad;
 	memcpy(target, p, n);
 	target[n] = '\0';
 	p = end + 1;
-	if (!parse_decimal(&p, '\n', UINT64_MAX, job_id) || p != text + len)
+	if (!parse_decimal(&p, v1 ? '\n' : ' ', UINT64_MAX, job_id))
+		goto bad;
+	*rule = TP_STORE_LINK_PROGRAM;
+	if (!v1) {
+		n = (size_t)(text + len - p);
+		if (n == sizeof("command") && !memcmp(p, "command\n", n))
+			*rule = TP_STORE_LINK_COMMAND;
+		else if (n != sizeof("program") || memcmp(p, "program\n", n))
+			goto bad;
+		p += n;
+	}
+	if (p != text + len)
 		goto bad;
 	if (!tp_store_valid_name(target))
 		return tp_error_set(err, TP_ERR_PARSE,
@@ -2146,7 +2168,7 @@ static tp_status parse_link(const char *path, const char *self,
 bad:
 	return tp_error_set(err, TP_ERR_PARSE,
 	                    "%s: not a link record ('%s<profile name> <job "
-	                    "id>' and a newline): ignored",
+	                    "id> command|program' and a newline): ignored",
 	                    path, LINK_TAG);
 }
 
@@ -2154,7 +2176,8 @@ bad:
 static tp_status read_link_at(int dirfd, const char *label, uid_t owner,
                               const char *name,
                               char target[TP_STORE_NAME_MAX + 1],
-                              uint64_t *job_id, tp_error *err)
+                              uint64_t *job_id, tp_store_link_rule *rule,
+                              tp_error *err)
 {
 	char path[4096 + 4 * TP_STORE_NAME_MAX];
 	uint8_t *buf = NULL;
@@ -2168,7 +2191,7 @@ static tp_status read_link_at(int dirfd, const char *label, uid_t owner,
 	if (st != TP_OK)
 		return st;
 	st = parse_link(path, name, (const char *)buf, len, target, job_id,
-	                err);
+	                rule, err);
 	free(buf);
 	if (st != TP_OK)
 		target[0] = '\0';
@@ -2178,9 +2201,11 @@ static tp_status read_link_at(int dirfd, const char *label, uid_t owner,
 tp_status tp_store_read_link(const tp_store_options *opt, const char *ns,
                              const char *name,
                              char target[TP_STORE_NAME_MAX + 1],
-                             uint64_t *job_id, tp_error *err)
+                             uint64_t *job_id, tp_store_link_rule *rule,
+                             tp_error *err)
 {
 	char label[4096 + 2 * TP_STORE_NAME_MAX];
+	tp_store_link_rule how = TP_STORE_LINK_PROGRAM;
 	uint64_t job = 0;
 	uid_t owner;
 	tp_status st;
@@ -2190,17 +2215,21 @@ tp_status tp_store_read_link(const tp_store_options *opt, const char *ns,
 	st = open_app_dir(opt, ns, name, &owner, &dirfd, label, err);
 	if (st != TP_OK)
 		return st;
-	st = read_link_at(dirfd, label, owner, name, target, &job, err);
+	st = read_link_at(dirfd, label, owner, name, target, &job, &how, err);
 	close(dirfd);
 	if (st == TP_OK && job_id)
 		*job_id = job;
+	if (st == TP_OK && rule)
+		*rule = how;
 	return st;
 }
 
 tp_status tp_store_put_link(const tp_store_options *opt, const char *ns,
                             const char *name, const char *target,
-                            uint64_t job_id, bool *written, tp_error *err)
+                            uint64_t job_id, tp_store_link_rule rule,
+                            bool *written, tp_error *err)
 {
+	tp_store_link_rule old_rule;
 	char label[4096 + 2 * TP_STORE_NAME_MAX];
 	char text[TP_STORE_LINK_MAX_BYTES];
 	char old[TP_STORE_NAME_MAX + 1];
@@ -2249,16 +2278,17 @@ tp_status tp_store_put_link(const tp_store_options *opt, const char *ns,
 		return st;
 	/* The same link again costs no write (every step of the script
 	 * would otherwise write it). */
-	st = read_link_at(dirfd, label, owner, name, old, &old_job, &old_err);
-	if (st == TP_OK && !strcmp(old, target)) {
+	st = read_link_at(dirfd, label, owner, name, old, &old_job, &old_rule,
+	                  &old_err);
+	if (st == TP_OK && !strcmp(old, target) && old_rule == rule) {
 		close(dirfd);
 		return TP_OK;
 	}
 	if (st != TP_OK && st != TP_ERR_NOTFOUND)
 		tp_log(opt->logger, TP_LOG_WARNING, "%s (replaced)",
 		       old_err.message);
-	snprintf(text, sizeof(text), "%s%s %llu\n", LINK_TAG, target,
-	         (unsigned long long)job_id);
+	snprintf(text, sizeof(text), "%s%s %llu %s\n", LINK_TAG, target,
+	         (unsigned long long)job_id, tp_store_link_rule_name(rule));
 	st = write_owned_record(dirfd, label, owner, TP_STORE_LINK_FILE, text,
 	                        err);
 	close(dirfd);

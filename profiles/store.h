@@ -76,17 +76,31 @@
 
 /*
  * The link record of a name that has no runs of its own: TP_STORE_LINK_FILE
- * in its directory, one line "topoplace-link 1 <name> <job id>\n" naming
- * another application of the same namespace, at most
+ * in its directory, one line "topoplace-link 2 <name> <job id> <rule>\n"
+ * naming another application of the same namespace, at most
  * TP_STORE_LINK_MAX_BYTES.  slurmstepd leaves one under a batch script's
  * key when the step's program is one the user recorded under another name
  * (exec_match.h): the script's next jobs are then looked up by that
- * application (tp_identity_resolve).  Like the last-use record it is not
- * signed: it only points within the owner's own namespace, and the runs it
- * leads to are verified as any others.
+ * application (tp_identity_resolve).  <rule> is how the step matched:
+ * "command" (the same program and arguments) or "program" (the program
+ * alone, ProfileByExecutable=program).  A version 1 record
+ * ("topoplace-link 1 <name> <job id>\n") was written before arguments
+ * were compared: it reads as "program", so that a site's old links do not
+ * steer scripts under the stricter rule.  Like the last-use record it is
+ * not signed: it only points within the owner's own namespace, and the
+ * runs it leads to are verified as any others.
  */
 #define TP_STORE_LINK_FILE      "link"
-#define TP_STORE_LINK_MAX_BYTES (32 + TP_STORE_NAME_MAX + 24)
+#define TP_STORE_LINK_MAX_BYTES (48 + TP_STORE_NAME_MAX + 24)
+
+/* How the step that left a link matched the linked application. */
+typedef enum tp_store_link_rule {
+	TP_STORE_LINK_PROGRAM = 0, /* the program alone (and every v1 link) */
+	TP_STORE_LINK_COMMAND = 1, /* the program and its arguments */
+} tp_store_link_rule;
+
+/* "program" or "command". */
+const char *tp_store_link_rule_name(tp_store_link_rule rule);
 
 /* What a credential backend says about one credential. */
 typedef struct tp_store_cred {
@@ -438,17 +452,18 @@ tp_status tp_store_last_use(const tp_store_options *opt, const char *ns,
  * Link @ns/@name to the application @ns/@target (see TP_STORE_LINK_FILE),
  * left by job @job_id: the directory of @name is made when missing (0700,
  * for the namespace's owner, also when the caller is root); the namespace
- * must exist.  The same link again is not rewritten (*@written false);
- * another is replaced.  Errors name the path and why: TP_ERR_INVALID for a
+ * must exist.  The same link (target and rule) again is not rewritten
+ * (*@written false); another is replaced.  Errors name the path and why: TP_ERR_INVALID for a
  * link to itself, TP_ERR_AUTH for a directory or record of another owner.
  */
 tp_status tp_store_put_link(const tp_store_options *opt, const char *ns,
                             const char *name, const char *target,
-                            uint64_t job_id, bool *written, tp_error *err);
+                            uint64_t job_id, tp_store_link_rule rule,
+                            bool *written, tp_error *err);
 
 /*
- * Read the link record of @ns/@name into @target and *@job_id (may be
- * NULL).  TP_ERR_NOTFOUND: no link (or no such name); checked as the
+ * Read the link record of @ns/@name into @target, *@job_id and *@rule
+ * (both may be NULL).  TP_ERR_NOTFOUND: no link (or no such name); checked as the
  * last-use record is (TP_ERR_AUTH, TP_ERR_LIMIT), and TP_ERR_PARSE for a
  * record that is not one, names no profile, or names @name itself.  Each
  * error names the file and why; callers ignore the link then.  Whether
@@ -457,6 +472,7 @@ tp_status tp_store_put_link(const tp_store_options *opt, const char *ns,
 tp_status tp_store_read_link(const tp_store_options *opt, const char *ns,
                              const char *name,
                              char target[TP_STORE_NAME_MAX + 1],
-                             uint64_t *job_id, tp_error *err);
+                             uint64_t *job_id, tp_store_link_rule *rule,
+                             tp_error *err);
 
 #endif /* TP_STORE_H */

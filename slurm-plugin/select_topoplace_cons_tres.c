@@ -445,6 +445,8 @@ static void _policy_lookup(tp_model *m, job_record_t *job_ptr, tp_decision *d,
 		 * (tp_sc_profile_totals). */
 		rq.job_tasks = job->job_tasks;
 		rq.skip_link = settings->profile_by_exec == TP_EXEC_MATCH_NO;
+		rq.link_by_command =
+		    settings->profile_by_exec == TP_EXEC_MATCH_COMMAND;
 		queued = tp_lookup_submit(tp_lookups, &rq, &ticket, &err);
 	}
 	if (queued != TP_OK) {

@@ -1130,6 +1130,7 @@ static void _step_note_add(stepd_step_rec_t *job, const char *fmt, ...)
 struct step_exec {
 	bool tried;
 	bool linked; /* _step_link_script was done */
+	tp_exec_match_rule rule; /* how match was found */
 	tp_status rc; /* of finding, hashing or looking up */
 	tp_error err;
 	tp_exec_match match;
@@ -1179,6 +1180,7 @@ static void _step_exec_find(stepd_step_rec_t *job, const tp_config *config,
 		return;
 	}
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
+	se->rule = settings->profile_by_exec;
 	se->rc =
 	    tp_sc_exec_match(config, socket, job->user_name, &exec,
 	                     settings->profile_by_exec, job->ntasks, &se->match,
@@ -1213,8 +1215,11 @@ static void _step_link_script(stepd_step_rec_t *job, const char *who,
 	se->linked = true;
 	tp_sc_munge_socket(slurm_conf.authinfo, socket, sizeof(socket));
 	if (tp_sc_link_script(config, socket, job->user_name, script_key,
-	                      se->match.name, job->step_id.job_id, &written,
-	                      &err) != TP_OK) {
+	                      se->match.name, job->step_id.job_id,
+	                      se->rule == TP_EXEC_MATCH_COMMAND
+	                          ? TP_STORE_LINK_COMMAND
+	                          : TP_STORE_LINK_PROGRAM,
+	                      &written, &err) != TP_OK) {
 		_loud_error(loud,
 		            "%s: %s: batch script %s not linked to profile "
 		            "%s/%s: %s",
@@ -1408,6 +1413,8 @@ static void _step_throttle(stepd_step_rec_t *job, const char *who, bool loud,
 	int rc;
 
 	profile.skip_link = settings->profile_by_exec == TP_EXEC_MATCH_NO;
+	profile.link_by_command =
+	    settings->profile_by_exec == TP_EXEC_MATCH_COMMAND;
 	/* Without classes to throttle only a user window can apply. */
 	if (opts->io_throttle.mode != TP_THROTTLE_FIXED &&
 	    !settings->throttle_class_count)

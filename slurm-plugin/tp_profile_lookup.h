@@ -79,8 +79,10 @@ typedef struct tp_lookup_request {
 	/* The job's task count (0: none given): of several runs, the newest
 	 * with that many ranks is the job's (tp_sc_profile_totals). */
 	uint32_t job_tasks;
-	/* ProfileByExecutable=no: the script key's link is not followed. */
+	/* ProfileByExecutable=no: the script key's link is not followed;
+	 * =command: only a link made by command is (tp_identity_profile). */
 	bool skip_link;
+	bool link_by_command;
 } tp_lookup_request;
 
 typedef struct tp_lookup_result {

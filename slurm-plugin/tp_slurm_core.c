@@ -478,14 +478,15 @@ tp_status tp_sc_exec_match(const tp_config *config, const char *munge_socket,
 tp_status tp_sc_link_script(const tp_config *config, const char *munge_socket,
                             const char *user, const char *script_key,
                             const char *target, uint64_t job_id,
-                            bool *written, tp_error *err)
+                            tp_store_link_rule rule, bool *written,
+                            tp_error *err)
 {
 	tp_munge_config munge;
 	tp_store_options opt;
 	tp_store_auth auth;
 
 	store_options(config, munge_socket, &munge, &auth, &opt);
-	return tp_store_put_link(&opt, user, script_key, target, job_id,
+	return tp_store_put_link(&opt, user, script_key, target, job_id, rule,
 	                         written, err);
 }
 
@@ -672,7 +673,8 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 	tp_scale_run *scale = NULL;
 	tp_store_job_runs found;
 	tp_identity_profile job = {request->name, request->named, true,
-	                           request->skip_link};
+	                           request->skip_link,
+	                           request->link_by_command};
 	tp_identity_key key;
 	char script_key[TP_IDENTITY_SCRIPT_KEY_SIZE] = "";
 	const char *name = request->name;

@@ -248,13 +248,15 @@ tp_status tp_sc_exec_match(const tp_config *config, const char *munge_socket,
 
 /*
  * Link @user's batch script key @script_key to the application @target
- * (tp_store_put_link, in @config's store), left by job @job_id; *@written
- * says whether the store was written (false: the same link was there).
+ * (tp_store_put_link, in @config's store), left by job @job_id whose step
+ * matched it by @rule; *@written says whether the store was written
+ * (false: the same link was there).
  */
 tp_status tp_sc_link_script(const tp_config *config, const char *munge_socket,
                             const char *user, const char *script_key,
                             const char *target, uint64_t job_id,
-                            bool *written, tp_error *err);
+                            tp_store_link_rule rule, bool *written,
+                            tp_error *err);
 
 /* The classifier's view of @profile (jobclass.h). */
 void tp_sc_profile_summary(const tp_profile *profile, tp_job_summary *summary);

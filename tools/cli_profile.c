@@ -718,8 +718,9 @@ static void list_runs_json(tp_json *j, const tp_store_list *list)
 
 /*
  * `list --links [NS]`: each link record (store.h TP_STORE_LINK_FILE),
- * read and checked as the daemons read it: "NS/KEY -> NAME (JobId=N)",
- * or why the daemons ignore it.  Exit 0 either way: a bad link is
+ * read and checked as the daemons read it: "NS/KEY -> NAME JobId=N by
+ * RULE" (command or program: what ProfileByExecutable follows it), or why
+ * the daemons ignore it.  Exit 0 either way: a bad link is
  * ignored, never an error of the store.
  */
 static int list_links(struct common *c, const char *ns)
@@ -740,9 +741,10 @@ static int list_links(struct common *c, const char *ns)
 	for (size_t i = 0; i < links.count; i++) {
 		const tp_store_entry *e = &links.entries[i];
 		char target[TP_STORE_NAME_MAX + 1];
+		tp_store_link_rule rule = TP_STORE_LINK_PROGRAM;
 		uint64_t job_id = 0;
 		bool ok = tp_store_read_link(&c->opt, e->ns, e->name, target,
-		                             &job_id, &err) == TP_OK;
+		                             &job_id, &rule, &err) == TP_OK;
 
 		if (c->json) {
 			tp_json_begin_object(&j, NULL);
@@ -753,12 +755,16 @@ static int list_links(struct common *c, const char *ns)
 				tp_json_uint(&j, "job_id", job_id);
 			else
 				tp_json_null(&j, "job_id");
+			tp_json_string(&j, "rule",
+			               ok ? tp_store_link_rule_name(rule)
+			                  : NULL);
 			json_time(&j, "modified", e->mtime_s, true);
 			tp_json_string(&j, "ignored", ok ? NULL : err.message);
 			tp_json_end_object(&j);
 		} else if (ok) {
-			printf("%s/%s\t-> %s\tJobId=%llu\n", e->ns, e->name,
-			       target, (unsigned long long)job_id);
+			printf("%s/%s\t-> %s\tJobId=%llu\tby %s\n", e->ns,
+			       e->name, target, (unsigned long long)job_id,
+			       tp_store_link_rule_name(rule));
 		} else {
 			printf("%s/%s\tIGNORED: %s\n", e->ns, e->name,
 			       err.message);

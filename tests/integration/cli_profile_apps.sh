@@ -103,22 +103,25 @@ tp_check_eq "and the applications are gone from the listing" \
 	"" "$("$tp" profile list --apps "${P[@]}" site)"
 
 # Links (topoplace-profile(5): the script's link), as slurmstepd leaves
-# them: one to an application with runs, one that names no profile.
+# them: one made by command (version 2), one of version 1 (read as made by
+# the program alone), one that names no profile.
 "$tp" profile put "$M/lulesh.tpp" site/hpcg "${P[@]}" >/dev/null || tp_fail "profile put site/hpcg"
 good=s-0123456789abcdef0123456789abcdef bad=s-fedcba9876543210fedcba9876543210
-mkdir -m 700 "$S/site/$good" "$S/site/$bad"
+cmd=s-00000000000000000000000000000001
+mkdir -m 700 "$S/site/$good" "$S/site/$bad" "$S/site/$cmd"
 printf 'topoplace-link 1 hpcg 17\n' >"$S/site/$good/link"
 printf 'topoplace-link 1 ../etc 18\n' >"$S/site/$bad/link"
-chmod 600 "$S/site/$good/link" "$S/site/$bad/link"
+printf 'topoplace-link 2 hpcg 19 command\n' >"$S/site/$cmd/link"
+chmod 600 "$S/site/$good/link" "$S/site/$bad/link" "$S/site/$cmd/link"
 out=$("$tp" profile list --links "${P[@]}" site)
-tp_check_eq "list --links: the link, its target and the job that left it; a bad one and why it is ignored" \
-	"site/$good	-> hpcg	JobId=17|site/$bad	IGNORED: $S/site/$bad/link: links to '../etc', not a profile name: ignored" \
+tp_check_eq "list --links: the link, its target, the job that left it and its rule; a bad one and why it is ignored" \
+	"site/$cmd	-> hpcg	JobId=19	by command|site/$good	-> hpcg	JobId=17	by program|site/$bad	IGNORED: $S/site/$bad/link: links to '../etc', not a profile name: ignored" \
 	"$(paste -sd'|' <<<"$out")"
 tp_check_eq "list --links --json: the same" \
-	"$good hpcg 17 None|$bad None None links to '../etc', not a profile name: ignored" \
+	"$cmd hpcg 19 command None|$good hpcg 17 program None|$bad None None None links to '../etc', not a profile name: ignored" \
 	"$("$tp" profile list --links "${P[@]}" site --json | python3 -c 'import json,sys
 for l in json.load(sys.stdin)["links"]:
-    print(l["name"], l["target"], l["job_id"], (l["ignored"] or "None").split(": ", 1)[-1])' | paste -sd'|')"
+    print(l["name"], l["target"], l["job_id"], l["rule"], (l["ignored"] or "None").split(": ", 1)[-1])' | paste -sd'|')"
 tp_check_eq "list --apps is not changed by links (one application, hpcg)" \
 	"site/hpcg" "$("$tp" profile list --apps "${P[@]}" site | cut -f1)"
 tp_expect_fail "list --links takes at most one namespace" 2 \

@@ -125,8 +125,8 @@ tp_check "exa's run carries the digest of its arguments (profile show)" \
 # job is placed and remapped with exa's profile from submission on.
 exb_key=$(ls "$store/$alice" | while read -r k; do
 	[ -f "$store/$alice/$k/link" ] && echo "$k"; done)
-tp_check "slurmstepd linked exb's script key to exa (link: topoplace-link 1 exa $jb)" \
-	bash -c '[[ $1 =~ ^s-[0-9a-f]{32}$ ]] && [ "$(cat "$2/$1/link")" = "topoplace-link 1 exa $3" ]' \
+tp_check "slurmstepd linked exb's script key to exa (link: topoplace-link 2 exa $jb command)" \
+	bash -c '[[ $1 =~ ^s-[0-9a-f]{32}$ ]] && [ "$(cat "$2/$1/link")" = "topoplace-link 2 exa $3 command" ]' \
 	_ "$exb_key" "$store/$alice" "$jb"
 tp_check_eq "... owned by $alice, mode 600, in a directory of hers, mode 700" \
 	"$alice 600 $alice 700" \
@@ -235,7 +235,7 @@ tp_check "... its SystemComment names no profile found through it" \
 tp_check "... slurmd looked it up by its job name (the link not followed)" \
 	bash -c '! grep -q "JobId=$1: profile .* via executable" <<<"$2"' _ "$je" "$(slurmd_logs)"
 tp_check "... its step found the freshest run of the command (exb's under ProfileByExecutable=no) by executable and replaced the bad record (so the key above is the job's)" \
-	bash -c '[ ! -L "$1" ] && [ "$(cat "$1")" = "topoplace-link 1 exb $2" ]' _ "$store/$alice/s-$key/link" "$je"
+	bash -c '[ ! -L "$1" ] && [ "$(cat "$1")" = "topoplace-link 2 exb $2 command" ]' _ "$store/$alice/s-$key/link" "$je"
 tp_check "... and slurmctld still answers" scontrol ping
 
 # ProfileByExecutable=program: the program alone, as before arguments
@@ -252,4 +252,22 @@ tp_check "... not recorded again: found by executable alone" \
 	grep -qE "^topoplace: not recorded again: profile found by executable $exe \(sha256 $hash12\.\.\.\): profile $alice/exb, " \
 	"$out/exg-$jg.out"
 tp_check_eq "... no run of exg, none anywhere" "0 $before" "$(runs exg) $(all_runs)"
+key=$(printf '#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n' "$mpienv; srun $exe ring 56" | sha256sum | cut -c1-32)
+tp_check_eq "... its script linked to exb by the program alone" \
+	"topoplace-link 2 exb $jg program" "$(cat "$store/$alice/s-$key/link" 2>&1)"
+
+# Back to ProfileByExecutable=command: that link (the program alone) is
+# not followed, by slurmctld nor slurmd: the script's next job is placed
+# without it, and its step, whose command no run has, is recorded.
+printf 'FabricSource=topology\nProfileStore=%s\nProfileRecord=first\n' \
+	"$store" >"$etc/topoplace.conf"
+scontrol reconfigure
+sleep 2
+jg2=$(run exg "$exe ring 56")
+tp_check_eq "ProfileByExecutable=command: exg's script again, job $jg2, completes" COMPLETED "$(state "$jg2")"
+tp_check "... its SystemComment names no profile found through the program-alone link" \
+	bash -c '! grep -q "via executable" <<<"$1"' _ "$(system_comment "$jg2")"
+tp_check "... slurmd did not follow the link" \
+	bash -c '! grep -q "JobId=$1: profile .* via executable" <<<"$2"' _ "$jg2" "$(slurmd_logs)"
+tp_check_eq "... and its run was recorded under its own name" 1 "$(runs exg)"
 tp_done

@@ -449,6 +449,7 @@ static void test_a_linked_script_finds_the_applications_runs(void **state)
 	char target[TP_STORE_NAME_MAX + 1];
 	tp_identity_profile job = tp_identity_job_profile("", "ringB", fx->user);
 	tp_identity_key key;
+	tp_store_link_rule rule = TP_STORE_LINK_PROGRAM;
 	uint64_t job_id = 0;
 	bool written = false;
 	tp_error err;
@@ -458,19 +459,23 @@ static void test_a_linked_script_finds_the_applications_runs(void **state)
 	put_run(fx, "ringA", "0000000b-1");
 
 	assert_int_equal(tp_store_put_link(&fx->opt, fx->user, b, "ringA", 42,
-	                                   &written, &err),
+	                                   TP_STORE_LINK_COMMAND, &written,
+	                                   &err),
 	                 TP_OK);
 	assert_true(written);
 	/* The same link again: no write. */
 	assert_int_equal(tp_store_put_link(&fx->opt, fx->user, b, "ringA", 43,
-	                                   &written, &err),
+	                                   TP_STORE_LINK_COMMAND, &written,
+	                                   &err),
 	                 TP_OK);
 	assert_false(written);
-	assert_int_equal(
-	    tp_store_read_link(&fx->opt, fx->user, b, target, &job_id, &err),
-	    TP_OK);
+	assert_int_equal(tp_store_read_link(&fx->opt, fx->user, b, target,
+	                                    &job_id, &rule, &err),
+	                 TP_OK);
 	assert_string_equal(target, "ringA");
 	assert_int_equal(job_id, 42);
+	assert_int_equal(rule, TP_STORE_LINK_COMMAND);
+	job.link_by_command = true;
 
 	assert_int_equal(
 	    tp_identity_resolve(&fx->opt, fx->user, &job, b, &key, &err),
@@ -483,6 +488,43 @@ static void test_a_linked_script_finds_the_applications_runs(void **state)
 	assert_string_equal(tp_identity_source_name(key.source),
 	                    "script hash, via executable");
 	assert_non_null(strstr(key.why, "runs the program of ringA"));
+
+	/*
+	 * A link by the program alone (ProfileByExecutable=program, or a
+	 * version 1 record from before arguments were compared): another
+	 * rule is another link, written; followed under program, not under
+	 * command, and why says so.
+	 */
+	assert_int_equal(tp_store_put_link(&fx->opt, fx->user, b, "ringA", 44,
+	                                   TP_STORE_LINK_PROGRAM, &written,
+	                                   &err),
+	                 TP_OK);
+	assert_true(written);
+	assert_int_equal(tp_store_read_link(&fx->opt, fx->user, b, target,
+	                                    &job_id, &rule, &err),
+	                 TP_OK);
+	assert_int_equal(rule, TP_STORE_LINK_PROGRAM);
+	assert_int_equal(job_id, 44);
+	for (int v1 = 0; v1 < 2; v1++) {
+		if (v1)
+			put_link_text(fx, b, "topoplace-link 1 ringA 45\n",
+			              0600);
+		job.link_by_command = true;
+		assert_int_equal(tp_identity_resolve(&fx->opt, fx->user, &job,
+		                                     b, &key, &err),
+		                 TP_OK);
+		assert_int_equal(key.source, TP_IDENTITY_JOB_NAME);
+		assert_string_equal(key.name, "ringB");
+		assert_non_null(strstr(key.why, "by program alone"));
+		assert_non_null(strstr(key.why, "ProfileByExecutable=command"));
+		job.link_by_command = false;
+		assert_int_equal(tp_identity_resolve(&fx->opt, fx->user, &job,
+		                                     b, &key, &err),
+		                 TP_OK);
+		assert_int_equal(key.source, TP_IDENTITY_SCRIPT_LINK);
+		assert_string_equal(key.name, "ringA");
+		assert_int_equal(key.link_job_id, v1 ? 45 : 44);
+	}
 
 	/* ProfileByExecutable=no: the link is not followed. */
 	job.skip_link = true;
@@ -529,6 +571,10 @@ static void test_a_link_that_cannot_be_followed_is_ignored(void **state)
 	    {"topoplace-link 1 ringA\n", 0600, "not a link record"},
 	    {"topoplace-link 1 ringA 7", 0600, "not a link record"},
 	    {"topoplace-link 2 ringA 7\n", 0600, "not a link record"},
+	    {"topoplace-link 2 ringA 7 args\n", 0600, "not a link record"},
+	    {"topoplace-link 2 ringA 7 command \n", 0600, "not a link record"},
+	    {"topoplace-link 1 ringA 7 command\n", 0600, "not a link record"},
+	    {"topoplace-link 3 ringA 7 command\n", 0600, "not a link record"},
 	    {"topoplace-link 1 ../x 7\n", 0600, "not a profile name"},
 	    {"topoplace-link 1 ringA 7\n", 0666, "mode 666"},
 	};
@@ -575,8 +621,8 @@ static void test_a_link_that_cannot_be_followed_is_ignored(void **state)
 		assert_non_null(strstr(key.why, "link not followed"));
 	}
 	/* A link to itself is refused when written and when read. */
-	assert_int_equal(tp_store_put_link(&fx->opt, fx->user, b, b, 1, NULL,
-	                                   &err),
+	assert_int_equal(tp_store_put_link(&fx->opt, fx->user, b, b, 1,
+	                                   TP_STORE_LINK_COMMAND, NULL, &err),
 	                 TP_ERR_INVALID);
 	snprintf(line, sizeof(line), "topoplace-link 1 %s 7\n", b);
 	put_link_text(fx, b, line, 0600);
@@ -587,7 +633,7 @@ static void test_a_link_that_cannot_be_followed_is_ignored(void **state)
 	assert_non_null(strstr(key.why, "links to itself"));
 	/* A bad record is replaced by a good one. */
 	assert_int_equal(tp_store_put_link(&fx->opt, fx->user, b, "ringA", 8,
-	                                   NULL, &err),
+	                                   TP_STORE_LINK_PROGRAM, NULL, &err),
 	                 TP_OK);
 	assert_int_equal(
 	    tp_identity_resolve(&fx->opt, fx->user, &job, b, &key, &err),
@@ -595,7 +641,8 @@ static void test_a_link_that_cannot_be_followed_is_ignored(void **state)
 	assert_int_equal(key.source, TP_IDENTITY_SCRIPT_LINK);
 	/* No namespace: nothing to link (the runs would be in it). */
 	assert_int_equal(tp_store_put_link(&fx->opt, "nosuchuser_tp", b,
-	                                   "ringA", 1, NULL, &err),
+	                                   "ringA", 1, TP_STORE_LINK_COMMAND,
+	                                   NULL, &err),
 	                 TP_ERR_NOTFOUND);
 }
 
