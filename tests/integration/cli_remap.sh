@@ -131,12 +131,12 @@ tp_check_eq "remap reads a profile from a pipe" "$m_out" \
 	"$("$tp" remap --profile <(cat "$work/l8.tpp") "${remap8[@]}" 2>&1)"
 head -c 100 "$work/l8.tpp" >"$work/short.tpp"
 tp_expect_fail "remap: a truncated profile is one line naming the file" 1 \
-	"topoplace remap: $work/short.tpp: file: offset 16: truncated: body of 2206 bytes and trailer need more than the 100 bytes of the file" \
+	"topoplace remap: $work/short.tpp: file: offset 16: truncated: body of 2262 bytes and trailer need more than the 100 bytes of the file" \
 	"$tp" remap --matrix "$work/short.tpp" "${remap8[@]}"
 cp "$work/l8.tpp" "$work/flip.tpp"
 printf '\377' | dd of="$work/flip.tpp" bs=1 seek=200 conv=notrunc 2>/dev/null
 tp_expect_fail "cost: a corrupted profile is one line naming the file" 1 \
-	"topoplace cost: $work/flip.tpp: trailer: offset 2238: checksum mismatch: SHA-256 of the 2238 bytes before does not match the stored digest (file corrupted or tampered with)" \
+	"topoplace cost: $work/flip.tpp: trailer: offset 2294: checksum mismatch: SHA-256 of the 2294 bytes before does not match the stored digest (file corrupted or tampered with)" \
 	"$tp" cost --profile "$work/flip.tpp" --fabric 1x2x4
 
 # ---- one clear error per bad input ------------------------------------------
