@@ -91,6 +91,7 @@
 
 #include "cost.h"
 #include "metis_rb.h"
+#include "scotch_peer.h"
 #include "remap.h"
 #include "topo.h"
 #include "traffic.h"
@@ -672,129 +673,20 @@ static void setup_free(struct setup *s)
 
 /* ---- Scotch ---------------------------------------------------------- */
 
-/* Tleaf levels and link costs, top to bottom; returns the level count. */
-static int tleaf_levels(const struct setup *s, SCOTCH_Num *size,
-                        SCOTCH_Num *link, double *cost)
-{
-	int n = 0;
-
-	if (s->levels == 3) {
-		size[n] = (SCOTCH_Num)s->pods;
-		link[n++] = 20;
-	}
-	size[n] = (SCOTCH_Num)s->leaves_per_pod;
-	link[n++] = 20;
-	size[n] = HOSTS_PER_LEAF;
-	link[n++] = s->rpn > 1 ? 19 : 20;
-	if (s->rpn > 1) {
-		size[n] = (SCOTCH_Num)s->rpn;
-		link[n++] = 1;
-	}
-	for (int i = 0; i < n; i++)
-		cost[i] = (double)link[i];
-	return n;
-}
-
-/* Undirected CSR scaled for Scotch's 32-bit sums; -1 on failure. */
+/* The Scotch peer (bench/scotch_peer.c) on this setup's fabric. */
 static int map_scotch(const struct setup *s, const tp_traffic *t,
                       uint32_t *rank_host, const char **why)
 {
-	tp_traffic_csr *g;
-	tp_error err;
-	uint32_t nslots = s->nhosts * s->rpn;
-	SCOTCH_Num size[4], link[4], *verttab, *edgetab, *edlotab, *vnum,
-	    *parttab;
-	double cost[4], total_w = 0;
-	SCOTCH_Arch arch, sub;
-	SCOTCH_Graph graph, cgraph;
-	SCOTCH_Strat strat;
-	SCOTCH_Context ctx;
-	int nlev = tleaf_levels(s, size, link, cost), rc = -1;
-	uint64_t arcs;
+	const struct scotch_peer_tree tree = {
+	    .levels = s->levels,
+	    .pods = s->pods,
+	    .leaves_per_pod = s->leaves_per_pod,
+	    .hosts_per_leaf = HOSTS_PER_LEAF,
+	    .rpn = s->rpn,
+	};
 
-	if (tp_traffic_csr_build(t, TP_TRAFFIC_CSR_UNDIRECTED, &g, &err) !=
-	    TP_OK)
-		die("csr", &err);
-	arcs = g->row_start[g->ranks];
-	verttab = xmalloc((nslots + 1) * sizeof(*verttab));
-	edgetab = xmalloc(arcs * sizeof(*edgetab));
-	edlotab = xmalloc(arcs * sizeof(*edlotab));
-	vnum = xmalloc(nslots * sizeof(*vnum));
-	parttab = xmalloc(nslots * sizeof(*parttab));
-	for (uint64_t e = 0; e < arcs; e++)
-		total_w += (double)g->weight[e];
-	/* Sums of load x distance (<= 60) must stay below 2^31. */
-	for (uint32_t v = 0; v <= nslots; v++)
-		verttab[v] =
-		    (SCOTCH_Num)(v < t->ranks ? g->row_start[v] : arcs);
-	for (uint64_t e = 0; e < arcs; e++) {
-		double w = (double)g->weight[e] * (double)(1 << 24) / total_w;
-
-		edgetab[e] = (SCOTCH_Num)g->col[e];
-		edlotab[e] = w < 1 ? 1 : (SCOTCH_Num)w;
-	}
-	/*
-	 * The allocated slots, by allocation position; the sub-architecture
-	 * numbers its terminals by their index here.
-	 */
-	for (uint32_t i = 0; i < nslots; i++)
-		vnum[i] =
-		    (SCOTCH_Num)s->hosts[i / s->rpn].host * s->rpn + i % s->rpn;
-	SCOTCH_archInit(&arch);
-	SCOTCH_archInit(&sub);
-	SCOTCH_graphInit(&graph);
-	SCOTCH_stratInit(&strat);
-	SCOTCH_contextInit(&ctx);
-	if (SCOTCH_archTleaf(&arch, nlev, size, link) ||
-	    SCOTCH_archSub(&sub, &arch, (SCOTCH_Num)nslots, vnum)) {
-		*why = "tleaf/sub architecture refused";
-		goto out;
-	}
-	if (SCOTCH_graphBuild(&graph, 0, (SCOTCH_Num)nslots, verttab,
-	                      verttab + 1, NULL, NULL, (SCOTCH_Num)arcs,
-	                      edgetab, edlotab)) {
-		*why = "graph refused";
-		goto out;
-	}
-	/* gmap -Cd: deterministic, fixed seed. */
-	SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
-	SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
-	SCOTCH_contextRandomSeed(&ctx, (SCOTCH_Num)seed);
-	SCOTCH_graphInit(&cgraph);
-	if (SCOTCH_contextBindGraph(&ctx, &graph, &cgraph)) {
-		*why = "context refused";
-		goto out;
-	}
-	/* gmap -b0: balance 0, one vertex per slot. */
-	SCOTCH_stratGraphMapBuild(&strat, SCOTCH_STRATDEFAULT,
-	                          (SCOTCH_Num)nslots, 0.0);
-	if (SCOTCH_graphMap(&cgraph, &sub, &strat, parttab)) {
-		*why = "SCOTCH_graphMap failed";
-		SCOTCH_graphExit(&cgraph);
-		goto out;
-	}
-	SCOTCH_graphExit(&cgraph);
-	for (uint32_t r = 0; r < t->ranks; r++) {
-		if (parttab[r] < 0 || (uint32_t)parttab[r] >= nslots) {
-			*why = "terminal outside the allocated slots";
-			goto out;
-		}
-		rank_host[r] = s->hosts[(uint32_t)parttab[r] / s->rpn].host;
-	}
-	rc = 0;
-out:
-	SCOTCH_contextExit(&ctx);
-	SCOTCH_stratExit(&strat);
-	SCOTCH_graphExit(&graph);
-	SCOTCH_archExit(&sub);
-	SCOTCH_archExit(&arch);
-	free(verttab);
-	free(edgetab);
-	free(edlotab);
-	free(vnum);
-	free(parttab);
-	tp_traffic_csr_free(g);
-	return rc;
+	return scotch_peer_map(&tree, s->hosts, s->nhosts, t, seed, rank_host,
+	                       why);
 }
 
 /* ---- TreeMatch ------------------------------------------------------- */
@@ -805,7 +697,10 @@ static int map_treematch(const struct setup *s, const tp_traffic *t,
 {
 	SCOTCH_Num size[4], link[4];
 	double cost[5] = {0};
-	int nlev = tleaf_levels(s, size, link, cost), arity[5];
+	const struct scotch_peer_tree target = {s->levels, s->pods,
+	                                        s->leaves_per_pod,
+	                                        HOSTS_PER_LEAF, s->rpn};
+	int nlev = scotch_peer_levels(&target, size, link), arity[5];
 	uint32_t n = t->ranks, nslots = s->nhosts * s->rpn;
 	int *numbering = xmalloc(s->rpn * sizeof(*numbering));
 	int *cons = xmalloc(nslots * sizeof(*cons));
@@ -817,8 +712,10 @@ static int map_treematch(const struct setup *s, const tp_traffic *t,
 	int rc = 0;
 
 	/* As tgt_to_tm reads a tleaf: one more level, the leaves, arity 0. */
-	for (int i = 0; i < nlev; i++)
+	for (int i = 0; i < nlev; i++) {
 		arity[i] = (int)size[i];
+		cost[i] = (double)link[i];
+	}
 	arity[nlev] = 0;
 	cost[nlev] = 0;
 	for (uint32_t i = 0; i < s->rpn; i++)

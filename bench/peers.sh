@@ -28,11 +28,12 @@ if [ -f "$tm/libtreematch.a" ] && [ -f "$tm/include/treematch.h" ]; then
 	mkdir -p bench
 	if [ ! -x "$out" ] || [ "$src" -nt "$out" ] ||
 	   [ "$srcdir/bench/metis_rb.c" -nt "$out" ] ||
+	   [ "$srcdir/bench/scotch_peer.c" -nt "$out" ] ||
 	   [ placement/libtopoplace.la -nt "$out" ] || [ "$tm/libtreematch.a" -nt "$out" ]; then
 		echo "peers.sh: building $out with TreeMatch from $tm" >&2
 		./libtool --quiet --mode=link cc -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 			-DTP_PEER_TREEMATCH -I. -I"$srcdir/common" -I"$srcdir/placement" -I"$tm/include" \
-			"$src" "$srcdir/bench/metis_rb.c" -o "$out" placement/libtopoplace.la "$tm/libtreematch.a" \
+			"$src" "$srcdir/bench/metis_rb.c" "$srcdir/bench/scotch_peer.c" -o "$out" placement/libtopoplace.la "$tm/libtreematch.a" \
 			-lscotch -lscotcherr -lmetis -lhwloc -lpthread -lm ||
 			die "building $out failed"
 	fi

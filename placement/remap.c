@@ -15,6 +15,7 @@
 #include "hostlist.h"
 #include "remap.h"
 #include "remap_rank_cost.h"
+#include "remap_scotch.h"
 
 #define NONE UINT32_MAX
 
@@ -425,6 +426,7 @@ out:
 /* One candidate partition: how METIS is asked at every split. */
 struct trial {
 	bool bisection; /* bisection_partition; the fields below unused */
+	bool scotch;    /* tp_remap_scotch_map; the fields below unused */
 	uint64_t seed;
 	int ncuts;   /* METIS tries per split */
 	bool spread; /* targets in proportion to slots, else packed */
@@ -1072,7 +1074,7 @@ out:
 #define SMALL_MAX_RANKS 2048
 /* 4-try seeds in the plan (in practice the budget stops the search first). */
 #define TRIAL_SEEDS 12
-#define TRIALS_MAX  (6 + TRIAL_SEEDS)
+#define TRIALS_MAX  (7 + TRIAL_SEEDS)
 /*
  * METIS work (metis_work_of) the candidates after the bisection may spend,
  * as a multiple of the bisection's own work.  The bisection is the work
@@ -2077,55 +2079,6 @@ static uint64_t thread_cpu_us(void)
 }
 
 /*
- * The candidates for a job of @n ranks on @slots slots, in the order they
- * pay; tp_remap_compute runs them while its METIS work budget lasts.
- *
- * 1. The plain bisection (bisection_partition), at every size; above
- *    TRIAL_MAX_RANKS the only one.
- * 2. Hierarchical, packed targets, one METIS try per split, @seed: always
- *    run after the bisection; on whole-leaf allocations (idle slots) it is
- *    the candidate most often best (46 of 102 matrix inputs).  Above
- *    SMALL_MAX_RANKS with LARGE_FM_PASSES METIS refinement passes.
- * 3. With 1/64 of the slots idle, spread targets with 4 tries per split:
- *    a grid on whole leaves gets an even box on each (8 x 16, not 7 x 18 +
- *    2), which packing never reaches.
- * 4. Packed, one try, seeds + 1 .. + 3, odd seeds coarsening by random
- *    matching: per unit of METIS work the seeds that most often lower the
- *    result (over peer_bench's 362 matrix and family inputs, 3 more seeds
- *    left 36 inputs above the best peer where two 4-try partitions, twice
- *    the work, left 37).
- * 5. Packed, 4 tries per split, seeds + 3, + 4, ..., random matching on
- *    odd seeds: on NPB-MG at 128 ranks, one per host, only a 4-try
- *    random-matching partition finds the cut along process-grid planes
- *    that Scotch finds (0.882 of block; 1-try seeds 0.888).
- *
- * Dropped after measuring (bench/RESULTS.md, issue 16): METIS k-way (2.2x
- * the bisection's time; the only best on 2 of 128 matrix inputs) and the
- * 16 seeds of small jobs.  Returns the count written to @out (at most
- * TRIALS_MAX).
- */
-static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
-                            struct trial *out)
-{
-	bool idle = (slots - n) * 64 >= slots;
-	uint32_t k = 0;
-
-	out[k++] = (struct trial){.bisection = true, .seed = seed, .ncuts = 1};
-	if (n > TRIAL_MAX_RANKS)
-		return k;
-	out[k++] = (struct trial){false, seed, 1, false, false, 0};
-	if (n > SMALL_MAX_RANKS)
-		out[k - 1].refine_passes = LARGE_FM_PASSES;
-	if (idle)
-		out[k++] = (struct trial){false, seed, 4, true, false, 0};
-	for (uint64_t j = 1; j <= 3; j++)
-		out[k++] = (struct trial){false, seed + j, 1, false, j % 2, 0};
-	for (uint64_t j = 3; k < TRIALS_MAX; j++)
-		out[k++] = (struct trial){false, seed + j, 4, false, j % 2, 0};
-	return k;
-}
-
-/*
  * FAST keeps the first two of plan_trials' candidates: the bisection and
  * the packed 1-try partition, the one most often best on whole leaves.
  */
@@ -2157,6 +2110,80 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
  */
 #define FEW_HOSTS_MAX    8
 #define FEW_HOSTS_TRIALS 5
+/*
+ * AUTO, with Scotch in the build, on more than FEW_HOSTS_MAX hosts: the
+ * bisection, the packed partition and Scotch's mapping, and the spread
+ * partition after them when slots stay idle (on at most FEW_HOSTS_MAX
+ * hosts Scotch's comes on top of the FEW_HOSTS_TRIALS).  Scotch's mapping
+ * is bench/peer_bench's Scotch peer, so the result is never above block,
+ * METIS-rb or Scotch.  Against the search before Scotch (every METIS
+ * candidate the budget allowed) on peer_bench's 3,024 matrix and family
+ * inputs: 201 of them above the best peer before, none of 17 ranks and
+ * more now; hop-bytes geomean x0.999-1.005 per input set; keeping 4 or 5
+ * candidates instead cost 0.4-2.1 times metis-rb's CPU more for a geomean
+ * up to 0.27% lower (bench/RESULTS.md, issue 16, "Scotch's mapping as a
+ * candidate").
+ */
+#define SCOTCH_AUTO_TRIALS 3
+
+/*
+ * The candidates for a job of @n ranks on @slots slots, in the order they
+ * pay; tp_remap_compute runs them while its METIS work budget lasts.
+ *
+ * 1. The plain bisection (bisection_partition), at every size; above
+ *    TRIAL_MAX_RANKS the only one.
+ * 2. Hierarchical, packed targets, one METIS try per split, @seed: always
+ *    run after the bisection; on whole-leaf allocations (idle slots) it is
+ *    the candidate most often best (46 of 102 matrix inputs).  Above
+ *    SMALL_MAX_RANKS with LARGE_FM_PASSES METIS refinement passes.
+ * 2b. With @scotch (the build has it, the caller did not leave it out),
+ *    from TINY_MAX_RANKS + 1 to SMALL_MAX_RANKS ranks: Scotch's static
+ *    mapping (remap_scotch.h), bench/peer_bench's Scotch peer: with it no
+ *    result is above that peer.  Not counted in the METIS budget; Scotch
+ *    takes 2.4-6x METIS-rb's CPU at 27-2,048 ranks (14-23x at 8-16, 0.6 s a
+ *    job at 4,096), so not outside that range.
+ * 3. With 1/64 of the slots idle, spread targets with 4 tries per split:
+ *    a grid on whole leaves gets an even box on each (8 x 16, not 7 x 18 +
+ *    2), which packing never reaches.
+ * 4. Packed, one try, seeds + 1 .. + 3, odd seeds coarsening by random
+ *    matching: per unit of METIS work the seeds that most often lower the
+ *    result (over peer_bench's 362 matrix and family inputs, 3 more seeds
+ *    left 36 inputs above the best peer where two 4-try partitions, twice
+ *    the work, left 37).
+ * 5. Packed, 4 tries per split, seeds + 3, + 4, ..., random matching on
+ *    odd seeds: on NPB-MG at 128 ranks, one per host, only a 4-try
+ *    random-matching partition finds the cut along process-grid planes
+ *    that Scotch finds (0.882 of block; 1-try seeds 0.888).
+ *
+ * Dropped after measuring (bench/RESULTS.md, issue 16): METIS k-way (2.2x
+ * the bisection's time; the only best on 2 of 128 matrix inputs) and the
+ * 16 seeds of small jobs.  Returns the count written to @out (at most
+ * TRIALS_MAX).
+ */
+static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
+                            bool scotch, struct trial *out)
+{
+	bool idle = (slots - n) * 64 >= slots;
+	uint32_t k = 0;
+
+	out[k++] = (struct trial){.bisection = true, .seed = seed, .ncuts = 1};
+	if (n > TRIAL_MAX_RANKS)
+		return k;
+	out[k++] = (struct trial){.seed = seed, .ncuts = 1};
+	if (n > SMALL_MAX_RANKS)
+		out[k - 1].refine_passes = LARGE_FM_PASSES;
+	if (scotch && n > TINY_MAX_RANKS && n <= SMALL_MAX_RANKS)
+		out[k++] = (struct trial){.scotch = true, .seed = seed};
+	if (idle)
+		out[k++] = (struct trial){.seed = seed, .ncuts = 4, .spread = true};
+	for (uint64_t j = 1; j <= 3; j++)
+		out[k++] = (struct trial){
+		    .seed = seed + j, .ncuts = 1, .rm = j % 2};
+	for (uint64_t j = 3; k < TRIALS_MAX; j++)
+		out[k++] = (struct trial){
+		    .seed = seed + j, .ncuts = 4, .rm = j % 2};
+	return k;
+}
 
 /* Leaves of the allocation: tree nodes whose children are hosts. */
 static uint32_t count_leaves(const struct tree *t)
@@ -2248,6 +2275,7 @@ struct search {
 	tp_remap_search mode;
 	uint32_t max_partitions; /* tp_remap_options; 0: no limit */
 	const tp_logger *log;
+	bool scotch; /* the Scotch candidate (tp_remap_scotch_available) */
 	tp_traffic_csr *g;
 	struct tree t;
 	struct alloc_leaves al;
@@ -2314,16 +2342,25 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	if (tr->bisection)
 		rc = bisection_partition(&s->t, s->g, tr->seed, s->trial_hl,
 		                         &work, err);
+	else if (tr->scotch)
+		rc = tp_remap_scotch_map(s->topo, s->hosts, s->host_count, s->g,
+		                         tr->seed, s->trial_hl, err);
 	else
 		rc = hierarchical_partition(&s->t, s->g, tr, s->log,
 		                            s->trial_hl, &work, err);
+	if (rc != TP_OK && tr->scotch) {
+		/* One candidate fewer, the job's mapping all the same. */
+		tp_log(s->log, TP_LOG_WARNING, "%s; without that candidate",
+		       err->message);
+		return TP_OK;
+	}
 	if (rc != TP_OK)
 		return rc;
 	s->st.partitions++;
 	t_part_us = thread_cpu_us() - t_us;
 	if (tr->bisection) {
 		w->bisection = work;
-	} else {
+	} else if (!tr->scotch) {
 		w->spent += work;
 		w->per_try = work / (uint64_t)tr->ncuts;
 		if (!tr->spread && work == 0)
@@ -2345,6 +2382,7 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	       "(partition %llu us)",
 	       i,
 	       tr->bisection ? "bisection"
+	       : tr->scotch  ? "scotch"
 	       : tr->spread  ? "spread"
 	                     : "packed",
 	       (unsigned long long)(tr->seed - s->seed), tr->ncuts,
@@ -2364,7 +2402,9 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	if (i == 0 || hb_ref < s->st.refined_hop_bytes) {
 		s->st.partition_hop_bytes = hb_part;
 		s->st.refined_hop_bytes = hb_ref;
-		s->st.partition = tr->bisection ? "bisection" : "hierarchical";
+		s->st.partition = tr->bisection ? "bisection"
+		                  : tr->scotch  ? "scotch"
+		                                : "hierarchical";
 		memcpy(s->part, s->trial_hl, (size_t)n * sizeof(*s->part));
 	}
 	return TP_OK;
@@ -2387,15 +2427,28 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 	    .budget =
 	        s->n <= SMALL_MAX_RANKS ? SMALL_SEARCH_BUDGET : SEARCH_BUDGET,
 	};
-	uint32_t ntrial = plan_trials(s->n, s->t.node[0].cap, s->seed, trials);
+	uint32_t ntrial = plan_trials(s->n, s->t.node[0].cap, s->seed,
+	                              s->scotch, trials);
+	bool with_scotch = false;
 
 	if ((s->mode == TP_REMAP_SEARCH_FAST ||
 	     (s->mode == TP_REMAP_SEARCH_AUTO && s->n <= TINY_MAX_RANKS)) &&
 	    ntrial > FAST_TRIALS)
 		ntrial = FAST_TRIALS;
+	for (uint32_t i = 0; i < ntrial; i++)
+		with_scotch |= trials[i].scotch;
 	if (s->mode == TP_REMAP_SEARCH_AUTO && s->host_count <= FEW_HOSTS_MAX &&
-	    ntrial > FEW_HOSTS_TRIALS)
-		ntrial = FEW_HOSTS_TRIALS;
+	    ntrial > FEW_HOSTS_TRIALS + (uint32_t)with_scotch)
+		ntrial = FEW_HOSTS_TRIALS + (uint32_t)with_scotch;
+	else if (s->mode == TP_REMAP_SEARCH_AUTO && with_scotch) {
+		uint32_t keep = SCOTCH_AUTO_TRIALS;
+
+		/* and the spread partition next to it, when slots stay idle */
+		if (ntrial > keep && trials[keep].spread)
+			keep++;
+		if (ntrial > keep)
+			ntrial = keep;
+	}
 	if (s->max_partitions && ntrial > s->max_partitions)
 		ntrial = s->max_partitions;
 	for (uint32_t i = 0; i < ntrial; i++) {
@@ -2408,7 +2461,8 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 		 * every seed and try count: the later packed ones would only
 		 * repeat it.
 		 */
-		if (!tr->bisection && !tr->spread && w.packed_without_metis)
+		if (!tr->bisection && !tr->scotch && !tr->spread &&
+		    w.packed_without_metis)
 			continue;
 		if (i >= 2 && w.spent + w.per_try * (uint64_t)tr->ncuts >
 		                  w.budget * w.bisection) {
@@ -2654,6 +2708,7 @@ tp_status tp_remap_compute_options(const tp_topo *topo,
 	    .seed = seed,
 	    .mode = options->search,
 	    .max_partitions = options->max_partitions,
+	    .scotch = !options->without_scotch && tp_remap_scotch_available(),
 	    .log = log,
 	};
 	tp_status rc;

@@ -30,6 +30,12 @@
  *   at most 16 ranks try only the bisection and the first packed
  *   partition, larger jobs on at most 8 hosts the first 5 candidates
  *   (tp_remap_search AUTO, below).
+ * - Built with Scotch (remap_scotch.h), for jobs of 17-2,048 ranks:
+ *   Scotch's static mapping onto the allocated slots, refined like the
+ *   partitions.  It is bench/peer_bench's Scotch peer, so the result is
+ *   never above that peer either; AUTO then keeps only the bisection,
+ *   the first packed partition and Scotch's mapping (and the spread one
+ *   when slots stay idle) on more than 8 hosts (below).
  * - The block mapping (ranks filling the hosts in the given order, the
  *   mapping the job would get anyway), as is and refined (only when it
  *   is within 17/16 of the partition's hop-bytes); ties
@@ -45,6 +51,7 @@
 #ifndef TP_REMAP_H
 #define TP_REMAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "topo.h"
@@ -87,7 +94,8 @@ typedef struct tp_remap_stats {
 	uint64_t refined_hop_bytes;   /* hierarchical METIS + refinement */
 	uint64_t hop_bytes;           /* the mapping returned */
 	const char *chosen; /* "partition", "block+refine" or "block" */
-	/* the partition behind "partition": "bisection" or "hierarchical" */
+	/* the candidate behind "partition": "bisection", "hierarchical" or
+	 * "scotch" (Scotch's mapping, remap_scotch.h) */
 	const char *partition;
 	uint64_t moves; /* refinement moves and swaps applied */
 	/* whole hosts' contents traded between leaves in the result */
@@ -141,11 +149,18 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
  * on more inputs (bench/RESULTS.md, issue 16).  AUTO (what
  * tp_remap_compute does): FAST's two partitions with FULL's leaf-wide
  * swaps for jobs of at most 16 ranks, where the other candidates never
- * lowered the result on the bench inputs; FULL's first 5 candidates on
- * at most 8 hosts, where the last one (the 4-try packed partition, 1.3-2.2x
- * METIS-rb's CPU) left no bench input above the best peer that was not
- * above it without; FULL above.  All never have more hop-bytes than block
- * or the plain bisection.
+ * lowered the result on the bench inputs; FULL's first 5 METIS candidates
+ * on at most 8 hosts, where the last one (the 4-try packed partition,
+ * 1.3-2.2x METIS-rb's CPU) left no bench input above the best peer that
+ * was not above it without; FULL above.  Built with Scotch, jobs of
+ * 17-2,048 ranks add Scotch's mapping, and on more than 8 hosts AUTO
+ * keeps only the bisection, the first packed partition, Scotch's mapping
+ * and (slots idle) the spread partition: never above block, METIS-rb or
+ * Scotch (on 3,021 of 3,024 bench inputs; the 3 others have 16 ranks),
+ * in 0.73-1.0 times the CPU of the search without Scotch at 64-1,024
+ * ranks, 1.02-1.08 at 2,048, 1.33-1.54 at 27 (bench/RESULTS.md, issue
+ * 16, "Scotch's mapping as a candidate").  All
+ * never have more hop-bytes than block or the plain bisection.
  */
 typedef enum tp_remap_search {
 	TP_REMAP_SEARCH_FULL,
@@ -180,6 +195,9 @@ tp_status tp_remap_compute_search(const tp_topo *topo,
 typedef struct tp_remap_options {
 	tp_remap_search search;
 	uint32_t max_partitions;
+	/* leave out the Scotch candidate (bench/peer_bench --scotch-candidate
+	 * off); without Scotch in the build it is always left out */
+	bool without_scotch;
 } tp_remap_options;
 
 /* tp_remap_compute with @options (same inputs, outputs, errors). */

@@ -5,12 +5,13 @@ placement_libtopoplace_la_SOURCES += \
 	placement/cost.c placement/cost.h \
 	placement/remap.c placement/remap.h \
 	placement/remap_rank_cost.c placement/remap_rank_cost.h \
+	placement/remap_scotch.c placement/remap_scotch.h \
 	placement/rankfile.c placement/rankfile.h
-placement_libtopoplace_la_LIBADD += $(METIS_LIBS)
+placement_libtopoplace_la_LIBADD += $(METIS_LIBS) $(SCOTCH_LIBS)
 
 TP_REMAP_UNIT_TESTS = tests/unit/test_traffic tests/unit/test_cost \
 	tests/unit/test_remap tests/unit/test_rankfile \
-	tests/unit/test_remap_peers
+	tests/unit/test_remap_peers tests/unit/test_remap_scotch
 TP_UNIT_TESTS += $(TP_REMAP_UNIT_TESTS)
 check_PROGRAMS += $(TP_REMAP_UNIT_TESTS)
 TESTS += $(TP_REMAP_UNIT_TESTS)
@@ -39,6 +40,10 @@ tests_unit_test_remap_SOURCES = tests/unit/test_remap.c
 tests_unit_test_remap_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_remap_LDADD = $(TP_UNIT_LDADD)
 
+tests_unit_test_remap_scotch_SOURCES = tests/unit/test_remap_scotch.c
+tests_unit_test_remap_scotch_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_remap_scotch_LDADD = $(TP_UNIT_LDADD)
+
 tests_unit_test_remap_peers_SOURCES = tests/unit/test_remap_peers.c
 tests_unit_test_remap_peers_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_remap_peers_LDADD = $(TP_UNIT_LDADD)
@@ -64,6 +69,13 @@ tests_unit_test_remap_fragmented_SOURCES = tests/unit/test_remap_fragmented.c \
 	bench/metis_rb.c bench/metis_rb.h
 tests_unit_test_remap_fragmented_CFLAGS = $(TP_UNIT_CFLAGS) -I$(srcdir)/bench
 tests_unit_test_remap_fragmented_LDADD = $(TP_UNIT_LDADD) $(METIS_LIBS)
+# And its Scotch oracle, bench/peer_bench's Scotch peer, where configure
+# found Scotch.
+if HAVE_SCOTCH
+tests_unit_test_remap_fragmented_SOURCES += bench/scotch_peer.c \
+	bench/scotch_peer.h
+tests_unit_test_remap_fragmented_LDADD += $(SCOTCH_LIBS)
+endif
 
 
 # Mapping quality and time side by side (figures only; see bench/RESULTS.md).

@@ -6,7 +6,10 @@
  * allocation's tree among its candidates, so on every such allocation it
  * must be at or below both.  The bisection is bench/peer_bench's metis-rb
  * peer (bench/metis_rb.c), written from the method's description, not the
- * remapper's code.
+ * remapper's code.  Built with Scotch, the remapper also maps with Scotch
+ * for jobs of 17-2,048 ranks, so with every candidate (FULL) and by default
+ * (AUTO) it must be at or below bench/peer_bench's Scotch peer
+ * (bench/scotch_peer.c) there too.
  */
 #include "tp_config.h"
 
@@ -24,6 +27,9 @@
 #include "cost.h"
 #include "metis_rb.h"
 #include "remap.h"
+#ifdef HAVE_SCOTCH
+#include "scotch_peer.h"
+#endif
 
 enum { HOSTS_PER_LEAF = 18 };
 
@@ -154,15 +160,71 @@ static uint32_t fragmented_hosts(const tp_topo *topo, uint32_t ranks,
 struct tally {
 	unsigned cases, below_rb, below_block;
 	unsigned swapped; /* cases lowered by whole-host swaps */
+	/* cases checked against the Scotch peer, and below it */
+	unsigned scotch_cases, below_scotch;
 	tp_remap_search search;
 };
+
+/* Jobs the remapper maps with Scotch too (placement/remap.c). */
+#define SCOTCH_MIN_RANKS 17
+#define SCOTCH_MAX_RANKS 2048
+
+#ifdef HAVE_SCOTCH
+/* Hop-bytes of the Scotch peer (bench/scotch_peer.c) on @hosts. */
+static uint64_t scotch_hop_bytes(const tp_topo *topo, const tp_traffic *t,
+                                 const struct scotch_peer_tree *tree,
+                                 const tp_remap_host *hosts, uint32_t nh)
+{
+	uint32_t *rank_host = malloc(t->ranks * sizeof(*rank_host));
+	const char *why = NULL;
+	uint64_t hb;
+
+	assert_non_null(rank_host);
+	if (scotch_peer_map(tree, hosts, nh, t, 1, rank_host, &why) != 0)
+		fail_msg("Scotch peer: %s", why);
+	hb = tp_cost_hop_bytes(topo, t, rank_host);
+	free(rank_host);
+	return hb;
+}
+#endif
+
+/*
+ * ours <= the Scotch peer where the search has the Scotch candidate (not
+ * FAST; 17-2,048 ranks) and the build has Scotch.
+ */
+static void check_scotch(const tp_topo *topo, const tp_traffic *t,
+                         const tp_remap_host *hosts, uint32_t nh,
+                         const void *tree, uint64_t ours, struct tally *tl)
+{
+#ifdef HAVE_SCOTCH
+	uint64_t sc;
+
+	if (tl->search == TP_REMAP_SEARCH_FAST || t->ranks < SCOTCH_MIN_RANKS ||
+	    t->ranks > SCOTCH_MAX_RANKS)
+		return;
+	sc = scotch_hop_bytes(topo, t, tree, hosts, nh);
+	if (ours > sc)
+		print_error("search %s, %u ranks on %u hosts (%u slots/host): "
+		            "ours %llu, scotch %llu\n",
+		            tp_remap_search_name(tl->search), t->ranks, nh,
+		            hosts[0].slots, (unsigned long long)ours,
+		            (unsigned long long)sc);
+	assert_true(ours <= sc);
+	tl->scotch_cases++;
+	tl->below_scotch += ours < sc;
+#else
+	(void)topo, (void)t, (void)hosts, (void)nh, (void)tree, (void)ours;
+	(void)tl;
+#endif
+}
 
 /*
  * One input on one allocation: ours, with the search in tl->search, <=
  * block and <= METIS-rb.
  */
 static void check_one(const tp_topo *topo, const tp_traffic *t,
-                      const tp_remap_host *hosts, uint32_t nh, struct tally *tl)
+                      const tp_remap_host *hosts, uint32_t nh,
+                      const void *tree, struct tally *tl)
 {
 	tp_remap_mapping m;
 	tp_remap_stats st;
@@ -186,6 +248,7 @@ static void check_one(const tp_topo *topo, const tp_traffic *t,
 		            (unsigned long long)rb);
 	assert_true(st.hop_bytes <= st.block_hop_bytes);
 	assert_true(st.hop_bytes <= rb);
+	check_scotch(topo, t, hosts, nh, tree, st.hop_bytes, tl);
 	tl->cases++;
 	tl->below_rb += st.hop_bytes < rb;
 	tl->below_block += st.hop_bytes < st.block_hop_bytes;
@@ -216,8 +279,19 @@ static void check_layouts(const tp_traffic *t, int draws, uint64_t *rng,
 			for (int d = 0; d < draws; d++) {
 				uint32_t nh = fragmented_hosts(
 				    topo, t->ranks, rpns[i], rng, hosts);
+#ifdef HAVE_SCOTCH
+				const struct scotch_peer_tree tree = {
+				    .levels = levels,
+				    .pods = levels == 2 ? 1 : 6,
+				    .leaves_per_pod = levels == 2 ? 16 : 4,
+				    .hosts_per_leaf = HOSTS_PER_LEAF,
+				    .rpn = rpns[i],
+				};
 
-				check_one(topo, t, hosts, nh, tl);
+				check_one(topo, t, hosts, nh, &tree, tl);
+#else
+				check_one(topo, t, hosts, nh, NULL, tl);
+#endif
 			}
 		}
 		tp_topo_free(topo);
@@ -270,9 +344,10 @@ static void check_fragmented(tp_remap_search search, struct tally *tl)
 	}
 	print_message("fragmented, search %s: %u cases, below metis-rb on "
 	              "%u, below block on %u, lowered by whole-host swaps on "
-	              "%u\n",
+	              "%u; checked against Scotch %u, below it on %u\n",
 	              tp_remap_search_name(search), tl->cases, tl->below_rb,
-	              tl->below_block, tl->swapped);
+	              tl->below_block, tl->swapped, tl->scotch_cases,
+	              tl->below_scotch);
 	assert_true(tl->cases >= 19 * 2 * 3);
 	assert_true(tl->below_rb > 0);
 	assert_true(tl->below_block > tl->cases / 2);
@@ -287,6 +362,26 @@ test_fragmented_allocations_never_worse_than_block_or_metis_rb(void **state)
 	check_fragmented(TP_REMAP_SEARCH_FULL, &tl);
 	/* The host swap pass finds what rank moves cannot, somewhere. */
 	assert_true(tl.swapped > 0);
+#ifdef HAVE_SCOTCH
+	assert_true(tl.scotch_cases > tl.cases / 2);
+	assert_true(tl.below_scotch > 0);
+#endif
+}
+
+/*
+ * The default search on the same allocations: never above block, METIS-rb
+ * or (built with Scotch) the Scotch peer either.
+ */
+static void test_default_search_never_worse_than_any_peer(void **state)
+{
+	struct tally tl;
+
+	(void)state;
+	check_fragmented(TP_REMAP_SEARCH_AUTO, &tl);
+#ifdef HAVE_SCOTCH
+	assert_true(tl.scotch_cases > tl.cases / 2);
+	assert_true(tl.below_scotch > 0);
+#endif
 }
 
 /*
@@ -396,6 +491,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(
 	        test_fragmented_allocations_never_worse_than_block_or_metis_rb),
+	    cmocka_unit_test(test_default_search_never_worse_than_any_peer),
 	    cmocka_unit_test(test_lone_host_of_a_grid_gets_a_compact_block),
 	    cmocka_unit_test(
 	        test_fast_search_never_worse_than_block_or_metis_rb),

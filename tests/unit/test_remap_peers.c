@@ -23,6 +23,7 @@
 
 #include "cost.h"
 #include "remap.h"
+#include "remap_scotch.h"
 
 static tp_remap_host *first_hosts(uint32_t n, uint32_t slots)
 {
@@ -386,7 +387,8 @@ static void search_log_sink(void *data, tp_log_level level, const char *message)
  * 512-rank and a 4,096-rank 3-D grid at 16 ranks per host.  Above 2,048
  * ranks the partition after the bisection asks METIS for one FM pass per
  * level (LARGE_FM_PASSES: our refinement redoes the rest); small jobs
- * keep METIS's default everywhere.
+ * keep METIS's default everywhere.  The FULL search: AUTO stops the
+ * 512-rank job after three candidates where the build has Scotch.
  */
 static void
 test_candidate_search_stays_within_its_metis_work_budget(void **state)
@@ -412,8 +414,9 @@ test_candidate_search_stays_within_its_metis_work_budget(void **state)
 		assert_int_equal(
 		    tp_topo_new_fattree(&topo, 1, cases[c].leaves, 18, &err),
 		    TP_OK);
-		assert_int_equal(tp_remap_compute(topo, t, hosts, n / 16, 1,
-		                                  &log, &m, &st, &err),
+		assert_int_equal(tp_remap_compute_search(
+		                     topo, t, hosts, n / 16, 1,
+		                     TP_REMAP_SEARCH_FULL, &log, &m, &st, &err),
 		                 TP_OK);
 		print_message("%u ranks: bisection %llu, budget %llu, %u of "
 		              "%u partitions, after the bisection %llu\n",
@@ -490,9 +493,11 @@ static void test_fast_search_tries_the_bisection_and_one_partition(void **state)
 
 /*
  * The default search (AUTO) of a job of more than 16 ranks on at most 8
- * hosts tries the first 5 candidate partitions, where FULL tries 6; on 10
- * hosts AUTO tries what FULL does (on 9, the METIS work budget itself
- * stops FULL at 5).  4x4xH grids at 16 ranks per host,
+ * hosts tries the first 5 METIS candidate partitions, where FULL tries 6;
+ * on 10 hosts AUTO tries what FULL does (on 9, the METIS work budget
+ * itself stops FULL at 5).  Built with Scotch, both add Scotch's mapping,
+ * and AUTO on 10 hosts keeps only the bisection, the packed partition and
+ * Scotch's.  4x4xH grids at 16 ranks per host,
  * every slot used (no spread candidate), on leaves of 4 hosts.  Counted
  * by tp_remap_stats.partitions; the result stays at or below its refined
  * bisection and block.
@@ -502,11 +507,12 @@ static void test_jobs_on_few_hosts_try_five_partitions_by_default(void **state)
 	static const struct {
 		uint32_t hosts;
 		tp_remap_search search;
-		uint32_t partitions;
-	} cases[] = {{8, TP_REMAP_SEARCH_AUTO, 5},
-	             {8, TP_REMAP_SEARCH_FULL, 6},
-	             {10, TP_REMAP_SEARCH_AUTO, 6},
-	             {10, TP_REMAP_SEARCH_FULL, 6}};
+		uint32_t partitions, with_scotch;
+	} cases[] = {{8, TP_REMAP_SEARCH_AUTO, 5, 6},
+	             {8, TP_REMAP_SEARCH_FULL, 6, 7},
+	             {10, TP_REMAP_SEARCH_AUTO, 6, 3},
+	             {10, TP_REMAP_SEARCH_FULL, 6, 7}};
+	bool scotch = tp_remap_scotch_available();
 	tp_topo *topo;
 	tp_error err;
 
@@ -528,7 +534,8 @@ static void test_jobs_on_few_hosts_try_five_partitions_by_default(void **state)
 		              cases[c].hosts,
 		              tp_remap_search_name(cases[c].search),
 		              st.partitions);
-		assert_int_equal(st.partitions, cases[c].partitions);
+		assert_int_equal(st.partitions, scotch ? cases[c].with_scotch
+		                                       : cases[c].partitions);
 		assert_true(st.hop_bytes <= sl.bisection_refined);
 		assert_true(st.hop_bytes <= st.block_hop_bytes);
 		tp_remap_mapping_free(&m);
@@ -560,7 +567,7 @@ static void test_partition_limit_stops_the_search_and_is_counted(void **state)
 	for (size_t i = 0; i < sizeof(limits) / sizeof(*limits); i++) {
 		struct search_log sl = {0};
 		tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
-		tp_remap_options opt = {.search = TP_REMAP_SEARCH_AUTO,
+		tp_remap_options opt = {.search = TP_REMAP_SEARCH_FULL,
 		                        .max_partitions = limits[i]};
 		tp_remap_mapping m;
 		tp_remap_stats st;
