@@ -135,7 +135,10 @@ static void scotch_graph_fill(const tp_traffic_csr *g, uint32_t nslots,
 		sg->verttab[v] =
 		    (SCOTCH_Num)(v < g->ranks ? g->row_start[v] : arcs);
 	for (uint64_t e = 0; e < arcs; e++) {
-		double w = (double)g->weight[e] * SCOTCH_TOTAL_LOAD / total;
+		/* No bytes at all (only empty entries): every arc weighs 1. */
+		double w = total > 0
+		               ? (double)g->weight[e] * SCOTCH_TOTAL_LOAD / total
+		               : 1;
 
 		sg->edgetab[e] = (SCOTCH_Num)g->col[e];
 		sg->edlotab[e] = w < 1 ? 1 : (SCOTCH_Num)w;
