@@ -95,7 +95,12 @@ int scotch_peer_map(const struct scotch_peer_tree *tree,
 		*why = "graph refused";
 		goto out;
 	}
-	/* gmap -Cd: deterministic, fixed seed. */
+	/* One thread, as the remapper's candidate runs (gmap -c1 would be the
+	 * command line); gmap -Cd: deterministic, fixed seed. */
+	if (SCOTCH_contextThreadSpawn(&ctx, 1, NULL)) {
+		*why = "threads refused";
+		goto out;
+	}
 	SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
 	SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
 	SCOTCH_contextRandomSeed(&ctx, (SCOTCH_Num)seed);

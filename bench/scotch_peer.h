@@ -2,11 +2,11 @@
  * scotch_peer.h: the Scotch peer of the remapping benchmarks and tests, the
  * way a site would map ranks with Scotch's gmap: the job's graph (loads
  * scaled to sum to 2^24) mapped by SCOTCH_graphMap with the default
- * strategy, deterministic (gmap -Cd) with the given seed, balance 0, onto
- * the allocated slots (SCOTCH_archSub) of a tree-leaf target of the whole
- * fat tree: pods (3-level only), leaves per pod, hosts per leaf, slots per
- * host, link costs 20, 20, 20 (19 when slots follow) and 1, so that the
- * target's distances are the fabric's hops x 10.
+ * strategy, one thread, deterministic (gmap -Cd) with the given seed,
+ * balance 0, onto the allocated slots (SCOTCH_archSub) of a tree-leaf
+ * target of the whole fat tree: pods (3-level only), leaves per pod, hosts
+ * per leaf, slots per host, link costs 20, 20, 20 (19 when slots follow)
+ * and 1, so that the target's distances are the fabric's hops x 10.
  *
  * One copy for bench/peer_bench (a peer in the tables of bench/RESULTS.md)
  * and tests/unit/test_remap_fragmented (an oracle the remapper must never

@@ -170,8 +170,14 @@ static const char *scotch_run(int levels, SCOTCH_Num *size, SCOTCH_Num *link,
 	                           sg->verttab + 1, NULL, NULL,
 	                           (SCOTCH_Num)arcs, sg->edgetab, sg->edlotab))
 		why = "the graph was refused";
-	/* Deterministic, with the caller's seed (gmap -Cd). */
-	else if (SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC,
+	/*
+	 * One thread: the remapper runs in a daemon's bounded child, whose
+	 * CPU budget is one core's (Scotch would otherwise start a thread per
+	 * core for every job); deterministic, with the caller's seed (gmap
+	 * -Cd).
+	 */
+	else if (SCOTCH_contextThreadSpawn(&ctx, 1, NULL) ||
+	         SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC,
 	                                    1) ||
 	         SCOTCH_contextOptionSetNum(
 	             &ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1) ||
