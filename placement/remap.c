@@ -2119,9 +2119,10 @@ static uint64_t thread_cpu_us(void)
  * METIS-rb or Scotch.  Against the search before Scotch (every METIS
  * candidate the budget allowed) on peer_bench's 3,024 matrix and family
  * inputs: 201 of them above the best peer before, none of 17 ranks and
- * more now; hop-bytes geomean x0.999-1.005 per input set; keeping 4 or 5
- * candidates instead cost 0.4-2.1 times metis-rb's CPU more for a geomean
- * up to 0.27% lower (bench/RESULTS.md, issue 16, "Scotch's mapping as a
+ * more now; hop-bytes geomean x0.999-1.005 per input set, 0.61-0.85x the
+ * CPU at 64-2,048 ranks (1.08-1.17x at 27); keeping 4 or 5 candidates
+ * instead cost 0.4-2.1 times metis-rb's CPU more for a geomean up to
+ * 0.27% lower (bench/RESULTS.md, issue 16, "Scotch's mapping as a
  * candidate").
  */
 #define SCOTCH_AUTO_TRIALS 3
@@ -2140,8 +2141,10 @@ static uint64_t thread_cpu_us(void)
  *    from TINY_MAX_RANKS + 1 to SMALL_MAX_RANKS ranks: Scotch's static
  *    mapping (remap_scotch.h), bench/peer_bench's Scotch peer: with it no
  *    result is above that peer.  Not counted in the METIS budget; Scotch
- *    takes 2.4-6x METIS-rb's CPU at 27-2,048 ranks (14-23x at 8-16, 0.6 s a
- *    job at 4,096), so not outside that range.
+ *    takes 2.0-3.3x METIS-rb's CPU at 27-2,048 ranks and 4.4-14x at 8-16;
+ *    at 4,096 it would add 3.3x METIS-rb's to a search of 2.2x for 13 of
+ *    150 family inputs, none above Scotch by more than 1.6%: not outside
+ *    that range.
  * 3. With 1/64 of the slots idle, spread targets with 4 tries per split:
  *    a grid on whole leaves gets an even box on each (8 x 16, not 7 x 18 +
  *    2), which packing never reaches.

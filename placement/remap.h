@@ -157,9 +157,9 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
  * keeps only the bisection, the first packed partition, Scotch's mapping
  * and (slots idle) the spread partition: never above block, METIS-rb or
  * Scotch (on 3,021 of 3,024 bench inputs; the 3 others have 16 ranks),
- * in 0.73-1.0 times the CPU of the search without Scotch at 64-1,024
- * ranks, 1.02-1.08 at 2,048, 1.33-1.54 at 27 (bench/RESULTS.md, issue
- * 16, "Scotch's mapping as a candidate").  All
+ * in 0.61-0.85 times the CPU of the search without Scotch at 64-2,048
+ * ranks, 1.08-1.17 at 27 (bench/RESULTS.md, issue 16, "Scotch's mapping
+ * as a candidate").  All
  * never have more hop-bytes than block or the plain bisection.
  */
 typedef enum tp_remap_search {
