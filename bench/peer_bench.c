@@ -13,7 +13,7 @@
  *              [--frag-seeds 1,2,3] [--seed S]
  *              [--max-peer-ranks N | scotch=N,treematch=N,metis-rb=N]
  *              [--trace on] [--search auto|full|fast] [--digest on]
- *              [--candidates N,..,all]
+ *              [--candidates N,..,all] [--scotch-candidate on|off]
  *
  * Defaults (about 3 minutes on 2 vCPUs): every matrix in DIR (default
  * tests/data/matrices), all five families at 512, 4,096, 16,384 and 65,536
@@ -143,6 +143,9 @@ static bool digest;
 static char digest_line[512];
 /* --search: ours' candidate search (tp_remap_compute_search). */
 static tp_remap_search search = TP_REMAP_SEARCH_AUTO;
+/* --scotch-candidate off: ours without Scotch's mapping among its
+ * candidates (tp_remap_options.without_scotch), as built --without-scotch. */
+static bool without_scotch;
 /*
  * --candidates: limits on ours' candidate partitions (0: all), each run
  * on every input; the row and the summaries above show the last.
@@ -855,7 +858,9 @@ static uint64_t ours_limited(const struct setup *s, const tp_traffic *t,
                              uint32_t limit, double *secs,
                              uint32_t *partitions)
 {
-	tp_remap_options opt = {.search = search, .max_partitions = limit};
+	tp_remap_options opt = {.search = search,
+	                        .max_partitions = limit,
+	                        .without_scotch = without_scotch};
 	tp_remap_mapping map = {0};
 	tp_remap_stats st;
 	tp_error err;
@@ -982,8 +987,8 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 	const tp_logger tracer = {trace_sink, NULL, TP_LOG_DEBUG};
 	const tp_remap_options ours_opt = {
 	    .search = search,
-	    .max_partitions =
-	        n_cand_limits ? cand_limit[n_cand_limits - 1] : 0};
+	    .max_partitions = n_cand_limits ? cand_limit[n_cand_limits - 1] : 0,
+	    .without_scotch = without_scotch};
 
 	setup_make(&s, levels, t->ranks, rpn, kind, fseed);
 	alloc_name(kind, fseed, aname, sizeof(aname));
@@ -1350,7 +1355,7 @@ static void usage(void)
 	        "[--rpn 1,16] [--allocs leaves,part,frag] [--frag-seeds 1,2,3] "
 	        "[--seed S] [--trace on|off] [--search auto|full|fast] "
 	        "[--digest on|off] [--candidates N,..,all] "
-	        "[--max-peer-ranks N|peer=N,..]\n");
+	        "[--scotch-candidate on|off] [--max-peer-ranks N|peer=N,..]\n");
 	exit(2);
 }
 
@@ -1391,6 +1396,8 @@ int main(int argc, char **argv)
 			trace = !strcmp(v, "on");
 		else if (!strcmp(a, "--digest"))
 			digest = !strcmp(v, "on");
+		else if (!strcmp(a, "--scotch-candidate"))
+			without_scotch = !strcmp(v, "off");
 		else if (!strcmp(a, "--search")) {
 			tp_error err = {0};
 
