@@ -1396,8 +1396,11 @@ int main(int argc, char **argv)
 			trace = !strcmp(v, "on");
 		else if (!strcmp(a, "--digest"))
 			digest = !strcmp(v, "on");
-		else if (!strcmp(a, "--scotch-candidate"))
+		else if (!strcmp(a, "--scotch-candidate")) {
+			if (strcmp(v, "on") && strcmp(v, "off"))
+				usage();
 			without_scotch = !strcmp(v, "off");
+		}
 		else if (!strcmp(a, "--search")) {
 			tp_error err = {0};
 

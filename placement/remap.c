@@ -2339,6 +2339,7 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 {
 	uint32_t n = s->n;
 	uint64_t hb_part, hb_ref, work = 0, t_us = thread_cpu_us(), t_part_us;
+	tp_error scotch_err;
 	char fm_note[24];
 	tp_status rc;
 
@@ -2347,14 +2348,15 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 		                         &work, err);
 	else if (tr->scotch)
 		rc = tp_remap_scotch_map(s->topo, s->hosts, s->host_count, s->g,
-		                         tr->seed, s->trial_hl, err);
+		                         tr->seed, s->trial_hl, &scotch_err);
 	else
 		rc = hierarchical_partition(&s->t, s->g, tr, s->log,
 		                            s->trial_hl, &work, err);
 	if (rc != TP_OK && tr->scotch) {
-		/* One candidate fewer, the job's mapping all the same. */
+		/* One candidate fewer, the job's mapping all the same: the
+		 * caller's error stays untouched, the search goes on. */
 		tp_log(s->log, TP_LOG_WARNING, "%s; without that candidate",
-		       err->message);
+		       scotch_err.message);
 		return TP_OK;
 	}
 	if (rc != TP_OK)
@@ -2467,6 +2469,8 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 		if (!tr->bisection && !tr->scotch && !tr->spread &&
 		    w.packed_without_metis)
 			continue;
+		/* Scotch's trial has ncuts 0: it passes unless METIS work
+		 * already exceeds the budget. */
 		if (i >= 2 && w.spent + w.per_try * (uint64_t)tr->ncuts >
 		                  w.budget * w.bisection) {
 			tp_log(s->log, TP_LOG_DEBUG,
