@@ -2085,13 +2085,19 @@ static uint64_t thread_cpu_us(void)
 #define FAST_TRIALS 2
 /*
  * AUTO: jobs of at most TINY_MAX_RANKS ranks keep the same two (the
- * polish, refined block and host swaps stay); larger ones get FULL.  On
- * the 180 matrix inputs of 8 and 16 ranks in bench/peer_bench (2- and
+ * polish, refined block and host swaps stay), and Scotch's mapping after
+ * them when they span more than FEW_HOSTS_MAX hosts; larger ones get more.
+ * On the 180 matrix inputs of 8 and 16 ranks in bench/peer_bench (2- and
  * 3-level, 1/4/16 ranks per host, contiguous and fragmented) no later
- * candidate lowered the best refined partition at all, while they cost
- * 0.9-3.9 times metis-rb's CPU; at 27 ranks they lowered it by more than
- * 0.1% on 12 of 30 (peer_bench --trace on, its candidate wins table;
- * bench/RESULTS.md, issue 16).
+ * METIS candidate lowered the best refined partition at all, while they
+ * cost 0.9-3.9 times metis-rb's CPU; at 27 ranks they lowered it by more
+ * than 0.1% on 12 of 30 (peer_bench --trace on, its candidate wins table;
+ * bench/RESULTS.md, issue 16).  Scotch's: on fragment seeds 4-9 three
+ * 16-rank jobs on 16 hosts (one rank each) stayed above Scotch by up to
+ * 0.69% without it, none with it; on at most 8 hosts no 8- or 16-rank job
+ * was above it, so the rule leaves it out there (it costs 4.4-14 times
+ * metis-rb's CPU at these sizes, about 0.1-0.2 ms; bench/RESULTS.md,
+ * "Scotch's mapping for 16-rank jobs").
  */
 #define TINY_MAX_RANKS 16
 /*
@@ -2138,12 +2144,13 @@ static uint64_t thread_cpu_us(void)
  *    the candidate most often best (46 of 102 matrix inputs).  Above
  *    SMALL_MAX_RANKS with LARGE_FM_PASSES METIS refinement passes.
  * 2b. With @scotch (the build has it, the caller did not leave it out),
- *    from TINY_MAX_RANKS + 1 to SMALL_MAX_RANKS ranks: Scotch's static
- *    mapping (remap_scotch.h), bench/peer_bench's Scotch peer: with it no
- *    result is above that peer.  Not counted in the METIS budget; Scotch
- *    takes 2.0-3.3x METIS-rb's CPU at 27-2,048 ranks and 4.4-14x at 8-16;
+ *    up to SMALL_MAX_RANKS ranks: Scotch's static mapping
+ *    (remap_scotch.h), bench/peer_bench's Scotch peer: with it no result
+ *    is above that peer.  Not counted in the METIS budget; Scotch takes
+ *    2.0-3.3x METIS-rb's CPU at 27-2,048 ranks and 4.4-14x at 8-16 (where
+ *    AUTO runs it only on more than FEW_HOSTS_MAX hosts: TINY_MAX_RANKS);
  *    at 4,096 it would add 3.3x METIS-rb's to a search of 2.2x for 13 of
- *    150 family inputs, none above Scotch by more than 1.6%: not outside
+ *    150 family inputs, none above Scotch by more than 1.6%: not above
  *    that range.
  * 3. With 1/64 of the slots idle, spread targets with 4 tries per split:
  *    a grid on whole leaves gets an even box on each (8 x 16, not 7 x 18 +
@@ -2175,7 +2182,7 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
 	out[k++] = (struct trial){.seed = seed, .ncuts = 1};
 	if (n > SMALL_MAX_RANKS)
 		out[k - 1].refine_passes = LARGE_FM_PASSES;
-	if (scotch && n > TINY_MAX_RANKS && n <= SMALL_MAX_RANKS)
+	if (scotch && n <= SMALL_MAX_RANKS)
 		out[k++] = (struct trial){.scotch = true, .seed = seed};
 	if (idle)
 		out[k++] = (struct trial){.seed = seed, .ncuts = 4, .spread = true};
@@ -2436,9 +2443,14 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 	                              s->scotch, trials);
 	bool with_scotch = false;
 
-	if ((s->mode == TP_REMAP_SEARCH_FAST ||
-	     (s->mode == TP_REMAP_SEARCH_AUTO && s->n <= TINY_MAX_RANKS)) &&
-	    ntrial > FAST_TRIALS)
+	if (s->mode == TP_REMAP_SEARCH_AUTO && s->n <= TINY_MAX_RANKS &&
+	    ntrial > FAST_TRIALS && trials[FAST_TRIALS].scotch &&
+	    s->host_count > FEW_HOSTS_MAX)
+		ntrial = FAST_TRIALS + 1; /* and Scotch's (TINY_MAX_RANKS) */
+	else if ((s->mode == TP_REMAP_SEARCH_FAST ||
+	          (s->mode == TP_REMAP_SEARCH_AUTO &&
+	           s->n <= TINY_MAX_RANKS)) &&
+	         ntrial > FAST_TRIALS)
 		ntrial = FAST_TRIALS;
 	for (uint32_t i = 0; i < ntrial; i++)
 		with_scotch |= trials[i].scotch;

@@ -28,14 +28,16 @@
  *   2,048 ranks and 1 time above; the first always runs.  The best is
  *   polished with swaps against any rank of a neighbour's leaf.  Jobs of
  *   at most 16 ranks try only the bisection and the first packed
- *   partition, larger jobs on at most 8 hosts the first 5 candidates
- *   (tp_remap_search AUTO, below).
- * - Built with Scotch (remap_scotch.h), for jobs of 17-2,048 ranks:
+ *   partition (and Scotch's mapping on more than 8 hosts), larger jobs on
+ *   at most 8 hosts the first 5 METIS candidates (tp_remap_search AUTO,
+ *   below).
+ * - Built with Scotch (remap_scotch.h), for jobs of up to 2,048 ranks:
  *   Scotch's static mapping onto the allocated slots, refined like the
  *   partitions.  It is bench/peer_bench's Scotch peer, so the result is
  *   never above that peer either; AUTO then keeps only the bisection,
  *   the first packed partition and Scotch's mapping (and the spread one
- *   when slots stay idle) on more than 8 hosts (below).
+ *   when slots stay idle) on more than 8 hosts, and leaves Scotch's out
+ *   for jobs of at most 16 ranks on at most 8 hosts (below).
  * - The block mapping (ranks filling the hosts in the given order, the
  *   mapping the job would get anyway), as is and refined (only when it
  *   is within 17/16 of the partition's hop-bytes); ties
@@ -148,18 +150,19 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
  * ranks where FULL takes 5-11x, but above the best of METIS-rb and Scotch
  * on more inputs (bench/RESULTS.md, issue 16).  AUTO (what
  * tp_remap_compute does): FAST's two partitions with FULL's leaf-wide
- * swaps for jobs of at most 16 ranks, where the other candidates never
- * lowered the result on the bench inputs; FULL's first 5 METIS candidates
+ * swaps for jobs of at most 16 ranks, where the other METIS candidates
+ * never lowered the result on the bench inputs (and Scotch's mapping on
+ * more than 8 hosts, where it did); FULL's first 5 METIS candidates
  * on at most 8 hosts, where the last one (the 4-try packed partition,
  * 1.3-2.2x METIS-rb's CPU) left no bench input above the best peer that
  * was not above it without; FULL above.  Built with Scotch, jobs of
- * 17-2,048 ranks add Scotch's mapping, and on more than 8 hosts AUTO
+ * up to 2,048 ranks add Scotch's mapping, and on more than 8 hosts AUTO
  * keeps only the bisection, the first packed partition, Scotch's mapping
  * and (slots idle) the spread partition: never above block, METIS-rb or
- * Scotch (on 3,021 of 3,024 bench inputs; the 3 others have 16 ranks),
- * in 0.61-0.85 times the CPU of the search without Scotch at 64-2,048
+ * Scotch on any of peer_bench's 3,684 inputs of 8-2,048 ranks, in
+ * 0.61-0.85 times the CPU of the search without Scotch at 64-2,048
  * ranks, 1.08-1.17 at 27 (bench/RESULTS.md, issue 16, "Scotch's mapping
- * as a candidate").  All
+ * as a candidate" and "Scotch's mapping for 16-rank jobs").  All
  * never have more hop-bytes than block or the plain bisection.
  */
 typedef enum tp_remap_search {

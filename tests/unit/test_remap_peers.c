@@ -598,50 +598,64 @@ static void test_partition_limit_stops_the_search_and_is_counted(void **state)
 /*
  * The default search (AUTO, tp_remap_compute) of a job of at most 16
  * ranks tries the bisection and the first packed partition only, then the
- * leaf-wide polish; at 17 ranks, and with FULL at 16, it tries more.  A
- * 4x4 and a 17x1 grid at 1 rank per host on leaves of 4 hosts.
+ * leaf-wide polish, and Scotch's mapping after the two when the job spans
+ * more than 8 hosts (built with Scotch); at 17 ranks, and with FULL at 16,
+ * it tries more.  A 4x4 grid at 1 rank per host (16 hosts) and at 4 (4
+ * hosts), and a 17x1 grid at 1 rank per host, on leaves of 4 hosts.
  */
 static void test_tiny_jobs_try_two_partitions_by_default(void **state)
 {
+#ifdef HAVE_SCOTCH
+	const bool scotch = true;
+#else
+	const bool scotch = false;
+#endif
+	/* partitions tried, built with Scotch and without; 0: more than 3 */
 	static const struct {
-		uint32_t x, y;
+		uint32_t x, y, rpn;
 		tp_remap_search search;
-		bool two;
-	} cases[] = {{4, 4, TP_REMAP_SEARCH_AUTO, true},
-	             {4, 4, TP_REMAP_SEARCH_FULL, false},
-	             {17, 1, TP_REMAP_SEARCH_AUTO, false}};
+		uint32_t with_scotch, without;
+	} cases[] = {{4, 4, 1, TP_REMAP_SEARCH_AUTO, 3, 2},
+	             {4, 4, 4, TP_REMAP_SEARCH_AUTO, 2, 2},
+	             {4, 4, 1, TP_REMAP_SEARCH_FULL, 0, 0},
+	             /* SCOTCH_AUTO_TRIALS; without Scotch as FULL */
+	             {17, 1, 1, TP_REMAP_SEARCH_AUTO, 3, 0}};
 	tp_topo *topo;
 	tp_error err;
 
 	(void)state;
 	assert_int_equal(tp_topo_new_fattree(&topo, 1, 5, 4, &err), TP_OK);
 	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
-		uint32_t n = cases[c].x * cases[c].y;
+		uint32_t n = cases[c].x * cases[c].y, rpn = cases[c].rpn;
 		struct search_log sl = {0};
 		tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
-		tp_remap_host *hosts = first_hosts(n, 1);
+		tp_remap_host *hosts = first_hosts(n / rpn, rpn);
 		tp_traffic *t = stencil(cases[c].x, cases[c].y, 1, 1000, NULL);
 		tp_remap_mapping m;
 		tp_remap_stats st;
+		uint32_t expect;
 
 		if (cases[c].search == TP_REMAP_SEARCH_AUTO)
-			assert_int_equal(tp_remap_compute(topo, t, hosts, n, 1,
-			                                  &log, &m, &st, &err),
+			assert_int_equal(tp_remap_compute(topo, t, hosts,
+			                                  n / rpn, 1, &log, &m,
+			                                  &st, &err),
 			                 TP_OK);
 		else
 			assert_int_equal(tp_remap_compute_search(
-			                     topo, t, hosts, n, 1,
+			                     topo, t, hosts, n / rpn, 1,
 			                     cases[c].search, &log, &m, &st,
 			                     &err),
 			                 TP_OK);
-		print_message("%u ranks, search %s: %u partitions\n", n,
-		              tp_remap_search_name(cases[c].search),
+		print_message("%u ranks on %u hosts, search %s: %u "
+		              "partitions\n",
+		              n, n / rpn, tp_remap_search_name(cases[c].search),
 		              sl.candidates);
 		assert_int_equal(st.partitions, sl.candidates);
-		if (cases[c].two)
-			assert_int_equal(sl.candidates, 2);
+		expect = scotch ? cases[c].with_scotch : cases[c].without;
+		if (expect)
+			assert_int_equal(sl.candidates, expect);
 		else
-			assert_true(sl.candidates > 2);
+			assert_true(sl.candidates > 3);
 		assert_true(sl.polished);
 		assert_true(st.hop_bytes <= sl.bisection_refined);
 		assert_true(st.hop_bytes <= st.block_hop_bytes);
