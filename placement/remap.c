@@ -1078,8 +1078,9 @@ out:
 /*
  * METIS work (metis_work_of) the candidates after the bisection may spend,
  * as a multiple of the bisection's own work.  The bisection is the work
- * of the metis-rb peer, so above SMALL_MAX_RANKS the search stays near 2x
- * METIS-rb.  Small jobs get 8: the packed partitions of 4 seeds and one
+ * of the metis-rb peer, so above SMALL_MAX_RANKS the METIS partitions
+ * stay near 2x METIS-rb (Scotch's mapping, up to SCOTCH_MAX_RANKS, comes
+ * on top).  Small jobs get 8: the packed partitions of 4 seeds and one
  * with 4 tries per split, what the quality tests of the small real
  * matrices need (tests/unit/test_remap_peers.c; bench/RESULTS.md, issue
  * 16: 6-8x METIS-rb's CPU there, against 18-30x before).
@@ -2132,6 +2133,16 @@ static uint64_t thread_cpu_us(void)
  * candidate").
  */
 #define SCOTCH_AUTO_TRIALS 3
+/*
+ * Scotch's mapping is a candidate up to SCOTCH_MAX_RANKS ranks.  At 4,096
+ * ranks without it 13 of peer_bench's 150 family inputs stayed above the
+ * Scotch peer (by up to 1.6%), none with it, for 5.1 instead of 2.2 times
+ * metis-rb's CPU (about 70 ms more a job).  At 16,384 ranks 2 of 60 were
+ * above it (by up to 0.55%) where Scotch costs 6.6 times metis-rb's CPU
+ * (about 0.6 s a job, against a RemapBudget of 2 s by default): not there
+ * (bench/RESULTS.md, issue 16, "Scotch's mapping up to 4,096 ranks").
+ */
+#define SCOTCH_MAX_RANKS 4096
 
 /*
  * The candidates for a job of @n ranks on @slots slots, in the order they
@@ -2144,14 +2155,12 @@ static uint64_t thread_cpu_us(void)
  *    the candidate most often best (46 of 102 matrix inputs).  Above
  *    SMALL_MAX_RANKS with LARGE_FM_PASSES METIS refinement passes.
  * 2b. With @scotch (the build has it, the caller did not leave it out),
- *    up to SMALL_MAX_RANKS ranks: Scotch's static mapping
+ *    up to SCOTCH_MAX_RANKS ranks: Scotch's static mapping
  *    (remap_scotch.h), bench/peer_bench's Scotch peer: with it no result
- *    is above that peer.  Not counted in the METIS budget; Scotch takes
- *    2.0-3.3x METIS-rb's CPU at 27-2,048 ranks and 4.4-14x at 8-16 (where
- *    AUTO runs it only on more than FEW_HOSTS_MAX hosts: TINY_MAX_RANKS);
- *    at 4,096 it would add 3.3x METIS-rb's to a search of 2.2x for 13 of
- *    150 family inputs, none above Scotch by more than 1.6%: not above
- *    that range.
+ *    is above that peer.  Neither counted in nor stopped by the METIS
+ *    budget; Scotch takes 2.0-3.3x METIS-rb's CPU at 27-4,096 ranks and
+ *    4.4-14x at 8-16 (where AUTO runs it only on more than FEW_HOSTS_MAX
+ *    hosts: TINY_MAX_RANKS).
  * 3. With 1/64 of the slots idle, spread targets with 4 tries per split:
  *    a grid on whole leaves gets an even box on each (8 x 16, not 7 x 18 +
  *    2), which packing never reaches.
@@ -2182,7 +2191,7 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
 	out[k++] = (struct trial){.seed = seed, .ncuts = 1};
 	if (n > SMALL_MAX_RANKS)
 		out[k - 1].refine_passes = LARGE_FM_PASSES;
-	if (scotch && n <= SMALL_MAX_RANKS)
+	if (scotch && n <= SCOTCH_MAX_RANKS)
 		out[k++] = (struct trial){.scotch = true, .seed = seed};
 	if (idle)
 		out[k++] = (struct trial){.seed = seed, .ncuts = 4, .spread = true};
@@ -2481,9 +2490,9 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 		if (!tr->bisection && !tr->scotch && !tr->spread &&
 		    w.packed_without_metis)
 			continue;
-		/* Scotch's trial has ncuts 0: it passes unless METIS work
-		 * already exceeds the budget. */
-		if (i >= 2 && w.spent + w.per_try * (uint64_t)tr->ncuts >
+		/* The budget is METIS work: Scotch's mapping is not counted
+		 * in it, nor stopped by it (SCOTCH_MAX_RANKS bounds it). */
+		if (i >= 2 && !tr->scotch && w.spent + w.per_try * (uint64_t)tr->ncuts >
 		                  w.budget * w.bisection) {
 			tp_log(s->log, TP_LOG_DEBUG,
 			       "remap: %u of %u partitions tried: METIS work "

@@ -31,7 +31,7 @@
  *   partition (and Scotch's mapping on more than 8 hosts), larger jobs on
  *   at most 8 hosts the first 5 METIS candidates (tp_remap_search AUTO,
  *   below).
- * - Built with Scotch (remap_scotch.h), for jobs of up to 2,048 ranks:
+ * - Built with Scotch (remap_scotch.h), for jobs of up to 4,096 ranks:
  *   Scotch's static mapping onto the allocated slots, refined like the
  *   partitions.  It is bench/peer_bench's Scotch peer, so the result is
  *   never above that peer either; AUTO then keeps only the bisection,
@@ -156,13 +156,15 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
  * on at most 8 hosts, where the last one (the 4-try packed partition,
  * 1.3-2.2x METIS-rb's CPU) left no bench input above the best peer that
  * was not above it without; FULL above.  Built with Scotch, jobs of
- * up to 2,048 ranks add Scotch's mapping, and on more than 8 hosts AUTO
- * keeps only the bisection, the first packed partition, Scotch's mapping
- * and (slots idle) the spread partition: never above block, METIS-rb or
- * Scotch on any of peer_bench's 3,684 inputs of 8-2,048 ranks, in
- * 0.61-0.85 times the CPU of the search without Scotch at 64-2,048
- * ranks, 1.08-1.17 at 27 (bench/RESULTS.md, issue 16, "Scotch's mapping
- * as a candidate" and "Scotch's mapping for 16-rank jobs").  All
+ * up to 4,096 ranks add Scotch's mapping (not bounded by the METIS work
+ * budget), and on more than 8 hosts AUTO keeps only the bisection, the
+ * first packed partition, Scotch's mapping and (slots idle) the spread
+ * partition: never above block, METIS-rb or Scotch on any of
+ * peer_bench's 3,924 inputs of 8-4,096 ranks, in 0.61-0.85 times the
+ * CPU of the search without Scotch at 64-2,048 ranks, 1.08-1.17 at 27,
+ * 2.2 at 4,096 (bench/RESULTS.md, issue 16, "Scotch's mapping as a
+ * candidate", "Scotch's mapping for 16-rank jobs" and "Scotch's mapping
+ * up to 4,096 ranks").  All
  * never have more hop-bytes than block or the plain bisection.
  */
 typedef enum tp_remap_search {

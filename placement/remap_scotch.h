@@ -3,7 +3,7 @@
  * of the job's graph onto the allocated slots (issue 16).
  *
  * Scotch (libscotch) maps a graph onto a target architecture by dual
- * recursive bipartitioning; on scattered allocations of 27-2,048 ranks at
+ * recursive bipartitioning; on scattered allocations of 16-4,096 ranks at
  * 1 and 4 ranks per host it found lower hop-bytes than every METIS
  * partition of the remapper on some inputs (bench/RESULTS.md, issue 16).
  * The target is a tree-leaf architecture built from the fabric (pods,

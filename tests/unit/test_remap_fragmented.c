@@ -7,7 +7,7 @@
  * must be at or below both.  The bisection is bench/peer_bench's metis-rb
  * peer (bench/metis_rb.c), written from the method's description, not the
  * remapper's code.  Built with Scotch, the remapper also maps with Scotch
- * for jobs of up to 2,048 ranks (by default, jobs of at most 16 ranks only
+ * for jobs of up to 4,096 ranks (by default, jobs of at most 16 ranks only
  * on more than 8 hosts), so with every candidate (FULL) and by default
  * (AUTO) it must be at or below bench/peer_bench's Scotch peer
  * (bench/scotch_peer.c) there too.
@@ -168,11 +168,11 @@ struct tally {
 };
 
 /*
- * Jobs the remapper maps with Scotch too (placement/remap.c): up to 2,048
+ * Jobs the remapper maps with Scotch too (placement/remap.c): up to 4,096
  * ranks, and by default (AUTO) jobs of at most 16 ranks only on more than
  * 8 hosts.
  */
-#define SCOTCH_MAX_RANKS   2048
+#define SCOTCH_MAX_RANKS   4096
 #define TINY_MAX_RANKS     16
 #define TINY_SCOTCH_HOSTS  9
 
@@ -197,7 +197,7 @@ static uint64_t scotch_hop_bytes(const tp_topo *topo, const tp_traffic *t,
 
 /*
  * ours <= the Scotch peer where the search has the Scotch candidate (not
- * FAST; up to 2,048 ranks; AUTO: 16 ranks or fewer only on more than 8
+ * FAST; up to 4,096 ranks; AUTO: 16 ranks or fewer only on more than 8
  * hosts) and the build has Scotch.
  */
 static void check_scotch(const tp_topo *topo, const tp_traffic *t,
@@ -588,6 +588,62 @@ static void test_sixteen_ranks_on_scattered_hosts_at_or_below_scotch(
 #endif
 }
 
+/*
+ * A 64 x 64 grid at one rank per host on the first 4,096 hosts of a
+ * 2-level tree (228 leaves of 18): bench/peer_bench's stencil2d/4096/2/1
+ * on `part`, one of the 13 of its 150 inputs of 4,096 ranks that stayed
+ * above the Scotch peer (+0.2%) while Scotch's mapping was a candidate
+ * only up to 2,048 ranks.  By default the remapper must now be at or
+ * below the peer.
+ */
+static void test_grid_of_4096_ranks_at_or_below_scotch(void **state)
+{
+#ifdef HAVE_SCOTCH
+	const uint32_t n = 4096, leaves = (n + HOSTS_PER_LEAF - 1) /
+	                                  HOSTS_PER_LEAF;
+	const struct scotch_peer_tree tree = {
+	    .levels = 2,
+	    .pods = 1,
+	    .leaves_per_pod = leaves,
+	    .hosts_per_leaf = HOSTS_PER_LEAF,
+	    .rpn = 1,
+	};
+	tp_traffic *t = grid2d(64, 64, 1000000);
+	tp_remap_host *hosts = malloc(n * sizeof(*hosts));
+	tp_remap_mapping m;
+	tp_remap_stats st;
+	tp_topo *topo;
+	tp_error err;
+	uint64_t sc;
+
+	(void)state;
+	assert_non_null(hosts);
+	assert_int_equal(
+	    tp_topo_new_fattree(&topo, 1, leaves, HOSTS_PER_LEAF, &err),
+	    TP_OK);
+	for (uint32_t i = 0; i < n; i++)
+		hosts[i] = (tp_remap_host){i, 1};
+	assert_int_equal(
+	    tp_remap_compute(topo, t, hosts, n, 1, NULL, &m, &st, &err),
+	    TP_OK);
+	assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host),
+	                 st.hop_bytes);
+	sc = scotch_hop_bytes(topo, t, &tree, hosts, n);
+	print_message("4,096-rank grid: ours %llu, scotch %llu, block %llu\n",
+	              (unsigned long long)st.hop_bytes, (unsigned long long)sc,
+	              (unsigned long long)st.block_hop_bytes);
+	assert_true(st.hop_bytes <= sc);
+	assert_true(st.hop_bytes < st.block_hop_bytes);
+	tp_remap_mapping_free(&m);
+	tp_topo_free(topo);
+	free(hosts);
+	tp_traffic_free(t);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +653,7 @@ int main(void)
 	    cmocka_unit_test(test_lone_host_of_a_grid_gets_a_compact_block),
 	    cmocka_unit_test(
 	        test_sixteen_ranks_on_scattered_hosts_at_or_below_scotch),
+	    cmocka_unit_test(test_grid_of_4096_ranks_at_or_below_scotch),
 	    cmocka_unit_test(
 	        test_fast_search_never_worse_than_block_or_metis_rb),
 	};
