@@ -75,7 +75,17 @@ if HAVE_SCOTCH
 tests_unit_test_remap_fragmented_SOURCES += bench/scotch_peer.c \
 	bench/scotch_peer.h
 tests_unit_test_remap_fragmented_LDADD += $(SCOTCH_LIBS)
+# Scotch failing under the remapper (SCOTCH_graphMap interposed): the job
+# keeps a mapping, the warning says why.
+TP_UNIT_TESTS += tests/unit/test_remap_scotch_faults
+check_PROGRAMS += tests/unit/test_remap_scotch_faults
+TESTS += tests/unit/test_remap_scotch_faults
 endif
+tests_unit_test_remap_scotch_faults_SOURCES = \
+	tests/unit/test_remap_scotch_faults.c
+tests_unit_test_remap_scotch_faults_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_remap_scotch_faults_LDADD = $(TP_UNIT_LDADD) $(SCOTCH_LIBS) \
+	-ldl
 
 
 # Mapping quality and time side by side (figures only; see bench/RESULTS.md).
