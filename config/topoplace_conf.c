@@ -58,6 +58,11 @@ static const char *const rank_remap_names[] = {
     [TP_RANK_REMAP_AUTO] = "auto",
     [TP_RANK_REMAP_OFF] = "off",
 };
+static const char *const remap_search_names[] = {
+    [TP_REMAP_SEARCH_FULL] = "full",
+    [TP_REMAP_SEARCH_FAST] = "fast",
+    [TP_REMAP_SEARCH_AUTO] = "auto",
+};
 static const char *const debug_flag_names[] = {
     "Fabric", "Placement", "Profile", "Remap", "Throttle", "Budget",
 };
@@ -1177,6 +1182,8 @@ static const struct key keys[] = {
      .def.u64 = TP_CONFIG_DEFAULT_BUDGET_US},
     {"RankRemap", PART(rank_remap), &kind_choice,
      .arg = {NAMES(rank_remap_names)}, .def.choice = TP_RANK_REMAP_AUTO},
+    {"RemapSearch", PART(remap_search), &kind_choice,
+     .arg = {NAMES(remap_search_names)}, .def.choice = TP_REMAP_SEARCH_AUTO},
     {"RemapBudget", PART(remap_budget_us), &kind_duration,
      .arg = {.min = TP_CONFIG_MIN_REMAP_BUDGET_US,
              .max = TP_CONFIG_MAX_REMAP_BUDGET_US,

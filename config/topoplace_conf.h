@@ -37,6 +37,7 @@
 #include "jobclass.h"
 #include "policy.h"
 #include "record_policy.h"
+#include "remap.h"
 #include "store.h"
 #include "tp_error.h"
 #include "window.h"
@@ -146,6 +147,9 @@ typedef struct tp_config_settings {
 	bool throttle_allow_user_off;
 	uint64_t decision_budget_us; /* >= 1 */
 	tp_rank_remap rank_remap;
+	/* RemapSearch: which candidates the remapper tries for a job
+	 * (remap.h, tp_remap_search); auto by default. */
+	tp_remap_search remap_search;
 	/* What task/topoplace may spend on one batch job's remapping (the
 	 * profile read included), in a child of slurmd killed past it. */
 	uint64_t remap_budget_us;    /* wall time, RemapBudget */

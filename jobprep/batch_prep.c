@@ -481,10 +481,12 @@ static void log_remap(struct prep_state *st, const struct job_layout *lay)
 	tp_log(st->log, TP_LOG_INFO,
 	       "Remap: %s: %u ranks: block order %" PRIu64 " hop-bytes, "
 	       "partition %" PRIu64 ", refined %" PRIu64 " (%" PRIu64
-	       " moves): chosen %s, %" PRIu64,
+	       " moves): chosen %s, %" PRIu64 "; search %s, %u partitions",
 	       st->who, lay->map.ranks, stats->block_hop_bytes,
 	       stats->partition_hop_bytes, stats->refined_hop_bytes,
-	       stats->moves, stats->chosen, stats->hop_bytes);
+	       stats->moves, stats->chosen, stats->hop_bytes,
+	       tp_remap_search_name(st->job->settings->remap_search),
+	       stats->partitions);
 	(void)tp_hostlist_expand(st->job->nodes, tp_topo_host_count(lay->topo),
 	                         log_node_ranks, &ctx, &err);
 }
@@ -510,7 +512,8 @@ static bool lay_out(struct prep_state *st, struct job_layout *lay)
 		       tp_topo_pod_count(lay->topo), job->nodes);
 	if (st->profile) {
 		if (st->ports->remap(lay->topo, st->profile, job->nodes,
-		                     job->job_id, &lay->map, &lay->stats,
+		                     job->job_id, job->settings->remap_search,
+		                     st->log, &lay->map, &lay->stats,
 		                     &err) == TP_OK) {
 			lay->remapped = true;
 			if (debug_flag(job, TP_DEBUG_REMAP))

@@ -124,9 +124,11 @@ typedef struct tp_batch_prep_ports {
 	                   tp_io_pattern *pattern);
 	/* The fabric topoplace.conf names. */
 	tp_status (*load_topo)(void *ctx, tp_topo **topo, tp_error *err);
-	/* The ranks of @profile mapped onto the hostlist @nodes. */
+	/* The ranks of @profile mapped onto the hostlist @nodes, with the
+	 * partition's RemapSearch; the remapper's warnings to @log. */
 	tp_status (*remap)(const tp_topo *topo, const tp_profile *profile,
 	                   const char *nodes, uint64_t seed,
+	                   tp_remap_search search, const tp_logger *log,
 	                   tp_remap_mapping *map, tp_remap_stats *stats,
 	                   tp_error *err);
 	/* @servers I/O servers among @nodes, and their names joined by ','. */

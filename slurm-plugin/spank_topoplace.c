@@ -103,6 +103,22 @@ static int local_own_layout;       /* its command line names nodes or tasks */
 static int local_hostfile_set;     /* SLURM_HOSTFILE is ours */
 static char local_owned_dir[1024]; /* this srun's directory, if made */
 
+/*
+ * The remapper's own lines in srun: warnings (a candidate that failed, the
+ * step mapped all the same) where the user sees them, the rest at -v.
+ */
+static void _log_sink(void *data, tp_log_level level, const char *message)
+{
+	(void)data;
+	if (level <= TP_LOG_WARNING)
+		slurm_info("topoplace: %s", message);
+	else
+		slurm_verbose("topoplace: %s", message);
+}
+
+static const tp_logger _srun_log = {
+    .sink = _log_sink, .max_level = TP_LOG_INFO};
+
 static int _remap_off(void)
 {
 	return local_given[TP_OPT_RANK_REMAP] &&
@@ -282,8 +298,8 @@ static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
 		goto fail;
 	}
 	if (tp_sc_load_topo(config, &topo, &err) != TP_OK ||
-	    tp_sc_remap(topo, profile, nodes, job_id, &map, &stats, &err) !=
-	        TP_OK)
+	    tp_sc_remap(topo, profile, nodes, job_id, settings->remap_search,
+	                &_srun_log, &map, &stats, &err) != TP_OK)
 		goto fail;
 	if (hostfile && _step_fits(&map, &err) != TP_OK) {
 		tp_error_prefix(&err, "--comm-profile=%s", name);

@@ -314,13 +314,17 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
 /*
  * Map the ranks of @profile onto the hosts of the Slurm hostlist @nodes
  * ("n[0001-0004]") of the fabric @topo: as many slots per host as the
- * ranks need, laid out by tp_remap_compute with @seed.  Fills @map (free
- * with tp_remap_mapping_free) and @stats.  Errors: a host not in the
- * fabric, a profile without traffic, the remapper's errors.
+ * ranks need, laid out by the remapper with @seed and @search (the
+ * partition's RemapSearch); its warnings (a candidate that failed, the
+ * job mapped all the same) go to @log.  Fills @map (free with
+ * tp_remap_mapping_free) and @stats.  Errors: a host not in the fabric, a
+ * profile without traffic, the remapper's errors.
  */
 tp_status tp_sc_remap(const tp_topo *topo, const tp_profile *profile,
-                      const char *nodes, uint64_t seed, tp_remap_mapping *map,
-                      tp_remap_stats *stats, tp_error *err);
+                      const char *nodes, uint64_t seed,
+                      tp_remap_search search, const tp_logger *log,
+                      tp_remap_mapping *map, tp_remap_stats *stats,
+                      tp_error *err);
 
 /* The three files tp_sc_remap_write writes into a job's directory, named
  * where slurmd's batch preparation names them (batch_prep.h). */

@@ -289,8 +289,8 @@ tp_check "DebugFlags=Profile in slurmd: the profile read for the job" \
 	grep -q "task/topoplace: Profile: JobId=$j: $user/hpcg read from $store (its summary): 16 ranks" "$TP_BED_LOGDIR"/slurmd*.log
 tp_check "DebugFlags=Fabric in slurmd: the fabric loaded for the job" \
 	grep -q "task/topoplace: Fabric: JobId=$j: fabric of 16 hosts, 4 leaves" "$TP_BED_LOGDIR"/slurmd*.log
-tp_check "DebugFlags=Remap: hop-bytes of block order and the chosen mapping" \
-	grep -q "task/topoplace: Remap: JobId=$j: 16 ranks: block order [0-9]* hop-bytes, .*: chosen " "$TP_BED_LOGDIR"/slurmd*.log
+tp_check "DebugFlags=Remap: hop-bytes of block order and the chosen mapping, the search (RemapSearch=auto by default)" \
+	grep -q "task/topoplace: Remap: JobId=$j: 16 ranks: block order [0-9]* hop-bytes, .*: chosen .*; search auto, [0-9]* partitions$" "$TP_BED_LOGDIR"/slurmd*.log
 tp_check_eq "DebugFlags=Remap: each node's ranks, as in the hostfile" \
 	"$(for n in $(sort -u "$out/hostfile.$j"); do
 		echo "$n: $(grep -c -x "$n" "$out/hostfile.$j") ranks: $(grep -n -x "$n" "$out/hostfile.$j" | cut -d: -f1 | awk '{print $1 - 1}' | paste -sd,)"

@@ -39,6 +39,8 @@ struct fake {
 	/* What was asked. */
 	int identity_calls, totals_calls, scaled_calls, read_calls;
 	int remap_calls, write_calls;
+	tp_remap_search remap_search; /* what the last remap was given */
+	const tp_logger *remap_log;
 	bool wrote_map, wrote_io;
 	char log[8192]; /* every log line, one a line */
 };
@@ -158,6 +160,7 @@ static tp_status fake_load_topo(void *ctx, tp_topo **topo, tp_error *err)
 
 static tp_status fake_remap(const tp_topo *topo, const tp_profile *profile,
                             const char *nodes, uint64_t seed,
+                            tp_remap_search search, const tp_logger *log,
                             tp_remap_mapping *map, tp_remap_stats *stats,
                             tp_error *err)
 {
@@ -218,11 +221,15 @@ static bool fake_write_files(void *ctx, const tp_topo *topo,
 static struct fake *remap_counter;
 static tp_status counting_remap(const tp_topo *topo, const tp_profile *profile,
                                 const char *nodes, uint64_t seed,
+                                tp_remap_search search, const tp_logger *log,
                                 tp_remap_mapping *map, tp_remap_stats *stats,
                                 tp_error *err)
 {
 	remap_counter->remap_calls++;
-	return fake_remap(topo, profile, nodes, seed, map, stats, err);
+	remap_counter->remap_search = search;
+	remap_counter->remap_log = log;
+	return fake_remap(topo, profile, nodes, seed, search, log, map, stats,
+	                  err);
 }
 
 static void capture_log(void *data, tp_log_level level, const char *message)
@@ -352,6 +359,40 @@ static void test_equal_task_count_is_remapped_from_the_matrix(void **state)
 	                       "(block order: 20) -> /tmp/topoplace/7\n"));
 	assert_int_equal(s->prep.note_count, 0);
 	setup_free(s);
+}
+
+/*
+ * The remapper gets the partition's RemapSearch (auto by default) and the
+ * job's logger, so a candidate that fails in slurmd's child is logged.
+ */
+static void test_remap_gets_the_partitions_search_and_the_log(void **state)
+{
+	static const struct {
+		const char *conf, *partition;
+		tp_remap_search search;
+	} cases[] = {
+	    {"", NULL, TP_REMAP_SEARCH_AUTO},
+	    {"RemapSearch=fast\n", NULL, TP_REMAP_SEARCH_FAST},
+	    {"RemapSearch=fast\nPartitionName=big RemapSearch=full\n", "big",
+	     TP_REMAP_SEARCH_FULL},
+	    {"PartitionName=big RemapSearch=fast\n", "small",
+	     TP_REMAP_SEARCH_AUTO},
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		struct setup *s = setup_new(cases[c].conf);
+
+		if (cases[c].partition)
+			s->job.settings = tp_config_for_partition(
+			    s->config, cases[c].partition);
+		s->fake.remap_search = (tp_remap_search)99;
+		run(s);
+		assert_int_equal(s->fake.remap_calls, 1);
+		assert_int_equal(s->fake.remap_search, cases[c].search);
+		assert_ptr_equal(s->fake.remap_log, &s->log);
+		setup_free(s);
+	}
 }
 
 static void test_other_task_count_keeps_slurm_layout_and_says_why(void **state)
@@ -740,6 +781,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_equal_task_count_is_remapped_from_the_matrix),
+	    cmocka_unit_test(test_remap_gets_the_partitions_search_and_the_log),
 	    cmocka_unit_test(
 	        test_other_task_count_keeps_slurm_layout_and_says_why),
 	    cmocka_unit_test(

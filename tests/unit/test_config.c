@@ -85,6 +85,7 @@ static void test_empty_file_gives_every_documented_default(void **state)
 	assert_int_equal(s->profile_by_exec, TP_EXEC_MATCH_COMMAND);
 	assert_int_equal(s->decision_budget_us, 2000);
 	assert_int_equal(s->rank_remap, TP_RANK_REMAP_AUTO);
+	assert_int_equal(s->remap_search, TP_REMAP_SEARCH_AUTO);
 	assert_int_equal(tp_config_partition_count(cfg), 0);
 	tp_config_free(cfg);
 }
@@ -281,12 +282,14 @@ static void test_partition_overrides_only_what_its_line_sets(void **state)
 {
 	tp_config *cfg = parse_ok(
 	    "DecisionBudget=3ms\n"
-	    "PartitionName=comm DefaultPlacement=leaf RankRemap=auto\n"
+	    "PartitionName=comm DefaultPlacement=leaf RankRemap=auto "
+	    "RemapSearch=full\n"
 	    "PartitionName=io DefaultPlacement=shared ThrottleMode=preload "
 	    "ThrottleMaxWindow=10ms\n"
 	    /* site keys after the partitions still reach them */
 	    "ThrottleMinWindow=1ms\n"
-	    "RankRemap=off\n");
+	    "RankRemap=off\n"
+	    "RemapSearch=Fast\n");
 	const tp_config_settings *site = tp_config_defaults(cfg);
 	const tp_config_settings *comm = tp_config_for_partition(cfg, "comm");
 	const tp_config_settings *io = tp_config_for_partition(cfg, "io");
@@ -302,6 +305,9 @@ static void test_partition_overrides_only_what_its_line_sets(void **state)
 
 	assert_int_equal(comm->default_placement, TP_PLACEMENT_LEAF);
 	assert_int_equal(comm->rank_remap, TP_RANK_REMAP_AUTO);
+	assert_int_equal(comm->remap_search, TP_REMAP_SEARCH_FULL);
+	assert_int_equal(site->remap_search, TP_REMAP_SEARCH_FAST);
+	assert_int_equal(io->remap_search, TP_REMAP_SEARCH_FAST);
 	assert_int_equal(comm->decision_budget_us, 3000);
 	assert_int_equal(comm->throttle_mode, TP_THROTTLE_ENFORCE_OFF);
 
@@ -453,6 +459,8 @@ static const struct bad_case bad_cases[] = {
     {"FabricSource=sweep\n", TP_ERR_INVALID, 1, "FabricSource",
      "topology|cache|live"},
     {"RankRemap=on\n", TP_ERR_INVALID, 1, "RankRemap", "auto|off"},
+    {"DefaultPlacement=leaf\nRemapSearch=best\n", TP_ERR_INVALID, 2,
+     "RemapSearch", "'best' is not one of full|fast|auto"},
     {"DefaultPlacement=leaf\nRankRemap=off\x01\n", TP_ERR_PARSE, 2, "line 2",
      "control character 0x01"},
     {"DefaultPlacement=leaf\nProfileByExecutable=arguments\n",
