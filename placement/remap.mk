@@ -40,7 +40,8 @@ tests_unit_test_remap_SOURCES = tests/unit/test_remap.c
 tests_unit_test_remap_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_remap_LDADD = $(TP_UNIT_LDADD)
 
-tests_unit_test_remap_scotch_SOURCES = tests/unit/test_remap_scotch.c
+tests_unit_test_remap_scotch_SOURCES = tests/unit/test_remap_scotch.c \
+	tests/unit/test_remap_groups.h
 tests_unit_test_remap_scotch_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_remap_scotch_LDADD = $(TP_UNIT_LDADD)
 
@@ -82,7 +83,7 @@ check_PROGRAMS += tests/unit/test_remap_scotch_faults
 TESTS += tests/unit/test_remap_scotch_faults
 endif
 tests_unit_test_remap_scotch_faults_SOURCES = \
-	tests/unit/test_remap_scotch_faults.c
+	tests/unit/test_remap_scotch_faults.c tests/unit/test_remap_groups.h
 tests_unit_test_remap_scotch_faults_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_remap_scotch_faults_LDADD = $(TP_UNIT_LDADD) $(SCOTCH_LIBS) \
 	-ldl

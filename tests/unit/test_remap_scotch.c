@@ -23,6 +23,7 @@
 #include "cost.h"
 #include "remap.h"
 #include "remap_scotch.h"
+#include "test_remap_groups.h"
 
 /*
  * Pod 0: leaves of 5 and 2 hosts; pod 1: one leaf of 3 hosts.  Host
@@ -55,23 +56,6 @@ static tp_topo *uneven_fabric(void)
 	}
 	assert_int_equal(tp_topo_finish(topo, &err), TP_OK);
 	return topo;
-}
-
-/* Two groups of @size ranks, all-to-all inside each, nothing between. */
-static tp_traffic *two_groups(uint32_t size)
-{
-	tp_traffic *t;
-	tp_error err;
-
-	assert_int_equal(tp_traffic_new(&t, 2 * size, &err), TP_OK);
-	for (uint32_t a = 0; a < 2 * size; a++)
-		for (uint32_t b = 0; b < 2 * size; b++)
-			if (a != b && a / size == b / size)
-				assert_int_equal(
-				    tp_traffic_add(t, a, b, 1000, 1, &err),
-				    TP_OK);
-	tp_traffic_normalize(t);
-	return t;
 }
 
 static tp_traffic_csr *csr_of(const tp_traffic *t)

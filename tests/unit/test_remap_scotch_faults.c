@@ -32,6 +32,7 @@
 
 #include "remap.h"
 #include "remap_scotch.h"
+#include "test_remap_groups.h"
 
 /* ---- the injected fault ---------------------------------------------- */
 
@@ -68,24 +69,7 @@ int SCOTCH_graphMap(SCOTCH_Graph *const graph, const SCOTCH_Arch *const arch,
 	return rc;
 }
 
-/* ---- inputs ------------------------------------------------------------ */
-
-/* Two groups of @size ranks, all-to-all inside each, nothing between. */
-static tp_traffic *two_groups(uint32_t size)
-{
-	tp_traffic *t;
-	tp_error err;
-
-	assert_int_equal(tp_traffic_new(&t, 2 * size, &err), TP_OK);
-	for (uint32_t a = 0; a < 2 * size; a++)
-		for (uint32_t b = 0; b < 2 * size; b++)
-			if (a != b && a / size == b / size)
-				assert_int_equal(
-				    tp_traffic_add(t, a, b, 1000, 1, &err),
-				    TP_OK);
-	tp_traffic_normalize(t);
-	return t;
-}
+/* ---- the remapper's log ---------------------------------------------- */
 
 /* The remapper's warnings, read back. */
 struct warnings {
