@@ -2492,8 +2492,9 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 			continue;
 		/* The budget is METIS work: Scotch's mapping is not counted
 		 * in it, nor stopped by it (SCOTCH_MAX_RANKS bounds it). */
-		if (i >= 2 && !tr->scotch && w.spent + w.per_try * (uint64_t)tr->ncuts >
-		                  w.budget * w.bisection) {
+		if (i >= 2 && !tr->scotch &&
+		    w.spent + w.per_try * (uint64_t)tr->ncuts >
+		        w.budget * w.bisection) {
 			tp_log(s->log, TP_LOG_DEBUG,
 			       "remap: %u of %u partitions tried: METIS work "
 			       "%llu of a budget of %llu",

@@ -116,8 +116,8 @@ static void _log_sink(void *data, tp_log_level level, const char *message)
 		slurm_verbose("topoplace: %s", message);
 }
 
-static const tp_logger _srun_log = {
-    .sink = _log_sink, .max_level = TP_LOG_INFO};
+static const tp_logger _srun_log = {.sink = _log_sink,
+                                    .max_level = TP_LOG_INFO};
 
 static int _remap_off(void)
 {

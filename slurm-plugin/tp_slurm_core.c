@@ -786,10 +786,9 @@ tp_sc_conf_fallback tp_sc_conf_on_error(bool parsed, bool at_start,
 }
 
 tp_status tp_sc_remap(const tp_topo *topo, const tp_profile *profile,
-                      const char *nodes, uint64_t seed,
-                      tp_remap_search search, const tp_logger *log,
-                      tp_remap_mapping *map, tp_remap_stats *stats,
-                      tp_error *err)
+                      const char *nodes, uint64_t seed, tp_remap_search search,
+                      const tp_logger *log, tp_remap_mapping *map,
+                      tp_remap_stats *stats, tp_error *err)
 {
 	const tp_remap_options options = {.search = search};
 	tp_traffic *traffic = NULL;
@@ -806,9 +805,9 @@ tp_status tp_sc_remap(const tp_topo *topo, const tp_profile *profile,
 		slots = (profile->header.ranks + host_count - 1) / host_count;
 		for (uint32_t i = 0; i < host_count; i++)
 			hosts[i].slots = slots ? slots : 1;
-		rc = tp_remap_compute_options(topo, traffic, hosts,
-		                              host_count, seed, &options, log,
-		                              map, stats, err);
+		rc = tp_remap_compute_options(topo, traffic, hosts, host_count,
+		                              seed, &options, log, map, stats,
+		                              err);
 		if (rc != TP_OK)
 			tp_error_prefix(err, "remap");
 	}

@@ -321,10 +321,9 @@ void tp_sc_lookup_read(const tp_lookup_request *request, tp_lookup_pass pass,
  * profile without traffic, the remapper's errors.
  */
 tp_status tp_sc_remap(const tp_topo *topo, const tp_profile *profile,
-                      const char *nodes, uint64_t seed,
-                      tp_remap_search search, const tp_logger *log,
-                      tp_remap_mapping *map, tp_remap_stats *stats,
-                      tp_error *err);
+                      const char *nodes, uint64_t seed, tp_remap_search search,
+                      const tp_logger *log, tp_remap_mapping *map,
+                      tp_remap_stats *stats, tp_error *err);
 
 /* The three files tp_sc_remap_write writes into a job's directory, named
  * where slurmd's batch preparation names them (batch_prep.h). */

@@ -172,9 +172,9 @@ struct tally {
  * ranks, and by default (AUTO) jobs of at most 16 ranks only on more than
  * 8 hosts.
  */
-#define SCOTCH_MAX_RANKS   4096
-#define TINY_MAX_RANKS     16
-#define TINY_SCOTCH_HOSTS  9
+#define SCOTCH_MAX_RANKS  4096
+#define TINY_MAX_RANKS    16
+#define TINY_SCOTCH_HOSTS 9
 
 #ifdef HAVE_SCOTCH
 /* Hop-bytes of the Scotch peer (bench/scotch_peer.c) on @hosts. */
@@ -520,20 +520,24 @@ static void test_lone_host_of_a_grid_gets_a_compact_block(void **state)
  * order; 18 hosts a leaf, 18 leaves a pod).  By default the remapper
  * must be at or below the peer on each.
  */
-static void test_sixteen_ranks_on_scattered_hosts_at_or_below_scotch(
-    void **state)
+static void
+test_sixteen_ranks_on_scattered_hosts_at_or_below_scotch(void **state)
 {
 #ifdef HAVE_SCOTCH
 	static const struct {
 		int levels;
 		uint32_t leaves, host[16];
 	} cases[] = {
-	    {2, 5, {0, 1, 2, 3, 18, 19, 20, 21, 22, 23, 36, 37, 38, 39, 54,
-	            72}},
-	    {3, 54, {0, 1, 2, 3, 4, 324, 325, 326, 327, 328, 329, 330, 331,
-	             332, 333, 648}},
-	    {3, 54, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 324, 325, 326, 342, 648,
-	             666}},
+	    {2,
+	     5,
+	     {0, 1, 2, 3, 18, 19, 20, 21, 22, 23, 36, 37, 38, 39, 54, 72}},
+	    {3,
+	     54,
+	     {0, 1, 2, 3, 4, 324, 325, 326, 327, 328, 329, 330, 331, 332, 333,
+	      648}},
+	    {3,
+	     54,
+	     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 324, 325, 326, 342, 648, 666}},
 	};
 	const char *srcdir = getenv("abs_top_srcdir");
 	char path[4096];
@@ -599,8 +603,8 @@ static void test_sixteen_ranks_on_scattered_hosts_at_or_below_scotch(
 static void test_grid_of_4096_ranks_at_or_below_scotch(void **state)
 {
 #ifdef HAVE_SCOTCH
-	const uint32_t n = 4096, leaves = (n + HOSTS_PER_LEAF - 1) /
-	                                  HOSTS_PER_LEAF;
+	const uint32_t n = 4096,
+	               leaves = (n + HOSTS_PER_LEAF - 1) / HOSTS_PER_LEAF;
 	const struct scotch_peer_tree tree = {
 	    .levels = 2,
 	    .pods = 1,
@@ -619,15 +623,12 @@ static void test_grid_of_4096_ranks_at_or_below_scotch(void **state)
 	(void)state;
 	assert_non_null(hosts);
 	assert_int_equal(
-	    tp_topo_new_fattree(&topo, 1, leaves, HOSTS_PER_LEAF, &err),
-	    TP_OK);
+	    tp_topo_new_fattree(&topo, 1, leaves, HOSTS_PER_LEAF, &err), TP_OK);
 	for (uint32_t i = 0; i < n; i++)
 		hosts[i] = (tp_remap_host){i, 1};
 	assert_int_equal(
-	    tp_remap_compute(topo, t, hosts, n, 1, NULL, &m, &st, &err),
-	    TP_OK);
-	assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host),
-	                 st.hop_bytes);
+	    tp_remap_compute(topo, t, hosts, n, 1, NULL, &m, &st, &err), TP_OK);
+	assert_int_equal(tp_cost_hop_bytes(topo, t, m.rank_host), st.hop_bytes);
 	sc = scotch_hop_bytes(topo, t, &tree, hosts, n);
 	print_message("4,096-rank grid: ours %llu, scotch %llu, block %llu\n",
 	              (unsigned long long)st.hop_bytes, (unsigned long long)sc,
