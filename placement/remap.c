@@ -2087,7 +2087,7 @@ static uint64_t thread_cpu_us(void)
 /*
  * AUTO: jobs of at most TINY_MAX_RANKS ranks keep the same two (the
  * polish, refined block and host swaps stay), and Scotch's mapping after
- * them when they span more than FEW_HOSTS_MAX hosts; larger ones get more.
+ * them; larger ones get more.
  * On the 180 matrix inputs of 8 and 16 ranks in bench/peer_bench (2- and
  * 3-level, 1/4/16 ranks per host, contiguous and fragmented) no later
  * METIS candidate lowered the best refined partition at all, while they
@@ -2095,10 +2095,10 @@ static uint64_t thread_cpu_us(void)
  * than 0.1% on 12 of 30 (peer_bench --trace on, its candidate wins table;
  * bench/RESULTS.md, issue 16).  Scotch's: on fragment seeds 4-9 three
  * 16-rank jobs on 16 hosts (one rank each) stayed above Scotch by up to
- * 0.69% without it, none with it; on at most 8 hosts no 8- or 16-rank job
- * was above it, so the rule leaves it out there (it costs 4.4-14 times
- * metis-rb's CPU at these sizes, about 0.1-0.2 ms; bench/RESULTS.md,
- * "Scotch's mapping for 16-rank jobs").
+ * 0.69% without it, and with peer_bench's seed 2 an 8-rank job on 8 hosts
+ * by 6.6%; none with it, for 0.04-0.15 ms more a job (4.4-14 times
+ * metis-rb's CPU at these sizes; bench/RESULTS.md, "Scotch's mapping for
+ * 16-rank jobs").
  */
 #define TINY_MAX_RANKS 16
 /*
@@ -2453,8 +2453,7 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 	bool with_scotch = false;
 
 	if (s->mode == TP_REMAP_SEARCH_AUTO && s->n <= TINY_MAX_RANKS &&
-	    ntrial > FAST_TRIALS && trials[FAST_TRIALS].scotch &&
-	    s->host_count > FEW_HOSTS_MAX)
+	    ntrial > FAST_TRIALS && trials[FAST_TRIALS].scotch)
 		ntrial = FAST_TRIALS + 1; /* and Scotch's (TINY_MAX_RANKS) */
 	else if ((s->mode == TP_REMAP_SEARCH_FAST ||
 	          (s->mode == TP_REMAP_SEARCH_AUTO &&

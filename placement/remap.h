@@ -28,16 +28,14 @@
  *   2,048 ranks and 1 time above; the first always runs.  The best is
  *   polished with swaps against any rank of a neighbour's leaf.  Jobs of
  *   at most 16 ranks try only the bisection and the first packed
- *   partition (and Scotch's mapping on more than 8 hosts), larger jobs on
- *   at most 8 hosts the first 5 METIS candidates (tp_remap_search AUTO,
- *   below).
+ *   partition (and Scotch's mapping), larger jobs on at most 8 hosts the
+ *   first 5 METIS candidates (tp_remap_search AUTO, below).
  * - Built with Scotch (remap_scotch.h), for jobs of up to 4,096 ranks:
  *   Scotch's static mapping onto the allocated slots, refined like the
  *   partitions.  It is bench/peer_bench's Scotch peer, so the result is
  *   never above that peer either; AUTO then keeps only the bisection,
  *   the first packed partition and Scotch's mapping (and the spread one
- *   when slots stay idle) on more than 8 hosts, and leaves Scotch's out
- *   for jobs of at most 16 ranks on at most 8 hosts (below).
+ *   when slots stay idle) on more than 8 hosts (below).
  * - The block mapping (ranks filling the hosts in the given order, the
  *   mapping the job would get anyway), as is and refined (only when it
  *   is within 17/16 of the partition's hop-bytes); ties
@@ -151,8 +149,8 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
  * on more inputs (bench/RESULTS.md, issue 16).  AUTO (what
  * tp_remap_compute does): FAST's two partitions with FULL's leaf-wide
  * swaps for jobs of at most 16 ranks, where the other METIS candidates
- * never lowered the result on the bench inputs (and Scotch's mapping on
- * more than 8 hosts, where it did); FULL's first 5 METIS candidates
+ * never lowered the result on the bench inputs (and Scotch's mapping,
+ * which did); FULL's first 5 METIS candidates
  * on at most 8 hosts, where the last one (the 4-try packed partition,
  * 1.3-2.2x METIS-rb's CPU) left no bench input above the best peer that
  * was not above it without; FULL above.  Built with Scotch, jobs of

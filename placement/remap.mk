@@ -69,7 +69,7 @@ TESTS += tests/unit/test_remap_fragmented
 tests_unit_test_remap_fragmented_SOURCES = tests/unit/test_remap_fragmented.c \
 	bench/metis_rb.c bench/metis_rb.h
 tests_unit_test_remap_fragmented_CFLAGS = $(TP_UNIT_CFLAGS) -I$(srcdir)/bench
-tests_unit_test_remap_fragmented_LDADD = $(TP_UNIT_LDADD) $(METIS_LIBS)
+tests_unit_test_remap_fragmented_LDADD = $(TP_UNIT_LDADD) $(METIS_LIBS) $(MATH_LIBS)
 # And its Scotch oracle, bench/peer_bench's Scotch peer, where configure
 # found Scotch.
 if HAVE_SCOTCH

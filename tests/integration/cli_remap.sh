@@ -57,8 +57,8 @@ tp_check_eq "remap --search quick: one line naming the value" \
 	"topoplace remap: --search quick: remap search 'quick': expected auto, full or fast" \
 	"$(head -1 <<<"$out")"
 # The default (auto): a job of at most 16 ranks tries the bisection and one
-# packed partition, still polished, and (built with Scotch) Scotch's mapping
-# when it spans more than 8 hosts; --search full tries more.
+# packed partition, still polished, and (built with Scotch) Scotch's
+# mapping; --search full tries more.
 out=$("$tp" remap --matrix "$mdir/HPCG-16.txt" --hosts 'n[0001-0016]' \
 	--slots 1 --fabric 2x4x4 --seed 3 --verbose 2>&1)
 tp_check_eq "16 ranks on 16 hosts, default search: 2 METIS partitions" 2 \
@@ -70,8 +70,11 @@ tp_check_eq "16 ranks, default search: leaf-wide polish" 1 \
 	"$(grep -c 'leaf-wide polish' <<<"$out")"
 out=$("$tp" remap --matrix "$mdir/HPCG-16.txt" --hosts 'n[0001-0004]' \
 	--slots 4 --fabric 2x4x4 --seed 3 --verbose 2>&1)
-tp_check_eq "16 ranks on 4 hosts, default search: 2 partitions, no Scotch" 2 \
-	"$(grep -c 'debug: remap: candidate [0-9]*:' <<<"$out")"
+tp_check_eq "16 ranks on 4 hosts, default search: 2 METIS partitions" 2 \
+	"$(grep -c 'debug: remap: candidate [0-9]*: \(bisection\|packed\)' <<<"$out")"
+tp_check "(and Scotch's mapping where built with it: $(grep -c 'debug: remap: candidate [0-9]*: scotch' <<<"$out"))" \
+	[ "$(grep -c 'debug: remap: candidate [0-9]*:' <<<"$out")" = \
+	"$((2 + $(grep -c 'debug: remap: candidate 2: scotch' <<<"$out")))" ]
 out=$("$tp" remap --matrix "$mdir/HPCG-16.txt" --hosts 'n[0001-0016]' \
 	--slots 1 --fabric 2x4x4 --seed 3 --search full --verbose 2>&1)
 tp_check "16 ranks, --search full: more than 2 partitions" \

@@ -608,10 +608,10 @@ static void test_partition_limit_stops_the_search_and_is_counted(void **state)
 /*
  * The default search (AUTO, tp_remap_compute) of a job of at most 16
  * ranks tries the bisection and the first packed partition only, then the
- * leaf-wide polish, and Scotch's mapping after the two when the job spans
- * more than 8 hosts (built with Scotch); at 17 ranks, and with FULL at 16,
- * it tries more.  A 4x4 grid at 1 rank per host (16 hosts) and at 4 (4
- * hosts), and a 17x1 grid at 1 rank per host, on leaves of 4 hosts.
+ * leaf-wide polish, and Scotch's mapping after the two (built with
+ * Scotch); at 17 ranks, and with FULL at 16, it tries more.  A 4x4 grid
+ * at 1 rank per host (16 hosts) and at 4 (4 hosts), and a 17x1 grid at 1
+ * rank per host, on leaves of 4 hosts.
  */
 static void test_tiny_jobs_try_two_partitions_by_default(void **state)
 {
@@ -626,7 +626,7 @@ static void test_tiny_jobs_try_two_partitions_by_default(void **state)
 		tp_remap_search search;
 		uint32_t with_scotch, without;
 	} cases[] = {{4, 4, 1, TP_REMAP_SEARCH_AUTO, 3, 2},
-	             {4, 4, 4, TP_REMAP_SEARCH_AUTO, 2, 2},
+	             {4, 4, 4, TP_REMAP_SEARCH_AUTO, 3, 2},
 	             {4, 4, 1, TP_REMAP_SEARCH_FULL, 0, 0},
 	             /* SCOTCH_AUTO_TRIALS; without Scotch as FULL */
 	             {17, 1, 1, TP_REMAP_SEARCH_AUTO, 3, 0}};
