@@ -2489,6 +2489,20 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 		if (!tr->bisection && !tr->scotch && !tr->spread &&
 		    w.packed_without_metis)
 			continue;
+		/*
+		 * AUTO above SMALL_MAX_RANKS with Scotch's mapping: no packed
+		 * partition (the bisection, Scotch's mapping and, slots idle,
+		 * the spread partition stay).  At 4,096 ranks, over 360
+		 * peer_bench family inputs (fragment seeds 1-6, peer_bench
+		 * seeds 1 and 2), none above the best peer either way,
+		 * hop-bytes per input x0.9987-0.9995 (geomean; 35 higher,
+		 * worst +1.2%, 41 lower), 0.84-0.87 times the CPU
+		 * (bench/RESULTS.md, "Scotch's mapping up to 4,096 ranks").
+		 */
+		if (s->mode == TP_REMAP_SEARCH_AUTO && with_scotch &&
+		    s->n > SMALL_MAX_RANKS && !tr->bisection && !tr->scotch &&
+		    !tr->spread)
+			continue;
 		/* The budget is METIS work: Scotch's mapping is not counted
 		 * in it, nor stopped by it (SCOTCH_MAX_RANKS bounds it). */
 		if (i >= 2 && !tr->scotch &&

@@ -35,7 +35,8 @@
  *   partitions.  It is bench/peer_bench's Scotch peer, so the result is
  *   never above that peer either; AUTO then keeps only the bisection,
  *   the first packed partition and Scotch's mapping (and the spread one
- *   when slots stay idle) on more than 8 hosts (below).
+ *   when slots stay idle) on more than 8 hosts, and above 2,048 ranks no
+ *   packed partition (below).
  * - The block mapping (ranks filling the hosts in the given order, the
  *   mapping the job would get anyway), as is and refined (only when it
  *   is within 17/16 of the partition's hop-bytes); ties
@@ -157,7 +158,9 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
  * up to 4,096 ranks add Scotch's mapping (not bounded by the METIS work
  * budget), and on more than 8 hosts AUTO keeps only the bisection, the
  * first packed partition, Scotch's mapping and (slots idle) the spread
- * partition: never above block, METIS-rb or Scotch on any of
+ * partition (above 2,048 ranks without the packed partition: 0.84-0.87
+ * times the CPU, the same counts against the peers): never above block,
+ * METIS-rb or Scotch on any of
  * peer_bench's 3,924 inputs of 8-4,096 ranks, in 0.61-0.85 times the
  * CPU of the search without Scotch at 64-2,048 ranks, 1.08-1.17 at 27,
  * 2.2 at 4,096 (bench/RESULTS.md, issue 16, "Scotch's mapping as a

@@ -503,6 +503,7 @@ static void test_lone_host_of_a_grid_gets_a_compact_block(void **state)
 	tp_topo_free(topo);
 }
 
+#ifdef HAVE_SCOTCH
 /*
  * bench/peer_bench's pareto family (its pareto_graph): each rank sends to
  * 4 random ranks, Pareto(1.2) bytes, drawn from @seed.
@@ -535,6 +536,8 @@ static tp_traffic *pareto_graph(uint32_t n, uint64_t seed)
 	tp_traffic_normalize(t);
 	return t;
 }
+
+#endif
 
 /*
  * bench/peer_bench's tiny jobs that stayed above its Scotch peer while

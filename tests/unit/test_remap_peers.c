@@ -335,6 +335,7 @@ struct search_log {
 	bool polished;        /* the leaf-wide polish ran */
 	uint64_t bisection_refined; /* hop-bytes of candidate 0, refined */
 	unsigned scotch;            /* Scotch's mappings among them */
+	unsigned packed;            /* packed partitions among them */
 };
 
 static void search_log_sink(void *data, tp_log_level level, const char *message)
@@ -364,6 +365,8 @@ static void search_log_sink(void *data, tp_log_level level, const char *message)
 	sl->candidates++;
 	if (strstr(message, ": scotch seed+"))
 		sl->scotch++;
+	if (strstr(message, ": packed seed+"))
+		sl->packed++;
 	if (strstr(message, " fm-passes 1:"))
 		sl->one_fm_pass++;
 	if (index == 0) {
@@ -676,6 +679,50 @@ static void test_tiny_jobs_try_two_partitions_by_default(void **state)
 	tp_topo_free(topo);
 }
 
+/*
+ * The default search (AUTO) of a job of more than 2,048 ranks, built with
+ * Scotch: the bisection and Scotch's mapping, no packed partition (it
+ * paid nothing there beside Scotch's, bench/RESULTS.md, issue 16); built
+ * without Scotch, the bisection and the packed partition.  A 4,096-rank
+ * 3-D grid at 16 ranks per host, every slot used.
+ */
+static void test_large_jobs_with_scotch_skip_the_packed_partition(void **state)
+{
+#ifdef HAVE_SCOTCH
+	const bool scotch = true;
+#else
+	const bool scotch = false;
+#endif
+	const uint32_t side = 16, n = side * side * side;
+	struct search_log sl = {0};
+	tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
+	tp_remap_host *hosts = first_hosts(n / 16, 16);
+	tp_traffic *t = stencil(side, side, side, 1000, NULL);
+	tp_remap_mapping m;
+	tp_remap_stats st;
+	tp_topo *topo;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 16, 18, &err), TP_OK);
+	assert_int_equal(
+	    tp_remap_compute(topo, t, hosts, n / 16, 1, &log, &m, &st, &err),
+	    TP_OK);
+	print_message("4096 ranks, auto: %u partitions, %u packed, %u "
+	              "Scotch's\n",
+	              sl.candidates, sl.packed, sl.scotch);
+	assert_int_equal(st.partitions, sl.candidates);
+	assert_int_equal(sl.candidates, 2);
+	assert_int_equal(sl.scotch, scotch ? 1 : 0);
+	assert_int_equal(sl.packed, scotch ? 0 : 1);
+	assert_true(st.hop_bytes <= st.block_hop_bytes);
+	assert_true(st.hop_bytes <= sl.bisection_refined);
+	tp_remap_mapping_free(&m);
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+	free(hosts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -690,6 +737,8 @@ int main(void)
 	    cmocka_unit_test(
 	        test_fast_search_tries_the_bisection_and_one_partition),
 	    cmocka_unit_test(test_tiny_jobs_try_two_partitions_by_default),
+	    cmocka_unit_test(
+	        test_large_jobs_with_scotch_skip_the_packed_partition),
 	    cmocka_unit_test(
 	        test_partition_limit_stops_the_search_and_is_counted),
 	    cmocka_unit_test(
