@@ -91,6 +91,7 @@
 
 #include "cost.h"
 #include "metis_rb.h"
+#include "pareto_graph.h"
 #include "scotch_peer.h"
 #include "remap.h"
 #include "topo.h"
@@ -1231,26 +1232,13 @@ static tp_traffic *stencil(uint32_t n, bool three_d, const uint32_t *perm)
 }
 
 /* Random graph: each rank sends to 4 random ranks, Pareto(1.2) bytes. */
-static tp_traffic *pareto_graph(uint32_t n)
+static tp_traffic *pareto(uint32_t n)
 {
-	tp_traffic *t = traffic_new(n);
-	uint64_t st = seed * 7919 + n;
+	tp_traffic *t;
+	tp_error err;
 
-	for (uint32_t r = 0; r < n && n > 1; r++)
-		for (int d = 0; d < 4; d++) {
-			uint32_t o = (uint32_t)(rng_next(&st) % n);
-			double u =
-			    ((double)(rng_next(&st) >> 11) + 1.0) * 0x1.0p-53;
-			double w = 10000.0 * pow(u, -1.0 / 1.2);
-
-			if (o == r)
-				continue;
-			if (w > 1e12)
-				w = 1e12;
-			add(t, r, o, (uint64_t)w);
-			add(t, o, r, (uint64_t)w);
-		}
-	tp_traffic_normalize(t);
+	if (pareto_graph(n, seed, &t, &err) != TP_OK)
+		die("traffic", &err);
 	return t;
 }
 
@@ -1293,7 +1281,7 @@ static tp_traffic *family_make(const char *fam, uint32_t n)
 		return t;
 	}
 	if (!strcmp(fam, "pareto"))
-		return pareto_graph(n);
+		return pareto(n);
 	if (!strcmp(fam, "groups"))
 		return groups(n);
 	return NULL;

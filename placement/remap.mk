@@ -74,7 +74,7 @@ tests_unit_test_remap_fragmented_LDADD = $(TP_UNIT_LDADD) $(METIS_LIBS) $(MATH_L
 # found Scotch.
 if HAVE_SCOTCH
 tests_unit_test_remap_fragmented_SOURCES += bench/scotch_peer.c \
-	bench/scotch_peer.h
+	bench/scotch_peer.h bench/pareto_graph.c bench/pareto_graph.h
 tests_unit_test_remap_fragmented_LDADD += $(SCOTCH_LIBS)
 # Scotch failing under the remapper (SCOTCH_graphMap interposed): the job
 # keeps a mapping, the warning says why.

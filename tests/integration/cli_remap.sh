@@ -59,22 +59,18 @@ tp_check_eq "remap --search quick: one line naming the value" \
 # The default (auto): a job of at most 16 ranks tries the bisection and one
 # packed partition, still polished, and (built with Scotch) Scotch's
 # mapping; --search full tries more.
-out=$("$tp" remap --matrix "$mdir/HPCG-16.txt" --hosts 'n[0001-0016]' \
-	--slots 1 --fabric 2x4x4 --seed 3 --verbose 2>&1)
-tp_check_eq "16 ranks on 16 hosts, default search: 2 METIS partitions" 2 \
-	"$(grep -c 'debug: remap: candidate [0-9]*: \(bisection\|packed\)' <<<"$out")"
-tp_check "(and Scotch's mapping where built with it: $(grep -c 'debug: remap: candidate [0-9]*: scotch' <<<"$out"))" \
-	[ "$(grep -c 'debug: remap: candidate [0-9]*:' <<<"$out")" = \
-	"$((2 + $(grep -c 'debug: remap: candidate 2: scotch' <<<"$out")))" ]
-tp_check_eq "16 ranks, default search: leaf-wide polish" 1 \
-	"$(grep -c 'leaf-wide polish' <<<"$out")"
-out=$("$tp" remap --matrix "$mdir/HPCG-16.txt" --hosts 'n[0001-0004]' \
-	--slots 4 --fabric 2x4x4 --seed 3 --verbose 2>&1)
-tp_check_eq "16 ranks on 4 hosts, default search: 2 METIS partitions" 2 \
-	"$(grep -c 'debug: remap: candidate [0-9]*: \(bisection\|packed\)' <<<"$out")"
-tp_check "(and Scotch's mapping where built with it: $(grep -c 'debug: remap: candidate [0-9]*: scotch' <<<"$out"))" \
-	[ "$(grep -c 'debug: remap: candidate [0-9]*:' <<<"$out")" = \
-	"$((2 + $(grep -c 'debug: remap: candidate 2: scotch' <<<"$out")))" ]
+for hs in 'n[0001-0016] 1 16' 'n[0001-0004] 4 4'; do
+	read -r hosts slots nh <<<"$hs"
+	out=$("$tp" remap --matrix "$mdir/HPCG-16.txt" --hosts "$hosts" \
+		--slots "$slots" --fabric 2x4x4 --seed 3 --verbose 2>&1)
+	tp_check_eq "16 ranks on $nh hosts, default search: 2 METIS partitions" 2 \
+		"$(grep -c 'debug: remap: candidate [0-9]*: \(bisection\|packed\)' <<<"$out")"
+	tp_check "(and Scotch's mapping where built with it: $(grep -c 'debug: remap: candidate [0-9]*: scotch' <<<"$out"))" \
+		[ "$(grep -c 'debug: remap: candidate [0-9]*:' <<<"$out")" = \
+		"$((2 + $(grep -c 'debug: remap: candidate 2: scotch' <<<"$out")))" ]
+	tp_check_eq "16 ranks on $nh hosts, default search: leaf-wide polish" 1 \
+		"$(grep -c 'leaf-wide polish' <<<"$out")"
+done
 out=$("$tp" remap --matrix "$mdir/HPCG-16.txt" --hosts 'n[0001-0016]' \
 	--slots 1 --fabric 2x4x4 --seed 3 --search full --verbose 2>&1)
 tp_check "16 ranks, --search full: more than 2 partitions" \

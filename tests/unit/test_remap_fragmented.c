@@ -14,7 +14,6 @@
 #include "tp_config.h"
 
 #include <dirent.h>
-#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -30,6 +29,7 @@
 #include "metis_rb.h"
 #include "remap.h"
 #ifdef HAVE_SCOTCH
+#include "pareto_graph.h"
 #include "scotch_peer.h"
 #endif
 
@@ -503,42 +503,6 @@ static void test_lone_host_of_a_grid_gets_a_compact_block(void **state)
 	tp_topo_free(topo);
 }
 
-#ifdef HAVE_SCOTCH
-/*
- * bench/peer_bench's pareto family (its pareto_graph): each rank sends to
- * 4 random ranks, Pareto(1.2) bytes, drawn from @seed.
- */
-static tp_traffic *pareto_graph(uint32_t n, uint64_t seed)
-{
-	uint64_t st = seed * 7919 + n;
-	tp_traffic *t;
-	tp_error err;
-
-	assert_int_equal(tp_traffic_new(&t, n, &err), TP_OK);
-	for (uint32_t r = 0; r < n && n > 1; r++)
-		for (int d = 0; d < 4; d++) {
-			uint32_t o = (uint32_t)(rng_next(&st) % n);
-			double u =
-			    ((double)(rng_next(&st) >> 11) + 1.0) * 0x1.0p-53;
-			double w = 10000.0 * pow(u, -1.0 / 1.2);
-
-			if (o == r)
-				continue;
-			if (w > 1e12)
-				w = 1e12;
-			assert_int_equal(
-			    tp_traffic_add(t, r, o, (uint64_t)w, 1, &err),
-			    TP_OK);
-			assert_int_equal(
-			    tp_traffic_add(t, o, r, (uint64_t)w, 1, &err),
-			    TP_OK);
-		}
-	tp_traffic_normalize(t);
-	return t;
-}
-
-#endif
-
 /*
  * bench/peer_bench's tiny jobs that stayed above its Scotch peer while
  * jobs of at most 16 ranks got no Scotch candidate (or only on more than
@@ -592,14 +556,16 @@ static void test_tiny_jobs_on_scattered_hosts_at_or_below_scotch(void **state)
 		    .hosts_per_leaf = HOSTS_PER_LEAF,
 		    .rpn = 1,
 		};
-		tp_traffic *t =
-		    cases[c].pareto ? pareto_graph(nh, cases[c].seed) : minife;
+		tp_traffic *t = minife;
 		tp_remap_host hosts[16];
 		tp_remap_mapping m;
 		tp_remap_stats st;
 		tp_topo *topo;
 		uint64_t sc;
 
+		if (cases[c].pareto)
+			assert_int_equal(
+			    pareto_graph(nh, cases[c].seed, &t, &err), TP_OK);
 		assert_int_equal(t->ranks, nh);
 		assert_int_equal(tp_topo_new_fattree(&topo, pods, per_pod,
 		                                     HOSTS_PER_LEAF, &err),

@@ -384,6 +384,36 @@ static void search_log_sink(void *data, tp_log_level level, const char *message)
 }
 
 /*
+ * A @side^3 grid at 16 ranks per host on the first hosts of a 2-level tree
+ * of @leaves leaves of 18, remapped with @search: its debug log read into
+ * @sl, its stats into @st; never above block.
+ */
+static void grid_at_16_per_host(uint32_t side, uint32_t leaves,
+                                tp_remap_search search, struct search_log *sl,
+                                tp_remap_stats *st)
+{
+	uint32_t n = side * side * side;
+	tp_logger log = {search_log_sink, sl, TP_LOG_DEBUG};
+	tp_remap_host *hosts = first_hosts(n / 16, 16);
+	tp_traffic *t = stencil(side, side, side, 1000, NULL);
+	tp_remap_mapping m;
+	tp_topo *topo;
+	tp_error err;
+
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, leaves, 18, &err),
+	                 TP_OK);
+	assert_int_equal(tp_remap_compute_search(topo, t, hosts, n / 16, 1,
+	                                         search, &log, &m, st, &err),
+	                 TP_OK);
+	assert_int_equal(st->partitions, sl->candidates);
+	assert_true(st->hop_bytes <= st->block_hop_bytes);
+	tp_remap_mapping_free(&m);
+	tp_traffic_free(t);
+	tp_topo_free(topo);
+	free(hosts);
+}
+
+/*
  * The candidate search is bounded by METIS work, a count (vertices + arcs
  * per bisection level and try), not a clock: past the bisection and the
  * first partition after it, a candidate runs only if its predicted work
@@ -411,21 +441,10 @@ test_candidate_search_stays_within_its_metis_work_budget(void **state)
 	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
 		uint32_t side = cases[c].side, n = side * side * side;
 		struct search_log sl = {0};
-		tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
-		tp_remap_host *hosts = first_hosts(n / 16, 16);
-		tp_traffic *t = stencil(side, side, side, 1000, NULL);
-		tp_remap_mapping m;
 		tp_remap_stats st;
-		tp_topo *topo;
-		tp_error err;
 
-		assert_int_equal(
-		    tp_topo_new_fattree(&topo, 1, cases[c].leaves, 18, &err),
-		    TP_OK);
-		assert_int_equal(tp_remap_compute_search(
-		                     topo, t, hosts, n / 16, 1,
-		                     TP_REMAP_SEARCH_FULL, &log, &m, &st, &err),
-		                 TP_OK);
+		grid_at_16_per_host(side, cases[c].leaves, TP_REMAP_SEARCH_FULL,
+		                    &sl, &st);
 		print_message("%u ranks: bisection %llu, budget %llu, %u of "
 		              "%u partitions, after the bisection %llu\n",
 		              n, (unsigned long long)sl.bisection_work,
@@ -445,11 +464,6 @@ test_candidate_search_stays_within_its_metis_work_budget(void **state)
 #else
 		assert_int_equal(sl.scotch, 0);
 #endif
-		assert_true(st.hop_bytes <= st.block_hop_bytes);
-		tp_remap_mapping_free(&m);
-		tp_traffic_free(t);
-		tp_topo_free(topo);
-		free(hosts);
 	}
 }
 
@@ -693,34 +707,18 @@ static void test_large_jobs_with_scotch_skip_the_packed_partition(void **state)
 #else
 	const bool scotch = false;
 #endif
-	const uint32_t side = 16, n = side * side * side;
 	struct search_log sl = {0};
-	tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
-	tp_remap_host *hosts = first_hosts(n / 16, 16);
-	tp_traffic *t = stencil(side, side, side, 1000, NULL);
-	tp_remap_mapping m;
 	tp_remap_stats st;
-	tp_topo *topo;
-	tp_error err;
 
 	(void)state;
-	assert_int_equal(tp_topo_new_fattree(&topo, 1, 16, 18, &err), TP_OK);
-	assert_int_equal(
-	    tp_remap_compute(topo, t, hosts, n / 16, 1, &log, &m, &st, &err),
-	    TP_OK);
+	grid_at_16_per_host(16, 16, TP_REMAP_SEARCH_AUTO, &sl, &st);
 	print_message("4096 ranks, auto: %u partitions, %u packed, %u "
 	              "Scotch's\n",
 	              sl.candidates, sl.packed, sl.scotch);
-	assert_int_equal(st.partitions, sl.candidates);
 	assert_int_equal(sl.candidates, 2);
 	assert_int_equal(sl.scotch, scotch ? 1 : 0);
 	assert_int_equal(sl.packed, scotch ? 0 : 1);
-	assert_true(st.hop_bytes <= st.block_hop_bytes);
 	assert_true(st.hop_bytes <= sl.bisection_refined);
-	tp_remap_mapping_free(&m);
-	tp_traffic_free(t);
-	tp_topo_free(topo);
-	free(hosts);
 }
 
 int main(void)
