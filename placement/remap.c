@@ -2137,10 +2137,12 @@ static uint64_t thread_cpu_us(void)
  * Scotch's mapping is a candidate up to SCOTCH_MAX_RANKS ranks.  At 4,096
  * ranks without it 13 of peer_bench's 150 family inputs stayed above the
  * Scotch peer (by up to 1.6%), none with it, for 5.1 instead of 2.2 times
- * metis-rb's CPU (about 70 ms more a job).  At 16,384 ranks 2 of 60 were
- * above it (by up to 0.55%) where Scotch costs 6.6 times metis-rb's CPU
- * (about 0.6 s a job, against a RemapBudget of 2 s by default): not there
- * (bench/RESULTS.md, issue 16, "Scotch's mapping up to 4,096 ranks").
+ * metis-rb's CPU (about 70 ms more a job; 4.2-4.5 times, about 55 ms more,
+ * since AUTO leaves the packed partition out there: search_partitions).  At
+ * 16,384 ranks 2 of 60 were above it (by up to 0.55%) where Scotch costs 6.6
+ * times metis-rb's CPU (about 0.6 s a job, against a RemapBudget of 2 s by
+ * default): not there (bench/RESULTS.md, issue 16, "Scotch's mapping up to
+ * 4,096 ranks").
  */
 #define SCOTCH_MAX_RANKS 4096
 
@@ -2159,8 +2161,8 @@ static uint64_t thread_cpu_us(void)
  *    (remap_scotch.h), bench/peer_bench's Scotch peer: with it no result
  *    is above that peer.  Neither counted in nor stopped by the METIS
  *    budget; Scotch takes 2.0-3.3x METIS-rb's CPU at 27-4,096 ranks and
- *    4.4-14x at 8-16 (where AUTO runs it only on more than FEW_HOSTS_MAX
- *    hosts: TINY_MAX_RANKS).
+ *    4.4-14x at 8-16 (where AUTO keeps it beside two METIS partitions:
+ *    TINY_MAX_RANKS).
  * 3. With 1/64 of the slots idle, spread targets with 4 tries per split:
  *    a grid on whole leaves gets an even box on each (8 x 16, not 7 x 18 +
  *    2), which packing never reaches.
@@ -2448,18 +2450,17 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 	    .budget =
 	        s->n <= SMALL_MAX_RANKS ? SMALL_SEARCH_BUDGET : SEARCH_BUDGET,
 	};
-	uint32_t ntrial = plan_trials(s->n, s->t.node[0].cap, s->seed,
-	                              s->scotch, trials);
+	uint32_t ntrial =
+	    plan_trials(s->n, s->t.node[0].cap, s->seed, s->scotch, trials);
 	bool with_scotch = false;
 
-	if (s->mode == TP_REMAP_SEARCH_AUTO && s->n <= TINY_MAX_RANKS &&
-	    ntrial > FAST_TRIALS && trials[FAST_TRIALS].scotch)
-		ntrial = FAST_TRIALS + 1; /* and Scotch's (TINY_MAX_RANKS) */
-	else if ((s->mode == TP_REMAP_SEARCH_FAST ||
-	          (s->mode == TP_REMAP_SEARCH_AUTO &&
-	           s->n <= TINY_MAX_RANKS)) &&
-	         ntrial > FAST_TRIALS)
-		ntrial = FAST_TRIALS;
+	/* AUTO's tiny jobs keep Scotch's mapping after the two
+	 * (TINY_MAX_RANKS). */
+	if ((s->mode == TP_REMAP_SEARCH_FAST ||
+	     (s->mode == TP_REMAP_SEARCH_AUTO && s->n <= TINY_MAX_RANKS)) &&
+	    ntrial > FAST_TRIALS)
+		ntrial = FAST_TRIALS + (s->mode == TP_REMAP_SEARCH_AUTO &&
+		                        trials[FAST_TRIALS].scotch);
 	for (uint32_t i = 0; i < ntrial; i++)
 		with_scotch |= trials[i].scotch;
 	if (s->mode == TP_REMAP_SEARCH_AUTO && s->host_count <= FEW_HOSTS_MAX &&
@@ -2473,6 +2474,22 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 			keep++;
 		if (ntrial > keep)
 			ntrial = keep;
+		/*
+		 * Above SMALL_MAX_RANKS no packed partition (plan_trials'
+		 * second candidate): the bisection, Scotch's mapping and, slots
+		 * idle, the spread partition.  At 4,096 ranks, over 360
+		 * peer_bench family inputs (fragment seeds 1-6, peer_bench
+		 * seeds 1 and 2), none above the best peer either way,
+		 * hop-bytes per input x0.9987-0.9995 (geomean; 35 higher, worst
+		 * +1.2%, 41 lower), 0.84-0.87 times the CPU (bench/RESULTS.md,
+		 * "Scotch's mapping up to 4,096 ranks").  Scotch's mapping is
+		 * third, so ntrial >= 3 here.
+		 */
+		if (s->n > SMALL_MAX_RANKS) {
+			memmove(&trials[1], &trials[2],
+			        (ntrial - 2) * sizeof(*trials));
+			ntrial--;
+		}
 	}
 	if (s->max_partitions && ntrial > s->max_partitions)
 		ntrial = s->max_partitions;
@@ -2488,20 +2505,6 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 		 */
 		if (!tr->bisection && !tr->scotch && !tr->spread &&
 		    w.packed_without_metis)
-			continue;
-		/*
-		 * AUTO above SMALL_MAX_RANKS with Scotch's mapping: no packed
-		 * partition (the bisection, Scotch's mapping and, slots idle,
-		 * the spread partition stay).  At 4,096 ranks, over 360
-		 * peer_bench family inputs (fragment seeds 1-6, peer_bench
-		 * seeds 1 and 2), none above the best peer either way,
-		 * hop-bytes per input x0.9987-0.9995 (geomean; 35 higher,
-		 * worst +1.2%, 41 lower), 0.84-0.87 times the CPU
-		 * (bench/RESULTS.md, "Scotch's mapping up to 4,096 ranks").
-		 */
-		if (s->mode == TP_REMAP_SEARCH_AUTO && with_scotch &&
-		    s->n > SMALL_MAX_RANKS && !tr->bisection && !tr->scotch &&
-		    !tr->spread)
 			continue;
 		/* The budget is METIS work: Scotch's mapping is not counted
 		 * in it, nor stopped by it (SCOTCH_MAX_RANKS bounds it). */

@@ -163,7 +163,7 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
  * METIS-rb or Scotch on any of
  * peer_bench's 3,924 inputs of 8-4,096 ranks, in 0.61-0.85 times the
  * CPU of the search without Scotch at 64-2,048 ranks, 1.08-1.17 at 27,
- * 2.2 at 4,096 (bench/RESULTS.md, issue 16, "Scotch's mapping as a
+ * about 2 at 4,096 (bench/RESULTS.md, issue 16, "Scotch's mapping as a
  * candidate", "Scotch's mapping for 16-rank jobs" and "Scotch's mapping
  * up to 4,096 ranks").  All
  * never have more hop-bytes than block or the plain bisection.

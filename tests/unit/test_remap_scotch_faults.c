@@ -51,7 +51,6 @@ int SCOTCH_graphMap(SCOTCH_Graph *const graph, const SCOTCH_Arch *const arch,
 {
 	int (*real)(SCOTCH_Graph *const, const SCOTCH_Arch *const,
 	            SCOTCH_Strat *const, SCOTCH_Num *const);
-	int rc;
 
 	graph_map_calls++;
 	switch (fault) {
@@ -65,8 +64,7 @@ int SCOTCH_graphMap(SCOTCH_Graph *const graph, const SCOTCH_Arch *const arch,
 	}
 	*(void **)&real = dlsym(RTLD_NEXT, "SCOTCH_graphMap");
 	assert_non_null(real);
-	rc = real(graph, arch, strat, part);
-	return rc;
+	return real(graph, arch, strat, part);
 }
 
 /* ---- the remapper's log ---------------------------------------------- */
