@@ -73,6 +73,7 @@
 #include <pwd.h>
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,50 @@ static int local_hostfile_set;     /* SLURM_HOSTFILE is ours */
 static char local_owned_dir[1024]; /* this srun's directory, if made */
 
 /*
+ * srun inside an allocation remaps while it parses its options, before it
+ * applies -v, so slurm_verbose would drop the lines of that moment: they
+ * are kept here and printed by slurm_spank_local_user_init, once srun's log
+ * level is set.  Bounded: LOCAL_VERBOSE_LINES lines of at most
+ * LOCAL_VERBOSE_LINE bytes (8 KiB); the count of lines past that is said.
+ */
+#define LOCAL_VERBOSE_LINES 16
+#define LOCAL_VERBOSE_LINE  512
+static char local_verbose[LOCAL_VERBOSE_LINES][LOCAL_VERBOSE_LINE];
+static unsigned local_verbose_count, local_verbose_dropped;
+static int local_log_ready; /* slurm_spank_local_user_init has begun */
+
+static void _verbose(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+static void _verbose(const char *format, ...)
+{
+	char line[LOCAL_VERBOSE_LINE];
+	va_list ap;
+
+	va_start(ap, format);
+	vsnprintf(line, sizeof(line), format, ap);
+	va_end(ap);
+	if (local_log_ready)
+		slurm_verbose("%s", line);
+	else if (local_verbose_count < LOCAL_VERBOSE_LINES)
+		memcpy(local_verbose[local_verbose_count++], line,
+		       sizeof(line));
+	else
+		local_verbose_dropped++;
+}
+
+/* srun's log level is set: the kept lines, in order. */
+static void _verbose_flush(void)
+{
+	local_log_ready = 1;
+	for (unsigned i = 0; i < local_verbose_count; i++)
+		slurm_verbose("%s", local_verbose[i]);
+	if (local_verbose_dropped)
+		slurm_verbose("topoplace: %u more lines not kept",
+		              local_verbose_dropped);
+	local_verbose_count = local_verbose_dropped = 0;
+}
+
+/*
  * The remapper's own lines in srun: warnings (a candidate that failed, the
  * step mapped all the same) where the user sees them, the rest at -v.
  */
@@ -113,7 +158,7 @@ static void _log_sink(void *data, tp_log_level level, const char *message)
 	if (level <= TP_LOG_WARNING)
 		slurm_info("topoplace: %s", message);
 	else
-		slurm_verbose("topoplace: %s", message);
+		_verbose("topoplace: %s", message);
 }
 
 static const tp_logger _srun_log = {.sink = _log_sink,
@@ -318,12 +363,16 @@ static int _local_remap(unsigned long job_id, const char *nodes, int hostfile,
 		snprintf(path, sizeof(path), "%s/" TP_SC_HOSTFILE, dir);
 		setenv("SLURM_HOSTFILE", path, 1);
 	}
-	slurm_verbose("topoplace: JobId=%lu: profile %s/%s: %u ranks on %s "
-	              "remapped (%s): hop-bytes %llu (block order: %llu) -> "
-	              "%s",
-	              job_id, pw.pw_name, name, map.ranks, nodes, stats.chosen,
-	              (unsigned long long)stats.hop_bytes,
-	              (unsigned long long)stats.block_hop_bytes, dir);
+	/* The search as in slurmd's DebugFlags=Remap line: which one the
+	 * partition's RemapSearch chose, and what it tried. */
+	_verbose("topoplace: JobId=%lu: profile %s/%s: %u ranks on %s "
+	         "remapped (%s): hop-bytes %llu (block order: %llu) -> %s; "
+	         "search %s, %u partitions",
+	         job_id, pw.pw_name, name, map.ranks, nodes, stats.chosen,
+	         (unsigned long long)stats.hop_bytes,
+	         (unsigned long long)stats.block_hop_bytes, dir,
+	         tp_remap_search_name(settings->remap_search),
+	         stats.partitions);
 	rc = 0;
 	goto out;
 fail:
@@ -576,6 +625,8 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 
 	(void)ac;
 	(void)av;
+	if (spank_context() == S_CTX_LOCAL)
+		_verbose_flush();
 	if (spank_context() != S_CTX_LOCAL || local_in_alloc ||
 	    !local_given[TP_OPT_COMM_PROFILE] || _remap_off() ||
 	    spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS)

@@ -17,6 +17,10 @@
 #       it CANCELLED (not requeued or pending) and no job directory.
 #       Under RemapMemory=16MiB the same profile is refused for memory:
 #       the job runs in Slurm's order, with the reason in its output.
+#   RemapSearch: full, site-wide, reaches slurmd's remapping of a batch job
+#       (DebugFlags=Remap) and srun's own step (srun -v); a partition's
+#       RemapSearch=fast overrides it for srun; auto, the default, tries
+#       fewer partitions than full in both.
 set -u
 
 : "${abs_top_srcdir:?run from make check (abs_top_srcdir unset)}"
@@ -182,7 +186,26 @@ tp_check_eq "(remapped: a plain srun runs 16 tasks)" "tasks 16" \
 full=$(cat "$TP_BED_LOGDIR"/slurmd.*.log | sed -n "s/.*task\/topoplace: Remap: JobId=$j: 16 ranks: .*; search full, \([0-9]*\) partitions$/\1/p")
 tp_check "slurmd's DebugFlags=Remap line says search full and its partitions (${full:-none})" \
 	test -n "$full"
+# srun's own step (salloc, then srun --comm-profile) reads the same key, the
+# partition's line over the site's; srun -v says which search ran.
+# srun_search NAME: the partitions of srun -v's remap line for search NAME.
+srun_search() {
+	tp_as_user "$user" timeout 60 salloc -N4 -n16 srun -v --comm-profile=hpcg \
+		true >/dev/null 2>"$out/search-srun-$1.err"
+	sed -n "s/^srun: topoplace: JobId=[0-9]*: profile $user\/hpcg: 16 ranks on .* remapped (.*) -> .*; search $1, \([0-9]*\) partitions$/\1/p" \
+		"$out/search-srun-$1.err"
+}
+sfull=$(srun_search full)
+tp_check "RemapSearch=full: srun -v says search full and its partitions (${sfull:-none})" \
+	test -n "$sfull"
+echo "PartitionName=debug RemapSearch=fast" >>"$etc/topoplace.conf"
+sfast=$(srun_search fast)
+tp_check "PartitionName=debug RemapSearch=fast over the site's full: srun -v says search fast (${sfast:-none} partitions, full ${sfull:-none})" \
+	test -n "$sfast" -a -n "$sfull" -a "${sfast:-0}" -le "${sfull:-0}"
 cp "$out/good.conf" "$etc/topoplace.conf"
+sauto=$(srun_search auto)
+tp_check "by default srun -v says search auto (${sauto:-none} partitions, full ${sfull:-none})" \
+	test -n "$sauto" -a -n "$sfull" -a "${sauto:-0}" -lt "${sfull:-0}"
 printf 'DebugFlags=Remap\n' >>"$etc/topoplace.conf"
 j=$(tp_as_user "$user" sbatch --parsable -N4 -n 16 -J hpcg \
 	-o "$out/search-%j.out" --wrap "$script")
