@@ -401,8 +401,9 @@ static void wins_print(void)
 {
 	qsort(win_keys, n_win_keys, sizeof(*win_keys), win_key_cmp);
 	printf("# candidate wins (--trace on; rows with 2 or more candidates):"
-	       " per candidate (kind b/p/s: bisection, packed, spread; seed "
-	       "offset; x tries; r: random matching) wins/alone; late: rows the "
+	       " per candidate (kind b/p/s/f: bisection, packed, spread or "
+	       "Scotch (x0), flat; seed offset; x tries; r: random matching) "
+	       "wins/alone; late: rows the "
 	       "candidates after the first two lowered by > 0.1%%; CPU of the "
 	       "bisection candidate, the others, the leaf-wide polish and the "
 	       "host swaps over metis-rb's\n");
@@ -1058,9 +1059,12 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 			if (digest)
 				digest_set(&map, &st);
 			if (!strcmp(chosen, "partition"))
-				partition = !strcmp(st.partition, "bisection")
-				                ? "(rb)"
-				                : "(hier)";
+				partition =
+				    !strcmp(st.partition, "bisection") ? "(rb)"
+				    : !strcmp(st.partition, "scotch")
+				        ? "(scotch)"
+				    : !strcmp(st.partition, "flat") ? "(flat)"
+				                                    : "(hier)";
 			break;
 		case M_METIS_RB:
 			if (metis_rb_map(s.topo, t, s.hosts, s.nhosts, seed,

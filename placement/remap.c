@@ -421,12 +421,40 @@ out:
 	return rc;
 }
 
+/*
+ * The allocation without its leaves and pods: root -> hosts, in allocation
+ * order.  Partitioned by bisection_partition it gives each host a part of
+ * its own size first, and the refinement then places those parts on the
+ * leaves (the flat candidate, flat_wanted).
+ */
+static tp_status tree_flat(const tp_remap_host *hosts, uint32_t host_count,
+                           struct tree *t, tp_error *err)
+{
+	memset(t, 0, sizeof(*t));
+	t->node = calloc((size_t)host_count + 1, sizeof(*t->node));
+	t->child = malloc(((size_t)host_count + 1) * sizeof(*t->child));
+	if (!t->node || !t->child)
+		return tp_error_set(err, TP_ERR_NOMEM,
+		                    "remap: out of memory (%u hosts)",
+		                    host_count);
+	t->nnode = host_count + 1;
+	t->node[0] = (struct tnode){.nchild = host_count, .host = NONE};
+	for (uint32_t i = 0; i < host_count; i++) {
+		t->node[i + 1] =
+		    (struct tnode){.cap = hosts[i].slots, .host = i};
+		t->node[0].cap += hosts[i].slots;
+		t->child[i] = i + 1;
+	}
+	return TP_OK;
+}
+
 /* ---- hierarchical partitioning --------------------------------------- */
 
 /* One candidate partition: how METIS is asked at every split. */
 struct trial {
 	bool bisection; /* bisection_partition; the fields below unused */
 	bool scotch;    /* tp_remap_scotch_map; the fields below unused */
+	bool flat;      /* bisection_partition of the flat tree (tree_flat) */
 	uint64_t seed;
 	int ncuts;   /* METIS tries per split */
 	bool spread; /* targets in proportion to slots, else packed */
@@ -2176,6 +2204,9 @@ static uint64_t thread_cpu_us(void)
  *    random-matching partition finds the cut along process-grid planes
  *    that Scotch finds (0.882 of block; 1-try seeds 0.888).
  *
+ * The flat partition (flat_wanted) is not planned here: search_partitions
+ * puts it after the bisection, the packed partition and Scotch's mapping.
+ *
  * Dropped after measuring (bench/RESULTS.md, issue 16): METIS k-way (2.2x
  * the bisection's time; the only best on 2 of 128 matrix inputs) and the
  * 16 seeds of small jobs.  Returns the count written to @out (at most
@@ -2361,7 +2392,15 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	char fm_note[24];
 	tp_status rc;
 
-	if (tr->bisection)
+	if (tr->flat) {
+		struct tree flat;
+
+		rc = tree_flat(s->hosts, s->host_count, &flat, err);
+		if (rc == TP_OK)
+			rc = bisection_partition(&flat, s->g, tr->seed,
+			                         s->trial_hl, &work, err);
+		tree_free(&flat);
+	} else if (tr->bisection)
 		rc = bisection_partition(&s->t, s->g, tr->seed, s->trial_hl,
 		                         &work, err);
 	else if (tr->scotch)
@@ -2383,7 +2422,7 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	t_part_us = thread_cpu_us() - t_us;
 	if (tr->bisection) {
 		w->bisection = work;
-	} else if (!tr->scotch) {
+	} else if (!tr->scotch && !tr->flat) {
 		w->spent += work;
 		w->per_try = work / (uint64_t)tr->ncuts;
 		if (!tr->spread && work == 0)
@@ -2406,6 +2445,7 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	       i,
 	       tr->bisection ? "bisection"
 	       : tr->scotch  ? "scotch"
+	       : tr->flat    ? "flat"
 	       : tr->spread  ? "spread"
 	                     : "packed",
 	       (unsigned long long)(tr->seed - s->seed), tr->ncuts,
@@ -2427,10 +2467,41 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 		s->st.refined_hop_bytes = hb_ref;
 		s->st.partition = tr->bisection ? "bisection"
 		                  : tr->scotch  ? "scotch"
+		                  : tr->flat    ? "flat"
 		                                : "hierarchical";
 		memcpy(s->part, s->trial_hl, (size_t)n * sizeof(*s->part));
 	}
 	return TP_OK;
+}
+
+/*
+ * The flat candidate: bisection_partition of the allocation as root ->
+ * hosts (tree_flat), so every host first gets a part of its own size and
+ * the refinement places those parts on the leaves.  A recursive bisection
+ * along the tree splits leaves first, and an uneven leaf's share (3 of 7
+ * hosts) can come out as a strip that no later host-level split undoes;
+ * cut into hosts first it comes out as blocks (an 8x8x8 grid on 11 + 11
+ * + 10 hosts: 6.4% lower, test_remap_peers).  Jobs of more than
+ * TINY_MAX_RANKS ranks up to SMALL_MAX_RANKS, on more than FEW_HOSTS_MAX
+ * hosts (on fewer the packed seeds of FEW_HOSTS_TRIALS mostly find the
+ * same: below), with more ranks than hosts (at one rank a host it lowered
+ * no input); not in FAST.  After the bisection, the
+ * packed partition and Scotch's mapping; neither counted in nor stopped
+ * by the METIS work budget.  In AUTO with Scotch, on bench/peer_bench's
+ * 4,316 inputs of 17 to 2,048 ranks (the matrices on fragment seeds 1-9,
+ * the families on 1-6, peer_bench seeds 1 and 2) it lowered 106 by up to
+ * 11.5% and raised 5 by at most 0.9% (the leaf-wide polish of another
+ * winner), none above the best peer either way, for 1.03-1.14 times the
+ * CPU; none of them lowered at one rank a host.  Tried on at most 8
+ * hosts too (beside the packed seeds), it lowered 3 more of 1,420 inputs
+ * (by up to 4%) and raised 2 (by 0.7%), for up to 1.09 times the CPU
+ * there (bench/RESULTS.md, "The flat candidate").
+ */
+static bool flat_wanted(const struct search *s)
+{
+	return s->mode != TP_REMAP_SEARCH_FAST && s->n > TINY_MAX_RANKS &&
+	       s->n <= SMALL_MAX_RANKS && s->n > s->host_count &&
+	       s->host_count > FEW_HOSTS_MAX;
 }
 
 /*
@@ -2445,7 +2516,7 @@ static tp_status search_candidate(struct search *s, uint32_t i,
  */
 static tp_status search_partitions(struct search *s, tp_error *err)
 {
-	struct trial trials[TRIALS_MAX];
+	struct trial trials[TRIALS_MAX + 1]; /* and the flat candidate */
 	struct search_work w = {
 	    .budget =
 	        s->n <= SMALL_MAX_RANKS ? SMALL_SEARCH_BUDGET : SEARCH_BUDGET,
@@ -2491,6 +2562,17 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 			ntrial--;
 		}
 	}
+	if (flat_wanted(s)) {
+		uint32_t at = 2 + (uint32_t)(ntrial > 2 && trials[2].scotch);
+
+		if (at > ntrial)
+			at = ntrial;
+		memmove(&trials[at + 1], &trials[at],
+		        (ntrial - at) * sizeof(*trials));
+		trials[at] =
+		    (struct trial){.flat = true, .seed = s->seed, .ncuts = 1};
+		ntrial++;
+	}
 	if (s->max_partitions && ntrial > s->max_partitions)
 		ntrial = s->max_partitions;
 	for (uint32_t i = 0; i < ntrial; i++) {
@@ -2503,12 +2585,13 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 		 * every seed and try count: the later packed ones would only
 		 * repeat it.
 		 */
-		if (!tr->bisection && !tr->scotch && !tr->spread &&
+		if (!tr->bisection && !tr->scotch && !tr->flat && !tr->spread &&
 		    w.packed_without_metis)
 			continue;
 		/* The budget is METIS work: Scotch's mapping is not counted
-		 * in it, nor stopped by it (SCOTCH_MAX_RANKS bounds it). */
-		if (i >= 2 && !tr->scotch &&
+		 * in it, nor stopped by it (SCOTCH_MAX_RANKS bounds it), and
+		 * neither is the flat partition (flat_wanted). */
+		if (i >= 2 && !tr->scotch && !tr->flat &&
 		    w.spent + w.per_try * (uint64_t)tr->ncuts >
 		        w.budget * w.bisection) {
 			tp_log(s->log, TP_LOG_DEBUG,

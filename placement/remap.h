@@ -95,8 +95,9 @@ typedef struct tp_remap_stats {
 	uint64_t refined_hop_bytes;   /* hierarchical METIS + refinement */
 	uint64_t hop_bytes;           /* the mapping returned */
 	const char *chosen; /* "partition", "block+refine" or "block" */
-	/* the candidate behind "partition": "bisection", "hierarchical" or
-	 * "scotch" (Scotch's mapping, remap_scotch.h) */
+	/* the candidate behind "partition": "bisection", "hierarchical",
+	 * "scotch" (Scotch's mapping, remap_scotch.h) or "flat" (the
+	 * bisection of the hosts alone, leaves and pods left out) */
 	const char *partition;
 	uint64_t moves; /* refinement moves and swaps applied */
 	/* whole hosts' contents traded between leaves in the result */
