@@ -423,9 +423,11 @@ out:
 
 /*
  * The allocation without its leaves and pods: root -> hosts, in allocation
- * order.  Partitioned by bisection_partition it gives each host a part of
- * its own size first, and the refinement then places those parts on the
- * leaves (the flat candidate, flat_wanted).
+ * order.  Partitioned by bisection_partition it gives each host a compact
+ * part of its own size, neighbouring parts to neighbouring hosts (in
+ * allocation order, so mostly on one leaf); the refinement then moves
+ * ranks across leaves, and the winner's whole-host swaps trade hosts'
+ * parts between them (the flat candidate, flat_wanted).
  */
 static tp_status tree_flat(const tp_remap_host *hosts, uint32_t host_count,
                            struct tree *t, tp_error *err)
@@ -2476,8 +2478,9 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 
 /*
  * The flat candidate: bisection_partition of the allocation as root ->
- * hosts (tree_flat), so every host first gets a part of its own size and
- * the refinement places those parts on the leaves.  A recursive bisection
+ * hosts (tree_flat), so every host first gets a compact part of its own
+ * size, the leaves counted only by the refinement and the whole-host swaps
+ * that follow.  A recursive bisection
  * along the tree splits leaves first, and an uneven leaf's share (3 of 7
  * hosts) can come out as a strip that no later host-level split undoes;
  * cut into hosts first it comes out as blocks (an 8x8x8 grid on 11 + 11
