@@ -425,9 +425,9 @@ out:
  * The allocation without its leaves and pods: root -> hosts, in allocation
  * order.  Partitioned by bisection_partition it gives each host a compact
  * part of its own size, neighbouring parts to neighbouring hosts (in
- * allocation order, so mostly on one leaf); the refinement then moves
- * ranks across leaves, and the winner's whole-host swaps trade hosts'
- * parts between them (the flat candidate, flat_wanted).
+ * allocation order, so mostly on one leaf); whole-host swaps then trade
+ * hosts' parts between leaves, and the refinement moves single ranks (the
+ * flat candidate, flat_wanted).
  */
 static tp_status tree_flat(const tp_remap_host *hosts, uint32_t host_count,
                            struct tree *t, tp_error *err)
@@ -2391,7 +2391,8 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	uint32_t n = s->n;
 	uint64_t hb_part, hb_ref, work = 0, t_us = thread_cpu_us(), t_part_us;
 	tp_error scotch_err;
-	char fm_note[24];
+	char note[40]; /* METIS's FM passes, or the flat candidate's swaps */
+	uint64_t swaps = 0; /* the flat candidate's whole-host swaps */
 	tp_status rc;
 
 	if (tr->flat) {
@@ -2402,6 +2403,13 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 			rc = bisection_partition(&flat, s->g, tr->seed,
 			                         s->trial_hl, &work, err);
 		tree_free(&flat);
+		/* Its parts sit on the hosts in allocation order: trade
+		 * whole hosts' parts between leaves before refining (up to
+		 * HOST_SWAP_MAX_HOSTS hosts; flat_wanted). */
+		if (rc == TP_OK)
+			rc =
+			    swap_host_contents(s->topo, s->hosts, s->host_count,
+			                       s->g, s->trial_hl, &swaps, err);
 	} else if (tr->bisection)
 		rc = bisection_partition(&s->t, s->g, tr->seed, s->trial_hl,
 		                         &work, err);
@@ -2436,10 +2444,13 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	if (rc != TP_OK)
 		return rc;
 	if (tr->refine_passes)
-		snprintf(fm_note, sizeof(fm_note), " fm-passes %d",
+		snprintf(note, sizeof(note), " fm-passes %d",
 		         tr->refine_passes);
+	else if (tr->flat)
+		snprintf(note, sizeof(note), " host-swaps %llu",
+		         (unsigned long long)swaps);
 	else
-		fm_note[0] = '\0';
+		note[0] = '\0';
 	tp_log(s->log, TP_LOG_DEBUG,
 	       "remap: candidate %u: %s seed+%llu ncuts %d%s%s: METIS "
 	       "work %llu, hop-bytes %llu, refined %llu, %llu us "
@@ -2451,7 +2462,7 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	       : tr->spread  ? "spread"
 	                     : "packed",
 	       (unsigned long long)(tr->seed - s->seed), tr->ncuts,
-	       tr->rm ? " rm" : "", fm_note, (unsigned long long)work,
+	       tr->rm ? " rm" : "", note, (unsigned long long)work,
 	       (unsigned long long)hb_part, (unsigned long long)hb_ref,
 	       (unsigned long long)(thread_cpu_us() - t_us),
 	       (unsigned long long)t_part_us);
@@ -2479,8 +2490,8 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 /*
  * The flat candidate: bisection_partition of the allocation as root ->
  * hosts (tree_flat), so every host first gets a compact part of its own
- * size, the leaves counted only by the refinement and the whole-host swaps
- * that follow.  A recursive bisection
+ * size, the leaves counted only by the whole-host swaps and the
+ * refinement that follow.  A recursive bisection
  * along the tree splits leaves first, and an uneven leaf's share (3 of 7
  * hosts) can come out as a strip that no later host-level split undoes;
  * cut into hosts first it comes out as blocks (an 8x8x8 grid on 11 + 11
@@ -2499,7 +2510,10 @@ static tp_status search_candidate(struct search *s, uint32_t i,
  * hosts too (beside the packed seeds), it lowered 3 more of 1,420 inputs
  * (by up to 4%) and raised 2 (by 0.7%), for up to 1.09 times the CPU
  * there; at 4,096 ranks (4 and 16 a host) it lowered none of 80 inputs,
- * for 1.24 times the CPU (bench/RESULTS.md, "The flat candidate").
+ * for 1.24 times the CPU.  Its parts' whole-host swaps before its
+ * refinement (search_candidate) then lowered 168 of the same 4,316 (by
+ * up to 8.5%) and raised 26 (by at most 1.3%), the CPU the same within
+ * this machine's noise (bench/RESULTS.md, "The flat candidate").
  */
 static bool flat_wanted(const struct search *s)
 {
