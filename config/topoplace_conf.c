@@ -58,11 +58,6 @@ static const char *const rank_remap_names[] = {
     [TP_RANK_REMAP_AUTO] = "auto",
     [TP_RANK_REMAP_OFF] = "off",
 };
-static const char *const remap_search_names[] = {
-    [TP_REMAP_SEARCH_FULL] = "full",
-    [TP_REMAP_SEARCH_FAST] = "fast",
-    [TP_REMAP_SEARCH_AUTO] = "auto",
-};
 static const char *const debug_flag_names[] = {
     "Fabric", "Placement", "Profile", "Remap", "Throttle", "Budget",
 };
@@ -1183,7 +1178,7 @@ static const struct key keys[] = {
     {"RankRemap", PART(rank_remap), &kind_choice,
      .arg = {NAMES(rank_remap_names)}, .def.choice = TP_RANK_REMAP_AUTO},
     {"RemapSearch", PART(remap_search), &kind_choice,
-     .arg = {NAMES(remap_search_names)}, .def.choice = TP_REMAP_SEARCH_AUTO},
+     .arg = {NAMES(tp_remap_search_names)}, .def.choice = TP_REMAP_SEARCH_AUTO},
     {"RemapBudget", PART(remap_budget_us), &kind_duration,
      .arg = {.min = TP_CONFIG_MIN_REMAP_BUDGET_US,
              .max = TP_CONFIG_MAX_REMAP_BUDGET_US,

@@ -452,15 +452,28 @@ static tp_status tree_flat(const tp_remap_host *hosts, uint32_t host_count,
 
 /* ---- hierarchical partitioning --------------------------------------- */
 
+/* How a candidate partition is made. */
+enum trial_kind {
+	TRIAL_PACKED,    /* hierarchical_partition, packed targets */
+	TRIAL_SPREAD,    /* hierarchical_partition, targets by slots */
+	TRIAL_BISECTION, /* bisection_partition of the allocation's tree */
+	TRIAL_SCOTCH,    /* tp_remap_scotch_map */
+	TRIAL_FLAT,      /* bisection_partition of tree_flat */
+};
+
+/* Its name in the debug lines (and --verbose). */
+static const char *const trial_kind_names[] = {
+    [TRIAL_PACKED] = "packed",       [TRIAL_SPREAD] = "spread",
+    [TRIAL_BISECTION] = "bisection", [TRIAL_SCOTCH] = "scotch",
+    [TRIAL_FLAT] = "flat",
+};
+
 /* One candidate partition: how METIS is asked at every split. */
 struct trial {
-	bool bisection; /* bisection_partition; the fields below unused */
-	bool scotch;    /* tp_remap_scotch_map; the fields below unused */
-	bool flat;      /* bisection_partition of the flat tree (tree_flat) */
+	enum trial_kind kind;
 	uint64_t seed;
-	int ncuts;   /* METIS tries per split */
-	bool spread; /* targets in proportion to slots, else packed */
-	bool rm;     /* METIS random-matching coarsening, else heavy-edge */
+	int ncuts; /* METIS tries per split (Scotch's: 0) */
+	bool rm;   /* METIS random-matching coarsening, else heavy-edge */
 	/* METIS FM passes per uncoarsening level; 0: METIS's default (10) */
 	int refine_passes;
 };
@@ -757,7 +770,7 @@ static tp_status hierarchical_partition(const struct tree *t,
                                         uint64_t *metis_work, tp_error *err)
 {
 	uint32_t n = g->ranks, maxk = 1;
-	bool spread = tr->spread;
+	bool spread = tr->kind == TRIAL_SPREAD;
 	struct part_ctx c = {.g = g,
 	                     .log = log,
 	                     .seed = tr->seed,
@@ -2220,22 +2233,29 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
 	bool idle = (slots - n) * 64 >= slots;
 	uint32_t k = 0;
 
-	out[k++] = (struct trial){.bisection = true, .seed = seed, .ncuts = 1};
+	out[k++] =
+	    (struct trial){.kind = TRIAL_BISECTION, .seed = seed, .ncuts = 1};
 	if (n > TRIAL_MAX_RANKS)
 		return k;
-	out[k++] = (struct trial){.seed = seed, .ncuts = 1};
+	out[k++] =
+	    (struct trial){.kind = TRIAL_PACKED, .seed = seed, .ncuts = 1};
 	if (n > SMALL_MAX_RANKS)
 		out[k - 1].refine_passes = LARGE_FM_PASSES;
 	if (scotch && n <= SCOTCH_MAX_RANKS)
-		out[k++] = (struct trial){.scotch = true, .seed = seed};
+		out[k++] = (struct trial){.kind = TRIAL_SCOTCH, .seed = seed};
 	if (idle)
-		out[k++] = (struct trial){.seed = seed, .ncuts = 4, .spread = true};
+		out[k++] = (struct trial){
+		    .kind = TRIAL_SPREAD, .seed = seed, .ncuts = 4};
 	for (uint64_t j = 1; j <= 3; j++)
-		out[k++] = (struct trial){
-		    .seed = seed + j, .ncuts = 1, .rm = j % 2};
+		out[k++] = (struct trial){.kind = TRIAL_PACKED,
+		                          .seed = seed + j,
+		                          .ncuts = 1,
+		                          .rm = j % 2};
 	for (uint64_t j = 3; k < TRIALS_MAX; j++)
-		out[k++] = (struct trial){
-		    .seed = seed + j, .ncuts = 4, .rm = j % 2};
+		out[k++] = (struct trial){.kind = TRIAL_PACKED,
+		                          .seed = seed + j,
+		                          .ncuts = 4,
+		                          .rm = j % 2};
 	return k;
 }
 
@@ -2274,34 +2294,30 @@ static uint64_t hl_hop_bytes(const tp_topo *topo, const tp_traffic *traffic,
 	return sum;
 }
 
+const char *const tp_remap_search_names[TP_REMAP_SEARCH_COUNT] = {
+    [TP_REMAP_SEARCH_FULL] = "full",
+    [TP_REMAP_SEARCH_FAST] = "fast",
+    [TP_REMAP_SEARCH_AUTO] = "auto",
+};
+
 const char *tp_remap_search_name(tp_remap_search search)
 {
-	switch (search) {
-	case TP_REMAP_SEARCH_FULL:
-		return "full";
-	case TP_REMAP_SEARCH_FAST:
-		return "fast";
-	case TP_REMAP_SEARCH_AUTO:
-		return "auto";
-	}
-	return NULL;
+	return (unsigned)search < TP_REMAP_SEARCH_COUNT
+	           ? tp_remap_search_names[search]
+	           : NULL;
 }
 
 tp_status tp_remap_search_parse(const char *name, tp_remap_search *search,
                                 tp_error *err)
 {
-	if (!strcmp(name, "full"))
-		*search = TP_REMAP_SEARCH_FULL;
-	else if (!strcmp(name, "fast"))
-		*search = TP_REMAP_SEARCH_FAST;
-	else if (!strcmp(name, "auto"))
-		*search = TP_REMAP_SEARCH_AUTO;
-	else
-		return tp_error_set(err, TP_ERR_INVALID,
-		                    "remap search '%s': expected auto, full or "
-		                    "fast",
-		                    name);
-	return TP_OK;
+	for (unsigned i = 0; i < TP_REMAP_SEARCH_COUNT; i++)
+		if (!strcmp(name, tp_remap_search_names[i])) {
+			*search = (tp_remap_search)i;
+			return TP_OK;
+		}
+	return tp_error_set(err, TP_ERR_INVALID,
+	                    "remap search '%s': expected auto, full or fast",
+	                    name);
 }
 
 tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
@@ -2381,6 +2397,17 @@ struct search_work {
 };
 
 /*
+ * Whether the METIS work budget counts @tr's work and can stop it: the
+ * hierarchical partitions after the bisection.  Scotch's mapping is not
+ * METIS work (SCOTCH_MAX_RANKS bounds it), and the flat partition is
+ * about one more bisection's (flat_wanted).
+ */
+static bool trial_in_budget(const struct trial *tr)
+{
+	return tr->kind == TRIAL_PACKED || tr->kind == TRIAL_SPREAD;
+}
+
+/*
  * Candidate @i (@tr): partitioned, refined, kept in s->part when it is the
  * best so far.
  */
@@ -2395,7 +2422,7 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	uint64_t swaps = 0; /* the flat candidate's whole-host swaps */
 	tp_status rc;
 
-	if (tr->flat) {
+	if (tr->kind == TRIAL_FLAT) {
 		struct tree flat;
 
 		rc = tree_flat(s->hosts, s->host_count, &flat, err);
@@ -2410,16 +2437,16 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 			rc =
 			    swap_host_contents(s->topo, s->hosts, s->host_count,
 			                       s->g, s->trial_hl, &swaps, err);
-	} else if (tr->bisection)
+	} else if (tr->kind == TRIAL_BISECTION)
 		rc = bisection_partition(&s->t, s->g, tr->seed, s->trial_hl,
 		                         &work, err);
-	else if (tr->scotch)
+	else if (tr->kind == TRIAL_SCOTCH)
 		rc = tp_remap_scotch_map(s->topo, s->hosts, s->host_count, s->g,
 		                         tr->seed, s->trial_hl, &scotch_err);
 	else
 		rc = hierarchical_partition(&s->t, s->g, tr, s->log,
 		                            s->trial_hl, &work, err);
-	if (rc != TP_OK && tr->scotch) {
+	if (rc != TP_OK && tr->kind == TRIAL_SCOTCH) {
 		/* One candidate fewer, the job's mapping all the same: the
 		 * caller's error stays untouched, the search goes on. */
 		tp_log(s->log, TP_LOG_WARNING, "%s; without that candidate",
@@ -2430,12 +2457,12 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 		return rc;
 	s->st.partitions++;
 	t_part_us = thread_cpu_us() - t_us;
-	if (tr->bisection) {
+	if (tr->kind == TRIAL_BISECTION) {
 		w->bisection = work;
-	} else if (!tr->scotch && !tr->flat) {
+	} else if (trial_in_budget(tr)) {
 		w->spent += work;
 		w->per_try = work / (uint64_t)tr->ncuts;
-		if (!tr->spread && work == 0)
+		if (tr->kind == TRIAL_PACKED && work == 0)
 			w->packed_without_metis = true;
 	}
 	memcpy(s->unrefined, s->trial_hl, (size_t)n * sizeof(*s->unrefined));
@@ -2446,7 +2473,7 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	if (tr->refine_passes)
 		snprintf(note, sizeof(note), " fm-passes %d",
 		         tr->refine_passes);
-	else if (tr->flat)
+	else if (tr->kind == TRIAL_FLAT)
 		snprintf(note, sizeof(note), " host-swaps %llu",
 		         (unsigned long long)swaps);
 	else
@@ -2455,12 +2482,7 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	       "remap: candidate %u: %s seed+%llu ncuts %d%s%s: METIS "
 	       "work %llu, hop-bytes %llu, refined %llu, %llu us "
 	       "(partition %llu us)",
-	       i,
-	       tr->bisection ? "bisection"
-	       : tr->scotch  ? "scotch"
-	       : tr->flat    ? "flat"
-	       : tr->spread  ? "spread"
-	                     : "packed",
+	       i, trial_kind_names[tr->kind],
 	       (unsigned long long)(tr->seed - s->seed), tr->ncuts,
 	       tr->rm ? " rm" : "", note, (unsigned long long)work,
 	       (unsigned long long)hb_part, (unsigned long long)hb_ref,
@@ -2478,10 +2500,10 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 	if (i == 0 || hb_ref < s->st.refined_hop_bytes) {
 		s->st.partition_hop_bytes = hb_part;
 		s->st.refined_hop_bytes = hb_ref;
-		s->st.partition = tr->bisection ? "bisection"
-		                  : tr->scotch  ? "scotch"
-		                  : tr->flat    ? "flat"
-		                                : "hierarchical";
+		s->st.partition =
+		    tr->kind == TRIAL_PACKED || tr->kind == TRIAL_SPREAD
+		        ? "hierarchical"
+		        : trial_kind_names[tr->kind];
 		memcpy(s->part, s->trial_hl, (size_t)n * sizeof(*s->part));
 	}
 	return TP_OK;
@@ -2490,30 +2512,29 @@ static tp_status search_candidate(struct search *s, uint32_t i,
 /*
  * The flat candidate: bisection_partition of the allocation as root ->
  * hosts (tree_flat), so every host first gets a compact part of its own
- * size, the leaves counted only by the whole-host swaps and the
- * refinement that follow.  A recursive bisection
- * along the tree splits leaves first, and an uneven leaf's share (3 of 7
- * hosts) can come out as a strip that no later host-level split undoes;
- * cut into hosts first it comes out as blocks (an 8x8x8 grid on 11 + 11
- * + 10 hosts: 6.4% lower, test_remap_peers).  Jobs of more than
- * TINY_MAX_RANKS ranks up to SMALL_MAX_RANKS, on more than FEW_HOSTS_MAX
- * hosts (on fewer the packed seeds of FEW_HOSTS_TRIALS mostly find the
- * same: below), with more ranks than hosts (at one rank a host it lowered
- * no input); not in FAST.  After the bisection, the
- * packed partition and Scotch's mapping; neither counted in nor stopped
- * by the METIS work budget.  In AUTO with Scotch, on bench/peer_bench's
- * 4,316 inputs of 17 to 2,048 ranks (the matrices on fragment seeds 1-9,
- * the families on 1-6, peer_bench seeds 1 and 2) it lowered 106 by up to
- * 11.5% and raised 5 by at most 0.9% (the leaf-wide polish of another
- * winner), none above the best peer either way, for 1.03-1.14 times the
- * CPU; none of them lowered at one rank a host.  Tried on at most 8
- * hosts too (beside the packed seeds), it lowered 3 more of 1,420 inputs
- * (by up to 4%) and raised 2 (by 0.7%), for up to 1.09 times the CPU
- * there; at 4,096 ranks (4 and 16 a host) it lowered none of 80 inputs,
- * for 1.24 times the CPU.  Its parts' whole-host swaps before its
- * refinement (search_candidate) then lowered 168 of the same 4,316 (by
- * up to 8.5%) and raised 26 (by at most 1.3%), the CPU the same within
- * this machine's noise (bench/RESULTS.md, "The flat candidate").
+ * size, the leaves counted only by the whole-host swaps and the refinement
+ * that follow.  A recursive bisection along the tree splits leaves first,
+ * and an uneven leaf's share (3 of 7 hosts) can come out as a strip that no
+ * later host-level split undoes; cut into hosts first it comes out as
+ * blocks (an 8x8x8 grid on 11 + 11 + 10 hosts: 6.4% lower,
+ * test_remap_peers).  Jobs of more than TINY_MAX_RANKS ranks up to
+ * SMALL_MAX_RANKS, on more than FEW_HOSTS_MAX hosts (on fewer the packed
+ * seeds of FEW_HOSTS_TRIALS mostly find the same: below), with more ranks
+ * than hosts (at one rank a host it lowered no input); not in FAST.  After
+ * the bisection, the packed partition and Scotch's mapping; neither counted
+ * in nor stopped by the METIS work budget (trial_in_budget).  In AUTO with
+ * Scotch, on bench/peer_bench's 4,316 inputs of 17 to 2,048 ranks (the
+ * matrices on fragment seeds 1-9, the families on 1-6, peer_bench seeds 1
+ * and 2) it lowered 106 by up to 11.5% and raised 5 by at most 0.9% (the
+ * leaf-wide polish of another winner), none above the best peer either way,
+ * for 1.03-1.14 times the CPU; none of them lowered at one rank a host.
+ * Tried on at most 8 hosts too (beside the packed seeds), it lowered 3 more
+ * of 1,420 inputs (by up to 4%) and raised 2 (by 0.7%), for up to 1.09
+ * times the CPU there; at 4,096 ranks (4 and 16 a host) it lowered none of
+ * 80 inputs, for 1.24 times the CPU.  Its parts' whole-host swaps before
+ * its refinement (search_candidate) then lowered 168 of the same 4,316 (by
+ * up to 8.5%) and raised 26 (by at most 1.3%), the CPU the same within this
+ * machine's noise (bench/RESULTS.md, "The flat candidate").
  */
 static bool flat_wanted(const struct search *s)
 {
@@ -2548,10 +2569,11 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 	if ((s->mode == TP_REMAP_SEARCH_FAST ||
 	     (s->mode == TP_REMAP_SEARCH_AUTO && s->n <= TINY_MAX_RANKS)) &&
 	    ntrial > FAST_TRIALS)
-		ntrial = FAST_TRIALS + (s->mode == TP_REMAP_SEARCH_AUTO &&
-		                        trials[FAST_TRIALS].scotch);
+		ntrial =
+		    FAST_TRIALS + (s->mode == TP_REMAP_SEARCH_AUTO &&
+		                   trials[FAST_TRIALS].kind == TRIAL_SCOTCH);
 	for (uint32_t i = 0; i < ntrial; i++)
-		with_scotch |= trials[i].scotch;
+		with_scotch |= trials[i].kind == TRIAL_SCOTCH;
 	if (s->mode == TP_REMAP_SEARCH_AUTO && s->host_count <= FEW_HOSTS_MAX &&
 	    ntrial > FEW_HOSTS_TRIALS + (uint32_t)with_scotch)
 		ntrial = FEW_HOSTS_TRIALS + (uint32_t)with_scotch;
@@ -2559,7 +2581,7 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 		uint32_t keep = SCOTCH_AUTO_TRIALS;
 
 		/* and the spread partition next to it, when slots stay idle */
-		if (ntrial > keep && trials[keep].spread)
+		if (ntrial > keep && trials[keep].kind == TRIAL_SPREAD)
 			keep++;
 		if (ntrial > keep)
 			ntrial = keep;
@@ -2581,14 +2603,15 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 		}
 	}
 	if (flat_wanted(s)) {
-		uint32_t at = 2 + (uint32_t)(ntrial > 2 && trials[2].scotch);
+		uint32_t at = 2 + (uint32_t)(ntrial > 2 &&
+		                             trials[2].kind == TRIAL_SCOTCH);
 
 		if (at > ntrial)
 			at = ntrial;
 		memmove(&trials[at + 1], &trials[at],
 		        (ntrial - at) * sizeof(*trials));
-		trials[at] =
-		    (struct trial){.flat = true, .seed = s->seed, .ncuts = 1};
+		trials[at] = (struct trial){
+		    .kind = TRIAL_FLAT, .seed = s->seed, .ncuts = 1};
 		ntrial++;
 	}
 	if (s->max_partitions && ntrial > s->max_partitions)
@@ -2603,13 +2626,9 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 		 * every seed and try count: the later packed ones would only
 		 * repeat it.
 		 */
-		if (!tr->bisection && !tr->scotch && !tr->flat && !tr->spread &&
-		    w.packed_without_metis)
+		if (tr->kind == TRIAL_PACKED && w.packed_without_metis)
 			continue;
-		/* The budget is METIS work: Scotch's mapping is not counted
-		 * in it, nor stopped by it (SCOTCH_MAX_RANKS bounds it), and
-		 * neither is the flat partition (flat_wanted). */
-		if (i >= 2 && !tr->scotch && !tr->flat &&
+		if (i >= 2 && trial_in_budget(tr) &&
 		    w.spent + w.per_try * (uint64_t)tr->ncuts >
 		        w.budget * w.bisection) {
 			tp_log(s->log, TP_LOG_DEBUG,

@@ -174,8 +174,13 @@ typedef enum tp_remap_search {
 	TP_REMAP_SEARCH_FAST,
 	TP_REMAP_SEARCH_AUTO,
 } tp_remap_search;
+#define TP_REMAP_SEARCH_COUNT 3
 
-/* "full", "fast", "auto"; NULL for an unknown value. */
+/* The searches' names by value: "full", "fast", "auto" (the --search
+ * option's and topoplace.conf's RemapSearch's words). */
+extern const char *const tp_remap_search_names[TP_REMAP_SEARCH_COUNT];
+
+/* tp_remap_search_names[search]; NULL for an unknown value. */
 const char *tp_remap_search_name(tp_remap_search search);
 
 /* Parse a search name; TP_ERR_INVALID names the bad value. */
