@@ -14,12 +14,16 @@ placement_libtopoplace_la_SOURCES += \
 	common/hostlist.c common/hostlist.h \
 	common/tp_strbuf.c common/tp_strbuf.h
 
+# METIS's prints kept off stdout while the remapper runs (tp_quiet.h).
+placement_libtopoplace_la_SOURCES += common/tp_quiet.c common/tp_quiet.h
+
 # The words for a profile key's source, shared by profiles/app_identity
 # (slurmd's job output) and placement/sched_policy (SystemComment).
 placement_libtopoplace_la_SOURCES += \
 	common/tp_identity_source.c common/tp_identity_source.h
 
-TP_COMMON_UNIT_TESTS = tests/unit/test_hostlist tests/unit/test_strbuf
+TP_COMMON_UNIT_TESTS = tests/unit/test_hostlist tests/unit/test_strbuf \
+	tests/unit/test_quiet
 TP_UNIT_TESTS += $(TP_COMMON_UNIT_TESTS)
 check_PROGRAMS += $(TP_COMMON_UNIT_TESTS)
 TESTS += $(TP_COMMON_UNIT_TESTS)
@@ -29,3 +33,6 @@ tests_unit_test_hostlist_LDADD = $(TP_UNIT_LDADD)
 tests_unit_test_strbuf_SOURCES = tests/unit/test_strbuf.c
 tests_unit_test_strbuf_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_strbuf_LDADD = $(TP_UNIT_LDADD)
+tests_unit_test_quiet_SOURCES = tests/unit/test_quiet.c tests/unit/test_grid2d.h
+tests_unit_test_quiet_CFLAGS = $(TP_UNIT_CFLAGS)
+tests_unit_test_quiet_LDADD = $(TP_UNIT_LDADD)

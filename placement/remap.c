@@ -16,6 +16,7 @@
 #include "remap.h"
 #include "remap_rank_cost.h"
 #include "remap_scotch.h"
+#include "tp_quiet.h"
 
 #define NONE UINT32_MAX
 
@@ -2876,6 +2877,7 @@ tp_status tp_remap_compute_options(const tp_topo *topo,
 	    .scotch = !options->without_scotch && tp_remap_scotch_available(),
 	    .log = log,
 	};
+	tp_quiet quiet;
 	tp_status rc;
 
 	memset(mapping, 0, sizeof(*mapping));
@@ -2883,9 +2885,13 @@ tp_status tp_remap_compute_options(const tp_topo *topo,
 	if (rc != TP_OK)
 		return rc;
 	rc = search_start(&s, err);
-	/* Nothing crosses a host: block is optimal. */
-	if (rc == TP_OK && s.st.block_hop_bytes != 0 && s.n != 1)
+	/* Nothing crosses a host: block is optimal.  METIS can print to
+	 * stdout on scattered hosts (tp_quiet.h): not into the caller's. */
+	if (rc == TP_OK && s.st.block_hop_bytes != 0 && s.n != 1) {
+		tp_quiet_stdout_begin(&quiet);
 		rc = search_run(&s, err);
+		tp_quiet_stdout_end(&quiet);
+	}
 	if (rc == TP_OK)
 		rc = finish_mapping(hosts, host_count, s.best, s.n, mapping,
 		                    err);

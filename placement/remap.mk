@@ -67,6 +67,7 @@ check_PROGRAMS += tests/unit/test_remap_fragmented
 TESTS += tests/unit/test_remap_fragmented
 # Its METIS-rb oracle is bench/peer_bench's peer, one copy for both.
 tests_unit_test_remap_fragmented_SOURCES = tests/unit/test_remap_fragmented.c \
+	tests/unit/test_grid2d.h \
 	bench/metis_rb.c bench/metis_rb.h
 tests_unit_test_remap_fragmented_CFLAGS = $(TP_UNIT_CFLAGS) -I$(srcdir)/bench
 tests_unit_test_remap_fragmented_LDADD = $(TP_UNIT_LDADD) $(METIS_LIBS) $(MATH_LIBS)

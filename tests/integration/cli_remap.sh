@@ -196,4 +196,32 @@ tp_expect_fail "cost: bad parameter file names line and key" 1 \
 	"topoplace cost: $work/badparams: line 2: unknown key 'alpha'" \
 	"$tp" cost --matrix "$mdir/LULESH-8.txt" --fabric 1x2x4 --params "$work/badparams"
 
+# ---- METIS's prints stay off stdout ----------------------------------------
+# A 40-rank grid at one rank per host on one pod, its hosts 14, 13 and 9 on
+# three leaves and 1 on each of four more: METIS 5.1 prints "***Cannot
+# bisect a graph with 0 vertices!" there, which stood ahead of the JSON
+# document on stdout (common/tp_quiet.h).
+awk 'BEGIN { for (r = 0; r < 40; r++) {
+	if (r % 8 < 7) printf "%d %d 1000\n%d %d 1000\n", r, r + 1, r + 1, r
+	if (r < 32) printf "%d %d 1000\n%d %d 1000\n", r, r + 8, r + 8, r } }' \
+	>"$work/grid40"
+scattered='n[0001-0014],n[0019-0031],n[0037-0045],n0055,n0073,n0091,n0109'
+"$tp" remap --matrix "$work/grid40" --hosts "$scattered" --slots 1 \
+	--fabric 1x8x18 --seed 1 --json --rankfile "$work/rf40" \
+	>"$work/remap40.json" 2>"$work/remap40.err"
+tp_check_eq "scattered hosts: remap --json succeeds" 0 $?
+if command -v python3 >/dev/null; then
+	tp_check_eq "scattered hosts: stdout is one JSON document, 40 ranks" 40 \
+		"$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["mapping"]))' \
+			"$work/remap40.json" 2>&1)"
+fi
+tp_check_eq "scattered hosts: METIS's lines on neither stdout nor stderr" "" \
+	"$(grep -h 'Cannot bisect\|too many parts' "$work/remap40.json" "$work/remap40.err")"
+tp_check_eq "scattered hosts: every rank on a host of its own" 40 \
+	"$(sed -n 's/^rank [0-9]*=\(n[0-9]*\) slot=0$/\1/p' "$work/rf40" | sort -u | wc -l)"
+out=$("$tp" remap --matrix "$work/grid40" --hosts "$scattered" --slots 1 \
+	--fabric 1x8x18 --seed 1 --search full 2>&1)
+tp_check_eq "scattered hosts: text output without METIS's lines (full search)" "" \
+	"$(grep 'Cannot bisect\|too many parts' <<<"$out")"
+
 tp_done

@@ -28,6 +28,7 @@
 #include "cost.h"
 #include "metis_rb.h"
 #include "remap.h"
+#include "test_grid2d.h"
 #ifdef HAVE_SCOTCH
 #include "pareto_graph.h"
 #include "scotch_peer.h"
@@ -64,33 +65,6 @@ static uint64_t metis_rb_hop_bytes(const tp_topo *topo, const tp_traffic *t,
 }
 
 /* ---- inputs ----------------------------------------------------------- */
-
-/* x * y grid, 5-point, @bytes per neighbour pair each way. */
-static tp_traffic *grid2d(uint32_t x, uint32_t y, uint64_t bytes)
-{
-	tp_traffic *t;
-	tp_error err;
-
-	assert_int_equal(tp_traffic_new(&t, x * y, &err), TP_OK);
-	for (uint32_t r = 0; r < x * y; r++) {
-		uint32_t i = r % x, j = r / x;
-
-		if (i + 1 < x) {
-			assert_int_equal(
-			    tp_traffic_add(t, r, r + 1, bytes, 1, &err), TP_OK);
-			assert_int_equal(
-			    tp_traffic_add(t, r + 1, r, bytes, 1, &err), TP_OK);
-		}
-		if (j + 1 < y) {
-			assert_int_equal(
-			    tp_traffic_add(t, r, r + x, bytes, 1, &err), TP_OK);
-			assert_int_equal(
-			    tp_traffic_add(t, r + x, r, bytes, 1, &err), TP_OK);
-		}
-	}
-	tp_traffic_normalize(t);
-	return t;
-}
 
 /*
  * ceil(@ranks / @rpn) hosts of @rpn slots on 2-8 leaves of @topo in uneven
