@@ -95,6 +95,7 @@
 #include "scotch_peer.h"
 #include "remap.h"
 #include "topo.h"
+#include "tp_quiet.h"
 #include "traffic.h"
 
 #ifdef TP_PEER_TREEMATCH
@@ -1066,11 +1067,20 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 				    : !strcmp(st.partition, "flat") ? "(flat)"
 				                                    : "(hier)";
 			break;
-		case M_METIS_RB:
-			if (metis_rb_map(s.topo, t, s.hosts, s.nhosts, seed,
-			                 rank_host, &err) != TP_OK)
+		case M_METIS_RB: {
+			tp_quiet quiet;
+			tp_status mrc;
+
+			/* METIS's prints off the table, as ours are
+			 * (common/tp_quiet.h); the same few calls in both. */
+			tp_quiet_stdout_begin(&quiet);
+			mrc = metis_rb_map(s.topo, t, s.hosts, s.nhosts, seed,
+			                   rank_host, &err);
+			tp_quiet_stdout_end(&quiet);
+			if (mrc != TP_OK)
 				die(label, &err);
 			break;
+		}
 		case M_SCOTCH:
 			rc = map_scotch(&s, t, rank_host, &why);
 			break;
