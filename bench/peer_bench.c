@@ -1073,10 +1073,10 @@ static void run_input(const char *label, const tp_traffic *t, int levels,
 
 			/* METIS's prints off the table, as ours are
 			 * (common/tp_quiet.h); the same few calls in both. */
-			tp_quiet_stdout_begin(&quiet);
+			tp_quiet_begin(&quiet);
 			mrc = metis_rb_map(s.topo, t, s.hosts, s.nhosts, seed,
 			                   rank_host, &err);
-			tp_quiet_stdout_end(&quiet);
+			tp_quiet_end(&quiet);
 			if (mrc != TP_OK)
 				die(label, &err);
 			break;

@@ -2886,11 +2886,12 @@ tp_status tp_remap_compute_options(const tp_topo *topo,
 		return rc;
 	rc = search_start(&s, err);
 	/* Nothing crosses a host: block is optimal.  METIS can print to
-	 * stdout on scattered hosts (tp_quiet.h): not into the caller's. */
+	 * stdout on scattered hosts and swallows SIGTERM (tp_quiet.h): not
+	 * into the caller's stdout, and the signal kept for the caller. */
 	if (rc == TP_OK && s.st.block_hop_bytes != 0 && s.n != 1) {
-		tp_quiet_stdout_begin(&quiet);
+		tp_quiet_begin(&quiet);
 		rc = search_run(&s, err);
-		tp_quiet_stdout_end(&quiet);
+		tp_quiet_end(&quiet);
 	}
 	if (rc == TP_OK)
 		rc = finish_mapping(hosts, host_count, s.best, s.n, mapping,

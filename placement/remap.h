@@ -135,9 +135,11 @@ tp_status tp_remap_baseline(const tp_topo *topo, uint32_t ranks,
  * NULL, @stats.  @log may be NULL.  Errors (TP_ERR_INVALID): no host, a
  * host index outside @topo, a host listed twice, 0 slots, more ranks than
  * slots; TP_ERR_NOMEM.  While it searches, file descriptor 1 points at
- * /dev/null (METIS prints to stdout on scattered hosts, common/tp_quiet.h):
- * no other thread of the caller may write stdout meanwhile; what the caller
- * had buffered in stdout is flushed first.
+ * /dev/null (METIS prints to stdout on scattered hosts) and SIGTERM is
+ * blocked in the calling thread (METIS would swallow it), delivered when
+ * the search ends (common/tp_quiet.h): no other thread of the caller may
+ * write stdout meanwhile; what the caller had buffered in stdout is
+ * flushed first.
  */
 tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
                            const tp_remap_host *hosts, uint32_t host_count,
