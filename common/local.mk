@@ -14,7 +14,8 @@ placement_libtopoplace_la_SOURCES += \
 	common/hostlist.c common/hostlist.h \
 	common/tp_strbuf.c common/tp_strbuf.h
 
-# METIS's prints kept off stdout while the remapper runs (tp_quiet.h).
+# METIS's prints and SIGTERM trap kept from the remapper's caller
+# (tp_quiet.h).
 placement_libtopoplace_la_SOURCES += common/tp_quiet.c common/tp_quiet.h
 
 # The words for a profile key's source, shared by profiles/app_identity
