@@ -1112,8 +1112,21 @@ out:
 	return rc;
 }
 
-/* Largest job that gets partitions besides the bisection (the 1 s goal). */
-#define TRIAL_MAX_RANKS 16384
+/*
+ * Largest job that gets partitions besides the bisection.  Above it the
+ * packed partition, the only other one planned there, cost 0.8-0.9 times
+ * metis-rb's CPU for nothing measurable: on bench/peer_bench's 270
+ * family inputs of 6,000, 8,192 and 16,384 ranks (2- and 3-level, 1/4/16
+ * ranks per host, contiguous and fragment seeds 1-2) the search without
+ * it gave hop-bytes x1.00007 per input (geomean; 54 higher, worst +1.3%,
+ * 29 lower, best -1.2%), 15 inputs above the Scotch peer instead of 24,
+ * for 0.63 times the CPU (ours/metis-rb 2.26-2.29 -> 1.41-1.44;
+ * bench/RESULTS.md, "The packed partition above 4,096 ranks").
+ */
+#define PARTITIONS_MAX_RANKS 4096
+/* Largest job that gets the leaf-wide polish (one rank per host); above
+ * it the refinement makes at most 4 passes (the 1 s goal at 65,536). */
+#define POLISH_MAX_RANKS 16384
 /* Small jobs: a larger search budget, leaf-wide swaps, more passes. */
 #define SMALL_MAX_RANKS 2048
 /* 4-try seeds in the plan (in practice the budget stops the search first). */
@@ -1829,7 +1842,7 @@ static tp_status refine(const tp_topo *topo, const tp_remap_host *hosts,
 	hb->before = (uint64_t)current;
 	if (wide && f.n > SMALL_MAX_RANKS)
 		max_passes = 3;
-	else if (f.n > TRIAL_MAX_RANKS)
+	else if (f.n > POLISH_MAX_RANKS)
 		max_passes = 4;
 	for (uint32_t r = 0; r < f.n; r++)
 		perm[r] = r;
@@ -2195,7 +2208,7 @@ static uint64_t thread_cpu_us(void)
  * pay; tp_remap_compute runs them while its METIS work budget lasts.
  *
  * 1. The plain bisection (bisection_partition), at every size; above
- *    TRIAL_MAX_RANKS the only one.
+ *    PARTITIONS_MAX_RANKS the only one.
  * 2. Hierarchical, packed targets, one METIS try per split, @seed: always
  *    run after the bisection; on whole-leaf allocations (idle slots) it is
  *    the candidate most often best (46 of 102 matrix inputs).  Above
@@ -2236,7 +2249,7 @@ static uint32_t plan_trials(uint32_t n, uint64_t slots, uint64_t seed,
 
 	out[k++] =
 	    (struct trial){.kind = TRIAL_BISECTION, .seed = seed, .ncuts = 1};
-	if (n > TRIAL_MAX_RANKS)
+	if (n > PARTITIONS_MAX_RANKS)
 		return k;
 	out[k++] =
 	    (struct trial){.kind = TRIAL_PACKED, .seed = seed, .ncuts = 1};
@@ -2648,7 +2661,7 @@ static tp_status search_partitions(struct search *s, tp_error *err)
 
 /*
  * The best partition polished with leaf-wide swaps where scanning a leaf
- * is cheap: small jobs, and jobs up to TRIAL_MAX_RANKS with at most
+ * is cheap: small jobs, and jobs up to POLISH_MAX_RANKS with at most
  * WIDE_LEAF_SLOTS slots per leaf (1 rank per host); not in the FAST
  * search (nor leaf-wide moves in its later refinements), where it would
  * cost up to the bisection's time again.
@@ -2661,7 +2674,7 @@ static tp_status search_polish_wide(struct search *s, tp_error *err)
 
 	s->wide = s->mode != TP_REMAP_SEARCH_FAST &&
 	          (n <= SMALL_MAX_RANKS ||
-	           (n <= TRIAL_MAX_RANKS &&
+	           (n <= POLISH_MAX_RANKS &&
 	            s->t.node[0].cap <=
 	                (uint64_t)WIDE_LEAF_SLOTS * count_leaves(&s->t)));
 	if (!s->wide)

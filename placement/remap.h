@@ -16,9 +16,9 @@
  *   allocation's own tree (children in allocation order, targets in
  *   proportion to their slots, one try: bench/peer_bench's metis-rb
  *   peer), kept unrefined and refined, so the result is never worse than
- *   that method on any allocation, contiguous or scattered.  Above 16,384
- *   ranks it is the only partition.
- * - Up to 16,384 ranks, after it: hierarchical partitions with targets
+ *   that method on any allocation, contiguous or scattered.  Above 4,096
+ *   ranks it is the only partition (the others paid nothing there).
+ * - Up to 4,096 ranks, after it: hierarchical partitions with targets
  *   packed into as few children as fit (1 try per split, seed .. seed + 3;
  *   then 4 tries per split, seed + 3, + 4, ...) and, when at least 1/64 of
  *   the slots stay idle, spread in proportion to the children's slots (4
@@ -153,7 +153,8 @@ tp_status tp_remap_compute(const tp_topo *topo, const tp_traffic *traffic,
  * jobs.  FAST: the plain bisection and the first packed partition only,
  * each refined, no leaf-wide swaps: about 2x METIS-rb's CPU below 4,096
  * ranks where FULL takes 5-11x, but above the best of METIS-rb and Scotch
- * on more inputs (bench/RESULTS.md, issue 16).  AUTO (what
+ * on more inputs (bench/RESULTS.md, issue 16).  Above 4,096 ranks every
+ * search has the bisection as its only partition.  AUTO (what
  * tp_remap_compute does): FAST's two partitions with FULL's leaf-wide
  * swaps for jobs of at most 16 ranks, where the other METIS candidates
  * never lowered the result on the bench inputs (and Scotch's mapping,

@@ -228,22 +228,24 @@ tp_check_eq "scattered hosts: text output without METIS's lines (full search)" "
 # METIS traps SIGTERM during each call: `topoplace remap` used to swallow
 # one that came meanwhile, fall back to rank order for that split and exit
 # 0 with that mapping.  Now it is held until the search ends, then ends the
-# process (143).  A 16,384-rank grid takes about 0.3 s here.
-awk 'BEGIN { for (r = 0; r < 16384; r++) {
+# process (143).  A 65,536-rank grid at 8 ranks per host takes about
+# 0.4 s here, the search (METIS's bisection and the refinement) from about
+# 0.1 s on.
+awk 'BEGIN { for (r = 0; r < 65536; r++) {
 	if (r % 128 < 127) printf "%d %d 1000\n%d %d 1000\n", r, r + 1, r + 1, r
-	if (r < 16256) printf "%d %d 1000\n%d %d 1000\n", r, r + 128, r + 128, r } }' \
-	>"$work/grid16k"
-for delay in 0.05 0.1 0.15; do
-	rm -f "$work/rf16k"
-	"$tp" remap --matrix "$work/grid16k" --hosts 'n[0001-9000]' --slots 2 \
-		--fabric 10x50x18 --seed 1 --rankfile "$work/rf16k" \
+	if (r < 65408) printf "%d %d 1000\n%d %d 1000\n", r, r + 128, r + 128, r } }' \
+	>"$work/grid64k"
+for delay in 0.1 0.2 0.3; do
+	rm -f "$work/rf64k"
+	"$tp" remap --matrix "$work/grid64k" --hosts 'n[0001-8192]' --slots 8 \
+		--fabric 10x50x18 --seed 1 --rankfile "$work/rf64k" \
 		>/dev/null 2>"$work/term.err" &
 	pid=$!
 	sleep "$delay"
 	kill -TERM "$pid" 2>/dev/null
 	wait "$pid"
 	tp_check_eq "SIGTERM after ${delay}s ends remap (143), no rankfile" "143 no" \
-		"$? $([ -e "$work/rf16k" ] && echo yes || echo no)"
+		"$? $([ -e "$work/rf64k" ] && echo yes || echo no)"
 done
 
 tp_done

@@ -803,6 +803,60 @@ static void test_large_jobs_with_scotch_skip_the_packed_partition(void **state)
 	assert_true(st.hop_bytes <= sl.bisection_refined);
 }
 
+/*
+ * Above 4,096 ranks (PARTITIONS_MAX_RANKS) every search has the bisection
+ * as its only partition: the packed one cost 0.8-0.9 times metis-rb's CPU
+ * there for hop-bytes 0.007% lower in geomean, and more inputs above the
+ * Scotch peer (bench/RESULTS.md, "The packed partition above 4,096
+ * ranks").  At 4,096
+ * FULL still tries more.  A 16x16x18 grid (4,608 ranks) and a 16x16x16
+ * one at 16 ranks per host, every slot used, on leaves of 18 hosts.
+ */
+static void test_jobs_above_4096_ranks_try_the_bisection_only(void **state)
+{
+	static const tp_remap_search searches[] = {
+	    TP_REMAP_SEARCH_FULL, TP_REMAP_SEARCH_AUTO, TP_REMAP_SEARCH_FAST};
+	static const uint32_t depths[] = {18, 16};
+	tp_topo *topo;
+	tp_error err;
+
+	(void)state;
+	assert_int_equal(tp_topo_new_fattree(&topo, 1, 16, 18, &err), TP_OK);
+	for (size_t d = 0; d < sizeof(depths) / sizeof(*depths); d++)
+		for (size_t i = 0; i < sizeof(searches) / sizeof(*searches);
+		     i++) {
+			uint32_t n = 16 * 16 * depths[d];
+			struct search_log sl = {0};
+			tp_logger log = {search_log_sink, &sl, TP_LOG_DEBUG};
+			tp_remap_host *hosts = first_hosts(n / 16, 16);
+			tp_traffic *t = stencil(16, 16, depths[d], 1000, NULL);
+			tp_remap_mapping m;
+			tp_remap_stats st;
+
+			assert_int_equal(tp_remap_compute_search(
+			                     topo, t, hosts, n / 16, 1,
+			                     searches[i], &log, &m, &st, &err),
+			                 TP_OK);
+			print_message("%u ranks, search %s: %u partitions, "
+			              "%u packed\n",
+			              n, tp_remap_search_name(searches[i]),
+			              st.partitions, sl.packed);
+			assert_int_equal(st.partitions, sl.candidates);
+			if (n > 4096) {
+				assert_int_equal(st.partitions, 1);
+				assert_int_equal(sl.packed, 0);
+			} else if (searches[i] == TP_REMAP_SEARCH_FULL) {
+				assert_true(st.partitions >= 2);
+			}
+			assert_true(st.hop_bytes <= sl.bisection_refined);
+			assert_true(st.hop_bytes <= st.block_hop_bytes);
+			tp_remap_mapping_free(&m);
+			tp_traffic_free(t);
+			free(hosts);
+		}
+	tp_topo_free(topo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -824,6 +878,7 @@ int main(void)
 	        test_partition_limit_stops_the_search_and_is_counted),
 	    cmocka_unit_test(
 	        test_jobs_on_few_hosts_try_five_partitions_by_default),
+	    cmocka_unit_test(test_jobs_above_4096_ranks_try_the_bisection_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
