@@ -817,9 +817,9 @@ static void test_large_jobs_with_scotch_skip_the_packed_partition(void **state)
  * as its only partition: the packed one cost 0.8-0.9 times metis-rb's CPU
  * there for hop-bytes 0.007% lower in geomean, and more inputs above the
  * Scotch peer (bench/RESULTS.md, "The packed partition above 4,096
- * ranks").  At 4,096
- * FULL still tries more.  A 16x16x18 grid (4,608 ranks) and a 16x16x16
- * one at 16 ranks per host, every slot used, on leaves of 18 hosts.
+ * ranks").  At 4,096 FULL still tries more.  A 16x16x18 grid (4,608
+ * ranks) and a 16x16x16 one at 16 ranks per host, every slot used, on
+ * 16 leaves of 18 hosts.
  */
 static void test_jobs_above_4096_ranks_try_the_bisection_only(void **state)
 {
