@@ -34,6 +34,6 @@ tests_unit_test_hostlist_LDADD = $(TP_UNIT_LDADD)
 tests_unit_test_strbuf_SOURCES = tests/unit/test_strbuf.c
 tests_unit_test_strbuf_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_strbuf_LDADD = $(TP_UNIT_LDADD)
-tests_unit_test_quiet_SOURCES = tests/unit/test_quiet.c tests/unit/test_grid2d.h
+tests_unit_test_quiet_SOURCES = tests/unit/test_quiet.c tests/unit/test_stencil.h
 tests_unit_test_quiet_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_quiet_LDADD = $(TP_UNIT_LDADD)

@@ -45,7 +45,8 @@ tests_unit_test_remap_scotch_SOURCES = tests/unit/test_remap_scotch.c \
 tests_unit_test_remap_scotch_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_remap_scotch_LDADD = $(TP_UNIT_LDADD)
 
-tests_unit_test_remap_peers_SOURCES = tests/unit/test_remap_peers.c
+tests_unit_test_remap_peers_SOURCES = tests/unit/test_remap_peers.c \
+	tests/unit/test_stencil.h
 tests_unit_test_remap_peers_CFLAGS = $(TP_UNIT_CFLAGS)
 tests_unit_test_remap_peers_LDADD = $(TP_UNIT_LDADD)
 
@@ -67,7 +68,7 @@ check_PROGRAMS += tests/unit/test_remap_fragmented
 TESTS += tests/unit/test_remap_fragmented
 # Its METIS-rb oracle is bench/peer_bench's peer, one copy for both.
 tests_unit_test_remap_fragmented_SOURCES = tests/unit/test_remap_fragmented.c \
-	tests/unit/test_grid2d.h \
+	tests/unit/test_stencil.h \
 	bench/metis_rb.c bench/metis_rb.h
 tests_unit_test_remap_fragmented_CFLAGS = $(TP_UNIT_CFLAGS) -I$(srcdir)/bench
 tests_unit_test_remap_fragmented_LDADD = $(TP_UNIT_LDADD) $(METIS_LIBS) $(MATH_LIBS)

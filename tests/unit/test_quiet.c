@@ -25,7 +25,7 @@
 
 #include "cost.h"
 #include "remap.h"
-#include "test_grid2d.h"
+#include "test_stencil.h"
 #include "topo.h"
 #include "tp_quiet.h"
 #include "traffic.h"
@@ -122,7 +122,7 @@ static void test_remapper_prints_nothing_on_scattered_hosts(void **state)
 	    TP_REMAP_SEARCH_AUTO, TP_REMAP_SEARCH_FULL, TP_REMAP_SEARCH_FAST};
 	tp_remap_host hosts[40];
 	tp_topo *topo;
-	tp_traffic *t = grid2d(8, 5, 1000);
+	tp_traffic *t = stencil(8, 5, 1, 1000, NULL);
 	tp_error err;
 	uint32_t nh = 0;
 
@@ -224,7 +224,7 @@ static void test_remapper_keeps_a_sigterm_for_the_caller(void **state)
 	enum { LEAVES = 228, GRID = 64, RANKS = GRID * GRID };
 	struct sigaction old_term, old_alrm, sa;
 	tp_remap_host *hosts = malloc(RANKS * sizeof(*hosts));
-	tp_traffic *t = grid2d(GRID, GRID, 1000);
+	tp_traffic *t = stencil(GRID, GRID, 1, 1000, NULL);
 	tp_remap_mapping ref = {0};
 	tp_topo *topo;
 	tp_error err;
@@ -290,7 +290,7 @@ static void test_remapper_leaves_the_callers_signal_actions(void **state)
 	struct sigaction mine, old[2];
 	tp_remap_host hosts[40];
 	tp_remap_mapping m = {0};
-	tp_traffic *t = grid2d(8, 5, 1000);
+	tp_traffic *t = stencil(8, 5, 1, 1000, NULL);
 	tp_topo *topo;
 	tp_error err;
 

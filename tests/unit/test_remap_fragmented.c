@@ -28,7 +28,7 @@
 #include "cost.h"
 #include "metis_rb.h"
 #include "remap.h"
-#include "test_grid2d.h"
+#include "test_stencil.h"
 #ifdef HAVE_SCOTCH
 #include "pareto_graph.h"
 #include "scotch_peer.h"
@@ -312,7 +312,8 @@ static void check_fragmented(tp_remap_search search, struct tally *tl)
 	closedir(d);
 	assert_int_equal(files, 19);
 	for (size_t i = 0; i < sizeof(grids) / sizeof(*grids); i++) {
-		tp_traffic *t = grid2d(grids[i][0], grids[i][1], 1000);
+		tp_traffic *t =
+		    stencil(grids[i][0], grids[i][1], 1, 1000, NULL);
 
 		check_layouts(t, 2, &rng, tl);
 		tp_traffic_free(t);
@@ -424,7 +425,7 @@ static void test_lone_host_of_a_grid_gets_a_compact_block(void **state)
 	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
 		uint32_t x = cases[c].x, y = cases[c].y, n = x * y;
 		uint32_t side = cases[c].side, *blocks = malloc(n * 4);
-		tp_traffic *t = grid2d(x, y, 1000);
+		tp_traffic *t = stencil(x, y, 1, 1000, NULL);
 		tp_remap_host hosts[4] = {{0, cases[c].rpn},
 		                          {1, cases[c].rpn},
 		                          {2, cases[c].rpn},
@@ -591,7 +592,7 @@ static void test_grid_of_4096_ranks_at_or_below_scotch(void **state)
 	    .hosts_per_leaf = HOSTS_PER_LEAF,
 	    .rpn = 1,
 	};
-	tp_traffic *t = grid2d(64, 64, 1000000);
+	tp_traffic *t = stencil(64, 64, 1, 1000000, NULL);
 	tp_remap_host *hosts = malloc(n * sizeof(*hosts));
 	tp_remap_mapping m;
 	tp_remap_stats st;

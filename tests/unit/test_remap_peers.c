@@ -24,6 +24,7 @@
 #include "cost.h"
 #include "remap.h"
 #include "remap_scotch.h"
+#include "test_stencil.h"
 
 static tp_remap_host *first_hosts(uint32_t n, uint32_t slots)
 {
@@ -33,36 +34,6 @@ static tp_remap_host *first_hosts(uint32_t n, uint32_t slots)
 	for (uint32_t i = 0; i < n; i++)
 		h[i] = (tp_remap_host){i, slots};
 	return h;
-}
-
-/* x*y*z 7-point stencil, @bytes per face each way, ranks relabelled. */
-static tp_traffic *stencil(uint32_t x, uint32_t y, uint32_t z, uint64_t bytes,
-                           const uint32_t *label)
-{
-	tp_traffic *t;
-	tp_error err;
-	uint32_t n = x * y * z;
-
-	assert_int_equal(tp_traffic_new(&t, n, &err), TP_OK);
-	for (uint32_t v = 0; v < n; v++) {
-		uint32_t i = v % x, j = v / x % y, k = v / (x * y);
-		uint32_t nb[3] = {i + 1 < x ? v + 1 : v, j + 1 < y ? v + x : v,
-		                  k + 1 < z ? v + x * y : v};
-
-		for (int d = 0; d < 3; d++) {
-			uint32_t a = label ? label[v] : v;
-			uint32_t b = label ? label[nb[d]] : nb[d];
-
-			if (nb[d] == v)
-				continue;
-			assert_int_equal(
-			    tp_traffic_add(t, a, b, bytes, 1, &err), TP_OK);
-			assert_int_equal(
-			    tp_traffic_add(t, b, a, bytes, 1, &err), TP_OK);
-		}
-	}
-	tp_traffic_normalize(t);
-	return t;
 }
 
 /*
